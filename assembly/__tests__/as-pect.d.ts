@@ -1,0 +1,2 @@
+/// <reference types="assemblyscript/std/assembly/index" />
+/// <reference types="@as-pect/assembly/types/as-pect.d" />

@@ -1,0 +1,136 @@
+// One engine instance = one instantiated WASM module. This file imports nothing Node-only: callers
+// hand it the module bytes (Node reads the file, a browser fetches it; see wasm-node.ts, wasm-browser.ts).
+//
+// Memory ownership (after hash-wasm's WASMInterface): the TypeScript side allocates every buffer a
+// kernel uses before the kernel runs, builds typed-array views from the *current* memory.buffer on
+// each access (growth detaches old views), copies results out with slice(), and frees on dispose().
+
+import { instantiate } from '@assemblyscript/loader';
+import { EngineError } from './errors.ts';
+
+/** The raw kernel exports; each algorithm's binding declares the functions it uses. */
+export type Kernels = Record<string, (...args: number[]) => number> & { memory: WebAssembly.Memory };
+
+export class Engine {
+  readonly kernels: Kernels;
+
+  private constructor(kernels: Kernels) {
+    this.kernels = kernels;
+  }
+
+  static async instantiate(source: BufferSource | WebAssembly.Module): Promise<Engine> {
+    const mod = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
+    const { exports } = await instantiate<Kernels>(mod, {
+      env: {
+        // Surfaces an AssemblyScript abort() as a readable message; the loader's default is similar,
+        // but ours names the source location compactly and never depends on an exported runtime.
+        abort(msgPtr: number, filePtr: number, line: number, col: number) {
+          const mem = (exports as Kernels).memory;
+          throw new EngineError(`engine aborted: ${readString(mem, msgPtr)} (${readString(mem, filePtr)}:${line}:${col})`);
+        },
+        seed: () => {
+          throw new EngineError('engine asked for an unseeded random number (Math.random in a kernel)');
+        },
+      },
+    });
+    return new Engine(exports as unknown as Kernels);
+  }
+
+  /** Runs a kernel call, turning traps into EngineError with a readable message. */
+  call<T>(what: string, fn: (k: Kernels) => T): T {
+    try {
+      return fn(this.kernels);
+    } catch (e) {
+      if (e instanceof EngineError) throw e;
+      if (e instanceof WebAssembly.RuntimeError || e instanceof RangeError) {
+        throw new EngineError(`${what}: ${e.message}`);
+      }
+      throw e;
+    }
+  }
+
+  /** A new arena: a set of allocations freed together. */
+  arena(): Arena {
+    return new Arena(this);
+  }
+
+  get memoryBytes(): number {
+    return this.kernels.memory.buffer.byteLength;
+  }
+}
+
+/** Allocations that live and die together (one model's run). Use after dispose() throws. */
+export class Arena {
+  private ptrs: number[] = [];
+  private disposed = false;
+
+  constructor(readonly engine: Engine) {}
+
+  private live(): Kernels {
+    if (this.disposed) throw new EngineError('use after dispose(): this object has released its engine memory');
+    return this.engine.kernels;
+  }
+
+  /** Zeroed bytes; returns the pointer. */
+  alloc(bytes: number): number {
+    const k = this.live();
+    if (!(bytes >= 0) || bytes > 0xffff_0000) throw new EngineError(`cannot allocate ${bytes} bytes in WASM memory`);
+    const p = this.engine.call('alloc', (kk) => kk.alloc(Math.max(16, Math.ceil(bytes / 16) * 16)) >>> 0);
+    if (p === 0) throw new EngineError(`out of WASM memory allocating ${bytes} bytes`);
+    this.ptrs.push(p);
+    void k;
+    return p;
+  }
+
+  allocF64(values: ArrayLike<number> | number): number {
+    const len = typeof values === 'number' ? values : values.length;
+    const p = this.alloc(len * 8);
+    if (typeof values !== 'number') this.f64(p, len).set(values);
+    return p;
+  }
+
+  allocI32(values: ArrayLike<number> | number): number {
+    const len = typeof values === 'number' ? values : values.length;
+    const p = this.alloc(len * 4);
+    if (typeof values !== 'number') this.i32(p, len).set(values);
+    return p;
+  }
+
+  /** Views built on the current buffer: valid until the next allocation. */
+  f64(ptr: number, len: number): Float64Array {
+    return new Float64Array(this.live().memory.buffer, ptr, len);
+  }
+  i32(ptr: number, len: number): Int32Array {
+    return new Int32Array(this.live().memory.buffer, ptr, len);
+  }
+  u32(ptr: number, len: number): Uint32Array {
+    return new Uint32Array(this.live().memory.buffer, ptr, len);
+  }
+
+  /** Copies out (the view may be invalidated by later growth). */
+  readF64(ptr: number, len: number): Float64Array {
+    return this.f64(ptr, len).slice();
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    const k = this.engine.kernels;
+    for (const p of this.ptrs) k.free(p);
+    this.ptrs = [];
+    this.disposed = true;
+  }
+}
+
+function readString(mem: WebAssembly.Memory, ptr: number): string {
+  if (!ptr) return '';
+  const u32 = new Uint32Array(mem.buffer);
+  const byteLen = u32[(ptr - 4) >>> 2];
+  const u16 = new Uint16Array(mem.buffer, ptr, byteLen >>> 1);
+  let s = '';
+  for (let i = 0; i < u16.length; i += 1024) s += String.fromCharCode(...u16.subarray(i, i + 1024));
+  return s;
+}

@@ -1,0 +1,26 @@
+// Error classes shared by the bindings. The CLI maps ModelError and FormatError to exit code 2
+// with their one-line message; anything else is a bug and keeps its stack.
+
+/** Invalid model: bad numbers, indices, shapes or sizes. */
+export class ModelError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}
+
+/** Malformed input file. `where` names the file and, where known, the line or factor. */
+export class FormatError extends Error {
+  constructor(readonly file: string, readonly where: string | null, readonly detail: string) {
+    super(`${file}${where ? ` (${where})` : ''}: ${detail}`);
+    this.name = 'FormatError';
+  }
+}
+
+/** The engine refused a job (too large, treewidth past the limit, aborted inside WASM). */
+export class EngineError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
