@@ -1,3 +1,5 @@
 // The module's exports: memory management, the generator, and one file per algorithm.
 export { alloc, free } from './memory';
 export { rngStateBytes, rngSeed, rngFillUniform, rngFillUniform32, rngFillNormal, rngPhiloxBlock } from './rng_exports';
+export { pairwiseFormBytes, pairwiseFormInit } from './pairwise';
+export { gibbsStateBytes, gibbsInit, gibbsStep } from './gibbs_exports';

@@ -26,7 +26,8 @@ export class Engine {
         // but ours names the source location compactly and never depends on an exported runtime.
         abort(msgPtr: number, filePtr: number, line: number, col: number) {
           const mem = (exports as Kernels).memory;
-          throw new EngineError(`engine aborted: ${readString(mem, msgPtr)} (${readString(mem, filePtr)}:${line}:${col})`);
+          const file = readString(mem, filePtr);
+          throw new EngineError(`engine aborted: ${readString(mem, msgPtr)}${file ? ` (${file}:${line}:${col})` : ''}`);
         },
         seed: () => {
           throw new EngineError('engine asked for an unseeded random number (Math.random in a kernel)');

@@ -1,0 +1,34 @@
+// A canonical form copied into one engine's memory, with the header the kernels read.
+import type { Arena, Engine } from './engine.ts';
+import type { CanonicalForm } from './canonical.ts';
+
+export class BoundModel {
+  readonly arena: Arena;
+  /** Address of the kernels' PairwiseForm header. */
+  readonly header: number;
+  readonly maxBlock: number;
+
+  constructor(readonly engine: Engine, readonly form: CanonicalForm) {
+    const arena = (this.arena = engine.arena());
+    const k = engine.kernels;
+    let maxBlock = 1;
+    for (let v = 0; v < form.n; v++) maxBlock = Math.max(maxBlock, form.blockStart[v + 1] - form.blockStart[v]);
+    this.maxBlock = maxBlock;
+    const blockStart = arena.allocI32(form.blockStart);
+    const oneHot = arena.alloc(form.n);
+    new Uint8Array(k.memory.buffer, oneHot, form.n).set(form.oneHot);
+    const a = arena.allocF64(form.a);
+    const rowPtr = arena.allocI32(form.rowPtr);
+    const col = arena.allocI32(form.col);
+    const val = arena.allocF64(form.val);
+    this.header = arena.alloc(k.pairwiseFormBytes());
+    const allFree = form.oneHot.every((x) => x === 0) ? 1 : 0;
+    engine.call('pairwiseFormInit', (kk) =>
+      kk.pairwiseFormInit(this.header, form.n, form.nBits, allFree, maxBlock, blockStart, oneHot, a, rowPtr, col, val),
+    );
+  }
+
+  dispose(): void {
+    this.arena.dispose();
+  }
+}

@@ -1,0 +1,190 @@
+// Model builders for the common families. Each returns a Model (factor tables in log space) whose
+// log Z is that of the model as the user wrote it.
+//
+// Ising convention (DESIGN.md §1): σ ∈ {−1, +1}, log p(σ) = β (Σ h_i σ_i + Σ_{i<j} J_ij σ_i σ_j) − log Z;
+// state 0 is σ = −1 and state 1 is σ = +1. (A physicist's H = −Σ J σσ − Σ hσ at inverse temperature
+// β is the same thing; the 2022 note's H = σᵀJ'σ + bᵀσ is J = −2J', h = −b.)
+// Boltzmann machines and RBMs use s ∈ {0, 1}: log p(s) = aᵀs + ½ sᵀWs − log Z.
+
+import { Model, ModelBuilder } from './model.ts';
+import { ModelError } from './errors.ts';
+
+export type Coupling = readonly [i: number, j: number, J: number];
+
+function checkFinite(x: number, what: string): number {
+  if (typeof x !== 'number' || !Number.isFinite(x)) throw new ModelError(`${what} is ${x}, not a finite number`);
+  return x;
+}
+
+function fieldAt(h: number | ArrayLike<number> | undefined, i: number, n: number): number {
+  if (h === undefined) return 0;
+  if (typeof h === 'number') return checkFinite(h, 'field h');
+  if (h.length !== n) throw new ModelError(`field h has ${h.length} entries for ${n} variables`);
+  return checkFinite(h[i], `field h[${i}]`);
+}
+
+export interface IsingSpec {
+  n: number;
+  couplings: Iterable<Coupling>;
+  h?: number | ArrayLike<number>;
+  beta?: number;
+}
+
+/** Ising model on an edge list. Repeated pairs add up. */
+export function ising({ n, couplings, h, beta = 1 }: IsingSpec): Model {
+  checkFinite(beta, 'beta');
+  const b = new ModelBuilder(new Array(n).fill(2));
+  for (let i = 0; i < n; i++) {
+    const f = beta * fieldAt(h, i, n);
+    if (f !== 0) b.addUnary(i, [-f, f]);
+  }
+  for (const [i, j, J] of couplings) {
+    const w = beta * checkFinite(J, `coupling (${i}, ${j})`);
+    b.addPairwise(i, j, [w, -w, -w, w]);
+  }
+  return b.build();
+}
+
+/** Ising model from a dense symmetric coupling matrix (n × n, row-major or nested arrays). */
+export function denseIsing({ J, h, beta = 1 }: { J: ArrayLike<number> | number[][]; h?: number | ArrayLike<number>; beta?: number }): Model {
+  const { n, at } = squareMatrix(J, 'J');
+  const couplings: Coupling[] = [];
+  for (let i = 0; i < n; i++) {
+    if (at(i, i) !== 0) throw new ModelError(`J[${i}][${i}] = ${at(i, i)}: a self-coupling; the diagonal of J must be zero`);
+    for (let j = i + 1; j < n; j++) {
+      const x = checkFinite(at(i, j), `J[${i}][${j}]`), y = checkFinite(at(j, i), `J[${j}][${i}]`);
+      if (Math.abs(x - y) > 1e-12 * Math.max(1, Math.abs(x))) throw new ModelError(`J is not symmetric: J[${i}][${j}] = ${x} but J[${j}][${i}] = ${y}`);
+      if (x !== 0) couplings.push([i, j, x]);
+    }
+  }
+  return ising({ n, couplings, h, beta });
+}
+
+export interface LatticeSpec {
+  /** Side lengths, 1 to 3 dimensions, e.g. [32, 32]. */
+  shape: readonly number[];
+  periodic?: boolean;
+  /** Nearest-neighbour coupling: a constant, or a function of the two sites and the axis. */
+  J?: number | ((i: number, j: number, axis: number) => number);
+  h?: number | ArrayLike<number>;
+  beta?: number;
+}
+
+/** Site index of lattice coordinates, first axis slowest (row-major). */
+export function latticeIndex(shape: readonly number[], coord: readonly number[]): number {
+  let idx = 0;
+  for (let d = 0; d < shape.length; d++) idx = idx * shape[d] + coord[d];
+  return idx;
+}
+
+/** Nearest-neighbour pairs of a 1-D/2-D/3-D lattice, each bond once ([i, j, axis]). */
+export function latticeBonds(shape: readonly number[], periodic: boolean): [number, number, number][] {
+  if (shape.length < 1 || shape.length > 3) throw new ModelError(`lattice shape must have 1 to 3 dimensions, got ${shape.length}`);
+  for (const L of shape) if (!Number.isInteger(L) || L < 1) throw new ModelError(`lattice side ${L} is not a positive integer`);
+  const n = shape.reduce((p, L) => p * L, 1);
+  const bonds: [number, number, number][] = [];
+  const coord = new Array(shape.length).fill(0);
+  for (let i = 0; i < n; i++) {
+    for (let d = 0; d < shape.length; d++) {
+      const L = shape[d];
+      const next = coord[d] + 1;
+      // On a periodic side of 1 the bond would be a self-loop; of 2, it doubles the inner bond
+      // (both bonds are real on a 2-cycle torus and add up).
+      if (next < L || (periodic && L > 1)) {
+        const c2 = coord.slice();
+        c2[d] = next % L;
+        bonds.push([i, latticeIndex(shape, c2), d]);
+      }
+    }
+    for (let d = shape.length - 1; d >= 0; d--) {
+      if (++coord[d] < shape[d]) break;
+      coord[d] = 0;
+    }
+  }
+  return bonds;
+}
+
+/** Nearest-neighbour Ising model on an open or periodic lattice. */
+export function isingLattice({ shape, periodic = false, J = 1, h, beta = 1 }: LatticeSpec): Model {
+  const bonds = latticeBonds(shape, periodic);
+  const n = shape.reduce((p, L) => p * L, 1);
+  const couplings = bonds.map(([i, j, d]): Coupling => [i, j, typeof J === 'number' ? J : J(i, j, d)]);
+  return ising({ n, couplings, h, beta });
+}
+
+/** q-state Potts model on a lattice: log p(x) = β J Σ_bonds [x_i = x_j] − log Z. */
+export function pottsLattice({ shape, q, periodic = false, J = 1, beta = 1 }: { shape: readonly number[]; q: number; periodic?: boolean; J?: number; beta?: number }): Model {
+  if (!Number.isInteger(q) || q < 2) throw new ModelError(`Potts q = ${q} must be an integer ≥ 2`);
+  const w = beta * checkFinite(J, 'J');
+  const n = shape.reduce((p, L) => p * L, 1);
+  const b = new ModelBuilder(new Array(n).fill(q));
+  const table = new Float64Array(q * q);
+  for (let k = 0; k < q; k++) table[k * q + k] = w;
+  for (const [i, j] of latticeBonds(shape, periodic)) b.addPairwise(i, j, table);
+  return b.build();
+}
+
+/** Boltzmann machine on s ∈ {0,1}: log p(s) = aᵀs + ½ sᵀWs. A dense W's diagonal folds into a (s_i² = s_i). */
+export function boltzmann({ a, W }: { a: ArrayLike<number>; W: ArrayLike<number> | number[][] | Iterable<Coupling> }): Model {
+  const n = a.length;
+  const b = new ModelBuilder(new Array(n).fill(2));
+  const bias = Float64Array.from(a, (x, i) => checkFinite(x, `a[${i}]`));
+  const addEdge = (i: number, j: number, w: number) => b.addPairwise(i, j, [0, 0, 0, checkFinite(w, `W[${i}][${j}]`)]);
+  if (isIterableOfTriples(W)) {
+    for (const [i, j, w] of W) {
+      if (i === j) throw new ModelError(`edge (${i}, ${i}) is a self-loop; put a diagonal term into a`);
+      addEdge(i, j, w);
+    }
+  } else {
+    const { n: m, at } = squareMatrix(W, 'W');
+    if (m !== n) throw new ModelError(`W is ${m} × ${m} but a has ${n} entries`);
+    for (let i = 0; i < n; i++) {
+      bias[i] += 0.5 * checkFinite(at(i, i), `W[${i}][${i}]`);
+      for (let j = i + 1; j < n; j++) {
+        const x = checkFinite(at(i, j), `W[${i}][${j}]`), y = checkFinite(at(j, i), `W[${j}][${i}]`);
+        if (Math.abs(x - y) > 1e-12 * Math.max(1, Math.abs(x))) throw new ModelError(`W is not symmetric: W[${i}][${j}] = ${x} but W[${j}][${i}] = ${y}`);
+        if (x !== 0) addEdge(i, j, x);
+      }
+    }
+  }
+  for (let i = 0; i < n; i++) if (bias[i] !== 0) b.addUnary(i, [0, bias[i]]);
+  return b.build();
+}
+
+/**
+ * Restricted Boltzmann machine on s ∈ {0,1}: log p(v, h) = bᵀv + cᵀh + vᵀWh. Variables 0…nv−1 are
+ * visible, nv…nv+nh−1 hidden; `weights` is nv × nh, row-major.
+ */
+export function rbm({ visibleBias, hiddenBias, weights }: { visibleBias: ArrayLike<number>; hiddenBias: ArrayLike<number>; weights: ArrayLike<number> }): Model {
+  const nv = visibleBias.length, nh = hiddenBias.length;
+  if (weights.length !== nv * nh) throw new ModelError(`RBM weights have ${weights.length} entries, expected ${nv} × ${nh} = ${nv * nh}`);
+  const b = new ModelBuilder(new Array(nv + nh).fill(2));
+  for (let i = 0; i < nv; i++) b.addUnary(i, [0, checkFinite(visibleBias[i], `visibleBias[${i}]`)]);
+  for (let k = 0; k < nh; k++) b.addUnary(nv + k, [0, checkFinite(hiddenBias[k], `hiddenBias[${k}]`)]);
+  for (let i = 0; i < nv; i++) {
+    for (let k = 0; k < nh; k++) {
+      const w = checkFinite(weights[i * nh + k], `weights[${i}][${k}]`);
+      if (w !== 0) b.addPairwise(i, nv + k, [0, 0, 0, w]);
+    }
+  }
+  return b.build();
+}
+
+function isIterableOfTriples(W: unknown): W is Iterable<Coupling> {
+  if (ArrayBuffer.isView(W) || !(W && typeof (W as Iterable<unknown>)[Symbol.iterator] === 'function')) return false;
+  const first = (W as ArrayLike<unknown>)[0];
+  return Array.isArray(first) && first.length === 3 && !Array.isArray(first[0]) && (W as unknown[]).every((r) => Array.isArray(r) && r.length === 3);
+}
+
+function squareMatrix(M: ArrayLike<number> | number[][], name: string): { n: number; at: (i: number, j: number) => number } {
+  if (M.length > 0 && Array.isArray((M as number[][])[0])) {
+    const rows = M as number[][];
+    const n = rows.length;
+    for (let i = 0; i < n; i++) if (rows[i].length !== n) throw new ModelError(`${name} is not square: row ${i} has ${rows[i].length} entries, expected ${n}`);
+    return { n, at: (i, j) => rows[i][j] };
+  }
+  const flat = M as ArrayLike<number>;
+  const n = Math.round(Math.sqrt(flat.length));
+  if (n * n !== flat.length || n === 0) throw new ModelError(`${name} has ${flat.length} entries, not a non-empty square matrix`);
+  return { n, at: (i, j) => flat[i * n + j] };
+}

@@ -1,0 +1,190 @@
+// Sequential single-site Gibbs on the discrete model — the baseline sampler. The sweeps run in WASM
+// (assembly/gibbs.ts); this file owns chain memory, seeding and the batch-means aggregation.
+//
+// Sampler shape (DESIGN.md §3): init(seed, chain) → state; step(state, sweeps, acc?) → info.
+
+import type { Engine } from './engine.ts';
+import type { Model } from './model.ts';
+import { toCanonical, bitsToMarginals } from './canonical.ts';
+import { BoundModel } from './bound.ts';
+import { BatchMeans, splitEvenly } from './estimators.ts';
+import type { InferenceResult, Progress } from './result.ts';
+import { EngineError, ModelError } from './errors.ts';
+import { seedWords } from './seed.ts';
+
+/** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
+const GIBBS_STREAM = 1;
+
+export interface GibbsState {
+  /** Address of the chain's state in WASM memory: generator stream, then one byte per bit. */
+  readonly ptr: number;
+  readonly chain: number;
+}
+
+export interface GibbsInfo {
+  sweeps: number;
+  /** Fraction of variable updates that changed the variable's state. */
+  changeRate: number;
+}
+
+export class GibbsSampler {
+  private readonly bound: BoundModel;
+  private readonly scratch: number;
+
+  constructor(readonly engine: Engine, model: Model) {
+    this.bound = new BoundModel(engine, toCanonical(model));
+    this.scratch = this.bound.arena.alloc(this.bound.maxBlock * 8);
+  }
+
+  get form() {
+    return this.bound.form;
+  }
+
+  /** A chain's state, drawn uniformly at random from its own stream (seed, chain). */
+  init(seed: number, chain: number): GibbsState {
+    const arena = this.bound.arena;
+    const ptr = arena.alloc(this.engine.kernels.gibbsStateBytes(this.bound.header));
+    const [lo, hi] = seedWords(seed);
+    this.engine.call('gibbs init', (k) => {
+      k.rngSeed(ptr, lo, hi, chain, GIBBS_STREAM);
+      k.gibbsInit(this.bound.header, ptr);
+    });
+    return { ptr, chain };
+  }
+
+  /** Runs `sweeps` scans; with `acc` (f64 per bit) adds the conditional probabilities into it. */
+  step(state: GibbsState, sweeps: number, acc = 0): GibbsInfo {
+    const changed = this.engine.call('gibbs step', (k) => k.gibbsStep(this.bound.header, state.ptr, sweeps, acc, this.scratch));
+    return { sweeps, changeRate: changed / (sweeps * this.form.n) };
+  }
+
+  /** Current configuration of a chain, as user states. */
+  configuration(state: GibbsState): Int32Array {
+    const f = this.form;
+    const s = new Uint8Array(this.engine.kernels.memory.buffer, state.ptr + this.engine.kernels.rngStateBytes(), f.nBits);
+    const x = new Int32Array(f.n);
+    for (let v = 0; v < f.n; v++) {
+      const b = f.blockStart[v];
+      if (!f.oneHot[v]) x[v] = s[b];
+      else for (let k = 0; k < f.card[v]; k++) if (s[b + k]) x[v] = k;
+    }
+    return x;
+  }
+
+  /** A zeroed f64-per-bit accumulator in this sampler's memory. */
+  accumulator(): number {
+    return this.bound.arena.alloc(this.form.nBits * 8);
+  }
+
+  readAndClear(acc: number): Float64Array {
+    const view = this.bound.arena.f64(acc, this.form.nBits);
+    const out = view.slice();
+    view.fill(0);
+    return out;
+  }
+
+  dispose(): void {
+    this.bound.dispose();
+  }
+}
+
+export interface GibbsOptions {
+  seed?: number;
+  chains?: number;
+  /** Sweeps per chain that are kept. */
+  samples?: number;
+  /** Sweeps per chain discarded first. */
+  burnin?: number;
+  /** Batches per chain for the standard errors. */
+  batches?: number;
+  onProgress?: (p: Progress) => void;
+  signal?: AbortSignal;
+}
+
+export const GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20 } as const;
+
+/** Runs independent chains and returns node marginals with Monte Carlo standard errors. */
+export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}): InferenceResult {
+  const { seed, chains, samples, burnin, batches } = { ...GIBBS_DEFAULTS, ...definedOnly(opts) };
+  checkCount('chains', chains, 1);
+  checkCount('samples', samples, 1);
+  checkCount('burnin', burnin, 0);
+  checkCount('batches', batches, 1);
+  const t0 = performance.now();
+  const sampler = new GibbsSampler(engine, model);
+  try {
+    const form = sampler.form;
+    // Keep each WASM call near 2·10⁶ site updates so progress and cancellation stay responsive.
+    const chunk = Math.max(1, Math.floor(2e6 / Math.max(1, form.n)));
+    const total = chains * (samples + burnin);
+    let done = 0;
+    let changeRateSum = 0, changeCalls = 0;
+    const stats = new BatchMeans(form.nBits);
+    const acc = sampler.accumulator();
+    let partial = false;
+    const advance = (state: GibbsState, sweeps: number, into: number): boolean => {
+      for (let left = sweeps; left > 0; ) {
+        if (opts.signal?.aborted) return false;
+        const m = Math.min(chunk, left);
+        const info = sampler.step(state, m, into);
+        changeRateSum += info.changeRate;
+        changeCalls++;
+        left -= m;
+        done += m;
+        opts.onProgress?.({ phase: 'gibbs', done, total });
+      }
+      return true;
+    };
+    outer: for (let c = 0; c < chains; c++) {
+      const state = sampler.init(seed, c);
+      if (!advance(state, burnin, 0)) {
+        partial = true;
+        break;
+      }
+      for (const len of splitEvenly(samples, Math.min(batches, samples))) {
+        if (!advance(state, len, acc)) {
+          partial = true;
+          break outer;
+        }
+        stats.addBatch(sampler.readAndClear(acc), len);
+      }
+    }
+    if (stats.batches === 0) throw new EngineError('Gibbs was cancelled before the first batch completed: no estimate');
+    const seconds = (performance.now() - t0) / 1000;
+    const se = stats.stdErr();
+    const marginals = bitsToMarginals(form, stats.mean());
+    const marginalStdErr = bitsToMarginals(form, se).map((row, v) => (form.oneHot[v] ? row : Float64Array.of(row[1], row[1])));
+    let maxSE = 0;
+    for (const x of se) maxSE = Math.max(maxSE, x);
+    return {
+      method: 'gibbs',
+      logZ: null,
+      logZStdErr: null,
+      logZKind: null,
+      marginals,
+      marginalStdErr,
+      diagnostics: {
+        chains,
+        samplesPerChain: samples,
+        burnin,
+        batchesPerChain: Math.min(batches, samples),
+        changeRate: changeRateSum / Math.max(1, changeCalls),
+        maxStdErr: Number.isFinite(maxSE) ? maxSE : null,
+        siteUpdatesPerSecond: (done * form.n) / Math.max(1e-9, seconds),
+        seed,
+      },
+      seconds,
+      partial,
+    };
+  } finally {
+    sampler.dispose();
+  }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function checkCount(name: string, x: number, min: number): void {
+  if (!Number.isInteger(x) || x < min) throw new ModelError(`${name} must be an integer ≥ ${min}, got ${x}`);
+}
