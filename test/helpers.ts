@@ -1,4 +1,7 @@
 // Test helpers: brute-force answers computed independently of the engine.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Model, ModelBuilder } from '../bindings/model.ts';
 
 /** Exact log Z and node marginals by enumerating every configuration (small models only). */
@@ -48,4 +51,14 @@ export function randomModel(rand: () => number, n: number, opts: { cards?: numbe
   }
   b.addConstant(rand() - 0.5);
   return b.build();
+}
+
+/**
+ * The shared test models (UAI 2014 instances, libDAI's testfast.fg): RELAXMRF_DATA if set, else
+ * shared/data beside the checkout (where CI puts it), else the workplace's copy.
+ */
+export function dataDir(): string {
+  const candidates = [process.env.RELAXMRF_DATA, fileURLToPath(new URL('../../shared/data', import.meta.url)), '/work/shared/data'];
+  for (const c of candidates) if (c && existsSync(join(c, 'uai2014'))) return c;
+  throw new Error('test data not found: set RELAXMRF_DATA to the shared/data folder');
 }

@@ -1,0 +1,500 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FormatError, ModelError } from '../bindings/errors.ts';
+import { loadModelFile } from '../bindings/files.ts';
+import {
+  applyEvidence,
+  readEvidence,
+  readFG,
+  readFGWithLabels,
+  readMAR,
+  readPR,
+  readUAI,
+  writeMAR,
+  writePR,
+  writeUAI,
+} from '../bindings/formats.ts';
+import { Model, ModelBuilder } from '../bindings/model.ts';
+import { dataDir } from './helpers.ts';
+
+// Shared read-only data next to the repository (see SOURCE.txt in each folder).
+const DATA = dataDir();
+const UAI_DIR = join(DATA, 'uai2014');
+const FG_FILE = join(DATA, 'libdai', 'testfast.fg');
+
+function throwsFormat(fn: () => unknown, ...patterns: (string | RegExp)[]): void {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof FormatError, `expected a FormatError, got ${e}`);
+    for (const p of patterns) {
+      if (typeof p === 'string') assert.ok(e.message.includes(p), `message ${JSON.stringify(e.message)} lacks ${JSON.stringify(p)}`);
+      else assert.match(e.message, p);
+    }
+    return true;
+  });
+}
+
+/** Calls fn on every configuration of the given cardinalities (first variable slowest). */
+function forEachConfig(card: ArrayLike<number>, fn: (x: number[]) => void): void {
+  const x = new Array<number>(card.length).fill(0);
+  for (;;) {
+    fn(x);
+    let v = card.length - 1;
+    while (v >= 0 && ++x[v] === card[v]) x[v--] = 0;
+    if (v < 0) return;
+  }
+}
+
+function logSumExp(xs: number[]): number {
+  const m = Math.max(...xs);
+  if (m === -Infinity) return m;
+  let s = 0;
+  for (const x of xs) s += Math.exp(x - m);
+  return m + Math.log(s);
+}
+
+function assertClose(actual: number, expected: number, tol: number, what: string): void {
+  if (actual === expected) return; // also covers equal infinities
+  assert.ok(Math.abs(actual - expected) <= tol, `${what}: ${actual} vs ${expected}`);
+}
+
+/**
+ * An independent, naive reading of a UAI MARKOV file (any arity): log of the product of the
+ * factor entries at configuration x, with tables listed last variable fastest.
+ */
+function naiveUAI(text: string): { card: number[]; scopes: number[][]; logPotential: (x: number[]) => number } {
+  const t = text.trim().split(/\s+/).map(Number);
+  let p = 1;
+  const n = t[p++];
+  const card = t.slice(p, p + n);
+  p += n;
+  const F = t[p++];
+  const scopes: number[][] = [];
+  for (let f = 0; f < F; f++) {
+    const a = t[p++];
+    scopes.push(t.slice(p, p + a));
+    p += a;
+  }
+  const tables: number[][] = [];
+  for (let f = 0; f < F; f++) {
+    const c = t[p++];
+    tables.push(t.slice(p, p + c));
+    p += c;
+  }
+  const logPotential = (x: number[]): number => {
+    let s = 0;
+    scopes.forEach((scope, f) => {
+      let idx = 0;
+      for (const v of scope) idx = idx * card[v] + x[v];
+      s += Math.log(tables[f][idx]);
+    });
+    return s;
+  };
+  return { card, scopes, logPotential };
+}
+
+/** Deterministic pseudo-random numbers in [0, 1). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// UAI
+
+const uaiFiles = readdirSync(UAI_DIR).filter((f) => f.endsWith('.uai')).sort();
+
+test('the UAI 2014 data set is present', () => {
+  assert.deepEqual(uaiFiles, [
+    'CSP_11.uai', 'DBN_11.uai', 'Grids_11.uai', 'Grids_12.uai', 'Grids_15.uai',
+    'ObjectDetection_11.uai', 'Promedus_24.uai', 'Segmentation_11.uai',
+  ]);
+});
+
+// Variables, sum of cardinalities and distinct edges, counted independently of the reader.
+const expectedShape: Record<string, [n: number, cardSum: number, edges: number]> = {
+  'CSP_11.uai': [82, 202, 380],
+  'DBN_11.uai': [40, 80, 400],
+  'Grids_11.uai': [100, 200, 200],
+  'Grids_12.uai': [100, 200, 180],
+  'Grids_15.uai': [400, 800, 760],
+  'ObjectDetection_11.uai': [60, 660, 165],
+  'Segmentation_11.uai': [228, 456, 617],
+};
+
+for (const name of uaiFiles) {
+  if (name === 'Promedus_24.uai') continue;
+  test(`readUAI parses ${name}`, () => {
+    const text = readFileSync(join(UAI_DIR, name), 'utf8');
+    const m = readUAI(text, name);
+    const naive = naiveUAI(text);
+    const [n, cardSum, edges] = expectedShape[name];
+    assert.equal(m.n, n);
+    assert.deepEqual([...m.card], naive.card);
+    assert.equal(naive.card.reduce((a, b) => a + b, 0), cardSum);
+    assert.equal(m.edges.length, edges);
+    const pairs = new Set(naive.scopes.filter((s) => s.length === 2).map(([i, j]) => `${Math.min(i, j)},${Math.max(i, j)}`));
+    assert.deepEqual(m.edges.map((e) => `${e.i},${e.j}`), [...pairs].sort((a, b) => {
+      const [ai, aj] = a.split(',').map(Number), [bi, bj] = b.split(',').map(Number);
+      return ai - bi || aj - bj;
+    }));
+    // Table layout: the model must agree with the naive product of factors on random configurations.
+    const r = rng(n);
+    for (let s = 0; s < 50; s++) {
+      const x = m.card.length ? Array.from(m.card, (k) => Math.floor(r() * k)) : [];
+      assertClose(m.logPotential(x), naive.logPotential(x), 1e-9, `${name} configuration ${s}`);
+    }
+  });
+}
+
+test('readUAI rejects Promedus_24 (arity-3 factors), naming the factor', () => {
+  const text = readFileSync(join(UAI_DIR, 'Promedus_24.uai'), 'utf8');
+  throwsFormat(
+    () => readUAI(text, 'Promedus_24.uai'),
+    'Promedus_24.uai (line 5, factor 0)',
+    'factor 0 has arity 3 (variables 199 21 78); only pairwise models are supported',
+  );
+});
+
+// Three variables (2, 3, 2 states), a constant, a unary, two factors on the pair {0, 1} given in
+// both orders, and a pairwise factor with a zero entry. Tabs, CRLF and several items per line.
+const SMALL_UAI = [
+  'MARKOV',
+  '3',
+  '2 3\t2',
+  '6',
+  '0',
+  '1 1',
+  '2 0 1',
+  '2 1 0',
+  '2 1 2   2 2 0',
+  '',
+  '1 2.5',
+  '3  0.5 2 4',
+  '6',
+  ' 1 2 3',
+  ' 4 5 6',
+  '6\t0.1 0.2 0.3 0.4 0.5 0.6',
+  '6 1 0 2 3 0.25 8',
+  '4 7 11 13 17',
+  '',
+].join('\r\n');
+
+test('readUAI: small model matches the product of its factors at every configuration', () => {
+  const m = readUAI(SMALL_UAI, 'small.uai');
+  assert.deepEqual([...m.card], [2, 3, 2]);
+  assert.deepEqual(m.edges.map((e) => [e.i, e.j]), [[0, 1], [0, 2], [1, 2]]);
+  const unary1 = [0.5, 2, 4];
+  const f01 = [1, 2, 3, 4, 5, 6]; // scope (0, 1): index x0 * 3 + x1
+  const f10 = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]; // scope (1, 0): index x1 * 2 + x0
+  const f12 = [1, 0, 2, 3, 0.25, 8]; // scope (1, 2): index x1 * 2 + x2
+  const f20 = [7, 11, 13, 17]; // scope (2, 0): index x2 * 2 + x0
+  let count = 0;
+  forEachConfig(m.card, ([x0, x1, x2]) => {
+    const p = 2.5 * unary1[x1] * f01[x0 * 3 + x1] * f10[x1 * 2 + x0] * f12[x1 * 2 + x2] * f20[x2 * 2 + x0];
+    assertClose(m.logPotential([x0, x1, x2]), Math.log(p), 1e-12, `x = ${[x0, x1, x2]}`);
+    count++;
+  });
+  assert.equal(count, 12);
+  // The zero entry (x1 = 0, x2 = 1) is a −Infinity log-potential.
+  assert.equal(m.logPotential([0, 0, 1]), -Infinity);
+});
+
+test('readUAI: malformed input gives a FormatError naming the file and the line or factor', () => {
+  const f = 'bad.uai';
+  const head = 'MARKOV\n2\n2 3\n';
+  throwsFormat(() => readUAI('BAYES\n2\n2 2\n0\n', f), 'bad.uai (line 1)', "'BAYES'");
+  throwsFormat(() => readUAI('', f), 'bad.uai (line 1)', 'empty file');
+  throwsFormat(() => readUAI('MARKOV\n2\n2', f), 'bad.uai (line 3)', 'unexpected end of input: expected the cardinality of variable 1');
+  throwsFormat(() => readUAI(head + '1\n1 0\n', f), 'bad.uai (line 6, factor 0)', 'unexpected end of input: expected the number of table entries');
+  throwsFormat(() => readUAI(head + '1\n1 0\n2\n0.5\n', f), 'bad.uai (line 8, factor 0)', 'unexpected end of input: expected table entry');
+  throwsFormat(() => readUAI(head + '2\n1 0\n', f), 'bad.uai (line 6, factor 1)', 'unexpected end of input: expected the arity of a factor');
+  throwsFormat(() => readUAI('MARKOV\ntwo\n2 3\n0\n', f), 'bad.uai (line 2)', "expected the number of variables, found 'two'");
+  throwsFormat(() => readUAI(head + '1\n1 0\n2\n0.5 x\n', f), 'bad.uai (line 7, factor 0)', "expected table entry, found 'x'");
+  throwsFormat(() => readUAI(head + '1\n1 0\n2\n0.5 0x1\n', f), 'bad.uai (line 7, factor 0)', "found '0x1'");
+  throwsFormat(() => readUAI('MARKOV\n2\n2 0\n0\n', f), 'bad.uai (line 3)', "variable 1 has cardinality '0'");
+  throwsFormat(() => readUAI('MARKOV\n2\n2.5 2\n0\n', f), 'bad.uai (line 3)', "variable 0 has cardinality '2.5'");
+  throwsFormat(() => readUAI('MARKOV\n2\n-1 2\n0\n', f), 'bad.uai (line 3)', "variable 0 has cardinality '-1'");
+  throwsFormat(() => readUAI(head + '1\n2 0 2\n', f), 'bad.uai (line 5, factor 0)', "a variable index must be an integer in 0…1, found '2'");
+  throwsFormat(() => readUAI(head + '2\n1 0\n2 1 1\n', f), 'bad.uai (line 6, factor 1)', 'variable 1 appears twice');
+  throwsFormat(
+    () => readUAI('MARKOV\n3\n2 2 2\n2\n1 0\n3 0 1 2\n', f),
+    'bad.uai (line 6, factor 1)',
+    'factor 1 has arity 3 (variables 0 1 2); only pairwise models are supported',
+  );
+  throwsFormat(() => readUAI(head + '1\n2 0 1\n5\n1 2 3 4 5\n', f), 'bad.uai (line 6, factor 0)', 'table has 5 entries; scope (0 1) needs 6');
+  throwsFormat(() => readUAI(head + '1\n1 1\n3\n1 NaN 1\n', f), 'line 7, factor 0', "found 'NaN'");
+  throwsFormat(() => readUAI(head + '1\n1 1\n3\n1 -0.5 1\n', f), 'line 7, factor 0', "table entry '-0.5' is not a finite non-negative number");
+  throwsFormat(() => readUAI(head + '1\n1 1\n3\n1 Infinity 1\n', f), 'line 7, factor 0', "'Infinity' is not a finite");
+  throwsFormat(() => readUAI(head + '1\n1 1\n3\n1 1e999 1\n', f), 'line 7, factor 0', "'1e999' is not a finite");
+  throwsFormat(() => readUAI(head + '1\n1 1\n3\n1 2 3\n\n4\n', f), 'bad.uai (line 9)', "unexpected '4' after the last table");
+});
+
+test('readUAI: default file name, upper bound on n, and CRLF line counting', () => {
+  throwsFormat(() => readUAI('MARKOV 1 2 1 1 0 2 1'), '<input> (line 1, factor 0)');
+  throwsFormat(() => readUAI('MARKOV\r\n1\r\n2\r\n1\r\n1 0\r\n2\r\n1 -1\r\n', 'crlf.uai'), 'crlf.uai (line 7, factor 0)');
+  throwsFormat(() => readUAI('MARKOV 0', 'zero.uai'), 'zero.uai (line 1)', 'the number of variables must be an integer in 1…');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Evidence
+
+test('readEvidence: plain, empty and old (sample-count) formats', () => {
+  const promedus = readEvidence(readFileSync(join(UAI_DIR, 'Promedus_24.uai.evid'), 'utf8'), 'Promedus_24.uai.evid');
+  assert.deepEqual([...promedus], [[63, 1], [25, 1], [66, 1], [44, 1]]);
+  for (const name of uaiFiles) {
+    if (name === 'Promedus_24.uai') continue;
+    assert.equal(readEvidence(readFileSync(join(UAI_DIR, `${name}.evid`), 'utf8')).size, 0, name);
+  }
+  assert.equal(readEvidence('').size, 0);
+  assert.equal(readEvidence(' \n').size, 0);
+  assert.equal(readEvidence('0\n').size, 0);
+  assert.deepEqual([...readEvidence('1 2 3 1 5 0')], [[3, 1], [5, 0]]);
+  assert.deepEqual([...readEvidence('1\n1 7 2\n')], [[7, 2]]);
+  // "1 7 2" fits the plain format (one pair), which wins.
+  assert.deepEqual([...readEvidence('1 7 2')], [[7, 2]]);
+});
+
+test('readEvidence: malformed files', () => {
+  throwsFormat(() => readEvidence('2 1 0', 'e.evid'), 'e.evid: expected the number of observed variables', 'found 3 numbers');
+  throwsFormat(() => readEvidence('1\n3 x', 'e.evid'), 'e.evid (line 2)', "found 'x'");
+  throwsFormat(() => readEvidence('1 3 -1', 'e.evid'), 'e.evid (line 1)', "found '-1'");
+  throwsFormat(() => readEvidence('2\n3 1\n3 0\n', 'e.evid'), 'e.evid (line 3)', 'variable 3 is observed twice');
+  throwsFormat(() => readEvidence('1 0 1.5'), '<evid> (line 1)');
+});
+
+test('applyEvidence clamps observed variables and leaves the model alone', () => {
+  const m = readUAI(SMALL_UAI, 'small.uai');
+  const { model: c, observed } = applyEvidence(m, new Map([[1, 2]]));
+  assert.deepEqual([...observed], [[1, 2]]);
+  assert.deepEqual([...c.card], [...m.card]);
+  assert.deepEqual([...c.unary[1]], [-Infinity, -Infinity, m.unary[1][2]]);
+  assert.deepEqual([...m.unary[1]], [0.5, 2, 4].map(Math.log), 'input model unchanged');
+  forEachConfig(m.card, (x) => {
+    assert.equal(c.logPotential(x), x[1] === 2 ? m.logPotential(x) : -Infinity);
+  });
+  // log Z with evidence is the log-sum over configurations consistent with it.
+  const all: number[] = [], consistent: number[] = [];
+  forEachConfig(m.card, (x) => {
+    all.push(c.logPotential(x));
+    if (x[1] === 2) consistent.push(m.logPotential(x));
+  });
+  assertClose(logSumExp(all), logSumExp(consistent), 1e-12, 'log Z with evidence');
+
+  assert.throws(() => applyEvidence(m, new Map([[3, 0]])), (e) => e instanceof ModelError && /variable 3 is out of range 0…2/.test(e.message));
+  assert.throws(() => applyEvidence(m, new Map([[0, 2]])), (e) => e instanceof ModelError && /variable 0 has 2 states; observed value 2/.test(e.message));
+  assert.throws(() => applyEvidence(m, new Map([[0, 0.5]])), ModelError);
+});
+
+// ---------------------------------------------------------------------------------------------
+// writeUAI
+
+function randomModel(r: () => number, n: number, logConst: number): Model {
+  const card = Array.from({ length: n }, () => 2 + Math.floor(r() * 3));
+  const b = new ModelBuilder(card);
+  // Entries span several orders of magnitude; some are zero potentials, some large.
+  const entry = (): number => (r() < 0.1 ? -Infinity : r() < 0.1 ? 600 * (r() - 0.5) : 4 * (r() - 0.5));
+  for (let v = 0; v < n; v++) if (r() < 0.8) b.addUnary(v, Array.from({ length: card[v] }, entry));
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      if (r() < 0.6) b.addPairwise(i, j, Array.from({ length: card[i] * card[j] }, entry));
+    }
+  }
+  return b.addConstant(logConst).build();
+}
+
+test('writeUAI → readUAI reproduces every log-potential', () => {
+  const r = rng(7);
+  const consts = [0, 1.25, -3, 900, -2000, -Infinity];
+  for (let trial = 0; trial < 30; trial++) {
+    const m = randomModel(r, 2 + (trial % 4), consts[trial % consts.length]);
+    const back = readUAI(writeUAI(m), 'roundtrip.uai');
+    assert.deepEqual([...back.card], [...m.card]);
+    assert.deepEqual(back.edges.map((e) => [e.i, e.j]), m.edges.map((e) => [e.i, e.j]));
+    forEachConfig(m.card, (x) => {
+      assertClose(back.logPotential(x), m.logPotential(x), 1e-12 * Math.max(1, Math.abs(m.logPotential(x))), `trial ${trial}, x = ${x}`);
+    });
+  }
+});
+
+test('writeUAI writes a MARKOV file with a factor per variable and per edge', () => {
+  const m = new ModelBuilder([2, 3]).addPairwise(1, 0, [0, 1, 2, 3, 4, 5]).build();
+  const text = writeUAI(m);
+  // The pairwise table is scaled to a largest entry of 1; its log-scale 5 becomes a constant factor.
+  assert.match(text, /^MARKOV\n2\n2 3\n4\n1 0\n1 1\n2 0 1\n0\n\n/);
+  assert.ok(text.endsWith(`\n1\n${Math.exp(5)}\n`));
+  assert.ok(!/NaN|Infinity/.test(text));
+});
+
+// ---------------------------------------------------------------------------------------------
+// libDAI .fg
+
+const FG_TEXT = readFileSync(FG_FILE, 'utf8');
+
+test('readFG: testfast.fg has 16 variables and log Z = 14.3282332811 by enumeration', () => {
+  const { model: m, labels } = readFGWithLabels(FG_TEXT, 'testfast.fg');
+  assert.equal(m.n, 16);
+  assert.deepEqual(labels, Array.from({ length: 16 }, (_, i) => i));
+  assert.ok(m.card.every((k) => k === 2));
+  assert.equal(m.edges.length, 24); // 4 × 4 grid
+  const logP: number[] = [];
+  const x = new Array<number>(16);
+  for (let s = 0; s < 1 << 16; s++) {
+    for (let v = 0; v < 16; v++) x[v] = (s >> v) & 1;
+    logP.push(m.logPotential(x));
+  }
+  const logZ = logSumExp(logP);
+  assertClose(logZ, 14.3282332811, 1e-9, 'log Z');
+
+  // Exact marginals as printed by libDAI (4 significant digits) in testfast.out.
+  const out = readFileSync(join(DATA, 'libdai', 'testfast.out'), 'utf8');
+  for (let v = 0; v < 16; v++) {
+    const line = new RegExp(`# \\(\\{x${v}\\}, \\(([\\d.e+-]+), ([\\d.e+-]+)\\)\\)`).exec(out);
+    assert.ok(line, `marginal of x${v} in testfast.out`);
+    let p1 = 0;
+    for (let s = 0; s < 1 << 16; s++) if ((s >> v) & 1) p1 += Math.exp(logP[s] - logZ);
+    assertClose(p1, Number(line[2]), 6e-4 * Number(line[2]), `P(x${v} = 1)`);
+  }
+  assert.equal(readFG(FG_TEXT).n, 16);
+});
+
+test('readFG lists the first variable fastest (UAI: last fastest), with sparse labels and entries', () => {
+  // f(a, b) for a (2 states) and b (3 states): distinct values, non-symmetric.
+  const f = (a: number, b: number): number => [[1, 2, 3], [5, 7, 0]][a][b];
+  // .fg factor over (a = label 9, b = label 4): index a + 2 b; the zero entry (a 1, b 2 → 5) is left out.
+  const fg = [
+    '# comment line',
+    '2',
+    '',
+    '2',
+    '9 4',
+    '2 3',
+    '5',
+    '0 1', '1 5', '2 2', '3 7', '4 3',
+    '',
+    '  # indented comment',
+    '1',
+    '4',
+    '3',
+    '3',
+    '0 1',
+    '1 0.5',
+    '2 4',
+    '',
+  ].join('\n');
+  const { model: m, labels } = readFGWithLabels(fg, 'order.fg');
+  assert.deepEqual(labels, [4, 9]); // variable 0 is label 4 (b), variable 1 is label 9 (a)
+  assert.deepEqual([...m.card], [3, 2]);
+  // The same factor in UAI with scope (a, b) = (1, 0): index a * 3 + b.
+  const uai = `MARKOV\n2\n3 2\n2\n2 1 0\n1 0\n6\n${[0, 1].flatMap((a) => [0, 1, 2].map((b) => f(a, b))).join(' ')}\n3\n1 0.5 4\n`;
+  const u = readUAI(uai, 'order.uai');
+  forEachConfig(m.card, ([b, a]) => {
+    const expected = Math.log(f(a, b) * [1, 0.5, 4][b]);
+    assertClose(m.logPotential([b, a]), expected, 1e-15, `fg a=${a} b=${b}`);
+    assertClose(u.logPotential([b, a]), expected, 1e-15, `uai a=${a} b=${b}`);
+  });
+});
+
+test('readFG: malformed input gives a FormatError naming the file and the line or factor', () => {
+  const f = 'bad.fg';
+  throwsFormat(() => readFG('', f), 'bad.fg (line 1)', 'unexpected end of input: expected the number of factors');
+  throwsFormat(() => readFG('1\n\n2\n0 1\n2 2\n4\n0 1\n1 1\n', f), 'bad.fg (line 9, factor 0)', 'unexpected end of input: expected an entry index');
+  throwsFormat(() => readFG('1\n3\n0 1 2\n2 2 2\n0\n', f), 'bad.fg (line 3, factor 0)', 'factor 0 has arity 3 (variables 0 1 2); only pairwise models are supported');
+  throwsFormat(() => readFG('2\n1\n5\n2\n0\n1\n5\n3\n0\n', f), 'bad.fg (line 8, factor 1)', 'variable 5 has cardinality 3 here but 2 in factor 0');
+  throwsFormat(() => readFG('1\n1\n-3\n2\n0\n', f), 'bad.fg (line 3, factor 0)', "a variable label must be an integer ≥ 0, found '-3'");
+  throwsFormat(() => readFG('1\n2\n3 3\n2 2\n0\n', f), 'bad.fg (line 3, factor 0)', 'variable 3 appears twice');
+  throwsFormat(() => readFG('1\n1\n0\n2\n3\n', f), 'bad.fg (line 5, factor 0)', "the number of nonzero entries must be an integer in 0…2, found '3'");
+  throwsFormat(() => readFG('1\n1\n0\n2\n1\n2 1\n', f), 'bad.fg (line 6, factor 0)', "an entry index must be an integer in 0…1, found '2'");
+  throwsFormat(() => readFG('1\n1\n0\n2\n2\n1 1\n1 2\n', f), 'bad.fg (line 7, factor 0)', 'entry 1 is listed twice');
+  throwsFormat(() => readFG('1\n1\n0\n2\n1\n1 -2\n', f), 'bad.fg (line 6, factor 0)', "'-2' is not a finite non-negative number");
+  throwsFormat(() => readFG('1\n1\n0\n0\n0\n', f), 'bad.fg (line 4, factor 0)', "variable 0 has cardinality '0'");
+  throwsFormat(() => readFG('1\n1\n0\n2\n0\n\nextra\n', f), 'bad.fg (line 7)', "unexpected 'extra' after the last factor");
+  throwsFormat(() => readFG('0\n', f), 'bad.fg: the factor graph has no variables');
+  // '#' starts a comment only at the beginning of a line.
+  throwsFormat(() => readFG('1 # no\n', f), 'bad.fg (line 1, factor 0)', "found '#'");
+});
+
+// ---------------------------------------------------------------------------------------------
+// PR and MAR
+
+test('writePR / readPR round trip and the provided PR files', () => {
+  for (const logZ of [14.3282332811, -0.1, 0, 1234.5678901234567, -Infinity]) {
+    const text = writePR(logZ);
+    assert.match(text, /^PR\n\S+\n$/);
+    assertClose(readPR(text) * Math.LN10, logZ, 1e-12 * Math.max(1, Math.abs(logZ)), `log Z ${logZ}`);
+    assert.equal(readPR(text), logZ / Math.LN10, 'log10 Z is written exactly');
+  }
+  assert.equal(readPR(readFileSync(join(UAI_DIR, 'CSP_11.uai.PR'), 'utf8')), 13.563);
+  assert.equal(readPR(readFileSync(join(UAI_DIR, 'Promedus_24.uai.PR'), 'utf8')), -5.86181);
+  throwsFormat(() => readPR('MAR\n1\n', 'x.PR'), "x.PR (line 1): expected 'PR', found 'MAR'");
+  throwsFormat(() => readPR('PR\n', 'x.PR'), 'x.PR (line 2)', 'unexpected end of input: expected log10 Z');
+  throwsFormat(() => readPR('PR\n1.5\n2\n', 'x.PR'), 'x.PR (line 3)', "unexpected '2'");
+});
+
+test('writeMAR / readMAR round trip', () => {
+  const marginals = [new Float64Array([0.25, 0.75]), new Float64Array([0.1, 0.2, 0.7]), new Float64Array([1 / 3, 2 / 3])];
+  const text = writeMAR(marginals);
+  assert.equal(text.split('\n').length, 3); // "MAR", the data line, and the final newline
+  assert.ok(text.startsWith('MAR\n3 2 0.25 0.75 3 0.1 0.2 0.7 2 '));
+  assert.deepEqual(readMAR(text), marginals.map((p) => [...p]));
+  assert.deepEqual(readMAR(writeMAR([[1], [0.5, 0.5]])), [[1], [0.5, 0.5]]);
+  throwsFormat(() => readMAR('MAR\n2 2 0.5 0.5 2 0.5\n', 'x.MAR'), 'x.MAR (line 3)', 'unexpected end of input: expected probability');
+  throwsFormat(() => readMAR('MAR\n1 2 0.5 -0.5\n', 'x.MAR'), 'x.MAR (line 2)', "probability '-0.5' is not a finite non-negative number");
+  throwsFormat(() => readMAR('PR\n1\n', 'x.MAR'), "x.MAR (line 1): expected 'MAR', found 'PR'");
+  throwsFormat(() => readMAR('MAR\n1 1 1 0.5\n', 'x.MAR'), "unexpected '0.5' after the last marginal");
+});
+
+test('readMAR reads the provided MAR files', () => {
+  for (const name of uaiFiles) {
+    const marginals = readMAR(readFileSync(join(UAI_DIR, `${name}.MAR`), 'utf8'), `${name}.MAR`);
+    const { card } = naiveUAI(readFileSync(join(UAI_DIR, name), 'utf8'));
+    assert.deepEqual(marginals.map((p) => p.length), card, name);
+    marginals.forEach((p, v) => assertClose(p.reduce((a, b) => a + b, 0), 1, 1e-5, `${name} variable ${v}`));
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// loadModelFile
+
+test('loadModelFile picks the format, applies .evid, and reports unreadable files', async () => {
+  const fg = await loadModelFile(FG_FILE);
+  assert.equal(fg.format, 'fg');
+  assert.equal(fg.model.n, 16);
+  assert.equal(fg.evidence, null);
+
+  const grids = await loadModelFile(join(UAI_DIR, 'Grids_11.uai'));
+  assert.equal(grids.format, 'uai');
+  assert.equal(grids.model.n, 100);
+  assert.equal(grids.evidence?.size, 0);
+
+  const dir = await mkdtemp(join(tmpdir(), 'relaxmrf-formats-'));
+  try {
+    const path = join(dir, 'small.UAI');
+    await writeFile(path, SMALL_UAI);
+    const plain = await loadModelFile(path);
+    assert.equal(plain.evidence, null);
+    assert.equal(plain.model.logPotential([1, 2, 0]), readUAI(SMALL_UAI).logPotential([1, 2, 0]));
+
+    await writeFile(path + '.evid', '1 2 1\n');
+    const clamped = await loadModelFile(path);
+    assert.deepEqual([...clamped.evidence!], [[2, 1]]);
+    assert.equal(clamped.model.logPotential([1, 2, 0]), -Infinity);
+    assert.equal(clamped.model.logPotential([1, 2, 1]), plain.model.logPotential([1, 2, 1]));
+
+    await writeFile(path + '.evid', '1 2 5\n');
+    await assert.rejects(loadModelFile(path), (e: unknown) => e instanceof FormatError && e.message.startsWith(`${path}.evid: evidence: variable 2 has 2 states`));
+
+    await assert.rejects(loadModelFile(join(dir, 'model.txt')), (e: unknown) => e instanceof FormatError && e.message.includes('unknown model format'));
+    await assert.rejects(loadModelFile(join(dir, 'missing.uai')), (e: unknown) =>
+      e instanceof FormatError && e.message === `${join(dir, 'missing.uai')}: cannot read the file: no such file or directory (ENOENT)`);
+    await assert.rejects(loadModelFile(join(dir, 'bad.fg')), FormatError);
+  } finally {
+    await rm(dir, { recursive: true });
+  }
+});
