@@ -124,19 +124,23 @@ export function pottsLattice({ shape, q, periodic = false, J = 1, beta = 1 }: { 
   return b.build();
 }
 
-/** Boltzmann machine on s ∈ {0,1}: log p(s) = aᵀs + ½ sᵀWs. A dense W's diagonal folds into a (s_i² = s_i). */
-export function boltzmann({ a, W }: { a: ArrayLike<number>; W: ArrayLike<number> | number[][] | Iterable<Coupling> }): Model {
+/**
+ * Boltzmann machine on s ∈ {0,1}: log p(s) = aᵀs + ½ sᵀWs, from a dense symmetric W (whose diagonal
+ * folds into a, since s_i² = s_i) or from an edge list of [i, j, W_ij].
+ */
+export function boltzmann({ a, W, edges }: { a: ArrayLike<number>; W?: ArrayLike<number> | number[][]; edges?: Iterable<Coupling> }): Model {
+  if ((W === undefined) === (edges === undefined)) throw new ModelError('boltzmann: give exactly one of W (dense matrix) or edges ([i, j, w] list)');
   const n = a.length;
   const b = new ModelBuilder(new Array(n).fill(2));
   const bias = Float64Array.from(a, (x, i) => checkFinite(x, `a[${i}]`));
   const addEdge = (i: number, j: number, w: number) => b.addPairwise(i, j, [0, 0, 0, checkFinite(w, `W[${i}][${j}]`)]);
-  if (isIterableOfTriples(W)) {
-    for (const [i, j, w] of W) {
+  if (edges !== undefined) {
+    for (const [i, j, w] of edges) {
       if (i === j) throw new ModelError(`edge (${i}, ${i}) is a self-loop; put a diagonal term into a`);
       addEdge(i, j, w);
     }
   } else {
-    const { n: m, at } = squareMatrix(W, 'W');
+    const { n: m, at } = squareMatrix(W!, 'W');
     if (m !== n) throw new ModelError(`W is ${m} × ${m} but a has ${n} entries`);
     for (let i = 0; i < n; i++) {
       bias[i] += 0.5 * checkFinite(at(i, i), `W[${i}][${i}]`);
@@ -168,12 +172,6 @@ export function rbm({ visibleBias, hiddenBias, weights }: { visibleBias: ArrayLi
     }
   }
   return b.build();
-}
-
-function isIterableOfTriples(W: unknown): W is Iterable<Coupling> {
-  if (ArrayBuffer.isView(W) || !(W && typeof (W as Iterable<unknown>)[Symbol.iterator] === 'function')) return false;
-  const first = (W as ArrayLike<unknown>)[0];
-  return Array.isArray(first) && first.length === 3 && !Array.isArray(first[0]) && (W as unknown[]).every((r) => Array.isArray(r) && r.length === 3);
 }
 
 function squareMatrix(M: ArrayLike<number> | number[][], name: string): { n: number; at: (i: number, j: number) => number } {

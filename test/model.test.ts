@@ -1,0 +1,181 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ModelBuilder } from '../bindings/model.ts';
+import { ising, denseIsing, isingLattice, latticeBonds, pottsLattice, boltzmann, rbm } from '../bindings/builders.ts';
+import { toCanonical, encode, canonicalLogPotential } from '../bindings/canonical.ts';
+import { ModelError } from '../bindings/errors.ts';
+import { bruteForce, mulberry32, randomModel } from './helpers.ts';
+import type { Model } from '../bindings/model.ts';
+
+/** Every configuration of a small model, in odometer order. */
+function* configurations(card: ArrayLike<number>): Generator<Int32Array> {
+  const x = new Int32Array(card.length);
+  for (;;) {
+    yield x;
+    let v = card.length - 1;
+    while (v >= 0 && ++x[v] === card[v]) x[v--] = 0;
+    if (v < 0) return;
+  }
+}
+
+function assertCanonicalMatches(m: Model): void {
+  const c = toCanonical(m);
+  for (const x of configurations(m.card)) {
+    const want = m.logPotential(x), got = canonicalLogPotential(c, encode(c, x));
+    if (want === -Infinity) assert.equal(got, -Infinity, `config ${x}`);
+    else assert.ok(Math.abs(got - want) <= 1e-12 * Math.max(1, Math.abs(want)), `config ${x}: ${got} vs ${want}`);
+  }
+}
+
+test('canonical form reproduces the log-potential of every configuration (random models, any cardinality, zeros)', () => {
+  const rand = mulberry32(11);
+  for (let t = 0; t < 40; t++) {
+    const cards = [[2], [2, 3], [3, 4], [1, 2, 5]][t % 4];
+    assertCanonicalMatches(randomModel(rand, 3 + (t % 5), { cards, zeros: t % 3 === 0 ? 0.2 : 0, scale: 2 }));
+  }
+});
+
+test('canonical form: binary variables with finite tables are single bits; zeros force one-hot blocks', () => {
+  const b = new ModelBuilder([2, 2, 3]);
+  b.addPairwise(0, 1, [0.1, 0.2, 0.3, 0.4]);
+  b.addPairwise(1, 2, [0, -Infinity, 1, 2, 3, 4]);
+  const c = toCanonical(b.build());
+  assert.deepEqual(Array.from(c.oneHot), [0, 1, 1]);
+  assert.deepEqual(Array.from(c.blockStart), [0, 1, 3, 6]);
+  // Symmetric CSR with no within-block entries.
+  for (let p = 0; p < c.nBits; p++) {
+    for (let k = c.rowPtr[p]; k < c.rowPtr[p + 1]; k++) {
+      const q = c.col[k];
+      assert.notEqual(p, q);
+      const back = Array.from(c.col.subarray(c.rowPtr[q], c.rowPtr[q + 1])).indexOf(p);
+      assert.ok(back >= 0, `W[${q}][${p}] missing`);
+      assert.equal(c.val[c.rowPtr[q] + back], c.val[k]);
+    }
+  }
+});
+
+test('Ising ±1 converter: W = 4βJ, a = 2βh − 2βJ·1, and log Z carries the constant (enumeration)', () => {
+  const rand = mulberry32(3);
+  const n = 6, beta = 0.7;
+  const h = Array.from({ length: n }, () => rand() - 0.5);
+  const couplings: [number, number, number][] = [[0, 1, 0.5], [1, 2, -1.2], [2, 3, 0.3], [0, 5, 0.9], [3, 4, -0.4], [4, 5, 1.1]];
+  const m = ising({ n, couplings, h, beta });
+  // Model follows log p(σ) = β(hᵀσ + Σ J σσ) for every σ.
+  for (const x of configurations(m.card)) {
+    const sigma = Array.from(x, (k) => 2 * k - 1);
+    let want = 0;
+    for (let i = 0; i < n; i++) want += beta * h[i] * sigma[i];
+    for (const [i, j, J] of couplings) want += beta * J * sigma[i] * sigma[j];
+    assert.ok(Math.abs(m.logPotential(x) - want) < 1e-12);
+  }
+  const c = toCanonical(m);
+  const rowSum = new Float64Array(n);
+  for (const [i, j, J] of couplings) {
+    rowSum[i] += J;
+    rowSum[j] += J;
+    const k = Array.from(c.col.subarray(c.rowPtr[i], c.rowPtr[i + 1])).indexOf(j);
+    assert.ok(Math.abs(c.val[c.rowPtr[i] + k] - 4 * beta * J) < 1e-12);
+  }
+  for (let i = 0; i < n; i++) assert.ok(Math.abs(c.a[i] - (2 * beta * h[i] - 2 * beta * rowSum[i])) < 1e-12);
+  const expectedOffset = beta * (-h.reduce((s, x) => s + x, 0) + couplings.reduce((s, [, , J]) => s + J, 0));
+  assert.ok(Math.abs(c.logZOffset - expectedOffset) < 1e-12);
+  // log Z of the σ model = log Z of the s model + offset, by enumerating both.
+  let zs = 0;
+  for (const x of configurations(m.card)) zs += Math.exp(canonicalLogPotential({ ...c, logZOffset: 0 }, encode(c, x)));
+  assert.ok(Math.abs(Math.log(zs) + c.logZOffset - bruteForce(m).logZ) < 1e-12);
+});
+
+test('lattice bonds: counts in 1-D, 2-D and 3-D, open and periodic', () => {
+  assert.equal(latticeBonds([7], false).length, 6);
+  assert.equal(latticeBonds([7], true).length, 7);
+  assert.equal(latticeBonds([4, 5], false).length, 4 * 4 + 3 * 5);
+  assert.equal(latticeBonds([4, 5], true).length, 2 * 20);
+  assert.equal(latticeBonds([3, 3, 3], true).length, 3 * 27);
+  assert.equal(latticeBonds([2, 3, 4], false).length, 1 * 12 + 2 * 8 + 3 * 6);
+  // Periodic side 1 has no bond (it would be a self-loop).
+  assert.equal(latticeBonds([1, 4], true).length, 4);
+  for (const [i, j] of latticeBonds([3, 4], true)) assert.notEqual(i, j);
+});
+
+test('periodic side 2 doubles the bond (two real bonds on a 2-cycle)', () => {
+  const m = isingLattice({ shape: [2], periodic: true, J: 0.5 });
+  assert.equal(m.edges.length, 1);
+  assert.deepEqual(Array.from(m.edges[0].table), [1, -1, -1, 1]);
+});
+
+test('dense Ising and Boltzmann builders agree with their energy functions', () => {
+  const J = [[0, 0.3, -0.2], [0.3, 0, 0.7], [-0.2, 0.7, 0]];
+  const m = denseIsing({ J, h: [0.1, -0.2, 0.3], beta: 2 });
+  for (const x of configurations(m.card)) {
+    const s = Array.from(x, (k) => 2 * k - 1);
+    let e = 2 * (0.1 * s[0] - 0.2 * s[1] + 0.3 * s[2]);
+    for (let i = 0; i < 3; i++) for (let j = i + 1; j < 3; j++) e += 2 * J[i][j] * s[i] * s[j];
+    assert.ok(Math.abs(m.logPotential(x) - e) < 1e-12);
+  }
+  // Boltzmann: ½ sᵀWs with a diagonal folded into a.
+  const W = [[0.4, 1, 0], [1, 0, -2], [0, -2, 0]];
+  const bm = boltzmann({ a: [0.5, 0, -1], W });
+  for (const x of configurations(bm.card)) {
+    let e = 0.5 * x[0] - x[2];
+    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) e += 0.5 * W[i][j] * x[i] * x[j];
+    assert.ok(Math.abs(bm.logPotential(x) - e) < 1e-12);
+  }
+  assertCanonicalMatches(bm);
+});
+
+test('RBM and Potts builders', () => {
+  const r = rbm({ visibleBias: [0.1, -0.3], hiddenBias: [0.2, 0.4, -0.1], weights: [1, 0, -1, 0.5, 0.25, 2] });
+  assert.equal(r.n, 5);
+  assert.equal(r.edges.length, 5);
+  for (const x of configurations(r.card)) {
+    const v = [x[0], x[1]], h = [x[2], x[3], x[4]];
+    const Wm = [[1, 0, -1], [0.5, 0.25, 2]];
+    let e = 0.1 * v[0] - 0.3 * v[1] + 0.2 * h[0] + 0.4 * h[1] - 0.1 * h[2];
+    for (let i = 0; i < 2; i++) for (let k = 0; k < 3; k++) e += v[i] * Wm[i][k] * h[k];
+    assert.ok(Math.abs(r.logPotential(x) - e) < 1e-12);
+  }
+  const p = pottsLattice({ shape: [2, 2], q: 3, J: 1.5, beta: 0.5 });
+  assert.equal(p.edges.length, 4);
+  assert.equal(p.logPotential([1, 1, 1, 1]), 4 * 0.75);
+  // Sites 0 1 / 2 3: only the bond (0, 2) agrees.
+  assert.equal(p.logPotential([0, 1, 0, 2]), 0.75);
+  assertCanonicalMatches(p);
+});
+
+test('validation: clear errors for bad input', () => {
+  const bad: [() => unknown, RegExp][] = [
+    [() => new ModelBuilder([]), /empty model/],
+    [() => new ModelBuilder([2, 0]), /variable 1: cardinality 0/],
+    [() => new ModelBuilder([2, 1.5]), /not a positive integer/],
+    [() => new ModelBuilder([1 << 17]), /past the limit/],
+    [() => new ModelBuilder([2, 2]).addUnary(2, [0, 0]), /index 2 is out of range/],
+    [() => new ModelBuilder([2, 2]).addUnary(0, [0, NaN]), /entry 1 is NaN/],
+    [() => new ModelBuilder([2, 2]).addUnary(0, [0, Infinity]), /entry 1 is Infinity/],
+    [() => new ModelBuilder([2, 2]).addUnary(0, [0]), /has 1 entries, expected 2/],
+    [() => new ModelBuilder([2, 2]).addPairwise(1, 1, [0, 0, 0, 0]), /self-loop/],
+    [() => new ModelBuilder([2, 3]).addPairwise(0, 1, [0, 0, 0, 0]), /has 4 entries, expected 6/],
+    [() => new ModelBuilder([2]).addConstant(NaN), /constant factor NaN/],
+    [() => ising({ n: 3, couplings: [[0, 1, NaN]] }), /coupling \(0, 1\) is NaN/],
+    [() => ising({ n: 3, couplings: [[0, 3, 1]] }), /index 3 is out of range/],
+    [() => ising({ n: 3, couplings: [], h: [1, 2] }), /field h has 2 entries for 3/],
+    [() => denseIsing({ J: [[0, 1], [0.5, 0]] }), /not symmetric: J\[0\]\[1\] = 1 but J\[1\]\[0\] = 0.5/],
+    [() => denseIsing({ J: [[1, 0], [0, 0]] }), /self-coupling/],
+    [() => denseIsing({ J: [[0, 1, 2], [1, 0]] }), /not square/],
+    [() => boltzmann({ a: [0, 0], edges: [[0, 0, 1]] }), /self-loop/],
+    [() => boltzmann({ a: [0, 0] }), /exactly one of W/],
+    [() => boltzmann({ a: [0, 0], W: [[0, Infinity], [Infinity, 0]] }), /W\[0\]\[1\] is Infinity/],
+    [() => rbm({ visibleBias: [0], hiddenBias: [0, 0], weights: [1] }), /expected 1 × 2 = 2/],
+    [() => isingLattice({ shape: [2, 2, 2, 2] }), /1 to 3 dimensions/],
+    [() => isingLattice({ shape: [0, 3] }), /not a positive integer/],
+    [() => pottsLattice({ shape: [3], q: 1 }), /q = 1/],
+  ];
+  for (const [fn, re] of bad) assert.throws(fn, (e: unknown) => e instanceof ModelError && re.test((e as Error).message), String(fn));
+});
+
+test('factors on the same pair add up whatever the order they are given in', () => {
+  const b = new ModelBuilder([2, 3]);
+  b.addPairwise(0, 1, [1, 2, 3, 4, 5, 6]);
+  b.addPairwise(1, 0, [10, 40, 20, 50, 30, 60]); // (x1, x0) order: entry [k1 * 2 + k0]
+  const m = b.build();
+  assert.deepEqual(Array.from(m.edges[0].table), [11, 22, 33, 44, 55, 66]);
+});
