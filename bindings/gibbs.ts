@@ -40,27 +40,36 @@ export class GibbsSampler {
     return this.bound.form;
   }
 
+  /** The header address, after checking this sampler still owns its memory. */
+  private header(): number {
+    if (this.bound.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
+    return this.bound.header;
+  }
+
   /** A chain's state, drawn uniformly at random from its own stream (seed, chain). */
   init(seed: number, chain: number): GibbsState {
     const arena = this.bound.arena;
-    const ptr = arena.alloc(this.engine.kernels.gibbsStateBytes(this.bound.header));
+    const header = this.header();
+    const ptr = arena.alloc(this.engine.kernels.gibbsStateBytes(header));
     const [lo, hi] = seedWords(seed);
     this.engine.call('gibbs init', (k) => {
       k.rngSeed(ptr, lo, hi, chain, GIBBS_STREAM);
-      k.gibbsInit(this.bound.header, ptr);
+      k.gibbsInit(header, ptr);
     });
     return { ptr, chain };
   }
 
   /** Runs `sweeps` scans; with `acc` (f64 per bit) adds the conditional probabilities into it. */
   step(state: GibbsState, sweeps: number, acc = 0): GibbsInfo {
-    const changed = this.engine.call('gibbs step', (k) => k.gibbsStep(this.bound.header, state.ptr, sweeps, acc, this.scratch));
+    const header = this.header();
+    const changed = this.engine.call('gibbs step', (k) => k.gibbsStep(header, state.ptr, sweeps, acc, this.scratch));
     return { sweeps, changeRate: changed / (sweeps * this.form.n) };
   }
 
   /** Current configuration of a chain, as user states. */
   configuration(state: GibbsState): Int32Array {
     const f = this.form;
+    this.header();
     const s = new Uint8Array(this.engine.kernels.memory.buffer, state.ptr + this.engine.kernels.rngStateBytes(), f.nBits);
     const x = new Int32Array(f.n);
     for (let v = 0; v < f.n; v++) {

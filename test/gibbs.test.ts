@@ -1,0 +1,122 @@
+// Gibbs against exact answers: every marginal within 4 Monte Carlo standard errors (batch means)
+// at fixed seeds. The runs are deterministic; the tolerance comes from the sampler's own error,
+// and each test also checks the error is small enough for the comparison to have power.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadEngine } from '../bindings/wasm-node.ts';
+import { runGibbs, GibbsSampler } from '../bindings/gibbs.ts';
+import { ModelBuilder, type Model } from '../bindings/model.ts';
+import { isingLattice, pottsLattice } from '../bindings/builders.ts';
+import { ModelError } from '../bindings/errors.ts';
+import { bruteForce, mulberry32, randomModel } from './helpers.ts';
+
+const engine = await loadEngine();
+
+function assertWithinMCSE(model: Model, seed: number, samples = 20000, maxSE = 0.01): void {
+  const exact = bruteForce(model);
+  const r = runGibbs(engine, model, { seed, samples, chains: 4, burnin: 500 });
+  assert.equal(r.partial, false);
+  r.marginals.forEach((row, v) => {
+    row.forEach((p, k) => {
+      const se = r.marginalStdErr![v][k];
+      assert.ok(se < maxSE, `variable ${v} state ${k}: standard error ${se} too large for a meaningful test`);
+      // An isolated variable's conditional is constant: its estimate is exact and its error 0.
+      const tol = 4 * se + 1e-12;
+      assert.ok(Math.abs(p - exact.marginals[v][k]) <= tol, `variable ${v} state ${k}: ${p} vs exact ${exact.marginals[v][k]} (tolerance ${tol})`);
+    });
+  });
+}
+
+test('binary models (free-bit fast path): marginals within 4 MCSE of enumeration', () => {
+  const rand = mulberry32(101);
+  for (let t = 0; t < 6; t++) assertWithinMCSE(randomModel(rand, 6 + t, { density: 0.4, scale: 1 }), 10 + t);
+});
+
+test('multi-valued models (one-hot softmax blocks): marginals within 4 MCSE of enumeration', () => {
+  const rand = mulberry32(202);
+  for (let t = 0; t < 5; t++) assertWithinMCSE(randomModel(rand, 5 + t, { cards: [2, 3, 4], density: 0.5 }), 20 + t);
+});
+
+test('hard zeros: the hard-core model (no two neighbours both on) mixes and matches exact', () => {
+  // Zeros make the binary variables one-hot blocks of size 2; random starts may be invalid.
+  const b = new ModelBuilder(new Array(10).fill(2));
+  const rand = mulberry32(7);
+  for (let v = 0; v < 10; v++) b.addUnary(v, [0, rand() - 0.2]);
+  for (let v = 0; v < 10; v++) b.addPairwise(v, (v + 1) % 10, [0, 0, 0, -Infinity]);
+  b.addPairwise(0, 5, [0, 0, 0, -Infinity]);
+  assertWithinMCSE(b.build(), 3);
+});
+
+test('a 4×4 Ising grid and a 3×3 Potts lattice', () => {
+  const rand = mulberry32(5);
+  assertWithinMCSE(isingLattice({ shape: [4, 4], J: () => rand() - 0.5, h: Array.from({ length: 16 }, () => 0.5 * rand() - 0.25) }), 4);
+  assertWithinMCSE(pottsLattice({ shape: [3, 3], q: 3, J: 0.6, periodic: true }), 5);
+});
+
+test('the power check: a wrong model is detected', () => {
+  // Sample one model and compare to another's exact marginals: must fail by far more than 4 MCSE.
+  const rand = mulberry32(9);
+  const m = randomModel(rand, 8, { density: 0.5 });
+  const other = randomModel(rand, 8, { density: 0.5 });
+  const r = runGibbs(engine, m, { seed: 1, samples: 20000 });
+  const ex = bruteForce(other);
+  let worst = 0;
+  r.marginals.forEach((row, v) => (worst = Math.max(worst, Math.abs(row[1] - ex.marginals[v][1]) / r.marginalStdErr![v][1])));
+  assert.ok(worst > 20, `only ${worst} standard errors apart`);
+});
+
+test('determinism: the same seed gives identical results; other seeds and chains differ', () => {
+  const m = randomModel(mulberry32(1), 9, { cards: [2, 3] });
+  const a = runGibbs(engine, m, { seed: 42, samples: 500 });
+  const b = runGibbs(engine, m, { seed: 42, samples: 500 });
+  const c = runGibbs(engine, m, { seed: 43, samples: 500 });
+  assert.deepEqual(a.marginals, b.marginals);
+  assert.notDeepEqual(a.marginals, c.marginals);
+  const s = new GibbsSampler(engine, m);
+  const x0 = s.init(42, 0), x1 = s.init(42, 1), y0 = s.init(42, 0);
+  s.step(x0, 10);
+  s.step(x1, 10);
+  s.step(y0, 10);
+  assert.deepEqual(s.configuration(x0), s.configuration(y0));
+  assert.notDeepEqual(s.configuration(x0), s.configuration(x1));
+  s.dispose();
+});
+
+test('sampler shape: init → state, step(state) → info; configurations stay valid', () => {
+  const m = randomModel(mulberry32(2), 6, { cards: [2, 3, 4] });
+  const s = new GibbsSampler(engine, m);
+  const st = s.init(7, 0);
+  const info = s.step(st, 50);
+  assert.equal(info.sweeps, 50);
+  assert.ok(info.changeRate > 0 && info.changeRate <= 1);
+  const x = s.configuration(st);
+  x.forEach((k, v) => assert.ok(k >= 0 && k < m.card[v]));
+  s.dispose();
+  assert.throws(() => s.step(st, 1), /use after dispose/);
+});
+
+test('a seed in the high word changes the stream (64-bit keys)', () => {
+  const m = randomModel(mulberry32(3), 8);
+  const a = runGibbs(engine, m, { seed: 5, samples: 200 });
+  const b = runGibbs(engine, m, { seed: 5 + 2 ** 32, samples: 200 });
+  assert.notDeepEqual(a.marginals, b.marginals);
+});
+
+test('cancellation returns what was computed, marked partial', () => {
+  const m = randomModel(mulberry32(4), 8);
+  const ctl = new AbortController();
+  const r = runGibbs(engine, m, {
+    samples: 1000, chains: 4, batches: 10,
+    signal: ctl.signal,
+    onProgress: (p) => p.done >= 1500 && ctl.abort(),
+  });
+  assert.equal(r.partial, true);
+  r.marginals.forEach((row) => assert.ok(Math.abs(row[0] + row[1] - 1) < 1e-12));
+});
+
+test('bad options are refused with clear errors', () => {
+  const m = randomModel(mulberry32(4), 3);
+  assert.throws(() => runGibbs(engine, m, { chains: 0 }), (e: unknown) => e instanceof ModelError && /chains must be an integer ≥ 1/.test((e as Error).message));
+  assert.throws(() => runGibbs(engine, m, { samples: 2.5 }), /samples must be an integer/);
+  assert.throws(() => runGibbs(engine, m, { seed: -1 }), /seed must be an integer/);
+});
