@@ -3,3 +3,5 @@ export { alloc, free } from './memory';
 export { rngStateBytes, rngSeed, rngFillUniform, rngFillUniform32, rngFillNormal, rngPhiloxBlock } from './rng_exports';
 export { pairwiseFormBytes, pairwiseFormInit } from './pairwise';
 export { gibbsStateBytes, gibbsInit, gibbsStep } from './gibbs_exports';
+export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact_elim';
+export { enumRun } from './exact_enum';

@@ -1,0 +1,140 @@
+import { elimTableOp, elimMaxScale, elimExpShift, elimRowNormalise, elimDivide } from '../exact_elim';
+
+// Tables are f64 arrays, first variable fastest; descriptors are [nd, len[nd], so[nd], sa[nd], sb[nd], counters[nd]].
+
+function tab(vals: f64[]): usize {
+  const p = heap.alloc(<usize>max(1, vals.length) << 3);
+  for (let i = 0; i < vals.length; i++) store<f64>(p + (<usize>i << 3), vals[i]);
+  return p;
+}
+
+function zeros(n: i32): usize {
+  const p = heap.alloc(<usize>n << 3);
+  memory.fill(p, 0, <usize>n << 3);
+  return p;
+}
+
+function desc(L: i32[], so: i32[], sa: i32[], sb: i32[]): usize {
+  const nd = L.length;
+  const p = heap.alloc(<usize>(1 + 5 * nd) << 2);
+  store<i32>(p, nd);
+  for (let d = 0; d < nd; d++) {
+    store<i32>(p + (<usize>(1 + d) << 2), L[d]);
+    store<i32>(p + (<usize>(1 + nd + d) << 2), so[d]);
+    store<i32>(p + (<usize>(1 + 2 * nd + d) << 2), sa[d]);
+    store<i32>(p + (<usize>(1 + 3 * nd + d) << 2), sb[d]);
+  }
+  return p;
+}
+
+function at(p: usize, i: i32): f64 {
+  return load<f64>(p + (<usize>i << 3));
+}
+
+function expectTable(p: usize, want: f64[]): void {
+  for (let i = 0; i < want.length; i++) expect(at(p, i)).toBeCloseTo(want[i], 12);
+}
+
+const ONE = tab([1.0]);
+
+describe('broadcast-multiply (mode 0)', () => {
+  it('outer product of two unary factors into a 2×3 table', () => {
+    // out[x0 + 2 x1] = A[x0] B[x1]
+    const A = tab([2, 3]), B = tab([1, 10, 100]), out = zeros(6);
+    elimTableOp(desc([2, 3], [1, 2], [1, 0], [0, 1]), out, A, B, 0);
+    expectTable(out, [2, 3, 20, 30, 200, 300]);
+  });
+  it('a pairwise table times a broadcast message (expand: A constant along digit 0)', () => {
+    // out[k + 2 j] = A[j] B[k + 2 j], j < 3
+    const A = tab([1, 2, 3]), B = tab([1, 2, 3, 4, 5, 6]), out = zeros(6);
+    elimTableOp(desc([2, 3], [1, 2], [0, 1], [1, 2]), out, A, B, 0);
+    expectTable(out, [1, 2, 6, 8, 15, 18]);
+  });
+  it('a periodic factor over digit 0 (k = 2, SIMD) and its log-space sum (mode 2)', () => {
+    // out[k + 2 j] = A[k + 2 j] * B[k], j < 3
+    const A = tab([1, 2, 3, 4, 5, 6]), B = tab([10, 100]), out = zeros(6);
+    const d = desc([2, 3], [1, 2], [1, 2], [1, 0]);
+    elimTableOp(d, out, A, B, 0);
+    expectTable(out, [10, 200, 30, 400, 50, 600]);
+    elimTableOp(d, out, A, B, 2);
+    expectTable(out, [11, 102, 13, 104, 15, 106]);
+  });
+  it('a periodic factor with a strided pattern of length 3 (scalar path)', () => {
+    // out[k + 3 j] = A[k + 3 j] * B[2 k], j < 2
+    const A = tab([1, 1, 1, 2, 2, 2]), B = tab([1, -1, 2, -1, 3]), out = zeros(6);
+    elimTableOp(desc([3, 2], [1, 3], [1, 3], [2, 0]), out, A, B, 0);
+    expectTable(out, [1, 2, 3, 2, 4, 6]);
+  });
+  it('in place: a table times itself elementwise (odd length: SIMD body and scalar tail)', () => {
+    const T = tab([1, 2, 3, 4, 5]);
+    elimTableOp(desc([5], [1], [1], [1]), T, T, T, 0);
+    expectTable(T, [1, 4, 9, 16, 25]);
+  });
+});
+
+describe('marginalise (mode 1: out += A·B with zero output strides)', () => {
+  it('sums out digit 0 of a 2×3 table (adjacent pairs)', () => {
+    const T = tab([1, 2, 3, 4, 5, 6]), out = zeros(3);
+    elimTableOp(desc([2, 3], [0, 1], [1, 2], [0, 0]), out, T, ONE, 1);
+    expectTable(out, [3, 7, 11]);
+  });
+  it('sums out digit 0 with a factor multiplied in (pairs, SIMD) and with a constant', () => {
+    // out[j] = Σ_k A[k + 2 j] B[k + 2 j]
+    const A = tab([1, 2, 3, 4, 5, 6, 7, 8]), B = tab([1, 0, 0, 1, 2, 2, 1, 1]), out = zeros(4);
+    elimTableOp(desc([2, 4], [0, 1], [1, 2], [1, 2]), out, A, B, 1);
+    expectTable(out, [1, 4, 22, 15]);
+    const c = tab([0.5]), out2 = zeros(4);
+    elimTableOp(desc([2, 4], [0, 1], [1, 2], [0, 0]), out2, A, c, 1);
+    expectTable(out2, [1.5, 3.5, 5.5, 7.5]);
+  });
+  it('keeps only digit 0 (column sums) of a 2×3 table', () => {
+    const T = tab([1, 2, 3, 4, 5, 6]), out = zeros(2);
+    elimTableOp(desc([2, 3], [1, 0], [1, 2], [0, 0]), out, T, ONE, 1);
+    expectTable(out, [9, 12]);
+  });
+  it('sums out the middle variable of a 2×3×2 table (generic strides)', () => {
+    // T[a + 2 b + 6 c] = a + 2b + 6c + 1; out[a + 2 c] = Σ_b T
+    const vals: f64[] = [];
+    for (let i = 0; i < 12; i++) vals.push(<f64>(i + 1));
+    const T = tab(vals), out = zeros(4);
+    elimTableOp(desc([2, 3, 2], [1, 0, 2], [1, 2, 6], [0, 0, 0]), out, T, ONE, 1);
+    // a=0,c=0: 1+3+5 = 9; a=1,c=0: 2+4+6 = 12; a=0,c=1: 7+9+11 = 27; a=1,c=1: 8+10+12 = 30
+    expectTable(out, [9, 12, 27, 30]);
+  });
+  it('a full contraction to a scalar', () => {
+    const A = tab([1, 2, 3]), B = tab([4, 5, 6]), out = zeros(1);
+    elimTableOp(desc([3], [0], [1], [1]), out, A, B, 1);
+    expect(at(out, 0)).toBe(32.0);
+  });
+});
+
+describe('normalise and convert', () => {
+  it('divides by the max and returns it', () => {
+    const T = tab([1, 4, 2]);
+    expect(elimMaxScale(T, 3)).toBe(4.0);
+    expectTable(T, [0.25, 1, 0.5]);
+  });
+  it('leaves an all-zero table alone and reports 0', () => {
+    const T = tab([0, 0, 0]);
+    expect(elimMaxScale(T, 3)).toBe(0.0);
+    expectTable(T, [0, 0, 0]);
+  });
+  it('exponentiates a log table with its max shifted out (−∞ → 0)', () => {
+    const T = tab([0, Math.log(2), -Infinity]);
+    expect(elimExpShift(T, 3)).toBeCloseTo(Math.log(2), 15);
+    expectTable(T, [0.5, 1, 0]);
+  });
+  it('normalises a pairwise table per row of its owner, collecting the row offsets', () => {
+    // 2×2 row-major, owner = row variable (row stride 2, column stride 1)
+    const T = tab([0, Math.log(4), -Infinity, -Infinity]), rowLog = tab([1, 1]);
+    elimRowNormalise(T, 2, 2, 2, 1, rowLog);
+    expectTable(T, [0.25, 1, 0, 0]);
+    expect(at(rowLog, 0)).toBeCloseTo(1 + Math.log(4), 15);
+    expect(at(rowLog, 1)).toBe(-Infinity);
+  });
+  it('divides with 0/0 = 0', () => {
+    const N = tab([2, 0, 3]), D = tab([4, 0, 1]);
+    elimDivide(N, D, 3);
+    expectTable(N, [0.5, 0, 3]);
+  });
+});

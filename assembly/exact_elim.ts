@@ -1,0 +1,561 @@
+// Table kernels for variable elimination / junction-tree inference (bindings/exact.ts plans and drives them).
+//
+// Every table is a dense f64 array over a scope of variables; the binding describes each operation as a
+// loop nest over an iteration scope whose dimensions it has already coalesced (numpy-iterator style:
+// adjacent dimensions that are contiguous in every operand become one), with one element stride per
+// dimension and per operand (0 = the operand does not depend on that dimension). One kernel then does
+//
+//   mode 0:  out[o(i)]  = A[a(i)] * B[b(i)]     (broadcast-multiply; out visited once)
+//   mode 1:  out[o(i)] += A[a(i)] * B[b(i)]     (multiply-and-marginalise: out strides may be 0)
+//   mode 2:  out[o(i)]  = A[a(i)] + B[b(i)]     (log-space sums, used only on small factor tables)
+//
+// over all i in the nest. The innermost one or two dimensions pick a specialised loop (f64x2 where the
+// layout allows it); the remaining dimensions run an odometer. Kernels never allocate: the descriptor
+// (built by the binding) carries the dimension lengths, the strides and room for the odometer's counters.
+//
+// Descriptor layout (i32): [nd, len[nd], so[nd], sa[nd], sb[nd], counter[nd]].
+
+// ---------------------------------------------------------------------------------------------------
+// Innermost loops. p* are byte addresses, s* element strides.
+
+// One dimension, out stride 1, A and B strides in {0, 1}; a stride-0 operand is B (the binding's
+// canonical order is enforced in elimTableOp). mode 0 or 1.
+function innerContig(mode: i32, po: usize, pa: usize, sa: i32, pb: usize, sb: i32, n: i32): void {
+  let i = 0;
+  if (sa == 1 && sb == 1) {
+    if (mode == 0) {
+      for (; i + 2 <= n; i += 2) {
+        const off = <usize>i << 3;
+        v128.store(po + off, f64x2.mul(v128.load(pa + off), v128.load(pb + off)));
+      }
+      if (i < n) store<f64>(po + (<usize>i << 3), load<f64>(pa + (<usize>i << 3)) * load<f64>(pb + (<usize>i << 3)));
+    } else {
+      for (; i + 2 <= n; i += 2) {
+        const off = <usize>i << 3;
+        v128.store(po + off, f64x2.add(v128.load(po + off), f64x2.mul(v128.load(pa + off), v128.load(pb + off))));
+      }
+      if (i < n) {
+        const off = <usize>i << 3;
+        store<f64>(po + off, load<f64>(po + off) + load<f64>(pa + off) * load<f64>(pb + off));
+      }
+    }
+  } else if (sa == 1) {
+    const c = load<f64>(pb);
+    const cv = f64x2.splat(c);
+    if (mode == 0) {
+      for (; i + 2 <= n; i += 2) {
+        const off = <usize>i << 3;
+        v128.store(po + off, f64x2.mul(v128.load(pa + off), cv));
+      }
+      if (i < n) store<f64>(po + (<usize>i << 3), load<f64>(pa + (<usize>i << 3)) * c);
+    } else {
+      for (; i + 2 <= n; i += 2) {
+        const off = <usize>i << 3;
+        v128.store(po + off, f64x2.add(v128.load(po + off), f64x2.mul(v128.load(pa + off), cv)));
+      }
+      if (i < n) {
+        const off = <usize>i << 3;
+        store<f64>(po + off, load<f64>(po + off) + load<f64>(pa + off) * c);
+      }
+    }
+  } else {
+    // Both constant along the run.
+    const c = load<f64>(pa) * load<f64>(pb);
+    const cv = f64x2.splat(c);
+    if (mode == 0) {
+      for (; i + 2 <= n; i += 2) v128.store(po + (<usize>i << 3), cv);
+      if (i < n) store<f64>(po + (<usize>i << 3), c);
+    } else {
+      for (; i + 2 <= n; i += 2) {
+        const off = <usize>i << 3;
+        v128.store(po + off, f64x2.add(v128.load(po + off), cv));
+      }
+      if (i < n) {
+        const off = <usize>i << 3;
+        store<f64>(po + off, load<f64>(po + off) + c);
+      }
+    }
+  }
+}
+
+// One dimension, out stride 0: a dot product / sum added into out[0] (mode 1 only).
+function innerReduce(po: usize, pa: usize, sa: i32, pb: usize, sb: i32, n: i32): void {
+  let s: f64 = 0;
+  let i = 0;
+  if (sa == 1 && sb == 1) {
+    let acc = f64x2.splat(0);
+    for (; i + 2 <= n; i += 2) {
+      const off = <usize>i << 3;
+      acc = f64x2.add(acc, f64x2.mul(v128.load(pa + off), v128.load(pb + off)));
+    }
+    s = f64x2.extract_lane(acc, 0) + f64x2.extract_lane(acc, 1);
+    for (; i < n; i++) s += load<f64>(pa + (<usize>i << 3)) * load<f64>(pb + (<usize>i << 3));
+  } else if (sa == 1 && sb == 0) {
+    let acc = f64x2.splat(0);
+    for (; i + 2 <= n; i += 2) acc = f64x2.add(acc, v128.load(pa + (<usize>i << 3)));
+    s = f64x2.extract_lane(acc, 0) + f64x2.extract_lane(acc, 1);
+    for (; i < n; i++) s += load<f64>(pa + (<usize>i << 3));
+    s *= load<f64>(pb);
+  } else {
+    const ba = <usize>sa << 3, bb = <usize>sb << 3;
+    let qa = pa, qb = pb;
+    for (; i < n; i++) {
+      s += load<f64>(qa) * load<f64>(qb);
+      qa += ba;
+      qb += bb;
+    }
+  }
+  store<f64>(po, load<f64>(po) + s);
+}
+
+// Generic strided scalar loop over one dimension (any mode, any strides).
+function innerGeneric(mode: i32, po: usize, so: i32, pa: usize, sa: i32, pb: usize, sb: i32, n: i32): void {
+  const bo = <usize>so << 3, ba = <usize>sa << 3, bb = <usize>sb << 3;
+  let qo = po, qa = pa, qb = pb;
+  if (mode == 0) {
+    for (let i = 0; i < n; i++) {
+      store<f64>(qo, load<f64>(qa) * load<f64>(qb));
+      qo += bo; qa += ba; qb += bb;
+    }
+  } else if (mode == 1) {
+    for (let i = 0; i < n; i++) {
+      store<f64>(qo, load<f64>(qo) + load<f64>(qa) * load<f64>(qb));
+      qo += bo; qa += ba; qb += bb;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      store<f64>(qo, load<f64>(qa) + load<f64>(qb));
+      qo += bo; qa += ba; qb += bb;
+    }
+  }
+}
+
+// How the second operand B moves over the two innermost dimensions (lengths k, m):
+const B_CONST = 0; // one value
+const B_INNER = 1; // contiguous over both, like A's (t + k j)
+const B_ROW = 2; // constant along the inner dimension, contiguous along the outer one (index j)
+
+// Two dimensions: sum out the inner one (length k, contiguous in A) into consecutive outputs.
+//   out[j] (+)= Σ_t A[j*k + t] * B[...]
+function innerGroup(mode: i32, po: usize, pa: usize, pb: usize, bm: i32, k: i32, m: i32): void {
+  const kb = <usize>k << 3;
+  const bInner = bm == B_INNER;
+  if (bm == B_ROW) {
+    for (let j = 0; j < m; j++) {
+      let s: f64 = 0;
+      const qa = pa + <usize>j * kb;
+      for (let t = 0; t < k; t++) s += load<f64>(qa + (<usize>t << 3));
+      s *= load<f64>(pb + (<usize>j << 3));
+      const oo = po + (<usize>j << 3);
+      store<f64>(oo, mode == 0 ? s : load<f64>(oo) + s);
+    }
+    return;
+  }
+  if (k == 2) {
+    let j = 0;
+    if (bInner) {
+      for (; j + 2 <= m; j += 2) {
+        const off = <usize>j << 4;
+        const x = f64x2.mul(v128.load(pa + off), v128.load(pb + off));
+        const y = f64x2.mul(v128.load(pa + off, 16), v128.load(pb + off, 16));
+        const s = f64x2.add(v128.shuffle<f64>(x, y, 0, 2), v128.shuffle<f64>(x, y, 1, 3));
+        const oo = po + (<usize>j << 3);
+        v128.store(oo, mode == 0 ? s : f64x2.add(v128.load(oo), s));
+      }
+      for (; j < m; j++) {
+        const off = <usize>j << 4;
+        const s = load<f64>(pa + off) * load<f64>(pb + off) + load<f64>(pa + off, 8) * load<f64>(pb + off, 8);
+        const oo = po + (<usize>j << 3);
+        store<f64>(oo, mode == 0 ? s : load<f64>(oo) + s);
+      }
+    } else {
+      const c = load<f64>(pb);
+      const cv = f64x2.splat(c);
+      for (; j + 2 <= m; j += 2) {
+        const off = <usize>j << 4;
+        const x = v128.load(pa + off);
+        const y = v128.load(pa + off, 16);
+        const s = f64x2.mul(f64x2.add(v128.shuffle<f64>(x, y, 0, 2), v128.shuffle<f64>(x, y, 1, 3)), cv);
+        const oo = po + (<usize>j << 3);
+        v128.store(oo, mode == 0 ? s : f64x2.add(v128.load(oo), s));
+      }
+      for (; j < m; j++) {
+        const off = <usize>j << 4;
+        const s = (load<f64>(pa + off) + load<f64>(pa + off, 8)) * c;
+        const oo = po + (<usize>j << 3);
+        store<f64>(oo, mode == 0 ? s : load<f64>(oo) + s);
+      }
+    }
+    return;
+  }
+  let qa = pa, qb = pb, qo = po;
+  const c = load<f64>(pb);
+  for (let j = 0; j < m; j++) {
+    let s: f64 = 0;
+    if (bInner) {
+      for (let t = 0; t < k; t++) s += load<f64>(qa + (<usize>t << 3)) * load<f64>(qb + (<usize>t << 3));
+      qb += kb;
+    } else {
+      for (let t = 0; t < k; t++) s += load<f64>(qa + (<usize>t << 3));
+      s *= c;
+    }
+    store<f64>(qo, mode == 0 ? s : load<f64>(qo) + s);
+    qa += kb;
+    qo += 8;
+  }
+}
+
+// Two dimensions: A is constant along the inner one (length k) and contiguous along the outer one.
+//   out[j*k + t] (+)= A[j] * B[...]
+function innerExpand(mode: i32, po: usize, pa: usize, pb: usize, bm: i32, k: i32, m: i32): void {
+  const kb = <usize>k << 3;
+  const bInner = bm == B_INNER;
+  if (bm == B_ROW) {
+    for (let j = 0; j < m; j++) {
+      const x = load<f64>(pa + (<usize>j << 3)) * load<f64>(pb + (<usize>j << 3));
+      const qo = po + <usize>j * kb;
+      for (let t = 0; t < k; t++) {
+        const oo = qo + (<usize>t << 3);
+        store<f64>(oo, mode == 0 ? x : load<f64>(oo) + x);
+      }
+    }
+    return;
+  }
+  if (k == 2) {
+    if (bInner) {
+      for (let j = 0; j < m; j++) {
+        const off = <usize>j << 4;
+        const x = f64x2.mul(f64x2.splat(load<f64>(pa + (<usize>j << 3))), v128.load(pb + off));
+        v128.store(po + off, mode == 0 ? x : f64x2.add(v128.load(po + off), x));
+      }
+    } else {
+      const c = load<f64>(pb);
+      for (let j = 0; j < m; j++) {
+        const off = <usize>j << 4;
+        const x = f64x2.splat(load<f64>(pa + (<usize>j << 3)) * c);
+        v128.store(po + off, mode == 0 ? x : f64x2.add(v128.load(po + off), x));
+      }
+    }
+    return;
+  }
+  let qo = po, qb = pb;
+  const c = load<f64>(pb);
+  for (let j = 0; j < m; j++) {
+    const aj = load<f64>(pa + (<usize>j << 3));
+    for (let t = 0; t < k; t++) {
+      const x = aj * (bInner ? load<f64>(qb + (<usize>t << 3)) : c);
+      const oo = qo + (<usize>t << 3);
+      store<f64>(oo, mode == 0 ? x : load<f64>(oo) + x);
+    }
+    qo += kb;
+    if (bInner) qb += kb;
+  }
+}
+
+// Two dimensions: column sums. out[t] += Σ_j A[j*k + t] * B[...] (mode 1).
+function innerColumns(po: usize, pa: usize, pb: usize, bm: i32, k: i32, m: i32): void {
+  const kb = <usize>k << 3;
+  const bInner = bm == B_INNER;
+  if (bm == B_ROW) {
+    if (k == 2) {
+      let acc = f64x2.splat(0);
+      for (let j = 0; j < m; j++) {
+        acc = f64x2.add(acc, f64x2.mul(v128.load(pa + (<usize>j << 4)), f64x2.splat(load<f64>(pb + (<usize>j << 3)))));
+      }
+      v128.store(po, f64x2.add(v128.load(po), acc));
+      return;
+    }
+    for (let j = 0; j < m; j++) {
+      const bj = load<f64>(pb + (<usize>j << 3));
+      const qa = pa + <usize>j * kb;
+      for (let t = 0; t < k; t++) {
+        const oo = po + (<usize>t << 3);
+        store<f64>(oo, load<f64>(oo) + load<f64>(qa + (<usize>t << 3)) * bj);
+      }
+    }
+    return;
+  }
+  if (k == 2) {
+    let acc = f64x2.splat(0);
+    if (bInner) {
+      for (let j = 0; j < m; j++) {
+        const off = <usize>j << 4;
+        acc = f64x2.add(acc, f64x2.mul(v128.load(pa + off), v128.load(pb + off)));
+      }
+    } else {
+      for (let j = 0; j < m; j++) acc = f64x2.add(acc, v128.load(pa + (<usize>j << 4)));
+      acc = f64x2.mul(acc, f64x2.splat(load<f64>(pb)));
+    }
+    v128.store(po, f64x2.add(v128.load(po), acc));
+    return;
+  }
+  const c = load<f64>(pb);
+  let qa = pa, qb = pb;
+  for (let j = 0; j < m; j++) {
+    for (let t = 0; t < k; t++) {
+      const x = load<f64>(qa + (<usize>t << 3)) * (bInner ? load<f64>(qb + (<usize>t << 3)) : c);
+      const oo = po + (<usize>t << 3);
+      store<f64>(oo, load<f64>(oo) + x);
+    }
+    qa += kb;
+    if (bInner) qb += kb;
+  }
+}
+
+// Two dimensions, A and out contiguous over both, B periodic: it moves (stride sb) along the inner
+// dimension (length k) only.   out[j*k + t] (op)= A[j*k + t] (*|+) B[t*sb]
+function innerPeriodic(mode: i32, po: usize, pa: usize, pb: usize, sb: i32, k: i32, m: i32): void {
+  const kb = <usize>k << 3;
+  if (k == 2) {
+    const p = f64x2.replace_lane(f64x2.splat(load<f64>(pb)), 1, load<f64>(pb + (<usize>sb << 3)));
+    if (mode == 0) {
+      for (let j = 0; j < m; j++) {
+        const off = <usize>j << 4;
+        v128.store(po + off, f64x2.mul(v128.load(pa + off), p));
+      }
+    } else if (mode == 1) {
+      for (let j = 0; j < m; j++) {
+        const off = <usize>j << 4;
+        v128.store(po + off, f64x2.add(v128.load(po + off), f64x2.mul(v128.load(pa + off), p)));
+      }
+    } else {
+      for (let j = 0; j < m; j++) {
+        const off = <usize>j << 4;
+        v128.store(po + off, f64x2.add(v128.load(pa + off), p));
+      }
+    }
+    return;
+  }
+  const bs = <usize>sb << 3;
+  let qo = po, qa = pa;
+  for (let j = 0; j < m; j++) {
+    for (let t = 0; t < k; t++) {
+      const o = qo + (<usize>t << 3);
+      const x = load<f64>(qa + (<usize>t << 3));
+      const y = load<f64>(pb + <usize>t * bs);
+      if (mode == 0) store<f64>(o, x * y);
+      else if (mode == 1) store<f64>(o, load<f64>(o) + x * y);
+      else store<f64>(o, x + y);
+    }
+    qo += kb;
+    qa += kb;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+const K_CONTIG = 1, K_REDUCE = 2, K_GENERIC = 3, K_GROUP = 4, K_EXPAND = 5, K_COLUMNS = 6, K_PERIODIC = 7;
+
+/**
+ * The generic table operation (see the header). `desc` is the descriptor; `out`, `a`, `b` are byte
+ * addresses of f64 tables. An operand that does not exist is passed as a pointer to the constant 1.0
+ * (mode 0/1) or 0.0 (mode 2) with zero strides.
+ */
+export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i32): void {
+  const nd = load<i32>(desc);
+  assert(nd >= 0 && nd <= 64, 'elimTableOp: bad descriptor');
+  const L = desc + 4;
+  const SO = L + (<usize>nd << 2);
+  const SA = SO + (<usize>nd << 2);
+  const SB = SA + (<usize>nd << 2);
+  const CNT = SB + (<usize>nd << 2);
+
+  if (nd == 0) {
+    // A scalar.
+    if (mode == 0) store<f64>(out, load<f64>(a) * load<f64>(b));
+    else if (mode == 1) store<f64>(out, load<f64>(out) + load<f64>(a) * load<f64>(b));
+    else store<f64>(out, load<f64>(a) + load<f64>(b));
+    return;
+  }
+
+  // Classify the innermost dimensions; swap A and B into the canonical order where that helps.
+  let pa = a, pb = b;
+  let swapped = false;
+  const l0 = load<i32>(L), so0 = load<i32>(SO);
+  let sa0 = load<i32>(SA), sb0 = load<i32>(SB);
+  let kind = K_GENERIC;
+  let ni = 1;
+  let l1 = 0;
+  let bm = B_CONST;
+  if (nd >= 2) {
+    l1 = load<i32>(L, 4);
+    const so1 = load<i32>(SO, 4);
+    let sa1 = load<i32>(SA, 4), sb1 = load<i32>(SB, 4);
+    for (let attempt = 0; attempt < 2 && kind == K_GENERIC; attempt++) {
+      if (attempt == 1) {
+        let t = sa0; sa0 = sb0; sb0 = t;
+        t = sa1; sa1 = sb1; sb1 = t;
+        swapped = true;
+      }
+      if (so0 == 1 && sa0 == 1 && so1 == l0 && sa1 == l0 && sb1 == 0) {
+        kind = K_PERIODIC;
+        continue;
+      }
+      if (mode == 2) continue;
+      bm = sb0 == 0 && sb1 == 0 ? B_CONST : sb0 == 1 && sb1 == l0 ? B_INNER : sb0 == 0 && sb1 == 1 ? B_ROW : -1;
+      if (bm < 0) continue;
+      if (so0 == 0 && sa0 == 1 && so1 == 1 && sa1 == l0) kind = K_GROUP;
+      else if (so0 == 1 && sa0 == 0 && so1 == l0 && sa1 == 1) kind = K_EXPAND;
+      else if (mode == 1 && so0 == 1 && sa0 == 1 && so1 == 0 && sa1 == l0) kind = K_COLUMNS;
+    }
+    if (kind == K_GENERIC) {
+      // Undo a failed swap.
+      if (swapped) {
+        const t = sa0; sa0 = sb0; sb0 = t;
+        swapped = false;
+      }
+    } else {
+      ni = 2;
+    }
+  }
+  if (kind == K_GENERIC && mode != 2) {
+    if (so0 == 1 && (sa0 == 0 || sa0 == 1) && (sb0 == 0 || sb0 == 1)) {
+      kind = K_CONTIG;
+      if (sa0 == 0 && sb0 == 1) {
+        swapped = true;
+        sa0 = 1;
+        sb0 = 0;
+      }
+    } else if (so0 == 0 && mode == 1) {
+      kind = K_REDUCE;
+      if (sa0 != 1 && sb0 == 1) {
+        swapped = true;
+        const t = sa0; sa0 = sb0; sb0 = t;
+      }
+    }
+  }
+  if (swapped) {
+    pa = b;
+    pb = a;
+  }
+
+  // Outer odometer: byte strides per dimension, taken from the descriptor (swap-aware).
+  for (let d = 0; d < nd; d++) store<i32>(CNT + (<usize>d << 2), 0);
+  let po = out, qa = pa, qb = pb;
+  const SAx = swapped ? SB : SA;
+  const SBx = swapped ? SA : SB;
+  while (true) {
+    switch (kind) {
+      case K_CONTIG: innerContig(mode, po, qa, sa0, qb, sb0, l0); break;
+      case K_REDUCE: innerReduce(po, qa, sa0, qb, sb0, l0); break;
+      case K_GROUP: innerGroup(mode, po, qa, qb, bm, l0, l1); break;
+      case K_EXPAND: innerExpand(mode, po, qa, qb, bm, l0, l1); break;
+      case K_COLUMNS: innerColumns(po, qa, qb, bm, l0, l1); break;
+      case K_PERIODIC: innerPeriodic(mode, po, qa, qb, sb0, l0, l1); break;
+      default: innerGeneric(mode, po, so0, qa, sa0, qb, sb0, l0);
+    }
+    let d = ni;
+    for (; d < nd; d++) {
+      const cp = CNT + (<usize>d << 2);
+      const c = load<i32>(cp) + 1;
+      const ld = load<i32>(L + (<usize>d << 2));
+      const o = <usize>load<i32>(SO + (<usize>d << 2)) << 3;
+      const x = <usize>load<i32>(SAx + (<usize>d << 2)) << 3;
+      const y = <usize>load<i32>(SBx + (<usize>d << 2)) << 3;
+      if (c < ld) {
+        store<i32>(cp, c);
+        po += o;
+        qa += x;
+        qb += y;
+        break;
+      }
+      store<i32>(cp, 0);
+      const back = <usize>(ld - 1);
+      po -= o * back;
+      qa -= x * back;
+      qb -= y * back;
+    }
+    if (d == nd) break;
+  }
+}
+
+/** Largest entry of a table of non-negative numbers; divides the table by it when it is positive. */
+export function elimMaxScale(p: usize, n: i32): f64 {
+  let mv = f64x2.splat(0);
+  let i = 0;
+  for (; i + 2 <= n; i += 2) mv = f64x2.max(mv, v128.load(p + (<usize>i << 3)));
+  let m = max(f64x2.extract_lane(mv, 0), f64x2.extract_lane(mv, 1));
+  for (; i < n; i++) m = max(m, load<f64>(p + (<usize>i << 3)));
+  if (!(m > 0) || !isFinite(m)) return m;
+  if (m == 1) return m;
+  i = 0;
+  if (m > 1e-300) {
+    const r = 1 / m;
+    const rv = f64x2.splat(r);
+    for (; i + 2 <= n; i += 2) {
+      const q = p + (<usize>i << 3);
+      v128.store(q, f64x2.mul(v128.load(q), rv));
+    }
+    for (; i < n; i++) {
+      const q = p + (<usize>i << 3);
+      store<f64>(q, load<f64>(q) * r);
+    }
+  } else {
+    for (; i < n; i++) {
+      const q = p + (<usize>i << 3);
+      store<f64>(q, load<f64>(q) / m);
+    }
+  }
+  return m;
+}
+
+/** Log table → exp(x − max) in place (−Infinity → 0); returns the max (−Infinity if every entry is). */
+export function elimExpShift(p: usize, n: i32): f64 {
+  let m = -Infinity;
+  for (let i = 0; i < n; i++) m = max(m, load<f64>(p + (<usize>i << 3)));
+  if (m == -Infinity) {
+    for (let i = 0; i < n; i++) store<f64>(p + (<usize>i << 3), 0);
+    return m;
+  }
+  for (let i = 0; i < n; i++) {
+    const q = p + (<usize>i << 3);
+    store<f64>(q, Math.exp(load<f64>(q) - m));
+  }
+  return m;
+}
+
+/**
+ * Converts a log pairwise table to linear space normalised per row of its owner variable: for each row r
+ * (the owner's state; entries r*rs + c*cs, c < cols), m_r = max_c x, x ← exp(x − m_r) (a row of −∞ becomes
+ * 0), and rowLog[r] += m_r. The owner's log row offsets then carry every factor's scale exactly, and a
+ * product of such tables has maximum 1 in every row, so it never underflows where it matters.
+ */
+export function elimRowNormalise(p: usize, rows: i32, rs: i32, cols: i32, cs: i32, rowLog: usize): void {
+  for (let r = 0; r < rows; r++) {
+    const base = p + (<usize>(r * rs) << 3);
+    let m = -Infinity;
+    for (let c = 0; c < cols; c++) m = max(m, load<f64>(base + (<usize>(c * cs) << 3)));
+    for (let c = 0; c < cols; c++) {
+      const q = base + (<usize>(c * cs) << 3);
+      store<f64>(q, m == -Infinity ? 0.0 : Math.exp(load<f64>(q) - m));
+    }
+    const o = rowLog + (<usize>r << 3);
+    store<f64>(o, load<f64>(o) + m);
+  }
+}
+
+/** Log table → support indicator in place: 1 where the entry is finite, 0 where it is −Infinity. */
+export function elimSupport(p: usize, n: i32): void {
+  for (let i = 0; i < n; i++) {
+    const q = p + (<usize>i << 3);
+    store<f64>(q, load<f64>(q) == -Infinity ? 0.0 : 1.0);
+  }
+}
+
+/** out[i] /= den[i], with x/0 = 0 (where den is 0, so is out: the numerator carries den as a factor). */
+export function elimDivide(out: usize, den: usize, n: i32): void {
+  for (let i = 0; i < n; i++) {
+    const q = out + (<usize>i << 3);
+    const d = load<f64>(den + (<usize>i << 3));
+    store<f64>(q, d == 0 ? 0.0 : load<f64>(q) / d);
+  }
+}
+
+/** Sets n entries to v. */
+export function elimFill(p: usize, n: i32, v: f64): void {
+  if (v == 0) {
+    memory.fill(p, 0, <usize>n << 3);
+    return;
+  }
+  for (let i = 0; i < n; i++) store<f64>(p + (<usize>i << 3), v);
+}

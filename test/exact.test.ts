@@ -1,0 +1,283 @@
+// Exact inference: enumeration and elimination against brute force, against each other, and against
+// published answers (libDAI's testfast.fg, the UAI 2014 pairwise instances).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadEngine } from '../bindings/wasm-node.ts';
+import { exactInference, eliminationPlan, eliminationMemory, exactTuning, ORDERINGS, type ExactResult } from '../bindings/exact.ts';
+import { Model, ModelBuilder } from '../bindings/model.ts';
+import { EngineError } from '../bindings/errors.ts';
+import { readUAI, readFGWithLabels, readPR, readMAR } from '../bindings/formats.ts';
+import { bruteForce, mulberry32, randomModel, dataDir } from './helpers.ts';
+
+const engine = await loadEngine();
+
+function maxMarginalError(a: ArrayLike<ArrayLike<number>>, b: ArrayLike<ArrayLike<number>>): number {
+  let e = 0;
+  for (let v = 0; v < a.length; v++) for (let k = 0; k < a[v].length; k++) e = Math.max(e, Math.abs(a[v][k] - b[v][k]));
+  return e;
+}
+
+function grid(L: number, J: number, h = 0): Model {
+  const b = new ModelBuilder(new Array(L * L).fill(2));
+  for (let r = 0; r < L; r++) {
+    for (let c = 0; c < L; c++) {
+      const v = r * L + c;
+      b.addUnary(v, [0, h * (((r * 7 + c * 3) % 5) - 2)]);
+      if (c + 1 < L) b.addPairwise(v, v + 1, [J, -J, -J, J]);
+      if (r + 1 < L) b.addPairwise(v, v + L, [J, -J, -J, J]);
+    }
+  }
+  return b.build();
+}
+
+test('random small models: enumeration = elimination (every ordering) = brute force, to 1e-10', () => {
+  const rand = mulberry32(2024);
+  for (let t = 0; t < 150; t++) {
+    const n = 1 + Math.floor(rand() * 9);
+    // Densities from empty (isolated variables) through sparse forests to dense graphs.
+    const density = [0, 0.15, 0.3, 0.6, 1][t % 5];
+    const model = randomModel(rand, n, { cards: [2, 3, 4], density, zeros: t % 3 === 0 ? 0.25 : 0, scale: 2 });
+    const truth = bruteForce(model);
+    const runs: [string, ExactResult][] = [['enumeration', exactInference(engine, model, { method: 'enumeration' })]];
+    for (const o of ORDERINGS) runs.push([`elimination/${o}`, exactInference(engine, model, { method: 'elimination', orderings: [o] })]);
+    for (const [name, r] of runs) {
+      if (!Number.isFinite(truth.logZ)) {
+        // Brute force gives NaN/−∞ when every configuration has zero potential.
+        assert.ok(Array.from(truth.marginals[0]).every((p) => !Number.isFinite(p) || p === 0));
+        assert.equal(r.logZ, -Infinity, `model ${t} ${name}`);
+        continue;
+      }
+      const err = Math.max(Math.abs(r.logZ - truth.logZ), maxMarginalError(r.marginals, truth.marginals));
+      assert.ok(err <= 1e-10, `model ${t} (${n} variables, density ${density}) ${name}: error ${err}`);
+    }
+  }
+});
+
+test('cardinality-1 variables, isolated variables and a disconnected forest', () => {
+  const b = new ModelBuilder([2, 1, 3, 2, 4, 1, 2]);
+  b.addUnary(0, [0.3, -0.2]).addUnary(2, [0, 1, -1]).addUnary(6, [2, 0]);
+  b.addPairwise(0, 1, [0.5, -0.5]); // pairwise with a single-state variable acts as a unary
+  b.addPairwise(2, 3, [0, 1, 2, 3, 4, 5]);
+  b.addPairwise(3, 4, [1, 0, -1, 0, 0, 1, -Infinity, 2]);
+  b.addConstant(-1.25);
+  const model = b.build();
+  const truth = bruteForce(model);
+  for (const method of ['enumeration', 'elimination'] as const) {
+    const r = exactInference(engine, model, { method });
+    assert.ok(Math.abs(r.logZ - truth.logZ) < 1e-12, `${method} log Z`);
+    assert.ok(maxMarginalError(r.marginals, truth.marginals) < 1e-12, `${method} marginals`);
+    assert.deepEqual(Array.from(r.marginals[5]), [1]);
+  }
+});
+
+test('a model with zero total potential: log Z = −Infinity, and reading marginals throws', () => {
+  const b = new ModelBuilder([2, 2, 3]);
+  b.addPairwise(0, 1, [0, -Infinity, -Infinity, 0]);
+  b.addPairwise(1, 2, [-Infinity, -Infinity, -Infinity, 0, 0, 0]);
+  b.addUnary(0, [-Infinity, 0]);
+  b.addUnary(2, [0, 0, 1]);
+  const model = b.build();
+  // x1 = 1 is forced by (1, 2); then x0 = 1 by (0, 1) — allowed by the unary: one more factor kills it.
+  const dead = new ModelBuilder([2, 2, 3]);
+  dead.addPairwise(0, 1, [0, -Infinity, -Infinity, 0]);
+  dead.addPairwise(1, 2, [-Infinity, -Infinity, -Infinity, 0, 0, 0]);
+  dead.addUnary(0, [0, -Infinity]);
+  assert.ok(Number.isFinite(bruteForce(model).logZ));
+  for (const method of ['enumeration', 'elimination'] as const) {
+    const r = exactInference(engine, dead.build(), { method });
+    assert.equal(r.logZ, -Infinity, method);
+    assert.throws(() => r.marginals, (e: unknown) => e instanceof EngineError && /zero potential/.test(e.message), method);
+    const ok = exactInference(engine, model, { method });
+    assert.ok(Math.abs(ok.logZ - bruteForce(model).logZ) < 1e-12);
+  }
+});
+
+test('potentials spanning more than the floating-point range: elimination refuses, auto falls back to enumeration', () => {
+  // x0's factor wants x1 = 0 by 1000 nats, x1's own unary wants x1 = 1 by 1000 nats: in natural order
+  // the message from x0 times x1's table underflows everywhere.
+  const b = new ModelBuilder([2, 2, 2]);
+  b.addPairwise(0, 1, [0, -1000, 0, -1000]);
+  b.addUnary(1, [-1000, 0]);
+  b.addPairwise(1, 2, [0, 0.5, 0.5, 0]);
+  const model = b.build();
+  const truth = bruteForce(model);
+  assert.throws(
+    () => exactInference(engine, model, { method: 'elimination', orderings: ['natural'] }),
+    (e: unknown) => e instanceof EngineError && /floating-point range/.test(e.message),
+  );
+  const r = exactInference(engine, model, { orderings: ['natural'] });
+  assert.equal(r.method, 'enumeration');
+  assert.ok(Math.abs(r.logZ - truth.logZ) < 1e-9);
+  assert.ok(maxMarginalError(r.marginals, truth.marginals) < 1e-12);
+});
+
+test('enumeration stays exact over 2^22 terms (blocked, compensated sums)', () => {
+  const rand = mulberry32(77);
+  const model = randomModel(rand, 22, { cards: [2], density: 0.15, scale: 1.5, zeros: 0.02 });
+  const en = exactInference(engine, model, { method: 'enumeration' });
+  const el = exactInference(engine, model, { method: 'elimination' });
+  assert.equal(en.method, 'enumeration');
+  assert.ok(Math.abs(en.logZ - el.logZ) < 1e-10, `${en.logZ} vs ${el.logZ}`);
+  assert.ok(maxMarginalError(en.marginals, el.marginals) < 1e-12);
+});
+
+test('forced Hugin downward steps and forced checkpoint recomputation agree with brute force', () => {
+  const saved = { ...exactTuning };
+  try {
+    const rand = mulberry32(99);
+    for (const setting of ['hugin', 'checkpoint', 'both'] as const) {
+      Object.assign(exactTuning, saved);
+      if (setting !== 'checkpoint') Object.assign(exactTuning, { huginMinChildren: 1, huginMinCost: 0 });
+      if (setting !== 'hugin') Object.assign(exactTuning, { storeAllBytes: 0, smallBytes: 0 });
+      for (let t = 0; t < 60; t++) {
+        const n = 2 + Math.floor(rand() * 8);
+        const model = randomModel(rand, n, { cards: [2, 3], density: [0.2, 0.4, 0.8][t % 3], zeros: t % 2 ? 0.2 : 0, scale: 2 });
+        const truth = bruteForce(model);
+        if (!Number.isFinite(truth.logZ)) continue;
+        const mem = eliminationMemory(model);
+        if (setting !== 'hugin') assert.ok(mem.stored <= n);
+        for (const o of ['minfill', 'natural', 'rcm'] as const) {
+          const r = exactInference(engine, model, { method: 'elimination', orderings: [o] });
+          const err = Math.max(Math.abs(r.logZ - truth.logZ), maxMarginalError(r.marginals, truth.marginals));
+          assert.ok(err <= 1e-10, `${setting}, model ${t}, ${o}: error ${err}`);
+        }
+      }
+    }
+    // The paths were really taken: a star's centre eliminated last has many children; a long chain recomputes.
+    Object.assign(exactTuning, saved, { huginMinChildren: 1, huginMinCost: 0, storeAllBytes: 0, smallBytes: 0 });
+    const b = new ModelBuilder(new Array(40).fill(2));
+    for (let v = 0; v + 1 < 40; v++) b.addPairwise(v, v + 1, [0.5, -0.5, -0.2, 0.1]);
+    for (let v = 1; v < 40; v += 7) b.addPairwise(0, v, [0.1, 0, 0, 0.3]);
+    const mem = eliminationMemory(b.build(), { orderings: ['natural'] });
+    assert.ok(mem.huginNodes > 0 && mem.recomputed > 0, JSON.stringify(mem));
+  } finally {
+    Object.assign(exactTuning, saved);
+  }
+});
+
+test('a node with 80 children over a 12-variable clique: Hugin (the default there) = leave-one-out products', () => {
+  // Variables 0…79 hang on (80, 81); 80…91 form a clique. Any good ordering eliminates the leaves first,
+  // so one core variable has 80 children and a 2^12-entry clique.
+  const rand = mulberry32(5);
+  const q = (): number => 2 * rand() - 1;
+  const b = new ModelBuilder(new Array(92).fill(2));
+  for (let v = 0; v < 80; v++) {
+    b.addUnary(v, [q(), q()]);
+    b.addPairwise(v, 80, [q(), q(), q(), q()]);
+    b.addPairwise(v, 81, [q(), q(), q(), -Infinity]);
+  }
+  for (let i = 80; i < 92; i++) for (let j = i + 1; j < 92; j++) b.addPairwise(i, j, [q(), q(), q(), q()]);
+  const model = b.build();
+  assert.ok(eliminationMemory(model).huginNodes >= 1);
+  const hugin = exactInference(engine, model, { method: 'elimination' });
+  const saved = { ...exactTuning };
+  let plain: ExactResult;
+  try {
+    exactTuning.huginMinChildren = Infinity;
+    assert.equal(eliminationMemory(model).huginNodes, 0);
+    plain = exactInference(engine, model, { method: 'elimination' });
+  } finally {
+    Object.assign(exactTuning, saved);
+  }
+  assert.ok(Math.abs(hugin.logZ - plain.logZ) < 1e-10, `${hugin.logZ} vs ${plain.logZ}`);
+  assert.ok(maxMarginalError(hugin.marginals, plain.marginals) < 1e-10);
+});
+
+test('eliminationPlan: a permutation; on a 20×20 grid the frontier stays at 21 variables', () => {
+  const model = grid(20, 0.4);
+  const plan = eliminationPlan(model);
+  assert.deepEqual([...plan.ordering].sort((a, b) => a - b), [...Array(400).keys()]);
+  assert.ok(plan.treewidth <= 20, `treewidth ${plan.treewidth}`);
+  assert.ok(plan.maxTableEntries <= 2 ** 21);
+  for (const o of ORDERINGS) assert.ok(plan.totalTableEntries <= eliminationPlan(model, { orderings: [o] }).totalTableEntries);
+  // Row order is the natural order here.
+  const natural = eliminationPlan(model, { orderings: ['natural'] });
+  assert.equal(natural.treewidth, 20);
+  assert.equal(natural.name, 'natural');
+});
+
+test('refusal past the table-size limit names the clique size it would need', () => {
+  assert.throws(
+    () => exactInference(engine, grid(30, 0.3), { method: 'elimination' }),
+    (e: unknown) =>
+      e instanceof EngineError &&
+      /^treewidth 30: the largest clique table would have 2\^31 entries \(17 GB\), past the limit of 2\^25 entries/.test(e.message),
+  );
+  assert.throws(
+    () => exactInference(engine, grid(12, 0.3), { method: 'elimination', maxTableEntries: 2 ** 10 }),
+    (e: unknown) => e instanceof EngineError && /^treewidth 12: the largest clique table would have 2\^13 entries \(66 kB\), past the limit of 2\^10 entries/.test(e.message),
+  );
+  // auto: small enough to enumerate instead.
+  const small = grid(4, 0.3, 0.2);
+  const r = exactInference(engine, small, { maxTableEntries: 4 });
+  assert.equal(r.method, 'enumeration');
+  assert.ok(Math.abs(r.logZ - bruteForce(small).logZ) < 1e-10);
+  assert.throws(() => exactInference(engine, grid(6, 0.3), { method: 'enumeration' }), /past the limit of 2\^30/);
+});
+
+test("libDAI testfast.fg: log Z = 14.3282332811 and the EXACT block's marginals", () => {
+  const dir = join(dataDir(), 'libdai');
+  const { model, labels } = readFGWithLabels(readFileSync(join(dir, 'testfast.fg'), 'utf8'), 'testfast.fg');
+  const out = readFileSync(join(dir, 'testfast.out'), 'utf8').split('\n');
+  const start = out.findIndex((l) => l.startsWith('EXACT'));
+  const printed = new Map<number, string[]>();
+  for (let i = start + 1; i < out.length && out[i].startsWith('# ({x'); i++) {
+    const m = /^# \(\{x(\d+)\}, \((.*)\)\)$/.exec(out[i].trim())!;
+    printed.set(Number(m[1]), m[2].split(',').map((s) => s.trim()));
+  }
+  assert.equal(printed.size, model.n);
+  for (const method of ['enumeration', 'elimination'] as const) {
+    const r = exactInference(engine, model, { method });
+    assert.ok(Math.abs(r.logZ - 14.3282332811) < 1e-9, `${method}: log Z ${r.logZ}`);
+    labels.forEach((label, v) => {
+      printed.get(label)!.forEach((s, k) => {
+        // Four significant digits: within half a unit of the last printed digit.
+        const value = Number(s);
+        const unit = 10 ** (Math.floor(Math.log10(value)) - 3);
+        assert.ok(Math.abs(r.marginals[v][k] - value) <= 0.5 * unit + 1e-12, `${method} x${label}[${k}] = ${r.marginals[v][k]}, printed ${s}`);
+      });
+    });
+  }
+});
+
+/** The UAI 2014 pairwise instances (Promedus_24 has arity-3 factors). */
+const UAI = ['CSP_11', 'DBN_11', 'Grids_11', 'Grids_12', 'Grids_15', 'ObjectDetection_11', 'Segmentation_11'];
+
+function checkAgainstPublished(name: string, r: ExactResult): string {
+  const dir = join(dataDir(), 'uai2014');
+  assert.equal(readFileSync(join(dir, `${name}.uai.evid`), 'utf8').trim().split(/\s+/)[0], '0', `${name}: evidence expected empty`);
+  const prText = readFileSync(join(dir, `${name}.uai.PR`), 'utf8');
+  const published = readPR(prText, `${name}.uai.PR`);
+  // Compare at the printed precision: |computed − printed| ≤ half a unit of the last printed digit.
+  const digits = prText.split(/\s+/).filter(Boolean)[1];
+  const decimals = digits.includes('.') ? digits.split('.')[1].replace(/e.*$/i, '').length : 0;
+  const log10Z = r.logZ / Math.LN10;
+  const zErr = Math.abs(log10Z - published);
+  assert.ok(zErr <= 0.5 * 10 ** -decimals + 1e-9, `${name}: log10 Z ${log10Z} vs published ${digits}`);
+  const mar = readMAR(readFileSync(join(dir, `${name}.uai.MAR`), 'utf8'), `${name}.uai.MAR`);
+  assert.equal(mar.length, r.marginals.length);
+  const mErr = maxMarginalError(mar, r.marginals);
+  assert.ok(mErr <= 2e-6, `${name}: marginal error ${mErr}`);
+  return `${name}: log10 Z ${log10Z.toFixed(7)} (published ${digits}), max marginal error ${mErr.toExponential(2)}, ${r.ordering} ordering, treewidth ${r.treewidth}, ${r.seconds.toFixed(2)} s`;
+}
+
+for (const name of UAI.filter((n) => n !== 'Grids_15')) {
+  test(`UAI 2014 ${name}: log10 Z and every marginal as published`, () => {
+    const model = readUAI(readFileSync(join(dataDir(), 'uai2014', `${name}.uai`), 'utf8'), `${name}.uai`);
+    const r = exactInference(engine, model);
+    assert.equal(r.method, 'elimination');
+    console.log(`# ${checkAgainstPublished(name, r)}`);
+  });
+}
+
+test('UAI 2014 Grids_15 (20×20, 400 variables): as published, in at most 1 GB of WASM memory', async () => {
+  const fresh = await loadEngine();
+  const model = readUAI(readFileSync(join(dataDir(), 'uai2014', 'Grids_15.uai'), 'utf8'), 'Grids_15.uai');
+  const r = exactInference(fresh, model);
+  assert.equal(r.method, 'elimination');
+  const line = checkAgainstPublished('Grids_15', r);
+  assert.ok(fresh.memoryBytes <= 2 ** 30, `WASM memory ${fresh.memoryBytes} bytes`);
+  console.log(`# ${line}, WASM memory ${(fresh.memoryBytes / 2 ** 20).toFixed(0)} MiB`);
+});
