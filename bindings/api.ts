@@ -1,0 +1,12 @@
+// Everything that runs in any JavaScript host (no Node-only imports): index.ts and browser.ts add
+// the host's way of loading the module.
+export { Engine, Arena } from './engine.ts';
+export { Model, ModelBuilder, LIMITS, type Edge } from './model.ts';
+export { ising, denseIsing, isingLattice, latticeBonds, latticeIndex, pottsLattice, boltzmann, rbm, type Coupling } from './builders.ts';
+export { toCanonical, encode, canonicalLogPotential, bitsToMarginals, type CanonicalForm } from './canonical.ts';
+export { exactInference, eliminationPlan, type ExactOptions, type ExactResult } from './exact.ts';
+export { GibbsSampler, runGibbs, GIBBS_DEFAULTS, type GibbsOptions, type GibbsState, type GibbsInfo } from './gibbs.ts';
+export { infer, METHODS, type Method, type InferOptions } from './infer.ts';
+export { readUAI, readEvidence, applyEvidence, writeUAI, readFG, readFGWithLabels, writePR, readPR, writeMAR, readMAR } from './formats.ts';
+export { ModelError, FormatError, EngineError } from './errors.ts';
+export type { InferenceResult, LogZKind, Progress } from './result.ts';

@@ -1,0 +1,4 @@
+// Node entry: the portable API plus loading the module and model files from disk.
+export * from './api.ts';
+export { loadEngine } from './wasm-node.ts';
+export { loadModelFile } from './files.ts';

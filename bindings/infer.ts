@@ -1,0 +1,39 @@
+// One entry point for every method; the CLI and the library both go through here.
+import type { Engine } from './engine.ts';
+import type { Model } from './model.ts';
+import type { InferenceResult } from './result.ts';
+import { exactInference, type ExactOptions } from './exact.ts';
+import { runGibbs, type GibbsOptions } from './gibbs.ts';
+import { ModelError } from './errors.ts';
+
+export const METHODS = ['exact', 'gibbs'] as const;
+export type Method = (typeof METHODS)[number];
+
+export interface InferOptions extends GibbsOptions {
+  method?: Method;
+  exact?: ExactOptions;
+}
+
+export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {
+  const method = opts.method ?? 'exact';
+  switch (method) {
+    case 'exact': {
+      const r = exactInference(engine, model, opts.exact);
+      return {
+        method: 'exact',
+        logZ: r.logZ,
+        logZStdErr: null,
+        logZKind: 'exact',
+        marginals: r.marginals,
+        marginalStdErr: null,
+        diagnostics: { algorithm: r.method, treewidth: r.treewidth, maxTableEntries: r.maxTableEntries, ordering: r.ordering },
+        seconds: r.seconds,
+        partial: false,
+      };
+    }
+    case 'gibbs':
+      return runGibbs(engine, model, opts);
+    default:
+      throw new ModelError(`unknown method "${method}"; expected one of ${METHODS.join(', ')}`);
+  }
+}

@@ -1,0 +1,110 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { dataDir } from './helpers.ts';
+
+const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
+const DATA = dataDir();
+const tmp = mkdtempSync(join(tmpdir(), 'relaxmrf-cli-'));
+
+function run(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function uaiFile(name: string, text: string): string {
+  const p = join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+test('infer --json (exact) on libDAI testfast.fg: the documented fields and the exact log Z', () => {
+  const r = run('infer', join(DATA, 'libdai', 'testfast.fg'), '--json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  for (const k of ['model', 'method', 'logZ', 'logZStdErr', 'logZKind', 'marginals', 'diagnostics', 'seconds']) assert.ok(k in j, `missing ${k}`);
+  assert.equal(j.model.n, 16);
+  assert.equal(j.model.factors, 40);
+  assert.equal(j.method, 'exact');
+  assert.equal(j.logZKind, 'exact');
+  assert.equal(j.logZStdErr, null);
+  assert.ok(Math.abs(j.logZ - 14.3282332811) < 1e-9, String(j.logZ));
+  assert.equal(j.marginals.length, 16);
+  // testfast.out: x13 = (9.038e-01, 9.617e-02).
+  assert.ok(Math.abs(j.marginals[13][0] - 0.9038) < 1e-4);
+});
+
+test('infer --method gibbs --json: estimates with standard errors; the same seed reproduces the output', () => {
+  const args = ['infer', 'ising:3x3,beta=0.3,h=0.1', '--method', 'gibbs', '--seed', '7', '--samples', '3000', '--chains', '2', '--json'];
+  const a = run(...args), b = run(...args);
+  assert.equal(a.code, 0, a.err);
+  const ja = JSON.parse(a.out), jb = JSON.parse(b.out);
+  assert.equal(ja.method, 'gibbs');
+  assert.equal(ja.logZ, null);
+  assert.equal(ja.logZKind, null);
+  assert.deepEqual(ja.marginals, jb.marginals);
+  assert.equal(ja.diagnostics.chains, 2);
+  assert.equal(ja.diagnostics.samplesPerChain, 3000);
+  // Compare with exact from the CLI itself, within 4 standard errors.
+  const ex = JSON.parse(run('infer', 'ising:3x3,beta=0.3,h=0.1', '--json').out);
+  ja.marginals.forEach((row: number[], v: number) => assert.ok(Math.abs(row[1] - ex.marginals[v][1]) <= 4 * ja.marginalStdErr[v][1] + 1e-12));
+});
+
+test('--out-format uai writes PR (log10 Z) and MAR', () => {
+  const r = run('infer', join(DATA, 'uai2014', 'Grids_11.uai'), '--out-format', 'uai');
+  assert.equal(r.code, 0, r.err);
+  const [pr, mar] = r.out.split(/(?=MAR)/);
+  assert.match(pr, /^PR\n/);
+  assert.ok(Math.abs(Number(pr.split('\n')[1]) - Number(readFileSync(join(DATA, 'uai2014', 'Grids_11.uai.PR'), 'utf8').split(/\s+/)[1])) < 1e-3);
+  assert.equal(mar.split(/\s+/)[1], '100');
+  const prefix = join(tmp, 'grids11');
+  assert.equal(run('infer', join(DATA, 'uai2014', 'Grids_11.uai'), '--out-format', 'uai', '--out', prefix).code, 0);
+  assert.match(readFileSync(prefix + '.MAR', 'utf8'), /^MAR\n100 2 /);
+  assert.match(readFileSync(prefix + '.PR', 'utf8'), /^PR\n169\.40/);
+});
+
+test('bad input exits 2 with one line naming the problem, never a stack trace', () => {
+  const cases: [string[], RegExp][] = [
+    [['infer', join(tmp, 'missing.uai')], /missing\.uai.*(no such file|ENOENT)/],
+    [['infer', join(DATA, 'uai2014', 'Promedus_24.uai')], /Promedus_24\.uai.*factor 0 has arity 3/],
+    [['infer', uaiFile('trunc.uai', 'MARKOV\n2\n2 2\n1\n2 0 1\n4\n1 2 3')], /trunc\.uai.*(end of input|truncated)/i],
+    [['infer', uaiFile('nan.uai', 'MARKOV\n1\n2\n1\n1 0\n2\n1 NaN\n')], /nan\.uai.*line 7/],
+    [['infer', uaiFile('neg.uai', 'MARKOV\n1\n2\n1\n1 0\n2\n1 -1\n')], /neg\.uai.*negative/i],
+    [['infer', uaiFile('scope.uai', 'MARKOV\n2\n2 2\n1\n2 0 5\n4\n1 1 1 1\n')], /scope\.uai \(line 5, factor 0\).*0…1.*'5'/],
+    [['infer', uaiFile('size.uai', 'MARKOV\n2\n2 2\n1\n2 0 1\n3\n1 1 1\n')], /size\.uai.*(3 entries|table)/],
+    [['infer', join(DATA, 'libdai', 'testfast.fg'), '--method', 'bp'], /--method must be one of exact, gibbs/],
+    [['infer', 'ising:3x3', '--method', 'gibbs', '--samples', '0'], /--samples must be an integer ≥ 1/],
+    [['infer', 'ising:3x3', '--bogus'], /bogus/],
+    [['infer', 'ising:3xQ'], /bad lattice shape/],
+    [['infer', 'model.txt'], /unknown model format/],
+    [['frobnicate'], /unknown command/],
+  ];
+  for (const [args, re] of cases) {
+    const r = run(...args);
+    assert.equal(r.code, 2, `${args.join(' ')} → ${r.code}: ${r.err}`);
+    const lines = r.err.trim().split('\n');
+    assert.equal(lines.length, 1, `${args.join(' ')}: ${r.err}`);
+    assert.match(lines[0], re);
+    assert.doesNotMatch(r.err, /\n\s+at /);
+  }
+});
+
+test('past the exact limit the engine refuses with exit 3 and the table size it would need', () => {
+  const r = run('infer', 'ising:40x40');
+  assert.equal(r.code, 3);
+  assert.match(r.err, /2\^\d+ entries/);
+});
+
+test('npm start (the demo) checks Gibbs against exact inference and prints a summary', () => {
+  const r = run('demo');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /ising:32x32,beta=0\.4/);
+  const m = /largest error ([\d.]+) standard errors/.exec(r.out);
+  assert.ok(m, r.out);
+  // 144 sites: the largest of 144 |z| values is below 4.5 unless something is wrong.
+  assert.ok(Number(m[1]) < 4.5, r.out);
+});
