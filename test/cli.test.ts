@@ -12,7 +12,11 @@ const DATA = dataDir();
 const tmp = mkdtempSync(join(tmpdir(), 'relaxmrf-cli-'));
 
 function run(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+  return runWith({}, ...args);
+}
+
+function runWith(env: Record<string, string>, ...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -107,4 +111,13 @@ test('npm start (the demo) checks Gibbs against exact inference and prints a sum
   assert.ok(m, r.out);
   // 144 sites: the largest of 144 |z| values is below 4.5 unless something is wrong.
   assert.ok(Number(m[1]) < 4.5, r.out);
+});
+
+test('progress goes to stderr as plain lines when not a terminal; stdout stays JSON', () => {
+  // The delay before the first report (1 s by default) set to 0, so the test does not depend on speed.
+  const r = runWith({ RELAXMRF_PROGRESS_MS: '0' }, 'infer', 'ising:8x8', '--method', 'gibbs', '--samples', '1000', '--chains', '1', '--json');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /^gibbs: \d+% \(\d+\/1200\)$/m);
+  assert.equal(run('infer', 'ising:8x8', '--method', 'gibbs', '--samples', '100', '--json').err, '', 'short runs print no progress');
+  JSON.parse(r.out); // stdout stays pure JSON
 });
