@@ -1,0 +1,250 @@
+/*
+ * Native reference of relaxmrf's sequential Gibbs sweep (assembly/gibbs.ts), for the benchmark in
+ * bench/run.ts. The SAME algorithm as the WASM kernel and bench/js/gibbs.ts:
+ *   - the canonical CSR form (bindings/canonical.ts), read from a binary file the bench writes;
+ *   - a systematic scan over the blocks; free bits drawn as Bernoulli(p), p = 1/(1+exp(-u)),
+ *     u = a_i + sum of W_ij over neighbours with s_j = 1 (added as `s_j ? W_ij : 0.0`, in CSR order);
+ *     one-hot blocks drawn from the softmax of their fields, exactly as oneHotUpdate does;
+ *   - the Philox4x32-10 stream (key = seed words, counter words 2-3 = chain id, stream tag), one
+ *     word per accept test, uniform32(x) = (x + 0.5) * 2^-32, accepted when uniform32 < p;
+ *   - Rao-Blackwellised accumulation acc_i += p (one-hot: acc += w_k / total).
+ * exp() is the C library's. glibc >= 2.28 uses the same algorithm as AssemblyScript's Math.exp
+ * (Szabolcs Nagy's table-driven exp, 2^7 entries) so results agree to the ulp or nearly; the
+ * bench measures how often they differ. Build: gcc -O3 -march=native -ffp-contract=off (no FMA
+ * contraction: WASM has no fused multiply-add without relaxed SIMD, and a fused acc += w * inv
+ * would round differently; every other expression in the sweep has no a*b+c shape anyway).
+ *
+ * Usage:
+ *   gibbs.out verify MODEL SEEDLO SEEDHI CHAIN TAG SWEEPS OUT
+ *       init, SWEEPS sweeps with accumulation; writes to OUT: f64 changed, u8[nBits] initial
+ *       bits, u8[nBits] final bits, f64[nBits] accumulator, u32 ctr0 ctr1 pos out0..out3 (the
+ *       generator's state, to compare with the WASM chain's).
+ *   gibbs.out time MODEL SEEDLO SEEDHI CHAIN TAG SWEEPS WARMUP
+ *       init, WARMUP untimed sweeps, then SWEEPS timed sweeps (with accumulation); prints
+ *       "seconds changed" on stdout.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+  int32_t nBlocks, nBits, nnz, allFree, maxBlock;
+  int32_t *blockStart; /* nBlocks + 1 */
+  uint8_t *oneHot;     /* nBlocks */
+  double *a;           /* nBits */
+  int32_t *rowPtr;     /* nBits + 1 */
+  int32_t *col;        /* nnz */
+  double *val;         /* nnz */
+} Form;
+
+typedef struct {
+  uint32_t key0, key1, ctr0, ctr1, ctr2, ctr3;
+  uint32_t out[4];
+  uint32_t pos;
+} Philox;
+
+static void die(const char *msg) {
+  fprintf(stderr, "gibbs.out: %s\n", msg);
+  exit(2);
+}
+
+static void *readN(FILE *f, size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p) die("out of memory");
+  if (bytes && fread(p, 1, bytes, f) != bytes) die("model file truncated");
+  return p;
+}
+
+/* Model file: "RMRFCSR1", i32 nBlocks nBits nnz allFree maxBlock, then the arrays in Form order. */
+static Form readForm(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) die("cannot open model file");
+  char magic[8];
+  if (fread(magic, 1, 8, f) != 8 || memcmp(magic, "RMRFCSR1", 8) != 0) die("bad model file magic");
+  int32_t h[5];
+  if (fread(h, 4, 5, f) != 5) die("model file truncated");
+  Form m = {h[0], h[1], h[2], h[3], h[4], 0, 0, 0, 0, 0, 0};
+  m.blockStart = readN(f, 4 * (size_t)(m.nBlocks + 1));
+  m.oneHot = readN(f, (size_t)m.nBlocks);
+  m.a = readN(f, 8 * (size_t)m.nBits);
+  m.rowPtr = readN(f, 4 * (size_t)(m.nBits + 1));
+  m.col = readN(f, 4 * (size_t)m.nnz);
+  m.val = readN(f, 8 * (size_t)m.nnz);
+  fclose(f);
+  return m;
+}
+
+static inline void refill(Philox *r) {
+  uint32_t c0 = r->ctr0, c1 = r->ctr1, c2 = r->ctr2, c3 = r->ctr3, k0 = r->key0, k1 = r->key1;
+  for (int i = 0; i < 10; i++) {
+    uint64_t p0 = (uint64_t)0xD2511F53u * c0;
+    uint64_t p1 = (uint64_t)0xCD9E8D57u * c2;
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
+    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+    c0 = n0;
+    c1 = (uint32_t)p1;
+    c2 = n2;
+    c3 = (uint32_t)p0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  r->out[0] = c0;
+  r->out[1] = c1;
+  r->out[2] = c2;
+  r->out[3] = c3;
+  if (++r->ctr0 == 0) r->ctr1++;
+  r->pos = 0;
+}
+
+static inline uint32_t next32(Philox *r) {
+  if (r->pos >= 4) refill(r);
+  return r->out[r->pos++];
+}
+
+static inline double uniform32(Philox *r) {
+  return ((double)next32(r) + 0.5) * 2.3283064365386963e-10; /* 2^-32 */
+}
+
+static inline double localField(const Form *m, const uint8_t *s, int32_t p) {
+  double u = m->a[p];
+  const int32_t end = m->rowPtr[p + 1];
+  for (int32_t k = m->rowPtr[p]; k < end; k++) u += s[m->col[k]] ? m->val[k] : 0.0;
+  return u;
+}
+
+static void chainInit(const Form *m, Philox *r, uint8_t *s) {
+  memset(s, 0, (size_t)m->nBits);
+  for (int32_t v = 0; v < m->nBlocks; v++) {
+    const int32_t b = m->blockStart[v];
+    if (m->oneHot[v]) {
+      const int32_t K = m->blockStart[v + 1] - b;
+      int32_t k = (int32_t)(uniform32(r) * (double)K);
+      if (k > K - 1) k = K - 1;
+      s[b + k] = 1;
+    } else {
+      s[b] = uniform32(r) < 0.5 ? 1 : 0;
+    }
+  }
+}
+
+static int oneHotUpdate(const Form *m, uint8_t *s, Philox *r, int32_t b, int32_t K, double *acc, double *scratch) {
+  int32_t old = 0;
+  double top = -INFINITY;
+  for (int32_t k = 0; k < K; k++) {
+    if (s[b + k]) old = k;
+    const double u = localField(m, s, b + k);
+    scratch[k] = u;
+    if (u > top) top = u;
+  }
+  const int lost = top == -INFINITY;
+  double total = 0.0;
+  for (int32_t k = 0; k < K; k++) {
+    const double w = lost ? 1.0 : exp(scratch[k] - top);
+    scratch[k] = w;
+    total += w;
+  }
+  const double target = uniform32(r) * total;
+  int32_t pick = K - 1;
+  double cum = 0.0;
+  for (int32_t k = 0; k < K; k++) {
+    cum += scratch[k];
+    if (target < cum) {
+      pick = k;
+      break;
+    }
+  }
+  while (scratch[pick] == 0.0) pick--;
+  s[b + old] = 0;
+  s[b + pick] = 1;
+  if (acc) {
+    const double inv = 1.0 / total;
+    for (int32_t k = 0; k < K; k++) acc[b + k] += scratch[k] * inv;
+  }
+  return pick != old;
+}
+
+static double sweeps(const Form *m, Philox *r, uint8_t *s, int32_t nSweeps, double *acc, double *scratch) {
+  double changed = 0;
+  if (m->allFree) {
+    const int32_t n = m->nBits;
+    for (int32_t t = 0; t < nSweeps; t++) {
+      int32_t c = 0;
+      for (int32_t i = 0; i < n; i++) {
+        const double p = 1.0 / (1.0 + exp(-localField(m, s, i)));
+        const uint8_t bit = uniform32(r) < p ? 1 : 0;
+        c += bit != s[i];
+        s[i] = bit;
+        if (acc) acc[i] += p;
+      }
+      changed += (double)c;
+    }
+    return changed;
+  }
+  for (int32_t t = 0; t < nSweeps; t++) {
+    for (int32_t v = 0; v < m->nBlocks; v++) {
+      const int32_t b = m->blockStart[v];
+      if (!m->oneHot[v]) {
+        const double p = 1.0 / (1.0 + exp(-localField(m, s, b)));
+        const uint8_t bit = uniform32(r) < p ? 1 : 0;
+        if (bit != s[b]) changed += 1;
+        s[b] = bit;
+        if (acc) acc[b] += p;
+        continue;
+      }
+      changed += oneHotUpdate(m, s, r, b, m->blockStart[v + 1] - b, acc, scratch);
+    }
+  }
+  return changed;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 9) die("usage: gibbs.out verify|time MODEL SEEDLO SEEDHI CHAIN TAG SWEEPS OUT|WARMUP");
+  const Form m = readForm(argv[2]);
+  Philox r;
+  memset(&r, 0, sizeof r);
+  r.key0 = (uint32_t)strtoul(argv[3], 0, 10);
+  r.key1 = (uint32_t)strtoul(argv[4], 0, 10);
+  r.ctr2 = (uint32_t)strtoul(argv[5], 0, 10);
+  r.ctr3 = (uint32_t)strtoul(argv[6], 0, 10);
+  r.pos = 4;
+  const int32_t nSweeps = (int32_t)atol(argv[7]);
+  uint8_t *s = calloc((size_t)m.nBits + 1, 1);
+  double *acc = calloc((size_t)m.nBits + 1, 8);
+  double *scratch = calloc((size_t)m.maxBlock + 1, 8);
+  if (!s || !acc || !scratch) die("out of memory");
+  chainInit(&m, &r, s);
+  if (strcmp(argv[1], "verify") == 0) {
+    uint8_t *s0 = malloc((size_t)m.nBits + 1);
+    memcpy(s0, s, (size_t)m.nBits);
+    const double changed = sweeps(&m, &r, s, nSweeps, acc, scratch);
+    FILE *f = fopen(argv[8], "wb");
+    if (!f) die("cannot open output file");
+    fwrite(&changed, 8, 1, f);
+    fwrite(s0, 1, (size_t)m.nBits, f);
+    fwrite(s, 1, (size_t)m.nBits, f);
+    fwrite(acc, 8, (size_t)m.nBits, f);
+    const uint32_t rng[7] = {r.ctr0, r.ctr1, r.pos, r.out[0], r.out[1], r.out[2], r.out[3]};
+    fwrite(rng, 4, 7, f);
+    fclose(f);
+    return 0;
+  }
+  if (strcmp(argv[1], "time") == 0) {
+    sweeps(&m, &r, s, (int32_t)atol(argv[8]), acc, scratch);
+    const double t0 = now();
+    const double changed = sweeps(&m, &r, s, nSweeps, acc, scratch);
+    const double t1 = now();
+    printf("%.9f %.0f\n", t1 - t0, changed);
+    return 0;
+  }
+  die("mode must be verify or time");
+  return 2;
+}
