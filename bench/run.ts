@@ -24,6 +24,7 @@ import { Model, ModelBuilder } from '../bindings/model.ts';
 import { toCanonical, type CanonicalForm } from '../bindings/canonical.ts';
 import { GibbsSampler } from '../bindings/gibbs.ts';
 import { GibbsJS, PhiloxJS } from './js/gibbs.ts';
+import { dataDir } from '../test/helpers.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -39,7 +40,7 @@ const TARGET_SECONDS = QUICK ? 0.03 : 0.4;
 const EXACT_RUNS = QUICK ? 1 : 3;
 /** BENCH_WASM=path benchmarks another build of the module (default: build/release.wasm). */
 const WASM_PATH = process.env.BENCH_WASM || undefined;
-const UAI_FILE = process.env.BENCH_UAI || '/work/shared/data/uai2014/Grids_15.uai';
+const UAI_FILE = process.env.BENCH_UAI || join(dataDir(), 'uai2014', 'Grids_15.uai');
 
 /** libDAI 0.3.0 Gibbs, measured earlier on this machine kind (NOT run by this bench). */
 const LIBDAI = {
