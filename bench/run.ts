@@ -24,7 +24,7 @@ import { Model, ModelBuilder } from '../bindings/model.ts';
 import { toCanonical, type CanonicalForm } from '../bindings/canonical.ts';
 import { GibbsSampler } from '../bindings/gibbs.ts';
 import { GibbsJS, PhiloxJS } from './js/gibbs.ts';
-import { dataDir } from '../test/helpers.ts';
+import { dataDir, mulberry32 } from '../test/helpers.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -53,18 +53,6 @@ const TARGETS = { wasmOverC: 0.8, wasmOverLibdai: 50, exactSeconds: 10, exactMem
 
 // ---------------------------------------------------------------------------------------------
 // Models
-
-/** mulberry32: a fixed seeded generator for the model parameters (not the sampler's stream). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomIsingGrid(L: number, M: number, seed: number, scale = 1): Model {
   const rnd = mulberry32(seed);
