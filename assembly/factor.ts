@@ -2,6 +2,8 @@
 // m = dimension of x). Every continuous sampler needs only u = M x and g = Mᵀ v; each storage
 // implements both behind this one header. The TypeScript side owns every array it points to.
 
+import { fftApply } from './fft';
+
 export const FACTOR_DENSE: i32 = 0; // row-major n × m (dense Cholesky, eigen V Λ^½, any dense M)
 export const FACTOR_SPARSE: i32 = 1; // CSR rows of M, n rows (sparse Cholesky, permuted)
 export const FACTOR_FFT: i32 = 2; // symmetric square root on a periodic lattice, applied by FFT
@@ -43,14 +45,16 @@ export function factorInit(hdr: usize, kind: i32, n: i32, m: i32, aux: i32, data
 export function factorApply(f: Factor, x: usize, u: usize): void {
   if (f.kind == FACTOR_DENSE) denseApply(f, x, u);
   else if (f.kind == FACTOR_SPARSE) sparseApply(f, x, u);
-  else abort('factorApply: this factor storage is not implemented');
+  else if (f.kind == FACTOR_FFT) fftApply(f, x, u);
+  else abort('factorApply: unknown factor storage');
 }
 
 /** g = Mᵀ v (g: f64 × m, v: f64 × n). */
 export function factorApplyT(f: Factor, v: usize, g: usize): void {
   if (f.kind == FACTOR_DENSE) denseApplyT(f, v, g);
   else if (f.kind == FACTOR_SPARSE) sparseApplyT(f, v, g);
-  else abort('factorApplyT: this factor storage is not implemented');
+  else if (f.kind == FACTOR_FFT) fftApply(f, v, g); // M is symmetric
+  else abort('factorApplyT: unknown factor storage');
 }
 
 function denseApply(f: Factor, x: usize, u: usize): void {

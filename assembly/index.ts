@@ -5,3 +5,6 @@ export { pairwiseFormBytes, pairwiseFormInit } from './pairwise';
 export { gibbsStateBytes, gibbsInit, gibbsStep } from './gibbs_exports';
 export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact_elim';
 export { enumRun } from './exact_enum';
+export { factorBytes, factorInit, factorMul, factorMulT } from './factor';
+export { relaxedBytes, relaxedInit, relaxedLogp } from './relaxed';
+export { fftFactorTwiddles, fftFactorForwardReal } from './fft';

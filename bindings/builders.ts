@@ -38,9 +38,12 @@ export function ising({ n, couplings, h, beta = 1 }: IsingSpec): Model {
     const f = beta * fieldAt(h, i, n);
     if (f !== 0) b.addUnary(i, [-f, f]);
   }
+  const table = new Float64Array(4); // reused: addPairwise copies it
   for (const [i, j, J] of couplings) {
     const w = beta * checkFinite(J, `coupling (${i}, ${j})`);
-    b.addPairwise(i, j, [w, -w, -w, w]);
+    table[0] = table[3] = w;
+    table[1] = table[2] = -w;
+    b.addPairwise(i, j, table);
   }
   return b.build();
 }
@@ -83,22 +86,16 @@ export function latticeBonds(shape: readonly number[], periodic: boolean): [numb
   for (const L of shape) if (!Number.isInteger(L) || L < 1) throw new ModelError(`lattice side ${L} is not a positive integer`);
   const n = shape.reduce((p, L) => p * L, 1);
   const bonds: [number, number, number][] = [];
-  const coord = new Array(shape.length).fill(0);
+  // Row-major strides: moving one step along axis d adds stride[d] to the site index.
+  const stride = shape.map((_, d) => shape.slice(d + 1).reduce((p, L) => p * L, 1));
   for (let i = 0; i < n; i++) {
     for (let d = 0; d < shape.length; d++) {
       const L = shape[d];
-      const next = coord[d] + 1;
+      const c = Math.floor(i / stride[d]) % L;
       // On a periodic side of 1 the bond would be a self-loop; of 2, it doubles the inner bond
       // (both bonds are real on a 2-cycle torus and add up).
-      if (next < L || (periodic && L > 1)) {
-        const c2 = coord.slice();
-        c2[d] = next % L;
-        bonds.push([i, latticeIndex(shape, c2), d]);
-      }
-    }
-    for (let d = shape.length - 1; d >= 0; d--) {
-      if (++coord[d] < shape[d]) break;
-      coord[d] = 0;
+      if (c + 1 < L) bonds.push([i, i + stride[d], d]);
+      else if (periodic && L > 1) bonds.push([i, i - c * stride[d], d]);
     }
   }
   return bonds;

@@ -116,7 +116,9 @@ function symmetricCSR(nBits: number, rows: number[], cols: number[], vals: numbe
   // Sort each row by column so neighbours are visited in memory order.
   for (let p = 0; p < nBits; p++) {
     const lo = rowPtr[p], hi = rowPtr[p + 1];
-    if (hi - lo < 2) continue;
+    let sorted = true;
+    for (let k = lo + 1; k < hi && sorted; k++) sorted = col[k - 1] < col[k];
+    if (sorted) continue;
     const idx = Array.from({ length: hi - lo }, (_, k) => lo + k).sort((x, y) => col[x] - col[y]);
     const c = idx.map((k) => col[k]), w = idx.map((k) => val[k]);
     col.set(c, lo);

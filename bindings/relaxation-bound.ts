@@ -3,11 +3,13 @@
 import type { Arena, Engine } from './engine.ts';
 import type { CanonicalForm } from './canonical.ts';
 import { EngineError } from './errors.ts';
+import { bindFFT, type FFTFactorData } from './fft-factor.ts';
 
 /** M as plain data: dense row-major n × m, or CSR rows (n rows, column indices < m). */
 export type FactorData =
   | { kind: 'dense'; n: number; m: number; values: Float64Array }
-  | { kind: 'sparse'; n: number; m: number; rowPtr: Int32Array; col: Int32Array; values: Float64Array };
+  | { kind: 'sparse'; n: number; m: number; rowPtr: Int32Array; col: Int32Array; values: Float64Array }
+  | FFTFactorData;
 
 export interface RelaxationData {
   form: CanonicalForm;
@@ -34,16 +36,15 @@ export class BoundRelaxation {
     const k = engine.kernels;
     this.n = form.nBits;
     this.m = factor.m;
-    let data0: number, index0 = 0, index1 = 0;
-    if (factor.kind === 'dense') {
-      data0 = arena.allocF64(factor.values);
+    if (factor.kind === 'fft') {
+      this.factor = bindFFT(engine, arena, factor.shape, factor.sqrtSpectrum);
     } else {
-      data0 = arena.allocF64(factor.values);
-      index0 = arena.allocI32(factor.rowPtr);
-      index1 = arena.allocI32(factor.col);
+      const data0 = arena.allocF64(factor.values);
+      const index0 = factor.kind === 'sparse' ? arena.allocI32(factor.rowPtr) : 0;
+      const index1 = factor.kind === 'sparse' ? arena.allocI32(factor.col) : 0;
+      this.factor = arena.alloc(k.factorBytes());
+      k.factorInit(this.factor, KIND_CODE[factor.kind], factor.n, factor.m, 0, data0, index0, index1, 0);
     }
-    this.factor = arena.alloc(k.factorBytes());
-    k.factorInit(this.factor, KIND_CODE[factor.kind], factor.n, factor.m, 0, data0, index0, index1, 0);
     const bias = arena.allocF64(form.a.map((ai, i) => ai - 0.5 * d[i]));
     const blockStart = arena.allocI32(form.blockStart);
     const oneHot = arena.alloc(form.n);
