@@ -8,3 +8,6 @@ export { enumRun } from './exact_enum';
 export { factorBytes, factorInit, factorMul, factorMulT } from './factor';
 export { relaxedBytes, relaxedInit, relaxedLogp } from './relaxed';
 export { fftFactorTwiddles, fftFactorForwardReal } from './fft';
+export { gf2Reduce } from './gf2';
+export { mfRandomInit, mfEntropies, mfObjective, mfAscend } from './meanfield';
+export { mfrpStride, mfrpStateBytes, mfrpPtr, mfrpInfo, mfrpInit, mfrpDraw, mfrpReduce, mfrpSetFree, mfrpRandomStart, mfrpEvaluate, mfrpPairMarginal, mfrpAscend } from './mfrp';

@@ -10,3 +10,5 @@ export { infer, METHODS, type Method, type InferOptions } from './infer.ts';
 export { readUAI, readEvidence, applyEvidence, writeUAI, readFG, readFGWithLabels, writePR, readPR, writeMAR, readMAR } from './formats.ts';
 export { ModelError, FormatError, EngineError } from './errors.ts';
 export type { InferenceResult, LogZKind, Progress } from './result.ts';
+export { runMeanField, MeanFieldSolver, MF_DEFAULTS, type MeanFieldOptions, type AscentInfo } from './meanfield.ts';
+export { runMFRP, runMFRPDetailed, MFRPSolver, MFRP_DEFAULTS, logMedian, type MFRPOptions, type MFRPDetail, type PerM, type TrialRecord, type Projection, type ProjectedAscent } from './mfrp.ts';

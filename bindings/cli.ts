@@ -15,8 +15,10 @@ import type { Model } from './model.ts';
 import type { InferenceResult, Progress } from './result.ts';
 
 const USAGE = `usage:
-  relaxmrf infer MODEL [--method exact|gibbs] [--seed N] [--samples N] [--burnin N] [--chains N]
-                       [--json] [--out-format uai] [--out PREFIX]
+  relaxmrf infer MODEL [--method exact|gibbs|mf|mfrp] [--seed N] [--json] [--out-format uai] [--out PREFIX]
+      gibbs:  [--samples N] [--burnin N] [--chains N]
+      mf:     [--restarts J]
+      mfrp:   [--restarts J] [--trials T] [--max-constraints M]
   relaxmrf demo                      the default job (npm start)
   relaxmrf --help | --version
 
@@ -128,6 +130,9 @@ async function inferCommand(argv: string[]): Promise<void> {
       samples: { type: 'string' },
       burnin: { type: 'string' },
       chains: { type: 'string' },
+      restarts: { type: 'string' },
+      trials: { type: 'string' },
+      'max-constraints': { type: 'string' },
       json: { type: 'boolean' },
       'out-format': { type: 'string' },
       out: { type: 'string' },
@@ -144,6 +149,9 @@ async function inferCommand(argv: string[]): Promise<void> {
     samples: integer('samples', values.samples, 1),
     burnin: integer('burnin', values.burnin, 0),
     chains: integer('chains', values.chains, 1),
+    restarts: integer('restarts', values.restarts, 1),
+    trials: integer('trials', values.trials, 1),
+    maxConstraints: integer('max-constraints', values['max-constraints'], 0),
     onProgress: progressReporter(),
   };
   const { model, description } = await loadModel(positionals[0]);

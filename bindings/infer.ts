@@ -4,15 +4,15 @@ import type { Model } from './model.ts';
 import type { InferenceResult } from './result.ts';
 import { exactInference, type ExactOptions } from './exact.ts';
 import { runGibbs, type GibbsOptions } from './gibbs.ts';
+import { runMeanField, type MeanFieldOptions } from './meanfield.ts';
+import { runMFRP, type MFRPOptions } from './mfrp.ts';
 import { ModelError } from './errors.ts';
 
-export const METHODS = ['exact', 'gibbs'] as const;
+export const METHODS = ['exact', 'gibbs', 'mf', 'mfrp'] as const;
 export type Method = (typeof METHODS)[number];
 
-export interface InferOptions extends GibbsOptions {
-  method?: Method;
-  exact?: ExactOptions;
-}
+/** Options of every method, flat; each method reads the ones it knows (see each run* function). */
+export type InferOptions = GibbsOptions & MeanFieldOptions & MFRPOptions & { method?: Method; exact?: ExactOptions };
 
 export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {
   const method = opts.method ?? 'exact';
@@ -33,6 +33,10 @@ export function infer(engine: Engine, model: Model, opts: InferOptions = {}): In
     }
     case 'gibbs':
       return runGibbs(engine, model, opts);
+    case 'mf':
+      return runMeanField(engine, model, opts);
+    case 'mfrp':
+      return runMFRP(engine, model, opts);
     default:
       throw new ModelError(`unknown method "${method}"; expected one of ${METHODS.join(', ')}`);
   }

@@ -121,3 +121,17 @@ test('progress goes to stderr as plain lines when not a terminal; stdout stays J
   assert.equal(run('infer', 'ising:8x8', '--method', 'gibbs', '--samples', '100', '--json').err, '', 'short runs print no progress');
   JSON.parse(r.out); // stdout stays pure JSON
 });
+
+test('--method mf and mfrp print lower bounds at or below exact log Z', () => {
+  const model = join(DATA, 'libdai', 'testfast.fg');
+  const mf = JSON.parse(run('infer', model, '--method', 'mf', '--restarts', '3', '--json').out);
+  const mfrp = JSON.parse(run('infer', model, '--method', 'mfrp', '--restarts', '2', '--trials', '3', '--max-constraints', '4', '--json').out);
+  for (const r of [mf, mfrp]) {
+    assert.equal(r.logZKind, 'lower-bound');
+    assert.ok(r.logZ <= 14.3282332811 + 1e-9, `${r.method}: ${r.logZ}`);
+    assert.ok(r.logZ > 14.3282332811 - 2, `${r.method}: ${r.logZ} is a weak bound`);
+    assert.equal(r.marginals.length, 16);
+  }
+  assert.equal(mf.diagnostics.restarts, 3);
+  assert.match(run('infer', model, '--method', 'mfrp', '--trials', '0').err, /--trials must be an integer ≥ 1/);
+});
