@@ -11,6 +11,7 @@ import { BatchMeans, splitEvenly } from './estimators.ts';
 import type { InferenceResult, Progress } from './result.ts';
 import { EngineError, ModelError } from './errors.ts';
 import { seedWords } from './seed.ts';
+import { checkCount, definedOnly } from './options.ts';
 
 /** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
 const GIBBS_STREAM = 1;
@@ -188,12 +189,4 @@ export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}):
   } finally {
     sampler.dispose();
   }
-}
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function checkCount(name: string, x: number, min: number): void {
-  if (!Number.isInteger(x) || x < min) throw new ModelError(`${name} must be an integer ≥ ${min}, got ${x}`);
 }

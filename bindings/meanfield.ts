@@ -6,6 +6,7 @@
 // Every restart j draws its start from its own stream (seed, chain j, tag MF_STREAM), so a run is
 // a pure function of (model, options) and restarts 0 … J−1 of a larger run repeat those of a smaller one.
 
+import { checkCount, checkTol, definedOnly } from './options.ts';
 import type { Engine } from './engine.ts';
 import type { Model } from './model.ts';
 import { toCanonical, bitsToMarginals, type CanonicalForm } from './canonical.ts';
@@ -165,16 +166,4 @@ export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOption
   } finally {
     solver.dispose();
   }
-}
-
-export function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-export function checkCount(name: string, x: number, min: number, max = 2 ** 31 - 1): void {
-  if (!Number.isInteger(x) || x < min || x > max) throw new ModelError(`${name} must be an integer in [${min}, ${max}], got ${x}`);
-}
-
-export function checkTol(tol: number): void {
-  if (typeof tol !== 'number' || Number.isNaN(tol)) throw new ModelError(`tol must be a number, got ${tol}`);
 }

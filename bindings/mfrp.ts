@@ -24,7 +24,7 @@ import { BoundModel } from './bound.ts';
 import type { InferenceResult, Progress } from './result.ts';
 import { EngineError, ModelError } from './errors.ts';
 import { seedWords } from './seed.ts';
-import { checkCount, checkTol, definedOnly } from './meanfield.ts';
+import { checkCount, checkTol, definedOnly } from './options.ts';
 
 /** Tag of MFRP's generator streams (projection, then the J starts of that trial). */
 export const MFRP_STREAM = 0x5250; // "RP"
