@@ -11,3 +11,4 @@ export { fftFactorTwiddles, fftFactorForwardReal } from './fft';
 export { gf2Reduce } from './gf2';
 export { mfRandomInit, mfEntropies, mfObjective, mfAscend } from './meanfield';
 export { mfrpStride, mfrpStateBytes, mfrpPtr, mfrpInfo, mfrpInit, mfrpDraw, mfrpReduce, mfrpSetFree, mfrpRandomStart, mfrpEvaluate, mfrpPairMarginal, mfrpAscend } from './mfrp';
+export { blockGibbsStateBytes, blockGibbsXOffset, blockGibbsInit, blockGibbsStep } from './blockgibbs';

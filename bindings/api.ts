@@ -12,3 +12,5 @@ export { ModelError, FormatError, EngineError } from './errors.ts';
 export type { InferenceResult, LogZKind, Progress } from './result.ts';
 export { runMeanField, MeanFieldSolver, MF_DEFAULTS, type MeanFieldOptions, type AscentInfo } from './meanfield.ts';
 export { runMFRP, runMFRPDetailed, MFRPSolver, MFRP_DEFAULTS, logMedian, type MFRPOptions, type MFRPDetail, type PerM, type TrialRecord, type Projection, type ProjectedAscent } from './mfrp.ts';
+export { buildRelaxation, relaxCanonical, DENSE_SPECTRUM_LIMIT, MIN_LAMBDA_MAX_LIMIT, DENSE_FACTOR_LIMIT, type Relaxation, type RelaxationOptions, type ShiftOption, type FactorChoice, type FactorKind } from './relaxation.ts';
+export { BlockGibbsSampler, runBlockGibbs, BLOCK_GIBBS_DEFAULTS, type BlockGibbsOptions, type BlockGibbsState, type BlockGibbsInfo } from './blockgibbs.ts';

@@ -28,6 +28,7 @@ export class BoundRelaxation {
   readonly prob: number;
   readonly n: number;
   readonly m: number;
+  private scratch: { x: number; g: number } | null = null;
 
   constructor(readonly engine: Engine, readonly data: RelaxationData) {
     const { form, d, factor } = data;
@@ -60,7 +61,10 @@ export class BoundRelaxation {
   logDensity(x: ArrayLike<number>): { logp: number; grad: Float64Array; prob: Float64Array } {
     if (x.length !== this.m) throw new EngineError(`x has ${x.length} entries, expected ${this.m}`);
     const a = this.arena;
-    const xp = a.allocF64(x), gp = a.allocF64(this.m);
+    // Scratch x and gradient, allocated on first use and reused (arena memory is freed only on dispose).
+    this.scratch ??= { x: a.allocF64(this.m), g: a.allocF64(this.m) };
+    const { x: xp, g: gp } = this.scratch;
+    a.f64(xp, this.m).set(x);
     const logp = this.engine.call('relaxed log density', (k) => k.relaxedLogp(this.relaxed, xp, gp));
     return { logp, grad: a.readF64(gp, this.m), prob: a.readF64(this.prob, this.n) };
   }

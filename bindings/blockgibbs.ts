@@ -1,0 +1,225 @@
+// Block Gibbs on the joint p(x, s) of the Gaussian integral trick (Martens & Sutskever 2010): every
+// s_i is drawn in parallel given x, and x in one Gaussian draw given s. The sweeps run in WASM
+// (assembly/blockgibbs.ts); this file builds the relaxation, owns chain memory and seeding, and
+// aggregates the Rao–Blackwellised marginals E[π(x)] with batch means.
+//
+// Sampler shape (DESIGN.md §3): init(seed, chain) → state; step(state, sweeps, acc?) → info.
+
+import { checkCount, definedOnly } from './options.ts';
+import type { Engine } from './engine.ts';
+import type { Model } from './model.ts';
+import { bitsToMarginals } from './canonical.ts';
+import { BoundRelaxation, type RelaxationData } from './relaxation-bound.ts';
+import { buildRelaxation, type Relaxation, type RelaxationOptions } from './relaxation.ts';
+import { BatchMeans, splitEvenly } from './estimators.ts';
+import type { InferenceResult, Progress } from './result.ts';
+import { EngineError, ModelError } from './errors.ts';
+import { seedWords } from './seed.ts';
+
+/** Tag of the block Gibbs sampler's stream within a chain (Gibbs on p(s) uses 1). */
+const BLOCK_GIBBS_STREAM = 3;
+
+export interface BlockGibbsState {
+  /** Address of the chain's state in WASM memory: generator stream, x (f64 × m), s (f64 × bits). */
+  readonly ptr: number;
+  readonly chain: number;
+}
+
+export interface BlockGibbsInfo {
+  sweeps: number;
+  /** Fraction of variable draws (of s) that changed the variable's state. */
+  changeRate: number;
+}
+
+export class BlockGibbsSampler {
+  /** What the sampler runs on: form, d and any factor (dense, sparse, or the FFT factor). */
+  readonly relaxation: RelaxationData;
+  private readonly bound: BoundRelaxation;
+  private readonly stateBytes: number;
+  private readonly xOffset: number;
+
+  /** From a model (the relaxation is built with `opts`) or from relaxation data already built. */
+  constructor(readonly engine: Engine, source: Model | RelaxationData, opts: RelaxationOptions = {}) {
+    this.relaxation = 'factor' in source && 'form' in source ? source : buildRelaxation(source, opts);
+    this.bound = new BoundRelaxation(engine, this.relaxation);
+    this.stateBytes = engine.kernels.blockGibbsStateBytes(this.bound.relaxed);
+    this.xOffset = engine.kernels.blockGibbsXOffset();
+  }
+
+  get form() {
+    return this.relaxation.form;
+  }
+
+  /** Dimension of x. */
+  get m(): number {
+    return this.bound.m;
+  }
+
+  private header(): number {
+    if (this.bound.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
+    return this.bound.relaxed;
+  }
+
+  /** A chain's state: s uniform over valid configurations, x ~ p(x | s), from the stream (seed, chain). */
+  init(seed: number, chain: number): BlockGibbsState {
+    const header = this.header();
+    const ptr = this.bound.arena.alloc(this.stateBytes);
+    const [lo, hi] = seedWords(seed);
+    this.engine.call('block gibbs init', (k) => {
+      k.rngSeed(ptr, lo, hi, chain, BLOCK_GIBBS_STREAM);
+      k.blockGibbsInit(header, ptr);
+    });
+    return { ptr, chain };
+  }
+
+  /** Runs `sweeps` sweeps; with `acc` (f64 per bit) adds π(x) = p(s = 1 | x) into it once per sweep. */
+  step(state: BlockGibbsState, sweeps: number, acc = 0): BlockGibbsInfo {
+    const header = this.header();
+    const changed = this.engine.call('block gibbs step', (k) => k.blockGibbsStep(header, state.ptr, sweeps, acc));
+    return { sweeps, changeRate: changed / Math.max(1, sweeps * this.form.n) };
+  }
+
+  /** The chain's current x (copied). */
+  position(state: BlockGibbsState): Float64Array {
+    this.header();
+    return this.bound.arena.readF64(state.ptr + this.xOffset, this.m);
+  }
+
+  /** The chain's current s as user states. */
+  configuration(state: BlockGibbsState): Int32Array {
+    this.header();
+    const f = this.form;
+    const s = this.bound.arena.readF64(state.ptr + this.xOffset + 8 * this.m, f.nBits);
+    const x = new Int32Array(f.n);
+    for (let v = 0; v < f.n; v++) {
+      const b = f.blockStart[v];
+      if (!f.oneHot[v]) x[v] = s[b];
+      else for (let k = 0; k < f.card[v]; k++) if (s[b + k]) x[v] = k;
+    }
+    return x;
+  }
+
+  /** A zeroed f64-per-bit accumulator in this sampler's memory. */
+  accumulator(): number {
+    this.header();
+    return this.bound.arena.alloc(this.form.nBits * 8);
+  }
+
+  readAndClear(acc: number): Float64Array {
+    const view = this.bound.arena.f64(acc, this.form.nBits);
+    const out = view.slice();
+    view.fill(0);
+    return out;
+  }
+
+  dispose(): void {
+    this.bound.dispose();
+  }
+}
+
+export interface BlockGibbsOptions extends RelaxationOptions {
+  seed?: number;
+  chains?: number;
+  /** Sweeps per chain that are kept. */
+  samples?: number;
+  /** Sweeps per chain discarded first. */
+  burnin?: number;
+  /** Batches per chain for the standard errors. */
+  batches?: number;
+  onProgress?: (p: Progress) => void;
+  signal?: AbortSignal;
+}
+
+export const BLOCK_GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20 } as const;
+
+/** Runs independent block Gibbs chains; node marginals (Rao–Blackwellised) with batch-means errors. */
+export function runBlockGibbs(engine: Engine, model: Model, opts: BlockGibbsOptions = {}): InferenceResult {
+  const { seed, chains, samples, burnin, batches } = { ...BLOCK_GIBBS_DEFAULTS, ...definedOnly(opts) };
+  checkCount('chains', chains, 1);
+  checkCount('samples', samples, 1);
+  checkCount('burnin', burnin, 0);
+  checkCount('batches', batches, 1);
+  const t0 = performance.now();
+  const rel: Relaxation = buildRelaxation(model, { shift: opts.shift, margin: opts.margin, factor: opts.factor });
+  const sampler = new BlockGibbsSampler(engine, rel);
+  try {
+    const form = rel.form;
+    // Keep each WASM call near 2·10⁶ multiply-adds of the factor for progress and cancellation.
+    const f = rel.factor;
+    const perSweep = 2 * Math.max(1, f.kind === 'dense' ? f.n * f.m : f.kind === 'sparse' ? f.values.length : 10 * f.m * Math.log2(f.m + 1)) + form.nBits * 8;
+    const chunk = Math.max(1, Math.floor(2e6 / perSweep));
+    const total = chains * (samples + burnin);
+    let done = 0;
+    let changeSum = 0, changeSweeps = 0;
+    const stats = new BatchMeans(form.nBits);
+    const acc = sampler.accumulator();
+    let partial = false;
+    const tSample = performance.now();
+    const advance = (state: BlockGibbsState, sweeps: number, into: number): boolean => {
+      for (let left = sweeps; left > 0; ) {
+        if (opts.signal?.aborted) return false;
+        const m = Math.min(chunk, left);
+        const info = sampler.step(state, m, into);
+        changeSum += info.changeRate * m;
+        changeSweeps += m;
+        left -= m;
+        done += m;
+        opts.onProgress?.({ phase: 'blockgibbs', done, total });
+      }
+      return true;
+    };
+    outer: for (let c = 0; c < chains; c++) {
+      const state = sampler.init(seed, c);
+      if (!advance(state, burnin, 0)) {
+        partial = true;
+        break;
+      }
+      for (const len of splitEvenly(samples, Math.min(batches, samples))) {
+        if (!advance(state, len, acc)) {
+          partial = true;
+          break outer;
+        }
+        stats.addBatch(sampler.readAndClear(acc), len);
+      }
+    }
+    if (stats.batches === 0) throw new EngineError('block Gibbs was cancelled before the first batch completed: no estimate');
+    const seconds = (performance.now() - t0) / 1000;
+    const sampling = (performance.now() - tSample) / 1000;
+    const se = stats.stdErr();
+    const marginals = bitsToMarginals(form, stats.mean());
+    const marginalStdErr = bitsToMarginals(form, se).map((row, v) => (form.oneHot[v] ? row : Float64Array.of(row[1], row[1])));
+    let maxSE = 0;
+    for (const x of se) maxSE = Math.max(maxSE, x);
+    return {
+      method: 'blockgibbs',
+      logZ: null,
+      logZStdErr: null,
+      logZKind: null,
+      marginals,
+      marginalStdErr,
+      diagnostics: {
+        chains,
+        samplesPerChain: samples,
+        burnin,
+        batchesPerChain: Math.min(batches, samples),
+        changeRate: changeSum / Math.max(1, changeSweeps),
+        maxStdErr: Number.isFinite(maxSE) ? maxSE : null,
+        // Sampling only (setup excluded: see setupSeconds).
+        sweepsPerSecond: done / Math.max(1e-9, sampling),
+        seed,
+        factor: rel.factorKind,
+        shift: rel.shiftKind,
+        dimension: rel.factor.m,
+        fill: rel.fill,
+        lambdaMinW: rel.lambdaMin,
+        lambdaMaxWD: rel.lambdaMaxWD,
+        logConcave: rel.logConcave,
+        setupSeconds: rel.timings.total,
+      },
+      seconds,
+      partial,
+    };
+  } finally {
+    sampler.dispose();
+  }
+}
