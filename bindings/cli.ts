@@ -16,7 +16,8 @@ import type { InferenceResult, Progress } from './result.ts';
 
 const USAGE = `usage:
   relaxmrf infer MODEL [--method exact|gibbs|mf|mfrp] [--seed N] [--json] [--out-format uai] [--out PREFIX]
-      gibbs:  [--samples N] [--burnin N] [--chains N]
+      gibbs, blockgibbs:  [--samples N] [--burnin N] [--chains N]
+      blockgibbs:         [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky]
       mf:     [--restarts J]
       mfrp:   [--restarts J] [--trials T] [--max-constraints M]
   relaxmrf demo                      the default job (npm start)
@@ -133,6 +134,8 @@ async function inferCommand(argv: string[]): Promise<void> {
       restarts: { type: 'string' },
       trials: { type: 'string' },
       'max-constraints': { type: 'string' },
+      shift: { type: 'string' },
+      factor: { type: 'string' },
       json: { type: 'boolean' },
       'out-format': { type: 'string' },
       out: { type: 'string' },
@@ -141,6 +144,12 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (positionals.length !== 1) throw new UsageError('infer takes exactly one MODEL');
   const method = (values.method ?? 'exact') as Method;
   if (!METHODS.includes(method)) throw new UsageError(`--method must be one of ${METHODS.join(', ')}, got "${values.method}"`);
+  const choice = <T extends string>(name: string, v: string | undefined, allowed: readonly T[]): T | undefined => {
+    if (v !== undefined && !allowed.includes(v as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, got "${v}"`);
+    return v as T | undefined;
+  };
+  const shift = choice('shift', values.shift, ['martens', 'min-lambda-max'] as const);
+  const factor = choice('factor', values.factor, ['auto', 'dense-cholesky', 'dense-eigen', 'sparse-cholesky'] as const);
   if (values['out-format'] !== undefined && values['out-format'] !== 'uai') throw new UsageError(`--out-format must be "uai", got "${values['out-format']}"`);
   if (values.out !== undefined && values['out-format'] === undefined) throw new UsageError('--out needs --out-format uai');
   const opts = {
@@ -152,6 +161,8 @@ async function inferCommand(argv: string[]): Promise<void> {
     restarts: integer('restarts', values.restarts, 1),
     trials: integer('trials', values.trials, 1),
     maxConstraints: integer('max-constraints', values['max-constraints'], 0),
+    shift,
+    factor,
     onProgress: progressReporter(),
   };
   const { model, description } = await loadModel(positionals[0]);

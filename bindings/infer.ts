@@ -6,13 +6,14 @@ import { exactInference, type ExactOptions } from './exact.ts';
 import { runGibbs, type GibbsOptions } from './gibbs.ts';
 import { runMeanField, type MeanFieldOptions } from './meanfield.ts';
 import { runMFRP, type MFRPOptions } from './mfrp.ts';
+import { runBlockGibbs, type BlockGibbsOptions } from './blockgibbs.ts';
 import { ModelError } from './errors.ts';
 
-export const METHODS = ['exact', 'gibbs', 'mf', 'mfrp'] as const;
+export const METHODS = ['exact', 'gibbs', 'blockgibbs', 'mf', 'mfrp'] as const;
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
-export type InferOptions = GibbsOptions & MeanFieldOptions & MFRPOptions & { method?: Method; exact?: ExactOptions };
+export type InferOptions = GibbsOptions & BlockGibbsOptions & MeanFieldOptions & MFRPOptions & { method?: Method; exact?: ExactOptions };
 
 export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {
   const method = opts.method ?? 'exact';
@@ -33,6 +34,8 @@ export function infer(engine: Engine, model: Model, opts: InferOptions = {}): In
     }
     case 'gibbs':
       return runGibbs(engine, model, opts);
+    case 'blockgibbs':
+      return runBlockGibbs(engine, model, opts);
     case 'mf':
       return runMeanField(engine, model, opts);
     case 'mfrp':

@@ -135,3 +135,16 @@ test('--method mf and mfrp print lower bounds at or below exact log Z', () => {
   assert.equal(mf.diagnostics.restarts, 3);
   assert.match(run('infer', model, '--method', 'mfrp', '--trials', '0').err, /--trials must be an integer ≥ 1/);
 });
+
+test('--method blockgibbs: relaxation options, marginals within 4 standard errors of exact', () => {
+  const spec = 'ising:3x3,beta=0.3,h=0.1';
+  const ex = JSON.parse(run('infer', spec, '--json').out);
+  for (const factor of ['sparse-cholesky', 'dense-eigen']) {
+    const r = run('infer', spec, '--method', 'blockgibbs', '--factor', factor, '--shift', 'min-lambda-max', '--samples', '4000', '--seed', '3', '--json');
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.method, 'blockgibbs');
+    j.marginals.forEach((row: number[], v: number) => assert.ok(Math.abs(row[1] - ex.marginals[v][1]) <= 4 * j.marginalStdErr[v][1] + 1e-12));
+  }
+  assert.match(run('infer', spec, '--method', 'blockgibbs', '--factor', 'fft').err, /--factor must be one of/);
+});
