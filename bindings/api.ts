@@ -12,5 +12,8 @@ export { ModelError, FormatError, EngineError } from './errors.ts';
 export type { InferenceResult, LogZKind, Progress } from './result.ts';
 export { runMeanField, MeanFieldSolver, MF_DEFAULTS, type MeanFieldOptions, type AscentInfo } from './meanfield.ts';
 export { runMFRP, runMFRPDetailed, MFRPSolver, MFRP_DEFAULTS, logMedian, type MFRPOptions, type MFRPDetail, type PerM, type TrialRecord, type Projection, type ProjectedAscent } from './mfrp.ts';
+export { DHMCSampler, ContinuousSampler, runDHMC, DHMC_DEFAULTS, INTEGRATORS, warmupSchedule, zhangMassFactor, type DHMCOptions, type ContinuousRunOptions, type ContinuousResult, type ContinuousInfo, type ContinuousState, type ContinuousSamplerOptions, type ContinuousTarget, type GaussianTarget, type MassSpec, type Parametrisation, type IntegratorName, type PairMarginals, type WarmupOptions } from './dhmc.ts';
+export { MALASampler, ULASampler, runMALA, runULA, MALA_DEFAULTS, ULA_DEFAULTS, type MALAOptions, type ULAOptions } from './langevin.ts';
+export { ess, essBulk, splitRhat, rankNormalizedRhat, mcse, autocovariance, summarizeTraces, type TraceSummary } from './diagnostics.ts';
 export { buildRelaxation, relaxCanonical, DENSE_SPECTRUM_LIMIT, MIN_LAMBDA_MAX_LIMIT, DENSE_FACTOR_LIMIT, type Relaxation, type RelaxationOptions, type ShiftOption, type FactorChoice, type FactorKind } from './relaxation.ts';
 export { BlockGibbsSampler, runBlockGibbs, BLOCK_GIBBS_DEFAULTS, type BlockGibbsOptions, type BlockGibbsState, type BlockGibbsInfo } from './blockgibbs.ts';
