@@ -133,14 +133,14 @@ export interface BlockGibbsOptions extends RelaxationOptions {
 export const BLOCK_GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20 } as const;
 
 /** Runs independent block Gibbs chains; node marginals (Rao–Blackwellised) with batch-means errors. */
-export function runBlockGibbs(engine: Engine, model: Model, opts: BlockGibbsOptions = {}): InferenceResult {
+export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: BlockGibbsOptions = {}): InferenceResult {
   const { seed, chains, samples, burnin, batches } = { ...BLOCK_GIBBS_DEFAULTS, ...definedOnly(opts) };
   checkCount('chains', chains, 1);
   checkCount('samples', samples, 1);
   checkCount('burnin', burnin, 0);
   checkCount('batches', batches, 1);
   const t0 = performance.now();
-  const rel: Relaxation = buildRelaxation(model, { shift: opts.shift, margin: opts.margin, factor: opts.factor });
+  const rel: Relaxation = 'form' in model ? model : buildRelaxation(model, { shift: opts.shift, margin: opts.margin, factor: opts.factor });
   const sampler = new BlockGibbsSampler(engine, rel);
   try {
     const form = rel.form;

@@ -106,7 +106,7 @@ export function isingLattice({ shape, periodic = false, J = 1, h, beta = 1 }: La
   const bonds = latticeBonds(shape, periodic);
   const n = shape.reduce((p, L) => p * L, 1);
   const couplings = bonds.map(([i, j, d]): Coupling => [i, j, typeof J === 'number' ? J : J(i, j, d)]);
-  return ising({ n, couplings, h, beta });
+  return ising({ n, couplings, h, beta }).withLattice({ shape: [...shape], periodic });
 }
 
 /** q-state Potts model on a lattice: log p(x) = β J Σ_bonds [x_i = x_j] − log Z. */
@@ -118,7 +118,7 @@ export function pottsLattice({ shape, q, periodic = false, J = 1, beta = 1 }: { 
   const table = new Float64Array(q * q);
   for (let k = 0; k < q; k++) table[k * q + k] = w;
   for (const [i, j] of latticeBonds(shape, periodic)) b.addPairwise(i, j, table);
-  return b.build();
+  return b.build().withLattice({ shape: [...shape], periodic });
 }
 
 /**

@@ -15,9 +15,13 @@ import type { Model } from './model.ts';
 import type { InferenceResult, Progress } from './result.ts';
 
 const USAGE = `usage:
-  relaxmrf infer MODEL [--method exact|gibbs|mf|mfrp] [--seed N] [--json] [--out-format uai] [--out PREFIX]
-      gibbs, blockgibbs:  [--samples N] [--burnin N] [--chains N]
-      blockgibbs:         [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky]
+  relaxmrf infer MODEL [--method exact|gibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
+                       [--out-format uai] [--out PREFIX]
+      samplers:           [--samples N] [--burnin N] [--chains N]
+      relaxation (blockgibbs, dhmc, mala):
+                          [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|fft]
+      dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
+      mala:               [--target-accept A]
       mf:     [--restarts J]
       mfrp:   [--restarts J] [--trials T] [--max-constraints M]
   relaxmrf demo                      the default job (npm start)
@@ -136,6 +140,9 @@ async function inferCommand(argv: string[]): Promise<void> {
       'max-constraints': { type: 'string' },
       shift: { type: 'string' },
       factor: { type: 'string' },
+      'leapfrog-steps': { type: 'string' },
+      'target-accept': { type: 'string' },
+      parametrisation: { type: 'string' },
       json: { type: 'boolean' },
       'out-format': { type: 'string' },
       out: { type: 'string' },
@@ -149,7 +156,13 @@ async function inferCommand(argv: string[]): Promise<void> {
     return v as T | undefined;
   };
   const shift = choice('shift', values.shift, ['martens', 'min-lambda-max'] as const);
-  const factor = choice('factor', values.factor, ['auto', 'dense-cholesky', 'dense-eigen', 'sparse-cholesky'] as const);
+  const factor = choice('factor', values.factor, ['auto', 'dense-cholesky', 'dense-eigen', 'sparse-cholesky', 'fft'] as const);
+  const parametrisation = choice('parametrisation', values.parametrisation, ['whitened', 'zhang'] as const);
+  let targetAccept: number | undefined;
+  if (values['target-accept'] !== undefined) {
+    targetAccept = Number(values['target-accept']);
+    if (!(targetAccept > 0 && targetAccept < 1)) throw new UsageError(`--target-accept must be a number in (0, 1), got "${values['target-accept']}"`);
+  }
   if (values['out-format'] !== undefined && values['out-format'] !== 'uai') throw new UsageError(`--out-format must be "uai", got "${values['out-format']}"`);
   if (values.out !== undefined && values['out-format'] === undefined) throw new UsageError('--out needs --out-format uai');
   const opts = {
@@ -163,6 +176,9 @@ async function inferCommand(argv: string[]): Promise<void> {
     maxConstraints: integer('max-constraints', values['max-constraints'], 0),
     shift,
     factor,
+    parametrisation,
+    targetAccept,
+    leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
     onProgress: progressReporter(),
   };
   const { model, description } = await loadModel(positionals[0]);

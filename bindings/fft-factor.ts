@@ -4,6 +4,9 @@
 import type { Engine } from './engine.ts';
 import type { CanonicalForm } from './canonical.ts';
 import { ModelError } from './errors.ts';
+import { toCanonical } from './canonical.ts';
+import type { Model } from './model.ts';
+import type { Relaxation } from './relaxation.ts';
 
 export interface FFTFactorData {
   kind: 'fft';
@@ -103,4 +106,49 @@ export function fftFactor(engine: Engine, form: CanonicalForm, shape: readonly n
   if (!(lambdaMin + d > 0)) throw new ModelError(`W + dI is not positive definite: λ_min(W) = ${lambdaMin}, d = ${d}`);
   const n = form.nBits;
   return { factor: { kind: 'fft', n, m: n, shape: [...shape], sqrtSpectrum: lambda.map((l) => Math.sqrt(l + d)) }, lambdaMin, lambdaMax };
+}
+
+/** Whether a model qualifies for the FFT factor: binary, on a periodic power-of-two lattice, translation-invariant. */
+export function fftApplicable(model: Model): boolean {
+  const lat = model.lattice;
+  if (!lat || !lat.periodic || !lat.shape.every(isPowerOfTwo)) return false;
+  return typeof translationKernel(toCanonical(model), lat.shape) !== 'string';
+}
+
+/**
+ * A relaxation with the FFT factor: Martens' constant shift d = max(0, −λ_min(W)) + margin·max(ρ(W), 1)
+ * (the same rule as buildRelaxation's default), λ's exact from the spectrum.
+ */
+export function fftRelaxation(engine: Engine, model: Model, margin = 1e-3): Relaxation {
+  const t0 = performance.now();
+  const lat = model.lattice;
+  if (!lat || !lat.periodic) throw new ModelError('no FFT factor: the model is not a periodic lattice (isingLattice with periodic: true, or a built-in ising:…,periodic)');
+  const form = toCanonical(model);
+  const { lambdaMin, lambdaMax } = latticeSpectrum(engine, form, lat.shape);
+  const rho = Math.max(Math.abs(lambdaMin), Math.abs(lambdaMax));
+  const d = Math.max(0, -lambdaMin) + margin * Math.max(rho, 1);
+  const { factor } = fftFactor(engine, form, lat.shape, d);
+  const n = form.nBits;
+  const lambdaMaxWD = lambdaMax + d;
+  const total = (performance.now() - t0) / 1000;
+  return {
+    form,
+    d: new Float64Array(n).fill(d),
+    factor,
+    factorKind: 'fft',
+    shiftKind: 'martens',
+    lambdaMin,
+    lambdaMaxW: lambdaMax,
+    lambdaMinWD: lambdaMin + d,
+    lambdaMaxWD,
+    // Free bits only (translationKernel checked it): log-concave iff λ_max(W + D) ≤ 4 (Zhang, Prop. 1).
+    concavityIndex: lambdaMaxWD / 4,
+    logConcave: lambdaMaxWD <= 4,
+    logConcaveCriterion: 'iff',
+    fill: null,
+    logZRelation: form.logZOffset - (n / 2) * Math.log(2 * Math.PI),
+    spectrumMethod: 'dense',
+    ordering: null,
+    timings: { spectrum: total, shift: 0, ordering: 0, factor: 0, total },
+  };
 }

@@ -7,13 +7,40 @@ import { runGibbs, type GibbsOptions } from './gibbs.ts';
 import { runMeanField, type MeanFieldOptions } from './meanfield.ts';
 import { runMFRP, type MFRPOptions } from './mfrp.ts';
 import { runBlockGibbs, type BlockGibbsOptions } from './blockgibbs.ts';
+import { runDHMC, type DHMCOptions } from './dhmc.ts';
+import { runMALA, type MALAOptions } from './langevin.ts';
+import { buildRelaxation, type Relaxation, type RelaxationOptions } from './relaxation.ts';
+import { fftApplicable, fftRelaxation } from './fft-factor.ts';
 import { ModelError } from './errors.ts';
 
-export const METHODS = ['exact', 'gibbs', 'blockgibbs', 'mf', 'mfrp'] as const;
+export const METHODS = ['exact', 'gibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
-export type InferOptions = GibbsOptions & BlockGibbsOptions & MeanFieldOptions & MFRPOptions & { method?: Method; exact?: ExactOptions };
+export type InferOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & {
+  method?: Method;
+  exact?: ExactOptions;
+};
+
+/**
+ * The relaxation for the continuous methods. 'auto': the FFT factor for binary models on periodic
+ * power-of-two lattices with translation-invariant couplings (and the default shift), otherwise
+ * buildRelaxation's choice (sparse Cholesky for sparse W, dense otherwise).
+ */
+export function relaxationFor(engine: Engine, model: Model, opts: RelaxationOptions = {}): Relaxation {
+  const factor = opts.factor ?? 'auto';
+  const constantShift = opts.shift === undefined || opts.shift === 'martens';
+  if (factor === 'fft' || (factor === 'auto' && constantShift && fftApplicable(model))) {
+    if (!constantShift) throw new ModelError('the FFT factor needs a constant shift (--shift martens)');
+    return fftRelaxation(engine, model, opts.margin);
+  }
+  return buildRelaxation(model, { shift: opts.shift, margin: opts.margin, factor });
+}
+
+/** The relaxation's choices, for a result's diagnostics. */
+function relaxationDiagnostics(rel: Relaxation): Record<string, number | string | boolean | null> {
+  return { factor: rel.factorKind, shift: rel.shiftKind, dimension: rel.factor.m, fill: rel.fill, lambdaMinW: rel.lambdaMin, lambdaMaxWD: rel.lambdaMaxWD, logConcave: rel.logConcave };
+}
 
 export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {
   const method = opts.method ?? 'exact';
@@ -35,7 +62,13 @@ export function infer(engine: Engine, model: Model, opts: InferOptions = {}): In
     case 'gibbs':
       return runGibbs(engine, model, opts);
     case 'blockgibbs':
-      return runBlockGibbs(engine, model, opts);
+      return runBlockGibbs(engine, relaxationFor(engine, model, opts), opts);
+    case 'dhmc':
+    case 'mala': {
+      const rel = relaxationFor(engine, model, opts);
+      const r = method === 'dhmc' ? runDHMC(engine, rel, opts) : runMALA(engine, rel, opts);
+      return { ...r, diagnostics: { ...r.diagnostics, ...relaxationDiagnostics(rel) } };
+    }
     case 'mf':
       return runMeanField(engine, model, opts);
     case 'mfrp':

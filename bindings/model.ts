@@ -22,6 +22,11 @@ export interface Edge {
   readonly table: Float64Array;
 }
 
+export interface LatticeInfo {
+  readonly shape: readonly number[];
+  readonly periodic: boolean;
+}
+
 export class Model {
   /** Number of states of each variable. */
   readonly card: Int32Array;
@@ -31,12 +36,20 @@ export class Model {
   readonly edges: readonly Edge[];
   /** Constant log-potential (empty-scope factors, converter constants). */
   readonly logConst: number;
+  /** Set by the lattice builders: the site layout (row-major, first axis slowest). */
+  readonly lattice: LatticeInfo | null;
 
-  constructor(card: Int32Array, unary: Float64Array[], edges: Edge[], logConst: number) {
+  constructor(card: Int32Array, unary: Float64Array[], edges: Edge[], logConst: number, lattice: LatticeInfo | null = null) {
     this.card = card;
     this.unary = unary;
     this.edges = edges;
     this.logConst = logConst;
+    this.lattice = lattice;
+  }
+
+  /** The same model, marked as laid out on a lattice (enables the FFT factor when periodic). */
+  withLattice(lattice: LatticeInfo): Model {
+    return new Model(this.card, this.unary, this.edges as Edge[], this.logConst, lattice);
   }
 
   get n(): number {

@@ -38,8 +38,9 @@ import { ModelError } from './errors.ts';
 import type { FactorData, RelaxationData } from './relaxation-bound.ts';
 
 export type ShiftOption = 'martens' | 'min-lambda-max' | Float64Array;
-export type FactorChoice = 'auto' | 'dense-cholesky' | 'dense-eigen' | 'sparse-cholesky';
-export type FactorKind = 'dense-cholesky' | 'dense-eigen' | 'sparse-cholesky';
+/** 'fft' needs an engine and a periodic lattice: it is built by relaxationFor (bindings/infer.ts). */
+export type FactorChoice = 'auto' | 'dense-cholesky' | 'dense-eigen' | 'sparse-cholesky' | 'fft';
+export type FactorKind = 'dense-cholesky' | 'dense-eigen' | 'sparse-cholesky' | 'fft';
 
 export interface RelaxationOptions {
   /**
@@ -99,6 +100,7 @@ export function relaxCanonical(form: CanonicalForm, opts: RelaxationOptions = {}
   const margin = opts.margin ?? 1e-3;
   if (typeof margin !== 'number' || !Number.isFinite(margin) || margin <= 0) throw new ModelError(`relaxation margin must be a finite number > 0, got ${margin}`);
   const choice = opts.factor ?? 'auto';
+  if (choice === 'fft') throw new ModelError('the FFT factor is built with relaxationFor(engine, model) (it needs the engine and a periodic lattice)');
   if (!['auto', 'dense-cholesky', 'dense-eigen', 'sparse-cholesky'].includes(choice)) {
     throw new ModelError(`unknown relaxation factor "${choice as string}"; expected auto, dense-cholesky, dense-eigen or sparse-cholesky`);
   }

@@ -146,5 +146,26 @@ test('--method blockgibbs: relaxation options, marginals within 4 standard error
     assert.equal(j.method, 'blockgibbs');
     j.marginals.forEach((row: number[], v: number) => assert.ok(Math.abs(row[1] - ex.marginals[v][1]) <= 4 * j.marginalStdErr[v][1] + 1e-12));
   }
-  assert.match(run('infer', spec, '--method', 'blockgibbs', '--factor', 'fft').err, /--factor must be one of/);
+  assert.match(run('infer', spec, '--method', 'blockgibbs', '--factor', 'qr').err, /--factor must be one of/);
+});
+
+test('--method dhmc and mala: marginals within 4 standard errors of exact; FFT factor chosen for a periodic lattice', () => {
+  const spec = 'ising:8x8,beta=0.15,h=0.1,periodic';
+  const ex = JSON.parse(run('infer', spec, '--json').out);
+  const check = (j: { marginals: number[][]; marginalStdErr: number[][] }) =>
+    j.marginals.forEach((row, v) => assert.ok(Math.abs(row[1] - ex.marginals[v][1]) <= 4 * j.marginalStdErr[v][1] + 1e-12, `site ${v}`));
+  const d = run('infer', spec, '--method', 'dhmc', '--samples', '2000', '--leapfrog-steps', '5', '--target-accept', '0.9', '--seed', '2', '--json');
+  assert.equal(d.code, 0, d.err);
+  const jd = JSON.parse(d.out);
+  assert.equal(jd.method, 'dhmc');
+  assert.equal(jd.diagnostics.factor, 'fft');
+  assert.ok(jd.diagnostics.acceptRate > 0.8, String(jd.diagnostics.acceptRate));
+  check(jd);
+  const m = run('infer', spec, '--method', 'mala', '--factor', 'sparse-cholesky', '--samples', '3000', '--seed', '2', '--json');
+  assert.equal(m.code, 0, m.err);
+  const jm = JSON.parse(m.out);
+  assert.equal(jm.diagnostics.factor, 'sparse-cholesky');
+  check(jm);
+  assert.match(run('infer', spec, '--method', 'dhmc', '--target-accept', '1.5').err, /--target-accept must be a number in \(0, 1\)/);
+  assert.match(run('infer', 'ising:3x3', '--method', 'dhmc', '--factor', 'fft').err, /no FFT factor|not a periodic lattice/);
 });

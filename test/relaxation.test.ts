@@ -22,7 +22,7 @@ import { ModelError } from '../bindings/errors.ts';
 import { bruteForce, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();
-const KINDS: FactorKind[] = ['dense-cholesky', 'dense-eigen', 'sparse-cholesky'];
+const KINDS: Exclude<FactorKind, 'fft'>[] = ['dense-cholesky', 'dense-eigen', 'sparse-cholesky'];
 
 // ---- independent TypeScript reimplementations --------------------------------------------------
 
