@@ -17,3 +17,6 @@ export { MALASampler, ULASampler, runMALA, runULA, MALA_DEFAULTS, ULA_DEFAULTS, 
 export { ess, essBulk, splitRhat, rankNormalizedRhat, mcse, autocovariance, summarizeTraces, type TraceSummary } from './diagnostics.ts';
 export { buildRelaxation, relaxCanonical, DENSE_SPECTRUM_LIMIT, MIN_LAMBDA_MAX_LIMIT, DENSE_FACTOR_LIMIT, type Relaxation, type RelaxationOptions, type ShiftOption, type FactorChoice, type FactorKind } from './relaxation.ts';
 export { BlockGibbsSampler, runBlockGibbs, BLOCK_GIBBS_DEFAULTS, type BlockGibbsOptions, type BlockGibbsState, type BlockGibbsInfo } from './blockgibbs.ts';
+export { fftFactor, fftRelaxation, fftApplicable, latticeSpectrum, translationKernel, type FFTFactorData } from './fft-factor.ts';
+export { BoundRelaxation, type RelaxationData, type FactorData } from './relaxation-bound.ts';
+export { relaxationFor } from './infer.ts';
