@@ -20,3 +20,4 @@ export { BlockGibbsSampler, runBlockGibbs, BLOCK_GIBBS_DEFAULTS, type BlockGibbs
 export { fftFactor, fftRelaxation, fftApplicable, latticeSpectrum, translationKernel, type FFTFactorData } from './fft-factor.ts';
 export { BoundRelaxation, type RelaxationData, type FactorData } from './relaxation-bound.ts';
 export { relaxationFor } from './infer.ts';
+export { estimateLogZ, runAIS, runZhangLogZ, runMirrorLogZ, runChibLogZ, logMeanExp, aisSchedule, AIS_DEFAULTS, CHIB_DEFAULTS, RELAXED_LOGZ_DEFAULTS, LOGZ_ESTIMATORS, type LogZEstimator, type LogZEstimate, type EstimateLogZOptions, type AISOptions, type ChibOptions, type RelaxedLogZOptions } from './logz.ts';

@@ -22,6 +22,7 @@ const USAGE = `usage:
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|fft]
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
       mala:               [--target-accept A]
+      any method:         [--logz zhang|mirror|chib|ais]   also estimate log Z (reported with its standard error)
       mf:     [--restarts J]
       mfrp:   [--restarts J] [--trials T] [--max-constraints M]
   relaxmrf demo                      the default job (npm start)
@@ -143,6 +144,7 @@ async function inferCommand(argv: string[]): Promise<void> {
       'leapfrog-steps': { type: 'string' },
       'target-accept': { type: 'string' },
       parametrisation: { type: 'string' },
+      logz: { type: 'string' },
       json: { type: 'boolean' },
       'out-format': { type: 'string' },
       out: { type: 'string' },
@@ -157,6 +159,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   };
   const shift = choice('shift', values.shift, ['martens', 'min-lambda-max'] as const);
   const factor = choice('factor', values.factor, ['auto', 'dense-cholesky', 'dense-eigen', 'sparse-cholesky', 'fft'] as const);
+  const logz = choice('logz', values.logz, ['zhang', 'mirror', 'chib', 'ais'] as const);
   const parametrisation = choice('parametrisation', values.parametrisation, ['whitened', 'zhang'] as const);
   let targetAccept: number | undefined;
   if (values['target-accept'] !== undefined) {
@@ -177,6 +180,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     shift,
     factor,
     parametrisation,
+    logz,
     targetAccept,
     leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
     onProgress: progressReporter(),

@@ -11,6 +11,7 @@ import { runDHMC, type DHMCOptions } from './dhmc.ts';
 import { runMALA, type MALAOptions } from './langevin.ts';
 import { buildRelaxation, type Relaxation, type RelaxationOptions } from './relaxation.ts';
 import { fftApplicable, fftRelaxation } from './fft-factor.ts';
+import { estimateLogZ, LOGZ_ESTIMATORS, type LogZEstimator } from './logz.ts';
 import { ModelError } from './errors.ts';
 
 export const METHODS = ['exact', 'gibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
@@ -20,6 +21,8 @@ export type Method = (typeof METHODS)[number];
 export type InferOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & {
   method?: Method;
   exact?: ExactOptions;
+  /** Also estimate log Z with this estimator (its own run, same seed); the result reports it. */
+  logz?: LogZEstimator;
 };
 
 /**
@@ -43,6 +46,17 @@ function relaxationDiagnostics(rel: Relaxation): Record<string, number | string 
 }
 
 export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {
+  const result = inferMarginals(engine, model, opts);
+  if (opts.logz === undefined) return result;
+  if (!LOGZ_ESTIMATORS.includes(opts.logz)) throw new ModelError(`unknown log Z estimator "${opts.logz}"; expected ${LOGZ_ESTIMATORS.join(', ')}`);
+  const { seed, chains, samples, burnin, signal } = opts;
+  const est = estimateLogZ(engine, model, { estimator: opts.logz, seed, chains, samples, burnin, signal } as Parameters<typeof estimateLogZ>[2]);
+  const diagnostics: InferenceResult['diagnostics'] = { ...result.diagnostics, logzEstimator: opts.logz, logzSeconds: est.seconds };
+  for (const [k, v] of Object.entries(est.diagnostics)) diagnostics[`logz.${k}`] = v;
+  return { ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics };
+}
+
+function inferMarginals(engine: Engine, model: Model, opts: InferOptions): InferenceResult {
   const method = opts.method ?? 'exact';
   switch (method) {
     case 'exact': {

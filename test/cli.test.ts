@@ -169,3 +169,17 @@ test('--method dhmc and mala: marginals within 4 standard errors of exact; FFT f
   assert.match(run('infer', spec, '--method', 'dhmc', '--target-accept', '1.5').err, /--target-accept must be a number in \(0, 1\)/);
   assert.match(run('infer', 'ising:3x3', '--method', 'dhmc', '--factor', 'fft').err, /no FFT factor|not a periodic lattice/);
 });
+
+test('--logz ais and chib: estimates within 4 standard errors of exact log Z, logZKind "estimate"', () => {
+  const model = join(DATA, 'libdai', 'testfast.fg');
+  for (const est of ['ais', 'chib']) {
+    const r = run('infer', model, '--method', 'gibbs', '--samples', '2000', '--logz', est, '--seed', '4', '--json');
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.logZKind, 'estimate');
+    assert.equal(j.diagnostics.logzEstimator, est);
+    assert.ok(j.logZStdErr > 0 && j.logZStdErr < 0.1, String(j.logZStdErr));
+    assert.ok(Math.abs(j.logZ - 14.3282332811) <= 4 * j.logZStdErr, `${est}: ${j.logZ} ± ${j.logZStdErr}`);
+  }
+  assert.match(run('infer', model, '--logz', 'wish').err, /--logz must be one of/);
+});

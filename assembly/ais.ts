@@ -1,0 +1,169 @@
+// Annealed importance sampling (Neal 2001) on the canonical form, path in β:
+//
+//   f_β(s) = 1[every set bit has a finite bias] · exp(β E(s)),   E(s) = aᵀs + ½ sᵀWs,   β: 0 → 1.
+//
+// f_0 is uniform over the support of the biases (a free bit: both values; a one-hot block: the
+// states with a finite bias), so Z_0 = Σ_blocks log(#finite states) is known (the bindings add it).
+// W may hold −∞ between one-hot blocks: β·(−∞) = −∞ for β > 0, so a run that starts on a state
+// the couplings forbid gets log weight −∞ at its first step (returned at once); after that the
+// chain never leaves the support. Transitions: sequential Gibbs sweeps targeting f_β — exactly the
+// Gibbs sampler's scan (assembly/gibbs.ts, its fast path included) run on a tempered copy of the
+// form (a' = βa, W' = βW, rewritten in place at each temperature: O(nnz), no exp, no randomness).
+// E(s) is recomputed after the sweeps at each temperature (one masked pass over W).
+//
+// Chain state layout: the Gibbs sampler's ([Philox, 64 B][s: u8 per bit]).
+
+import { Philox, PHILOX_BYTES, uniform32 } from './rng';
+import { PairwiseForm, localField } from './pairwise';
+import { gibbsSweeps } from './gibbs';
+
+export function aisStateBytes(model: usize): usize {
+  return PHILOX_BYTES + <usize>changetype<PairwiseForm>(model).nBits;
+}
+
+/**
+ * E(s) = Σ_p s_p (a_p + ½ Σ_q W_pq s_q), masked with integer ANDs (never −∞ · 0, no branch on s).
+ * On a state in the support every unmasked term is finite.
+ */
+function energy(m: PairwiseForm, s: usize): f64 {
+  let e: f64 = 0;
+  for (let p = 0; p < m.nBits; p++) {
+    let f: f64 = 0;
+    const end = load<i32>(m.rowPtr + (<usize>(p + 1) << 2));
+    for (let k = load<i32>(m.rowPtr + (<usize>p << 2)); k < end; k++) {
+      const mask = -<i64>(load<u8>(s + <usize>load<i32>(m.col + (<usize>k << 2))) != 0);
+      f += reinterpret<f64>(load<i64>(m.val + (<usize>k << 3)) & mask);
+    }
+    const term = load<f64>(m.a + (<usize>p << 3)) + 0.5 * f;
+    e += reinterpret<f64>(reinterpret<i64>(term) & -<i64>(load<u8>(s + <usize>p) != 0));
+  }
+  return e;
+}
+
+/** The tempered copy: a' = β a, W' = β W (β > 0 keeps −∞ as −∞ and 0 as 0). */
+function temper(m: PairwiseForm, t: PairwiseForm, beta: f64): void {
+  const bv = f64x2.splat(beta);
+  const n = m.nBits;
+  let p = 0;
+  for (; p + 1 < n; p += 2) v128.store(t.a + (<usize>p << 3), f64x2.mul(v128.load(m.a + (<usize>p << 3)), bv));
+  if (p < n) store<f64>(t.a + (<usize>p << 3), load<f64>(m.a + (<usize>p << 3)) * beta);
+  const nnz = load<i32>(m.rowPtr + (<usize>n << 2));
+  let k = 0;
+  for (; k + 1 < nnz; k += 2) v128.store(t.val + (<usize>k << 3), f64x2.mul(v128.load(m.val + (<usize>k << 3)), bv));
+  if (k < nnz) store<f64>(t.val + (<usize>k << 3), load<f64>(m.val + (<usize>k << 3)) * beta);
+}
+
+/** Draws s from f_0: a free bit uniformly, a one-hot block uniformly over its finite-bias states. */
+function initUniform(m: PairwiseForm, r: Philox, s: usize): void {
+  memory.fill(s, 0, <usize>m.nBits);
+  for (let v = 0; v < m.nBlocks; v++) {
+    const b = load<i32>(m.blockStart + (<usize>v << 2));
+    if (!load<u8>(m.oneHot + <usize>v)) {
+      store<u8>(s + <usize>b, uniform32(r) < 0.5 ? 1 : 0);
+      continue;
+    }
+    const K = load<i32>(m.blockStart + (<usize>(v + 1) << 2)) - b;
+    let cnt = 0;
+    for (let k = 0; k < K; k++) if (load<f64>(m.a + (<usize>(b + k) << 3)) > -Infinity) cnt++;
+    // A block with no finite state makes Z = 0; the bindings reject that before calling.
+    let pick = min<i32>(<i32>(uniform32(r) * <f64>cnt), cnt - 1);
+    for (let k = 0; k < K; k++) {
+      if (!(load<f64>(m.a + (<usize>(b + k) << 3)) > -Infinity)) continue;
+      if (pick == 0) {
+        store<u8>(s + <usize>(b + k), 1);
+        break;
+      }
+      pick--;
+    }
+  }
+}
+
+/**
+ * One AIS run through the whole schedule betas[0 … nBetas−1] (f64, strictly increasing, 0 → 1):
+ * draws s from f_0 with the chain's stream (seeded by the bindings), then for t = 1 … nBetas−1 adds
+ * (β_t − β_{t−1}) E(s) to the log weight and, except after the last, runs `sweeps` Gibbs scans at β_t.
+ * Returns log w (E[w] = Z_1/Z_0); −∞ when the run starts outside the support.
+ * tempered: a second PairwiseForm header sharing the model's structure (blockStart, oneHot, rowPtr,
+ * col) with its own a and val buffers, which this kernel overwrites. scratch: f64 per bit of the
+ * largest block. energies: f64 × nBetas or 0; receives E(s) as used at each step (entry t: the state
+ * the weight update of step t saw; entry 0: the start). The final energy is stored at `out` (f64) when out ≠ 0.
+ */
+export function aisRun(model: usize, tempered: usize, chain: usize, betas: usize, nBetas: i32, sweeps: i32, scratch: usize, energies: usize, out: usize): f64 {
+  const m = changetype<PairwiseForm>(model);
+  const tm = changetype<PairwiseForm>(tempered);
+  const r = changetype<Philox>(chain);
+  const s = chain + PHILOX_BYTES;
+  initUniform(m, r, s);
+  let e = energy(m, s);
+  let logw: f64 = 0;
+  let prev = load<f64>(betas);
+  if (energies) store<f64>(energies, e);
+  for (let t = 1; t < nBetas; t++) {
+    if (energies) store<f64>(energies + (<usize>t << 3), e);
+    const beta = load<f64>(betas + (<usize>t << 3));
+    if (e == -Infinity) {
+      logw = -Infinity;
+      break;
+    }
+    logw += (beta - prev) * e;
+    prev = beta;
+    if (t < nBetas - 1) {
+      temper(m, tm, beta);
+      gibbsSweeps(tm, chain, sweeps, 0, scratch);
+      e = energy(m, s);
+    }
+  }
+  if (out) store<f64>(out, e);
+  return logw;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chib (1995) for the sequential Gibbs sampler: p(s*) = Σ_s p(s) K(s → s*), K the systematic-scan
+// kernel of assembly/gibbs.ts (blocks in order), K(s → s*) = Π_v p(s*_v | s*_{<v}, s_{>v}).
+
+/** log K(s → s*) for the chain's state s; work: u8 per bit (a copy), scratch: f64 per bit of the largest block. */
+function chibLogKernel(m: PairwiseForm, s: usize, ref: usize, work: usize, scratch: usize): f64 {
+  memory.copy(work, s, <usize>m.nBits);
+  let lp: f64 = 0;
+  for (let v = 0; v < m.nBlocks; v++) {
+    const b = load<i32>(m.blockStart + (<usize>v << 2));
+    if (!load<u8>(m.oneHot + <usize>v)) {
+      const u = localField(m, work, b);
+      const r = load<u8>(ref + <usize>b);
+      // log σ(u) = −softplus(−u), log(1 − σ(u)) = −softplus(u)
+      const z = r ? -u : u;
+      lp -= max(z, 0.0) + Math.log1p(Math.exp(-Math.abs(z)));
+      store<u8>(work + <usize>b, r);
+      continue;
+    }
+    const K = load<i32>(m.blockStart + (<usize>(v + 1) << 2)) - b;
+    let top = -Infinity;
+    let kStar = 0;
+    for (let k = 0; k < K; k++) {
+      const u = localField(m, work, b + k);
+      store<f64>(scratch + (<usize>k << 3), u);
+      if (u > top) top = u;
+      if (load<u8>(ref + <usize>(b + k))) kStar = k;
+    }
+    if (top == -Infinity) return -Infinity;
+    let total: f64 = 0;
+    for (let k = 0; k < K; k++) total += Math.exp(load<f64>(scratch + (<usize>k << 3)) - top);
+    lp += load<f64>(scratch + (<usize>kStar << 3)) - top - Math.log(total);
+    for (let k = 0; k < K; k++) store<u8>(work + <usize>(b + k), k == kStar ? 1 : 0);
+  }
+  return lp;
+}
+
+/**
+ * nSamples times: `thin` Gibbs sweeps of the chain (state as gibbsInit makes it), then
+ * out[t] = log K(s_t → ref) (f64 × nSamples). ref: u8 per bit, a valid configuration.
+ * work: u8 per bit; scratch: f64 per bit of the largest block.
+ */
+export function chibRun(model: usize, chain: usize, ref: usize, nSamples: i32, thin: i32, work: usize, scratch: usize, out: usize): void {
+  const m = changetype<PairwiseForm>(model);
+  const s = chain + PHILOX_BYTES;
+  for (let t = 0; t < nSamples; t++) {
+    gibbsSweeps(m, chain, thin, 0, scratch);
+    store<f64>(out + (<usize>t << 3), chibLogKernel(m, s, ref, work, scratch));
+  }
+}
