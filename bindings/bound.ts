@@ -22,10 +22,26 @@ export class BoundModel {
     const col = arena.allocI32(form.col);
     const val = arena.allocF64(form.val);
     this.header = arena.alloc(k.pairwiseFormBytes());
-    const allFree = form.oneHot.every((x) => x === 0) ? 1 : 0;
+    this.layout = { blockStart, oneHot, rowPtr, col, allFree: form.oneHot.every((x) => x === 0) ? 1 : 0 };
     engine.call('pairwiseFormInit', (kk) =>
-      kk.pairwiseFormInit(this.header, form.n, form.nBits, allFree, maxBlock, blockStart, oneHot, a, rowPtr, col, val),
+      kk.pairwiseFormInit(this.header, form.n, form.nBits, this.layout.allFree, maxBlock, blockStart, oneHot, a, rowPtr, col, val),
     );
+  }
+
+  private readonly layout: { blockStart: number; oneHot: number; rowPtr: number; col: number; allFree: number };
+
+  /**
+   * A second header over the same structure with its own (zeroed) a and W values, for kernels that
+   * rewrite the parameters (e.g. AIS tempering) while the original stays intact.
+   */
+  copyWithOwnValues(): number {
+    const { form, arena, engine } = this;
+    const { blockStart, oneHot, rowPtr, col, allFree } = this.layout;
+    const a = arena.allocF64(form.nBits);
+    const val = arena.allocF64(Math.max(1, form.val.length));
+    const hdr = arena.alloc(engine.kernels.pairwiseFormBytes());
+    engine.kernels.pairwiseFormInit(hdr, form.n, form.nBits, allFree, this.maxBlock, blockStart, oneHot, a, rowPtr, col, val);
+    return hdr;
   }
 
   dispose(): void {

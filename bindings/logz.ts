@@ -202,14 +202,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
     const k = engine.kernels;
     const scratch = arena.alloc(bound.maxBlock * 8);
     // The tempered copy the kernel rewrites at each β: same structure, its own a and val.
-    const tempered = arena.alloc(k.pairwiseFormBytes());
-    {
-      const hdr = arena.i32(bound.header, k.pairwiseFormBytes() / 4).slice();
-      // PairwiseForm: nBlocks, nBits, allFree, maxBlock, blockStart, oneHot, a, rowPtr, col, val (wasm32).
-      hdr[6] = arena.allocF64(form.nBits);
-      hdr[9] = arena.allocF64(Math.max(1, form.val.length));
-      arena.i32(tempered, hdr.length).set(hdr);
-    }
+    const tempered = bound.copyWithOwnValues();
     const chain = arena.alloc(k.aisStateBytes(bound.header));
     const [lo, hi] = seedWords(o.seed);
     let sweepsDone = 0;
