@@ -8,10 +8,10 @@
 import { checkCount, definedOnly } from './options.ts';
 import type { Engine } from './engine.ts';
 import type { Model } from './model.ts';
-import { bitsToMarginals } from './canonical.ts';
 import { BoundRelaxation, type RelaxationData } from './relaxation-bound.ts';
 import { buildRelaxation, type Relaxation, type RelaxationOptions } from './relaxation.ts';
-import { BatchMeans, splitEvenly } from './estimators.ts';
+import { BatchMeans } from './estimators.ts';
+import { bitMarginals, driveChains, range } from './chains.ts';
 import type { InferenceResult, Progress } from './result.ts';
 import { EngineError, ModelError } from './errors.ts';
 import { seedWords } from './seed.ts';
@@ -152,44 +152,24 @@ export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: B
     let done = 0;
     let changeSum = 0, changeSweeps = 0;
     const stats = new BatchMeans(form.nBits);
-    const acc = sampler.accumulator();
-    let partial = false;
     const tSample = performance.now();
-    const advance = (state: BlockGibbsState, sweeps: number, into: number): boolean => {
-      for (let left = sweeps; left > 0; ) {
-        if (opts.signal?.aborted) return false;
-        const m = Math.min(chunk, left);
-        const info = sampler.step(state, m, into);
-        changeSum += info.changeRate * m;
-        changeSweeps += m;
-        left -= m;
-        done += m;
-        opts.onProgress?.({ phase: 'blockgibbs', done, total });
-      }
-      return true;
-    };
-    outer: for (let c = 0; c < chains; c++) {
-      const state = sampler.init(seed, c);
-      if (!advance(state, burnin, 0)) {
-        partial = true;
-        break;
-      }
-      for (const len of splitEvenly(samples, Math.min(batches, samples))) {
-        if (!advance(state, len, acc)) {
-          partial = true;
-          break outer;
-        }
-        stats.addBatch(sampler.readAndClear(acc), len);
-      }
-    }
+    const finished = driveChains(
+      sampler,
+      { seed, chains: range(chains), samples, burnin, batches, chunk, signal: opts.signal },
+      {
+        onStep: (_c, sweeps, changeRate) => {
+          changeSum += changeRate * sweeps;
+          changeSweeps += sweeps;
+          done += sweeps;
+          opts.onProgress?.({ phase: 'blockgibbs', done, total });
+        },
+        onBatch: (_c, sums, length) => stats.addBatch(sums, length),
+      },
+    );
     if (stats.batches === 0) throw new EngineError('block Gibbs was cancelled before the first batch completed: no estimate');
     const seconds = (performance.now() - t0) / 1000;
     const sampling = (performance.now() - tSample) / 1000;
-    const se = stats.stdErr();
-    const marginals = bitsToMarginals(form, stats.mean());
-    const marginalStdErr = bitsToMarginals(form, se).map((row, v) => (form.oneHot[v] ? row : Float64Array.of(row[1], row[1])));
-    let maxSE = 0;
-    for (const x of se) maxSE = Math.max(maxSE, x);
+    const { marginals, marginalStdErr, maxStdErr } = bitMarginals(form, stats);
     return {
       method: 'blockgibbs',
       logZ: null,
@@ -203,7 +183,7 @@ export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: B
         burnin,
         batchesPerChain: Math.min(batches, samples),
         changeRate: changeSum / Math.max(1, changeSweeps),
-        maxStdErr: Number.isFinite(maxSE) ? maxSE : null,
+        maxStdErr,
         // Sampling only (setup excluded: see setupSeconds).
         sweepsPerSecond: done / Math.max(1e-9, sampling),
         seed,
@@ -217,7 +197,7 @@ export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: B
         setupSeconds: rel.timings.total,
       },
       seconds,
-      partial,
+      partial: !finished,
     };
   } finally {
     sampler.dispose();

@@ -5,9 +5,10 @@
 
 import type { Engine } from './engine.ts';
 import type { Model } from './model.ts';
-import { toCanonical, bitsToMarginals } from './canonical.ts';
+import { toCanonical } from './canonical.ts';
 import { BoundModel } from './bound.ts';
-import { BatchMeans, splitEvenly } from './estimators.ts';
+import { BatchMeans } from './estimators.ts';
+import { bitMarginals, driveChains, range } from './chains.ts';
 import type { InferenceResult, Progress } from './result.ts';
 import { EngineError, ModelError } from './errors.ts';
 import { seedWords } from './seed.ts';
@@ -124,48 +125,27 @@ export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}):
   const sampler = new GibbsSampler(engine, model);
   try {
     const form = sampler.form;
-    // Keep each WASM call near 2·10⁶ site updates so progress and cancellation stay responsive.
-    const chunk = Math.max(1, Math.floor(2e6 / Math.max(1, form.n)));
     const total = chains * (samples + burnin);
     let done = 0;
     let changeRateSum = 0, changeCalls = 0;
     const stats = new BatchMeans(form.nBits);
-    const acc = sampler.accumulator();
-    let partial = false;
-    const advance = (state: GibbsState, sweeps: number, into: number): boolean => {
-      for (let left = sweeps; left > 0; ) {
-        if (opts.signal?.aborted) return false;
-        const m = Math.min(chunk, left);
-        const info = sampler.step(state, m, into);
-        changeRateSum += info.changeRate;
-        changeCalls++;
-        left -= m;
-        done += m;
-        opts.onProgress?.({ phase: 'gibbs', done, total });
-      }
-      return true;
-    };
-    outer: for (let c = 0; c < chains; c++) {
-      const state = sampler.init(seed, c);
-      if (!advance(state, burnin, 0)) {
-        partial = true;
-        break;
-      }
-      for (const len of splitEvenly(samples, Math.min(batches, samples))) {
-        if (!advance(state, len, acc)) {
-          partial = true;
-          break outer;
-        }
-        stats.addBatch(sampler.readAndClear(acc), len);
-      }
-    }
+    const finished = driveChains(
+      sampler,
+      // Keep each WASM call near 2·10⁶ site updates so progress and cancellation stay responsive.
+      { seed, chains: range(chains), samples, burnin, batches, chunk: Math.max(1, Math.floor(2e6 / Math.max(1, form.n))), signal: opts.signal },
+      {
+        onStep: (_c, sweeps, changeRate) => {
+          changeRateSum += changeRate;
+          changeCalls++;
+          done += sweeps;
+          opts.onProgress?.({ phase: 'gibbs', done, total });
+        },
+        onBatch: (_c, sums, length) => stats.addBatch(sums, length),
+      },
+    );
     if (stats.batches === 0) throw new EngineError('Gibbs was cancelled before the first batch completed: no estimate');
     const seconds = (performance.now() - t0) / 1000;
-    const se = stats.stdErr();
-    const marginals = bitsToMarginals(form, stats.mean());
-    const marginalStdErr = bitsToMarginals(form, se).map((row, v) => (form.oneHot[v] ? row : Float64Array.of(row[1], row[1])));
-    let maxSE = 0;
-    for (const x of se) maxSE = Math.max(maxSE, x);
+    const { marginals, marginalStdErr, maxStdErr } = bitMarginals(form, stats);
     return {
       method: 'gibbs',
       logZ: null,
@@ -179,12 +159,12 @@ export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}):
         burnin,
         batchesPerChain: Math.min(batches, samples),
         changeRate: changeRateSum / Math.max(1, changeCalls),
-        maxStdErr: Number.isFinite(maxSE) ? maxSE : null,
+        maxStdErr,
         siteUpdatesPerSecond: (done * form.n) / Math.max(1e-9, seconds),
         seed,
       },
       seconds,
-      partial,
+      partial: !finished,
     };
   } finally {
     sampler.dispose();

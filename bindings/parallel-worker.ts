@@ -4,8 +4,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadEngine } from './wasm-node.ts';
 import { Model, type Edge, type LatticeInfo } from './model.ts';
-import { GibbsSampler, type GibbsState } from './gibbs.ts';
-import { splitEvenly } from './estimators.ts';
+import { GibbsSampler } from './gibbs.ts';
+import { driveChains } from './chains.ts';
 
 /** The model as plain data (structured clone of its typed arrays). */
 export interface ModelData {
@@ -53,33 +53,27 @@ async function run(job: WorkerJob): Promise<void> {
   try {
     const form = sampler.form;
     post({ type: 'ready', n: form.n, nBits: form.nBits });
-    // Same chunking as runGibbs: the change rates are averaged per WASM call.
-    const chunk = Math.max(1, Math.floor(2e6 / Math.max(1, form.n)));
-    const acc = sampler.accumulator();
+    // Same chunking and schedule as runGibbs (the change rates are averaged per WASM call).
     let rates: number[] = [];
     let done = 0;
-    const advance = (state: GibbsState, sweeps: number, into: number): void => {
-      for (let left = sweeps; left > 0; ) {
-        const k = Math.min(chunk, left);
-        rates.push(sampler.step(state, k, into).changeRate);
-        left -= k;
-        done += k;
-      }
-    };
-    for (const c of job.chains) {
-      const state = sampler.init(job.seed, c);
-      advance(state, job.burnin, 0);
-      post({ type: 'progress', chain: c, rates, done });
+    const flush = () => {
+      const out = { rates, done };
       rates = [];
       done = 0;
-      for (const len of splitEvenly(job.samples, Math.min(job.batches, job.samples))) {
-        advance(state, len, acc);
-        const sums = sampler.readAndClear(acc);
-        post({ type: 'batch', chain: c, sums, length: len, rates, done }, [sums.buffer as ArrayBuffer]);
-        rates = [];
-        done = 0;
-      }
-    }
+      return out;
+    };
+    driveChains(
+      sampler,
+      { seed: job.seed, chains: job.chains, samples: job.samples, burnin: job.burnin, batches: job.batches, chunk: Math.max(1, Math.floor(2e6 / Math.max(1, form.n))) },
+      {
+        onStep: (_c, sweeps, changeRate) => {
+          rates.push(changeRate);
+          done += sweeps;
+        },
+        onBurnin: (chain) => post({ type: 'progress', chain, ...flush() }),
+        onBatch: (chain, sums, length) => post({ type: 'batch', chain, sums, length, ...flush() }, [sums.buffer as ArrayBuffer]),
+      },
+    );
     post({ type: 'finished' });
   } finally {
     sampler.dispose();

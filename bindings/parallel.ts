@@ -5,7 +5,8 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { Model } from './model.ts';
-import { toCanonical, bitsToMarginals } from './canonical.ts';
+import { toCanonical } from './canonical.ts';
+import { bitMarginals } from './chains.ts';
 import { BatchMeans } from './estimators.ts';
 import { GIBBS_DEFAULTS, type GibbsOptions } from './gibbs.ts';
 import type { InferenceResult } from './result.ts';
@@ -143,11 +144,7 @@ export async function runParallel(model: Model, opts: ParallelOptions = {}): Pro
   }
   if (stats.batches === 0) throw new EngineError('Gibbs was cancelled before the first batch completed: no estimate');
   const seconds = (performance.now() - t0) / 1000;
-  const se = stats.stdErr();
-  const marginals = bitsToMarginals(form, stats.mean());
-  const marginalStdErr = bitsToMarginals(form, se).map((row, v) => (form.oneHot[v] ? row : Float64Array.of(row[1], row[1])));
-  let maxSE = 0;
-  for (const x of se) maxSE = Math.max(maxSE, x);
+  const { marginals, marginalStdErr, maxStdErr } = bitMarginals(form, stats);
   return {
     method: 'gibbs',
     logZ: null,
@@ -161,7 +158,7 @@ export async function runParallel(model: Model, opts: ParallelOptions = {}): Pro
       burnin,
       batchesPerChain: Math.min(batches, samples),
       changeRate: changeRateSum / Math.max(1, changeCalls),
-      maxStdErr: Number.isFinite(maxSE) ? maxSE : null,
+      maxStdErr,
       siteUpdatesPerSecond: (done * form.n) / Math.max(1e-9, seconds),
       seed,
       workers,

@@ -1,0 +1,75 @@
+// The chain driver shared by the discrete-marginal samplers (Gibbs, block Gibbs, and Gibbs in
+// workers): chains one after another from their own (seed, chain) streams, burn-in, then batches
+// of sweeps whose per-bit sums feed BatchMeans; WASM calls are chunked so progress and
+// cancellation stay responsive.
+import type { CanonicalForm } from './canonical.ts';
+import { bitsToMarginals } from './canonical.ts';
+import { BatchMeans, splitEvenly } from './estimators.ts';
+
+/** What the driver needs of a sampler: the shape init → state, step(state, sweeps, acc) → info. */
+export interface BatchSampler<S> {
+  init(seed: number, chain: number): S;
+  step(state: S, sweeps: number, acc: number): { changeRate: number };
+  accumulator(): number;
+  readAndClear(acc: number): Float64Array;
+}
+
+export interface ChainSchedule {
+  seed: number;
+  chains: Iterable<number>;
+  samples: number;
+  burnin: number;
+  batches: number;
+  /** Sweeps per WASM call at most. */
+  chunk: number;
+  signal?: AbortSignal;
+}
+
+export interface ChainEvents {
+  /** After every WASM call. */
+  onStep?(chain: number, sweeps: number, changeRate: number): void;
+  onBurnin?(chain: number): void;
+  /** After every batch: per-bit sums of the accumulated probabilities over `length` sweeps. */
+  onBatch?(chain: number, sums: Float64Array, length: number): void;
+}
+
+/** Runs the schedule; returns false when the signal cancelled it (batches so far were reported). */
+export function driveChains<S>(sampler: BatchSampler<S>, s: ChainSchedule, events: ChainEvents): boolean {
+  const acc = sampler.accumulator();
+  const advance = (chain: number, state: S, sweeps: number, into: number): boolean => {
+    for (let left = sweeps; left > 0; ) {
+      if (s.signal?.aborted) return false;
+      const m = Math.min(s.chunk, left);
+      const info = sampler.step(state, m, into);
+      left -= m;
+      events.onStep?.(chain, m, info.changeRate);
+    }
+    return true;
+  };
+  for (const c of s.chains) {
+    const state = sampler.init(s.seed, c);
+    if (!advance(c, state, s.burnin, 0)) return false;
+    events.onBurnin?.(c);
+    for (const len of splitEvenly(s.samples, Math.min(s.batches, s.samples))) {
+      if (!advance(c, state, len, acc)) return false;
+      events.onBatch?.(c, sampler.readAndClear(acc), len);
+    }
+  }
+  return true;
+}
+
+/** User-facing marginals and their standard errors from per-bit batch means. */
+export function bitMarginals(form: CanonicalForm, stats: BatchMeans): { marginals: Float64Array[]; marginalStdErr: Float64Array[]; maxStdErr: number | null } {
+  const se = stats.stdErr();
+  const marginals = bitsToMarginals(form, stats.mean());
+  // A free bit's two states share one error; bitsToMarginals would give [1 − se, se].
+  const marginalStdErr = bitsToMarginals(form, se).map((row, v) => (form.oneHot[v] ? row : Float64Array.of(row[1], row[1])));
+  let maxSE = 0;
+  for (const x of se) maxSE = Math.max(maxSE, x);
+  return { marginals, marginalStdErr, maxStdErr: Number.isFinite(maxSE) ? maxSE : null };
+}
+
+/** 0, 1, …, n − 1. */
+export function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
