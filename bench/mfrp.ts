@@ -27,6 +27,7 @@ import type { Model } from '../bindings/model.ts';
 import { exactInference } from '../bindings/exact.ts';
 import { runMeanField, MeanFieldSolver } from '../bindings/meanfield.ts';
 import { runMFRPDetailed, MFRPSolver } from '../bindings/mfrp.ts';
+import { mulberry32 } from '../test/helpers.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const QUICK = process.argv.includes('--quick') || /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '');
@@ -38,16 +39,6 @@ const SEED = 20160509;
 const LIBDAI_MF_SWEEP_MS_100x100 = 60; // previously measured on this machine kind; not run here
 const TARGETS = { mfSweep100Ms: 0.5, gf2Ms: 0.1 };
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Hsu §5.1 mixed grid: w ~ U[−10,10] per bond, f ~ U[−1,1] per site. */
 function hsuGrid(side: number, seed: number): Model {

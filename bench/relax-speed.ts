@@ -41,6 +41,7 @@ import { GibbsSampler } from '../bindings/gibbs.ts';
 import { buildRelaxation } from '../bindings/relaxation.ts';
 import { BoundRelaxation, type RelaxationData } from '../bindings/relaxation-bound.ts';
 import { latticeSpectrum, type FFTFactorData } from '../bindings/fft-factor.ts';
+import { mulberry32 } from '../test/helpers.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -56,16 +57,6 @@ const TARGETS = { leapfrogOverSweep: 2, fftLeapfrogMs1024: 200, wasmOverC: 0.8, 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function normal(r: () => number): number {
   let u = r();

@@ -60,6 +60,7 @@ import { GibbsSampler } from '../bindings/gibbs.ts';
 import { BlockGibbsSampler } from '../bindings/blockgibbs.ts';
 import { buildRelaxation, type Relaxation } from '../bindings/relaxation.ts';
 import { ess, splitRhat } from '../bindings/diagnostics.ts';
+import { mulberry32 } from '../test/helpers.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -86,16 +87,6 @@ type GridType = (typeof TYPES)[number];
 // ---------------------------------------------------------------------------------------------
 // Models
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Standard normal by Box–Muller from a uniform generator. */
 function normal(r: () => number): number {
