@@ -42,6 +42,7 @@ import { buildRelaxation } from '../bindings/relaxation.ts';
 import { BoundRelaxation, type RelaxationData } from '../bindings/relaxation-bound.ts';
 import { latticeSpectrum, type FFTFactorData } from '../bindings/fft-factor.ts';
 import { mulberry32 } from '../test/helpers.ts';
+import { cpuModel, dist, type Dist } from './common.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -64,18 +65,7 @@ function normal(r: () => number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r());
 }
 
-interface Dist {
-  median: number;
-  min: number;
-  max: number;
-  samples: number[];
-}
 
-function dist(xs: number[]): Dist {
-  const s = [...xs].sort((a, b) => a - b);
-  const h = s.length >> 1;
-  return { median: s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2, min: s[0], max: s[s.length - 1], samples: xs };
-}
 
 const now = () => performance.now() / 1000;
 
@@ -124,14 +114,6 @@ const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
 const fd = (d: Dist, scale: (s: number) => number, digits = 3) => `${f(scale(d.median), digits)} [${f(scale(d.min), digits)}–${f(scale(d.max), digits)}]`;
 const mark = (ok: boolean) => (ok ? 'PASS' : 'MISS');
 
-function cpuModel(): string | null {
-  try {
-    const m = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
-    return m ? m[1].trim() : null;
-  } catch {
-    return null;
-  }
-}
 
 function wasmFacts() {
   const p = WASM_PATH ?? join(ROOT, 'build', 'release.wasm');

@@ -25,6 +25,7 @@ import { toCanonical, type CanonicalForm } from '../bindings/canonical.ts';
 import { GibbsSampler } from '../bindings/gibbs.ts';
 import { GibbsJS, PhiloxJS } from './js/gibbs.ts';
 import { dataDir, mulberry32 } from '../test/helpers.ts';
+import { cpuModel, dist, type Dist } from './common.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -385,19 +386,7 @@ function nativeTimer(m: BenchModel): Timer {
   };
 }
 
-interface Dist {
-  median: number;
-  min: number;
-  max: number;
-  samples: number[];
-}
 
-function dist(xs: number[]): Dist {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  const median = s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-  return { median, min: s[0], max: s[s.length - 1], samples: xs };
-}
 
 /** Sweeps per measurement so the WASM call takes about TARGET_SECONDS. */
 function calibrate(t: Timer, n: number): number {
@@ -480,14 +469,6 @@ function firstLine(e: unknown): string {
 
 // ---------------------------------------------------------------------------------------------
 
-function cpuModel(): string | null {
-  try {
-    const m = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
-    return m ? m[1].trim() : null;
-  } catch {
-    return null;
-  }
-}
 
 const fmtM = (x: number | null | undefined) => (x == null ? '—' : (x / 1e6).toFixed(1));
 const fmtR = (x: number | null | undefined) => (x == null ? '—' : x.toFixed(2) + '×');

@@ -61,6 +61,7 @@ import { BlockGibbsSampler } from '../bindings/blockgibbs.ts';
 import { buildRelaxation, type Relaxation } from '../bindings/relaxation.ts';
 import { ess, splitRhat } from '../bindings/diagnostics.ts';
 import { mulberry32 } from '../test/helpers.ts';
+import { cpuModel } from './common.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -406,14 +407,6 @@ interface GridRecord {
   methods: Partial<Record<Method, MethodResult | { error: string }>>;
 }
 
-function cpuModel(): string | null {
-  try {
-    const m = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
-    return m ? m[1].trim() : null;
-  } catch {
-    return null;
-  }
-}
 
 function wasmFacts() {
   const p = WASM_PATH ?? join(ROOT, 'build', 'release.wasm');
