@@ -9,9 +9,9 @@ import { checkCount, definedOnly } from './options.ts';
 import type { Engine } from './engine.ts';
 import type { Model } from './model.ts';
 import { BoundRelaxation, type RelaxationData } from './relaxation-bound.ts';
-import { buildRelaxation, type Relaxation, type RelaxationOptions } from './relaxation.ts';
+import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relaxation.ts';
 import { BatchMeans } from './estimators.ts';
-import { bitMarginals, driveChains, range } from './chains.ts';
+import { batchMeansResult, driveChains, range } from './chains.ts';
 import type { InferenceResult, Progress } from './result.ts';
 import { EngineError, ModelError } from './errors.ts';
 import { seedWords } from './seed.ts';
@@ -169,36 +169,20 @@ export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: B
     if (stats.batches === 0) throw new EngineError('block Gibbs was cancelled before the first batch completed: no estimate');
     const seconds = (performance.now() - t0) / 1000;
     const sampling = (performance.now() - tSample) / 1000;
-    const { marginals, marginalStdErr, maxStdErr } = bitMarginals(form, stats);
-    return {
-      method: 'blockgibbs',
-      logZ: null,
-      logZStdErr: null,
-      logZKind: null,
-      marginals,
-      marginalStdErr,
-      diagnostics: {
-        chains,
-        samplesPerChain: samples,
-        burnin,
-        batchesPerChain: Math.min(batches, samples),
+    return batchMeansResult(
+      'blockgibbs',
+      form,
+      stats,
+      { seed, chains, samples, burnin, batches },
+      {
         changeRate: changeSum / Math.max(1, changeSweeps),
-        maxStdErr,
         // Sampling only (setup excluded: see setupSeconds).
         sweepsPerSecond: done / Math.max(1e-9, sampling),
-        seed,
-        factor: rel.factorKind,
-        shift: rel.shiftKind,
-        dimension: rel.factor.m,
-        fill: rel.fill,
-        lambdaMinW: rel.lambdaMin,
-        lambdaMaxWD: rel.lambdaMaxWD,
-        logConcave: rel.logConcave,
-        setupSeconds: rel.timings.total,
+        ...relaxationDiagnostics(rel),
       },
       seconds,
-      partial: !finished,
-    };
+      !finished,
+    );
   } finally {
     sampler.dispose();
   }

@@ -5,6 +5,7 @@
 import type { CanonicalForm } from './canonical.ts';
 import { bitsToMarginals } from './canonical.ts';
 import { BatchMeans, splitEvenly } from './estimators.ts';
+import type { InferenceResult } from './result.ts';
 
 /** What the driver needs of a sampler: the shape init → state, step(state, sweeps, acc) → info. */
 export interface BatchSampler<S> {
@@ -72,4 +73,47 @@ export function bitMarginals(form: CanonicalForm, stats: BatchMeans): { marginal
 /** 0, 1, …, n − 1. */
 export function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
+}
+
+export interface ChainRunFacts {
+  seed: number;
+  chains: number;
+  samples: number;
+  burnin: number;
+  batches: number;
+}
+
+/**
+ * The InferenceResult of a batch-means sampler: marginals with standard errors and the diagnostics
+ * every such sampler reports, plus the method's own.
+ */
+export function batchMeansResult(
+  method: string,
+  form: CanonicalForm,
+  stats: BatchMeans,
+  run: ChainRunFacts,
+  diagnostics: InferenceResult['diagnostics'],
+  seconds: number,
+  partial: boolean,
+): InferenceResult {
+  const { marginals, marginalStdErr, maxStdErr } = bitMarginals(form, stats);
+  return {
+    method,
+    logZ: null,
+    logZStdErr: null,
+    logZKind: null,
+    marginals,
+    marginalStdErr,
+    diagnostics: {
+      chains: run.chains,
+      samplesPerChain: run.samples,
+      burnin: run.burnin,
+      batchesPerChain: Math.min(run.batches, run.samples),
+      maxStdErr,
+      seed: run.seed,
+      ...diagnostics,
+    },
+    seconds,
+    partial,
+  };
 }

@@ -8,7 +8,7 @@ import type { Model } from './model.ts';
 import { toCanonical } from './canonical.ts';
 import { BoundModel } from './bound.ts';
 import { BatchMeans } from './estimators.ts';
-import { bitMarginals, driveChains, range } from './chains.ts';
+import { batchMeansResult, driveChains, range } from './chains.ts';
 import type { InferenceResult, Progress } from './result.ts';
 import { EngineError, ModelError } from './errors.ts';
 import { seedWords } from './seed.ts';
@@ -145,27 +145,18 @@ export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}):
     );
     if (stats.batches === 0) throw new EngineError('Gibbs was cancelled before the first batch completed: no estimate');
     const seconds = (performance.now() - t0) / 1000;
-    const { marginals, marginalStdErr, maxStdErr } = bitMarginals(form, stats);
-    return {
-      method: 'gibbs',
-      logZ: null,
-      logZStdErr: null,
-      logZKind: null,
-      marginals,
-      marginalStdErr,
-      diagnostics: {
-        chains,
-        samplesPerChain: samples,
-        burnin,
-        batchesPerChain: Math.min(batches, samples),
+    return batchMeansResult(
+      'gibbs',
+      form,
+      stats,
+      { seed, chains, samples, burnin, batches },
+      {
         changeRate: changeRateSum / Math.max(1, changeCalls),
-        maxStdErr,
         siteUpdatesPerSecond: (done * form.n) / Math.max(1e-9, seconds),
-        seed,
       },
       seconds,
-      partial: !finished,
-    };
+      !finished,
+    );
   } finally {
     sampler.dispose();
   }

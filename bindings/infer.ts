@@ -9,7 +9,7 @@ import { runMFRP, type MFRPOptions } from './mfrp.ts';
 import { runBlockGibbs, type BlockGibbsOptions } from './blockgibbs.ts';
 import { runDHMC, type DHMCOptions } from './dhmc.ts';
 import { runMALA, type MALAOptions } from './langevin.ts';
-import { buildRelaxation, type Relaxation, type RelaxationOptions } from './relaxation.ts';
+import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relaxation.ts';
 import { fftApplicable, fftRelaxation } from './fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type LogZEstimator } from './logz.ts';
 import { ModelError } from './errors.ts';
@@ -38,11 +38,6 @@ export function relaxationFor(engine: Engine, model: Model, opts: RelaxationOpti
     return fftRelaxation(engine, model, opts.margin);
   }
   return buildRelaxation(model, { shift: opts.shift, margin: opts.margin, factor });
-}
-
-/** The relaxation's choices, for a result's diagnostics. */
-function relaxationDiagnostics(rel: Relaxation): Record<string, number | string | boolean | null> {
-  return { factor: rel.factorKind, shift: rel.shiftKind, dimension: rel.factor.m, fill: rel.fill, lambdaMinW: rel.lambdaMin, lambdaMaxWD: rel.lambdaMaxWD, logConcave: rel.logConcave };
 }
 
 export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { Model } from './model.ts';
 import { toCanonical } from './canonical.ts';
-import { bitMarginals } from './chains.ts';
+import { batchMeansResult } from './chains.ts';
 import { BatchMeans } from './estimators.ts';
 import { GIBBS_DEFAULTS, type GibbsOptions } from './gibbs.ts';
 import type { InferenceResult } from './result.ts';
@@ -144,27 +144,18 @@ export async function runParallel(model: Model, opts: ParallelOptions = {}): Pro
   }
   if (stats.batches === 0) throw new EngineError('Gibbs was cancelled before the first batch completed: no estimate');
   const seconds = (performance.now() - t0) / 1000;
-  const { marginals, marginalStdErr, maxStdErr } = bitMarginals(form, stats);
-  return {
-    method: 'gibbs',
-    logZ: null,
-    logZStdErr: null,
-    logZKind: null,
-    marginals,
-    marginalStdErr,
-    diagnostics: {
-      chains,
-      samplesPerChain: samples,
-      burnin,
-      batchesPerChain: Math.min(batches, samples),
+  return batchMeansResult(
+    'gibbs',
+    form,
+    stats,
+    { seed, chains, samples, burnin, batches },
+    {
       changeRate: changeRateSum / Math.max(1, changeCalls),
-      maxStdErr,
       siteUpdatesPerSecond: (done * form.n) / Math.max(1e-9, seconds),
-      seed,
       workers,
       completedChains: records.filter((r) => r.batches.length === Math.min(batches, samples)).length,
     },
     seconds,
     partial,
-  };
+  );
 }

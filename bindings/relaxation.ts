@@ -90,6 +90,20 @@ export const MIN_LAMBDA_MAX_LIMIT = 200;
 /** Largest n for a dense factor (n² doubles). */
 export const DENSE_FACTOR_LIMIT = 4096;
 
+/** The relaxation's choices, for a sampler result's diagnostics. */
+export function relaxationDiagnostics(rel: Relaxation): Record<string, number | string | boolean | null> {
+  return {
+    factor: rel.factorKind,
+    shift: rel.shiftKind,
+    dimension: rel.factor.m,
+    fill: rel.fill,
+    lambdaMinW: rel.lambdaMin,
+    lambdaMaxWD: rel.lambdaMaxWD,
+    logConcave: rel.logConcave,
+    setupSeconds: rel.timings.total,
+  };
+}
+
 export function buildRelaxation(model: Model, opts: RelaxationOptions = {}): Relaxation {
   return relaxCanonical(toCanonical(model), opts);
 }
