@@ -4,8 +4,11 @@
 // Memory ownership (after hash-wasm's WASMInterface): the TypeScript side allocates every buffer a
 // kernel uses before the kernel runs, builds typed-array views from the *current* memory.buffer on
 // each access (growth detaches old views), copies results out with slice(), and frees on dispose().
+//
+// Instantiation is plain WebAssembly.instantiate: the module imports only env.abort and exports only
+// numeric functions and its memory (no runtime, no optional arguments), so the AssemblyScript loader
+// would add nothing, and leaving it out keeps the browser path free of bare specifiers.
 
-import { instantiate } from '@assemblyscript/loader';
 import { EngineError } from './errors.ts';
 
 /** The raw kernel exports; each algorithm's binding declares the functions it uses. */
@@ -20,12 +23,12 @@ export class Engine {
 
   static async instantiate(source: BufferSource | WebAssembly.Module): Promise<Engine> {
     const mod = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
-    const { exports } = await instantiate<Kernels>(mod, {
+    let exports: Kernels | null = null;
+    const instance = await WebAssembly.instantiate(mod, {
       env: {
-        // Surfaces an AssemblyScript abort() as a readable message; the loader's default is similar,
-        // but ours names the source location compactly and never depends on an exported runtime.
+        // Surfaces an AssemblyScript abort() as a readable message naming the source location.
         abort(msgPtr: number, filePtr: number, line: number, col: number) {
-          const mem = (exports as Kernels).memory;
+          const mem = exports!.memory;
           const file = readString(mem, filePtr);
           throw new EngineError(`engine aborted: ${readString(mem, msgPtr)}${file ? ` (${file}:${line}:${col})` : ''}`);
         },
@@ -34,7 +37,8 @@ export class Engine {
         },
       },
     });
-    return new Engine(exports as unknown as Kernels);
+    exports = instance.exports as unknown as Kernels;
+    return new Engine(exports);
   }
 
   /** Runs a kernel call, turning traps into EngineError with a readable message. */

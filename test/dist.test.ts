@@ -1,0 +1,56 @@
+// The built package (npm run build:js → dist/): plain `node` (no tsx) imports it by its own name
+// through package.json's exports, and the browser entry's module graph in dist/ has only relative
+// imports and nothing Node-only.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadEngine } from '../bindings/wasm-node.ts';
+import { isingLattice } from '../bindings/builders.ts';
+import { runGibbs } from '../bindings/gibbs.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const built = existsSync(resolve(ROOT, 'dist/index.js')) && existsSync(resolve(ROOT, 'dist/browser.js'));
+const skip = built ? false : 'dist/ not built: run "npm run build:js" (npm test does)';
+
+test('plain node imports "relaxmrf" (dist/index.js) and runs Gibbs, bit-identical to the sources', { skip }, async () => {
+  // A child process without tsx's loader: only compiled JavaScript can load.
+  const code = `
+    import { loadEngine, isingLattice, runGibbs, exactInference } from 'relaxmrf';
+    const model = isingLattice({ shape: [3, 4], beta: 0.35, h: 0.1 });
+    const engine = await loadEngine();
+    const r = runGibbs(engine, model, { seed: 9, chains: 2, samples: 500 });
+    console.log(JSON.stringify({ marginals: r.marginals.map((m) => Array.from(m)), logZ: exactInference(engine, model).logZ, entry: import.meta.resolve('relaxmrf') }));
+  `;
+  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }));
+  assert.ok(out.entry.endsWith('/dist/index.js'), out.entry);
+  const model = isingLattice({ shape: [3, 4], beta: 0.35, h: 0.1 });
+  const ref = runGibbs(await loadEngine(), model, { seed: 9, chains: 2, samples: 500 });
+  assert.deepEqual(out.marginals, ref.marginals.map((m) => Array.from(m)));
+  assert.ok(Number.isFinite(out.logZ));
+});
+
+test('dist/browser.js: every import in its module graph is relative and present, none Node-only', { skip }, () => {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    assert.ok(existsSync(file), `missing ${file}`);
+    const src = readFileSync(file, 'utf8');
+    for (const m of src.matchAll(/(?:^|[;\n])\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+      const spec = m[1] ?? m[2];
+      assert.ok(spec.startsWith('./') || spec.startsWith('../'), `${file} imports "${spec}" (a browser cannot resolve bare specifiers)`);
+      assert.ok(spec.endsWith('.js'), `${file} imports "${spec}"`);
+      visit(resolve(dirname(file), spec));
+    }
+    // Workers and the .wasm are located relative to the module: those files must exist too.
+    for (const m of src.matchAll(/new URL\(\s*['"]([^'"]+)['"]\s*,\s*import\.meta\.url\s*\)/g)) {
+      assert.ok(existsSync(resolve(dirname(file), m[1])), `${file}: new URL("${m[1]}") does not exist in the built layout`);
+    }
+  };
+  visit(resolve(ROOT, 'dist/browser.js'));
+  assert.ok(seen.size > 10, `graph of ${seen.size} files`);
+  assert.ok(!seen.has(resolve(ROOT, 'dist/wasm-node.js')) && !seen.has(resolve(ROOT, 'dist/files.js')));
+});
