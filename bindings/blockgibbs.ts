@@ -10,10 +10,10 @@ import type { Engine } from './engine.ts';
 import type { Model } from './model.ts';
 import { BoundRelaxation, type RelaxationData } from './relaxation-bound.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relaxation.ts';
-import { BatchMeans } from './estimators.ts';
-import { batchMeansResult, driveChains, range } from './chains.ts';
+import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
+import type { CanonicalForm } from './canonical.ts';
 import type { InferenceResult, Progress } from './result.ts';
-import { EngineError, ModelError } from './errors.ts';
+import { EngineError } from './errors.ts';
 import { seedWords } from './seed.ts';
 
 /** Tag of the block Gibbs sampler's stream within a chain (Gibbs on p(s) uses 1). */
@@ -132,57 +132,58 @@ export interface BlockGibbsOptions extends RelaxationOptions {
 
 export const BLOCK_GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20 } as const;
 
-/** Runs independent block Gibbs chains; node marginals (Rao–Blackwellised) with batch-means errors. */
-export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: BlockGibbsOptions = {}): InferenceResult {
+export type BlockGibbsRun = { seed: number; chains: number; samples: number; burnin: number; batches: number };
+
+export function blockGibbsRun(opts: BlockGibbsOptions): BlockGibbsRun {
   const { seed, chains, samples, burnin, batches } = { ...BLOCK_GIBBS_DEFAULTS, ...definedOnly(opts) };
   checkCount('chains', chains, 1);
   checkCount('samples', samples, 1);
   checkCount('burnin', burnin, 0);
   checkCount('batches', batches, 1);
+  seedWords(seed);
+  return { seed, chains, samples, burnin, batches };
+}
+
+/** Runs the given chains of a run, reporting their events (runBlockGibbs, or a worker's share). */
+export function blockGibbsChains(sampler: BlockGibbsSampler, run: BlockGibbsRun, chains: Iterable<number>, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
+  // Keep each WASM call near 2·10⁶ multiply-adds of the factor for progress and cancellation.
+  const f = sampler.relaxation.factor;
+  const perSweep = 2 * Math.max(1, f.kind === 'dense' ? f.n * f.m : f.kind === 'sparse' ? f.values.length : 10 * f.m * Math.log2(f.m + 1)) + sampler.form.nBits * 8;
+  const chunk = Math.max(1, Math.floor(2e6 / perSweep));
+  return emitChains(sampler, { ...run, chains, chunk, signal }, emit);
+}
+
+/** The result of a run from its reduced events (chains in order); `sampling`: seconds spent sampling. */
+export function blockGibbsResult(form: CanonicalForm, red: DiscreteReducer, run: BlockGibbsRun, seconds: number, sampling: number, partial: boolean, extra: InferenceResult['diagnostics']): InferenceResult {
+  if (red.stats.batches === 0) throw new EngineError('block Gibbs was cancelled before the first batch completed: no estimate');
+  return batchMeansResult(
+    'blockgibbs',
+    form,
+    red.stats,
+    run,
+    // Sampling only (setup excluded: see setupSeconds).
+    { changeRate: red.changeRate, sweepsPerSecond: red.done / Math.max(1e-9, sampling), ...extra },
+    seconds,
+    partial,
+  );
+}
+
+/** Runs independent block Gibbs chains; node marginals (Rao–Blackwellised) with batch-means errors. */
+export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: BlockGibbsOptions = {}): InferenceResult {
+  const run = blockGibbsRun(opts);
   const t0 = performance.now();
   const rel: Relaxation = 'form' in model ? model : buildRelaxation(model, { shift: opts.shift, margin: opts.margin, factor: opts.factor });
   const sampler = new BlockGibbsSampler(engine, rel);
   try {
-    const form = rel.form;
-    // Keep each WASM call near 2·10⁶ multiply-adds of the factor for progress and cancellation.
-    const f = rel.factor;
-    const perSweep = 2 * Math.max(1, f.kind === 'dense' ? f.n * f.m : f.kind === 'sparse' ? f.values.length : 10 * f.m * Math.log2(f.m + 1)) + form.nBits * 8;
-    const chunk = Math.max(1, Math.floor(2e6 / perSweep));
-    const total = chains * (samples + burnin);
-    let done = 0;
-    let changeSum = 0, changeSweeps = 0;
-    const stats = new BatchMeans(form.nBits);
+    const red = new DiscreteReducer(rel.form.nBits, true);
+    const total = run.chains * (run.samples + run.burnin);
     const tSample = performance.now();
-    const finished = driveChains(
-      sampler,
-      { seed, chains: range(chains), samples, burnin, batches, chunk, signal: opts.signal },
-      {
-        onStep: (_c, sweeps, changeRate) => {
-          changeSum += changeRate * sweeps;
-          changeSweeps += sweeps;
-          done += sweeps;
-          opts.onProgress?.({ phase: 'blockgibbs', done, total });
-        },
-        onBatch: (_c, sums, length) => stats.addBatch(sums, length),
-      },
-    );
-    if (stats.batches === 0) throw new EngineError('block Gibbs was cancelled before the first batch completed: no estimate');
-    const seconds = (performance.now() - t0) / 1000;
+    const finished = blockGibbsChains(sampler, run, range(run.chains), (_c, e) => {
+      red.add(e);
+      if (e.kind === 'step') opts.onProgress?.({ phase: 'blockgibbs', done: red.done, total });
+    }, opts.signal);
     const sampling = (performance.now() - tSample) / 1000;
-    return batchMeansResult(
-      'blockgibbs',
-      form,
-      stats,
-      { seed, chains, samples, burnin, batches },
-      {
-        changeRate: changeSum / Math.max(1, changeSweeps),
-        // Sampling only (setup excluded: see setupSeconds).
-        sweepsPerSecond: done / Math.max(1e-9, sampling),
-        ...relaxationDiagnostics(rel),
-      },
-      seconds,
-      !finished,
-    );
+    return blockGibbsResult(rel.form, red, run, (performance.now() - t0) / 1000, sampling, !finished, relaxationDiagnostics(rel));
   } finally {
     sampler.dispose();
   }

@@ -59,6 +59,53 @@ export function driveChains<S>(sampler: BatchSampler<S>, s: ChainSchedule, event
   return true;
 }
 
+/**
+ * What one chain of a batch-means sampler produced, in order. A run is the events of chain 0, then
+ * chain 1, …; feeding them to a DiscreteReducer in that order gives the run's estimates whether the
+ * chains ran here one after another or in workers (runParallel), so both give the same bits.
+ */
+export type DiscreteEvent =
+  | { kind: 'step'; sweeps: number; changeRate: number }
+  | { kind: 'batch'; sums: Float64Array; length: number };
+
+/** Runs driveChains and reports each chain's events through `emit` as they happen. */
+export function emitChains<S>(sampler: BatchSampler<S>, s: ChainSchedule, emit: (chain: number, e: DiscreteEvent) => void): boolean {
+  return driveChains(sampler, s, {
+    onStep: (chain, sweeps, changeRate) => emit(chain, { kind: 'step', sweeps, changeRate }),
+    onBatch: (chain, sums, length) => emit(chain, { kind: 'batch', sums, length }),
+  });
+}
+
+/**
+ * Folds chain events into batch means and the change rate: per WASM call (Gibbs) or weighted by
+ * sweeps (block Gibbs), as each method has always reported it.
+ */
+export class DiscreteReducer {
+  readonly stats: BatchMeans;
+  private changeSum = 0;
+  private changeWeight = 0;
+  /** Sweeps run, burn-in included. */
+  done = 0;
+
+  constructor(nBits: number, private readonly weightBySweeps: boolean) {
+    this.stats = new BatchMeans(nBits);
+  }
+
+  add(e: DiscreteEvent): void {
+    if (e.kind === 'batch') {
+      this.stats.addBatch(e.sums, e.length);
+      return;
+    }
+    this.changeSum += this.weightBySweeps ? e.changeRate * e.sweeps : e.changeRate;
+    this.changeWeight += this.weightBySweeps ? e.sweeps : 1;
+    this.done += e.sweeps;
+  }
+
+  get changeRate(): number {
+    return this.changeSum / Math.max(1, this.changeWeight);
+  }
+}
+
 /** User-facing marginals and their standard errors from per-bit batch means. */
 export function bitMarginals(form: CanonicalForm, stats: BatchMeans): { marginals: Float64Array[]; marginalStdErr: Float64Array[]; maxStdErr: number | null } {
   const se = stats.stdErr();

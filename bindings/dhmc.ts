@@ -36,6 +36,7 @@ import type { InferenceResult, Progress } from './result.ts';
 import { EngineError, ModelError } from './errors.ts';
 import { seedWords } from './seed.ts';
 import { summarizeTraces } from './diagnostics.ts';
+import { range } from './chains.ts';
 
 export type MoveKind = 'hmc' | 'mala' | 'ula';
 
@@ -704,7 +705,7 @@ export interface ContinuousResult extends InferenceResult {
   traced: Int32Array;
 }
 
-interface RunSpec {
+export interface RunSpec {
   move: MoveKind;
   method: string;
   defaults: { targetAccept: number };
@@ -729,8 +730,45 @@ function median(xs: number[]): number {
   return k % 2 ? s[(k - 1) / 2] : 0.5 * (s[k / 2 - 1] + s[k / 2]);
 }
 
-/** @internal The run driver shared by runDHMC, runMALA and runULA. */
-export function runContinuous(engine: Engine, relaxation: RelaxationData, opts: ContinuousRunOptions, spec: RunSpec): ContinuousResult {
+/**
+ * What one chain of a continuous run produced, in order. Warm-up adapts each chain on its own (dual
+ * averaging and the mass matrix use only that chain's draws; the reported step size is the median
+ * of the chains' final ones, taken at the end), so a chain's events do not depend on the other
+ * chains: feeding every chain's events, chain by chain, to a ContinuousReducer gives the same bits
+ * whether the chains ran here one after another or in workers (runParallel).
+ */
+export type ContinuousEvent =
+  | { kind: 'warmup'; iterations: number; divergences: number; gradientEvaluations: number; stopped: boolean }
+  | { kind: 'stepSize'; value: number }
+  | { kind: 'step'; iterations: number; acceptRate: number; acceptedFraction: number; divergences: number; gradientEvaluations: number; energyError: number; maxAbsEnergyError: number }
+  | { kind: 'batch'; prob: Float64Array; empirical: Float64Array | null; pairs: Float64Array; length: number }
+  /** The traced quantities of a chain that completed every batch. */
+  | { kind: 'trace'; series: Float64Array[] };
+
+/** A continuous run's options with defaults, validated, and what follows from them and the model's form. */
+export interface ContinuousPlan {
+  spec: RunSpec;
+  opts: ContinuousRunOptions;
+  seed: number;
+  chains: number;
+  samples: number;
+  burnin: number;
+  nBatches: number;
+  targetAccept: number;
+  adaptMass: boolean;
+  parametrisation: Parametrisation;
+  empirical: boolean;
+  pairs: [number, number][];
+  pairCodes: Int32Array;
+  pairOffsets: number[];
+  traced: number[];
+  traceCodes: Int32Array;
+  traceOwner: number[];
+  thin: number;
+  traceCapacity: number;
+}
+
+export function continuousPlan(form: CanonicalForm, opts: ContinuousRunOptions, spec: RunSpec): ContinuousPlan {
   const o = { ...DHMC_DEFAULTS, ...spec.defaults, ...definedOnly(opts) };
   const { seed, chains, samples, burnin, batches, targetAccept, adaptMass, parametrisation, empirical, traceBudget } = o;
   checkCount('chains', chains, 1);
@@ -738,10 +776,9 @@ export function runContinuous(engine: Engine, relaxation: RelaxationData, opts: 
   checkCount('burnin', burnin, 0);
   checkCount('batches', batches, 1);
   checkCount('traceBudget', traceBudget, 1);
+  seedWords(seed);
   if (!(targetAccept > 0 && targetAccept < 1)) throw new ModelError(`targetAccept must be in (0, 1), got ${targetAccept}`);
   if (opts.stepSize !== undefined) checkStepSize(opts.stepSize);
-  const form = relaxation.form;
-  const t0 = performance.now();
 
   // Pairs → bit codes.
   const pairs: [number, number][] = [];
@@ -787,103 +824,136 @@ export function runContinuous(engine: Engine, relaxation: RelaxationData, opts: 
   traceOwner.push(-1);
   const thin = Math.max(1, Math.ceil((traceCodes.length * samples) / traceBudget));
   const traceCapacity = Math.ceil(samples / thin);
+  return {
+    spec, opts, seed, chains, samples, burnin, nBatches: Math.min(batches, samples), targetAccept, adaptMass, parametrisation, empirical,
+    pairs, pairCodes: Int32Array.from(pairCodes), pairOffsets, traced, traceCodes: Int32Array.from(traceCodes), traceOwner, thin, traceCapacity,
+  };
+}
 
-  const sampler = new ContinuousSampler(engine, relaxation, spec.move, {
-    parametrisation,
-    integrator: spec.integrator,
-    leapfrogSteps: spec.leapfrogSteps,
-    pairCodes: Int32Array.from(pairCodes),
-    empirical,
-    traceCodes: Int32Array.from(traceCodes),
-    traceCapacity,
-    thin,
+/** The sampler a plan runs on (one per host: each worker builds its own on its own engine). */
+export function continuousSampler(engine: Engine, relaxation: RelaxationData, plan: ContinuousPlan): ContinuousSampler {
+  return new ContinuousSampler(engine, relaxation, plan.spec.move, {
+    parametrisation: plan.parametrisation,
+    integrator: plan.spec.integrator,
+    leapfrogSteps: plan.spec.leapfrogSteps,
+    pairCodes: plan.pairCodes,
+    empirical: plan.empirical,
+    traceCodes: plan.traceCodes,
+    traceCapacity: plan.traceCapacity,
+    thin: plan.thin,
   });
-  try {
-    const nBatches = Math.min(batches, samples);
-    const total = chains * (samples + burnin);
-    let done = 0;
-    const phase = spec.method;
-    const stats = new BatchMeans(form.nBits);
-    const empStats = empirical ? new BatchMeans(form.nBits) : null;
-    const pairStats = new BatchMeans(sampler.pairEntries);
-    const traces: Float64Array[][] = traceCodes.map(() => []);
-    const chunk = sampler.chunkSize();
-    let partial = false;
-    let accSum = 0, acceptedSum = 0, iterSum = 0, divergences = 0, warmDivergences = 0, grads = 0, eSum = 0, eCount = 0, eMax = 0;
-    const stepSizes: number[] = [];
-    const abort = () => opts.signal?.aborted ?? false;
+}
 
-    outer: for (let c = 0; c < chains; c++) {
-      if (abort()) {
-        partial = true;
+/**
+ * Runs the given chains of a plan (all of them in runContinuous, a worker's share in runParallel),
+ * reporting each chain's events as they happen; `onProgress(k)`: k more transitions done. Returns
+ * false when the signal stopped it (an unfinished batch is dropped with its chain).
+ */
+export function continuousChains(sampler: ContinuousSampler, plan: ContinuousPlan, chains: Iterable<number>, emit: (chain: number, e: ContinuousEvent) => void, signal?: AbortSignal, onProgress?: (warmup: boolean, k: number) => void): boolean {
+  const abort = () => signal?.aborted ?? false;
+  const chunk = sampler.chunkSize();
+  for (const c of chains) {
+    if (abort()) return false;
+    const state = sampler.init(plan.seed, c);
+    try {
+      let reported = 0;
+      const wu = sampler.warmup(state, plan.burnin, {
+        targetAccept: plan.targetAccept,
+        adaptMass: plan.adaptMass,
+        stepSize: plan.opts.stepSize,
+        onChunk: (k) => {
+          onProgress?.(true, k - reported);
+          reported = k;
+          return !abort();
+        },
+      });
+      emit(c, { kind: 'warmup', iterations: wu.iterations, divergences: wu.divergences, gradientEvaluations: wu.gradientEvaluations, stopped: wu.stopped });
+      if (wu.stopped) return false;
+      emit(c, { kind: 'stepSize', value: sampler.stepSize(state) });
+      sampler.resetTrace(state);
+      for (const len of splitEvenly(plan.samples, plan.nBatches)) {
+        for (let left = len; left > 0; ) {
+          if (abort()) return false;
+          const it = Math.min(chunk, left);
+          const info = sampler.step(state, it, { accumulate: true, trace: true });
+          left -= it;
+          emit(c, { kind: 'step', ...info });
+          onProgress?.(false, it);
+        }
+        const sums = sampler.readAndClear(state);
+        emit(c, { kind: 'batch', prob: sums.prob, empirical: sums.empirical, pairs: sums.pairs, length: len });
+      }
+      emit(c, { kind: 'trace', series: sampler.trace(state) });
+    } finally {
+      sampler.release(state);
+    }
+  }
+  return true;
+}
+
+/** Folds chain events (chain by chain, in order) into the estimates and diagnostics of a run. */
+export class ContinuousReducer {
+  readonly stats: BatchMeans;
+  readonly empStats: BatchMeans | null;
+  readonly pairStats: BatchMeans;
+  readonly traces: Float64Array[][];
+  readonly stepSizes: number[] = [];
+  accSum = 0;
+  acceptedSum = 0;
+  iterSum = 0;
+  divergences = 0;
+  warmDivergences = 0;
+  grads = 0;
+  eSum = 0;
+  eCount = 0;
+  eMax = 0;
+
+  constructor(readonly form: CanonicalForm, readonly plan: ContinuousPlan) {
+    this.stats = new BatchMeans(form.nBits);
+    this.empStats = plan.empirical ? new BatchMeans(form.nBits) : null;
+    this.pairStats = new BatchMeans(plan.pairCodes.length / 2);
+    this.traces = Array.from(plan.traceCodes, () => []);
+  }
+
+  add(e: ContinuousEvent): void {
+    switch (e.kind) {
+      case 'warmup':
+        this.warmDivergences += e.divergences;
+        this.grads += e.gradientEvaluations;
+        break;
+      case 'stepSize':
+        this.stepSizes.push(e.value);
+        break;
+      case 'step': {
+        this.iterSum += e.iterations;
+        this.accSum += e.acceptRate * e.iterations;
+        this.acceptedSum += e.acceptedFraction * e.iterations;
+        this.divergences += e.divergences;
+        this.grads += e.gradientEvaluations;
+        const ok = e.iterations - e.divergences;
+        if (ok > 0) {
+          this.eSum += e.energyError * ok;
+          this.eCount += ok;
+        }
+        this.eMax = Math.max(this.eMax, e.maxAbsEnergyError);
         break;
       }
-      const state = sampler.init(seed, c);
-      try {
-        const wu = sampler.warmup(state, burnin, {
-          targetAccept,
-          adaptMass,
-          stepSize: opts.stepSize,
-          onChunk: (k) => {
-            opts.onProgress?.({ phase: `${phase}-warmup`, done: done + k, total });
-            return !abort();
-          },
-        });
-        done += wu.iterations;
-        warmDivergences += wu.divergences;
-        grads += wu.gradientEvaluations;
-        if (wu.stopped) {
-          partial = true;
-          break outer;
-        }
-        stepSizes.push(sampler.stepSize(state));
-        sampler.resetTrace(state);
-        let batchesDone = 0;
-        for (const len of splitEvenly(samples, nBatches)) {
-          for (let left = len; left > 0; ) {
-            if (abort()) {
-              partial = true;
-              break;
-            }
-            const it = Math.min(chunk, left);
-            const info = sampler.step(state, it, { accumulate: true, trace: true });
-            left -= it;
-            done += it;
-            iterSum += info.iterations;
-            accSum += info.acceptRate * info.iterations;
-            acceptedSum += info.acceptedFraction * info.iterations;
-            divergences += info.divergences;
-            grads += info.gradientEvaluations;
-            const ok = info.iterations - info.divergences;
-            if (ok > 0) {
-              eSum += info.energyError * ok;
-              eCount += ok;
-            }
-            eMax = Math.max(eMax, info.maxAbsEnergyError);
-            opts.onProgress?.({ phase, done, total });
-          }
-          if (partial) {
-            // An unfinished batch is dropped (its accumulators are discarded with the chain).
-            break;
-          }
-          const sums = sampler.readAndClear(state);
-          stats.addBatch(sums.prob, len);
-          empStats?.addBatch(sums.empirical!, len);
-          pairStats.addBatch(sums.pairs, len);
-          batchesDone++;
-        }
-        if (batchesDone === nBatches) {
-          const t = sampler.trace(state);
-          t.forEach((series, q) => traces[q].push(series));
-        }
-        if (partial) break outer;
-      } finally {
-        sampler.release(state);
-      }
+      case 'batch':
+        this.stats.addBatch(e.prob, e.length);
+        this.empStats?.addBatch(e.empirical!, e.length);
+        this.pairStats.addBatch(e.pairs, e.length);
+        break;
+      case 'trace':
+        e.series.forEach((series, q) => this.traces[q].push(series));
+        break;
     }
-    if (stats.batches === 0) throw new EngineError(`${spec.method} was cancelled before the first batch completed: no estimate`);
-    const samplingSeconds = (performance.now() - t0) / 1000;
+  }
 
+  /** The run's result; `samplingSeconds`: time spent sampling (for the gradient rate). */
+  result(seconds: number, samplingSeconds: number, partial: boolean, extra: InferenceResult['diagnostics'] = {}): ContinuousResult {
+    const { form, plan, stats, empStats, pairStats, traces } = this;
+    const { spec, traced, traceOwner, pairs, pairOffsets } = plan;
+    if (stats.batches === 0) throw new EngineError(`${spec.method} was cancelled before the first batch completed: no estimate`);
     const toUser = (bits: Float64Array) => bitsToMarginals(form, bits);
     const seToUser = (se: Float64Array) => bitsToMarginals(form, se).map((row, v) => (form.oneHot[v] ? row : Float64Array.of(row[1], row[1])));
     const se = stats.stdErr();
@@ -938,6 +1008,8 @@ export function runContinuous(engine: Engine, relaxation: RelaxationData, opts: 
       if (rhatList.length) rhatMax = Math.max(...rhatList);
     }
 
+    const { iterSum, accSum, acceptedSum, stepSizes, eSum, eCount, grads } = this;
+    const leapfrogSteps = spec.leapfrogSteps ?? 5;
     return {
       method: spec.method,
       logZ: null,
@@ -952,40 +1024,60 @@ export function runContinuous(engine: Engine, relaxation: RelaxationData, opts: 
       rhat,
       traced: Int32Array.from(traced),
       diagnostics: {
-        chains,
-        samplesPerChain: samples,
-        warmup: burnin,
-        batchesPerChain: nBatches,
-        parametrisation,
-        ...(spec.move === 'hmc' ? { leapfrogSteps: sampler.steps, integrator: typeof spec.integrator === 'string' ? spec.integrator : spec.integrator ? 'custom' : 'leapfrog' } : {}),
-        targetAccept: opts.stepSize === undefined ? targetAccept : null,
-        adaptMass,
+        chains: plan.chains,
+        samplesPerChain: plan.samples,
+        warmup: plan.burnin,
+        batchesPerChain: plan.nBatches,
+        parametrisation: plan.parametrisation,
+        ...(spec.move === 'hmc' ? { leapfrogSteps, integrator: typeof spec.integrator === 'string' ? spec.integrator : spec.integrator ? 'custom' : 'leapfrog' } : {}),
+        targetAccept: plan.opts.stepSize === undefined ? plan.targetAccept : null,
+        adaptMass: plan.adaptMass,
         acceptRate: iterSum ? accSum / iterSum : null,
         acceptedFraction: iterSum ? acceptedSum / iterSum : null,
         stepSize: stepSizes.length ? median(stepSizes) : null,
         stepSizeMin: stepSizes.length ? Math.min(...stepSizes) : null,
         stepSizeMax: stepSizes.length ? Math.max(...stepSizes) : null,
-        divergences,
-        warmupDivergences: warmDivergences,
+        divergences: this.divergences,
+        warmupDivergences: this.warmDivergences,
         energyErrorMean: eCount ? eSum / eCount : null,
-        energyErrorMaxAbs: eMax,
+        energyErrorMaxAbs: this.eMax,
         essMedian,
         essMin,
         rhatMax,
         essLogDensity: essLogp,
         rhatLogDensity: rhatLogp,
         tracedVariables: traced.length,
-        traceThin: thin,
+        traceThin: plan.thin,
         maxStdErr: Number.isFinite(maxSE) ? maxSE : null,
         gradientEvaluations: grads,
         gradientsPerSecond: grads / Math.max(1e-9, samplingSeconds),
         samplingSeconds,
         biased: spec.biased ?? false,
-        seed,
+        seed: plan.seed,
+        ...extra,
       },
-      seconds: (performance.now() - t0) / 1000,
+      seconds,
       partial,
     };
+  }
+}
+
+/** @internal The run driver shared by runDHMC, runMALA and runULA. */
+export function runContinuous(engine: Engine, relaxation: RelaxationData, opts: ContinuousRunOptions, spec: RunSpec): ContinuousResult {
+  const form = relaxation.form;
+  const plan = continuousPlan(form, opts, spec);
+  const t0 = performance.now();
+  const sampler = continuousSampler(engine, relaxation, plan);
+  try {
+    const red = new ContinuousReducer(form, plan);
+    const total = plan.chains * (plan.samples + plan.burnin);
+    let done = 0;
+    const finished = continuousChains(sampler, plan, range(plan.chains), (_c, e) => red.add(e), opts.signal, (warmup, k) => {
+      done += k;
+      opts.onProgress?.({ phase: warmup ? `${spec.method}-warmup` : spec.method, done, total });
+    });
+    const samplingSeconds = (performance.now() - t0) / 1000;
+    return red.result((performance.now() - t0) / 1000, samplingSeconds, !finished);
   } finally {
     sampler.dispose();
   }

@@ -5,12 +5,11 @@
 
 import type { Engine } from './engine.ts';
 import type { Model } from './model.ts';
-import { toCanonical } from './canonical.ts';
+import { toCanonical, type CanonicalForm } from './canonical.ts';
 import { BoundModel } from './bound.ts';
-import { BatchMeans } from './estimators.ts';
-import { batchMeansResult, driveChains, range } from './chains.ts';
+import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
 import type { InferenceResult, Progress } from './result.ts';
-import { EngineError, ModelError } from './errors.ts';
+import { EngineError } from './errors.ts';
 import { seedWords } from './seed.ts';
 import { checkCount, definedOnly } from './options.ts';
 
@@ -114,49 +113,57 @@ export interface GibbsOptions {
 
 export const GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20 } as const;
 
-/** Runs independent chains and returns node marginals with Monte Carlo standard errors. */
-export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}): InferenceResult {
+export type GibbsRun = { seed: number; chains: number; samples: number; burnin: number; batches: number };
+
+/** The run's options with defaults, validated. */
+export function gibbsRun(opts: GibbsOptions): GibbsRun {
   const { seed, chains, samples, burnin, batches } = { ...GIBBS_DEFAULTS, ...definedOnly(opts) };
   checkCount('chains', chains, 1);
   checkCount('samples', samples, 1);
   checkCount('burnin', burnin, 0);
   checkCount('batches', batches, 1);
+  seedWords(seed);
+  return { seed, chains, samples, burnin, batches };
+}
+
+/**
+ * Runs the given chains of a run, reporting their events (runGibbs: all chains here; runParallel:
+ * each worker its share). Each WASM call is kept near 2·10⁶ site updates so progress and
+ * cancellation stay responsive; the chunking is part of the result (the change rate is averaged
+ * per call), so every host uses this one schedule.
+ */
+export function gibbsChains(sampler: GibbsSampler, run: GibbsRun, chains: Iterable<number>, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
+  const chunk = Math.max(1, Math.floor(2e6 / Math.max(1, sampler.form.n)));
+  return emitChains(sampler, { ...run, chains, chunk, signal }, emit);
+}
+
+/** The result of a run from its reduced events (chains in order). */
+export function gibbsResult(form: CanonicalForm, red: DiscreteReducer, run: GibbsRun, seconds: number, partial: boolean, extra: InferenceResult['diagnostics'] = {}): InferenceResult {
+  if (red.stats.batches === 0) throw new EngineError('Gibbs was cancelled before the first batch completed: no estimate');
+  return batchMeansResult(
+    'gibbs',
+    form,
+    red.stats,
+    run,
+    { changeRate: red.changeRate, siteUpdatesPerSecond: (red.done * form.n) / Math.max(1e-9, seconds), ...extra },
+    seconds,
+    partial,
+  );
+}
+
+/** Runs independent chains and returns node marginals with Monte Carlo standard errors. */
+export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}): InferenceResult {
+  const run = gibbsRun(opts);
   const t0 = performance.now();
   const sampler = new GibbsSampler(engine, model);
   try {
-    const form = sampler.form;
-    const total = chains * (samples + burnin);
-    let done = 0;
-    let changeRateSum = 0, changeCalls = 0;
-    const stats = new BatchMeans(form.nBits);
-    const finished = driveChains(
-      sampler,
-      // Keep each WASM call near 2·10⁶ site updates so progress and cancellation stay responsive.
-      { seed, chains: range(chains), samples, burnin, batches, chunk: Math.max(1, Math.floor(2e6 / Math.max(1, form.n))), signal: opts.signal },
-      {
-        onStep: (_c, sweeps, changeRate) => {
-          changeRateSum += changeRate;
-          changeCalls++;
-          done += sweeps;
-          opts.onProgress?.({ phase: 'gibbs', done, total });
-        },
-        onBatch: (_c, sums, length) => stats.addBatch(sums, length),
-      },
-    );
-    if (stats.batches === 0) throw new EngineError('Gibbs was cancelled before the first batch completed: no estimate');
-    const seconds = (performance.now() - t0) / 1000;
-    return batchMeansResult(
-      'gibbs',
-      form,
-      stats,
-      { seed, chains, samples, burnin, batches },
-      {
-        changeRate: changeRateSum / Math.max(1, changeCalls),
-        siteUpdatesPerSecond: (done * form.n) / Math.max(1e-9, seconds),
-      },
-      seconds,
-      !finished,
-    );
+    const red = new DiscreteReducer(sampler.form.nBits, false);
+    const total = run.chains * (run.samples + run.burnin);
+    const finished = gibbsChains(sampler, run, range(run.chains), (_c, e) => {
+      red.add(e);
+      if (e.kind === 'step') opts.onProgress?.({ phase: 'gibbs', done: red.done, total });
+    }, opts.signal);
+    return gibbsResult(sampler.form, red, run, (performance.now() - t0) / 1000, !finished);
   } finally {
     sampler.dispose();
   }

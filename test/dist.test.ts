@@ -32,6 +32,19 @@ test('plain node imports "relaxmrf" (dist/index.js) and runs Gibbs, bit-identica
   assert.ok(Number.isFinite(out.logZ));
 });
 
+test('plain node: runParallel from the built package starts dist/parallel-worker.js and matches runGibbs', { skip }, async () => {
+  const code = `
+    import { runParallel, isingLattice } from 'relaxmrf';
+    const model = isingLattice({ shape: [4, 4], beta: 0.3, h: 0.05 });
+    const r = await runParallel(model, { seed: 3, chains: 3, workers: 2, samples: 400 });
+    console.log(JSON.stringify({ marginals: r.marginals.map((m) => Array.from(m)), workers: r.diagnostics.workers }));
+  `;
+  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }));
+  assert.equal(out.workers, 2);
+  const ref = runGibbs(await loadEngine(), isingLattice({ shape: [4, 4], beta: 0.3, h: 0.05 }), { seed: 3, chains: 3, samples: 400 });
+  assert.deepEqual(out.marginals, ref.marginals.map((m) => Array.from(m)));
+});
+
 test('dist/browser.js: every import in its module graph is relative and present, none Node-only', { skip }, () => {
   const seen = new Set<string>();
   const visit = (file: string) => {

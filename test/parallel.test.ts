@@ -1,11 +1,14 @@
-// runParallel: Gibbs chains on worker_threads, combined in chain order — bit-identical to runGibbs
-// for the same seed and chains whatever the number of workers; cancellable with an AbortSignal.
+// runParallel: chains on worker_threads, combined in chain order — bit-identical to the method's
+// single-thread run (runGibbs, infer) for the same seed and chains whatever the number of workers;
+// cancellable with an AbortSignal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runParallel } from '../bindings/parallel.ts';
 import { runGibbs } from '../bindings/gibbs.ts';
 import { isingLattice, pottsLattice } from '../bindings/builders.ts';
 import { loadEngine } from '../bindings/wasm-node.ts';
+import { infer } from '../bindings/infer.ts';
+import type { ContinuousResult } from '../bindings/dhmc.ts';
 
 test('workers = 1, 2, 3 give bit-identical results, equal to runGibbs (binary and one-hot models)', async () => {
   const engine = await loadEngine();
@@ -53,5 +56,65 @@ test('an abort before any batch rejects; bad options are refused', async () => {
   const model = isingLattice({ shape: [3, 3], beta: 0.3 });
   await assert.rejects(runParallel(model, { signal: AbortSignal.abort() }), /cancelled before the first batch/);
   await assert.rejects(runParallel(model, { workers: 0 }), /workers must be/);
-  await assert.rejects(runParallel(model, { method: 'dhmc' as 'gibbs' }), /gibbs/);
+  await assert.rejects(runParallel(model, { method: 'mf' as 'gibbs' }), /no independent chains/);
+  await assert.rejects(runParallel(model, { method: 'dhmc', targetAccept: 2 }), /targetAccept must be in/);
+});
+
+/** The estimates and the diagnostics that do not measure time. */
+function comparable(r: ContinuousResult | Awaited<ReturnType<typeof runParallel>>) {
+  const timing = new Set(['seconds', 'samplingSeconds', 'gradientsPerSecond', 'sweepsPerSecond', 'setupSeconds', 'workers', 'completedChains']);
+  const c = r as ContinuousResult;
+  return {
+    marginals: r.marginals,
+    marginalStdErr: r.marginalStdErr,
+    ess: c.ess,
+    rhat: c.rhat,
+    empiricalMarginals: c.empiricalMarginals,
+    diagnostics: Object.fromEntries(Object.entries(r.diagnostics).filter(([k]) => !timing.has(k))),
+  };
+}
+
+test('dhmc and mala chains (per-chain warm-up) in workers: workers = 1 and 2 bit-identical, equal to infer()', async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [3, 4], beta: 0.35, h: 0.1 });
+  for (const method of ['dhmc', 'mala'] as const) {
+    const opts = { method, seed: 23, chains: 3, samples: 300, burnin: 100, batches: 10 };
+    const ref = comparable(infer(engine, model, opts) as ContinuousResult);
+    assert.ok((ref.diagnostics.essMin as number) > 0 && Number.isFinite(ref.diagnostics.stepSize as number), `${method}: ESS and step size reported`);
+    for (const workers of [1, 2]) {
+      const r = await runParallel(model, { ...opts, workers });
+      assert.equal(r.partial, false);
+      assert.equal(r.method, method);
+      assert.equal(r.diagnostics.workers, workers);
+      assert.equal(r.diagnostics.completedChains, 3);
+      assert.deepEqual(comparable(r), ref, `${method}, workers = ${workers}`);
+    }
+  }
+});
+
+test('block Gibbs chains in workers: workers = 1 and 3 bit-identical, equal to infer()', async () => {
+  const engine = await loadEngine();
+  const model = pottsLattice({ shape: [3, 3], q: 3, beta: 0.4 });
+  const opts = { method: 'blockgibbs' as const, seed: 4, chains: 3, samples: 300, burnin: 30, batches: 10 };
+  const ref = comparable(infer(engine, model, opts) as ContinuousResult);
+  for (const workers of [1, 3]) {
+    const r = await runParallel(model, { ...opts, workers });
+    assert.deepEqual(comparable(r), ref, `workers = ${workers}`);
+    assert.equal(r.diagnostics.factor, ref.diagnostics.factor);
+  }
+});
+
+test('an abort stops dhmc workers mid-run and returns the chains\' completed batches, marked partial', async () => {
+  const model = isingLattice({ shape: [6, 6], beta: 0.3 });
+  const ac = new AbortController();
+  const t0 = performance.now();
+  const r = await runParallel(model, {
+    method: 'dhmc', seed: 2, chains: 2, workers: 2, samples: 2_000_000, burnin: 50, batches: 1000, signal: ac.signal,
+    onProgress: (p) => { if (p.done >= 40_000) ac.abort(); },
+  });
+  assert.equal(r.partial, true);
+  assert.ok((performance.now() - t0) / 1000 < 20);
+  assert.equal(r.diagnostics.completedChains, 0);
+  assert.ok(r.marginals.every((row) => row.every((x) => x >= 0 && x <= 1)));
+  assert.ok((r.diagnostics.acceptRate as number) > 0);
 });
