@@ -2,4 +2,4 @@
 export * from './api.ts';
 export { loadEngine } from './wasm-node.ts';
 export { loadModelFile } from './files.ts';
-export { runParallel, type ParallelOptions } from './parallel.ts';
+export { runParallel, PARALLEL_METHODS, type ParallelMethod, type ParallelOptions } from './parallel.ts';
