@@ -91,6 +91,11 @@ export interface AISOptions {
    * near both ends. Or the β values themselves: strictly increasing from 0 to 1.
    */
   schedule?: AISSchedule;
+  /**
+   * Index of the first run (default 0): run r draws from stream (seed, r), so runs done in pieces
+   * (firstRun = 0, 1, …, each with the schedule of the first piece) are the runs of one call.
+   */
+  firstRun?: number;
   /** Pilot runs of the adaptive schedule (their weights are not used). Default 4. */
   pilotRuns?: number;
   /** Temperatures of each pilot run (linear). Default max(200, steps/4). */
@@ -191,6 +196,8 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   checkCount('sweepsPerStep', o.sweepsPerStep, 1);
   checkCount('steps', o.steps, 1);
   checkCount('pilotRuns', o.pilotRuns, 2);
+  const firstRun = o.firstRun ?? 0;
+  checkCount('firstRun', firstRun, 0, PILOT_CHAIN - o.runs);
   const pilotSteps = o.pilotSteps ?? Math.max(200, Math.ceil(o.steps / 4));
   checkCount('pilotSteps', pilotSteps, 2);
   const t0 = performance.now();
@@ -234,7 +241,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
     } else {
       betas = aisSchedule(o.schedule, o.steps);
     }
-    const w = runMany(betas, o.runs, 0, false).logW;
+    const w = runMany(betas, o.runs, firstRun, false).logW;
     const done = w.length;
     if (done === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
     const lme = logMeanExp(w);

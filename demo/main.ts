@@ -55,6 +55,8 @@ function start(spec: LiveSpec = readSpec()): void {
   $('error').textContent = '';
   $('status').textContent = `running ${spec.method}`;
   $('rate-label').textContent = spec.method === 'dhmc' ? 'acceptance (mean statistic)' : 'change rate';
+  $('accept-label').textContent = spec.method === 'dhmc' ? 'acceptance (mean Metropolis probability)' : 'acceptance (Gibbs: every draw kept)';
+  for (const id of ['logz', 'logz-se', 'logz-kind', 'ess', 'rhat', 'accept']) $(id).textContent = '–';
   $('picture-title').textContent = spec.method === 'dhmc' ? 'Current p(σ = +1 | x)' : 'Current configuration';
   $('picture-legend').textContent = spec.method === 'dhmc' ? 'black 0, white 1' : 'black σ = −1, white σ = +1';
   for (const id of ['config', 'heat']) {
@@ -109,6 +111,15 @@ function draw(): void {
     $('maxse').textContent = f.maxStdErr === null ? '–' : f.maxStdErr.toExponential(2);
     $('meanse').textContent = seCount ? (seSum / seCount).toExponential(2) : '–';
     $('mag').textContent = (mag / f.marginals.length).toFixed(4);
+    $('chains').textContent = String(f.chains);
+    $('accept').textContent = f.accept.toFixed(4);
+    $('ess').textContent = f.ess === null ? '–' : `${f.ess.toFixed(1)} (draws every ${f.traceThin} ${f.traceThin === 1 ? 'step' : 'steps'})`;
+    $('rhat').textContent = f.rhat === null ? '–' : f.rhat.toFixed(4);
+    if (f.logZ) {
+      $('logz').textContent = f.logZ.value.toFixed(4);
+      $('logz-se').textContent = Number.isFinite(f.logZ.stdErr) ? f.logZ.stdErr.toFixed(4) : '–';
+      $('logz-kind').textContent = `${f.logZ.estimator}, ${f.logZ.runs}/${f.logZ.totalRuns} runs${f.logZ.runs === f.logZ.totalRuns ? ' (final)' : ''}`;
+    }
   }
   requestAnimationFrame(draw);
 }

@@ -1,4 +1,10 @@
 // Messages between the demo page (main.ts) and its Web Worker (worker.ts).
+/** Chains side by side: enough for ESS and R̂ across chains to mean something, few enough to stay quick. */
+export const LIVE_CHAINS = 4;
+/** AIS budget of the log Z read-out: runs, and temperatures per run (fewer on large lattices). */
+export const AIS_RUNS = 32;
+export const aisSteps = (n: number): number => Math.max(200, Math.min(1000, Math.round(1e6 / n)));
+
 export type DemoMethod = 'gibbs' | 'blockgibbs' | 'dhmc';
 
 export interface LatticeSpec {
@@ -41,6 +47,27 @@ export interface Frame {
   rate: number;
   maxStdErr: number | null;
   sweepsPerSecond: number;
+  /** Chains sampled side by side (all estimates pool them). */
+  chains: number;
+  /** Mean acceptance: DHMC's acceptance statistic; 1 for the Gibbs samplers (every draw is kept). */
+  accept: number;
+  /** ESS and rank-normalised split-R̂ of the magnetisation trace over the chains (null: too short). */
+  ess: number | null;
+  rhat: number | null;
+  /** Draws per trace point (the traces are thinned to stay short). */
+  traceThin: number;
+  logZ: LogZReadout | null;
+}
+
+/** log Z by AIS, run a piece at a time between sampling batches; final once runs === totalRuns. */
+export interface LogZReadout {
+  estimator: string;
+  value: number;
+  stdErr: number;
+  runs: number;
+  totalRuns: number;
+  /** The runs' log weights (what the engine computed; value and stdErr are JavaScript arithmetic on them). */
+  logWeights: number[];
 }
 
 export type FromWorker =

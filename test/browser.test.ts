@@ -1,7 +1,9 @@
 // The demo in a real browser: Chromium (Debian's /usr/bin/chromium) driven by playwright-core loads
 // the demo page, whose Web Worker runs the engine from the fetched .wasm. Checks the page's Gibbs
 // marginals against exact inference in Node (within 4 MCSE), bit-identical marginals against Node's
-// runGibbs for the same model and seed, and that each live sampler produces frames; saves a
+// runGibbs for the same model and seed, that each live sampler produces frames with finite
+// acceptance, ESS and R̂ read-outs, and that the log Z read-out (AIS, run piece by piece in the
+// worker) equals Node's runAIS bit for bit and lies within 4 standard errors of exact; saves a
 // screenshot in test/artifacts/. Without Chromium: fails under CI, skips (with a message) otherwise.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +14,8 @@ import { loadEngine } from '../bindings/wasm-node.ts';
 import { isingLattice } from '../bindings/builders.ts';
 import { runGibbs } from '../bindings/gibbs.ts';
 import { exactInference } from '../bindings/exact.ts';
+import { runAIS } from '../bindings/logz.ts';
+import { AIS_RUNS, aisSteps } from '../demo/protocol.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -48,12 +52,12 @@ test('demo page in Chromium: live samplers, exact agreement, and bit-identical t
     assert.equal(wasmType, 'application/wasm');
 
     const model = isingLattice({ shape: [4, 4], beta: spec.beta, h: spec.h, periodic: false });
-    const engine = await loadEngine();
-    const node = runGibbs(engine, model, { seed: spec.seed, chains: spec.chains, samples: spec.samples, burnin: spec.burnin, batches: spec.batches });
+    const engine0 = await loadEngine();
+    const node = runGibbs(engine0, model, { seed: spec.seed, chains: spec.chains, samples: spec.samples, burnin: spec.burnin, batches: spec.batches });
     // Same module, same streams, same arithmetic: the same bits in the browser as in Node.
     assert.deepEqual(got.marginals, node.marginals.map((m) => Array.from(m)), 'browser and Node marginals differ');
     assert.deepEqual(got.stdErr, node.marginalStdErr!.map((m) => Array.from(m)));
-    const exact = exactInference(engine, model).marginals;
+    const exact = exactInference(engine0, model).marginals;
     for (let v = 0; v < 16; v++) {
       for (let k = 0; k < 2; k++) {
         const se = got.stdErr[v][k];
@@ -67,23 +71,54 @@ test('demo page in Chromium: live samplers, exact agreement, and bit-identical t
       await page.selectOption('#method', method);
       await page.fill('#size', '16');
       await page.click('#start');
-      await page.waitForFunction(() => ((globalThis as any).demo.latest()?.batches ?? 0) >= 5, undefined, { timeout: 15_000 });
+      // Ten rounds of batches (one per chain each): long enough traces for ESS and R̂.
+      await page.waitForFunction(() => ((globalThis as any).demo.latest()?.batches ?? 0) >= 40, undefined, { timeout: 15_000 });
       const f = await page.evaluate(() => {
         const l = (globalThis as any).demo.latest();
-        return { n: l.marginals.length, rate: l.rate, maxStdErr: l.maxStdErr, sweeps: l.sweeps };
+        return { n: l.marginals.length, rate: l.rate, maxStdErr: l.maxStdErr, sweeps: l.sweeps, accept: l.accept, ess: l.ess, rhat: l.rhat, chains: l.chains };
       });
       assert.equal(f.n, 256, method);
       assert.ok(f.rate > 0 && f.rate <= 1, `${method} rate ${f.rate}`);
       assert.ok(f.maxStdErr !== null && f.maxStdErr > 0, `${method} standard error`);
+      assert.ok(f.accept > 0 && f.accept <= 1, `${method} acceptance ${f.accept}`);
+      assert.ok(f.chains >= 2, `${method}: ${f.chains} chains`);
+      assert.ok(f.ess !== null && f.ess > 0, `${method} ESS ${f.ess}`);
+      assert.ok(f.rhat !== null && f.rhat > 0.5, `${method} R̂ ${f.rhat}`);
+      // The read-outs on the page show them as finite numbers.
+      await page.waitForFunction(() => ['sweeps', 'accept', 'ess', 'rhat', 'logz', 'logz-se'].every((id) => Number.isFinite(parseFloat(document.getElementById(id)!.textContent!))), undefined, { timeout: 15_000 });
       const sweeps = await page.textContent('#sweeps');
       assert.ok(Number(sweeps) > 0, `${method}: read-out shows ${sweeps} sweeps`);
+      assert.match((await page.textContent('#logz-kind'))!, /^AIS /);
     }
+
+    // log Z on a small lattice: the AIS read-out, once all its runs are done, is the estimate of one
+    // runAIS call in Node (same seed, runs, temperatures) and lies within 4 standard errors of exact.
+    await page.fill('#size', '4');
+    await page.fill('#beta', '0.4');
+    await page.fill('#h', '0.1');
+    await page.fill('#seed', '3');
+    await page.selectOption('#method', 'gibbs');
+    await page.click('#start');
+    await page.waitForFunction((runs) => (globalThis as any).demo.latest()?.logZ?.runs === runs, AIS_RUNS, { timeout: 30_000 });
+    const lz = await page.evaluate(() => (globalThis as any).demo.latest().logZ);
+    await page.waitForFunction(() => document.getElementById('logz-kind')!.textContent!.includes('(final)'), undefined, { timeout: 5_000 });
+    assert.equal(parseFloat((await page.textContent('#logz'))!), Number(lz.value.toFixed(4)));
+    const small = isingLattice({ shape: [4, 4], beta: 0.4, h: 0.1, periodic: true });
+    const engine = await loadEngine();
+    const ais = runAIS(engine, small, { seed: 3, runs: AIS_RUNS, steps: aisSteps(16) });
+    // The engine's weights are the same bits; log-mean-exp runs on each side's Math.exp, which V8
+    // builds may round differently in the last place, so the combined value is compared to 1e-12.
+    assert.deepEqual(lz.logWeights, Array.from(ais.logWeights), 'the page\'s piecewise AIS runs differ from one runAIS call');
+    assert.ok(Math.abs(lz.value - ais.logZ) <= 1e-12 * Math.abs(ais.logZ), `log Z ${lz.value} vs ${ais.logZ}`);
+    assert.ok(Math.abs(lz.stdErr - ais.logZStdErr) <= 1e-12 * ais.logZStdErr, `standard error ${lz.stdErr} vs ${ais.logZStdErr}`);
+    const exactLogZ = exactInference(engine, small).logZ;
+    assert.ok(lz.stdErr > 0 && Math.abs(lz.value - exactLogZ) <= 4 * lz.stdErr, `log Z ${lz.value} ± ${lz.stdErr} vs exact ${exactLogZ}`);
     const before = Number(await page.textContent('#fps'));
     await page.waitForTimeout(500);
     assert.ok(Number(await page.textContent('#fps')) > before, 'the page stopped painting while sampling');
     const dir = fileURLToPath(new URL('./artifacts/', import.meta.url));
     mkdirSync(dir, { recursive: true });
-    await page.screenshot({ path: dir + 'demo.png' });
+    await page.screenshot({ path: dir + 'demo.png', fullPage: true });
     await page.click('#stop');
     assert.deepEqual(errors, []);
   } finally {
