@@ -165,3 +165,15 @@ for (const [beta, runs, steps] of [[0.3, 16, 8000], [0.4407, 32, 40000], [0.5, 3
     assert.ok(Math.abs(err) < 0.1, `error ${err}`);
   });
 }
+
+test('AIS in pieces (firstRun, the first piece\'s schedule) gives the runs of one call', async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [3, 3], beta: 0.4, h: 0.1 });
+  const whole = runAIS(engine, model, { seed: 6, runs: 5, steps: 150 });
+  const first = runAIS(engine, model, { seed: 6, runs: 2, steps: 150 });
+  const rest = runAIS(engine, model, { seed: 6, runs: 3, firstRun: 2, steps: 150, schedule: first.schedule });
+  assert.deepEqual(first.schedule, whole.schedule);
+  assert.deepEqual([...first.logWeights, ...rest.logWeights], Array.from(whole.logWeights));
+  assert.notDeepEqual(Array.from(rest.logWeights), Array.from(whole.logWeights.subarray(0, 3)));
+  assert.throws(() => runAIS(engine, model, { runs: 1, firstRun: -1 }), /firstRun must be/);
+});
