@@ -95,7 +95,9 @@ export function transferables(e: ChainEvent | null): ArrayBuffer[] {
 export function runJob(engine: Engine, job: WorkerJob, post: (m: WorkerMessage) => void): void {
   const model = fromData(job.model);
   const o = job.opts;
-  const event = (chain: number, e: ChainEvent) => post({ type: 'event', chain, event: e, done: e.kind === 'step' && 'sweeps' in e ? e.sweeps : e.kind === 'step' ? e.iterations : 0 });
+  // Progress: a step event's sweeps (discrete samplers) or transitions (continuous ones).
+  const length = (e: ChainEvent) => (e.kind !== 'step' ? 0 : 'sweeps' in e ? e.sweeps : e.iterations);
+  const event = (chain: number, e: ChainEvent) => post({ type: 'event', chain, event: e, done: length(e) });
   switch (job.method) {
     case 'gibbs': {
       const sampler = new GibbsSampler(engine, model);

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { loadEngine } from '../bindings/wasm-node.ts';
 import { isingLattice } from '../bindings/builders.ts';
 import { runGibbs } from '../bindings/gibbs.ts';
@@ -66,4 +67,24 @@ test('dist/browser.js: every import in its module graph is relative and present,
   visit(resolve(ROOT, 'dist/browser.js'));
   assert.ok(seen.size > 10, `graph of ${seen.size} files`);
   assert.ok(!seen.has(resolve(ROOT, 'dist/wasm-node.js')) && !seen.has(resolve(ROOT, 'dist/files.js')));
+});
+
+test('a bundler (esbuild) resolves "relaxmrf" through exports: dist/browser.js for browsers, dist/index.js for Node', { skip }, async () => {
+  const bundle = async (platform: 'browser' | 'node') => {
+    const r = await build({
+      absWorkingDir: ROOT,
+      stdin: { contents: "import { runParallel, loadEngine } from 'relaxmrf'; export { runParallel, loadEngine };", resolveDir: ROOT, loader: 'js' },
+      bundle: true, format: 'esm', platform, write: false, metafile: true, logLevel: 'silent',
+    });
+    return { inputs: Object.keys(r.metafile!.inputs).filter((f) => f !== '<stdin>'), text: r.outputFiles[0].text };
+  };
+  const web = await bundle('browser');
+  assert.ok(web.inputs.includes('dist/browser.js') && web.inputs.every((f) => f.startsWith('dist/')), web.inputs.join(' '));
+  assert.ok(!web.inputs.includes('dist/parallel.js') && !web.inputs.includes('dist/wasm-node.js'));
+  assert.ok(!/node:|worker_threads/.test(web.text), 'Node-only module in the browser bundle');
+  // The worker and the .wasm stay located relative to the module, for the bundler to copy or serve.
+  assert.match(web.text, /new URL\("\.\/parallel-worker-browser\.js", import\.meta\.url\)/);
+  assert.match(web.text, /new URL\("\.\.\/build\/release\.wasm", import\.meta\.url\)/);
+  const node = await bundle('node');
+  assert.ok(node.inputs.includes('dist/index.js') && node.inputs.includes('dist/parallel.js'), node.inputs.join(' '));
 });
