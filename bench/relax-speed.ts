@@ -1,29 +1,37 @@
-// Speed of the relaxation's kernels (issue 3): `npm run bench:relax` (full, ~2 min) or BENCH_QUICK=1 /
+// Speed of the relaxation's kernels (issue 3): `npm run bench:relax` (full, ~4 min) or BENCH_QUICK=1 /
 // --quick (under a minute). Writes bench/results/relax-speed.json ("quick" says which mode wrote it; a
 // quick run does not replace a full run's file: it writes to the temp directory).
 //
-// (a) One DHMC leapfrog step on a 100×100 grid with the sparse Cholesky factor vs one sequential Gibbs
-//     sweep of the same model (target: leapfrog ≤ 2× sweep). The leapfrog step is timed through the
-//     kernel's own integrator, hmcIntegrate(chain, x, p, L, ε) on arena buffers: one call evaluates the
-//     density once at the start and then takes L velocity-Verlet steps, so
+// (a) One DHMC leapfrog step on a 100×100 grid with a sparse factor vs one sequential Gibbs sweep of
+//     the same model (target: leapfrog ≤ 2× sweep), for two sparse factors: sparse Cholesky (Martens'
+//     shift; JSON leapfrogVsGibbs) and the edge-incidence factor (d_i = Σ_j |w_ij|, M = B with one
+//     column per bond, m = 19800; JSON leapfrogVsGibbsIncidence). The leapfrog step is timed through
+//     the kernel's own integrator, hmcIntegrate(chain, x, p, L, ε) on arena buffers: one call evaluates
+//     the density once at the start and then takes L velocity-Verlet steps (gradient only, log p at the
+//     last), so
 //       leapfrog = (t(L) − t(0)) / L
-//     (both calls restore the same x, p first). Also shown: one gradient alone (relaxedLogp on arena
+//     (both calls restore the same x, p first). Also shown: one gradient with log p (relaxedLogp on arena
 //     buffers: u = Mx, softplus/σ, g = Mᵀπ − x), u = Mx and Mᵀv alone, and a whole HMC transition
 //     (momentum draw, 5 leapfrog steps, Metropolis test) divided by 5. The Gibbs sweep is timed with and
-//     without Rao–Blackwell accumulation; the target uses the plain sweep.
+//     without Rao–Blackwell accumulation; the target uses the plain sweep. All of (a) is one interleaved
+//     set of measurements.
 // (b) The FFT factor on L×L periodic lattices with nearest- and next-nearest-neighbour couplings,
-//     L = 64 … 1024: time of u = Mx (one FFT apply), of a gradient (Mx and Mᵀπ, two applies) and of a
-//     leapfrog step (as in (a)); time / (n log₂ n) printed (roughly constant for an n log n method).
-//     Target: leapfrog ≤ 200 ms at 1024². The models are built once through the TypeScript builders
-//     (ising → toCanonical → latticeSpectrum, i.e. fftFactor's steps), which takes several seconds at
-//     1024² (reported); quick mode writes the same canonical forms directly (checked against the
-//     builders at 32×32) to stay under a minute.
+//     L = 64 … 1024: time of u = Mx (one FFT apply, real-input path), of a gradient (Mx and Mᵀπ, two
+//     applies) and of a leapfrog step (as in (a)); time / (n log₂ n) printed (roughly constant for an
+//     n log n method). Target: leapfrog ≤ 200 ms at 1024². The models are built once through the
+//     TypeScript builders (ising → toCanonical → latticeSpectrum, i.e. fftFactor's steps), which takes
+//     several seconds at 1024² (reported); quick mode writes the same canonical forms directly (checked
+//     against the builders at 32×32) to stay under a minute.
 // (c) u = Mx and g = Mᵀv in the WASM kernels vs a native C reference of the same loops
 //     (bench/native/factor.c, gcc -O3 -march=native -ffp-contract=off: the kernel's arithmetic bit for
-//     bit; also a build with -ffp-contract=fast, FMA where the CPU has it, for information) on a dense
-//     1000×1000 matrix (random entries; the cost does not depend on them) and on the sparse factor of
-//     (a), the same data passed through a binary file. Outputs are compared first (normwise relative
-//     difference ≤ 1e-12, else exit 1). Target: WASM/C speed ratio (t_C / t_WASM) ≥ 0.8.
+//     bit, the reference the target is judged against; also -ffp-contract=fast, FMA where the CPU has
+//     it, and plain -O3 without -march=native (128-bit SSE2 vectors, like WASM SIMD), for context) on a
+//     dense 1000×1000 matrix (random entries; the cost does not depend on them) and on the two sparse
+//     factors of (a), the same data passed through a binary file. Outputs are compared first
+//     (normwise relative difference ≤ 1e-12, else exit 1). Target: WASM/C speed ratio (t_C / t_WASM) ≥ 0.8.
+// (d) Mixing of the incidence factor against sparse Cholesky (whitened DHMC, library defaults, 4
+//     chains): MSE of node marginals vs exact elimination and MSE × seconds on 10×10 Zhang grids,
+//     ESS/s on 100×100 grids (see partD).
 // Timings: repetitions interleaved (order rotated), medians reported with min–max; the machine is shared.
 
 import { spawnSync } from 'node:child_process';

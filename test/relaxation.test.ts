@@ -282,6 +282,40 @@ test('the s-marginal of the (x, s) joint is p(s) exactly (x integrated analytica
   }
 });
 
+test('factor kernels: u = Mx and g = Mᵀv equal plain loops for awkward shapes (n mod 4 ≠ 0, odd m, zero rows of v)', () => {
+  const rand = mulberry32(909);
+  for (const [n, m] of [[1, 1], [3, 5], [4, 4], [5, 7], [9, 3], [8, 13], [17, 6], [12, 1], [7, 20]]) {
+    const dense: FactorData = { kind: 'dense', n, m, values: Float64Array.from({ length: n * m }, () => rand() - 0.5) };
+    // The same matrix in CSR with a few explicit zeros dropped.
+    const rowPtr = new Int32Array(n + 1), col: number[] = [], values: number[] = [];
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < m; k++) if ((i + k) % 3 !== 0) (col.push(k), values.push(dense.values[i * m + k]));
+      rowPtr[i + 1] = col.length;
+    }
+    const sparse: FactorData = { kind: 'sparse', n, m, rowPtr, col: Int32Array.from(col), values: Float64Array.from(values) };
+    const x = Float64Array.from({ length: m }, () => rand() - 0.5);
+    const v = Float64Array.from({ length: n }, (_, i) => (i >= 4 && i < 8 ? 0 : rand()));
+    for (const f of [dense, sparse]) {
+      const a = engine.arena();
+      try {
+        const k = engine.kernels;
+        const hdr = a.alloc(k.factorBytes());
+        const d0 = a.allocF64(f.values);
+        const i0 = f.kind === 'sparse' ? a.allocI32(f.rowPtr) : 0, i1 = f.kind === 'sparse' ? a.allocI32(f.col) : 0;
+        k.factorInit(hdr, f.kind === 'dense' ? 0 : 1, n, m, 0, d0, i0, i1, 0);
+        const xp = a.allocF64(x), up = a.allocF64(n), vp = a.allocF64(v), gp = a.allocF64(m);
+        k.factorMul(hdr, xp, up);
+        k.factorMulT(hdr, vp, gp);
+        const u = a.readF64(up, n), g = a.readF64(gp, m), u0 = mulM(f, x), g0 = mulMT(f, v);
+        u.forEach((y, i) => assert.ok(Math.abs(y - u0[i]) <= 1e-13, `${f.kind} ${n}×${m}: u[${i}]`));
+        g.forEach((y, i) => assert.ok(Math.abs(y - g0[i]) <= 1e-13, `${f.kind} ${n}×${m}: g[${i}]`));
+      } finally {
+        a.dispose();
+      }
+    }
+  }
+});
+
 test('the incidence factor: M Mᵀ = W + D with d_i = Σ_j |w_ij| (or a user d above it), one column per coupling (+ one per δ_i > 0)', () => {
   for (const { name, model } of testModels()) {
     const r = buildRelaxation(model, { factor: 'incidence' });
