@@ -134,17 +134,23 @@ function denseApplyT(f: Factor, v: usize, g: usize): void {
   }
 }
 
-// The sparse loops read the header into locals first: through the header pointer every field would be
-// reloaded after each store (the compiler cannot rule out that a store hits the header).
+// The sparse loops read the header into locals first (through the header pointer every field would be
+// reloaded after each store: the compiler cannot rule out that a store hits the header) and walk the
+// column and value arrays with pointers (one address update per entry instead of two).
 
 function sparseApply(f: Factor, x: usize, u: usize): void {
   const n = f.n;
-  const rp = f.index0, col = f.index1, val = f.data;
-  let k = load<i32>(rp);
+  const rp = f.index0;
+  let pc = f.index1 + (<usize>load<i32>(rp) << 2);
+  let pv = f.data + (<usize>load<i32>(rp) << 3);
   for (let i = 0; i < n; i++) {
-    const end = load<i32>(rp + (<usize>(i + 1) << 2));
+    const end = f.index1 + (<usize>load<i32>(rp + (<usize>(i + 1) << 2)) << 2);
     let s = 0.0;
-    for (; k < end; k++) s += load<f64>(val + (<usize>k << 3)) * load<f64>(x + (<usize>load<i32>(col + (<usize>k << 2)) << 3));
+    while (pc < end) {
+      s += load<f64>(pv) * load<f64>(x + (<usize>load<i32>(pc) << 3));
+      pc += 4;
+      pv += 8;
+    }
     store<f64>(u + (<usize>i << 3), s);
   }
 }
@@ -158,9 +164,14 @@ function sparseApplyT(f: Factor, v: usize, g: usize): void {
     const end = load<i32>(rp + (<usize>(i + 1) << 2));
     const vi = load<f64>(v + (<usize>i << 3));
     if (vi != 0) {
-      for (let k = start; k < end; k++) {
-        const q = g + (<usize>load<i32>(col + (<usize>k << 2)) << 3);
-        store<f64>(q, load<f64>(q) + vi * load<f64>(val + (<usize>k << 3)));
+      let pc = col + (<usize>start << 2);
+      let pv = val + (<usize>start << 3);
+      const pe = col + (<usize>end << 2);
+      while (pc < pe) {
+        const q = g + (<usize>load<i32>(pc) << 3);
+        store<f64>(q, load<f64>(q) + vi * load<f64>(pv));
+        pc += 4;
+        pv += 8;
       }
     }
     start = end;
