@@ -157,24 +157,24 @@ function sparseApply(f: Factor, x: usize, u: usize): void {
 
 function sparseApplyT(f: Factor, v: usize, g: usize): void {
   const n = f.n;
-  const rp = f.index0, col = f.index1, val = f.data;
+  const rp = f.index0;
   memory.fill(g, 0, <usize>f.m << 3);
-  let start = load<i32>(rp);
+  let pc = f.index1 + (<usize>load<i32>(rp) << 2);
+  let pv = f.data + (<usize>load<i32>(rp) << 3);
   for (let i = 0; i < n; i++) {
-    const end = load<i32>(rp + (<usize>(i + 1) << 2));
+    const pe = f.index1 + (<usize>load<i32>(rp + (<usize>(i + 1) << 2)) << 2);
     const vi = load<f64>(v + (<usize>i << 3));
     if (vi != 0) {
-      let pc = col + (<usize>start << 2);
-      let pv = val + (<usize>start << 3);
-      const pe = col + (<usize>end << 2);
       while (pc < pe) {
         const q = g + (<usize>load<i32>(pc) << 3);
         store<f64>(q, load<f64>(q) + vi * load<f64>(pv));
         pc += 4;
         pv += 8;
       }
+    } else {
+      pv += (pe - pc) << 1;
+      pc = pe;
     }
-    start = end;
   }
 }
 
