@@ -615,7 +615,8 @@ function partD(engine: Engine) {
   console.log('| grid | c₁ | c₂ | # | factor | m | λ_min(W+D) | λ_max(W+D) | step size | seconds | MSE | MSE × s | ESS/s median | ESS/s min |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   const rows: Record<string, unknown>[] = [];
-  const ratios = { mseTimesSeconds: [] as number[], essPerSecondMedian: [] as number[], essPerSecondMin: [] as number[] };
+  // Per grid, incidence / sparse Cholesky; ESS/s kept apart for the two grid sizes.
+  const ratios = { mseTimesSeconds: [] as number[], essPerSecondMedian: { 10: [] as number[], 100: [] as number[] }, essPerSecondMin: { 10: [] as number[], 100: [] as number[] } };
   let order = 0;
   const run = (side: number, c1: number, c2: number, g: number, samples: number, burnin: number) => {
     const model = zhangGrid(side, c1, c2, SEED + 1000 * side + 100 * g + Math.round(10 * c2));
@@ -645,8 +646,9 @@ function partD(engine: Engine) {
       );
     }
     if (exact) ratios.mseTimesSeconds.push(got.incidence.mseS / got['sparse-cholesky'].mseS);
-    ratios.essPerSecondMedian.push(got.incidence.essMed / got['sparse-cholesky'].essMed);
-    ratios.essPerSecondMin.push(got.incidence.essMin / got['sparse-cholesky'].essMin);
+    const key = side as 10 | 100;
+    ratios.essPerSecondMedian[key].push(got.incidence.essMed / got['sparse-cholesky'].essMed);
+    ratios.essPerSecondMin[key].push(got.incidence.essMin / got['sparse-cholesky'].essMin);
   };
   if (!dhmc) {
     console.log(`NOTE: ${dhmcNote}`);
@@ -656,14 +658,18 @@ function partD(engine: Engine) {
   for (const [c1, c2] of big.cells) run(100, c1, c2, 0, big.samples, big.burnin);
   const geo = (xs: number[]) => (xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : null);
   const summary = {
-    mseTimesSecondsIncidenceOverCholesky: geo(ratios.mseTimesSeconds),
-    essPerSecondMedianIncidenceOverCholesky: geo(ratios.essPerSecondMedian),
-    essPerSecondMinIncidenceOverCholesky: geo(ratios.essPerSecondMin),
+    mseTimesSecondsIncidenceOverCholesky10: geo(ratios.mseTimesSeconds),
+    mseTimesSecondsIncidenceBetter10: `${ratios.mseTimesSeconds.filter((r) => r < 1).length} of ${ratios.mseTimesSeconds.length}`,
+    essPerSecondMedianIncidenceOverCholesky: { '10': geo(ratios.essPerSecondMedian[10]), '100': geo(ratios.essPerSecondMedian[100]) },
+    essPerSecondMinIncidenceOverCholesky: { '10': geo(ratios.essPerSecondMin[10]), '100': geo(ratios.essPerSecondMin[100]) },
     perGrid: ratios,
   };
+  const g = (x: number | null) => f(x ?? NaN, 2);
   console.log(
-    `incidence / sparse Cholesky, geometric means over grids: MSE × s (10×10) ${f(summary.mseTimesSecondsIncidenceOverCholesky ?? NaN, 2)} (< 1: incidence better), ` +
-      `ESS/s median ${f(summary.essPerSecondMedianIncidenceOverCholesky ?? NaN, 2)}, ESS/s min ${f(summary.essPerSecondMinIncidenceOverCholesky ?? NaN, 2)} (> 1: incidence better)`,
+    `incidence / sparse Cholesky, geometric means over grids: 10×10 MSE × s ${g(summary.mseTimesSecondsIncidenceOverCholesky10)} ` +
+      `(< 1: incidence better; better on ${summary.mseTimesSecondsIncidenceBetter10} grids); ESS/s (> 1: incidence better) median node ` +
+      `${g(summary.essPerSecondMedianIncidenceOverCholesky['10'])} (10×10), ${g(summary.essPerSecondMedianIncidenceOverCholesky['100'])} (100×100), ` +
+      `worst node ${g(summary.essPerSecondMinIncidenceOverCholesky['10'])} (10×10), ${g(summary.essPerSecondMinIncidenceOverCholesky['100'])} (100×100)`,
   );
   return { settings: { cells, small, big }, rows, summary, note: null };
 }
