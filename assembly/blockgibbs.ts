@@ -1,7 +1,7 @@
 // Block Gibbs on the joint p(x, s) of the Gaussian integral trick (Martens & Sutskever 2010; DESIGN.md §2):
 //
 //   s | x  ~  independent Bernoulli(σ(u_i)) per free bit, softmax(u_block) per one-hot block,
-//             u = M x + a − ½ d   (relaxedLogDensity computes π = p(s | x))
+//             u = M x + a − ½ d   (relaxedConditionals computes π = p(s | x))
 //   x | s  ~  N(Mᵀ s, I)
 //
 // One sweep: π(x) (added into acc: the Rao–Blackwellised marginal E[π(x)] = p(s_i = 1)), s ~ π,
@@ -9,7 +9,7 @@
 // doubles so Mᵀ s is one factor call).
 
 import { Philox, PHILOX_BYTES, uniform32, normal } from './rng';
-import { Relaxed, relaxedLogDensity } from './relaxed';
+import { Relaxed, relaxedConditionals } from './relaxed';
 import { Factor, factorApplyT } from './factor';
 
 @inline
@@ -113,8 +113,8 @@ export function blockGibbsSweeps(r: Relaxed, chain: usize, sweeps: i32, acc: usi
   const n = r.nBits;
   let changed: f64 = 0;
   for (let t = 0; t < sweeps; t++) {
-    const lp = relaxedLogDensity(r, x, 0);
-    if (lp == -Infinity) abort('block Gibbs: p(x) is 0 (a variable with no possible state)');
+    const st = relaxedConditionals(r, x);
+    if (st == -Infinity) abort('block Gibbs: p(x) is 0 (a variable with no possible state)');
     if (acc) {
       const prob = r.prob;
       let i = 0;

@@ -21,7 +21,7 @@
 // asking for empirical marginals never changes the chain), then f64 arrays.
 
 import { Philox, PHILOX_BYTES, rngInit, uniform, uniform32, normal } from './rng';
-import { Relaxed, relaxedLogDensity } from './relaxed';
+import { Relaxed, relaxedLogDensity, relaxedGradient } from './relaxed';
 import { Factor, factorApplyT } from './factor';
 
 export const TARGET_RELAXED: i32 = 0;
@@ -296,6 +296,16 @@ export function density(c: Chain, x: usize, grad: usize): f64 {
   return gaussLogDensity(changetype<Gauss>(c.target), x, grad);
 }
 
+/**
+ * ∇ log p(x) into grad (and π for the relaxed target) without log p; returns 0, or a non-finite value
+ * where log p would not be finite. The inner steps of a trajectory need only this.
+ */
+function gradientOnly(c: Chain, x: usize, grad: usize): f64 {
+  if (c.kind == TARGET_RELAXED) return relaxedGradient(changetype<Relaxed>(c.target), x, grad);
+  const lp = gaussLogDensity(changetype<Gauss>(c.target), x, grad);
+  return isFinite(lp) ? 0.0 : lp;
+}
+
 /** Copies π of the last density call (the relaxed target only) into the chain's current π. */
 @inline
 export function keepProb(c: Chain): void {
@@ -504,7 +514,7 @@ export function inverseMassNoise(c: Chain, z: usize, out: usize): void {
 /**
  * `steps` integrator steps of size eps from (x, p) with the gradient g at x, all updated in place.
  * Returns log p at the end, or a non-finite value as soon as the density stops being finite (the
- * trajectory is abandoned there: a divergence).
+ * trajectory is abandoned there: a divergence). With steps = 0 it returns logp unchanged.
  */
 export function integrate(c: Chain, x: usize, g: usize, p: usize, logp: f64, eps: f64, steps: i32): f64 {
   const m = c.m;
@@ -516,7 +526,8 @@ export function integrate(c: Chain, x: usize, g: usize, p: usize, logp: f64, eps
       if (k == S) break;
       velocity(c, p, c.v);
       axpy(x, load<f64>(c.coef + (<usize>(2 * k + 1) << 3)) * eps, c.v, m);
-      lp = density(c, x, g);
+      // log p only at the end (the accept test); the inner positions need the gradient alone.
+      lp = s == steps - 1 && k == S - 1 ? density(c, x, g) : gradientOnly(c, x, g);
       c.infoGrads += 1;
       if (!isFinite(lp)) return lp;
     }

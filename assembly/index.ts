@@ -10,7 +10,7 @@ export { relaxedBytes, relaxedInit, relaxedLogp } from './relaxed';
 export { gf2Reduce } from './gf2';
 export { mfRandomInit, mfEntropies, mfObjective, mfAscend } from './meanfield';
 export { mfrpStride, mfrpStateBytes, mfrpPtr, mfrpInfo, mfrpInit, mfrpDraw, mfrpReduce, mfrpSetFree, mfrpRandomStart, mfrpEvaluate, mfrpPairMarginal, mfrpAscend } from './mfrp';
-export { fftFactorTwiddles, fftFactorForwardReal } from './fft';
+export { fftFactorTwiddles, fftFactorForwardReal, fftFactorApplyComplex } from './fft';
 export { chainBytes, chainWorkBytes, gaussBytes, gaussInit, chainSetup, chainSeed, chainSetMass, chainInverseMass, chainSetIntegrator, chainSetOutputs, chainTraceLen, chainResetTrace, chainPosition, chainGradient, chainProb, chainLogp, chainStepSize, chainSetStepSize, chainInfo, chainSetPosition, chainDaRestart, chainDaFinal, chainUpdateMass, hmcStep, hmcFindStepSize, hmcIntegrate, chainKinetic, chainDensity } from './hmc';
 export { langevinStep, langevinLogAccept } from './langevin';
 export { blockGibbsStateBytes, blockGibbsXOffset, blockGibbsInit, blockGibbsStep } from './blockgibbs';

@@ -41,12 +41,6 @@ export function relaxedInit(hdr: usize, nBlocks: i32, nBits: i32, m: i32, allFre
   r.prob = prob;
 }
 
-/** log(1 + e^u) without overflow: max(u, 0) + log1p(e^−|u|). */
-@inline
-function softplus(u: f64): f64 {
-  return max(u, 0.0) + Math.log1p(Math.exp(-Math.abs(u)));
-}
-
 /** σ(u) = 1/(1 + e^−u), stable at both ends. */
 @inline
 export function sigmoid(u: f64): f64 {
@@ -56,60 +50,111 @@ export function sigmoid(u: f64): f64 {
 }
 
 /**
+ * u = M x + b into r.u and π into r.prob. With wantLogp, returns lp0 + Σ softplus(u_free) +
+ * Σ logsumexp(u_block); without, returns lp0 (σ and softmax only: no log1p, no log). Either way −∞ when a
+ * block has no possible state, and NaN propagates from a non-finite x.
+ */
+function conditionals(r: Relaxed, x: usize, wantLogp: bool, lp0: f64): f64 {
+  const n = r.nBits;
+  const uu = r.u, bias = r.bias, prob = r.prob;
+  factorApply(changetype<Factor>(r.factor), x, uu);
+  let lp = lp0;
+  if (r.allFree) {
+    for (let i = 0; i < n; i++) {
+      const q = uu + (<usize>i << 3);
+      const u = load<f64>(q) + load<f64>(bias + (<usize>i << 3));
+      store<f64>(q, u);
+      // One exp serves softplus(u) = max(u, 0) + log1p(e^−|u|) and σ(u) (the same values as sigmoid()).
+      const e = Math.exp(-Math.abs(u));
+      store<f64>(prob + (<usize>i << 3), (u >= 0 ? 1.0 : e) / (1.0 + e));
+      if (wantLogp) lp += max(u, 0.0) + Math.log1p(e);
+    }
+    return lp;
+  }
+  for (let i = 0; i < n; i++) {
+    const q = uu + (<usize>i << 3);
+    store<f64>(q, load<f64>(q) + load<f64>(bias + (<usize>i << 3)));
+  }
+  for (let v = 0; v < r.nBlocks; v++) {
+    const b = load<i32>(r.blockStart + (<usize>v << 2));
+    if (!load<u8>(r.oneHot + <usize>v)) {
+      const u = load<f64>(uu + (<usize>b << 3));
+      const e = Math.exp(-Math.abs(u));
+      store<f64>(prob + (<usize>b << 3), (u >= 0 ? 1.0 : e) / (1.0 + e));
+      if (wantLogp) lp += max(u, 0.0) + Math.log1p(e);
+      continue;
+    }
+    const e = load<i32>(r.blockStart + (<usize>(v + 1) << 2));
+    let top = -Infinity;
+    for (let k = b; k < e; k++) top = max(top, load<f64>(uu + (<usize>k << 3)));
+    if (top == -Infinity) return -Infinity; // every state of the block impossible
+    let total = 0.0;
+    for (let k = b; k < e; k++) {
+      const w = Math.exp(load<f64>(uu + (<usize>k << 3)) - top);
+      store<f64>(prob + (<usize>k << 3), w);
+      total += w;
+    }
+    if (wantLogp) lp += top + Math.log(total);
+    const inv = 1.0 / total;
+    for (let k = b; k < e; k++) store<f64>(prob + (<usize>k << 3), load<f64>(prob + (<usize>k << 3)) * inv);
+  }
+  return lp;
+}
+
+/** grad = Mᵀ π − x; returns Σ grad_i, finite iff every entry is (up to overflow of the sum itself). */
+function gradientFromProb(r: Relaxed, x: usize, grad: usize): f64 {
+  const m = r.m;
+  factorApplyT(changetype<Factor>(r.factor), r.prob, grad);
+  let sum = f64x2.splat(0);
+  let i = 0;
+  for (; i + 1 < m; i += 2) {
+    const q = grad + (<usize>i << 3);
+    const g = f64x2.sub(v128.load(q), v128.load(x + (<usize>i << 3)));
+    v128.store(q, g);
+    sum = f64x2.add(sum, g);
+  }
+  let s = f64x2.extract_lane(sum, 0) + f64x2.extract_lane(sum, 1);
+  if (i < m) {
+    const q = grad + (<usize>i << 3);
+    const g = load<f64>(q) - load<f64>(x + (<usize>i << 3));
+    store<f64>(q, g);
+    s += g;
+  }
+  return s;
+}
+
+/**
  * log p(x) up to its constant; fills π into r.prob and, when grad ≠ 0, ∇ log p(x) into grad (f64 × m).
  * x and grad must not overlap.
  */
 export function relaxedLogDensity(r: Relaxed, x: usize, grad: usize): f64 {
-  const n = r.nBits, m = r.m;
-  const f = changetype<Factor>(r.factor);
-  factorApply(f, x, r.u);
-  let lp = 0.0;
+  const m = r.m;
+  let sq = 0.0;
   for (let i = 0; i < m; i++) {
     const xi = load<f64>(x + (<usize>i << 3));
-    lp -= 0.5 * xi * xi;
+    sq -= 0.5 * xi * xi;
   }
-  for (let i = 0; i < n; i++) {
-    const q = r.u + (<usize>i << 3);
-    store<f64>(q, load<f64>(q) + load<f64>(r.bias + (<usize>i << 3)));
-  }
-  if (r.allFree) {
-    for (let i = 0; i < n; i++) {
-      const u = load<f64>(r.u + (<usize>i << 3));
-      lp += softplus(u);
-      store<f64>(r.prob + (<usize>i << 3), sigmoid(u));
-    }
-  } else {
-    for (let v = 0; v < r.nBlocks; v++) {
-      const b = load<i32>(r.blockStart + (<usize>v << 2));
-      if (!load<u8>(r.oneHot + <usize>v)) {
-        const u = load<f64>(r.u + (<usize>b << 3));
-        lp += softplus(u);
-        store<f64>(r.prob + (<usize>b << 3), sigmoid(u));
-        continue;
-      }
-      const e = load<i32>(r.blockStart + (<usize>(v + 1) << 2));
-      let top = -Infinity;
-      for (let k = b; k < e; k++) top = max(top, load<f64>(r.u + (<usize>k << 3)));
-      if (top == -Infinity) return -Infinity; // every state of the block impossible
-      let total = 0.0;
-      for (let k = b; k < e; k++) {
-        const w = Math.exp(load<f64>(r.u + (<usize>k << 3)) - top);
-        store<f64>(r.prob + (<usize>k << 3), w);
-        total += w;
-      }
-      lp += top + Math.log(total);
-      const inv = 1.0 / total;
-      for (let k = b; k < e; k++) store<f64>(r.prob + (<usize>k << 3), load<f64>(r.prob + (<usize>k << 3)) * inv);
-    }
-  }
-  if (grad) {
-    factorApplyT(f, r.prob, grad);
-    for (let i = 0; i < m; i++) {
-      const q = grad + (<usize>i << 3);
-      store<f64>(q, load<f64>(q) - load<f64>(x + (<usize>i << 3)));
-    }
-  }
+  const lp = conditionals(r, x, true, sq);
+  if (lp == -Infinity) return lp;
+  if (grad) gradientFromProb(r, x, grad);
   return lp;
+}
+
+/**
+ * ∇ log p(x) into grad and π into r.prob, without log p (for the inner steps of a trajectory, where
+ * only the gradient is used). Returns 0 when the gradient is finite, NaN or −∞ where log p would not
+ * be finite (NaN also when an entry of the gradient is not).
+ */
+export function relaxedGradient(r: Relaxed, x: usize, grad: usize): f64 {
+  const st = conditionals(r, x, false, 0.0);
+  if (st == -Infinity) return st;
+  const s = gradientFromProb(r, x, grad);
+  return isFinite(s) ? 0.0 : NaN;
+}
+
+/** π = p(s | x) into r.prob (and u into r.u) only; returns 0, or −∞ when a block has no possible state. */
+export function relaxedConditionals(r: Relaxed, x: usize): f64 {
+  return conditionals(r, x, false, 0.0);
 }
 
 /** Pointer-level export: log density, gradient into grad (or 0), π left in the header's prob. */

@@ -1,29 +1,37 @@
-// Speed of the relaxation's kernels (issue 3): `npm run bench:relax` (full, ~2 min) or BENCH_QUICK=1 /
+// Speed of the relaxation's kernels (issue 3): `npm run bench:relax` (full, ~4 min) or BENCH_QUICK=1 /
 // --quick (under a minute). Writes bench/results/relax-speed.json ("quick" says which mode wrote it; a
 // quick run does not replace a full run's file: it writes to the temp directory).
 //
-// (a) One DHMC leapfrog step on a 100×100 grid with the sparse Cholesky factor vs one sequential Gibbs
-//     sweep of the same model (target: leapfrog ≤ 2× sweep). The leapfrog step is timed through the
-//     kernel's own integrator, hmcIntegrate(chain, x, p, L, ε) on arena buffers: one call evaluates the
-//     density once at the start and then takes L velocity-Verlet steps, so
+// (a) One DHMC leapfrog step on a 100×100 grid with a sparse factor vs one sequential Gibbs sweep of
+//     the same model (target: leapfrog ≤ 2× sweep), for two sparse factors: sparse Cholesky (Martens'
+//     shift; JSON leapfrogVsGibbs) and the edge-incidence factor (d_i = Σ_j |w_ij|, M = B with one
+//     column per bond, m = 19800; JSON leapfrogVsGibbsIncidence). The leapfrog step is timed through
+//     the kernel's own integrator, hmcIntegrate(chain, x, p, L, ε) on arena buffers: one call evaluates
+//     the density once at the start and then takes L velocity-Verlet steps (gradient only, log p at the
+//     last), so
 //       leapfrog = (t(L) − t(0)) / L
-//     (both calls restore the same x, p first). Also shown: one gradient alone (relaxedLogp on arena
+//     (both calls restore the same x, p first). Also shown: one gradient with log p (relaxedLogp on arena
 //     buffers: u = Mx, softplus/σ, g = Mᵀπ − x), u = Mx and Mᵀv alone, and a whole HMC transition
 //     (momentum draw, 5 leapfrog steps, Metropolis test) divided by 5. The Gibbs sweep is timed with and
-//     without Rao–Blackwell accumulation; the target uses the plain sweep.
+//     without Rao–Blackwell accumulation; the target uses the plain sweep. All of (a) is one interleaved
+//     set of measurements.
 // (b) The FFT factor on L×L periodic lattices with nearest- and next-nearest-neighbour couplings,
-//     L = 64 … 1024: time of u = Mx (one FFT apply), of a gradient (Mx and Mᵀπ, two applies) and of a
-//     leapfrog step (as in (a)); time / (n log₂ n) printed (roughly constant for an n log n method).
-//     Target: leapfrog ≤ 200 ms at 1024². The models are built once through the TypeScript builders
-//     (ising → toCanonical → latticeSpectrum, i.e. fftFactor's steps), which takes several seconds at
-//     1024² (reported); quick mode writes the same canonical forms directly (checked against the
-//     builders at 32×32) to stay under a minute.
+//     L = 64 … 1024: time of u = Mx (one FFT apply, real-input path), of a gradient (Mx and Mᵀπ, two
+//     applies) and of a leapfrog step (as in (a)); time / (n log₂ n) printed (roughly constant for an
+//     n log n method). Target: leapfrog ≤ 200 ms at 1024². The models are built once through the
+//     TypeScript builders (ising → toCanonical → latticeSpectrum, i.e. fftFactor's steps), which takes
+//     several seconds at 1024² (reported); quick mode writes the same canonical forms directly (checked
+//     against the builders at 32×32) to stay under a minute.
 // (c) u = Mx and g = Mᵀv in the WASM kernels vs a native C reference of the same loops
 //     (bench/native/factor.c, gcc -O3 -march=native -ffp-contract=off: the kernel's arithmetic bit for
-//     bit; also a build with -ffp-contract=fast, FMA where the CPU has it, for information) on a dense
-//     1000×1000 matrix (random entries; the cost does not depend on them) and on the sparse factor of
-//     (a), the same data passed through a binary file. Outputs are compared first (normwise relative
-//     difference ≤ 1e-12, else exit 1). Target: WASM/C speed ratio (t_C / t_WASM) ≥ 0.8.
+//     bit, the reference the target is judged against; also -ffp-contract=fast, FMA where the CPU has
+//     it, and plain -O3 without -march=native (128-bit SSE2 vectors, like WASM SIMD), for context) on a
+//     dense 1000×1000 matrix (random entries; the cost does not depend on them) and on the two sparse
+//     factors of (a), the same data passed through a binary file. Outputs are compared first
+//     (normwise relative difference ≤ 1e-12, else exit 1). Target: WASM/C speed ratio (t_C / t_WASM) ≥ 0.8.
+// (d) Mixing of the incidence factor against sparse Cholesky (whitened DHMC, library defaults, 4
+//     chains): MSE of node marginals vs exact elimination and MSE × seconds on 10×10 Zhang grids,
+//     ESS/s on 100×100 grids (see partD).
 // Timings: repetitions interleaved (order rotated), medians reported with min–max; the machine is shared.
 
 import { spawnSync } from 'node:child_process';
@@ -38,6 +46,7 @@ import { boltzmann, ising, latticeBonds, type Coupling } from '../bindings/build
 import type { Model } from '../bindings/model.ts';
 import { toCanonical, type CanonicalForm } from '../bindings/canonical.ts';
 import { GibbsSampler } from '../bindings/gibbs.ts';
+import { exactInference } from '../bindings/exact.ts';
 import { buildRelaxation } from '../bindings/relaxation.ts';
 import { BoundRelaxation, type RelaxationData } from '../bindings/relaxation-bound.ts';
 import { latticeSpectrum, type FFTFactorData } from '../bindings/fft-factor.ts';
@@ -189,90 +198,114 @@ function zhangGrid(side: number, c1: number, c2: number, seed: number): Model {
   return boltzmann({ a, edges });
 }
 
+const SPARSE_FACTORS = ['sparse-cholesky', 'incidence'] as const;
+type SparseFactor = (typeof SPARSE_FACTORS)[number];
+
 function partA(engine: Engine) {
   const side = 100;
   const model = zhangGrid(side, 0.5, 0.5, SEED);
-  const t0 = now();
-  const rel = buildRelaxation(model, { factor: 'sparse-cholesky' });
-  const relaxSeconds = now() - t0;
-  const factor = rel.factor as Extract<RelaxationData['factor'], { kind: 'sparse' }>;
-  console.log(
-    `\n(a) ${side}×${side} Zhang 'standard' grid (c₁ = c₂ = 0.5): sparse Cholesky factor, nnz(M) = ${factor.values.length} ` +
-      `(${(factor.values.length / (side * side)).toFixed(1)} per row; W has ${model.edges.length} bonds); relaxation built in ${f(relaxSeconds, 2)} s`,
-  );
   const gibbs = new GibbsSampler(engine, model);
   const gst = gibbs.init(SEED, 0);
   const acc = gibbs.accumulator();
   gibbs.step(gst, 200, 0); // past the random start
   const arena = engine.arena();
-  const bound = new BoundRelaxation(engine, rel);
-  const grad = gradientRig(engine, bound, arena);
-  let rig: ReturnType<typeof leapfrogRig> | null = null;
-  let leapNote = '';
-  if (dhmc) {
-    try {
-      rig = leapfrogRig(engine, rel, arena, { warmup: CFG.warmup });
-    } catch (e) {
-      leapNote = `DHMC leapfrog not timed: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`;
-    }
-  } else leapNote = dhmcNote;
   const L = CFG.leapfrogs;
   const ops: Op[] = [
     { name: 'gibbs sweep', run: (c) => { const t = now(); gibbs.step(gst, c, 0); return now() - t; } },
     { name: 'gibbs sweep + RB', run: (c) => { const t = now(); gibbs.step(gst, c, acc); return now() - t; } },
-    { name: 'gradient', run: timeLoop(grad.gradient) },
-    { name: 'Mx', run: timeLoop(grad.mul) },
-    { name: 'Mᵀv', run: timeLoop(grad.mulT) },
   ];
-  if (rig) {
-    const R = rig;
+  type Setup = {
+    kind: SparseFactor; rel: RelaxationData & { fill: number | null; timings: unknown }; factor: Extract<RelaxationData['factor'], { kind: 'sparse' }>;
+    relaxSeconds: number; bound: BoundRelaxation; rig: ReturnType<typeof leapfrogRig> | null; note: string;
+  };
+  const setups: Setup[] = [];
+  for (const kind of SPARSE_FACTORS) {
+    const t0 = now();
+    const rel = buildRelaxation(model, { factor: kind });
+    const relaxSeconds = now() - t0;
+    const factor = rel.factor as Setup['factor'];
+    const bound = new BoundRelaxation(engine, rel);
+    const grad = gradientRig(engine, bound, arena);
+    let rig: Setup['rig'] = null;
+    let note = '';
+    if (dhmc) {
+      try {
+        rig = leapfrogRig(engine, rel, arena, { warmup: CFG.warmup });
+      } catch (e) {
+        note = `DHMC leapfrog not timed: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`;
+      }
+    } else note = dhmcNote;
+    setups.push({ kind, rel, factor, relaxSeconds, bound, rig, note });
     ops.push(
-      { name: `integrate ${L}`, run: timeLoop(() => R.integrate(L)) },
-      { name: 'integrate 0', run: timeLoop(() => R.integrate(0)) },
-      { name: 'hmc transition', run: (c) => { const t = now(); R.sampler.step(R.st, c); return now() - t; } },
+      { name: `${kind} gradient`, run: timeLoop(grad.gradient) },
+      { name: `${kind} Mx`, run: timeLoop(grad.mul) },
+      { name: `${kind} Mᵀv`, run: timeLoop(grad.mulT) },
     );
+    if (rig) {
+      const R = rig;
+      ops.push(
+        { name: `${kind} integrate ${L}`, run: timeLoop(() => R.integrate(L)) },
+        { name: `${kind} integrate 0`, run: timeLoop(() => R.integrate(0)) },
+        { name: `${kind} hmc transition`, run: (c) => { const t = now(); R.sampler.step(R.st, c); return now() - t; } },
+      );
+    }
   }
   const res = interleave(ops);
-  if (rig && !Number.isFinite(rig.lastLogp)) leapNote = `the timed trajectory diverged (log p = ${rig.lastLogp}); leapfrog timing not valid`;
   const sweep = res.get('gibbs sweep')!;
-  let leap: Dist | null = null;
-  if (rig && !leapNote) {
-    const tL = res.get(`integrate ${L}`)!.samples, t0s = res.get('integrate 0')!.samples;
-    leap = dist(tL.map((t, i) => (t - t0s[i]) / L));
+  const outs: Record<SparseFactor, Record<string, unknown> & { pass: boolean | null; leapfrogOverSweep: number | null }> = {} as never;
+  for (const S of setups) {
+    const { kind, rel, factor, rig } = S;
+    let note = S.note;
+    if (rig && !Number.isFinite(rig.lastLogp)) note = `the timed trajectory diverged (log p = ${rig.lastLogp}); leapfrog timing not valid`;
+    console.log(
+      `\n(a) ${side}×${side} Zhang 'standard' grid (c₁ = c₂ = 0.5), ${kind} factor: n = ${factor.n}, m = ${factor.m}, nnz(M) = ${factor.values.length} ` +
+        `(${(factor.values.length / factor.n).toFixed(1)} per row; W has ${model.edges.length} bonds); relaxation built in ${f(S.relaxSeconds, 2)} s`,
+    );
+    let leap: Dist | null = null;
+    if (rig && !note) {
+      const tL = res.get(`${kind} integrate ${L}`)!.samples, t0s = res.get(`${kind} integrate 0`)!.samples;
+      leap = dist(tL.map((t, i) => (t - t0s[i]) / L));
+    }
+    const transition = res.get(`${kind} hmc transition`);
+    const perLeapFromTransition = transition ? dist(transition.samples.map((t) => t / 5)) : null;
+    const ratio = leap ? leap.median / sweep.median : null;
+    const ok = ratio !== null && ratio <= TARGETS.leapfrogOverSweep;
+    console.log('| operation | time (µs), median [min–max] | × Gibbs sweep |');
+    console.log('|---|---|---|');
+    const row = (name: string, d: Dist | null | undefined) => d && console.log(`| ${name} | ${fd(d, us, 1)} | ${f(d.median / sweep.median, 2)} |`);
+    row('Gibbs sweep (10⁴ site updates)', sweep);
+    row('Gibbs sweep with RB accumulation', res.get('gibbs sweep + RB'));
+    row(`u = Mx (${kind})`, res.get(`${kind} Mx`));
+    row(`g = Mᵀv (${kind})`, res.get(`${kind} Mᵀv`));
+    row('gradient with log p (relaxedLogp: Mx, σ/softplus, Mᵀπ − x)', res.get(`${kind} gradient`));
+    row(`leapfrog step ((t(${L}) − t(0))/${L}, hmcIntegrate)`, leap);
+    row('HMC transition / 5 (momentum, 5 leapfrogs, MH)', perLeapFromTransition);
+    if (note) console.log(`NOTE: ${note}`);
+    console.log(`leapfrog / Gibbs sweep (${kind}) = ${ratio === null ? '—' : f(ratio, 2)} (target ≤ ${TARGETS.leapfrogOverSweep}): ${ratio === null ? 'not measured' : mark(ok)}` + (rig ? `  [step size ${f(rig.eps, 3)} after ${CFG.warmup} warm-up transitions]` : ''));
+    const own = (name: string) => res.get(`${kind} ${name}`);
+    outs[kind] = {
+      model: { side, kind: "Zhang 'standard' Boltzmann grid, c1 = c2 = 0.5", bonds: model.edges.length },
+      factor: { kind, n: factor.n, m: factor.m, nnz: factor.values.length, fill: rel.fill, relaxationSeconds: S.relaxSeconds, timings: rel.timings },
+      leapfrogMethod: rig ? `hmcIntegrate: (t(L) − t(0))/L, L = ${L}, whitened, step size ${rig.eps}` : null,
+      secondsPerOp: {
+        'gibbs sweep': sweep, 'gibbs sweep + RB': res.get('gibbs sweep + RB'), gradient: own('gradient'), Mx: own('Mx'), 'Mᵀv': own('Mᵀv'),
+        [`integrate ${L}`]: own(`integrate ${L}`), 'integrate 0': own('integrate 0'), 'hmc transition': own('hmc transition'),
+      },
+      leapfrogSeconds: leap,
+      hmcTransitionPerLeapfrogSeconds: perLeapFromTransition,
+      leapfrogOverSweep: ratio,
+      target: TARGETS.leapfrogOverSweep,
+      pass: ratio === null ? null : ok,
+      note: note || null,
+    };
   }
-  const transition = res.get('hmc transition');
-  const perLeapFromTransition = transition ? dist(transition.samples.map((t) => t / 5)) : null;
-  const ratio = leap ? leap.median / sweep.median : null;
-  const ok = ratio !== null && ratio <= TARGETS.leapfrogOverSweep;
-  console.log('| operation | time (µs), median [min–max] | × Gibbs sweep |');
-  console.log('|---|---|---|');
-  const row = (name: string, d: Dist | null | undefined) => d && console.log(`| ${name} | ${fd(d, us, 1)} | ${f(d.median / sweep.median, 2)} |`);
-  row('Gibbs sweep (10⁴ site updates)', sweep);
-  row('Gibbs sweep with RB accumulation', res.get('gibbs sweep + RB'));
-  row('u = Mx (sparse)', res.get('Mx'));
-  row('g = Mᵀv (sparse)', res.get('Mᵀv'));
-  row('gradient (relaxedLogp: Mx, σ/softplus, Mᵀπ − x)', res.get('gradient'));
-  row(`leapfrog step ((t(${L}) − t(0))/${L}, hmcIntegrate)`, leap);
-  row('HMC transition / 5 (momentum, 5 leapfrogs, MH)', perLeapFromTransition);
-  if (leapNote) console.log(`NOTE: ${leapNote}`);
-  console.log(`leapfrog / Gibbs sweep = ${ratio === null ? '—' : f(ratio, 2)} (target ≤ ${TARGETS.leapfrogOverSweep}): ${ratio === null ? 'not measured' : mark(ok)}` + (rig ? `  [step size ${f(rig.eps, 3)} after ${CFG.warmup} warm-up transitions]` : ''));
-  const out = {
-    model: { side, kind: "Zhang 'standard' Boltzmann grid, c1 = c2 = 0.5", bonds: model.edges.length },
-    factor: { kind: 'sparse-cholesky', nnz: factor.values.length, fill: rel.fill, relaxationSeconds: relaxSeconds, timings: rel.timings },
-    leapfrogMethod: rig ? `hmcIntegrate: (t(L) − t(0))/L, L = ${L}, whitened, step size ${rig.eps}` : null,
-    secondsPerOp: Object.fromEntries(res),
-    leapfrogSeconds: leap,
-    hmcTransitionPerLeapfrogSeconds: perLeapFromTransition,
-    leapfrogOverSweep: ratio,
-    target: TARGETS.leapfrogOverSweep,
-    pass: ratio === null ? null : ok,
-    note: leapNote || null,
-  };
-  rig?.dispose();
-  bound.dispose();
+  for (const S of setups) {
+    S.rig?.dispose();
+    S.bound.dispose();
+  }
   arena.dispose();
   gibbs.dispose();
-  return { out, rel, factor };
+  return { outs, factors: Object.fromEntries(setups.map((S) => [S.kind, S.factor])) as Record<SparseFactor, Setup['factor']> };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -425,7 +458,7 @@ function partB(engine: Engine) {
 
 type Layout = { kind: 'dense'; n: number; m: number; values: Float64Array } | { kind: 'sparse'; n: number; m: number; rowPtr: Int32Array; col: Int32Array; values: Float64Array };
 
-function partC(engine: Engine, sparse: Layout, work: string) {
+function partC(engine: Engine, sparse: Record<SparseFactor, Layout>, work: string) {
   const probe = spawnSync('gcc', ['--version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
     console.log('\n(c) NOTE: gcc not found: the native comparison is skipped');
@@ -436,6 +469,8 @@ function partC(engine: Engine, sparse: Layout, work: string) {
     { name: 'c', flags: ['-O3', '-march=native', '-ffp-contract=off'] },
     // gcc contracts a·b + c into FMA only with -ffp-contract=fast (its default in GNU modes, not with -std=c11).
     { name: 'c-fma', flags: ['-O3', '-march=native', '-ffp-contract=fast'] },
+    // For context only: the baseline x86-64 target (SSE2, 128-bit vectors like WASM SIMD).
+    { name: 'c-o3', flags: ['-O3', '-ffp-contract=off'] },
   ].map((b) => {
     const exe = join(work, `factor-${b.name}.out`);
     const cc = spawnSync('gcc', [...b.flags, '-std=c11', '-D_POSIX_C_SOURCE=200112L', '-o', exe, src], { encoding: 'utf8' });
@@ -443,14 +478,15 @@ function partC(engine: Engine, sparse: Layout, work: string) {
     return { ...b, exe };
   });
   const gccVersion = probe.stdout.split('\n')[0];
-  console.log(`\n(c) u = Mx and g = Mᵀv, WASM kernel vs native C of the same loops (${gccVersion}; 'C' = ${builds[0].flags.join(' ')}, 'C+FMA' = ${builds[1].flags.join(' ')})`);
+  console.log(`\n(c) u = Mx and g = Mᵀv, WASM kernel vs native C of the same loops (${gccVersion}; 'C' = ${builds[0].flags.join(' ')} (the reference), 'C+FMA' = ${builds[1].flags.join(' ')}, 'C -O3' = ${builds[2].flags.join(' ')})`);
 
   const r = mulberry32(SEED + 3);
   const N = 1000;
   const dense: Layout = { kind: 'dense', n: N, m: N, values: Float64Array.from({ length: N * N }, () => 2 * r() - 1) };
   const cases = [
-    { name: `dense ${N}×${N}`, layout: dense },
-    { name: `sparse 100×100-grid factor (n = ${sparse.n}, nnz = ${sparse.values.length})`, layout: sparse },
+    { name: `dense ${N}×${N}`, label: 'dense', layout: dense },
+    { name: `sparse 100×100-grid factor (n = ${sparse['sparse-cholesky'].n}, nnz = ${sparse['sparse-cholesky'].values.length})`, label: 'sparse', layout: sparse['sparse-cholesky'] },
+    { name: `sparse incidence 100×100-grid factor (n = ${sparse.incidence.n}, m = ${sparse.incidence.m}, nnz = ${sparse.incidence.values.length})`, label: 'sparse incidence', layout: sparse.incidence },
   ];
   const rows = [];
   let failed = false;
@@ -504,7 +540,7 @@ function partC(engine: Engine, sparse: Layout, work: string) {
       if (!ok) failed = true;
       agreement[b.name] = { mul: au, mulT: ag, ok };
       console.log(
-        `  ${cs.name}: WASM vs ${b.name === 'c' ? 'C' : 'C+FMA'}: Mx rel. diff ${au.normwiseRelDiff.toExponential(1)} (${au.notBitEqual}/${F.n} not bit-equal), ` +
+        `  ${cs.name}: WASM vs ${b.name}: Mx rel. diff ${au.normwiseRelDiff.toExponential(1)} (${au.notBitEqual}/${F.n} not bit-equal), ` +
           `Mᵀv ${ag.normwiseRelDiff.toExponential(1)} (${ag.notBitEqual}/${F.m} not bit-equal)  ${ok ? 'ok' : 'FAILED'}`,
       );
     }
@@ -513,7 +549,7 @@ function partC(engine: Engine, sparse: Layout, work: string) {
       break;
     }
     // Timing, interleaved: WASM in-process; C in a fresh process per measurement with its own clock.
-    const result: Record<string, unknown> = { case: cs.name, kind: F.kind, n: F.n, m: F.m, nnz: F.values.length, agreement };
+    const result: Record<string, unknown> = { case: cs.name, kind: F.kind, label: cs.label, n: F.n, m: F.m, nnz: F.values.length, agreement };
     for (const op of ['mul', 'mult'] as const) {
       const wasmRun = timeLoop(op === 'mul' ? () => k.factorMul(hdr, xp, up) : () => k.factorMulT(hdr, vp, gp));
       const cRun = (exe: string) => (calls: number) => {
@@ -525,17 +561,20 @@ function partC(engine: Engine, sparse: Layout, work: string) {
       // One call count for all (calibrated on WASM) so each process does the same work.
       const calls = calibrate(ops[0]);
       for (let w = 0; w < 3; w++) wasmRun(Math.max(1, calls >> 2));
-      const per: Record<string, number[]> = { wasm: [], c: [], 'c-fma': [] };
+      const per: Record<string, number[]> = Object.fromEntries(ops.map((o) => [o.name, []]));
       for (let rep = 0; rep < CFG.reps; rep++) {
         for (let q = 0; q < ops.length; q++) {
           const o = ops[(q + rep) % ops.length];
           per[o.name].push(o.run(calls) / calls);
         }
       }
-      const W = dist(per.wasm), C = dist(per.c), CF = dist(per['c-fma']);
+      const W = dist(per.wasm), C = dist(per.c), CF = dist(per['c-fma']), CO = dist(per['c-o3']);
       const ratio = C.median / W.median, ratioFma = CF.median / W.median;
       const paired = dist(per.wasm.map((w, i) => per.c[i] / w)).median;
-      result[op] = { callsPerMeasurement: calls, seconds: { wasm: W, c: C, cFma: CF }, wasmOverC: ratio, wasmOverCPaired: paired, wasmOverCFma: ratioFma, pass: ratio >= TARGETS.wasmOverC };
+      result[op] = {
+        callsPerMeasurement: calls, seconds: { wasm: W, c: C, cFma: CF, cO3: CO }, wasmOverC: ratio, wasmOverCPaired: paired, wasmOverCFma: ratioFma,
+        wasmOverCO3: CO.median / W.median, pass: ratio >= TARGETS.wasmOverC,
+      };
     }
     rows.push(result);
     arena.dispose();
@@ -545,18 +584,94 @@ function partC(engine: Engine, sparse: Layout, work: string) {
     process.exitCode = 1;
     return { skipped: false, failed: true, rows };
   }
-  console.log('| case | product | WASM (µs) | C (µs) | C+FMA (µs) | WASM/C speed (≥ 0.8) | WASM/(C+FMA) |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| case | product | WASM (µs) | C (µs) | C+FMA (µs) | C -O3 (µs) | WASM/C speed (≥ 0.8) | WASM/(C+FMA) | WASM/(C -O3) |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const row of rows as Record<string, any>[]) {
     for (const op of ['mul', 'mult'] as const) {
       const q = row[op];
       console.log(
-        `| ${row.case} | ${op === 'mul' ? 'u = Mx' : 'g = Mᵀv'} | ${fd(q.seconds.wasm, us, 1)} | ${fd(q.seconds.c, us, 1)} | ${fd(q.seconds.cFma, us, 1)} | ` +
-          `${f(q.wasmOverC, 2)} (paired ${f(q.wasmOverCPaired, 2)}) ${mark(q.pass)} | ${f(q.wasmOverCFma, 2)} |`,
+        `| ${row.case} | ${op === 'mul' ? 'u = Mx' : 'g = Mᵀv'} | ${fd(q.seconds.wasm, us, 1)} | ${fd(q.seconds.c, us, 1)} | ${fd(q.seconds.cFma, us, 1)} | ${fd(q.seconds.cO3, us, 1)} | ` +
+          `${f(q.wasmOverC, 2)} (paired ${f(q.wasmOverCPaired, 2)}) ${mark(q.pass)} | ${f(q.wasmOverCFma, 2)} | ${f(q.wasmOverCO3, 2)} |`,
       );
     }
   }
   return { skipped: false, failed: false, compiler: gccVersion, builds: builds.map((b) => ({ name: b.name, flags: b.flags })), rows };
+}
+
+// ---------------------------------------------------------------------------------------------
+// (d) Mixing: the incidence factor's d_i = Σ_j |w_ij| against the sparse Cholesky factor with Martens'
+// shift, both sampled by whitened DHMC with the library's defaults (5 leapfrog steps, dual averaging
+// to 0.9, 4 chains, RB marginals). 10×10 grids: MSE of the node marginals against exact elimination,
+// and MSE × seconds (the time-normalised error: MSE of a Monte Carlo average falls as 1/time); 100×100
+// grids: ESS per second (median and minimum over the traced nodes). Seconds are the whole run (warm-up
+// included), the relaxation's setup excluded. The two factors run back to back on each grid, order
+// alternating.
+
+function partD(engine: Engine) {
+  const cells: [number, number][] = [[0.5, 0.5], [0.5, 1], [1, 2]];
+  const small = QUICK ? { grids: 1, samples: 1000, burnin: 300 } : { grids: 2, samples: 3000, burnin: 500 };
+  const big = QUICK ? { cells: cells.slice(0, 1), samples: 150, burnin: 100 } : { cells, samples: 600, burnin: 200 };
+  console.log(`\n(d) Mixing, whitened DHMC (defaults), sparse Cholesky (Martens' shift) vs incidence (d_i = Σ_j |w_ij|), Zhang 'standard' grids`);
+  console.log('| grid | c₁ | c₂ | # | factor | m | λ_min(W+D) | λ_max(W+D) | step size | seconds | MSE | MSE × s | ESS/s median | ESS/s min |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  const rows: Record<string, unknown>[] = [];
+  // Per grid, incidence / sparse Cholesky; ESS/s kept apart for the two grid sizes.
+  const ratios = { mseTimesSeconds: [] as number[], essPerSecondMedian: { 10: [] as number[], 100: [] as number[] }, essPerSecondMin: { 10: [] as number[], 100: [] as number[] } };
+  let order = 0;
+  const run = (side: number, c1: number, c2: number, g: number, samples: number, burnin: number) => {
+    const model = zhangGrid(side, c1, c2, SEED + 1000 * side + 100 * g + Math.round(10 * c2));
+    const exact = side <= 10 ? Float64Array.from(exactInference(engine, model).marginals, (p) => p[1]) : null;
+    const got: Record<string, { mseS: number; essMed: number; essMin: number }> = {};
+    const kinds = order++ % 2 ? [...SPARSE_FACTORS].reverse() : [...SPARSE_FACTORS];
+    for (const kind of kinds) {
+      const rel = buildRelaxation(model, { factor: kind });
+      const r = dhmc!.runDHMC(engine, rel, { seed: SEED + g, chains: 4, samples, burnin });
+      let mse: number | null = null;
+      if (exact) {
+        mse = 0;
+        r.marginals.forEach((p, i) => (mse! += (p[1] - exact[i]) ** 2 / exact.length));
+      }
+      const sec = r.seconds;
+      const essMed = (r.diagnostics.essMedian as number) / sec, essMin = (r.diagnostics.essMin as number) / sec;
+      const row = {
+        side, c1, c2, grid: g, factor: kind, m: rel.factor.m, lambdaMinWD: rel.lambdaMinWD, lambdaMaxWD: rel.lambdaMaxWD,
+        stepSize: r.diagnostics.stepSize, acceptRate: r.diagnostics.acceptRate, divergences: r.diagnostics.divergences, seconds: sec,
+        mse, mseTimesSeconds: mse === null ? null : mse * sec, essPerSecondMedian: essMed, essPerSecondMin: essMin, rhatMax: r.diagnostics.rhatMax,
+      };
+      rows.push(row);
+      got[kind] = { mseS: mse === null ? NaN : mse * sec, essMed, essMin };
+      console.log(
+        `| ${side}×${side} | ${c1} | ${c2} | ${g} | ${kind} | ${rel.factor.m} | ${rel.lambdaMinWD.toExponential(1)} | ${f(rel.lambdaMaxWD, 1)} | ${f(r.diagnostics.stepSize as number, 3)} | ` +
+          `${f(sec, 2)} | ${mse === null ? '—' : mse.toExponential(2)} | ${mse === null ? '—' : (mse * sec).toExponential(2)} | ${f(essMed, 1)} | ${f(essMin, 2)} |`,
+      );
+    }
+    if (exact) ratios.mseTimesSeconds.push(got.incidence.mseS / got['sparse-cholesky'].mseS);
+    const key = side as 10 | 100;
+    ratios.essPerSecondMedian[key].push(got.incidence.essMed / got['sparse-cholesky'].essMed);
+    ratios.essPerSecondMin[key].push(got.incidence.essMin / got['sparse-cholesky'].essMin);
+  };
+  if (!dhmc) {
+    console.log(`NOTE: ${dhmcNote}`);
+    return { rows, note: dhmcNote };
+  }
+  for (const [c1, c2] of cells) for (let g = 0; g < small.grids; g++) run(10, c1, c2, g, small.samples, small.burnin);
+  for (const [c1, c2] of big.cells) run(100, c1, c2, 0, big.samples, big.burnin);
+  const geo = (xs: number[]) => (xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : null);
+  const summary = {
+    mseTimesSecondsIncidenceOverCholesky10: geo(ratios.mseTimesSeconds),
+    mseTimesSecondsIncidenceBetter10: `${ratios.mseTimesSeconds.filter((r) => r < 1).length} of ${ratios.mseTimesSeconds.length}`,
+    essPerSecondMedianIncidenceOverCholesky: { '10': geo(ratios.essPerSecondMedian[10]), '100': geo(ratios.essPerSecondMedian[100]) },
+    essPerSecondMinIncidenceOverCholesky: { '10': geo(ratios.essPerSecondMin[10]), '100': geo(ratios.essPerSecondMin[100]) },
+    perGrid: ratios,
+  };
+  const g = (x: number | null) => f(x ?? NaN, 2);
+  console.log(
+    `incidence / sparse Cholesky, geometric means over grids: 10×10 MSE × s ${g(summary.mseTimesSecondsIncidenceOverCholesky10)} ` +
+      `(< 1: incidence better; better on ${summary.mseTimesSecondsIncidenceBetter10} grids); ESS/s (> 1: incidence better) median node ` +
+      `${g(summary.essPerSecondMedianIncidenceOverCholesky['10'])} (10×10), ${g(summary.essPerSecondMedianIncidenceOverCholesky['100'])} (100×100), ` +
+      `worst node ${g(summary.essPerSecondMinIncidenceOverCholesky['10'])} (10×10), ${g(summary.essPerSecondMinIncidenceOverCholesky['100'])} (100×100)`,
+  );
+  return { settings: { cells, small, big }, rows, summary, note: null };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -594,13 +709,17 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), 'relaxmrf-relax-'));
   try {
     const a = partA(engine);
-    const c = partC(engine, a.factor as Layout, work);
+    const c = partC(engine, a.factors as Record<SparseFactor, Layout>, work);
     const b = partB(engine);
+    const d = partD(engine);
     console.log('\nTargets:');
-    console.log(`  (a) leapfrog ≤ 2× Gibbs sweep (100×100, sparse Cholesky): ${a.out.pass === null ? 'not measured' : `${mark(a.out.pass)} (${f(a.out.leapfrogOverSweep!, 2)}×)`}`);
+    for (const kind of SPARSE_FACTORS) {
+      const o = a.outs[kind];
+      console.log(`  (a) leapfrog ≤ 2× Gibbs sweep (100×100, ${kind}): ${o.pass === null ? 'not measured' : `${mark(o.pass)} (${f(o.leapfrogOverSweep!, 2)}×)`}`);
+    }
     console.log(`  (b) FFT leapfrog ≤ 200 ms at 1024²: ${b.pass === null ? 'not measured' : `${mark(b.pass)} (${f(b.leapfrogMs1024!, 1)} ms)`}`);
     if (c.skipped || c.failed) console.log(`  (c) WASM/C ≥ 0.8: not measured (${c.skipped ? 'no gcc' : 'outputs disagree'})`);
-    else for (const row of c.rows as Record<string, any>[]) for (const op of ['mul', 'mult']) console.log(`  (c) WASM/C ≥ 0.8, ${row.kind} ${op === 'mul' ? 'Mx' : 'Mᵀv'}: ${mark(row[op].pass)} (${f(row[op].wasmOverC, 2)})`);
+    else for (const row of c.rows as Record<string, any>[]) for (const op of ['mul', 'mult']) console.log(`  (c) WASM/C ≥ 0.8, ${row.label} ${op === 'mul' ? 'Mx' : 'Mᵀv'}: ${mark(row[op].pass)} (${f(row[op].wasmOverC, 2)})`);
     const results = {
       quick: QUICK,
       date: new Date().toISOString(),
@@ -608,9 +727,11 @@ async function main() {
       wasm: wasmFacts(),
       settings: { ...CFG, seed: SEED },
       targets: TARGETS,
-      leapfrogVsGibbs: a.out,
+      leapfrogVsGibbs: a.outs['sparse-cholesky'],
+      leapfrogVsGibbsIncidence: a.outs.incidence,
       fft: b,
       native: c,
+      mixing: d,
       seconds: now() - tAll,
     };
     const out = resultsPath('relax-speed.json');

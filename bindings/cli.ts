@@ -19,7 +19,7 @@ const USAGE = `usage:
                        [--out-format uai] [--out PREFIX]
       samplers:           [--samples N] [--burnin N] [--chains N]
       relaxation (blockgibbs, dhmc, mala):
-                          [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|fft]
+                          [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
       mala:               [--target-accept A]
       any method:         [--logz zhang|mirror|chib|ais]   also estimate log Z (reported with its standard error)
@@ -158,7 +158,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     return v as T | undefined;
   };
   const shift = choice('shift', values.shift, ['martens', 'min-lambda-max'] as const);
-  const factor = choice('factor', values.factor, ['auto', 'dense-cholesky', 'dense-eigen', 'sparse-cholesky', 'fft'] as const);
+  const factor = choice('factor', values.factor, ['auto', 'dense-cholesky', 'dense-eigen', 'sparse-cholesky', 'incidence', 'fft'] as const);
   const logz = choice('logz', values.logz, ['zhang', 'mirror', 'chib', 'ais'] as const);
   const parametrisation = choice('parametrisation', values.parametrisation, ['whitened', 'zhang'] as const);
   let targetAccept: number | undefined;

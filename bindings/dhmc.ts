@@ -197,6 +197,7 @@ export function zhangMassFactor(bound: BoundRelaxation): { kind: 'lower' | 'uppe
       return { kind: 'upper', T: f.values.slice() };
     }
   }
+  if (m > n) throw new ModelError(`zhang parametrisation: M has more columns (m = ${m}) than rows (n = ${n}), so MᵀM is singular; use 'whitened' with this factor`);
   if (m > ZHANG_DENSE_LIMIT) throw new ModelError(`zhang parametrisation: MᵀM would be ${m}×${m} (limit ${ZHANG_DENSE_LIMIT}); use 'whitened', or a dense Cholesky factor`);
   const G = new Float64Array(m * m);
   const a = bound.engine.arena();

@@ -4,8 +4,8 @@
 //   log p(x, s) = −½|x|² + sᵀMx + (a − ½d)ᵀs + const,       x ∈ Rᵐ,  s valid (one-hot blocks)
 //
 // This file is per-model setup, in TypeScript: the spectrum of W (dense Householder + QL for small
-// models, Lanczos for large ones), the shift d, and the factor (dense Cholesky, dense eigen V Λ^½, or
-// sparse Cholesky with a minimum-degree ordering). Everything per sample runs in WASM on the result
+// models, Lanczos for large ones), the shift d, and the factor (dense Cholesky, dense eigen V Λ^½,
+// sparse Cholesky with a minimum-degree ordering, or the edge-incidence factor with its own d). Everything per sample runs in WASM on the result
 // (bindings/relaxation-bound.ts copies it in).
 //
 // Normalising constant. For any valid s, ∫ e^{−½|x|² + sᵀMx} dx = (2π)^{m/2} e^{½ sᵀ(W+D)s}, and on a
@@ -39,8 +39,8 @@ import type { FactorData, RelaxationData } from './relaxation-bound.ts';
 
 export type ShiftOption = 'martens' | 'min-lambda-max' | Float64Array;
 /** 'fft' needs an engine and a periodic lattice: it is built by relaxationFor (bindings/infer.ts). */
-export type FactorChoice = 'auto' | 'dense-cholesky' | 'dense-eigen' | 'sparse-cholesky' | 'fft';
-export type FactorKind = 'dense-cholesky' | 'dense-eigen' | 'sparse-cholesky' | 'fft';
+export type FactorChoice = 'auto' | 'dense-cholesky' | 'dense-eigen' | 'sparse-cholesky' | 'incidence' | 'fft';
+export type FactorKind = 'dense-cholesky' | 'dense-eigen' | 'sparse-cholesky' | 'incidence' | 'fft';
 
 export interface RelaxationOptions {
   /**
@@ -51,14 +51,21 @@ export interface RelaxationOptions {
   shift?: ShiftOption;
   /** Relative safety margin of the shift; default 1e-3. */
   margin?: number;
-  /** 'auto' (default): sparse Cholesky when W has density < 10 %, dense Cholesky otherwise. */
+  /**
+   * 'auto' (default): sparse Cholesky when W has density < 10 %, dense Cholesky otherwise.
+   * 'incidence': M = B with one column per coupling (see incidenceFactor), n × m with m ≠ n in general;
+   * it fixes d_i = Σ_j |w_ij| (or takes a user d ≥ that) and refuses a named shift rule.
+   */
   factor?: FactorChoice;
 }
 
 export interface Relaxation extends RelaxationData {
   factorKind: FactorKind;
-  /** How d was chosen: 'martens', 'min-lambda-max', 'martens-fallback' (min-lambda-max on a model too large for it), 'user'. */
-  shiftKind: 'martens' | 'min-lambda-max' | 'martens-fallback' | 'user';
+  /**
+   * How d was chosen: 'martens', 'min-lambda-max', 'martens-fallback' (min-lambda-max on a model too
+   * large for it), 'user', 'incidence' (d_i = Σ_j |w_ij|, the incidence factor's own).
+   */
+  shiftKind: 'martens' | 'min-lambda-max' | 'martens-fallback' | 'user' | 'incidence';
   /** Smallest and largest eigenvalue of W (within-block entries 0). Lanczos estimates on large models. */
   lambdaMin: number;
   lambdaMaxW: number;
@@ -115,8 +122,8 @@ export function relaxCanonical(form: CanonicalForm, opts: RelaxationOptions = {}
   if (typeof margin !== 'number' || !Number.isFinite(margin) || margin <= 0) throw new ModelError(`relaxation margin must be a finite number > 0, got ${margin}`);
   const choice = opts.factor ?? 'auto';
   if (choice === 'fft') throw new ModelError('the FFT factor is built with relaxationFor(engine, model) (it needs the engine and a periodic lattice)');
-  if (!['auto', 'dense-cholesky', 'dense-eigen', 'sparse-cholesky'].includes(choice)) {
-    throw new ModelError(`unknown relaxation factor "${choice as string}"; expected auto, dense-cholesky, dense-eigen or sparse-cholesky`);
+  if (!['auto', 'dense-cholesky', 'dense-eigen', 'sparse-cholesky', 'incidence'].includes(choice)) {
+    throw new ModelError(`unknown relaxation factor "${choice as string}"; expected auto, dense-cholesky, dense-eigen, sparse-cholesky or incidence`);
   }
   const shift = opts.shift ?? 'martens';
   if (!(shift instanceof Float64Array) && shift !== 'martens' && shift !== 'min-lambda-max') {
@@ -128,7 +135,7 @@ export function relaxCanonical(form: CanonicalForm, opts: RelaxationOptions = {}
 
   const density = form.val.length / (n * n);
   const kind: FactorKind = choice === 'auto' ? (density < 0.1 ? 'sparse-cholesky' : 'dense-cholesky') : choice;
-  if (kind !== 'sparse-cholesky' && n > DENSE_FACTOR_LIMIT) {
+  if (kind !== 'sparse-cholesky' && kind !== 'incidence' && n > DENSE_FACTOR_LIMIT) {
     throw new ModelError(`relaxation: a dense factor of ${n} bits needs ${n}² doubles; use factor 'sparse-cholesky' (limit ${DENSE_FACTOR_LIMIT} bits)`);
   }
 
@@ -159,7 +166,25 @@ export function relaxCanonical(form: CanonicalForm, opts: RelaxationOptions = {}
   let d: Float64Array;
   let shiftKind: Relaxation['shiftKind'];
   let constShift: number | null = null;
-  if (shift instanceof Float64Array) {
+  if (kind === 'incidence') {
+    // The incidence factor needs d_i ≥ Σ_j |w_ij|; by default exactly that (the smallest such d).
+    const abs = absRowSums(form);
+    if (shift instanceof Float64Array) {
+      if (shift.length !== n) throw new ModelError(`relaxation: d has ${shift.length} entries, expected one per bit (${n})`);
+      for (let i = 0; i < n; i++) {
+        if (!Number.isFinite(shift[i]) || shift[i] < abs[i] * (1 - 1e-12)) {
+          throw new ModelError(`relaxation: the incidence factor needs d_i ≥ Σ_j |w_ij|; d[${i}] = ${shift[i]} < ${abs[i]}`);
+        }
+      }
+      d = Float64Array.from(shift, (v, i) => Math.max(v, abs[i]));
+      shiftKind = 'user';
+    } else if (opts.shift !== undefined) {
+      throw new ModelError(`relaxation: the incidence factor sets its own d (d_i = Σ_j |w_ij|); omit the shift "${shift}" or give d with d_i ≥ Σ_j |w_ij|`);
+    } else {
+      d = abs;
+      shiftKind = 'incidence';
+    }
+  } else if (shift instanceof Float64Array) {
     if (shift.length !== n) throw new ModelError(`relaxation: d has ${shift.length} entries, expected one per bit (${n})`);
     for (let i = 0; i < n; i++) if (!Number.isFinite(shift[i])) throw new ModelError(`relaxation: d[${i}] = ${shift[i]} is not finite`);
     d = shift.slice();
@@ -188,12 +213,13 @@ export function relaxCanonical(form: CanonicalForm, opts: RelaxationOptions = {}
   let wdValues: Float64Array | null = null; // eigenvalues of W + D when computed densely
   let tFactor = tOrder;
   const symbolic = kind === 'sparse-cholesky' ? minimumDegree(n, form.rowPtr, form.col) : null;
+  if (kind === 'incidence') factor = incidenceFactor(form, d);
   if (symbolic) {
     ordering = symbolic.perm;
     fill = symbolic.colPtr[n] + n;
   }
   tFactor = performance.now();
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0; kind !== 'incidence'; attempt++) {
     let failedBit = -1;
     if (kind === 'dense-cholesky') {
       const r = denseCholesky(addDiag(Wd ?? denseW(form), n, d), n);
@@ -306,6 +332,71 @@ export function relaxCanonical(form: CanonicalForm, opts: RelaxationOptions = {}
       total,
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The edge-incidence factor. With d_i = Σ_j |w_ij| + δ_i (δ_i ≥ 0), W + D = B Bᵀ where B has one
+// column per coupled pair i < j, √|w_ij| (e_i + sgn(w_ij) e_j), and one column √δ_i e_i for every
+// δ_i > 0: the (i, j) entry of B Bᵀ is √|w|·sgn(w)√|w| = w_ij and the (i, i) entry Σ_j |w_ij| + δ_i.
+// M = B is n × m with m = (number of couplings) + (number of δ_i > 0), and row i has one entry per
+// coupling of bit i (plus its δ column): a grid's rows have ≤ 5 entries where the sparse Cholesky
+// factor has ~20. W + D is only positive semidefinite when δ = 0, which the trick does not need
+// (any M with M Mᵀ = W + D gives the same p(s); x ∈ Rᵐ with m > n).
+
+/** Σ_j |w_ij| for every bit. */
+function absRowSums(form: CanonicalForm): Float64Array {
+  const out = new Float64Array(form.nBits);
+  for (let i = 0; i < form.nBits; i++) for (let k = form.rowPtr[i]; k < form.rowPtr[i + 1]; k++) if (form.col[k] !== i) out[i] += Math.abs(form.val[k]);
+  return out;
+}
+
+/** B of the header (columns: couplings in order of (i, j), i < j, then the δ columns); CSR rows over bits. */
+export function incidenceFactor(form: CanonicalForm, d: Float64Array): FactorData {
+  const n = form.nBits;
+  const abs = absRowSums(form);
+  const delta = Float64Array.from(d, (v, i) => Math.max(0, v - abs[i]));
+  const count = new Int32Array(n);
+  let E = 0;
+  for (let i = 0; i < n; i++) {
+    for (let k = form.rowPtr[i]; k < form.rowPtr[i + 1]; k++) {
+      const j = form.col[k];
+      if (j > i && form.val[k] !== 0) {
+        count[i]++;
+        count[j]++;
+        E++;
+      }
+    }
+  }
+  let nDelta = 0;
+  for (let i = 0; i < n; i++) if (delta[i] > 0) count[i]++, nDelta++;
+  const m = E + nDelta;
+  if (m === 0) throw new ModelError('relaxation: the incidence factor of a model without couplings is empty (m = 0); use another factor');
+  const rowPtr = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) rowPtr[i + 1] = rowPtr[i] + count[i];
+  const at = rowPtr.slice(0, n);
+  const col = new Int32Array(rowPtr[n]);
+  const values = new Float64Array(rowPtr[n]);
+  // Columns are appended in increasing order, so every row comes out sorted.
+  let e = 0;
+  for (let i = 0; i < n; i++) {
+    for (let k = form.rowPtr[i]; k < form.rowPtr[i + 1]; k++) {
+      const j = form.col[k], w = form.val[k];
+      if (!(j > i && w !== 0)) continue;
+      const r = Math.sqrt(Math.abs(w));
+      col[at[i]] = e;
+      values[at[i]++] = r;
+      col[at[j]] = e;
+      values[at[j]++] = w > 0 ? r : -r;
+      e++;
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    if (delta[i] > 0) {
+      col[at[i]] = e++;
+      values[at[i]++] = Math.sqrt(delta[i]);
+    }
+  }
+  return { kind: 'sparse', n, m, rowPtr, col, values };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -61,6 +61,15 @@ test('every factor kind and shift samples the same model correctly', () => {
   }
 });
 
+test('the incidence factor (m = couplings ≠ n): block Gibbs marginals within 4 MCSE, binary and one-hot blocks', () => {
+  const rand = mulberry32(304);
+  const binary = randomModel(rand, 9, { density: 0.4 });
+  const multi = randomModel(rand, 6, { cards: [2, 3], density: 0.5 });
+  assertWithinMCSE(binary, { seed: 17, factor: 'incidence', samples: 10000 }, 0.015);
+  assertWithinMCSE(multi, { seed: 18, factor: 'incidence', samples: 10000 }, 0.015);
+  assertWithinMCSE(pottsLattice({ shape: [3, 3], q: 3, J: 0.5 }), { seed: 19, factor: 'incidence', samples: 10000 }, 0.015);
+});
+
 test('grids: a 3×4 Ising lattice and a 3×3 Potts lattice (sparse factor), a hard zero in a unary table', () => {
   const rand = mulberry32(304);
   assertWithinMCSE(isingLattice({ shape: [3, 4], J: () => rand() - 0.5, h: Array.from({ length: 12 }, () => 0.5 * rand() - 0.25) }), { seed: 4, factor: 'sparse-cholesky' });

@@ -256,7 +256,7 @@ test('the s-marginal of the (x, s) joint is p(s) exactly (x integrated analytica
   ];
   for (const model of models) {
     const exact = bruteForce(model);
-    for (const factor of KINDS) {
+    for (const factor of [...KINDS, 'incidence'] as const) {
       const r = buildRelaxation(model, { factor });
       const m = r.factor.m;
       const logs: number[] = [], truth: number[] = [];
@@ -282,6 +282,77 @@ test('the s-marginal of the (x, s) joint is p(s) exactly (x integrated analytica
   }
 });
 
+test('factor kernels: u = Mx and g = Mᵀv equal plain loops for awkward shapes (n mod 4 ≠ 0, odd m, zero rows of v)', () => {
+  const rand = mulberry32(909);
+  for (const [n, m] of [[1, 1], [3, 5], [4, 4], [5, 7], [9, 3], [8, 13], [17, 6], [12, 1], [7, 20]]) {
+    const dense: FactorData = { kind: 'dense', n, m, values: Float64Array.from({ length: n * m }, () => rand() - 0.5) };
+    // The same matrix in CSR with a few explicit zeros dropped.
+    const rowPtr = new Int32Array(n + 1), col: number[] = [], values: number[] = [];
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < m; k++) if ((i + k) % 3 !== 0) (col.push(k), values.push(dense.values[i * m + k]));
+      rowPtr[i + 1] = col.length;
+    }
+    const sparse: FactorData = { kind: 'sparse', n, m, rowPtr, col: Int32Array.from(col), values: Float64Array.from(values) };
+    const x = Float64Array.from({ length: m }, () => rand() - 0.5);
+    const v = Float64Array.from({ length: n }, (_, i) => (i >= 4 && i < 8 ? 0 : rand()));
+    for (const f of [dense, sparse]) {
+      const a = engine.arena();
+      try {
+        const k = engine.kernels;
+        const hdr = a.alloc(k.factorBytes());
+        const d0 = a.allocF64(f.values);
+        const i0 = f.kind === 'sparse' ? a.allocI32(f.rowPtr) : 0, i1 = f.kind === 'sparse' ? a.allocI32(f.col) : 0;
+        k.factorInit(hdr, f.kind === 'dense' ? 0 : 1, n, m, 0, d0, i0, i1, 0);
+        const xp = a.allocF64(x), up = a.allocF64(n), vp = a.allocF64(v), gp = a.allocF64(m);
+        k.factorMul(hdr, xp, up);
+        k.factorMulT(hdr, vp, gp);
+        const u = a.readF64(up, n), g = a.readF64(gp, m), u0 = mulM(f, x), g0 = mulMT(f, v);
+        u.forEach((y, i) => assert.ok(Math.abs(y - u0[i]) <= 1e-13, `${f.kind} ${n}×${m}: u[${i}]`));
+        g.forEach((y, i) => assert.ok(Math.abs(y - g0[i]) <= 1e-13, `${f.kind} ${n}×${m}: g[${i}]`));
+      } finally {
+        a.dispose();
+      }
+    }
+  }
+});
+
+test('the incidence factor: M Mᵀ = W + D with d_i = Σ_j |w_ij| (or a user d above it), one column per coupling (+ one per δ_i > 0)', () => {
+  for (const { name, model } of testModels()) {
+    const r = buildRelaxation(model, { factor: 'incidence' });
+    assert.equal(r.factorKind, 'incidence');
+    assert.equal(r.shiftKind, 'incidence');
+    const n = r.form.nBits;
+    const W = denseW(r.form);
+    let couplings = 0;
+    for (let i = 0; i < n; i++) {
+      let abs = 0, deg = 0;
+      for (let j = 0; j < n; j++) if (j !== i && W[i * n + j] !== 0) (abs += Math.abs(W[i * n + j])), deg++;
+      if (abs > 0) assert.ok(Math.abs(r.d[i] - abs) <= 1e-12 * abs, `${name}: d[${i}] = ${r.d[i]} vs Σ|w| = ${abs}`);
+      couplings += deg;
+      const f = r.factor as Extract<FactorData, { kind: 'sparse' }>;
+      assert.equal(f.rowPtr[i + 1] - f.rowPtr[i], deg, `${name}: row ${i} has one entry per coupling`);
+    }
+    assert.equal(r.factor.m, couplings / 2);
+    const err = maxAbsDiffMMT(r);
+    assert.ok(err <= 1e-12, `${name}: max |M Mᵀ − (W + D)| = ${err}`);
+    assert.ok(r.lambdaMinWD > -1e-9, `${name}: W + D is positive semidefinite (λ_min = ${r.lambdaMinWD})`);
+    assert.equal(r.fill, null);
+    assert.ok(Math.abs(r.logZRelation - (r.form.logZOffset - 0.5 * r.factor.m * Math.log(2 * Math.PI))) < 1e-12);
+  }
+  // A user d ≥ Σ|w|: the excess becomes diagonal columns √δ_i e_i.
+  const model = randomModel(mulberry32(77), 6, { density: 0.6 });
+  const base = buildRelaxation(model, { factor: 'incidence' });
+  const d = base.d.map((v, i) => v + (i % 2 ? 0.5 : 0));
+  const r = buildRelaxation(model, { factor: 'incidence', shift: d });
+  assert.equal(r.shiftKind, 'user');
+  assert.equal(r.factor.m, base.factor.m + 3);
+  assert.ok(maxAbsDiffMMT(r) <= 1e-12);
+  // Refusals: d below Σ|w|, a named shift rule, a model without couplings.
+  assert.throws(() => buildRelaxation(model, { factor: 'incidence', shift: base.d.map((v) => v - 0.1) }), (e: unknown) => e instanceof ModelError && /d_i ≥ Σ_j \|w_ij\|/.test((e as Error).message));
+  assert.throws(() => buildRelaxation(model, { factor: 'incidence', shift: 'min-lambda-max' }), /sets its own d/);
+  assert.throws(() => buildRelaxation(boltzmann({ a: [0.1, 0.2], edges: [] }), { factor: 'incidence' }), /without couplings/);
+});
+
 test('logZRelation by quadrature of the engine’s relaxed density in 1 and 2 dimensions', () => {
   const cases: { name: string; model: Model; opts?: RelaxationOptions }[] = [
     { name: '1 binary variable', model: boltzmann({ a: [0.7], edges: [] }) },
@@ -291,6 +362,9 @@ test('logZRelation by quadrature of the engine’s relaxed density in 1 and 2 di
     // A binary variable with a zero unary entry: a one-hot block of 2 bits (m = 2), one impossible.
     { name: 'one-hot block of 2 bits with a −∞ state', model: new ModelBuilder([2]).addUnary(0, [0.3, -Infinity]).addConstant(0.25).build() },
     { name: 'one-hot block of 2 bits', model: new ModelBuilder([2]).addUnary(0, [0.3, -Infinity]).build(), opts: { shift: Float64Array.of(1, 3) } },
+    // The incidence factor: m ≠ n (m = 1 column for 2 bits; m = 2 columns for 3 bits).
+    { name: '2 coupled bits, incidence factor (m = 1 < n = 2)', model: boltzmann({ a: [0.4, -0.3], edges: [[0, 1, -1.7]] }), opts: { factor: 'incidence' } },
+    { name: 'chain of 3 bits, incidence factor (m = 2 < n = 3)', model: boltzmann({ a: [0.2, -0.5, 0.3], edges: [[0, 1, 1.1], [1, 2, -0.8]] }), opts: { factor: 'incidence' } },
   ];
   for (const { name, model, opts } of cases) {
     const r = buildRelaxation(model, opts);

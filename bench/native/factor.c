@@ -3,7 +3,8 @@
  * bench/relax-speed.ts. The SAME loops as the WASM kernels, on the same layouts:
  *   - dense, row-major n x m: u_i = sum_k M_ik x_k accumulated in two partial sums (even k and odd k,
  *     the two lanes of the kernel's f64x2 accumulator), added at the end, then the odd tail;
- *     g = M^T v row by row, g_k += v_i M_ik (rows with v_i = 0 skipped), two columns at a time;
+ *     g = M^T v four rows per pass, g_k = (((g_k + v_i M_ik) + v_i+1 M_i+1,k) + ...) in row order
+ *     (groups whose four v_i are 0 skipped), the remaining rows one at a time;
  *   - sparse CSR (n rows, column indices < m): u_i = sum over the row in CSR order; g likewise
  *     scattered row by row (rows with v_i = 0 skipped).
  * Built by the bench with gcc -O3 -march=native -ffp-contract=off (WASM has no fused multiply-add
@@ -85,18 +86,23 @@ __attribute__((noinline)) static void denseApply(const Factor *F, const double *
 }
 
 __attribute__((noinline)) static void denseApplyT(const Factor *F, const double *restrict v, double *restrict g) {
-  const int n = F->n, m = F->m;
+  const int n = F->n, m = F->m, m2 = m & ~1;
   memset(g, 0, (size_t)m * 8);
-  for (int i = 0; i < n; i++) {
+  int i = 0;
+  /* four rows per pass, each g[k] receiving the rows' terms in row order (as the kernel) */
+  for (; i + 3 < n; i += 4) {
+    const double v0 = v[i], v1 = v[i + 1], v2 = v[i + 2], v3 = v[i + 3];
+    if (v0 == 0 && v1 == 0 && v2 == 0 && v3 == 0) continue;
+    const double *restrict r0 = F->values + (size_t)i * (size_t)m;
+    const double *restrict r1 = r0 + m, *restrict r2 = r1 + m, *restrict r3 = r2 + m;
+    for (int k = 0; k < m2; k++) g[k] = g[k] + v0 * r0[k] + v1 * r1[k] + v2 * r2[k] + v3 * r3[k];
+    if (m2 < m) g[m2] = g[m2] + v0 * r0[m2] + v1 * r1[m2] + v2 * r2[m2] + v3 * r3[m2];
+  }
+  for (; i < n; i++) {
     const double *restrict row = F->values + (size_t)i * (size_t)m;
     const double vi = v[i];
     if (vi == 0) continue;
-    int k = 0;
-    for (; k + 1 < m; k += 2) {
-      g[k] = g[k] + vi * row[k];
-      g[k + 1] = g[k + 1] + vi * row[k + 1];
-    }
-    if (k < m) g[k] = g[k] + vi * row[k];
+    for (int k = 0; k < m; k++) g[k] = g[k] + vi * row[k];
   }
 }
 
