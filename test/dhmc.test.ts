@@ -368,8 +368,14 @@ test('run options: warm-up adapts to the target; fixed step size; cancellation; 
   assert.equal(fixed.diagnostics.stepSize, 0.05);
   assert.equal(fixed.diagnostics.targetAccept, null);
   const low = runDHMC(engine, rel, { samples: 1000, burnin: 1500, targetAccept: 0.6, chains: 2, leapfrogSteps: 3, integrator: 'mclachlan' });
-  // Sampling runs at the dual-averaging average ε̄, whose acceptance is near (typically a little above) the target.
-  assert.ok(Math.abs((low.diagnostics.acceptRate as number) - 0.6) < 0.08, `accept ${low.diagnostics.acceptRate}`);
+  const high = runDHMC(engine, rel, { samples: 1000, burnin: 1500, targetAccept: 0.9, chains: 2, leapfrogSteps: 3, integrator: 'mclachlan' });
+  // Sampling runs at the dual-averaging average ε̄, which sits below the adapted iterates, so its
+  // acceptance is near the target and biased *above* it (seeds 1–8 here: 0.59–0.69 for 0.6,
+  // 0.91–0.92 for 0.9): the check is one-sided-wide, and a higher target must give a smaller step.
+  const [aLow, aHigh] = [low.diagnostics.acceptRate as number, high.diagnostics.acceptRate as number];
+  assert.ok(aLow > 0.55 && aLow < 0.8, `accept ${aLow} for target 0.6`);
+  assert.ok(aHigh > 0.87 && aHigh < 0.97, `accept ${aHigh} for target 0.9`);
+  assert.ok((high.diagnostics.stepSize as number) < (low.diagnostics.stepSize as number), 'a higher target acceptance gives a smaller step');
   assert.equal(low.diagnostics.integrator, 'mclachlan');
   // 2 chains × 2500 transitions × 3 steps × 2 stages, less what divergent trajectories cut short.
   const grads = low.diagnostics.gradientEvaluations as number;
