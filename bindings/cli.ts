@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { loadEngine } from './wasm-node.ts';
 import { loadModelFile } from './files.ts';
-import { infer, METHODS, type Method } from './infer.ts';
+import { infer, withLogZ, METHODS, type Method } from './infer.ts';
+import { runParallel, PARALLEL_METHODS, type ParallelMethod } from './parallel.ts';
 import { GIBBS_DEFAULTS } from './gibbs.ts';
 import { isingLattice, pottsLattice } from './builders.ts';
 import { writeMAR, writePR } from './formats.ts';
@@ -18,6 +19,8 @@ const USAGE = `usage:
   relaxmrf infer MODEL [--method exact|gibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
                        [--out-format uai] [--out PREFIX]
       samplers:           [--samples N] [--burnin N] [--chains N]
+                          [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
+                                          the output is the same as without --workers
       relaxation (blockgibbs, dhmc, mala):
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
@@ -136,6 +139,7 @@ async function inferCommand(argv: string[]): Promise<void> {
       samples: { type: 'string' },
       burnin: { type: 'string' },
       chains: { type: 'string' },
+      workers: { type: 'string' },
       restarts: { type: 'string' },
       trials: { type: 'string' },
       'max-constraints': { type: 'string' },
@@ -185,9 +189,16 @@ async function inferCommand(argv: string[]): Promise<void> {
     leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
     onProgress: progressReporter(),
   };
+  const workers = integer('workers', values.workers, 1);
+  if (workers !== undefined && !PARALLEL_METHODS.includes(method as ParallelMethod)) {
+    throw new UsageError(`--workers applies to ${PARALLEL_METHODS.join(', ')}, not --method ${method}`);
+  }
   const { model, description } = await loadModel(positionals[0]);
   const engine = await loadEngine();
-  const r = infer(engine, model, opts);
+  // Workers change where chains run, not what they compute: runParallel equals infer bit for bit.
+  const r = workers === undefined
+    ? infer(engine, model, opts)
+    : withLogZ(engine, model, await runParallel(model, { ...opts, method: method as ParallelMethod, workers }), opts);
 
   if (values['out-format'] === 'uai') {
     const pr = r.logZ !== null ? writePR(r.logZ) : null;

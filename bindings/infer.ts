@@ -41,7 +41,11 @@ export function relaxationFor(engine: Engine, model: Model, opts: RelaxationOpti
 }
 
 export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {
-  const result = inferMarginals(engine, model, opts);
+  return withLogZ(engine, model, inferMarginals(engine, model, opts), opts);
+}
+
+/** Adds the log Z estimate opts.logz asks for (if any) to a marginals result — infer's second half. */
+export function withLogZ(engine: Engine, model: Model, result: InferenceResult, opts: InferOptions): InferenceResult {
   if (opts.logz === undefined) return result;
   if (!LOGZ_ESTIMATORS.includes(opts.logz)) throw new ModelError(`unknown log Z estimator "${opts.logz}"; expected ${LOGZ_ESTIMATORS.join(', ')}`);
   const { seed, chains, samples, burnin, signal } = opts;

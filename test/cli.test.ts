@@ -183,3 +183,20 @@ test('--logz ais and chib: estimates within 4 standard errors of exact log Z, lo
   }
   assert.match(run('infer', model, '--logz', 'wish').err, /--logz must be one of/);
 });
+
+test('--workers runs the chains on worker threads with the same output; refused for methods without chains', () => {
+  const base = ['infer', 'ising:4x4,beta=0.3,h=0.1', '--seed', '3', '--samples', '1500', '--chains', '3', '--json'];
+  for (const method of ['gibbs', 'dhmc']) {
+    const one = run(...base, '--method', method);
+    const two = run(...base, '--method', method, '--workers', '2');
+    assert.equal(two.code, 0, two.err);
+    const [a, b] = [JSON.parse(one.out), JSON.parse(two.out)];
+    assert.deepEqual(b.marginals, a.marginals, method);
+    assert.deepEqual(b.marginalStdErr, a.marginalStdErr, method);
+    for (const k of Object.keys(a.diagnostics)) if (!/second/i.test(k)) assert.deepEqual(b.diagnostics[k], a.diagnostics[k], `${method} ${k}`);
+  }
+  const bad = run('infer', 'ising:3x3', '--method', 'exact', '--workers', '2');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--workers applies to gibbs/);
+  assert.equal(run('infer', 'ising:3x3', '--method', 'gibbs', '--workers', '0').code, 2);
+});
