@@ -14,4 +14,5 @@ export { fftFactorTwiddles, fftFactorForwardReal } from './fft';
 export { chainBytes, chainWorkBytes, gaussBytes, gaussInit, chainSetup, chainSeed, chainSetMass, chainInverseMass, chainSetIntegrator, chainSetOutputs, chainTraceLen, chainResetTrace, chainPosition, chainGradient, chainProb, chainLogp, chainStepSize, chainSetStepSize, chainInfo, chainSetPosition, chainDaRestart, chainDaFinal, chainUpdateMass, hmcStep, hmcFindStepSize, hmcIntegrate, chainKinetic, chainDensity } from './hmc';
 export { langevinStep, langevinLogAccept } from './langevin';
 export { blockGibbsStateBytes, blockGibbsXOffset, blockGibbsInit, blockGibbsStep } from './blockgibbs';
-export { aisStateBytes, aisRun, chibRun } from './ais';
+export { aisStateBytes, aisRun } from './ais';
+export { chibRun } from './chib';

@@ -561,7 +561,7 @@ const CHIB_STREAM = 0x4348; // "CH"
 
 /**
  * Chib (1995): p(s*) = Σ_s p(s) K(s → s*), estimated by mean_t K(s_t → s*) over Gibbs samples, with
- * K the systematic-scan kernel (computed exactly in WASM); log Z = log f(s*) − log p̂(s*). s* is the
+ * K the systematic-scan kernel (computed exactly in WASM, assembly/chib.ts); log Z = log f(s*) − log p̂(s*). s* is the
  * highest-potential state among the chains after burn-in.
  */
 export function runChibLogZ(engine: Engine, model: Model, opts: ChibOptions = {}): LogZEstimate {
