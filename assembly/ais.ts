@@ -6,9 +6,11 @@
 // states with a finite bias), so Z_0 = Σ_blocks log(#finite states) is known (the bindings add it).
 // W may hold −∞ between one-hot blocks: β·(−∞) = −∞ for β > 0, so a run that starts on a state
 // the couplings forbid gets log weight −∞ at its first step (returned at once); after that the
-// chain never leaves the support. Transitions: sequential Gibbs sweeps targeting f_β — exactly the
-// Gibbs sampler's scan (assembly/gibbs.ts, its fast path included) run on a tempered copy of the
-// form (a' = βa, W' = βW, rewritten in place at each temperature: O(nnz), no exp, no randomness).
+// chain never leaves the support. Transitions, on a tempered copy of the form (a' = βa, W' = βW,
+// rewritten in place at each temperature: O(nnz), no exp, no randomness), either sequential Gibbs
+// sweeps targeting f_β — exactly the Gibbs sampler's scan (assembly/gibbs.ts, its fast path
+// included) — or tree-block Gibbs sweeps (assembly/treegibbs.ts): both leave f_β invariant, which is
+// all the weights need.
 // E(s) is recomputed after the sweeps at each temperature (one masked pass over W).
 //
 // Chain state layout: the Gibbs sampler's ([Philox, 64 B][s: u8 per bit]).
@@ -16,6 +18,7 @@
 import { Philox, PHILOX_BYTES, uniform32 } from './rng';
 import { PairwiseForm } from './pairwise';
 import { gibbsSweeps } from './gibbs';
+import { TreeBlocks, treeSweeps } from './treegibbs';
 
 export function aisStateBytes(model: usize): usize {
   return PHILOX_BYTES + <usize>changetype<PairwiseForm>(model).nBits;
@@ -87,8 +90,9 @@ function initUniform(m: PairwiseForm, r: Philox, s: usize): void {
  * col) with its own a and val buffers, which this kernel overwrites. scratch: f64 per bit of the
  * largest block. energies: f64 × nBetas or 0; receives E(s) as used at each step (entry t: the state
  * the weight update of step t saw; entry 0: the start). The final energy is stored at `out` (f64) when out ≠ 0.
+ * tree: a TreeBlocks header (tree-block transitions, treeWork: its work buffer) or 0 (single-site Gibbs).
  */
-export function aisRun(model: usize, tempered: usize, chain: usize, betas: usize, nBetas: i32, sweeps: i32, scratch: usize, energies: usize, out: usize): f64 {
+export function aisRun(model: usize, tempered: usize, chain: usize, betas: usize, nBetas: i32, sweeps: i32, scratch: usize, energies: usize, out: usize, tree: usize, treeWork: usize): f64 {
   const m = changetype<PairwiseForm>(model);
   const tm = changetype<PairwiseForm>(tempered);
   const r = changetype<Philox>(chain);
@@ -109,7 +113,8 @@ export function aisRun(model: usize, tempered: usize, chain: usize, betas: usize
     prev = beta;
     if (t < nBetas - 1) {
       temper(m, tm, beta);
-      gibbsSweeps(tm, chain, sweeps, 0, scratch);
+      if (tree) treeSweeps(tm, changetype<TreeBlocks>(tree), chain, sweeps, 0, treeWork);
+      else gibbsSweeps(tm, chain, sweeps, 0, scratch);
       e = energy(m, s);
     }
   }

@@ -16,3 +16,4 @@ export { langevinStep, langevinLogAccept } from './langevin';
 export { blockGibbsStateBytes, blockGibbsXOffset, blockGibbsInit, blockGibbsStep } from './blockgibbs';
 export { aisStateBytes, aisRun } from './ais';
 export { chibRun } from './chib';
+export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeGibbsStep } from './treegibbs';

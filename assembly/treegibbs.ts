@@ -1,0 +1,215 @@
+// Tree-block Gibbs (Hamze & de Freitas 2004, "From fields to trees") on the canonical form p(s):
+// the variables are partitioned into blocks each inducing a forest of the interaction graph
+// (bindings/treeblocks.ts), and each block in turn is redrawn jointly and exactly from its
+// conditional given the rest by forward filtering / backward sampling:
+//
+//   1. the block's bits are cleared, so localField sees only neighbours outside the block: the
+//      unary log-potential of variable v in state k is φ_v(k) = field of v's bit for k (free bit:
+//      φ(0) = 0, φ(1) = field);
+//   2. upward pass, leaves first (reverse breadth-first order): h_v = φ_v + Σ_children messages,
+//      m_{v→p}(l) = log Σ_k exp(h_v(k) + ψ_vp(k, l)), added into h_p;
+//   3. downward pass, roots first: x_root ~ exp(h_root), x_v ~ exp(h_v(k) + ψ_vp(k, x_p)).
+//
+// ψ_vp(k, l) is W between the bit of (v, k) and the bit of (p, l) (0 where either is a free bit's
+// state 0 or W holds no entry), read through per-edge index tables built by the bindings, so the
+// same tables serve a tempered copy of the form (assembly/ais.ts rewrites a and W in place).
+// Everything is in log space with max-shifted log-sum-exp: −∞ (zero potentials) propagates as −∞,
+// a log-sum-exp over only −∞ is −∞, and no +∞ can arise, so no NaN. A block whose every joint state
+// is impossible given the rest (a chain started outside the support) is redrawn uniformly, as the
+// single-site sampler does (assembly/gibbs.ts); once in the support a chain stays there.
+//
+// Chain state layout: the Gibbs sampler's ([Philox, 64 B][s: u8 per bit]).
+
+import { Philox, PHILOX_BYTES, uniform32 } from './rng';
+import { PairwiseForm, localField } from './pairwise';
+
+/** The partition as the kernel reads it (arrays owned by the bindings). */
+@unmanaged
+export class TreeBlocks {
+  nTreeBlocks: i32;
+  nStates: i32; // Σ_v K_v
+  maxCard: i32;
+  pad: i32;
+  blockPtr: usize; // i32[nTreeBlocks + 1]: each block's slice of order
+  order: usize; // i32[nBlocks]: variables block by block, breadth-first within each block's trees
+  parent: usize; // i32[nBlocks]: tree parent, −1 at a root
+  stateStart: usize; // i32[nBlocks + 1]: offsets of each variable's states in h
+  pairOff: usize; // i32[nBlocks]: offset of v's edge table (to its parent) in pairIdx
+  pairIdx: usize; // i32[…]: per non-root v, K_v × K_parent entries: index into W's val, or −1
+}
+
+export function treeBlocksBytes(): usize {
+  return offsetof<TreeBlocks>();
+}
+
+export function treeBlocksInit(
+  hdr: usize, nTreeBlocks: i32, nStates: i32, maxCard: i32,
+  blockPtr: usize, order: usize, parent: usize, stateStart: usize, pairOff: usize, pairIdx: usize,
+): void {
+  const t = changetype<TreeBlocks>(hdr);
+  t.nTreeBlocks = nTreeBlocks;
+  t.nStates = nStates;
+  t.maxCard = maxCard;
+  t.blockPtr = blockPtr;
+  t.order = order;
+  t.parent = parent;
+  t.stateStart = stateStart;
+  t.pairOff = pairOff;
+  t.pairIdx = pairIdx;
+}
+
+/** Bytes of the work buffer treeSweeps needs: h (f64 per state), weights (f64 per state of the largest variable), states (i32 per variable). */
+export function treeWorkBytes(model: usize, tree: usize): usize {
+  const m = changetype<PairwiseForm>(model);
+  const t = changetype<TreeBlocks>(tree);
+  return (<usize>t.nStates << 3) + (<usize>t.maxCard << 3) + (<usize>m.nBlocks << 2);
+}
+
+@inline
+function ld32(p: usize, i: i32): i32 {
+  return load<i32>(p + (<usize>i << 2));
+}
+
+/** ψ(k, l): the coupling entry through the edge table, 0 where there is none. */
+@inline
+function psi(m: PairwiseForm, pairIdx: usize, off: i32, Kp: i32, k: i32, l: i32): f64 {
+  const idx = ld32(pairIdx, off + k * Kp + l);
+  return idx < 0 ? 0.0 : load<f64>(m.val + (<usize>idx << 3));
+}
+
+/**
+ * Draws an index from weights exp(x_k − top), k < K, x at w (overwritten by the weights). top is
+ * max x_k; when top = −∞ (no state possible) the draw is uniform.
+ */
+function drawLog(r: Philox, w: usize, K: i32, top: f64): i32 {
+  if (top == -Infinity) return min<i32>(<i32>(uniform32(r) * <f64>K), K - 1);
+  let total: f64 = 0;
+  let last = 0;
+  for (let k = 0; k < K; k++) {
+    const q = w + (<usize>k << 3);
+    const e = Math.exp(load<f64>(q) - top);
+    store<f64>(q, e);
+    total += e;
+    if (e > 0) last = k;
+  }
+  const target = uniform32(r) * total;
+  let cum: f64 = 0;
+  for (let k = 0; k < K; k++) {
+    const e = load<f64>(w + (<usize>k << 3));
+    cum += e;
+    // Never a zero-weight state (a rounding shortfall of the sum falls to the last possible one).
+    if (target < cum && e > 0) return k;
+  }
+  return last;
+}
+
+/**
+ * Runs `sweeps` passes over the tree blocks (in block order). acc: f64 per bit, receiving each bit's
+ * value after every sweep (empirical marginals), or 0. work: treeWorkBytes. Returns the number of
+ * variable updates that changed the variable's state.
+ */
+export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32, acc: usize, work: usize): f64 {
+  const r = changetype<Philox>(chain);
+  const s = chain + PHILOX_BYTES;
+  const h = work;
+  const w = work + (<usize>t.nStates << 3);
+  const xs = w + (<usize>t.maxCard << 3);
+  const bs = m.blockStart, oneHot = m.oneHot;
+  const order = t.order, parent = t.parent, st = t.stateStart, pairOff = t.pairOff, pairIdx = t.pairIdx;
+  let changed: f64 = 0;
+  for (let sw = 0; sw < sweeps; sw++) {
+    for (let tb = 0; tb < t.nTreeBlocks; tb++) {
+      const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
+      // 1. Record and clear the block's states.
+      for (let i = lo; i < hi; i++) {
+        const v = ld32(order, i);
+        const b = ld32(bs, v), nb = ld32(bs, v + 1) - b;
+        let x = 0;
+        if (!load<u8>(oneHot + <usize>v)) x = <i32>load<u8>(s + <usize>b);
+        else for (let k = 0; k < nb; k++) x = select<i32>(k, x, load<u8>(s + <usize>(b + k)) != 0);
+        store<i32>(xs + (<usize>v << 2), x);
+        memory.fill(s + <usize>b, 0, <usize>nb);
+      }
+      // 2. Unary terms from outside the block.
+      for (let i = lo; i < hi; i++) {
+        const v = ld32(order, i);
+        const b = ld32(bs, v), h0 = h + (<usize>ld32(st, v) << 3);
+        if (!load<u8>(oneHot + <usize>v)) {
+          store<f64>(h0, 0.0);
+          store<f64>(h0, localField(m, s, b), 8);
+        } else {
+          const nb = ld32(bs, v + 1) - b;
+          for (let k = 0; k < nb; k++) store<f64>(h0 + (<usize>k << 3), localField(m, s, b + k));
+        }
+      }
+      // 3. Upward messages, leaves first.
+      for (let i = hi - 1; i >= lo; i--) {
+        const v = ld32(order, i);
+        const p = ld32(parent, v);
+        if (p < 0) continue;
+        const hv = h + (<usize>ld32(st, v) << 3), hp = h + (<usize>ld32(st, p) << 3);
+        const Kv = ld32(st, v + 1) - ld32(st, v), Kp = ld32(st, p + 1) - ld32(st, p);
+        const off = ld32(pairOff, v);
+        for (let l = 0; l < Kp; l++) {
+          let top = -Infinity;
+          for (let k = 0; k < Kv; k++) {
+            const z = load<f64>(hv + (<usize>k << 3)) + psi(m, pairIdx, off, Kp, k, l);
+            store<f64>(w + (<usize>k << 3), z);
+            top = max(top, z);
+          }
+          let msg = -Infinity;
+          if (top > -Infinity) {
+            let sum: f64 = 0;
+            for (let k = 0; k < Kv; k++) sum += Math.exp(load<f64>(w + (<usize>k << 3)) - top);
+            msg = top + Math.log(sum);
+          }
+          const q = hp + (<usize>l << 3);
+          store<f64>(q, load<f64>(q) + msg);
+        }
+      }
+      // 4. Downward sampling, roots first; write the bits.
+      for (let i = lo; i < hi; i++) {
+        const v = ld32(order, i);
+        const p = ld32(parent, v);
+        const hv = h + (<usize>ld32(st, v) << 3);
+        const Kv = ld32(st, v + 1) - ld32(st, v);
+        let top = -Infinity;
+        if (p < 0) {
+          for (let k = 0; k < Kv; k++) {
+            const z = load<f64>(hv + (<usize>k << 3));
+            store<f64>(w + (<usize>k << 3), z);
+            top = max(top, z);
+          }
+        } else {
+          const Kp = ld32(st, p + 1) - ld32(st, p);
+          const l = load<i32>(xs + (<usize>p << 2)); // the parent's new state (drawn before v)
+          const off = ld32(pairOff, v);
+          for (let k = 0; k < Kv; k++) {
+            const z = load<f64>(hv + (<usize>k << 3)) + psi(m, pairIdx, off, Kp, k, l);
+            store<f64>(w + (<usize>k << 3), z);
+            top = max(top, z);
+          }
+        }
+        const x = drawLog(r, w, Kv, top);
+        const q = xs + (<usize>v << 2);
+        if (x != load<i32>(q)) changed += 1;
+        store<i32>(q, x);
+        const b = ld32(bs, v);
+        if (!load<u8>(oneHot + <usize>v)) store<u8>(s + <usize>b, <u8>x);
+        else store<u8>(s + <usize>(b + x), 1);
+      }
+    }
+    if (acc) {
+      for (let p = 0; p < m.nBits; p++) {
+        const q = acc + (<usize>p << 3);
+        store<f64>(q, load<f64>(q) + <f64>load<u8>(s + <usize>p));
+      }
+    }
+  }
+  return changed;
+}
+
+// Pointer-level entry point for the bindings' sampler (chains are initialised by gibbsInit).
+export function treeGibbsStep(model: usize, tree: usize, chain: usize, sweeps: i32, acc: usize, work: usize): f64 {
+  return treeSweeps(changetype<PairwiseForm>(model), changetype<TreeBlocks>(tree), chain, sweeps, acc, work);
+}
