@@ -18,7 +18,7 @@
 import { Philox, PHILOX_BYTES, uniform32 } from './rng';
 import { PairwiseForm } from './pairwise';
 import { gibbsSweeps } from './gibbs';
-import { TreeBlocks, treeSweeps } from './treegibbs';
+import { TreeBlocks, treeSweeps, treeLogNormaliser, blockLogNormaliser, restoreBlock } from './treegibbs';
 
 export function aisStateBytes(model: usize): usize {
   return PHILOX_BYTES + <usize>changetype<PairwiseForm>(model).nBits;
@@ -119,5 +119,141 @@ export function aisRun(model: usize, tempered: usize, chain: usize, betas: usize
     }
   }
   if (out) store<f64>(out, e);
+  return logw;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collapsed AIS with tree-block transitions: the weights follow the marginal of the variables
+// outside tree block 0 (call it A; x the rest),
+//
+//   g_β(x) = Σ_{s_A} f_β(s_A, x) = exp(β E(s_A = 0, x)) · Σ_{s_A} exp(β (E(s) − E(s_A = 0, x))),
+//
+// the second factor being block A's conditional normaliser at β (blockLogNormaliser on the tempered
+// form). A tree-block sweep redraws A first, from p_β(s_A | x), so the x it outputs depends on the
+// old x alone: it is a Markov kernel on x leaving g_β invariant, and AIS on x is valid with
+// log w = Σ_t log g_{β_t}(x_{t−1}) − log g_{β_{t−1}}(x_{t−1}). Summing A out exactly removes its
+// part of the weights' variance (Rao–Blackwellisation). Z_0 is unchanged (f_0 is uniform over the
+// biases' support, so g_0(x) counts A's states); at β = 0 the tempered form has a' = 0 on finite
+// biases (−∞ kept) and W' = 0 (f_0 ignores the couplings), never 0 · (−∞).
+
+/** The tempered copy at β = 0: a' = 0 where a is finite, −∞ where it is −∞; W' = 0. */
+function temperZero(m: PairwiseForm, t: PairwiseForm): void {
+  for (let p = 0; p < m.nBits; p++) store<f64>(t.a + (<usize>p << 3), load<f64>(m.a + (<usize>p << 3)) == -Infinity ? -Infinity : 0.0);
+  memory.fill(t.val, 0, <usize>load<i32>(m.rowPtr + (<usize>m.nBits << 2)) << 3);
+}
+
+/**
+ * One collapsed AIS run (arguments as aisRun, with tree and its work buffer required). energies,
+ * when ≠ 0, receives E(s) of the full state at each step, as aisRun's trace.
+ */
+export function aisCollapsedRun(model: usize, tempered: usize, chain: usize, betas: usize, nBetas: i32, sweeps: i32, tree: usize, work: usize, energies: usize, zSlot: usize): f64 {
+  const m = changetype<PairwiseForm>(model);
+  const tm = changetype<PairwiseForm>(tempered);
+  const t = changetype<TreeBlocks>(tree);
+  const r = changetype<Philox>(chain);
+  const s = chain + PHILOX_BYTES;
+  initUniform(m, r, s);
+  temperZero(m, tm);
+  let logw: f64 = 0;
+  let prev = load<f64>(betas);
+  if (energies) store<f64>(energies, energy(m, s));
+  for (let i = 1; i < nBetas; i++) {
+    const beta = load<f64>(betas + (<usize>i << 3));
+    if (energies) store<f64>(energies + (<usize>i << 3), energy(m, s));
+    // log g_prev(x): the tempered form is still at the previous β.
+    const zPrev = blockLogNormaliser(tm, t, chain, work, 0, false);
+    const e0 = energy(m, s); // E(s_A = 0, x): A's bits are cleared
+    restoreBlock(tm, t, chain, work, 0);
+    if (e0 == -Infinity || zPrev == -Infinity) {
+      logw = -Infinity;
+      break;
+    }
+    temper(m, tm, beta);
+    let zNew: f64;
+    if (i < nBetas - 1) {
+      treeSweeps(tm, t, chain, sweeps, 0, work, zSlot); // its first step computes log g_β(x)'s normaliser
+      zNew = load<f64>(zSlot);
+    } else {
+      zNew = blockLogNormaliser(tm, t, chain, work, 0, true);
+    }
+    logw += (beta - prev) * e0 + zNew - zPrev;
+    if (logw == -Infinity) break;
+    prev = beta;
+  }
+  return logw;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The forest path: with a tree-block partition (assembly/treegibbs.ts), split E = E_in + E_cross,
+// E_cross the couplings between different blocks, and anneal only those:
+//
+//   f_β(s) = exp(aᵀs + ½ sᵀW_in s + β E_cross(s)),   β: 0 → 1.
+//
+// f_0 is a product of independent forests: its log Z_0 is the sum of the blocks' normalisers
+// (treeLogNormaliser) and one tree-block sweep at β = 0 draws from it exactly, so the run starts in
+// equilibrium and the path only has to switch on the cross couplings — a shorter path than from the
+// uniform distribution (which also switches on a and W_in). supp f_β ⊆ supp f_0 for every β, as
+// AIS needs: E_cross ∈ [−∞, ∞) and β·(−∞) = −∞ for β > 0; at β = 0 a cross entry is 0 even where it
+// is −∞ (written as 0, never computed as 0 · (−∞)).
+
+/** The tempered copy for the forest path: a' = a, W'_in = W_in, W'_cross = β W_cross (0 at β = 0). */
+function temperCross(m: PairwiseForm, t: PairwiseForm, cross: usize, beta: f64): void {
+  memory.copy(t.a, m.a, <usize>m.nBits << 3);
+  const nnz = load<i32>(m.rowPtr + (<usize>m.nBits << 2));
+  for (let k = 0; k < nnz; k++) {
+    const w = load<f64>(m.val + (<usize>k << 3));
+    store<f64>(t.val + (<usize>k << 3), load<u8>(cross + <usize>k) ? (beta == 0 ? 0.0 : beta * w) : w);
+  }
+}
+
+/** E_cross(s) = ½ Σ_{p,q} s_p s_q W_pq over the cross entries, masked (never −∞ · 0). */
+function crossEnergy(m: PairwiseForm, s: usize, cross: usize): f64 {
+  let e: f64 = 0;
+  for (let p = 0; p < m.nBits; p++) {
+    if (!load<u8>(s + <usize>p)) continue;
+    const end = load<i32>(m.rowPtr + (<usize>(p + 1) << 2));
+    for (let k = load<i32>(m.rowPtr + (<usize>p << 2)); k < end; k++) {
+      const mask = -<i64>((load<u8>(s + <usize>load<i32>(m.col + (<usize>k << 2))) & load<u8>(cross + <usize>k)) != 0);
+      e += reinterpret<f64>(load<i64>(m.val + (<usize>k << 3)) & mask);
+    }
+  }
+  return 0.5 * e;
+}
+
+/**
+ * One AIS run along the forest path (arguments as aisRun; tree and work as treeSweeps; cross: u8
+ * per W entry, 1 where it couples two different tree blocks). Stores log Z_0 at logZ0 (f64) when
+ * logZ0 ≠ 0, and E_cross along the run at energies as aisRun does. Returns log w (E[w] = Z_1/Z_0).
+ */
+export function aisForestRun(model: usize, tempered: usize, chain: usize, betas: usize, nBetas: i32, sweeps: i32, tree: usize, work: usize, cross: usize, energies: usize, logZ0: usize): f64 {
+  const m = changetype<PairwiseForm>(model);
+  const tm = changetype<PairwiseForm>(tempered);
+  const t = changetype<TreeBlocks>(tree);
+  const r = changetype<Philox>(chain);
+  const s = chain + PHILOX_BYTES;
+  initUniform(m, r, s);
+  temperCross(m, tm, cross, 0);
+  const z0 = treeLogNormaliser(tm, t, chain, work);
+  if (logZ0) store<f64>(logZ0, z0);
+  treeSweeps(tm, t, chain, 1, 0, work); // an exact draw from f_0
+  let e = crossEnergy(m, s, cross);
+  let logw: f64 = 0;
+  let prev = load<f64>(betas);
+  if (energies) store<f64>(energies, e);
+  for (let i = 1; i < nBetas; i++) {
+    if (energies) store<f64>(energies + (<usize>i << 3), e);
+    const beta = load<f64>(betas + (<usize>i << 3));
+    if (e == -Infinity) {
+      logw = -Infinity;
+      break;
+    }
+    logw += (beta - prev) * e;
+    prev = beta;
+    if (i < nBetas - 1) {
+      temperCross(m, tm, cross, beta);
+      treeSweeps(tm, t, chain, sweeps, 0, work);
+      e = crossEnergy(m, s, cross);
+    }
+  }
   return logw;
 }

@@ -14,6 +14,6 @@ export { fftFactorTwiddles, fftFactorForwardReal } from './fft';
 export { chainBytes, chainWorkBytes, gaussBytes, gaussInit, chainSetup, chainSeed, chainSetMass, chainInverseMass, chainSetIntegrator, chainSetOutputs, chainTraceLen, chainResetTrace, chainPosition, chainGradient, chainProb, chainLogp, chainStepSize, chainSetStepSize, chainInfo, chainSetPosition, chainDaRestart, chainDaFinal, chainUpdateMass, hmcStep, hmcFindStepSize, hmcIntegrate, chainKinetic, chainDensity } from './hmc';
 export { langevinStep, langevinLogAccept } from './langevin';
 export { blockGibbsStateBytes, blockGibbsXOffset, blockGibbsInit, blockGibbsStep } from './blockgibbs';
-export { aisStateBytes, aisRun } from './ais';
+export { aisStateBytes, aisRun, aisForestRun, aisCollapsedRun } from './ais';
 export { chibRun } from './chib';
 export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeGibbsStep } from './treegibbs';

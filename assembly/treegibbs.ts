@@ -104,70 +104,134 @@ function drawLog(r: Philox, w: usize, K: i32, top: f64): i32 {
 }
 
 /**
+ * Steps 1–3 for tree block tb: records the block's states in xs and clears its bits, fills h with
+ * the unary terms and the upward messages. Returns Σ over the block's roots of log Σ_k exp(h_root(k)):
+ * the log of the block's conditional normaliser given the rest (−∞ when no joint state is possible).
+ */
+function upward(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, h: usize, w: usize, xs: usize): f64 {
+  const bs = m.blockStart, oneHot = m.oneHot;
+  const order = t.order, parent = t.parent, st = t.stateStart, pairOff = t.pairOff, pairIdx = t.pairIdx;
+  const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
+  // 1. Record and clear the block's states.
+  for (let i = lo; i < hi; i++) {
+    const v = ld32(order, i);
+    const b = ld32(bs, v), nb = ld32(bs, v + 1) - b;
+    let x = 0;
+    if (!load<u8>(oneHot + <usize>v)) x = <i32>load<u8>(s + <usize>b);
+    else for (let k = 0; k < nb; k++) x = select<i32>(k, x, load<u8>(s + <usize>(b + k)) != 0);
+    store<i32>(xs + (<usize>v << 2), x);
+    memory.fill(s + <usize>b, 0, <usize>nb);
+  }
+  // 2. Unary terms from outside the block.
+  for (let i = lo; i < hi; i++) {
+    const v = ld32(order, i);
+    const b = ld32(bs, v), h0 = h + (<usize>ld32(st, v) << 3);
+    if (!load<u8>(oneHot + <usize>v)) {
+      store<f64>(h0, 0.0);
+      store<f64>(h0, localField(m, s, b), 8);
+    } else {
+      const nb = ld32(bs, v + 1) - b;
+      for (let k = 0; k < nb; k++) store<f64>(h0 + (<usize>k << 3), localField(m, s, b + k));
+    }
+  }
+  // 3. Upward messages, leaves first; at a root, its log normaliser.
+  let logZ: f64 = 0;
+  for (let i = hi - 1; i >= lo; i--) {
+    const v = ld32(order, i);
+    const p = ld32(parent, v);
+    const hv = h + (<usize>ld32(st, v) << 3);
+    const Kv = ld32(st, v + 1) - ld32(st, v);
+    if (p < 0) {
+      logZ += logSumExp(hv, Kv);
+      continue;
+    }
+    const hp = h + (<usize>ld32(st, p) << 3);
+    const Kp = ld32(st, p + 1) - ld32(st, p);
+    const off = ld32(pairOff, v);
+    for (let l = 0; l < Kp; l++) {
+      for (let k = 0; k < Kv; k++) store<f64>(w + (<usize>k << 3), load<f64>(hv + (<usize>k << 3)) + psi(m, pairIdx, off, Kp, k, l));
+      const q = hp + (<usize>l << 3);
+      store<f64>(q, load<f64>(q) + logSumExp(w, Kv));
+    }
+  }
+  return logZ;
+}
+
+/** log Σ_k exp(x_k), max-shifted; −∞ when every x_k is −∞. */
+function logSumExp(x: usize, K: i32): f64 {
+  let top = -Infinity;
+  for (let k = 0; k < K; k++) top = max(top, load<f64>(x + (<usize>k << 3)));
+  if (top == -Infinity) return top;
+  let sum: f64 = 0;
+  for (let k = 0; k < K; k++) sum += Math.exp(load<f64>(x + (<usize>k << 3)) - top);
+  return top + Math.log(sum);
+}
+
+/** Sets the bits of the block's variables from xs. */
+function writeBits(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, xs: usize): void {
+  const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
+  for (let i = lo; i < hi; i++) {
+    const v = ld32(t.order, i);
+    const b = ld32(m.blockStart, v), x = load<i32>(xs + (<usize>v << 2));
+    if (!load<u8>(m.oneHot + <usize>v)) store<u8>(s + <usize>b, <u8>x);
+    else store<u8>(s + <usize>(b + x), 1);
+  }
+}
+
+/**
+ * Σ over the tree blocks of the log normaliser of each block's conditional given the rest, at the
+ * chain's current state (which it leaves unchanged). When no W entry couples two blocks this is
+ * log Z of the form: the blocks are then independent forests (AIS's base distribution).
+ */
+export function treeLogNormaliser(m: PairwiseForm, t: TreeBlocks, chain: usize, work: usize): f64 {
+  const s = chain + PHILOX_BYTES;
+  const h = work, w = work + (<usize>t.nStates << 3), xs = w + (<usize>t.maxCard << 3);
+  let logZ: f64 = 0;
+  for (let tb = 0; tb < t.nTreeBlocks; tb++) {
+    logZ += upward(m, t, s, tb, h, w, xs);
+    writeBits(m, t, s, tb, xs);
+  }
+  return logZ;
+}
+
+/**
+ * The log normaliser of tree block tb's conditional given the rest, log Σ_{x_block} f(x_block, rest),
+ * at the chain's state. Leaves the block's bits cleared (and its states in the work buffer) when
+ * restore is false, for the caller to look at the rest alone; restoreBlock puts them back.
+ */
+export function blockLogNormaliser(m: PairwiseForm, t: TreeBlocks, chain: usize, work: usize, tb: i32, restore: bool): f64 {
+  const s = chain + PHILOX_BYTES;
+  const h = work, w = work + (<usize>t.nStates << 3), xs = w + (<usize>t.maxCard << 3);
+  const z = upward(m, t, s, tb, h, w, xs);
+  if (restore) writeBits(m, t, s, tb, xs);
+  return z;
+}
+
+/** Puts back the bits blockLogNormaliser(…, restore = false) cleared. */
+export function restoreBlock(m: PairwiseForm, t: TreeBlocks, chain: usize, work: usize, tb: i32): void {
+  writeBits(m, t, chain + PHILOX_BYTES, tb, work + (<usize>t.nStates << 3) + (<usize>t.maxCard << 3));
+}
+
+/**
  * Runs `sweeps` passes over the tree blocks (in block order). acc: f64 per bit, receiving each bit's
  * value after every sweep (empirical marginals), or 0. work: treeWorkBytes. Returns the number of
- * variable updates that changed the variable's state.
+ * variable updates that changed the variable's state. firstLogZ: f64 receiving block 0's log
+ * normaliser at the start of the first pass (blockLogNormaliser at the state on entry), or 0.
  */
-export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32, acc: usize, work: usize): f64 {
+export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32, acc: usize, work: usize, firstLogZ: usize = 0): f64 {
   const r = changetype<Philox>(chain);
   const s = chain + PHILOX_BYTES;
   const h = work;
   const w = work + (<usize>t.nStates << 3);
   const xs = w + (<usize>t.maxCard << 3);
-  const bs = m.blockStart, oneHot = m.oneHot;
   const order = t.order, parent = t.parent, st = t.stateStart, pairOff = t.pairOff, pairIdx = t.pairIdx;
   let changed: f64 = 0;
   for (let sw = 0; sw < sweeps; sw++) {
     for (let tb = 0; tb < t.nTreeBlocks; tb++) {
+      const z = upward(m, t, s, tb, h, w, xs);
+      if (firstLogZ && sw == 0 && tb == 0) store<f64>(firstLogZ, z);
+      // 4. Downward sampling, roots first (a parent's new state is in xs before its children's).
       const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
-      // 1. Record and clear the block's states.
-      for (let i = lo; i < hi; i++) {
-        const v = ld32(order, i);
-        const b = ld32(bs, v), nb = ld32(bs, v + 1) - b;
-        let x = 0;
-        if (!load<u8>(oneHot + <usize>v)) x = <i32>load<u8>(s + <usize>b);
-        else for (let k = 0; k < nb; k++) x = select<i32>(k, x, load<u8>(s + <usize>(b + k)) != 0);
-        store<i32>(xs + (<usize>v << 2), x);
-        memory.fill(s + <usize>b, 0, <usize>nb);
-      }
-      // 2. Unary terms from outside the block.
-      for (let i = lo; i < hi; i++) {
-        const v = ld32(order, i);
-        const b = ld32(bs, v), h0 = h + (<usize>ld32(st, v) << 3);
-        if (!load<u8>(oneHot + <usize>v)) {
-          store<f64>(h0, 0.0);
-          store<f64>(h0, localField(m, s, b), 8);
-        } else {
-          const nb = ld32(bs, v + 1) - b;
-          for (let k = 0; k < nb; k++) store<f64>(h0 + (<usize>k << 3), localField(m, s, b + k));
-        }
-      }
-      // 3. Upward messages, leaves first.
-      for (let i = hi - 1; i >= lo; i--) {
-        const v = ld32(order, i);
-        const p = ld32(parent, v);
-        if (p < 0) continue;
-        const hv = h + (<usize>ld32(st, v) << 3), hp = h + (<usize>ld32(st, p) << 3);
-        const Kv = ld32(st, v + 1) - ld32(st, v), Kp = ld32(st, p + 1) - ld32(st, p);
-        const off = ld32(pairOff, v);
-        for (let l = 0; l < Kp; l++) {
-          let top = -Infinity;
-          for (let k = 0; k < Kv; k++) {
-            const z = load<f64>(hv + (<usize>k << 3)) + psi(m, pairIdx, off, Kp, k, l);
-            store<f64>(w + (<usize>k << 3), z);
-            top = max(top, z);
-          }
-          let msg = -Infinity;
-          if (top > -Infinity) {
-            let sum: f64 = 0;
-            for (let k = 0; k < Kv; k++) sum += Math.exp(load<f64>(w + (<usize>k << 3)) - top);
-            msg = top + Math.log(sum);
-          }
-          const q = hp + (<usize>l << 3);
-          store<f64>(q, load<f64>(q) + msg);
-        }
-      }
-      // 4. Downward sampling, roots first; write the bits.
       for (let i = lo; i < hi; i++) {
         const v = ld32(order, i);
         const p = ld32(parent, v);
@@ -182,7 +246,7 @@ export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps:
           }
         } else {
           const Kp = ld32(st, p + 1) - ld32(st, p);
-          const l = load<i32>(xs + (<usize>p << 2)); // the parent's new state (drawn before v)
+          const l = load<i32>(xs + (<usize>p << 2));
           const off = ld32(pairOff, v);
           for (let k = 0; k < Kv; k++) {
             const z = load<f64>(hv + (<usize>k << 3)) + psi(m, pairIdx, off, Kp, k, l);
@@ -194,10 +258,8 @@ export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps:
         const q = xs + (<usize>v << 2);
         if (x != load<i32>(q)) changed += 1;
         store<i32>(q, x);
-        const b = ld32(bs, v);
-        if (!load<u8>(oneHot + <usize>v)) store<u8>(s + <usize>b, <u8>x);
-        else store<u8>(s + <usize>(b + x), 1);
       }
+      writeBits(m, t, s, tb, xs);
     }
     if (acc) {
       for (let p = 0; p < m.nBits; p++) {

@@ -98,6 +98,20 @@ export interface AISOptions {
   /** tree: the partition (default treePartition of the canonical form). */
   partition?: TreePartition;
   /**
+   * The path of distributions. 'uniform': f_β = exp(β E), from the uniform distribution over the
+   * biases' support. 'forest' (tree transition only): f_β = exp(E_in + β E_cross), where E_in holds
+   * the biases and the couplings inside the tree blocks and E_cross those between blocks — f_0 is a
+   * product of forests, sampled exactly and with log Z_0 computed exactly, and only the cross
+   * couplings are switched on (assembly/ais.ts). Default: 'forest' with the tree transition, else 'uniform'.
+   */
+  path?: AISPath;
+  /**
+   * tree transition, uniform path: weigh by the marginal of the variables outside tree block 0,
+   * summing that block out exactly (assembly/ais.ts, aisCollapsedRun) — Rao–Blackwellised weights.
+   * Default true.
+   */
+  collapse?: boolean;
+  /**
    * 'adaptive' (default): spacing ∝ √Var_β(E) from pilot runs (adaptiveSchedule). 'linear': β_t = t/T. 'sigmoid': β_t ∝ σ(δ(2t/T − 1)) rescaled to [0, 1] (δ = 4), denser
    * near both ends. Or the β values themselves: strictly increasing from 0 to 1.
    */
@@ -110,6 +124,7 @@ export interface AISOptions {
 }
 
 export type AISTransition = 'tree' | 'gibbs';
+export type AISPath = 'uniform' | 'forest';
 export const AIS_TRANSITIONS: readonly AISTransition[] = ['tree', 'gibbs'];
 
 // transition 'tree': on strongly coupled models a single-site sweep falls out of equilibrium as β
@@ -209,12 +224,15 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   checkCount('sweepsPerStep', o.sweepsPerStep, 1);
   checkCount('steps', o.steps, 1);
   if (!AIS_TRANSITIONS.includes(o.transition)) throw new ModelError(`AIS transition must be one of ${AIS_TRANSITIONS.join(', ')}, got "${String(o.transition)}"`);
+  const path: AISPath = o.path ?? 'uniform';
+  if (path !== 'uniform' && path !== 'forest') throw new ModelError(`AIS path must be 'uniform' or 'forest', got "${String(path)}"`);
+  if (path === 'forest' && o.transition !== 'tree') throw new ModelError("AIS path 'forest' needs the tree transition");
   checkCount('pilotRuns', o.pilotRuns, 2);
   const pilotSteps = o.pilotSteps ?? Math.max(200, Math.ceil(o.steps / 4));
   checkCount('pilotSteps', pilotSteps, 2);
   const t0 = performance.now();
   const form = toCanonical(model);
-  const logZ0 = aisLogZ0(form);
+  let logZ0 = path === 'uniform' ? aisLogZ0(form) : NaN;
   const bound = new BoundModel(engine, form);
   try {
     const arena = bound.arena;
@@ -224,6 +242,19 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
     const tempered = bound.copyWithOwnValues();
     const chain = arena.alloc(k.aisStateBytes(bound.header));
     const tree = o.transition === 'tree' ? new BoundTreeBlocks(bound, o.partition ?? treePartition(form)) : null;
+    // forest path: which W entries couple two different tree blocks, and a slot for log Z_0.
+    let cross = 0, z0Ptr = 0;
+    if (path === 'forest') {
+      const blockOfBit = new Int32Array(form.nBits);
+      for (let v = 0; v < form.n; v++) for (let b = form.blockStart[v]; b < form.blockStart[v + 1]; b++) blockOfBit[b] = tree!.partition.block[v];
+      const flags = new Uint8Array(Math.max(1, form.col.length));
+      for (let p = 0; p < form.nBits; p++) for (let q = form.rowPtr[p]; q < form.rowPtr[p + 1]; q++) flags[q] = blockOfBit[p] !== blockOfBit[form.col[q]] ? 1 : 0;
+      cross = arena.alloc(flags.length);
+      new Uint8Array(k.memory.buffer, cross, flags.length).set(flags);
+      z0Ptr = arena.allocF64(1);
+    }
+    const collapse = o.transition === 'tree' && path === 'uniform' && (o.collapse ?? true);
+    const zSlot = collapse ? arena.allocF64(1) : 0;
     const [lo, hi] = seedWords(o.seed);
     let sweepsDone = 0;
     /** Runs through a schedule; returns the log weights (and energy traces when asked). */
@@ -236,8 +267,15 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
         if (opts.signal?.aborted) break;
         const lw = engine.call('ais run', (kk) => {
           kk.rngSeed(chain, lo, hi, chainBase + r, AIS_STREAM);
-          return kk.aisRun(bound.header, tempered, chain, betaPtr, betas.length, o.sweepsPerStep, scratch, ePtr, 0, tree?.header ?? 0, tree?.work ?? 0);
+          if (collapse) return kk.aisCollapsedRun(bound.header, tempered, chain, betaPtr, betas.length, o.sweepsPerStep, tree!.header, tree!.work, ePtr, zSlot);
+          return path === 'forest'
+            ? kk.aisForestRun(bound.header, tempered, chain, betaPtr, betas.length, o.sweepsPerStep, tree!.header, tree!.work, cross, ePtr, z0Ptr)
+            : kk.aisRun(bound.header, tempered, chain, betaPtr, betas.length, o.sweepsPerStep, scratch, ePtr, 0, tree?.header ?? 0, tree?.work ?? 0);
         });
+        if (path === 'forest' && Number.isNaN(logZ0)) {
+          logZ0 = arena.readF64(z0Ptr, 1)[0];
+          if (logZ0 === -Infinity) throw new ModelError('the constraints inside the tree blocks already allow no configuration: Z = 0');
+        }
         if (Number.isNaN(lw)) throw new EngineError(`AIS run ${r} produced a NaN log weight`);
         logW.push(lw);
         if (traces) energies.push(arena.readF64(ePtr, betas.length));
@@ -276,6 +314,8 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
         temperatures: betas.length - 1,
         sweepsPerStep: o.sweepsPerStep,
         transition: o.transition,
+        path,
+        collapsed: collapse,
         treeBlocks: tree ? tree.partition.blocks.length : null,
         schedule: typeof o.schedule === 'string' ? o.schedule : 'custom',
         weightESS: lme.ess,

@@ -12,6 +12,7 @@
 // Freitas use — and test/treegibbs.test.ts checks that it does.
 
 import type { CanonicalForm } from './canonical.ts';
+import { ModelError } from './errors.ts';
 
 export interface TreePartition {
   /** Number of user variables. */
@@ -189,4 +190,33 @@ export function treePartition(form: CanonicalForm): TreePartition {
     }
   }
   return best!;
+}
+
+/**
+ * A partition from a given block of each variable (blocks numbered 0 … B−1, each used); throws a
+ * ModelError unless every block induces a forest.
+ */
+export function partitionFromBlocks(form: CanonicalForm, block: ArrayLike<number>, name = 'given'): TreePartition {
+  const adj = interactionGraph(form);
+  const n = form.n;
+  if (block.length !== n) throw new ModelError(`tree partition: ${block.length} block numbers for ${n} variables`);
+  let nBlocks = 0;
+  for (let v = 0; v < n; v++) {
+    if (!(Number.isInteger(block[v]) && block[v] >= 0)) throw new ModelError(`tree partition: bad block number ${block[v]} of variable ${v}`);
+    nBlocks = Math.max(nBlocks, block[v] + 1);
+  }
+  const b = Int32Array.from(block);
+  const uf = new UnionFind(n);
+  for (let v = 0; v < n; v++) {
+    for (const w of adj[v]) {
+      if (w <= v || b[w] !== b[v]) continue;
+      if (uf.find(v) === uf.find(w)) throw new ModelError(`tree partition: block ${b[v]} has a cycle through variables ${v} and ${w}`);
+      uf.union(v, w);
+    }
+  }
+  const p = orient(adj, b, nBlocks, name);
+  p.blocks.forEach((l, i) => {
+    if (l.length === 0) throw new ModelError(`tree partition: block ${i} is empty`);
+  });
+  return p;
 }
