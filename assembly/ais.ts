@@ -18,7 +18,10 @@
 import { Philox, PHILOX_BYTES, uniform32 } from './rng';
 import { PairwiseForm } from './pairwise';
 import { gibbsSweeps } from './gibbs';
-import { TreeBlocks, treeSweeps, treeLogNormaliser, blockLogNormaliser, restoreBlock } from './treegibbs';
+import { TreeBlocks, treeSweeps, treeRefresh, blockLogNormaliser, restoreBlock } from './treegibbs';
+
+/** Static slot for the tree sweep's energy change (kernels run one at a time). */
+const DE_SLOT = memory.data(8, 8);
 
 export function aisStateBytes(model: usize): usize {
   return PHILOX_BYTES + <usize>changetype<PairwiseForm>(model).nBits;
@@ -28,7 +31,7 @@ export function aisStateBytes(model: usize): usize {
  * E(s) = Σ_p s_p (a_p + ½ Σ_q W_pq s_q), masked with integer ANDs (never −∞ · 0, no branch on s).
  * On a state in the support every unmasked term is finite.
  */
-function energy(m: PairwiseForm, s: usize): f64 {
+export function energy(m: PairwiseForm, s: usize): f64 {
   let e: f64 = 0;
   for (let p = 0; p < m.nBits; p++) {
     let f: f64 = 0;
@@ -44,7 +47,7 @@ function energy(m: PairwiseForm, s: usize): f64 {
 }
 
 /** The tempered copy: a' = β a, W' = β W (β > 0 keeps −∞ as −∞ and 0 as 0). */
-function temper(m: PairwiseForm, t: PairwiseForm, beta: f64): void {
+export function temper(m: PairwiseForm, t: PairwiseForm, beta: f64): void {
   const bv = f64x2.splat(beta);
   const n = m.nBits;
   let p = 0;
@@ -57,7 +60,7 @@ function temper(m: PairwiseForm, t: PairwiseForm, beta: f64): void {
 }
 
 /** Draws s from f_0: a free bit uniformly, a one-hot block uniformly over its finite-bias states. */
-function initUniform(m: PairwiseForm, r: Philox, s: usize): void {
+export function initUniform(m: PairwiseForm, r: Philox, s: usize): void {
   memory.fill(s, 0, <usize>m.nBits);
   for (let v = 0; v < m.nBlocks; v++) {
     const b = load<i32>(m.blockStart + (<usize>v << 2));
@@ -113,9 +116,17 @@ export function aisRun(model: usize, tempered: usize, chain: usize, betas: usize
     prev = beta;
     if (t < nBetas - 1) {
       temper(m, tm, beta);
-      if (tree) treeSweeps(tm, changetype<TreeBlocks>(tree), chain, sweeps, 0, treeWork);
-      else gibbsSweeps(tm, chain, sweeps, 0, scratch);
-      e = energy(m, s);
+      if (tree) {
+        // The free-bit tree path reports the change of β E, from which E follows.
+        treeRefresh(tempered, tree);
+        treeSweeps(tm, changetype<TreeBlocks>(tree), chain, sweeps, 0, treeWork, 0, DE_SLOT);
+        const d = load<f64>(DE_SLOT);
+        // Recomputed in full every 64 temperatures so rounding cannot drift.
+        e = isNaN(d) || t % 64 == 0 ? energy(m, s) : e + d / beta;
+      } else {
+        gibbsSweeps(tm, chain, sweeps, 0, scratch);
+        e = energy(m, s);
+      }
     }
   }
   if (out) store<f64>(out, e);
@@ -179,81 +190,6 @@ export function aisCollapsedRun(model: usize, tempered: usize, chain: usize, bet
     logw += (beta - prev) * e0 + zNew - zPrev;
     if (logw == -Infinity) break;
     prev = beta;
-  }
-  return logw;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The forest path: with a tree-block partition (assembly/treegibbs.ts), split E = E_in + E_cross,
-// E_cross the couplings between different blocks, and anneal only those:
-//
-//   f_β(s) = exp(aᵀs + ½ sᵀW_in s + β E_cross(s)),   β: 0 → 1.
-//
-// f_0 is a product of independent forests: its log Z_0 is the sum of the blocks' normalisers
-// (treeLogNormaliser) and one tree-block sweep at β = 0 draws from it exactly, so the run starts in
-// equilibrium and the path only has to switch on the cross couplings — a shorter path than from the
-// uniform distribution (which also switches on a and W_in). supp f_β ⊆ supp f_0 for every β, as
-// AIS needs: E_cross ∈ [−∞, ∞) and β·(−∞) = −∞ for β > 0; at β = 0 a cross entry is 0 even where it
-// is −∞ (written as 0, never computed as 0 · (−∞)).
-
-/** The tempered copy for the forest path: a' = a, W'_in = W_in, W'_cross = β W_cross (0 at β = 0). */
-function temperCross(m: PairwiseForm, t: PairwiseForm, cross: usize, beta: f64): void {
-  memory.copy(t.a, m.a, <usize>m.nBits << 3);
-  const nnz = load<i32>(m.rowPtr + (<usize>m.nBits << 2));
-  for (let k = 0; k < nnz; k++) {
-    const w = load<f64>(m.val + (<usize>k << 3));
-    store<f64>(t.val + (<usize>k << 3), load<u8>(cross + <usize>k) ? (beta == 0 ? 0.0 : beta * w) : w);
-  }
-}
-
-/** E_cross(s) = ½ Σ_{p,q} s_p s_q W_pq over the cross entries, masked (never −∞ · 0). */
-function crossEnergy(m: PairwiseForm, s: usize, cross: usize): f64 {
-  let e: f64 = 0;
-  for (let p = 0; p < m.nBits; p++) {
-    if (!load<u8>(s + <usize>p)) continue;
-    const end = load<i32>(m.rowPtr + (<usize>(p + 1) << 2));
-    for (let k = load<i32>(m.rowPtr + (<usize>p << 2)); k < end; k++) {
-      const mask = -<i64>((load<u8>(s + <usize>load<i32>(m.col + (<usize>k << 2))) & load<u8>(cross + <usize>k)) != 0);
-      e += reinterpret<f64>(load<i64>(m.val + (<usize>k << 3)) & mask);
-    }
-  }
-  return 0.5 * e;
-}
-
-/**
- * One AIS run along the forest path (arguments as aisRun; tree and work as treeSweeps; cross: u8
- * per W entry, 1 where it couples two different tree blocks). Stores log Z_0 at logZ0 (f64) when
- * logZ0 ≠ 0, and E_cross along the run at energies as aisRun does. Returns log w (E[w] = Z_1/Z_0).
- */
-export function aisForestRun(model: usize, tempered: usize, chain: usize, betas: usize, nBetas: i32, sweeps: i32, tree: usize, work: usize, cross: usize, energies: usize, logZ0: usize): f64 {
-  const m = changetype<PairwiseForm>(model);
-  const tm = changetype<PairwiseForm>(tempered);
-  const t = changetype<TreeBlocks>(tree);
-  const r = changetype<Philox>(chain);
-  const s = chain + PHILOX_BYTES;
-  initUniform(m, r, s);
-  temperCross(m, tm, cross, 0);
-  const z0 = treeLogNormaliser(tm, t, chain, work);
-  if (logZ0) store<f64>(logZ0, z0);
-  treeSweeps(tm, t, chain, 1, 0, work); // an exact draw from f_0
-  let e = crossEnergy(m, s, cross);
-  let logw: f64 = 0;
-  let prev = load<f64>(betas);
-  if (energies) store<f64>(energies, e);
-  for (let i = 1; i < nBetas; i++) {
-    if (energies) store<f64>(energies + (<usize>i << 3), e);
-    const beta = load<f64>(betas + (<usize>i << 3));
-    if (e == -Infinity) {
-      logw = -Infinity;
-      break;
-    }
-    logw += (beta - prev) * e;
-    prev = beta;
-    if (i < nBetas - 1) {
-      temperCross(m, tm, cross, beta);
-      treeSweeps(tm, t, chain, sweeps, 0, work);
-      e = crossEnergy(m, s, cross);
-    }
   }
   return logw;
 }

@@ -36,6 +36,8 @@ export class TreeBlocks {
   stateStart: usize; // i32[nBlocks + 1]: offsets of each variable's states in h
   pairOff: usize; // i32[nBlocks]: offset of v's edge table (to its parent) in pairIdx
   pairIdx: usize; // i32[…]: per non-root v, K_v × K_parent entries: index into W's val, or −1
+  coup: usize; // f64[nBlocks]: free bits only: W between v and its parent (0 at a root), as of treeRefresh
+  expCoup: usize; // f64[nBlocks]: exp of coup
 }
 
 export function treeBlocksBytes(): usize {
@@ -44,7 +46,7 @@ export function treeBlocksBytes(): usize {
 
 export function treeBlocksInit(
   hdr: usize, nTreeBlocks: i32, nStates: i32, maxCard: i32,
-  blockPtr: usize, order: usize, parent: usize, stateStart: usize, pairOff: usize, pairIdx: usize,
+  blockPtr: usize, order: usize, parent: usize, stateStart: usize, pairOff: usize, pairIdx: usize, coup: usize, expCoup: usize,
 ): void {
   const t = changetype<TreeBlocks>(hdr);
   t.nTreeBlocks = nTreeBlocks;
@@ -56,13 +58,34 @@ export function treeBlocksInit(
   t.stateStart = stateStart;
   t.pairOff = pairOff;
   t.pairIdx = pairIdx;
+  t.coup = coup;
+  t.expCoup = expCoup;
+}
+
+/**
+ * Caches each free bit's coupling to its parent, and its exp, from the form's current values: the
+ * free-bit path reads these. Call after every change of W's values (AIS: after each tempering).
+ */
+export function treeRefresh(model: usize, tree: usize): void {
+  const m = changetype<PairwiseForm>(model);
+  const t = changetype<TreeBlocks>(tree);
+  if (!m.allFree) return;
+  for (let v = 0; v < m.nBlocks; v++) {
+    let w: f64 = 0;
+    if (ld32(t.parent, v) >= 0) {
+      const idx = ld32(t.pairIdx, ld32(t.pairOff, v) + 3); // entry (k, l) = (1, 1) of the 2 × 2 table
+      if (idx >= 0) w = load<f64>(m.val + (<usize>idx << 3));
+    }
+    store<f64>(t.coup + (<usize>v << 3), w);
+    store<f64>(t.expCoup + (<usize>v << 3), Math.exp(w));
+  }
 }
 
 /** Bytes of the work buffer treeSweeps needs: h (f64 per state), weights (f64 per state of the largest variable), states (i32 per variable). */
 export function treeWorkBytes(model: usize, tree: usize): usize {
   const m = changetype<PairwiseForm>(model);
   const t = changetype<TreeBlocks>(tree);
-  return (<usize>t.nStates << 3) + (<usize>t.maxCard << 3) + (<usize>m.nBlocks << 2);
+  return (<usize>t.nStates << 3) + (<usize>t.maxCard << 3) + (<usize>m.nBlocks << 2) + (<usize>m.nBlocks << 3);
 }
 
 @inline
@@ -179,22 +202,6 @@ function writeBits(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, xs: usize)
 }
 
 /**
- * Σ over the tree blocks of the log normaliser of each block's conditional given the rest, at the
- * chain's current state (which it leaves unchanged). When no W entry couples two blocks this is
- * log Z of the form: the blocks are then independent forests (AIS's base distribution).
- */
-export function treeLogNormaliser(m: PairwiseForm, t: TreeBlocks, chain: usize, work: usize): f64 {
-  const s = chain + PHILOX_BYTES;
-  const h = work, w = work + (<usize>t.nStates << 3), xs = w + (<usize>t.maxCard << 3);
-  let logZ: f64 = 0;
-  for (let tb = 0; tb < t.nTreeBlocks; tb++) {
-    logZ += upward(m, t, s, tb, h, w, xs);
-    writeBits(m, t, s, tb, xs);
-  }
-  return logZ;
-}
-
-/**
  * The log normaliser of tree block tb's conditional given the rest, log Σ_{x_block} f(x_block, rest),
  * at the chain's state. Leaves the block's bits cleared (and its states in the work buffer) when
  * restore is false, for the caller to look at the rest alone; restoreBlock puts them back.
@@ -213,12 +220,17 @@ export function restoreBlock(m: PairwiseForm, t: TreeBlocks, chain: usize, work:
 }
 
 /**
- * Runs `sweeps` passes over the tree blocks (in block order). acc: f64 per bit, receiving each bit's
+ * Runs `sweeps` passes over the tree blocks (in block order). Free-bit forms take the fast path,
+ * which needs treeRefresh after any change of W's values. acc: f64 per bit, receiving each bit's
  * value after every sweep (empirical marginals), or 0. work: treeWorkBytes. Returns the number of
  * variable updates that changed the variable's state. firstLogZ: f64 receiving block 0's log
  * normaliser at the start of the first pass (blockLogNormaliser at the state on entry), or 0.
+ * dE: f64 receiving the change of aᵀs + ½ sᵀWs (of m's values) over the call on the free-bit path,
+ * NaN on the general path (the caller then recomputes the energy), or 0.
  */
-export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32, acc: usize, work: usize, firstLogZ: usize = 0): f64 {
+export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32, acc: usize, work: usize, firstLogZ: usize = 0, dE: usize = 0): f64 {
+  if (m.allFree && !firstLogZ) return binarySweeps(m, t, chain, sweeps, acc, work, dE);
+  if (dE) store<f64>(dE, NaN); // not tracked on this path
   const r = changetype<Philox>(chain);
   const s = chain + PHILOX_BYTES;
   const h = work;
@@ -269,6 +281,117 @@ export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps:
     }
   }
   return changed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Free-bit fast path (every variable one free bit, bit v = variable v): the same conditionals in
+// log-odds form. With λ_v = h_v(1) − h_v(0) and ψ(k, l) = w·k·l, the upward message changes the
+// parent's log-odds by Δ = log((1 + e^{λ+w}) / (1 + e^λ)) = log((e^{−λ} + e^w) / (e^{−λ} + 1)), and
+// x_v | x_p ~ Bernoulli(1 / (1 + e^{−λ_v} e^{−w x_p})). With e^w cached per edge (treeRefresh) and
+// e^{−λ_v} computed once for both passes that is one exp and one log per variable instead of five
+// transcendental calls. Where e^{−λ} or e^w is 0 or ∞ (|λ| or |w| past ~700) the ratios lose their
+// meaning and the softplus forms are used instead. Free bits have finite tables: no −∞ here.
+
+@inline
+function softplus(x: f64): f64 {
+  return max(x, 0.0) + Math.log1p(Math.exp(-Math.abs(x)));
+}
+
+@inline
+function usable(x: f64): bool {
+  return x > 0 && x < Infinity;
+}
+
+function binarySweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32, acc: usize, work: usize, dE: usize): f64 {
+  const r = changetype<Philox>(chain);
+  const s = chain + PHILOX_BYTES;
+  const lam = work; // f64 per variable: λ_v
+  const en = work + (<usize>m.nBlocks << 3); // f64 per variable: e^{−λ_v}
+  const uo = en + (<usize>m.nBlocks << 3); // f64 per variable: the field from outside the block
+  const order = t.order, parent = t.parent, coup = t.coup, expCoup = t.expCoup;
+  let changed: f64 = 0;
+  let de: f64 = 0;
+  for (let sw = 0; sw < sweeps; sw++) {
+    for (let tb = 0; tb < t.nTreeBlocks; tb++) {
+      const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
+      // Old states move to the top bit of each byte until the block is done, so the block's bits
+      // read as cleared by localFieldLow (which tests bit 0) and the energy change can be summed.
+      for (let i = lo; i < hi; i++) {
+        const v = ld32(order, i);
+        store<u8>(s + <usize>v, load<u8>(s + <usize>v) << 7);
+      }
+      for (let i = lo; i < hi; i++) {
+        const v = ld32(order, i);
+        const u = localFieldLow(m, s, v);
+        store<f64>(lam + (<usize>v << 3), u);
+        store<f64>(uo + (<usize>v << 3), u);
+      }
+      for (let i = hi - 1; i >= lo; i--) {
+        const v = ld32(order, i);
+        const lv = load<f64>(lam + (<usize>v << 3));
+        const e = Math.exp(-lv);
+        store<f64>(en + (<usize>v << 3), e);
+        const p = ld32(parent, v);
+        if (p < 0) continue;
+        const ew = load<f64>(expCoup + (<usize>v << 3));
+        const d = usable(e) && usable(ew) ? Math.log((e + ew) / (e + 1.0)) : softplus(lv + load<f64>(coup + (<usize>v << 3))) - softplus(lv);
+        const q = lam + (<usize>p << 3);
+        store<f64>(q, load<f64>(q) + d);
+      }
+      for (let i = lo; i < hi; i++) {
+        const v = ld32(order, i);
+        const p = ld32(parent, v);
+        const e = load<f64>(en + (<usize>v << 3));
+        let prob: f64;
+        if (p < 0 || !(load<u8>(s + <usize>p) & 1)) prob = 1.0 / (1.0 + e);
+        else {
+          const ew = load<f64>(expCoup + (<usize>v << 3));
+          prob = usable(e) && usable(ew) ? 1.0 / (1.0 + e / ew) : 1.0 / (1.0 + Math.exp(-(load<f64>(lam + (<usize>v << 3)) + load<f64>(coup + (<usize>v << 3)))));
+        }
+        const bit: u8 = uniform32(r) < prob ? 1 : 0;
+        store<u8>(s + <usize>v, (load<u8>(s + <usize>v) & 0x80) | bit);
+      }
+      // Children before parents: a parent's byte still holds both its states when its children
+      // read it. ΔE = Σ_v (x'_v − x_v) u_v + Σ_edges w (x'_v x'_p − x_v x_p).
+      for (let i = hi - 1; i >= lo; i--) {
+        const v = ld32(order, i);
+        const byte = load<u8>(s + <usize>v);
+        const x1 = <i32>(byte & 1), x0 = <i32>(byte >> 7);
+        if (x1 != x0) {
+          changed += 1;
+          de += <f64>(x1 - x0) * load<f64>(uo + (<usize>v << 3));
+        }
+        const p = ld32(parent, v);
+        if (p >= 0) {
+          const pb = load<u8>(s + <usize>p);
+          const d = (x1 & <i32>(pb & 1)) - (x0 & <i32>(pb >> 7));
+          if (d) de += <f64>d * load<f64>(coup + (<usize>v << 3));
+        }
+        store<u8>(s + <usize>v, <u8>x1);
+      }
+    }
+    if (acc) {
+      for (let p = 0; p < m.nBits; p++) {
+        const q = acc + (<usize>p << 3);
+        store<f64>(q, load<f64>(q) + <f64>load<u8>(s + <usize>p));
+      }
+    }
+  }
+  if (dE) store<f64>(dE, de);
+  return changed;
+}
+
+/** localField counting only neighbours whose byte has its low bit set (0x80: a block bit set aside). */
+@inline
+function localFieldLow(m: PairwiseForm, s: usize, p: i32): f64 {
+  let u = load<f64>(m.a + (<usize>p << 3));
+  const end = load<i32>(m.rowPtr + (<usize>(p + 1) << 2));
+  for (let k = load<i32>(m.rowPtr + (<usize>p << 2)); k < end; k++) {
+    const j = load<i32>(m.col + (<usize>k << 2));
+    const mask = -<i64>(load<u8>(s + <usize>j) & 1);
+    u += reinterpret<f64>(load<i64>(m.val + (<usize>k << 3)) & mask);
+  }
+  return u;
 }
 
 // Pointer-level entry point for the bindings' sampler (chains are initialised by gibbsInit).

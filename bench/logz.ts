@@ -64,13 +64,17 @@ async function main() {
   const rows: Record<string, unknown>[] = [];
   for (const { name, model, exact } of models) {
     const big = model.n > 256;
-    for (const variant of ['ais', 'chib', 'zhang', 'zhang-eq14', 'mirror'] as const) {
-      const estimator: LogZEstimator = variant === 'zhang-eq14' ? 'zhang' : variant;
+    for (const variant of ['ais-gibbs', 'ais-tree', 'pa-gibbs', 'pa-tree', 'chib', 'zhang', 'zhang-eq14', 'mirror'] as const) {
+      const estimator: LogZEstimator = variant === 'zhang-eq14' ? 'zhang' : variant.startsWith('ais') || variant.startsWith('pa') ? 'ais' : (variant as LogZEstimator);
+      const transition = variant.endsWith('tree') ? ('tree' as const) : ('gibbs' as const);
       for (const b of budgets) {
         // Trace memory of the relaxed estimators is samples × (m + n + 1) doubles per chain.
         if (big && (estimator === 'zhang' || estimator === 'mirror') && b > 4) continue;
+        // Population annealing on the 1024-site lattice: 8 × 1024 particles × 500 temperatures is minutes.
+        if (big && variant.startsWith('pa') && b > 4) continue;
         const opts: EstimateLogZOptions =
-          estimator === 'ais' ? { estimator, seed: 1, runs: 16, steps: 500 * b }
+          variant.startsWith('ais') ? { estimator: 'ais', seed: 1, runs: 16, steps: 500 * b, transition }
+          : variant.startsWith('pa') ? { estimator: 'ais', seed: 1, runs: 8 * 64 * b, population: 64 * b, steps: 500, transition }
           : estimator === 'chib' ? { estimator, seed: 1, chains: 4, samples: 500 * b }
           : { estimator, seed: 1, chains: 4, samples: 500 * b, burnin: 500, ...(variant === 'zhang-eq14' ? { reference: 'zero' as const } : {}) };
         let row: Record<string, unknown>;
@@ -92,7 +96,7 @@ async function main() {
     quick: QUICK,
     node: process.version,
     date: new Date().toISOString(),
-    budgets: 'ais: runs 16, temperatures 500×budget (adaptive schedule, 1 Gibbs sweep each); chib: 4 chains × 500×budget Gibbs sweeps; zhang (reference: marginal mode), zhang-eq14 (reference s = 0, eq. 14 as printed), mirror: 4 DHMC chains × 500×budget samples after 500 warm-up',
+    budgets: 'ais-gibbs, ais-tree: 16 independent AIS runs, temperatures 500×budget (adaptive schedule, 1 sweep each: single-site Gibbs, or tree-block Gibbs over the partition of bindings/treeblocks.ts); pa-gibbs, pa-tree: population annealing, 8 populations of 64×budget particles, 500 temperatures (standard error over the populations); chib: 4 chains × 500×budget Gibbs sweeps; zhang (reference: marginal mode), zhang-eq14 (reference s = 0, eq. 14 as printed), mirror: 4 DHMC chains × 500×budget samples after 500 warm-up',
     models: models.map(({ name, model, exact, exactSource }) => ({ name, variables: model.n, exact, exactSource })),
     rows,
   };

@@ -59,9 +59,11 @@ export class BoundTreeBlocks {
     });
     if (blockPtr[partition.blocks.length] !== n) throw new ModelError('tree partition does not cover every variable once');
     const ptrs = [blockPtr, order, partition.parent, stateStart, pairOff, Int32Array.from(pairIdx.length ? pairIdx : [-1])].map((a) => arena.allocI32(a));
+    ptrs.push(arena.allocF64(n), arena.allocF64(n)); // the free-bit path's coupling cache
     this.header = arena.alloc(engine.kernels.treeBlocksBytes());
     engine.call('treeBlocksInit', (k) => k.treeBlocksInit(this.header, partition.blocks.length, stateStart[n], maxCard, ...ptrs));
     this.work = arena.alloc(engine.kernels.treeWorkBytes(bound.header, this.header));
+    engine.kernels.treeRefresh(bound.header, this.header);
   }
 }
 
