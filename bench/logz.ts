@@ -9,7 +9,7 @@
 //   * the periodic 32×32 ferromagnetic Ising model at β_c = ½ ln(1 + √2) (Kaufman 1949, test/kaufman.ts).
 // Estimators at increasing budgets (AIS: temperatures per run; the others: samples per chain), one
 // fixed seed per (model, estimator, budget); per row: error = estimate − exact, the reported standard
-// error, and seconds (single thread, one WASM engine).
+// error, and seconds (single thread, one WASM engine; the median of three runs where a run is short).
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,6 +22,7 @@ import { readUAI, readPR } from '../bindings/formats.ts';
 import { estimateLogZ, type EstimateLogZOptions, type LogZEstimator } from '../bindings/logz.ts';
 import { kaufmanLogZ, K_CRITICAL } from '../test/kaufman.ts';
 import { dataDir, mulberry32 } from '../test/helpers.ts';
+import { cpuModel, dist } from './common.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
 const here = dirname(fileURLToPath(import.meta.url));
@@ -80,7 +81,16 @@ async function main() {
         let row: Record<string, unknown>;
         try {
           const r = estimateLogZ(engine, model, opts);
-          row = { model: name, estimator: variant, budget: b, logZ: r.logZ, exact, error: r.logZ - exact, stdErr: r.logZStdErr, seconds: r.seconds, diagnostics: r.diagnostics };
+          // The machine is shared: rows under 5 s are timed three times (the same seed gives the
+          // same estimate) and report the median.
+          const times = [r.seconds];
+          while (r.seconds < 5 && times.length < 3) {
+            const again = estimateLogZ(engine, model, opts);
+            if (again.logZ !== r.logZ) throw new Error(`${name} ${variant}: a repeat at the same seed gave another estimate`);
+            times.push(again.seconds);
+          }
+          const t = dist(times);
+          row = { model: name, estimator: variant, budget: b, logZ: r.logZ, exact, error: r.logZ - exact, stdErr: r.logZStdErr, seconds: t.median, secondsRuns: t.samples, diagnostics: r.diagnostics };
         } catch (e) {
           row = { model: name, estimator: variant, budget: b, exact, error: null, failure: String(e) };
         }
@@ -95,7 +105,9 @@ async function main() {
     description: 'log Z error (estimate − exact, nats) against wall time per estimator; bench/logz.ts',
     quick: QUICK,
     node: process.version,
+    cpu: cpuModel(),
     date: new Date().toISOString(),
+    timing: 'seconds: median of 3 runs for rows under 5 s, else one run; 2-core machine shared with other work while this ran',
     budgets: 'ais-gibbs, ais-tree: 16 independent AIS runs, temperatures 500×budget (adaptive schedule, 1 sweep each: single-site Gibbs, or tree-block Gibbs over the partition of bindings/treeblocks.ts); pa-gibbs, pa-tree: population annealing, 8 populations of 64×budget particles, 500 temperatures (standard error over the populations); chib: 4 chains × 500×budget Gibbs sweeps; zhang (reference: marginal mode), zhang-eq14 (reference s = 0, eq. 14 as printed), mirror: 4 DHMC chains × 500×budget samples after 500 warm-up',
     models: models.map(({ name, model, exact, exactSource }) => ({ name, variables: model.n, exact, exactSource })),
     rows,

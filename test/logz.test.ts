@@ -137,6 +137,10 @@ test('estimateLogZ: unknown estimator and bad options are ModelErrors', () => {
   assert.throws(() => estimateLogZ(engine, model, { estimator: 'bogus' } as unknown as EstimateLogZOptions), ModelError);
   assert.throws(() => estimateLogZ(engine, model, { estimator: 'ais', runs: 0 }), ModelError);
   assert.throws(() => estimateLogZ(engine, model, { estimator: 'ais', schedule: [0, 2, 1] }), ModelError);
+  assert.throws(() => estimateLogZ(engine, model, { estimator: 'ais', transition: 'metropolis' as 'tree' }), ModelError);
+  assert.throws(() => estimateLogZ(engine, model, { estimator: 'ais', runs: 30, population: 8 }), ModelError);
+  assert.throws(() => estimateLogZ(engine, model, { estimator: 'ais', collapse: true, transition: 'gibbs' }), ModelError);
+  assert.throws(() => estimateLogZ(engine, model, { estimator: 'ais', collapse: true, runs: 32, population: 8 }), ModelError);
   assert.throws(() => estimateLogZ(engine, model, { estimator: 'zhang', reference: 'x' as 'zero' }), ModelError);
 });
 
@@ -147,6 +151,12 @@ test('AIS is deterministic at a fixed seed and differs across seeds', () => {
   const c = runAIS(engine, model, { seed: 4, runs: 4, steps: 100, schedule: 'linear' });
   assert.deepEqual(Array.from(a.logWeights), Array.from(b.logWeights));
   assert.notDeepEqual(Array.from(a.logWeights), Array.from(c.logWeights));
+  // Population annealing: one log Ẑ per population, reproducible, and populations differ.
+  const p = runAIS(engine, model, { seed: 3, runs: 64, population: 16, steps: 100 });
+  const q = runAIS(engine, model, { seed: 3, runs: 64, population: 16, steps: 100 });
+  assert.equal(p.logWeights.length, 4);
+  assert.deepEqual(Array.from(p.logWeights), Array.from(q.logWeights));
+  assert.equal(new Set(p.logWeights).size, 4);
 });
 
 test("AIS on libDAI's testfast.fg: within 0.1 nats (and 4 SE) of log Z = 14.3282332811, SE ≤ 0.04", () => {
