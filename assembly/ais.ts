@@ -11,7 +11,8 @@
 // sweeps targeting f_β — exactly the Gibbs sampler's scan (assembly/gibbs.ts, its fast path
 // included) — or tree-block Gibbs sweeps (assembly/treegibbs.ts): both leave f_β invariant, which is
 // all the weights need.
-// E(s) is recomputed after the sweeps at each temperature (one masked pass over W).
+// E(s) is recomputed after the sweeps at each temperature (one masked pass over W) — on the
+// free-bit tree path it follows from the change the sweep reports, recomputed every 64 temperatures.
 //
 // Chain state layout: the Gibbs sampler's ([Philox, 64 B][s: u8 per bit]).
 
