@@ -18,3 +18,4 @@ export { aisStateBytes, aisRun, aisCollapsedRun } from './ais';
 export { chibRun } from './chib';
 export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeRefresh, treeGibbsStep } from './treegibbs';
 export { popAnnealWorkBytes, popAnnealRun } from './popanneal';
+export { aisRelaxedStateBytes, aisRelaxedRun } from './aisrelaxed';

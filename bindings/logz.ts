@@ -3,7 +3,8 @@
 //   * 'ais'    — annealed importance sampling (Neal 2001) on the canonical form along the β path
 //                f_β(s) = 1[s in the support of the biases] · exp(β (aᵀs + ½ sᵀWs)), β: 0 → 1, with
 //                tree-block Gibbs sweeps (bindings/treegibbs.ts; default) or sequential single-site
-//                Gibbs sweeps at β as transitions. Each run goes through the whole schedule in one
+//                Gibbs sweeps at β as transitions — or on the relaxed joint p_β(x, s) with
+//                block-Gibbs sweeps (assembly/aisrelaxed.ts). Each run goes through the whole schedule in one
 //                WASM call (assembly/ais.ts); runs are combined by log-mean-exp, with a
 //                delta-method standard error. Zero potentials (−∞): β·(−∞) = −∞ for β > 0 — the run
 //                starts uniform over the states every *bias* allows (log Z_0 = Σ_blocks log #finite
@@ -104,9 +105,13 @@ export interface AISOptions {
    * The transition at each temperature: 'tree' (default) — one pass of tree-block Gibbs
    * (bindings/treegibbs.ts: every block of an induced-forest partition redrawn exactly given the
    * rest); 'gibbs' — one sequential single-site Gibbs sweep. Both leave f_β invariant. See
-   * AIS_DEFAULTS for why tree is the default.
+   * AIS_DEFAULTS for why tree is the default. 'relaxed' — AIS on the relaxed joint p_β(x, s)
+   * (M_β = √β M) with Martens & Sutskever's block-Gibbs sweeps (assembly/aisrelaxed.ts); models
+   * with zero potentials between variables have no relaxation (ModelError).
    */
   transition?: AISTransition;
+  /** relaxed: options of the relaxation (shift and factor; default buildRelaxation's). */
+  relaxation?: RelaxationOptions;
   /** tree: the partition (default treePartition of the canonical form). */
   partition?: TreePartition;
   /**
@@ -138,8 +143,8 @@ export interface AISOptions {
   signal?: AbortSignal;
 }
 
-export type AISTransition = 'tree' | 'gibbs';
-export const AIS_TRANSITIONS: readonly AISTransition[] = ['tree', 'gibbs'];
+export type AISTransition = 'tree' | 'gibbs' | 'relaxed';
+export const AIS_TRANSITIONS: readonly AISTransition[] = ['tree', 'gibbs', 'relaxed'];
 
 // transition 'tree' by default: per temperature it redraws whole trees exactly, at about twice the
 // cost of a single-site sweep (free-bit models). Where single-site sweeps already mix (weakly coupled
@@ -251,6 +256,10 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   checkCount('pilotRuns', o.pilotRuns, 2);
   const pilotSteps = o.pilotSteps ?? Math.max(200, Math.ceil(o.steps / 4));
   checkCount('pilotSteps', pilotSteps, 2);
+  if (o.transition === 'relaxed') {
+    if (population > 1) throw new ModelError('population annealing runs on the discrete model (transition tree or gibbs)');
+    return runRelaxedAIS(engine, model, o, pilotSteps);
+  }
   const t0 = performance.now();
   const form = toCanonical(model);
   const logZ0 = aisLogZ0(form);
@@ -358,6 +367,76 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
         siteUpdates: sweepsDone * form.n,
         logZ0,
         partial: done < o.runs,
+        seed: o.seed,
+      },
+      seconds: (performance.now() - t0) / 1000,
+    };
+  } finally {
+    bound.dispose();
+  }
+}
+
+/** AIS on the relaxed joint p_β(x, s) with block-Gibbs transitions (assembly/aisrelaxed.ts). */
+function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: number; runs: number; steps: number; sweepsPerStep: number; pilotRuns: number; schedule: AISSchedule }, pilotSteps: number): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
+  const t0 = performance.now();
+  const relax = buildRelaxation(model, o.relaxation ?? {});
+  const form = relax.form;
+  const logZ0 = aisLogZ0(form);
+  const bound = new BoundRelaxation(engine, relax);
+  try {
+    const arena = bound.arena;
+    const chain = arena.alloc(engine.kernels.aisRelaxedStateBytes(bound.relaxed));
+    const [lo, hi] = seedWords(o.seed);
+    const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => {
+      const betaPtr = arena.allocF64(betas);
+      const ePtr = traces ? arena.allocF64(betas.length) : 0;
+      const logW: number[] = [];
+      const energies: Float64Array[] = [];
+      for (let r = 0; r < runs; r++) {
+        if (o.signal?.aborted) break;
+        const lw = engine.call('relaxed ais run', (kk) => {
+          kk.rngSeed(chain, lo, hi, chainBase + r, AIS_STREAM);
+          return kk.aisRelaxedRun(bound.relaxed, chain, betaPtr, betas.length, o.sweepsPerStep, ePtr);
+        });
+        if (Number.isNaN(lw)) throw new EngineError(`relaxed AIS run ${r} produced a NaN log weight`);
+        logW.push(lw);
+        if (traces) energies.push(arena.readF64(ePtr, betas.length));
+      }
+      return { logW: Float64Array.from(logW), energies };
+    };
+    let betas: Float64Array;
+    if (o.schedule === 'adaptive') {
+      const pilot = aisSchedule('linear', pilotSteps);
+      const finite = runMany(pilot, o.pilotRuns, PILOT_CHAIN, true).energies.filter((e) => e.every(Number.isFinite));
+      betas = finite.length >= 2 ? adaptiveSchedule(pilot, finite, o.steps) : aisSchedule('linear', o.steps);
+    } else {
+      betas = aisSchedule(o.schedule, o.steps);
+    }
+    const w = runMany(betas, o.runs, 0, false).logW;
+    if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
+    const lme = logMeanExp(w);
+    let mean = 0, sq = 0;
+    for (const x of w) mean += x / w.length;
+    for (const x of w) sq += (x - mean) ** 2;
+    return {
+      logZ: lme.value + logZ0 + form.logZOffset,
+      logZStdErr: w.length > 1 ? lme.stdErr : NaN,
+      logZKind: 'estimate',
+      logWeights: w,
+      schedule: betas,
+      diagnostics: {
+        estimator: 'ais',
+        runs: w.length,
+        temperatures: betas.length - 1,
+        sweepsPerStep: o.sweepsPerStep,
+        transition: 'relaxed',
+        factor: relax.factorKind,
+        dimension: relax.factor.m,
+        schedule: typeof o.schedule === 'string' ? o.schedule : 'custom',
+        weightESS: lme.ess,
+        logWeightSD: w.length > 1 ? Math.sqrt(sq / (w.length - 1)) : null,
+        logZ0,
+        partial: w.length < o.runs,
         seed: o.seed,
       },
       seconds: (performance.now() - t0) / 1000,
