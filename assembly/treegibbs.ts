@@ -29,7 +29,7 @@ export class TreeBlocks {
   nTreeBlocks: i32;
   nStates: i32; // Σ_v K_v
   maxCard: i32;
-  pad: i32;
+  pad: i32; // unused
   blockPtr: usize; // i32[nTreeBlocks + 1]: each block's slice of order
   order: usize; // i32[nBlocks]: variables block by block, breadth-first within each block's trees
   parent: usize; // i32[nBlocks]: tree parent, −1 at a root
@@ -81,7 +81,11 @@ export function treeRefresh(model: usize, tree: usize): void {
   }
 }
 
-/** Bytes of the work buffer treeSweeps needs: h (f64 per state), weights (f64 per state of the largest variable), states (i32 per variable). */
+/**
+ * Bytes of the work buffer treeSweeps needs: h (f64 per state), weights (f64 per state of the
+ * largest variable), states (i32 per variable), and f64 per variable more for the free-bit path
+ * (which uses three f64 per variable: λ, e^{−λ} and the outside field).
+ */
 export function treeWorkBytes(model: usize, tree: usize): usize {
   const m = changetype<PairwiseForm>(model);
   const t = changetype<TreeBlocks>(tree);

@@ -65,9 +65,9 @@ async function main() {
   const rows: Record<string, unknown>[] = [];
   for (const { name, model, exact } of models) {
     const big = model.n > 256;
-    for (const variant of ['ais-gibbs', 'ais-tree', 'pa-gibbs', 'pa-tree', 'chib', 'zhang', 'zhang-eq14', 'mirror'] as const) {
+    for (const variant of ['ais-gibbs', 'ais-tree', 'ais-relaxed', 'pa-gibbs', 'pa-tree', 'chib', 'zhang', 'zhang-eq14', 'mirror'] as const) {
       const estimator: LogZEstimator = variant === 'zhang-eq14' ? 'zhang' : variant.startsWith('ais') || variant.startsWith('pa') ? 'ais' : (variant as LogZEstimator);
-      const transition = variant.endsWith('tree') ? ('tree' as const) : ('gibbs' as const);
+      const transition = variant.endsWith('tree') ? ('tree' as const) : variant.endsWith('relaxed') ? ('relaxed' as const) : ('gibbs' as const);
       for (const b of budgets) {
         // Trace memory of the relaxed estimators is samples × (m + n + 1) doubles per chain.
         if (big && (estimator === 'zhang' || estimator === 'mirror') && b > 4) continue;
@@ -108,7 +108,7 @@ async function main() {
     cpu: cpuModel(),
     date: new Date().toISOString(),
     timing: 'seconds: median of 3 runs for rows under 5 s, else one run; 2-core machine shared with other work while this ran',
-    budgets: 'ais-gibbs, ais-tree: 16 independent AIS runs, temperatures 500×budget (adaptive schedule, 1 sweep each: single-site Gibbs, or tree-block Gibbs over the partition of bindings/treeblocks.ts); pa-gibbs, pa-tree: population annealing, 8 populations of 64×budget particles, 500 temperatures (standard error over the populations); chib: 4 chains × 500×budget Gibbs sweeps; zhang (reference: marginal mode), zhang-eq14 (reference s = 0, eq. 14 as printed), mirror: 4 DHMC chains × 500×budget samples after 500 warm-up',
+    budgets: 'ais-gibbs, ais-tree, ais-relaxed: 16 independent AIS runs, temperatures 500×budget (adaptive schedule, 1 sweep each: single-site Gibbs, tree-block Gibbs over the partition of bindings/treeblocks.ts, or block Gibbs on the relaxed joint p_β(x, s) with the default relaxation); pa-gibbs, pa-tree: population annealing, 8 populations of 64×budget particles, 500 temperatures (standard error over the populations); chib: 4 chains × 500×budget Gibbs sweeps; zhang (reference: marginal mode), zhang-eq14 (reference s = 0, eq. 14 as printed), mirror: 4 DHMC chains × 500×budget samples after 500 warm-up',
     models: models.map(({ name, model, exact, exactSource }) => ({ name, variables: model.n, exact, exactSource })),
     rows,
   };
