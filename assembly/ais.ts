@@ -6,16 +6,23 @@
 // states with a finite bias), so Z_0 = Σ_blocks log(#finite states) is known (the bindings add it).
 // W may hold −∞ between one-hot blocks: β·(−∞) = −∞ for β > 0, so a run that starts on a state
 // the couplings forbid gets log weight −∞ at its first step (returned at once); after that the
-// chain never leaves the support. Transitions: sequential Gibbs sweeps targeting f_β — exactly the
-// Gibbs sampler's scan (assembly/gibbs.ts, its fast path included) run on a tempered copy of the
-// form (a' = βa, W' = βW, rewritten in place at each temperature: O(nnz), no exp, no randomness).
-// E(s) is recomputed after the sweeps at each temperature (one masked pass over W).
+// chain never leaves the support. Transitions, on a tempered copy of the form (a' = βa, W' = βW,
+// rewritten in place at each temperature: O(nnz), no exp, no randomness), either sequential Gibbs
+// sweeps targeting f_β — exactly the Gibbs sampler's scan (assembly/gibbs.ts, its fast path
+// included) — or tree-block Gibbs sweeps (assembly/treegibbs.ts): both leave f_β invariant, which is
+// all the weights need.
+// E(s) is recomputed after the sweeps at each temperature (one masked pass over W) — on the
+// free-bit tree path it follows from the change the sweep reports, recomputed every 64 temperatures.
 //
 // Chain state layout: the Gibbs sampler's ([Philox, 64 B][s: u8 per bit]).
 
 import { Philox, PHILOX_BYTES, uniform32 } from './rng';
-import { PairwiseForm, localField } from './pairwise';
+import { PairwiseForm } from './pairwise';
 import { gibbsSweeps } from './gibbs';
+import { TreeBlocks, treeSweeps, treeRefresh, blockLogNormaliser, restoreBlock } from './treegibbs';
+
+/** Static slot for the tree sweep's energy change (kernels run one at a time). */
+const DE_SLOT = memory.data(8, 8);
 
 export function aisStateBytes(model: usize): usize {
   return PHILOX_BYTES + <usize>changetype<PairwiseForm>(model).nBits;
@@ -25,7 +32,7 @@ export function aisStateBytes(model: usize): usize {
  * E(s) = Σ_p s_p (a_p + ½ Σ_q W_pq s_q), masked with integer ANDs (never −∞ · 0, no branch on s).
  * On a state in the support every unmasked term is finite.
  */
-function energy(m: PairwiseForm, s: usize): f64 {
+export function energy(m: PairwiseForm, s: usize): f64 {
   let e: f64 = 0;
   for (let p = 0; p < m.nBits; p++) {
     let f: f64 = 0;
@@ -41,7 +48,7 @@ function energy(m: PairwiseForm, s: usize): f64 {
 }
 
 /** The tempered copy: a' = β a, W' = β W (β > 0 keeps −∞ as −∞ and 0 as 0). */
-function temper(m: PairwiseForm, t: PairwiseForm, beta: f64): void {
+export function temper(m: PairwiseForm, t: PairwiseForm, beta: f64): void {
   const bv = f64x2.splat(beta);
   const n = m.nBits;
   let p = 0;
@@ -54,7 +61,7 @@ function temper(m: PairwiseForm, t: PairwiseForm, beta: f64): void {
 }
 
 /** Draws s from f_0: a free bit uniformly, a one-hot block uniformly over its finite-bias states. */
-function initUniform(m: PairwiseForm, r: Philox, s: usize): void {
+export function initUniform(m: PairwiseForm, r: Philox, s: usize): void {
   memory.fill(s, 0, <usize>m.nBits);
   for (let v = 0; v < m.nBlocks; v++) {
     const b = load<i32>(m.blockStart + (<usize>v << 2));
@@ -87,8 +94,9 @@ function initUniform(m: PairwiseForm, r: Philox, s: usize): void {
  * col) with its own a and val buffers, which this kernel overwrites. scratch: f64 per bit of the
  * largest block. energies: f64 × nBetas or 0; receives E(s) as used at each step (entry t: the state
  * the weight update of step t saw; entry 0: the start). The final energy is stored at `out` (f64) when out ≠ 0.
+ * tree: a TreeBlocks header (tree-block transitions, treeWork: its work buffer) or 0 (single-site Gibbs).
  */
-export function aisRun(model: usize, tempered: usize, chain: usize, betas: usize, nBetas: i32, sweeps: i32, scratch: usize, energies: usize, out: usize): f64 {
+export function aisRun(model: usize, tempered: usize, chain: usize, betas: usize, nBetas: i32, sweeps: i32, scratch: usize, energies: usize, out: usize, tree: usize, treeWork: usize): f64 {
   const m = changetype<PairwiseForm>(model);
   const tm = changetype<PairwiseForm>(tempered);
   const r = changetype<Philox>(chain);
@@ -109,8 +117,17 @@ export function aisRun(model: usize, tempered: usize, chain: usize, betas: usize
     prev = beta;
     if (t < nBetas - 1) {
       temper(m, tm, beta);
-      gibbsSweeps(tm, chain, sweeps, 0, scratch);
-      e = energy(m, s);
+      if (tree) {
+        // The free-bit tree path reports the change of β E, from which E follows.
+        treeRefresh(tempered, tree);
+        treeSweeps(tm, changetype<TreeBlocks>(tree), chain, sweeps, 0, treeWork, 0, DE_SLOT);
+        const d = load<f64>(DE_SLOT);
+        // Recomputed in full every 64 temperatures so rounding cannot drift.
+        e = isNaN(d) || t % 64 == 0 ? energy(m, s) : e + d / beta;
+      } else {
+        gibbsSweeps(tm, chain, sweeps, 0, scratch);
+        e = energy(m, s);
+      }
     }
   }
   if (out) store<f64>(out, e);
@@ -118,52 +135,62 @@ export function aisRun(model: usize, tempered: usize, chain: usize, betas: usize
 }
 
 // ---------------------------------------------------------------------------------------------
-// Chib (1995) for the sequential Gibbs sampler: p(s*) = Σ_s p(s) K(s → s*), K the systematic-scan
-// kernel of assembly/gibbs.ts (blocks in order), K(s → s*) = Π_v p(s*_v | s*_{<v}, s_{>v}).
+// Collapsed AIS with tree-block transitions: the weights follow the marginal of the variables
+// outside tree block 0 (call it A; x the rest),
+//
+//   g_β(x) = Σ_{s_A} f_β(s_A, x) = exp(β E(s_A = 0, x)) · Σ_{s_A} exp(β (E(s) − E(s_A = 0, x))),
+//
+// the second factor being block A's conditional normaliser at β (blockLogNormaliser on the tempered
+// form). A tree-block sweep redraws A first, from p_β(s_A | x), so the x it outputs depends on the
+// old x alone: it is a Markov kernel on x leaving g_β invariant, and AIS on x is valid with
+// log w = Σ_t log g_{β_t}(x_{t−1}) − log g_{β_{t−1}}(x_{t−1}). Summing A out exactly removes its
+// part of the weights' variance (Rao–Blackwellisation). Z_0 is unchanged (f_0 is uniform over the
+// biases' support, so g_0(x) counts A's states); at β = 0 the tempered form has a' = 0 on finite
+// biases (−∞ kept) and W' = 0 (f_0 ignores the couplings), never 0 · (−∞).
 
-/** log K(s → s*) for the chain's state s; work: u8 per bit (a copy), scratch: f64 per bit of the largest block. */
-function chibLogKernel(m: PairwiseForm, s: usize, ref: usize, work: usize, scratch: usize): f64 {
-  memory.copy(work, s, <usize>m.nBits);
-  let lp: f64 = 0;
-  for (let v = 0; v < m.nBlocks; v++) {
-    const b = load<i32>(m.blockStart + (<usize>v << 2));
-    if (!load<u8>(m.oneHot + <usize>v)) {
-      const u = localField(m, work, b);
-      const r = load<u8>(ref + <usize>b);
-      // log σ(u) = −softplus(−u), log(1 − σ(u)) = −softplus(u)
-      const z = r ? -u : u;
-      lp -= max(z, 0.0) + Math.log1p(Math.exp(-Math.abs(z)));
-      store<u8>(work + <usize>b, r);
-      continue;
-    }
-    const K = load<i32>(m.blockStart + (<usize>(v + 1) << 2)) - b;
-    let top = -Infinity;
-    let kStar = 0;
-    for (let k = 0; k < K; k++) {
-      const u = localField(m, work, b + k);
-      store<f64>(scratch + (<usize>k << 3), u);
-      if (u > top) top = u;
-      if (load<u8>(ref + <usize>(b + k))) kStar = k;
-    }
-    if (top == -Infinity) return -Infinity;
-    let total: f64 = 0;
-    for (let k = 0; k < K; k++) total += Math.exp(load<f64>(scratch + (<usize>k << 3)) - top);
-    lp += load<f64>(scratch + (<usize>kStar << 3)) - top - Math.log(total);
-    for (let k = 0; k < K; k++) store<u8>(work + <usize>(b + k), k == kStar ? 1 : 0);
-  }
-  return lp;
+/** The tempered copy at β = 0: a' = 0 where a is finite, −∞ where it is −∞; W' = 0. */
+function temperZero(m: PairwiseForm, t: PairwiseForm): void {
+  for (let p = 0; p < m.nBits; p++) store<f64>(t.a + (<usize>p << 3), load<f64>(m.a + (<usize>p << 3)) == -Infinity ? -Infinity : 0.0);
+  memory.fill(t.val, 0, <usize>load<i32>(m.rowPtr + (<usize>m.nBits << 2)) << 3);
 }
 
 /**
- * nSamples times: `thin` Gibbs sweeps of the chain (state as gibbsInit makes it), then
- * out[t] = log K(s_t → ref) (f64 × nSamples). ref: u8 per bit, a valid configuration.
- * work: u8 per bit; scratch: f64 per bit of the largest block.
+ * One collapsed AIS run (arguments as aisRun, with tree and its work buffer required). energies,
+ * when ≠ 0, receives E(s) of the full state at each step, as aisRun's trace.
  */
-export function chibRun(model: usize, chain: usize, ref: usize, nSamples: i32, thin: i32, work: usize, scratch: usize, out: usize): void {
+export function aisCollapsedRun(model: usize, tempered: usize, chain: usize, betas: usize, nBetas: i32, sweeps: i32, tree: usize, work: usize, energies: usize, zSlot: usize): f64 {
   const m = changetype<PairwiseForm>(model);
+  const tm = changetype<PairwiseForm>(tempered);
+  const t = changetype<TreeBlocks>(tree);
+  const r = changetype<Philox>(chain);
   const s = chain + PHILOX_BYTES;
-  for (let t = 0; t < nSamples; t++) {
-    gibbsSweeps(m, chain, thin, 0, scratch);
-    store<f64>(out + (<usize>t << 3), chibLogKernel(m, s, ref, work, scratch));
+  initUniform(m, r, s);
+  temperZero(m, tm);
+  let logw: f64 = 0;
+  let prev = load<f64>(betas);
+  if (energies) store<f64>(energies, energy(m, s));
+  for (let i = 1; i < nBetas; i++) {
+    const beta = load<f64>(betas + (<usize>i << 3));
+    if (energies) store<f64>(energies + (<usize>i << 3), energy(m, s));
+    // log g_prev(x): the tempered form is still at the previous β.
+    const zPrev = blockLogNormaliser(tm, t, chain, work, 0, false);
+    const e0 = energy(m, s); // E(s_A = 0, x): A's bits are cleared
+    restoreBlock(tm, t, chain, work, 0);
+    if (e0 == -Infinity || zPrev == -Infinity) {
+      logw = -Infinity;
+      break;
+    }
+    temper(m, tm, beta);
+    let zNew: f64;
+    if (i < nBetas - 1) {
+      treeSweeps(tm, t, chain, sweeps, 0, work, zSlot); // its first step computes log g_β(x)'s normaliser
+      zNew = load<f64>(zSlot);
+    } else {
+      zNew = blockLogNormaliser(tm, t, chain, work, 0, true);
+    }
+    logw += (beta - prev) * e0 + zNew - zPrev;
+    if (logw == -Infinity) break;
+    prev = beta;
   }
+  return logw;
 }

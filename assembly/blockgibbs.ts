@@ -27,7 +27,7 @@ export function blockGibbsChainBytes(r: Relaxed): usize {
 }
 
 /** Draws s from π (in r.prob); returns the number of user variables whose state changed. */
-function drawS(r: Relaxed, rng: Philox, s: usize): i32 {
+export function drawS(r: Relaxed, rng: Philox, s: usize): i32 {
   let changed = 0;
   const prob = r.prob;
   for (let v = 0; v < r.nBlocks; v++) {

@@ -14,4 +14,8 @@ export { fftFactorTwiddles, fftFactorForwardReal, fftFactorApplyComplex } from '
 export { chainBytes, chainWorkBytes, gaussBytes, gaussInit, chainSetup, chainSeed, chainSetMass, chainInverseMass, chainSetIntegrator, chainSetOutputs, chainTraceLen, chainResetTrace, chainPosition, chainGradient, chainProb, chainLogp, chainStepSize, chainSetStepSize, chainInfo, chainSetPosition, chainDaRestart, chainDaFinal, chainUpdateMass, hmcStep, hmcFindStepSize, hmcIntegrate, chainKinetic, chainDensity } from './hmc';
 export { langevinStep, langevinLogAccept } from './langevin';
 export { blockGibbsStateBytes, blockGibbsXOffset, blockGibbsInit, blockGibbsStep } from './blockgibbs';
-export { aisStateBytes, aisRun, chibRun } from './ais';
+export { aisStateBytes, aisRun, aisCollapsedRun } from './ais';
+export { chibRun } from './chib';
+export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeRefresh, treeGibbsStep } from './treegibbs';
+export { popAnnealWorkBytes, popAnnealRun } from './popanneal';
+export { aisRelaxedStateBytes, aisRelaxedRun } from './aisrelaxed';

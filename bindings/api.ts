@@ -20,4 +20,6 @@ export { BlockGibbsSampler, runBlockGibbs, BLOCK_GIBBS_DEFAULTS, type BlockGibbs
 export { fftFactor, fftRelaxation, fftApplicable, latticeSpectrum, translationKernel, type FFTFactorData } from './fft-factor.ts';
 export { BoundRelaxation, type RelaxationData, type FactorData } from './relaxation-bound.ts';
 export { relaxationFor } from './infer.ts';
-export { estimateLogZ, runAIS, runZhangLogZ, runMirrorLogZ, runChibLogZ, logMeanExp, aisSchedule, AIS_DEFAULTS, CHIB_DEFAULTS, RELAXED_LOGZ_DEFAULTS, LOGZ_ESTIMATORS, type LogZEstimator, type LogZEstimate, type EstimateLogZOptions, type AISOptions, type ChibOptions, type RelaxedLogZOptions } from './logz.ts';
+export { estimateLogZ, runAIS, runZhangLogZ, runMirrorLogZ, runChibLogZ, logMeanExp, aisSchedule, AIS_DEFAULTS, AIS_TRANSITIONS, CHIB_DEFAULTS, RELAXED_LOGZ_DEFAULTS, LOGZ_ESTIMATORS, type LogZEstimator, type LogZEstimate, type EstimateLogZOptions, type AISOptions, type AISTransition, type ChibOptions, type RelaxedLogZOptions } from './logz.ts';
+export { TreeGibbsSampler, BoundTreeBlocks, type TreeGibbsState, type TreeGibbsInfo } from './treegibbs.ts';
+export { treePartition, partitionFromBlocks, interactionGraph, type TreePartition } from './treeblocks.ts';
