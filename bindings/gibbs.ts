@@ -5,8 +5,8 @@
 
 import type { Engine } from './engine.ts';
 import type { Model } from './model.ts';
-import { toCanonical, type CanonicalForm } from './canonical.ts';
-import { BoundModel } from './bound.ts';
+import type { CanonicalForm } from './canonical.ts';
+import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
 import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
 import type { InferenceResult, Progress } from './result.ts';
 import { EngineError } from './errors.ts';
@@ -16,48 +16,15 @@ import { checkCount, definedOnly } from './options.ts';
 /** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
 const GIBBS_STREAM = 1;
 
-export interface GibbsState {
-  /** Address of the chain's state in WASM memory: generator stream, then one byte per bit. */
-  readonly ptr: number;
-  readonly chain: number;
-}
+export type GibbsState = DiscreteChainState;
+export type GibbsInfo = DiscreteStepInfo;
 
-export interface GibbsInfo {
-  sweeps: number;
-  /** Fraction of variable updates that changed the variable's state. */
-  changeRate: number;
-}
-
-export class GibbsSampler {
-  private readonly bound: BoundModel;
+export class GibbsSampler extends DiscreteChainSampler {
   private readonly scratch: number;
 
-  constructor(readonly engine: Engine, model: Model) {
-    this.bound = new BoundModel(engine, toCanonical(model));
+  constructor(engine: Engine, model: Model) {
+    super(engine, model, GIBBS_STREAM, 'gibbs');
     this.scratch = this.bound.arena.alloc(this.bound.maxBlock * 8);
-  }
-
-  get form() {
-    return this.bound.form;
-  }
-
-  /** The header address, after checking this sampler still owns its memory. */
-  private header(): number {
-    if (this.bound.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
-    return this.bound.header;
-  }
-
-  /** A chain's state, drawn uniformly at random from its own stream (seed, chain). */
-  init(seed: number, chain: number): GibbsState {
-    const arena = this.bound.arena;
-    const header = this.header();
-    const ptr = arena.alloc(this.engine.kernels.gibbsStateBytes(header));
-    const [lo, hi] = seedWords(seed);
-    this.engine.call('gibbs init', (k) => {
-      k.rngSeed(ptr, lo, hi, chain, GIBBS_STREAM);
-      k.gibbsInit(header, ptr);
-    });
-    return { ptr, chain };
   }
 
   /** Runs `sweeps` scans; with `acc` (f64 per bit) adds the conditional probabilities into it. */
@@ -65,36 +32,6 @@ export class GibbsSampler {
     const header = this.header();
     const changed = this.engine.call('gibbs step', (k) => k.gibbsStep(header, state.ptr, sweeps, acc, this.scratch));
     return { sweeps, changeRate: changed / (sweeps * this.form.n) };
-  }
-
-  /** Current configuration of a chain, as user states. */
-  configuration(state: GibbsState): Int32Array {
-    const f = this.form;
-    this.header();
-    const s = new Uint8Array(this.engine.kernels.memory.buffer, state.ptr + this.engine.kernels.rngStateBytes(), f.nBits);
-    const x = new Int32Array(f.n);
-    for (let v = 0; v < f.n; v++) {
-      const b = f.blockStart[v];
-      if (!f.oneHot[v]) x[v] = s[b];
-      else for (let k = 0; k < f.card[v]; k++) if (s[b + k]) x[v] = k;
-    }
-    return x;
-  }
-
-  /** A zeroed f64-per-bit accumulator in this sampler's memory. */
-  accumulator(): number {
-    return this.bound.arena.alloc(this.form.nBits * 8);
-  }
-
-  readAndClear(acc: number): Float64Array {
-    const view = this.bound.arena.f64(acc, this.form.nBits);
-    const out = view.slice();
-    view.fill(0);
-    return out;
-  }
-
-  dispose(): void {
-    this.bound.dispose();
   }
 }
 

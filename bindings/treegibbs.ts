@@ -5,11 +5,10 @@
 
 import type { Engine } from './engine.ts';
 import type { Model } from './model.ts';
-import { toCanonical } from './canonical.ts';
 import { BoundModel } from './bound.ts';
 import { treePartition, type TreePartition } from './treeblocks.ts';
-import { EngineError, ModelError } from './errors.ts';
-import { seedWords } from './seed.ts';
+import { ModelError } from './errors.ts';
+import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
 
 /** Tag of the tree-block sampler's stream within a chain. */
 const TREE_STREAM = 0x5442; // "TB"
@@ -67,51 +66,19 @@ export class BoundTreeBlocks {
   }
 }
 
-export interface TreeGibbsState {
-  /** Address of the chain's state in WASM memory: generator stream, then one byte per bit. */
-  readonly ptr: number;
-  readonly chain: number;
-}
+export type TreeGibbsState = DiscreteChainState;
+export type TreeGibbsInfo = DiscreteStepInfo;
 
-export interface TreeGibbsInfo {
-  sweeps: number;
-  /** Fraction of variable updates that changed the variable's state. */
-  changeRate: number;
-}
-
-export class TreeGibbsSampler {
-  private readonly bound: BoundModel;
+export class TreeGibbsSampler extends DiscreteChainSampler {
   readonly tree: BoundTreeBlocks;
 
-  constructor(readonly engine: Engine, model: Model, partition?: TreePartition) {
-    const form = toCanonical(model);
-    this.bound = new BoundModel(engine, form);
-    this.tree = new BoundTreeBlocks(this.bound, partition ?? treePartition(form));
-  }
-
-  get form() {
-    return this.bound.form;
+  constructor(engine: Engine, model: Model, partition?: TreePartition) {
+    super(engine, model, TREE_STREAM, 'tree gibbs');
+    this.tree = new BoundTreeBlocks(this.bound, partition ?? treePartition(this.form));
   }
 
   get partition(): TreePartition {
     return this.tree.partition;
-  }
-
-  private header(): number {
-    if (this.bound.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
-    return this.bound.header;
-  }
-
-  /** A chain's state, drawn uniformly at random from its own stream (seed, chain). */
-  init(seed: number, chain: number): TreeGibbsState {
-    const header = this.header();
-    const ptr = this.bound.arena.alloc(this.engine.kernels.gibbsStateBytes(header));
-    const [lo, hi] = seedWords(seed);
-    this.engine.call('tree gibbs init', (k) => {
-      k.rngSeed(ptr, lo, hi, chain, TREE_STREAM);
-      k.gibbsInit(header, ptr);
-    });
-    return { ptr, chain };
   }
 
   /** Runs `sweeps` passes over the blocks; with `acc` (f64 per bit) adds every bit's value after each sweep. */
@@ -119,48 +86,5 @@ export class TreeGibbsSampler {
     const header = this.header();
     const changed = this.engine.call('tree gibbs step', (k) => k.treeGibbsStep(header, this.tree.header, state.ptr, sweeps, acc, this.tree.work));
     return { sweeps, changeRate: changed / (sweeps * this.form.n) };
-  }
-
-  /** Sets a chain's configuration (user states). */
-  setConfiguration(state: TreeGibbsState, x: ArrayLike<number>): void {
-    const f = this.form;
-    this.header();
-    const s = new Uint8Array(this.engine.kernels.memory.buffer, state.ptr + this.engine.kernels.rngStateBytes(), f.nBits);
-    s.fill(0);
-    for (let v = 0; v < f.n; v++) {
-      if (!(x[v] >= 0 && x[v] < f.card[v])) throw new ModelError(`state ${x[v]} of variable ${v} out of range`);
-      if (f.oneHot[v]) s[f.blockStart[v] + x[v]] = 1;
-      else s[f.blockStart[v]] = x[v];
-    }
-  }
-
-  /** Current configuration of a chain, as user states. */
-  configuration(state: TreeGibbsState): Int32Array {
-    const f = this.form;
-    this.header();
-    const s = new Uint8Array(this.engine.kernels.memory.buffer, state.ptr + this.engine.kernels.rngStateBytes(), f.nBits);
-    const x = new Int32Array(f.n);
-    for (let v = 0; v < f.n; v++) {
-      const b = f.blockStart[v];
-      if (!f.oneHot[v]) x[v] = s[b];
-      else for (let k = 0; k < f.card[v]; k++) if (s[b + k]) x[v] = k;
-    }
-    return x;
-  }
-
-  /** A zeroed f64-per-bit accumulator in this sampler's memory. */
-  accumulator(): number {
-    return this.bound.arena.alloc(this.form.nBits * 8);
-  }
-
-  readAndClear(acc: number): Float64Array {
-    const view = this.bound.arena.f64(acc, this.form.nBits);
-    const out = view.slice();
-    view.fill(0);
-    return out;
-  }
-
-  dispose(): void {
-    this.bound.dispose();
   }
 }
