@@ -28,7 +28,7 @@
 // Standard errors: over independent runs (AIS) or over per-chain batch estimates (the others), always
 // for log Z by the delta method on the mean of the (max-shifted) weights.
 
-import type { Engine } from './engine.ts';
+import type { Arena, Engine, Kernels } from './engine.ts';
 import type { Model } from './model.ts';
 import { toCanonical, canonicalLogPotential, type CanonicalForm } from './canonical.ts';
 import { BoundModel } from './bound.ts';
@@ -248,6 +248,38 @@ export function adaptiveSchedule(pilotBetas: Float64Array, energies: Float64Arra
 /** Chain ids of pilot runs: disjoint from the main runs' ids, so their streams are independent. */
 const PILOT_CHAIN = 0x8000_0000;
 
+type ScheduleRuns = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => { logW: Float64Array; energies: Float64Array[] };
+
+/**
+ * Runs `runs` AIS runs through the schedule `betas`, one WASM call each (`oneRun` seeds run r and runs
+ * it, writing the energy at every β into ePtr when traces are asked for); stops early on abort.
+ */
+function runSchedule(
+  engine: Engine, arena: Arena, betas: Float64Array, runs: number, traces: boolean, signal: AbortSignal | undefined, label: string,
+  oneRun: (k: Kernels, r: number, betaPtr: number, ePtr: number) => number,
+): { logW: Float64Array; energies: Float64Array[] } {
+  const betaPtr = arena.allocF64(betas);
+  const ePtr = traces ? arena.allocF64(betas.length) : 0;
+  const logW: number[] = [];
+  const energies: Float64Array[] = [];
+  for (let r = 0; r < runs; r++) {
+    if (signal?.aborted) break;
+    const lw = engine.call(`${label} run`, (k) => oneRun(k, r, betaPtr, ePtr));
+    if (Number.isNaN(lw)) throw new EngineError(`${label} run ${r} produced a NaN log weight`);
+    logW.push(lw);
+    if (traces) energies.push(arena.readF64(ePtr, betas.length));
+  }
+  return { logW: Float64Array.from(logW), energies };
+}
+
+/** The β schedule: as configured, or 'adaptive' — spaced by the energy variance of linear pilot runs. */
+function chooseSchedule(o: { schedule: AISSchedule; steps: number; pilotRuns: number }, pilotSteps: number, runMany: ScheduleRuns): Float64Array {
+  if (o.schedule !== 'adaptive') return aisSchedule(o.schedule, o.steps);
+  const pilot = aisSchedule('linear', pilotSteps);
+  const finite = runMany(pilot, o.pilotRuns, PILOT_CHAIN, true).energies.filter((e) => e.every(Number.isFinite));
+  return finite.length >= 2 ? adaptiveSchedule(pilot, finite, o.steps) : aisSchedule('linear', o.steps);
+}
+
 export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
   const o = { ...AIS_DEFAULTS, ...definedOnly(opts) };
   checkCount('runs', o.runs, 1);
@@ -285,35 +317,14 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
     const zSlot = collapse ? arena.allocF64(1) : 0;
     const [lo, hi] = seedWords(o.seed);
     let sweepsDone = 0;
-    /** Runs through a schedule; returns the log weights (and energy traces when asked). */
-    const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => {
-      const betaPtr = arena.allocF64(betas);
-      const ePtr = traces ? arena.allocF64(betas.length) : 0;
-      const logW: number[] = [];
-      const energies: Float64Array[] = [];
-      for (let r = 0; r < runs; r++) {
-        if (opts.signal?.aborted) break;
-        const lw = engine.call('ais run', (kk) => {
-          kk.rngSeed(chain, lo, hi, chainBase + r, AIS_STREAM);
-          if (collapse) return kk.aisCollapsedRun(bound.header, tempered, chain, betaPtr, betas.length, o.sweepsPerStep, tree!.header, tree!.work, ePtr, zSlot);
-          return kk.aisRun(bound.header, tempered, chain, betaPtr, betas.length, o.sweepsPerStep, scratch, ePtr, 0, tree?.header ?? 0, tree?.work ?? 0);
-        });
-        if (Number.isNaN(lw)) throw new EngineError(`AIS run ${r} produced a NaN log weight`);
-        logW.push(lw);
-        if (traces) energies.push(arena.readF64(ePtr, betas.length));
+    const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) =>
+      runSchedule(engine, arena, betas, runs, traces, opts.signal, 'AIS', (kk, r, betaPtr, ePtr) => {
+        kk.rngSeed(chain, lo, hi, chainBase + r, AIS_STREAM);
         sweepsDone += (betas.length - 2) * o.sweepsPerStep;
-      }
-      return { logW: Float64Array.from(logW), energies };
-    };
-    let betas: Float64Array;
-    if (o.schedule === 'adaptive') {
-      const pilot = aisSchedule('linear', pilotSteps);
-      const { energies } = runMany(pilot, o.pilotRuns, PILOT_CHAIN, true);
-      const finite = energies.filter((e) => e.every(Number.isFinite));
-      betas = finite.length >= 2 ? adaptiveSchedule(pilot, finite, o.steps) : aisSchedule('linear', o.steps);
-    } else {
-      betas = aisSchedule(o.schedule, o.steps);
-    }
+        if (collapse) return kk.aisCollapsedRun(bound.header, tempered, chain, betaPtr, betas.length, o.sweepsPerStep, tree!.header, tree!.work, ePtr, zSlot);
+        return kk.aisRun(bound.header, tempered, chain, betaPtr, betas.length, o.sweepsPerStep, scratch, ePtr, 0, tree?.header ?? 0, tree?.work ?? 0);
+      });
+    const betas = chooseSchedule(o, pilotSteps, runMany);
     let w: Float64Array;
     let resamplings = NaN;
     if (population > 1) {
@@ -396,31 +407,12 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
     const arena = bound.arena;
     const chain = arena.alloc(engine.kernels.aisRelaxedStateBytes(bound.relaxed));
     const [lo, hi] = seedWords(o.seed);
-    const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => {
-      const betaPtr = arena.allocF64(betas);
-      const ePtr = traces ? arena.allocF64(betas.length) : 0;
-      const logW: number[] = [];
-      const energies: Float64Array[] = [];
-      for (let r = 0; r < runs; r++) {
-        if (o.signal?.aborted) break;
-        const lw = engine.call('relaxed ais run', (kk) => {
-          kk.rngSeed(chain, lo, hi, chainBase + r, AIS_STREAM);
-          return kk.aisRelaxedRun(bound.relaxed, chain, betaPtr, betas.length, o.sweepsPerStep, ePtr);
-        });
-        if (Number.isNaN(lw)) throw new EngineError(`relaxed AIS run ${r} produced a NaN log weight`);
-        logW.push(lw);
-        if (traces) energies.push(arena.readF64(ePtr, betas.length));
-      }
-      return { logW: Float64Array.from(logW), energies };
-    };
-    let betas: Float64Array;
-    if (o.schedule === 'adaptive') {
-      const pilot = aisSchedule('linear', pilotSteps);
-      const finite = runMany(pilot, o.pilotRuns, PILOT_CHAIN, true).energies.filter((e) => e.every(Number.isFinite));
-      betas = finite.length >= 2 ? adaptiveSchedule(pilot, finite, o.steps) : aisSchedule('linear', o.steps);
-    } else {
-      betas = aisSchedule(o.schedule, o.steps);
-    }
+    const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) =>
+      runSchedule(engine, arena, betas, runs, traces, o.signal, 'relaxed AIS', (kk, r, betaPtr, ePtr) => {
+        kk.rngSeed(chain, lo, hi, chainBase + r, AIS_STREAM);
+        return kk.aisRelaxedRun(bound.relaxed, chain, betaPtr, betas.length, o.sweepsPerStep, ePtr);
+      });
+    const betas = chooseSchedule(o, pilotSteps, runMany);
     const w = runMany(betas, o.runs, 0, false).logW;
     if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
     const lme = logMeanExp(w);
