@@ -73,6 +73,7 @@ class PiecewiseAIS {
   private readonly weights: number[] = [];
   private schedule: Float64Array | null = null;
   private constant = 0;
+  private transition = '';
   readonly steps: number;
 
   constructor(private readonly engine: Engine, private readonly model: Model, private readonly seed: number) {
@@ -89,6 +90,7 @@ class PiecewiseAIS {
     if (!this.schedule) {
       this.schedule = r.schedule;
       this.constant = r.diagnostics.logZ0 as number;
+      this.transition = r.diagnostics.transition === 'tree' ? 'tree-block Gibbs' : 'single-site Gibbs';
     }
     this.weights.push(r.logWeights[0]);
   }
@@ -97,7 +99,7 @@ class PiecewiseAIS {
     if (this.weights.length === 0) return null;
     const lme = logMeanExp(this.weights);
     // Same arithmetic as one runAIS call with every run.
-    return { estimator: `AIS (${this.steps} temperatures, Gibbs transitions)`, value: lme.value + this.constant + toCanonical(this.model).logZOffset, stdErr: this.weights.length > 1 ? lme.stdErr : NaN, runs: this.weights.length, totalRuns: AIS_RUNS, logWeights: this.weights.slice() };
+    return { estimator: `AIS (${this.steps} temperatures, ${this.transition} transitions)`, value: lme.value + this.constant + toCanonical(this.model).logZOffset, stdErr: this.weights.length > 1 ? lme.stdErr : NaN, runs: this.weights.length, totalRuns: AIS_RUNS, logWeights: this.weights.slice() };
   }
 }
 
