@@ -29,6 +29,7 @@ export class GibbsSampler extends DiscreteChainSampler {
 
   /** Runs `sweeps` scans; with `acc` (f64 per bit) adds the conditional probabilities into it. */
   step(state: GibbsState, sweeps: number, acc = 0): GibbsInfo {
+    checkCount('sweeps', sweeps, 1);
     const header = this.header();
     const changed = this.engine.call('gibbs step', (k) => k.gibbsStep(header, state.ptr, sweeps, acc, this.scratch));
     return { sweeps, changeRate: changed / (sweeps * this.form.n) };

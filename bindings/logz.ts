@@ -117,8 +117,9 @@ export interface AISOptions {
   /**
    * tree transition, independent runs: weigh by the marginal of the variables outside tree block 0,
    * summing that block out exactly (assembly/ais.ts, aisCollapsedRun) — Rao–Blackwellised weights.
-   * It removes that block's share of the weights' variance (on small models about half of it, and
-   * runs that start on a forbidden state no longer die), at about twice the cost per temperature; on
+   * It removes that block's share of the weights' variance (on small models about half of it, and a
+   * run whose start is forbidden only through block 0's couplings no longer dies), at about twice the
+   * cost per temperature; on
    * the glassy UAI grids, whose weights spread because runs end in different valleys, it gains
    * nothing. Default false.
    */
@@ -280,6 +281,11 @@ function chooseSchedule(o: { schedule: AISSchedule; steps: number; pilotRuns: nu
   return finite.length >= 2 ? adaptiveSchedule(pilot, finite, o.steps) : aisSchedule('linear', o.steps);
 }
 
+/**
+ * log Z by AIS (see AISOptions). `logWeights`: one log weight per run — or, with population > 1, one
+ * log Ẑ per population (the log mean weight of its particles, resampling included), which is what
+ * the estimate and its standard error combine; `schedule`: the β values used.
+ */
 export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
   const o = { ...AIS_DEFAULTS, ...definedOnly(opts) };
   checkCount('runs', o.runs, 1);
@@ -291,6 +297,8 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   if (o.runs % population !== 0) throw new ModelError(`AIS runs (${o.runs}) must be a multiple of the population size (${population})`);
   if ((o.firstRun ?? 0) % population !== 0) throw new ModelError(`AIS firstRun (${o.firstRun}) must be a multiple of the population size (${population})`);
   if (o.collapse && (o.transition !== 'tree' || population > 1)) throw new ModelError('collapsed AIS weights need the tree transition and independent runs (population 1)');
+  if (o.partition !== undefined && o.transition !== 'tree') throw new ModelError(`an AIS tree partition applies to transition 'tree', not '${o.transition}'`);
+  if (o.relaxation !== undefined && o.transition !== 'relaxed') throw new ModelError(`AIS relaxation options apply to transition 'relaxed', not '${o.transition}'`);
   checkCount('pilotRuns', o.pilotRuns, 2);
   const firstRun = o.firstRun ?? 0;
   checkCount('firstRun', firstRun, 0, PILOT_CHAIN - o.runs);
@@ -380,13 +388,15 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
         populations: population > 1 ? w.length : null,
         resamplingsPerPopulation: population > 1 ? resamplings : null,
         treeBlocks: tree ? tree.partition.blocks.length : null,
+        factor: null,
+        dimension: null,
         schedule: typeof o.schedule === 'string' ? o.schedule : 'custom',
         weightESS: lme.ess,
         logWeightSD: live.length > 1 ? Math.sqrt(sq / (live.length - 1)) : null,
         deadRuns: dead,
         siteUpdates: sweepsDone * form.n,
         logZ0,
-        partial: done < o.runs,
+        partial: done * population < o.runs,
         seed: o.seed,
       },
       seconds: (performance.now() - t0) / 1000,
@@ -416,6 +426,7 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
     const w = runMany(betas, o.runs, 0, false).logW;
     if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
     const lme = logMeanExp(w);
+    if (lme.value === -Infinity) throw new EngineError(`every relaxed AIS run (${w.length}) has weight 0: no estimate`);
     let mean = 0, sq = 0;
     for (const x of w) mean += x / w.length;
     for (const x of w) sq += (x - mean) ** 2;
@@ -431,11 +442,19 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
         temperatures: betas.length - 1,
         sweepsPerStep: o.sweepsPerStep,
         transition: 'relaxed',
+        // The discrete transitions' keys too (null: not applicable), so the keys do not depend on it.
+        collapsed: false,
+        population: 1,
+        populations: null,
+        resamplingsPerPopulation: null,
+        treeBlocks: null,
         factor: relax.factorKind,
         dimension: relax.factor.m,
         schedule: typeof o.schedule === 'string' ? o.schedule : 'custom',
         weightESS: lme.ess,
         logWeightSD: w.length > 1 ? Math.sqrt(sq / (w.length - 1)) : null,
+        deadRuns: 0,
+        siteUpdates: null,
         logZ0,
         partial: w.length < o.runs,
         seed: o.seed,

@@ -207,7 +207,7 @@ export function partitionFromBlocks(form: CanonicalForm, block: ArrayLike<number
   if (block.length !== n) throw new ModelError(`tree partition: ${block.length} block numbers for ${n} variables`);
   let nBlocks = 0;
   for (let v = 0; v < n; v++) {
-    if (!(Number.isInteger(block[v]) && block[v] >= 0)) throw new ModelError(`tree partition: bad block number ${block[v]} of variable ${v}`);
+    if (!(Number.isInteger(block[v]) && block[v] >= 0 && block[v] < n)) throw new ModelError(`tree partition: bad block number ${block[v]} of variable ${v} (expected 0 … ${n - 1})`);
     nBlocks = Math.max(nBlocks, block[v] + 1);
   }
   const b = Int32Array.from(block);
@@ -224,4 +224,44 @@ export function partitionFromBlocks(form: CanonicalForm, block: ArrayLike<number
     if (l.length === 0) throw new ModelError(`tree partition: block ${i} is empty`);
   });
   return p;
+}
+
+/**
+ * Throws a ModelError unless `p` is a valid partition of the model's variables: every variable in
+ * exactly one block (and `block` saying which), each parent a neighbour in the same block listed
+ * before its child, and each block an induced forest whose tree edges are the parent links. The
+ * kernel trusts all of this (it indexes by it), so a partition a user built is checked before use.
+ */
+export function validatePartition(form: CanonicalForm, p: TreePartition): void {
+  const n = form.n;
+  const bad = (why: string): never => {
+    throw new ModelError(`tree partition: ${why}`);
+  };
+  if (p.n !== n || p.parent.length !== n || p.block.length !== n) bad(`it is over ${p.n} variables, the model has ${n}`);
+  if (p.trees.length !== p.blocks.length) bad(`${p.trees.length} tree counts for ${p.blocks.length} blocks`);
+  const adj = interactionGraph(form);
+  const pos = new Int32Array(n).fill(-1);
+  p.blocks.forEach((list, b) => {
+    if (list.length === 0) bad(`block ${b} is empty`);
+    list.forEach((v, i) => {
+      if (!(Number.isInteger(v) && v >= 0 && v < n)) bad(`block ${b} lists variable ${v}`);
+      if (pos[v] >= 0) bad(`variable ${v} is listed twice`);
+      if (p.block[v] !== b) bad(`variable ${v} is listed in block ${b} but block[${v}] = ${p.block[v]}`);
+      pos[v] = i;
+    });
+    let edges = 0, roots = 0;
+    for (const v of list) {
+      for (const w of adj[v]) if (w > v && p.block[w] === b) edges++;
+      const par = p.parent[v];
+      if (par === -1) roots++;
+      else if (!(Number.isInteger(par) && par >= 0 && par < n) || p.block[par] !== b || !adj[v].includes(par) || pos[par] < 0 || pos[par] >= pos[v]) {
+        bad(`the parent ${par} of variable ${v} is not a neighbour in its block listed before it`);
+      }
+    }
+    if (roots !== p.trees[b]) bad(`block ${b} has ${roots} roots but ${p.trees[b]} trees`);
+    // With parent links from earlier to later variables, the links form a forest of `roots` trees;
+    // the block is an induced forest iff it has no other edges.
+    if (edges !== list.length - roots) bad(`block ${b} is not an induced forest (${edges} edges among ${list.length} variables in ${roots} trees)`);
+  });
+  for (let v = 0; v < n; v++) if (pos[v] < 0) bad(`variable ${v} is in no block`);
 }

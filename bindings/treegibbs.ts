@@ -6,8 +6,9 @@
 import type { Engine } from './engine.ts';
 import type { Model } from './model.ts';
 import { BoundModel } from './bound.ts';
-import { treePartition, type TreePartition } from './treeblocks.ts';
+import { treePartition, validatePartition, type TreePartition } from './treeblocks.ts';
 import { ModelError } from './errors.ts';
+import { checkCount } from './options.ts';
 import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
 
 /** Tag of the tree-block sampler's stream within a chain. */
@@ -26,7 +27,7 @@ export class BoundTreeBlocks {
     const form = bound.form;
     const { arena, engine } = bound;
     const n = form.n;
-    if (partition.n !== n) throw new ModelError(`tree partition over ${partition.n} variables for a model of ${n}`);
+    validatePartition(form, partition);
     const stateStart = new Int32Array(n + 1);
     let maxCard = 1;
     for (let v = 0; v < n; v++) {
@@ -83,6 +84,7 @@ export class TreeGibbsSampler extends DiscreteChainSampler {
 
   /** Runs `sweeps` passes over the blocks; with `acc` (f64 per bit) adds every bit's value after each sweep. */
   step(state: TreeGibbsState, sweeps: number, acc = 0): TreeGibbsInfo {
+    checkCount('sweeps', sweeps, 1);
     const header = this.header();
     const changed = this.engine.call('tree gibbs step', (k) => k.treeGibbsStep(header, this.tree.header, state.ptr, sweeps, acc, this.tree.work));
     return { sweeps, changeRate: changed / (sweeps * this.form.n) };

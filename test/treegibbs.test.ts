@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadEngine } from '../bindings/wasm-node.ts';
 import { TreeGibbsSampler } from '../bindings/treegibbs.ts';
-import { treePartition, partitionFromBlocks, interactionGraph, type TreePartition } from '../bindings/treeblocks.ts';
+import { treePartition, partitionFromBlocks, interactionGraph, validatePartition, type TreePartition } from '../bindings/treeblocks.ts';
+import { runAIS } from '../bindings/logz.ts';
 import { toCanonical } from '../bindings/canonical.ts';
 import { BatchMeans } from '../bindings/estimators.ts';
 import { driveChains, bitMarginals, range } from '../bindings/chains.ts';
@@ -98,6 +99,28 @@ test('partitionFromBlocks: accepts induced forests, rejects a block with a cycle
   // A forged partition whose block 0 is all 16 sites (a grid: cycles) fails checkPartition.
   const forged: TreePartition = { ...p, blocks: [Int32Array.from(range(16))], block: new Int32Array(16), trees: [1] };
   assert.throws(() => checkPartition(model, forged));
+  // The samplers check a partition they are given the same way (the kernel indexes by it).
+  assert.throws(() => new TreeGibbsSampler(engine, model, forged), ModelError);
+  // Valid parent links 1→0, 4→0, 5→1, but sites 4 and 5 are neighbours too: a 4-cycle in block 0.
+  const rest = range(16).filter((v) => ![0, 1, 4, 5].includes(v));
+  const cyclic: TreePartition = {
+    n: 16,
+    blocks: [Int32Array.from([0, 1, 4, 5]), ...rest.map((v) => Int32Array.from([v]))],
+    parent: Int32Array.from(range(16), (v) => ({ 1: 0, 4: 0, 5: 1 })[v] ?? -1),
+    block: Int32Array.from(range(16), (v) => ([0, 1, 4, 5].includes(v) ? 0 : 1 + rest.indexOf(v))),
+    trees: [1, ...rest.map(() => 1)],
+    order: 'forged',
+  };
+  assert.throws(() => new TreeGibbsSampler(engine, model, cyclic), /block 0 is not an induced forest/);
+  assert.throws(() => validatePartition(form, forged), ModelError);
+  validatePartition(form, p);
+  const swap = (list: Int32Array) => Int32Array.from([list[1], list[0], ...list.subarray(2)]);
+  const childFirst: TreePartition = { ...p, blocks: [swap(p.blocks[0]), p.blocks[1]] };
+  assert.throws(() => validatePartition(form, childFirst), /parent/);
+  const twice: TreePartition = { ...p, blocks: [Int32Array.from([...p.blocks[0], p.blocks[1][0]]), p.blocks[1]] };
+  assert.throws(() => validatePartition(form, twice), ModelError);
+  assert.throws(() => partitionFromBlocks(form, comb.map((b, i) => (i === 5 ? 2 ** 31 - 2 : b))), /bad block number/);
+  assert.throws(() => runAIS(engine, model, { runs: 2, steps: 10, transition: 'gibbs', partition: p }), /applies to transition 'tree'/);
 });
 
 /** Tree-block Gibbs marginals (empirical, batch means over 4 chains) against enumeration. */
@@ -304,6 +327,8 @@ test('TreeGibbsSampler: deterministic at a fixed seed, use after dispose throws'
   s.step(b, 10);
   s.step(c, 10);
   assert.deepEqual(s.configuration(a), s.configuration(b));
+  assert.notDeepEqual(s.configuration(a), s.configuration(c));
+  assert.throws(() => s.step(a, 0), /sweeps must be an integer ≥ 1/);
   const info = s.step(a, 5);
   assert.ok(info.changeRate > 0 && info.changeRate <= 1);
   s.dispose();
