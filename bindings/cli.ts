@@ -20,7 +20,7 @@ const USAGE = `usage:
                        [--out-format uai] [--out PREFIX]
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
-                                          the output is the same as without --workers
+                                          the same estimates as without (plus workers, completedChains)
       relaxation (blockgibbs, dhmc, mala):
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]

@@ -340,8 +340,8 @@ export function relaxCanonical(form: CanonicalForm, opts: RelaxationOptions = {}
 // δ_i > 0: the (i, j) entry of B Bᵀ is √|w|·sgn(w)√|w| = w_ij and the (i, i) entry Σ_j |w_ij| + δ_i.
 // M = B is n × m with m = (number of couplings) + (number of δ_i > 0), and row i has one entry per
 // coupling of bit i (plus its δ column): a grid's rows have ≤ 5 entries where the sparse Cholesky
-// factor has ~20. W + D is only positive semidefinite when δ = 0, which the trick does not need
-// (any M with M Mᵀ = W + D gives the same p(s); x ∈ Rᵐ with m > n).
+// factor has ~20. W + D = B Bᵀ is always positive semidefinite but may be singular when δ = 0, which
+// the trick does not need (any M with M Mᵀ = W + D gives the same p(s); x ∈ Rᵐ with m > n).
 
 /** Σ_j |w_ij| for every bit. */
 function absRowSums(form: CanonicalForm): Float64Array {

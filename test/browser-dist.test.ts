@@ -124,17 +124,15 @@ test('dist/browser.js unbundled in Chromium: Gibbs bit-identical to Node and exa
     const cut = await page.evaluate(async () => {
       const r = (globalThis as any).relaxmrf;
       const ac = new AbortController();
-      const t0 = performance.now();
       const res = await r.runParallel(r.isingLattice({ shape: [20, 20], beta: 0.3 }), {
         seed: 5, chains: 4, workers: 2, samples: 1_000_000, burnin: 0, batches: 200, signal: ac.signal,
         onProgress: (p: { done: number }) => { if (p.done >= 20_000) ac.abort(); },
       });
       let rejected = '';
       await r.runParallel(r.isingLattice({ shape: [3, 3], beta: 0.3 }), { signal: AbortSignal.abort() }).catch((e: Error) => (rejected = e.message));
-      return { partial: res.partial, seconds: (performance.now() - t0) / 1000, completed: res.diagnostics.completedChains, inRange: res.marginals.every((m: Float64Array) => m.every((x) => x >= 0 && x <= 1)), rejected };
+      return { partial: res.partial, completed: res.diagnostics.completedChains, inRange: res.marginals.every((m: Float64Array) => m.every((x) => x >= 0 && x <= 1)), rejected };
     });
     assert.equal(cut.partial, true);
-    assert.ok(cut.seconds < 20, `took ${cut.seconds} s`);
     assert.ok(cut.completed < 4);
     assert.ok(cut.inRange);
     assert.match(cut.rejected, /cancelled before the first batch/);

@@ -14,6 +14,8 @@ import { runGibbs } from '../bindings/gibbs.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const built = existsSync(resolve(ROOT, 'dist/index.js')) && existsSync(resolve(ROOT, 'dist/browser.js'));
+// Under CI a missing dist/ is a failure (npm test builds it), not a reason to skip.
+if (!built && process.env.CI) throw new Error('dist/ is not built: npm test runs "npm run build:js" first');
 const skip = built ? false : 'dist/ not built: run "npm run build:js" (npm test does)';
 
 test('plain node imports "relaxmrf" (dist/index.js) and runs Gibbs, bit-identical to the sources', { skip }, async () => {

@@ -39,15 +39,13 @@ test('progress is reported and a different seed gives different marginals', asyn
 test('an abort terminates the workers and returns the batches done so far, marked partial', async () => {
   const model = isingLattice({ shape: [20, 20], beta: 0.3 });
   const ac = new AbortController();
-  const t0 = performance.now();
-  // 4 chains × 10⁶ sweeps of 400 sites would take far longer than the assertion's bound.
+  // 4 chains × 10⁶ sweeps of 400 sites: the abort after 20 000 sweeps must cut that short (checked
+  // by the work done, not by the clock).
   const r = await runParallel(model, {
     seed: 5, chains: 4, workers: 2, samples: 1_000_000, burnin: 0, batches: 200, signal: ac.signal,
     onProgress: (p) => { if (p.done >= 20_000) ac.abort(); },
   });
-  const seconds = (performance.now() - t0) / 1000;
   assert.equal(r.partial, true);
-  assert.ok(seconds < 20, `took ${seconds} s`);
   assert.ok(r.marginals.every((row) => row.every((x) => x >= 0 && x <= 1)));
   assert.ok((r.diagnostics.completedChains as number) < 4);
 });
@@ -107,13 +105,11 @@ test('block Gibbs chains in workers: workers = 1 and 3 bit-identical, equal to i
 test('an abort stops dhmc workers mid-run and returns the chains\' completed batches, marked partial', async () => {
   const model = isingLattice({ shape: [6, 6], beta: 0.3 });
   const ac = new AbortController();
-  const t0 = performance.now();
   const r = await runParallel(model, {
     method: 'dhmc', seed: 2, chains: 2, workers: 2, samples: 2_000_000, burnin: 50, batches: 1000, signal: ac.signal,
     onProgress: (p) => { if (p.done >= 40_000) ac.abort(); },
   });
   assert.equal(r.partial, true);
-  assert.ok((performance.now() - t0) / 1000 < 20);
   assert.equal(r.diagnostics.completedChains, 0);
   assert.ok(r.marginals.every((row) => row.every((x) => x >= 0 && x <= 1)));
   assert.ok((r.diagnostics.acceptRate as number) > 0);
