@@ -5,16 +5,16 @@
 //
 // Sampler shape (DESIGN.md §3): init(seed, chain) → state; step(state, sweeps, acc?) → info.
 
-import { checkCount, definedOnly } from './options.ts';
 import type { Engine } from './engine.ts';
 import type { Model } from './model.ts';
 import { BoundRelaxation, type RelaxationData } from './relaxation-bound.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relaxation.ts';
 import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
 import type { CanonicalForm } from './canonical.ts';
-import type { InferenceResult, Progress } from './result.ts';
+import type { InferenceResult } from './result.ts';
 import { EngineError } from './errors.ts';
 import { seedWords } from './seed.ts';
+import { GIBBS_DEFAULTS, gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
 
 /** Tag of the block Gibbs sampler's stream within a chain (Gibbs on p(s) uses 1). */
 const BLOCK_GIBBS_STREAM = 3;
@@ -117,32 +117,12 @@ export class BlockGibbsSampler {
   }
 }
 
-export interface BlockGibbsOptions extends RelaxationOptions {
-  seed?: number;
-  chains?: number;
-  /** Sweeps per chain that are kept. */
-  samples?: number;
-  /** Sweeps per chain discarded first. */
-  burnin?: number;
-  /** Batches per chain for the standard errors. */
-  batches?: number;
-  onProgress?: (p: Progress) => void;
-  signal?: AbortSignal;
-}
+export interface BlockGibbsOptions extends GibbsOptions, RelaxationOptions {}
 
-export const BLOCK_GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20 } as const;
-
-export type BlockGibbsRun = { seed: number; chains: number; samples: number; burnin: number; batches: number };
-
-export function blockGibbsRun(opts: BlockGibbsOptions): BlockGibbsRun {
-  const { seed, chains, samples, burnin, batches } = { ...BLOCK_GIBBS_DEFAULTS, ...definedOnly(opts) };
-  checkCount('chains', chains, 1);
-  checkCount('samples', samples, 1);
-  checkCount('burnin', burnin, 0);
-  checkCount('batches', batches, 1);
-  seedWords(seed);
-  return { seed, chains, samples, burnin, batches };
-}
+/** Block Gibbs runs like Gibbs: the same options (kept sweeps, burn-in, batches), defaults and checks. */
+export const BLOCK_GIBBS_DEFAULTS = GIBBS_DEFAULTS;
+export type BlockGibbsRun = GibbsRun;
+export const blockGibbsRun: (opts: BlockGibbsOptions) => BlockGibbsRun = gibbsRun;
 
 /** Runs the given chains of a run, reporting their events (runBlockGibbs, or a worker's share). */
 export function blockGibbsChains(sampler: BlockGibbsSampler, run: BlockGibbsRun, chains: Iterable<number>, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
