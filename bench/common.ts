@@ -1,5 +1,15 @@
-// Helpers shared by the benches: summaries of repeated timings and machine facts.
-import { readFileSync } from 'node:fs';
+// Helpers shared by the benches: summaries of repeated timings, machine and build facts, and where
+// results are written.
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** A quick run (CI's smoke test): `--quick` or BENCH_QUICK=1. */
+export const QUICK = process.argv.includes('--quick') || /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '');
 
 export interface Dist {
   median: number;
@@ -24,4 +34,33 @@ export function cpuModel(): string | null {
   } catch {
     return null;
   }
+}
+
+/** The .wasm a bench ran: path, size, a short SHA-256 and its build time. */
+export function wasmFacts(wasmPath?: string) {
+  const p = wasmPath ?? join(HERE, '..', 'build', 'release.wasm');
+  try {
+    const b = readFileSync(p);
+    return { path: wasmPath ?? 'build/release.wasm', bytes: b.length, sha256: createHash('sha256').update(b).digest('hex').slice(0, 16), mtime: statSync(p).mtime.toISOString() };
+  } catch {
+    return { path: p, bytes: null, sha256: null, mtime: null };
+  }
+}
+
+/**
+ * Where to write the results: bench/results/NAME, except that a quick run never replaces a full run's
+ * file there (it writes to the system's temporary directory instead).
+ */
+export function resultsPath(name: string): string {
+  const dir = join(HERE, 'results');
+  mkdirSync(dir, { recursive: true });
+  const target = join(dir, name);
+  if (QUICK && existsSync(target)) {
+    try {
+      if (JSON.parse(readFileSync(target, 'utf8')).quick === false) return join(tmpdir(), name.replace(/\.json$/, '-quick.json'));
+    } catch {
+      /* unreadable: replace it */
+    }
+  }
+  return target;
 }

@@ -11,9 +11,8 @@
 // fixed seed per (model, estimator, budget); per row: error = estimate − exact, the reported standard
 // error, and seconds (single thread, one WASM engine; the median of three runs where a run is short).
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadEngine } from '../bindings/wasm-node.ts';
 import { boltzmann, latticeBonds, isingLattice } from '../bindings/builders.ts';
 import type { Model } from '../bindings/model.ts';
@@ -22,10 +21,7 @@ import { readUAI, readPR } from '../bindings/formats.ts';
 import { estimateLogZ, type EstimateLogZOptions, type LogZEstimator } from '../bindings/logz.ts';
 import { kaufmanLogZ, K_CRITICAL } from '../test/kaufman.ts';
 import { dataDir, mulberry32 } from '../test/helpers.ts';
-import { cpuModel, dist } from './common.ts';
-
-const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
-const here = dirname(fileURLToPath(import.meta.url));
+import { cpuModel, dist, QUICK, resultsPath } from './common.ts';
 
 function gaussian(rand: () => number): () => number {
   return () => {
@@ -112,8 +108,7 @@ async function main() {
     models: models.map(({ name, model, exact, exactSource }) => ({ name, variables: model.n, exact, exactSource })),
     rows,
   };
-  const file = join(here, 'results', 'logz.json');
-  mkdirSync(dirname(file), { recursive: true });
+  const file = resultsPath('logz.json'); // a quick run never replaces a full run's file
   writeFileSync(file, JSON.stringify(out, null, 1) + '\n');
   console.log(`wrote ${file}`);
 }

@@ -28,9 +28,9 @@ import { exactInference } from '../bindings/exact.ts';
 import { runMeanField, MeanFieldSolver } from '../bindings/meanfield.ts';
 import { runMFRPDetailed, MFRPSolver } from '../bindings/mfrp.ts';
 import { mulberry32 } from '../test/helpers.ts';
+import { QUICK } from './common.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const QUICK = process.argv.includes('--quick') || /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '');
 
 const CFG = QUICK
   ? { sizes: [5, 8, 10, 12], grids: 2, restarts: 5, trials: 5, maxConstraints: 10, exactMaxSide: 12, sweepSides: [25, 50, 100], sweepMs: [0, 5, 10, 15, 20], reps: 3, gf2Systems: 200 }

@@ -35,27 +35,25 @@
 // Timings: repetitions interleaved (order rotated), medians reported with min–max; the machine is shared.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHash } from 'node:crypto';
 import { loadEngine } from '../bindings/wasm-node.ts';
 import type { Engine, Arena } from '../bindings/engine.ts';
 import { boltzmann, ising, latticeBonds, type Coupling } from '../bindings/builders.ts';
 import type { Model } from '../bindings/model.ts';
 import { toCanonical, type CanonicalForm } from '../bindings/canonical.ts';
 import { GibbsSampler } from '../bindings/gibbs.ts';
+import { DHMCSampler, runDHMC } from '../bindings/dhmc.ts';
 import { exactInference } from '../bindings/exact.ts';
 import { buildRelaxation } from '../bindings/relaxation.ts';
 import { BoundRelaxation, type RelaxationData } from '../bindings/relaxation-bound.ts';
 import { latticeSpectrum, type FFTFactorData } from '../bindings/fft-factor.ts';
 import { mulberry32 } from '../test/helpers.ts';
-import { cpuModel, dist, type Dist } from './common.ts';
+import { cpuModel, dist, QUICK, resultsPath, wasmFacts, type Dist } from './common.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..');
-const QUICK = process.argv.includes('--quick') || /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '');
 const WASM_PATH = process.env.BENCH_WASM || undefined;
 
 const CFG = QUICK
@@ -124,27 +122,13 @@ const fd = (d: Dist, scale: (s: number) => number, digits = 3) => `${f(scale(d.m
 const mark = (ok: boolean) => (ok ? 'PASS' : 'MISS');
 
 
-function wasmFacts() {
-  const p = WASM_PATH ?? join(ROOT, 'build', 'release.wasm');
-  try {
-    const b = readFileSync(p);
-    return { path: WASM_PATH ?? 'build/release.wasm', bytes: b.length, sha256: createHash('sha256').update(b).digest('hex').slice(0, 16), mtime: statSync(p).mtime.toISOString() };
-  } catch {
-    return { path: p, bytes: null, sha256: null, mtime: null };
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
-// The DHMC module is being finished elsewhere: use it through its exported API, skip if unusable.
-
-type DhmcModule = typeof import('../bindings/dhmc.ts');
-let dhmc: DhmcModule | null = null;
-let dhmcNote = '';
+// DHMC through its exported API.
 
 /** A DHMC chain (whitened, 5 leapfrog steps) and x, p buffers for timing hmcIntegrate. */
 function leapfrogRig(engine: Engine, rel: RelaxationData, arena: Arena, opts: { warmup: number; stepSize?: number }) {
   const k = engine.kernels;
-  const sampler = new dhmc!.DHMCSampler(engine, rel, { parametrisation: 'whitened', leapfrogSteps: 5 });
+  const sampler = new DHMCSampler(engine, rel, { parametrisation: 'whitened', leapfrogSteps: 5 });
   const st = sampler.init(SEED, 0, opts.stepSize !== undefined ? { stepSize: opts.stepSize } : {});
   if (opts.warmup > 0) sampler.warmup(st, opts.warmup, { targetAccept: 0.9 });
   const eps = sampler.stepSize(st);
@@ -228,13 +212,11 @@ function partA(engine: Engine) {
     const grad = gradientRig(engine, bound, arena);
     let rig: Setup['rig'] = null;
     let note = '';
-    if (dhmc) {
-      try {
-        rig = leapfrogRig(engine, rel, arena, { warmup: CFG.warmup });
-      } catch (e) {
-        note = `DHMC leapfrog not timed: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`;
-      }
-    } else note = dhmcNote;
+    try {
+      rig = leapfrogRig(engine, rel, arena, { warmup: CFG.warmup });
+    } catch (e) {
+      note = `DHMC leapfrog not timed: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`;
+    }
     setups.push({ kind, rel, factor, relaxSeconds, bound, rig, note });
     ops.push(
       { name: `${kind} gradient`, run: timeLoop(grad.gradient) },
@@ -400,13 +382,11 @@ function partB(engine: Engine) {
     const bound = new BoundRelaxation(engine, rel);
     const grad = gradientRig(engine, bound, arena);
     let rig: ReturnType<typeof leapfrogRig> | null = null;
-    if (dhmc) {
-      try {
-        rig = leapfrogRig(engine, rel, arena, { warmup: 0, stepSize: 0.1 });
-      } catch (e) {
-        note = `FFT leapfrog not timed: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`;
-      }
-    } else note = dhmcNote;
+    try {
+      rig = leapfrogRig(engine, rel, arena, { warmup: 0, stepSize: 0.1 });
+    } catch (e) {
+      note = `FFT leapfrog not timed: ${String(e instanceof Error ? e.message : e).split('\n')[0]}`;
+    }
     const steps = L >= 512 ? 2 : 4;
     const ops: Op[] = [
       { name: 'Mx', run: timeLoop(grad.mul) },
@@ -625,7 +605,7 @@ function partD(engine: Engine) {
     const kinds = order++ % 2 ? [...SPARSE_FACTORS].reverse() : [...SPARSE_FACTORS];
     for (const kind of kinds) {
       const rel = buildRelaxation(model, { factor: kind });
-      const r = dhmc!.runDHMC(engine, rel, { seed: SEED + g, chains: 4, samples, burnin });
+      const r = runDHMC(engine, rel, { seed: SEED + g, chains: 4, samples, burnin });
       let mse: number | null = null;
       if (exact) {
         mse = 0;
@@ -650,10 +630,6 @@ function partD(engine: Engine) {
     ratios.essPerSecondMedian[key].push(got.incidence.essMed / got['sparse-cholesky'].essMed);
     ratios.essPerSecondMin[key].push(got.incidence.essMin / got['sparse-cholesky'].essMin);
   };
-  if (!dhmc) {
-    console.log(`NOTE: ${dhmcNote}`);
-    return { rows, note: dhmcNote };
-  }
   for (const [c1, c2] of cells) for (let g = 0; g < small.grids; g++) run(10, c1, c2, g, small.samples, small.burnin);
   for (const [c1, c2] of big.cells) run(100, c1, c2, 0, big.samples, big.burnin);
   const geo = (xs: number[]) => (xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : null);
@@ -676,35 +652,9 @@ function partD(engine: Engine) {
 
 // ---------------------------------------------------------------------------------------------
 
-/**
- * Where to write the results: bench/results/NAME, except that a quick run never replaces a full run's
- * file there (it writes to the system's temporary directory instead and says so).
- */
-function resultsPath(name: string): string {
-  const dir = join(HERE, 'results');
-  mkdirSync(dir, { recursive: true });
-  const target = join(dir, name);
-  if (QUICK && existsSync(target)) {
-    try {
-      if (JSON.parse(readFileSync(target, 'utf8')).quick === false) return join(tmpdir(), name.replace(/\.json$/, '-quick.json'));
-    } catch {
-      /* unreadable: replace it */
-    }
-  }
-  return target;
-}
-
 async function main() {
   const tAll = now();
   console.log(`relax-speed bench${QUICK ? ' (quick)' : ''}: node ${process.version}, ${cpuModel() ?? 'cpu unknown'}; ${CFG.reps} interleaved repetitions, ~${CFG.seconds} s per measurement`);
-  try {
-    dhmc = await import('../bindings/dhmc.ts');
-    if (typeof dhmc.DHMCSampler !== 'function') throw new Error('DHMCSampler is not exported');
-  } catch (e) {
-    dhmc = null;
-    dhmcNote = `DHMC columns skipped: bindings/dhmc.ts not usable (${String(e instanceof Error ? e.message : e).split('\n')[0]})`;
-    console.log(`NOTE: ${dhmcNote}`);
-  }
   const engine = await loadEngine(WASM_PATH);
   const work = mkdtempSync(join(tmpdir(), 'relaxmrf-relax-'));
   try {
@@ -724,7 +674,7 @@ async function main() {
       quick: QUICK,
       date: new Date().toISOString(),
       machine: { node: process.version, cpu: cpuModel(), platform: `${process.platform} ${process.arch}` },
-      wasm: wasmFacts(),
+      wasm: wasmFacts(WASM_PATH),
       settings: { ...CFG, seed: SEED },
       targets: TARGETS,
       leapfrogVsGibbs: a.outs['sparse-cholesky'],

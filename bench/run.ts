@@ -25,11 +25,10 @@ import { toCanonical, type CanonicalForm } from '../bindings/canonical.ts';
 import { GibbsSampler } from '../bindings/gibbs.ts';
 import { GibbsJS, PhiloxJS } from './js/gibbs.ts';
 import { dataDir, mulberry32 } from '../test/helpers.ts';
-import { cpuModel, dist, type Dist } from './common.ts';
+import { cpuModel, dist, QUICK, type Dist } from './common.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
-const QUICK = process.argv.includes('--quick') || /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '');
 
 const SEED = 20240611; // the chain seed for verification and timing
 const CHAIN = 0;

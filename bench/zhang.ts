@@ -46,11 +46,7 @@
 // MSE table for what actually happened); cells where some node's split-R̂ over the segments exceeds 1.1
 // are marked †, but chains stuck in the same mode pass that test too.
 
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { loadEngine } from '../bindings/wasm-node.ts';
 import type { Engine } from '../bindings/engine.ts';
 import { boltzmann, latticeBonds } from '../bindings/builders.ts';
@@ -58,14 +54,12 @@ import type { Model } from '../bindings/model.ts';
 import { exactInference } from '../bindings/exact.ts';
 import { GibbsSampler } from '../bindings/gibbs.ts';
 import { BlockGibbsSampler } from '../bindings/blockgibbs.ts';
+import { DHMCSampler } from '../bindings/dhmc.ts';
 import { buildRelaxation, type Relaxation } from '../bindings/relaxation.ts';
 import { ess, splitRhat } from '../bindings/diagnostics.ts';
 import { mulberry32 } from '../test/helpers.ts';
-import { cpuModel } from './common.ts';
+import { cpuModel, QUICK, resultsPath, wasmFacts } from './common.ts';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..');
-const QUICK = process.argv.includes('--quick') || /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '');
 const WASM_PATH = process.env.BENCH_WASM || undefined;
 
 const CFG = QUICK
@@ -212,12 +206,7 @@ function blockGibbsRunner(engine: Engine, rel: Relaxation, seed: number): Runner
   };
 }
 
-type DhmcModule = typeof import('../bindings/dhmc.ts');
-let dhmcModule: DhmcModule | null = null;
-let dhmcNote = '';
-
 function dhmcRunner(engine: Engine, rel: Relaxation, seed: number, parametrisation: 'zhang' | 'whitened', traceCap: number): Runner {
-  const { DHMCSampler } = dhmcModule!;
   const n = rel.form.nBits;
   const s = new DHMCSampler(engine, rel, {
     parametrisation,
@@ -408,56 +397,20 @@ interface GridRecord {
 }
 
 
-function wasmFacts() {
-  const p = WASM_PATH ?? join(ROOT, 'build', 'release.wasm');
-  try {
-    const b = readFileSync(p);
-    return { path: WASM_PATH ?? 'build/release.wasm', bytes: b.length, sha256: createHash('sha256').update(b).digest('hex').slice(0, 16), mtime: statSync(p).mtime.toISOString() };
-  } catch {
-    return { path: p, bytes: null, sha256: null, mtime: null };
-  }
-}
-
 const fmtE = (x: number | null | undefined, d = 1) => (x == null || !Number.isFinite(x) ? '—' : x.toExponential(d).replace('e+', 'e'));
 const geo = (xs: number[]) => {
   const f = xs.filter((x) => x > 0 && Number.isFinite(x));
   return f.length ? Math.exp(f.reduce((s, x) => s + Math.log(x), 0) / f.length) : NaN;
 };
 
-/**
- * Where to write the results: bench/results/NAME, except that a quick run never replaces a full run's
- * file there (it writes to the system's temporary directory instead and says so).
- */
-function resultsPath(name: string): string {
-  const dir = join(HERE, 'results');
-  mkdirSync(dir, { recursive: true });
-  const target = join(dir, name);
-  if (QUICK && existsSync(target)) {
-    try {
-      if (JSON.parse(readFileSync(target, 'utf8')).quick === false) return join(tmpdir(), name.replace(/\.json$/, '-quick.json'));
-    } catch {
-      /* unreadable: replace it */
-    }
-  }
-  return target;
-}
-
 async function main() {
   const tAll = now();
-  try {
-    dhmcModule = await import('../bindings/dhmc.ts');
-    if (typeof dhmcModule.DHMCSampler !== 'function') throw new Error('DHMCSampler is not exported');
-  } catch (e) {
-    dhmcModule = null;
-    dhmcNote = `DHMC columns skipped: bindings/dhmc.ts not usable (${String(e instanceof Error ? e.message : e).split('\n')[0]})`;
-  }
-  const methods: Method[] = METHODS.filter((m) => dhmcModule || !m.startsWith('dhmc'));
+  const methods: Method[] = [...METHODS];
   console.log(
     `Zhang et al. 2012 §5 grids${QUICK ? ' (quick)' : ''}: node ${process.version}, ${cpuModel() ?? 'cpu unknown'}\n` +
       `  ${SIDE}×${SIDE}, c₁ ∈ {${CFG.c1.join(', ')}}, c₂ ∈ {${CFG.c2.join(', ')}}, ${CFG.grids} grid(s) per cell and type; ` +
       `${CFG.budget} s per method per grid over ${CFG.chains} chains (burn-in ${Math.round(BURN_FRACTION * 100)} %); methods ${methods.join(', ')}`,
   );
-  if (dhmcNote) console.log(`NOTE: ${dhmcNote}`);
   const engine = await loadEngine(WASM_PATH);
 
   const makeRunner = (m: Method, model: Model, rel: Relaxation, rel1: Relaxation, seed: number): (() => Runner) => {
@@ -612,7 +565,7 @@ async function main() {
     quick: QUICK,
     date: new Date().toISOString(),
     machine: { node: process.version, cpu: cpuModel(), platform: `${process.platform} ${process.arch}` },
-    wasm: wasmFacts(),
+    wasm: wasmFacts(WASM_PATH),
     config: {
       ...CFG,
       side: SIDE,
@@ -625,7 +578,7 @@ async function main() {
       relaxation: "buildRelaxation defaults (Martens' shift, sparse Cholesky) for bgibbs, dhmc, dhmc-w; dhmc1: user shift d = max(0, -lambdaMin(W)) + 1",
       dhmc1Margin: DHMC1_MARGIN,
       essDefinition: 'ESS/s = (multi-chain ESS of the node RB traces over a post-burn-in segment / segment iterations) × kept iterations per second; eq. ESS = p(1-p)/MCSE²',
-      notes: dhmcNote || null,
+      notes: null,
     },
     tables,
     summary,
