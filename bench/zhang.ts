@@ -54,6 +54,7 @@ import type { Model } from '../bindings/model.ts';
 import { exactInference } from '../bindings/exact.ts';
 import { GibbsSampler } from '../bindings/gibbs.ts';
 import { BlockGibbsSampler } from '../bindings/blockgibbs.ts';
+import type { BatchSampler } from '../bindings/chains.ts';
 import { DHMCSampler } from '../bindings/dhmc.ts';
 import { buildRelaxation, type Relaxation } from '../bindings/relaxation.ts';
 import { ess, splitRhat } from '../bindings/diagnostics.ts';
@@ -148,8 +149,8 @@ function advanceFor(run: Runner, h: unknown, seconds: number, accumulate: boolea
   return done;
 }
 
-function gibbsRunner(engine: Engine, model: Model, seed: number): Runner {
-  const s = new GibbsSampler(engine, model);
+/** A runner over a sampler on p(s) or p(x, s) whose accumulator collects per-bit RB probabilities. */
+function batchRunner<S>(s: BatchSampler<S> & { form: { nBits: number }; dispose(): void }, seed: number): Runner {
   const acc = new Map<unknown, number>();
   return {
     init(c) {
@@ -158,7 +159,7 @@ function gibbsRunner(engine: Engine, model: Model, seed: number): Runner {
       return st;
     },
     advance(h, it, a) {
-      s.step(h as never, it, a ? acc.get(h)! : 0);
+      s.step(h as S, it, a ? acc.get(h)! : 0);
     },
     read: (h) => s.readAndClear(acc.get(h)!),
     trace(h, len) {
@@ -166,36 +167,7 @@ function gibbsRunner(engine: Engine, model: Model, seed: number): Runner {
       const out = Array.from({ length: n }, () => new Float64Array(len));
       s.readAndClear(p);
       for (let t = 0; t < len; t++) {
-        s.step(h as never, 1, p);
-        const v = s.readAndClear(p);
-        for (let i = 0; i < n; i++) out[i][t] = v[i];
-      }
-      return out;
-    },
-    release() {},
-    dispose: () => s.dispose(),
-  };
-}
-
-function blockGibbsRunner(engine: Engine, rel: Relaxation, seed: number): Runner {
-  const s = new BlockGibbsSampler(engine, rel);
-  const acc = new Map<unknown, number>();
-  return {
-    init(c) {
-      const st = s.init(seed, c);
-      acc.set(st, s.accumulator());
-      return st;
-    },
-    advance(h, it, a) {
-      s.step(h as never, it, a ? acc.get(h)! : 0);
-    },
-    read: (h) => s.readAndClear(acc.get(h)!),
-    trace(h, len) {
-      const n = s.form.nBits, p = acc.get(h)!;
-      const out = Array.from({ length: n }, () => new Float64Array(len));
-      s.readAndClear(p);
-      for (let t = 0; t < len; t++) {
-        s.step(h as never, 1, p);
+        s.step(h as S, 1, p);
         const v = s.readAndClear(p);
         for (let i = 0; i < n; i++) out[i][t] = v[i];
       }
@@ -414,8 +386,8 @@ async function main() {
   const engine = await loadEngine(WASM_PATH);
 
   const makeRunner = (m: Method, model: Model, rel: Relaxation, rel1: Relaxation, seed: number): (() => Runner) => {
-    if (m === 'gibbs') return () => gibbsRunner(engine, model, seed);
-    if (m === 'bgibbs') return () => blockGibbsRunner(engine, rel, seed);
+    if (m === 'gibbs') return () => batchRunner(new GibbsSampler(engine, model), seed);
+    if (m === 'bgibbs') return () => batchRunner(new BlockGibbsSampler(engine, rel), seed);
     if (m === 'dhmc1') return () => dhmcRunner(engine, rel1, seed, 'zhang', CFG.traceCap);
     return () => dhmcRunner(engine, rel, seed, m === 'dhmc' ? 'zhang' : 'whitened', CFG.traceCap);
   };
