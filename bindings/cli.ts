@@ -26,6 +26,9 @@ const USAGE = `usage:
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
       mala:               [--target-accept A]
       any method:         [--logz zhang|mirror|chib|ais]   also estimate log Z (reported with its standard error)
+      --logz ais:         [--ais-runs R] [--ais-steps T] [--ais-population P] [--ais-transition tree|gibbs|relaxed]
+                          (defaults 32 runs, 2000 temperatures, population 1 = independent runs, tree;
+                          P > 1: population annealing, R a multiple of P — what glassy models need)
       mf:     [--restarts J]
       mfrp:   [--restarts J] [--trials T] [--max-constraints M]
   relaxmrf demo                      the default job (npm start)
@@ -149,6 +152,10 @@ async function inferCommand(argv: string[]): Promise<void> {
       'target-accept': { type: 'string' },
       parametrisation: { type: 'string' },
       logz: { type: 'string' },
+      'ais-runs': { type: 'string' },
+      'ais-steps': { type: 'string' },
+      'ais-population': { type: 'string' },
+      'ais-transition': { type: 'string' },
       json: { type: 'boolean' },
       'out-format': { type: 'string' },
       out: { type: 'string' },
@@ -165,6 +172,14 @@ async function inferCommand(argv: string[]): Promise<void> {
   const factor = choice('factor', values.factor, ['auto', 'dense-cholesky', 'dense-eigen', 'sparse-cholesky', 'incidence', 'fft'] as const);
   const logz = choice('logz', values.logz, ['zhang', 'mirror', 'chib', 'ais'] as const);
   const parametrisation = choice('parametrisation', values.parametrisation, ['whitened', 'zhang'] as const);
+  const ais = {
+    runs: integer('ais-runs', values['ais-runs'], 1),
+    steps: integer('ais-steps', values['ais-steps'], 1),
+    population: integer('ais-population', values['ais-population'], 1),
+    transition: choice('ais-transition', values['ais-transition'], ['tree', 'gibbs', 'relaxed'] as const),
+  };
+  const aisGiven = Object.values(ais).some((v) => v !== undefined);
+  if (aisGiven && logz !== 'ais') throw new UsageError('--ais-* options need --logz ais');
   let targetAccept: number | undefined;
   if (values['target-accept'] !== undefined) {
     targetAccept = Number(values['target-accept']);
@@ -185,6 +200,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     factor,
     parametrisation,
     logz,
+    ais: aisGiven ? ais : undefined,
     targetAccept,
     leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
     onProgress: progressReporter(),

@@ -11,8 +11,9 @@ import { runDHMC, type DHMCOptions } from './dhmc.ts';
 import { runMALA, type MALAOptions } from './langevin.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relaxation.ts';
 import { fftApplicable, fftRelaxation } from './fft-factor.ts';
-import { estimateLogZ, LOGZ_ESTIMATORS, type LogZEstimator } from './logz.ts';
+import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type LogZEstimator } from './logz.ts';
 import { ModelError } from './errors.ts';
+import { definedOnly } from './options.ts';
 
 export const METHODS = ['exact', 'gibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
 export type Method = (typeof METHODS)[number];
@@ -23,6 +24,8 @@ export type InferOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALA
   exact?: ExactOptions;
   /** Also estimate log Z with this estimator (its own run, same seed); the result reports it. */
   logz?: LogZEstimator;
+  /** With logz 'ais': its runs, temperatures, population size and transition (runAIS's defaults otherwise). */
+  ais?: Pick<AISOptions, 'runs' | 'steps' | 'population' | 'transition'>;
 };
 
 /**
@@ -49,7 +52,8 @@ export function withLogZ(engine: Engine, model: Model, result: InferenceResult, 
   if (opts.logz === undefined) return result;
   if (!LOGZ_ESTIMATORS.includes(opts.logz)) throw new ModelError(`unknown log Z estimator "${opts.logz}"; expected ${LOGZ_ESTIMATORS.join(', ')}`);
   const { seed, chains, samples, burnin, signal } = opts;
-  const est = estimateLogZ(engine, model, { estimator: opts.logz, seed, chains, samples, burnin, signal } as Parameters<typeof estimateLogZ>[2]);
+  if (opts.ais !== undefined && opts.logz !== 'ais') throw new ModelError(`AIS options apply to logz 'ais', not '${opts.logz}'`);
+  const est = estimateLogZ(engine, model, { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}) } as Parameters<typeof estimateLogZ>[2]);
   const diagnostics: InferenceResult['diagnostics'] = { ...result.diagnostics, logzEstimator: opts.logz, logzSeconds: est.seconds };
   for (const [k, v] of Object.entries(est.diagnostics)) diagnostics[`logz.${k}`] = v;
   return { ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics };

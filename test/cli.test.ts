@@ -184,6 +184,25 @@ test('--logz ais and chib: estimates within 4 standard errors of exact log Z, lo
   assert.match(run('infer', model, '--logz', 'wish').err, /--logz must be one of/);
 });
 
+test('--logz ais with --ais-* options: population annealing from the CLI, within 4 SE of exact; options checked', () => {
+  const model = join(DATA, 'libdai', 'testfast.fg');
+  const r = run('infer', model, '--method', 'mf', '--logz', 'ais', '--ais-runs', '128', '--ais-population', '32', '--ais-steps', '500', '--ais-transition', 'gibbs', '--seed', '2', '--json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.logZKind, 'estimate');
+  assert.equal(j.diagnostics['logz.runs'], 128);
+  assert.equal(j.diagnostics['logz.population'], 32);
+  assert.equal(j.diagnostics['logz.populations'], 4);
+  assert.equal(j.diagnostics['logz.temperatures'], 500);
+  assert.equal(j.diagnostics['logz.transition'], 'gibbs');
+  assert.ok(j.logZStdErr > 0 && Math.abs(j.logZ - 14.3282332811) <= 4 * j.logZStdErr, `${j.logZ} ± ${j.logZStdErr}`);
+  assert.match(run('infer', model, '--ais-runs', '8').err, /--ais-\* options need --logz ais/);
+  assert.match(run('infer', model, '--logz', 'ais', '--ais-transition', 'hmc').err, /--ais-transition must be one of/);
+  const odd = run('infer', model, '--logz', 'ais', '--ais-runs', '10', '--ais-population', '4');
+  assert.equal(odd.code, 2);
+  assert.match(odd.err, /multiple of the population size/);
+});
+
 test('--workers runs the chains on worker threads with the same output; refused for methods without chains', () => {
   const base = ['infer', 'ising:4x4,beta=0.3,h=0.1', '--seed', '3', '--samples', '1500', '--chains', '3', '--json'];
   for (const method of ['gibbs', 'dhmc']) {
