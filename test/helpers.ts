@@ -62,3 +62,14 @@ export function dataDir(): string {
   for (const c of candidates) if (c && existsSync(join(c, 'uai2014'))) return c;
   throw new Error('test data not found: set RELAXMRF_DATA to the shared/data folder');
 }
+
+/** Every configuration of a small model, in odometer order (one buffer, rewritten each step). */
+export function* configurations(card: ArrayLike<number>): Generator<Int32Array> {
+  const x = new Int32Array(card.length);
+  for (;;) {
+    yield x;
+    let v = card.length - 1;
+    while (v >= 0 && ++x[v] === card[v]) x[v--] = 0;
+    if (v < 0) return;
+  }
+}

@@ -4,19 +4,8 @@ import { ModelBuilder } from '../bindings/model.ts';
 import { ising, denseIsing, isingLattice, latticeBonds, pottsLattice, boltzmann, rbm } from '../bindings/builders.ts';
 import { toCanonical, encode, canonicalLogPotential } from '../bindings/canonical.ts';
 import { ModelError } from '../bindings/errors.ts';
-import { bruteForce, mulberry32, randomModel } from './helpers.ts';
+import { bruteForce, configurations, mulberry32, randomModel } from './helpers.ts';
 import type { Model } from '../bindings/model.ts';
-
-/** Every configuration of a small model, in odometer order. */
-function* configurations(card: ArrayLike<number>): Generator<Int32Array> {
-  const x = new Int32Array(card.length);
-  for (;;) {
-    yield x;
-    let v = card.length - 1;
-    while (v >= 0 && ++x[v] === card[v]) x[v--] = 0;
-    if (v < 0) return;
-  }
-}
 
 function assertCanonicalMatches(m: Model): void {
   const c = toCanonical(m);

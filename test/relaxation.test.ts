@@ -19,7 +19,7 @@ import { encode } from '../bindings/canonical.ts';
 import { ModelBuilder, type Model } from '../bindings/model.ts';
 import { isingLattice, pottsLattice, boltzmann } from '../bindings/builders.ts';
 import { ModelError } from '../bindings/errors.ts';
-import { bruteForce, mulberry32, randomModel } from './helpers.ts';
+import { bruteForce, configurations, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();
 const KINDS: Exclude<FactorKind, 'fft'>[] = ['dense-cholesky', 'dense-eigen', 'sparse-cholesky'];
@@ -84,17 +84,6 @@ function relaxedTS(r: Relaxation, x: ArrayLike<number>): { logp: number; grad: F
   const grad = mulMT(r.factor, prob);
   for (let k = 0; k < x.length; k++) grad[k] -= x[k];
   return { logp: lp, grad, prob };
-}
-
-/** Every configuration of a model (small models). */
-function* configurations(card: Int32Array): Generator<Int32Array> {
-  const x = new Int32Array(card.length);
-  for (;;) {
-    yield x;
-    let v = card.length - 1;
-    while (v >= 0 && ++x[v] === card[v]) x[v--] = 0;
-    if (v < 0) return;
-  }
 }
 
 function logSumExp(xs: number[]): number {
