@@ -13,12 +13,12 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { boltzmann, latticeBonds, isingLattice } from '../bindings/builders.ts';
-import type { Model } from '../bindings/model.ts';
-import { exactInference } from '../bindings/exact.ts';
-import { readUAI, readPR } from '../bindings/formats.ts';
-import { estimateLogZ, type EstimateLogZOptions, type LogZEstimator } from '../bindings/logz.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { boltzmann, latticeBonds, isingLattice } from '../bindings/core/builders.ts';
+import type { Model } from '../bindings/core/model.ts';
+import { exactInference } from '../bindings/exact/exact.ts';
+import { readUAI, readPR } from '../bindings/io/formats.ts';
+import { estimateLogZ, type EstimateLogZOptions, type LogZEstimator } from '../bindings/logz/logz.ts';
 import { kaufmanLogZ, K_CRITICAL } from '../test/kaufman.ts';
 import { dataDir, mulberry32 } from '../test/helpers.ts';
 import { cpuModel, dist, QUICK, resultsPath } from './common.ts';

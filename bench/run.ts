@@ -17,12 +17,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import type { Engine } from '../bindings/engine.ts';
-import { isingLattice, latticeBonds } from '../bindings/builders.ts';
-import { Model, ModelBuilder } from '../bindings/model.ts';
-import { toCanonical, type CanonicalForm } from '../bindings/canonical.ts';
-import { GibbsSampler } from '../bindings/gibbs.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import type { Engine } from '../bindings/core/engine.ts';
+import { isingLattice, latticeBonds } from '../bindings/core/builders.ts';
+import { Model, ModelBuilder } from '../bindings/core/model.ts';
+import { toCanonical, type CanonicalForm } from '../bindings/core/canonical.ts';
+import { GibbsSampler } from '../bindings/samplers/gibbs.ts';
 import { GibbsJS, PhiloxJS } from './js/gibbs.ts';
 import { dataDir, mulberry32 } from '../test/helpers.ts';
 import { cpuModel, dist, QUICK, type Dist } from './common.ts';
@@ -418,8 +418,8 @@ async function exactBench(): Promise<ExactSkipped | ExactDone> {
   let exactInference: (engine: Engine, model: Model, opts?: unknown) => unknown;
   let readUAI: (text: string, file?: string) => Model;
   try {
-    ({ exactInference } = (await import('../bindings/exact.ts')) as { exactInference: typeof exactInference });
-    ({ readUAI } = (await import('../bindings/formats.ts')) as { readUAI: typeof readUAI });
+    ({ exactInference } = (await import('../bindings/exact/exact.ts')) as { exactInference: typeof exactInference });
+    ({ readUAI } = (await import('../bindings/io/formats.ts')) as { readUAI: typeof readUAI });
     if (typeof exactInference !== 'function' || typeof readUAI !== 'function') throw new Error('exactInference or readUAI is not exported');
   } catch (e) {
     return { skipped: true as const, note: `exact elimination skipped: bindings/exact.ts or readUAI not available (${firstLine(e)})` };

@@ -47,17 +47,17 @@
 // are marked †, but chains stuck in the same mode pass that test too.
 
 import { writeFileSync } from 'node:fs';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import type { Engine } from '../bindings/engine.ts';
-import { boltzmann, latticeBonds } from '../bindings/builders.ts';
-import type { Model } from '../bindings/model.ts';
-import { exactInference } from '../bindings/exact.ts';
-import { GibbsSampler } from '../bindings/gibbs.ts';
-import { BlockGibbsSampler } from '../bindings/blockgibbs.ts';
-import type { BatchSampler } from '../bindings/chains.ts';
-import { DHMCSampler } from '../bindings/dhmc.ts';
-import { buildRelaxation, type Relaxation } from '../bindings/relaxation.ts';
-import { ess, splitRhat } from '../bindings/diagnostics.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import type { Engine } from '../bindings/core/engine.ts';
+import { boltzmann, latticeBonds } from '../bindings/core/builders.ts';
+import type { Model } from '../bindings/core/model.ts';
+import { exactInference } from '../bindings/exact/exact.ts';
+import { GibbsSampler } from '../bindings/samplers/gibbs.ts';
+import { BlockGibbsSampler } from '../bindings/samplers/blockgibbs.ts';
+import type { BatchSampler } from '../bindings/samplers/chains.ts';
+import { DHMCSampler } from '../bindings/samplers/dhmc.ts';
+import { buildRelaxation, type Relaxation } from '../bindings/relax/relaxation.ts';
+import { ess, splitRhat } from '../bindings/samplers/diagnostics.ts';
 import { mulberry32 } from '../test/helpers.ts';
 import { cpuModel, QUICK, resultsPath, wasmFacts } from './common.ts';
 

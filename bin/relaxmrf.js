@@ -3,5 +3,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../bindings/cli.ts');
+const { main } = await import('../bindings/cli/cli.ts');
 process.exitCode = await main(process.argv.slice(2));

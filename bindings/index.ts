@@ -1,5 +1,5 @@
 // Node entry: the portable API plus loading the module and model files from disk.
 export * from './api.ts';
-export { loadEngine } from './wasm-node.ts';
-export { loadModelFile } from './files.ts';
-export { runParallel, PARALLEL_METHODS, type ParallelMethod, type ParallelOptions } from './parallel.ts';
+export { loadEngine } from './core/wasm-node.ts';
+export { loadModelFile } from './io/files.ts';
+export { runParallel, PARALLEL_METHODS, type ParallelMethod, type ParallelOptions } from './parallel/parallel.ts';

@@ -1,19 +1,19 @@
 // One entry point for every method; the CLI and the library both go through here.
-import type { Engine } from './engine.ts';
-import type { Model } from './model.ts';
-import type { InferenceResult } from './result.ts';
-import { exactInference, type ExactOptions } from './exact.ts';
-import { runGibbs, type GibbsOptions } from './gibbs.ts';
-import { runMeanField, type MeanFieldOptions } from './meanfield.ts';
-import { runMFRP, type MFRPOptions } from './mfrp.ts';
-import { runBlockGibbs, type BlockGibbsOptions } from './blockgibbs.ts';
-import { runDHMC, type DHMCOptions } from './dhmc.ts';
-import { runMALA, type MALAOptions } from './langevin.ts';
-import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relaxation.ts';
-import { fftApplicable, fftRelaxation } from './fft-factor.ts';
-import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type LogZEstimator } from './logz.ts';
-import { ModelError } from './errors.ts';
-import { definedOnly } from './options.ts';
+import type { Engine } from './core/engine.ts';
+import type { Model } from './core/model.ts';
+import type { InferenceResult } from './core/result.ts';
+import { exactInference, type ExactOptions } from './exact/exact.ts';
+import { runGibbs, type GibbsOptions } from './samplers/gibbs.ts';
+import { runMeanField, type MeanFieldOptions } from './variational/meanfield.ts';
+import { runMFRP, type MFRPOptions } from './variational/mfrp.ts';
+import { runBlockGibbs, type BlockGibbsOptions } from './samplers/blockgibbs.ts';
+import { runDHMC, type DHMCOptions } from './samplers/dhmc.ts';
+import { runMALA, type MALAOptions } from './samplers/langevin.ts';
+import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relax/relaxation.ts';
+import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
+import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type LogZEstimator } from './logz/logz.ts';
+import { ModelError } from './core/errors.ts';
+import { definedOnly } from './core/options.ts';
 
 export const METHODS = ['exact', 'gibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
 export type Method = (typeof METHODS)[number];

@@ -6,7 +6,7 @@
 // through infer() (the browser test uses them to compare with Node bit for bit).
 import { loadEngine, isingLattice, infer, runAIS, logMeanExp, toCanonical, ess, rankNormalizedRhat, GibbsSampler, BlockGibbsSampler, DHMCSampler, type Engine, type Model } from '../bindings/browser.ts';
 import { relaxationFor } from '../bindings/infer.ts';
-import { BatchMeans } from '../bindings/estimators.ts';
+import { BatchMeans } from '../bindings/samplers/estimators.ts';
 import { AIS_RUNS, LIVE_CHAINS, aisSteps, type LiveSpec, type LogZReadout, type RunSpec, type ToWorker, type FromWorker } from './protocol.ts';
 
 const scope = self as unknown as { postMessage(m: FromWorker): void; onmessage: ((e: MessageEvent<ToWorker>) => void) | null };

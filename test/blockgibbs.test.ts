@@ -3,15 +3,15 @@
 // comparison to have power, for every factor kind and shift.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { runBlockGibbs, BlockGibbsSampler, type BlockGibbsOptions } from '../bindings/blockgibbs.ts';
-import { buildRelaxation } from '../bindings/relaxation.ts';
-import { ModelBuilder, type Model } from '../bindings/model.ts';
-import { isingLattice, pottsLattice } from '../bindings/builders.ts';
-import { ModelError } from '../bindings/errors.ts';
-import { toCanonical } from '../bindings/canonical.ts';
-import { fftFactor } from '../bindings/fft-factor.ts';
-import { BatchMeans } from '../bindings/estimators.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { runBlockGibbs, BlockGibbsSampler, type BlockGibbsOptions } from '../bindings/samplers/blockgibbs.ts';
+import { buildRelaxation } from '../bindings/relax/relaxation.ts';
+import { ModelBuilder, type Model } from '../bindings/core/model.ts';
+import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
+import { ModelError } from '../bindings/core/errors.ts';
+import { toCanonical } from '../bindings/core/canonical.ts';
+import { fftFactor } from '../bindings/relax/fft-factor.ts';
+import { BatchMeans } from '../bindings/samplers/estimators.ts';
 import { bruteForce, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();

@@ -9,10 +9,10 @@ import { createServer } from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { isingLattice } from '../bindings/builders.ts';
-import { runGibbs } from '../bindings/gibbs.ts';
-import { exactInference } from '../bindings/exact.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
+import { runGibbs } from '../bindings/samplers/gibbs.ts';
+import { exactInference } from '../bindings/exact/exact.ts';
 import { infer } from '../bindings/infer.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -106,8 +106,8 @@ test('dist/browser.js unbundled in Chromium: Gibbs bit-identical to Node and exa
       assert.equal(par.changeRate, node.diagnostics.changeRate);
     }
 
-    assert.ok(server.requests.includes('/dist/parallel-worker-browser.js'), 'the Web Workers loaded dist/parallel-worker-browser.js');
-    assert.equal(types.get('/dist/parallel-worker-browser.js'), 'text/javascript');
+    assert.ok(server.requests.includes('/dist/parallel/parallel-worker-browser.js'), 'the Web Workers loaded dist/parallel-worker-browser.js');
+    assert.equal(types.get('/dist/parallel/parallel-worker-browser.js'), 'text/javascript');
 
     // A continuous method in browser workers equals Node's single-thread run.
     const dhmcOpts = { method: 'dhmc' as const, seed: 5, chains: 2, samples: 400, burnin: 100, batches: 10 };

@@ -6,10 +6,10 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadEngine } from '../bindings/wasm-browser.ts';
-import { isingLattice } from '../bindings/builders.ts';
-import { runGibbs } from '../bindings/gibbs.ts';
-import { loadEngine as loadNodeEngine } from '../bindings/wasm-node.ts';
+import { loadEngine } from '../bindings/core/wasm-browser.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
+import { runGibbs } from '../bindings/samplers/gibbs.ts';
+import { loadEngine as loadNodeEngine } from '../bindings/core/wasm-node.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startDemoServer } from '../scripts/serve-demo.ts';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { isingLattice } from '../bindings/builders.ts';
-import { runGibbs } from '../bindings/gibbs.ts';
-import { exactInference } from '../bindings/exact.ts';
-import { runAIS } from '../bindings/logz.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
+import { runGibbs } from '../bindings/samplers/gibbs.ts';
+import { exactInference } from '../bindings/exact/exact.ts';
+import { runAIS } from '../bindings/logz/logz.ts';
 import { AIS_RUNS, aisSteps } from '../demo/protocol.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

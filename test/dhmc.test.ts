@@ -4,12 +4,12 @@
 // run is deterministic; the tolerances come from the samplers' own error estimates.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { DHMCSampler, runDHMC, warmupSchedule, INTEGRATORS, type ContinuousState, type GaussianTarget, type ContinuousSamplerOptions } from '../bindings/dhmc.ts';
-import { isingLattice } from '../bindings/builders.ts';
-import { ModelError, EngineError } from '../bindings/errors.ts';
-import type { RelaxationData } from '../bindings/relaxation-bound.ts';
-import { buildRelaxation } from '../bindings/relaxation.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { DHMCSampler, runDHMC, warmupSchedule, INTEGRATORS, type ContinuousState, type GaussianTarget, type ContinuousSamplerOptions } from '../bindings/samplers/dhmc.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
+import { ModelError, EngineError } from '../bindings/core/errors.ts';
+import type { RelaxationData } from '../bindings/relax/relaxation-bound.ts';
+import { buildRelaxation } from '../bindings/relax/relaxation.ts';
 import { bruteForce, mulberry32, randomModel } from './helpers.ts';
 import { gershgorinRelaxation, relaxationFor, determinant, exactPairwise, worstZ, randomCovariance, spdInverse, checkGaussianMoments } from './relax-helpers.ts';
 

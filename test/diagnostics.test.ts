@@ -4,7 +4,7 @@
 // chains that disagree in location (bulk) or in scale (tail).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { autocovariance, ess, essBulk, splitRhat, rankNormalizedRhat, mcse, summarizeTraces, inverseNormalCdf, rankNormalize, splitChains } from '../bindings/diagnostics.ts';
+import { autocovariance, ess, essBulk, splitRhat, rankNormalizedRhat, mcse, summarizeTraces, inverseNormalCdf, rankNormalize, splitChains } from '../bindings/samplers/diagnostics.ts';
 import { mulberry32 } from './helpers.ts';
 
 /** Standard normals from the test generator (Box–Muller). */

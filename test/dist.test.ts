@@ -8,9 +8,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { isingLattice } from '../bindings/builders.ts';
-import { runGibbs } from '../bindings/gibbs.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
+import { runGibbs } from '../bindings/samplers/gibbs.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const built = existsSync(resolve(ROOT, 'dist/index.js')) && existsSync(resolve(ROOT, 'dist/browser.js'));
@@ -35,7 +35,7 @@ test('plain node imports "relaxmrf" (dist/index.js) and runs Gibbs, bit-identica
   assert.ok(Number.isFinite(out.logZ));
 });
 
-test('plain node: runParallel from the built package starts dist/parallel-worker.js and matches runGibbs', { skip }, async () => {
+test('plain node: runParallel from the built package starts dist/parallel/parallel-worker.js and matches runGibbs', { skip }, async () => {
   const code = `
     import { runParallel, isingLattice } from 'relaxmrf';
     const model = isingLattice({ shape: [4, 4], beta: 0.3, h: 0.05 });
@@ -68,7 +68,7 @@ test('dist/browser.js: every import in its module graph is relative and present,
   };
   visit(resolve(ROOT, 'dist/browser.js'));
   assert.ok(seen.size > 10, `graph of ${seen.size} files`);
-  assert.ok(!seen.has(resolve(ROOT, 'dist/wasm-node.js')) && !seen.has(resolve(ROOT, 'dist/files.js')));
+  assert.ok(!seen.has(resolve(ROOT, 'dist/core/wasm-node.js')) && !seen.has(resolve(ROOT, 'dist/io/files.js')));
 });
 
 test('a bundler (esbuild) resolves "relaxmrf" through exports: dist/browser.js for browsers, dist/index.js for Node', { skip }, async () => {
@@ -82,11 +82,11 @@ test('a bundler (esbuild) resolves "relaxmrf" through exports: dist/browser.js f
   };
   const web = await bundle('browser');
   assert.ok(web.inputs.includes('dist/browser.js') && web.inputs.every((f) => f.startsWith('dist/')), web.inputs.join(' '));
-  assert.ok(!web.inputs.includes('dist/parallel.js') && !web.inputs.includes('dist/wasm-node.js'));
+  assert.ok(!web.inputs.includes('dist/parallel/parallel.js') && !web.inputs.includes('dist/core/wasm-node.js'));
   assert.ok(!/node:|worker_threads/.test(web.text), 'Node-only module in the browser bundle');
   // The worker and the .wasm stay located relative to the module, for the bundler to copy or serve.
   assert.match(web.text, /new URL\("\.\/parallel-worker-browser\.js", import\.meta\.url\)/);
-  assert.match(web.text, /new URL\("\.\.\/build\/release\.wasm", import\.meta\.url\)/);
+  assert.match(web.text, /new URL\("\.\.\/\.\.\/build\/release\.wasm", import\.meta\.url\)/);
   const node = await bundle('node');
-  assert.ok(node.inputs.includes('dist/index.js') && node.inputs.includes('dist/parallel.js'), node.inputs.join(' '));
+  assert.ok(node.inputs.includes('dist/index.js') && node.inputs.includes('dist/parallel/parallel.js'), node.inputs.join(' '));
 });

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { GibbsSampler } from '../bindings/gibbs.ts';
-import { EngineError } from '../bindings/errors.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { GibbsSampler } from '../bindings/samplers/gibbs.ts';
+import { EngineError } from '../bindings/core/errors.ts';
 import { mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();

@@ -4,11 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { exactInference, eliminationPlan, eliminationMemory, exactTuning, ORDERINGS, type ExactResult } from '../bindings/exact.ts';
-import { Model, ModelBuilder } from '../bindings/model.ts';
-import { EngineError } from '../bindings/errors.ts';
-import { readUAI, readFGWithLabels, readPR, readMAR } from '../bindings/formats.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { exactInference, eliminationPlan, eliminationMemory, exactTuning, ORDERINGS, type ExactResult } from '../bindings/exact/exact.ts';
+import { Model, ModelBuilder } from '../bindings/core/model.ts';
+import { EngineError } from '../bindings/core/errors.ts';
+import { readUAI, readFGWithLabels, readPR, readMAR } from '../bindings/io/formats.ts';
 import { bruteForce, mulberry32, randomModel, dataDir } from './helpers.ts';
 
 const engine = await loadEngine();

@@ -1,12 +1,12 @@
 // The FFT factor: M = √(W + dI) by FFT on periodic lattices. Checked against dense linear algebra.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { isingLattice, ising } from '../bindings/builders.ts';
-import { toCanonical, type CanonicalForm } from '../bindings/canonical.ts';
-import { fftFactor, latticeSpectrum, translationKernel, withFFT } from '../bindings/fft-factor.ts';
-import { BoundRelaxation } from '../bindings/relaxation-bound.ts';
-import { ModelError } from '../bindings/errors.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { isingLattice, ising } from '../bindings/core/builders.ts';
+import { toCanonical, type CanonicalForm } from '../bindings/core/canonical.ts';
+import { fftFactor, latticeSpectrum, translationKernel, withFFT } from '../bindings/relax/fft-factor.ts';
+import { BoundRelaxation } from '../bindings/relax/relaxation-bound.ts';
+import { ModelError } from '../bindings/core/errors.ts';
 import { mulberry32 } from './helpers.ts';
 
 const engine = await loadEngine();

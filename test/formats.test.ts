@@ -4,8 +4,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FormatError, ModelError } from '../bindings/errors.ts';
-import { loadModelFile } from '../bindings/files.ts';
+import { FormatError, ModelError } from '../bindings/core/errors.ts';
+import { loadModelFile } from '../bindings/io/files.ts';
 import {
   applyEvidence,
   readEvidence,
@@ -17,8 +17,8 @@ import {
   writeMAR,
   writePR,
   writeUAI,
-} from '../bindings/formats.ts';
-import { Model, ModelBuilder } from '../bindings/model.ts';
+} from '../bindings/io/formats.ts';
+import { Model, ModelBuilder } from '../bindings/core/model.ts';
 import { dataDir } from './helpers.ts';
 
 // Shared read-only data next to the repository (see SOURCE.txt in each folder).

@@ -3,11 +3,11 @@
 // and each test also checks the error is small enough for the comparison to have power.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { runGibbs, GibbsSampler } from '../bindings/gibbs.ts';
-import { ModelBuilder, type Model } from '../bindings/model.ts';
-import { isingLattice, pottsLattice } from '../bindings/builders.ts';
-import { ModelError } from '../bindings/errors.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { runGibbs, GibbsSampler } from '../bindings/samplers/gibbs.ts';
+import { ModelBuilder, type Model } from '../bindings/core/model.ts';
+import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
+import { ModelError } from '../bindings/core/errors.ts';
 import { bruteForce, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();

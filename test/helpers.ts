@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Model, ModelBuilder } from '../bindings/model.ts';
+import { Model, ModelBuilder } from '../bindings/core/model.ts';
 
 /** Exact log Z and node marginals by enumerating every configuration (small models only). */
 export function bruteForce(model: Model): { logZ: number; marginals: Float64Array[] } {

@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kaufmanLogZ, transferMatrixLogZ, K_CRITICAL } from './kaufman.ts';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { exactInference } from '../bindings/exact.ts';
-import { isingLattice } from '../bindings/builders.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { exactInference } from '../bindings/exact/exact.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
 
 const engine = await loadEngine();
 

@@ -3,10 +3,10 @@
 // and ULA's bias — measured, against its closed form on a Gaussian.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { DHMCSampler, type GaussianTarget, type MassSpec } from '../bindings/dhmc.ts';
-import { MALASampler, ULASampler, runMALA, runULA } from '../bindings/langevin.ts';
-import { mcse } from '../bindings/diagnostics.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { DHMCSampler, type GaussianTarget, type MassSpec } from '../bindings/samplers/dhmc.ts';
+import { MALASampler, ULASampler, runMALA, runULA } from '../bindings/samplers/langevin.ts';
+import { mcse } from '../bindings/samplers/diagnostics.ts';
 import { bruteForce, mulberry32, randomModel } from './helpers.ts';
 import { gershgorinRelaxation, relaxationFor, worstZ, randomCovariance, spdInverse, cholesky, checkGaussianMoments } from './relax-helpers.ts';
 

@@ -3,13 +3,13 @@
 // exact log Z, and the kernel's per-sweep bookkeeping equals the objective's actual change.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { runMeanField, MeanFieldSolver, MF_DEFAULTS } from '../bindings/meanfield.ts';
-import { MFRPSolver } from '../bindings/mfrp.ts';
-import { exactInference } from '../bindings/exact.ts';
-import { ModelBuilder, type Model } from '../bindings/model.ts';
-import { isingLattice } from '../bindings/builders.ts';
-import { ModelError } from '../bindings/errors.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { runMeanField, MeanFieldSolver, MF_DEFAULTS } from '../bindings/variational/meanfield.ts';
+import { MFRPSolver } from '../bindings/variational/mfrp.ts';
+import { exactInference } from '../bindings/exact/exact.ts';
+import { ModelBuilder, type Model } from '../bindings/core/model.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
+import { ModelError } from '../bindings/core/errors.ts';
 import { bruteForce, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();

@@ -4,12 +4,12 @@
 // Theorem 1's factors for the rescaled median.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from '../bindings/wasm-node.ts';
-import { MFRPSolver, runMFRP, runMFRPDetailed, logMedian, MFRP_DEFAULTS, type Projection } from '../bindings/mfrp.ts';
-import { runMeanField } from '../bindings/meanfield.ts';
-import { ModelBuilder, type Model } from '../bindings/model.ts';
-import { isingLattice } from '../bindings/builders.ts';
-import { ModelError } from '../bindings/errors.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { MFRPSolver, runMFRP, runMFRPDetailed, logMedian, MFRP_DEFAULTS, type Projection } from '../bindings/variational/mfrp.ts';
+import { runMeanField } from '../bindings/variational/meanfield.ts';
+import { ModelBuilder, type Model } from '../bindings/core/model.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
+import { ModelError } from '../bindings/core/errors.ts';
 import { bruteForce, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();

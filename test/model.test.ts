@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ModelBuilder } from '../bindings/model.ts';
-import { ising, denseIsing, isingLattice, latticeBonds, pottsLattice, boltzmann, rbm } from '../bindings/builders.ts';
-import { toCanonical, encode, canonicalLogPotential } from '../bindings/canonical.ts';
-import { ModelError } from '../bindings/errors.ts';
+import { ModelBuilder } from '../bindings/core/model.ts';
+import { ising, denseIsing, isingLattice, latticeBonds, pottsLattice, boltzmann, rbm } from '../bindings/core/builders.ts';
+import { toCanonical, encode, canonicalLogPotential } from '../bindings/core/canonical.ts';
+import { ModelError } from '../bindings/core/errors.ts';
 import { bruteForce, configurations, mulberry32, randomModel } from './helpers.ts';
-import type { Model } from '../bindings/model.ts';
+import type { Model } from '../bindings/core/model.ts';
 
 function assertCanonicalMatches(m: Model): void {
   const c = toCanonical(m);

@@ -3,12 +3,12 @@
 // cancellable with an AbortSignal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runParallel } from '../bindings/parallel.ts';
-import { runGibbs } from '../bindings/gibbs.ts';
-import { isingLattice, pottsLattice } from '../bindings/builders.ts';
-import { loadEngine } from '../bindings/wasm-node.ts';
+import { runParallel } from '../bindings/parallel/parallel.ts';
+import { runGibbs } from '../bindings/samplers/gibbs.ts';
+import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { infer } from '../bindings/infer.ts';
-import type { ContinuousResult } from '../bindings/dhmc.ts';
+import type { ContinuousResult } from '../bindings/samplers/dhmc.ts';
 
 test('workers = 1, 2, 3 give bit-identical results, equal to runGibbs (binary and one-hot models)', async () => {
   const engine = await loadEngine();

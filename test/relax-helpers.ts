@@ -1,11 +1,11 @@
 // Test helpers for the continuous samplers: a relaxation built independently of
 // bindings/relaxation.ts (Gershgorin shift + dense Cholesky), and the library's own builder when the
 // module is present.
-import type { Model } from '../bindings/model.ts';
-import { toCanonical, type CanonicalForm } from '../bindings/canonical.ts';
-import type { RelaxationData } from '../bindings/relaxation-bound.ts';
-import type { ContinuousSampler, GaussianTarget } from '../bindings/dhmc.ts';
-import { mcse } from '../bindings/diagnostics.ts';
+import type { Model } from '../bindings/core/model.ts';
+import { toCanonical, type CanonicalForm } from '../bindings/core/canonical.ts';
+import type { RelaxationData } from '../bindings/relax/relaxation-bound.ts';
+import type { ContinuousSampler, GaussianTarget } from '../bindings/samplers/dhmc.ts';
+import { mcse } from '../bindings/samplers/diagnostics.ts';
 import assert from 'node:assert/strict';
 import { mulberry32 } from './helpers.ts';
 
@@ -59,7 +59,7 @@ let builder: Builder | null | undefined;
 export async function libraryBuilder(): Promise<Builder | null> {
   if (builder !== undefined) return builder;
   try {
-    const mod = (await import('../bindings/relaxation.ts' as string)) as { buildRelaxation?: Builder };
+    const mod = (await import('../bindings/relax/relaxation.ts' as string)) as { buildRelaxation?: Builder };
     builder = typeof mod.buildRelaxation === 'function' ? mod.buildRelaxation : null;
   } catch {
     builder = null;

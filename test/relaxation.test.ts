@@ -4,7 +4,7 @@
 // Hessian, and bad inputs are refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from '../bindings/wasm-node.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
 import {
   buildRelaxation,
   denseW,
@@ -13,12 +13,12 @@ import {
   type Relaxation,
   type RelaxationOptions,
   type FactorKind,
-} from '../bindings/relaxation.ts';
-import { BoundRelaxation, type FactorData } from '../bindings/relaxation-bound.ts';
-import { encode } from '../bindings/canonical.ts';
-import { ModelBuilder, type Model } from '../bindings/model.ts';
-import { isingLattice, pottsLattice, boltzmann } from '../bindings/builders.ts';
-import { ModelError } from '../bindings/errors.ts';
+} from '../bindings/relax/relaxation.ts';
+import { BoundRelaxation, type FactorData } from '../bindings/relax/relaxation-bound.ts';
+import { encode } from '../bindings/core/canonical.ts';
+import { ModelBuilder, type Model } from '../bindings/core/model.ts';
+import { isingLattice, pottsLattice, boltzmann } from '../bindings/core/builders.ts';
+import { ModelError } from '../bindings/core/errors.ts';
 import { bruteForce, configurations, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();

@@ -1,4 +1,4 @@
-import { elimTableOp, elimMaxScale, elimExpShift, elimRowNormalise, elimDivide } from '../exact_elim';
+import { elimTableOp, elimMaxScale, elimExpShift, elimRowNormalise, elimDivide } from '../exact/exact_elim';
 
 // Tables are f64 arrays, first variable fastest; descriptors are [nd, len[nd], so[nd], sa[nd], sb[nd], counters[nd]].
 

@@ -1,4 +1,4 @@
-import { gf2Reduce, gf2Bit } from '../gf2';
+import { gf2Reduce, gf2Bit } from '../variational/gf2';
 
 // A small LCG for test matrices (not the engine's generator).
 let lcg: u64 = 0x9e3779b97f4a7c15;

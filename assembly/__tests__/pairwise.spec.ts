@@ -1,4 +1,4 @@
-import { PairwiseForm, pairwiseFormInit, localField } from '../pairwise';
+import { PairwiseForm, pairwiseFormInit, localField } from '../core/pairwise';
 
 // Three bits: 0 — 1 with W = −∞ (a zero potential), 1 — 2 with W = 0.5; a = (0.25, −1, 2).
 function tinyForm(): PairwiseForm {

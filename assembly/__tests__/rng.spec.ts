@@ -1,4 +1,4 @@
-import { Philox, PHILOX_BYTES, rngInit, philoxBlockInto, next32, uniform, uniform32, normal } from '../rng';
+import { Philox, PHILOX_BYTES, rngInit, philoxBlockInto, next32, uniform, uniform32, normal } from '../core/rng';
 
 function newStream(): Philox {
   return changetype<Philox>(heap.alloc(PHILOX_BYTES));

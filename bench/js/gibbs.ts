@@ -6,7 +6,7 @@
 // exp is V8's Math.exp (an fdlibm port), which can differ from AssemblyScript's table-driven exp in
 // the last ulp; the bench measures how often.
 
-import type { CanonicalForm } from '../../bindings/canonical.ts';
+import type { CanonicalForm } from '../../bindings/core/canonical.ts';
 
 const M0 = 0xd2511f53;
 const M1 = 0xcd9e8d57;

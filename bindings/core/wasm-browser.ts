@@ -1,0 +1,11 @@
+// Browsers: fetch the same .wasm, located next to the package (or passed in by the caller).
+import { Engine } from './engine.ts';
+
+export async function loadEngine(wasm: URL | string | Response | BufferSource = new URL('../../build/release.wasm', import.meta.url)): Promise<Engine> {
+  if (typeof wasm === 'string' || wasm instanceof URL) wasm = await fetch(wasm);
+  if (wasm instanceof Response) {
+    if (!wasm.ok) throw new Error(`cannot fetch the engine: HTTP ${wasm.status} ${wasm.url}`);
+    return Engine.instantiate(await WebAssembly.compileStreaming(wasm));
+  }
+  return Engine.instantiate(wasm);
+}

@@ -1,0 +1,52 @@
+// Loading model files from disk (Node only; bindings/formats.ts holds the browser-safe parsers).
+
+import { readFile } from 'node:fs/promises';
+import { FormatError, ModelError } from '../core/errors.ts';
+import { applyEvidence, readEvidence, readFG, readUAI } from './formats.ts';
+import type { Model } from '../core/model.ts';
+
+/**
+ * Reads a .uai or .fg model, picking the format by extension. For .uai, evidence in
+ * `path + '.evid'` is applied (clamped) when that file exists.
+ */
+export async function loadModelFile(
+  path: string,
+): Promise<{ model: Model; format: 'uai' | 'fg'; evidence: Map<number, number> | null }> {
+  const lower = path.toLowerCase();
+  const format = lower.endsWith('.uai') ? 'uai' : lower.endsWith('.fg') ? 'fg' : null;
+  if (format === null) throw new FormatError(path, null, 'unknown model format: expected a .uai or .fg file');
+  const text = await readText(path, false);
+  if (format === 'fg') return { model: readFG(text, path), format, evidence: null };
+
+  const model = readUAI(text, path);
+  const evidPath = path + '.evid';
+  const evidText = await readText(evidPath, true);
+  if (evidText === null) return { model, format, evidence: null };
+  const evidence = readEvidence(evidText, evidPath);
+  try {
+    return { model: applyEvidence(model, evidence).model, format, evidence };
+  } catch (e) {
+    // Evidence that does not fit the model is a fault of the .evid file: name it.
+    if (e instanceof ModelError) throw new FormatError(evidPath, null, e.message);
+    throw e;
+  }
+}
+
+/** The file's text; null when `optional` and the file does not exist. */
+async function readText(path: string, optional: false): Promise<string>;
+async function readText(path: string, optional: true): Promise<string | null>;
+async function readText(path: string, optional: boolean): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (optional && err.code === 'ENOENT') return null;
+    throw new FormatError(path, null, `cannot read the file: ${osReason(err)}`);
+  }
+}
+
+/** "no such file or directory (ENOENT)" from Node's "ENOENT: no such file or directory, open '/x'". */
+function osReason(err: NodeJS.ErrnoException): string {
+  const m = /^\w+: (.*?), \w+(?: '.*')?$/.exec(err.message);
+  return m && err.code ? `${m[1]} (${err.code})` : err.message;
+}

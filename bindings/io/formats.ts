@@ -1,0 +1,353 @@
+// Text formats: UAI MARKOV networks and evidence, libDAI factor graphs (.fg), and the UAI
+// competition's result files (PR, MAR). Browser-safe: nothing here touches the file system
+// (bindings/files.ts does, for Node).
+
+import { FormatError, ModelError } from '../core/errors.ts';
+import { LIMITS, Model, ModelBuilder } from '../core/model.ts';
+
+/**
+ * Whitespace-separated tokens in one pass over the text, keeping the line each token starts on
+ * so errors can point at it. Optionally skips comment lines (first non-blank character '#').
+ */
+class Tokens {
+  private pos = 0;
+  private nextLine = 1;
+  private atLineStart = true;
+  /** The token last returned by next(). */
+  token = '';
+  /** Line of the token last returned, or of the end of input once it is reached. */
+  line = 1;
+  /** Factor being read, for error locations; −1 outside factors. */
+  factor = -1;
+
+  constructor(private readonly text: string, private readonly file: string, private readonly hashComments = false) {
+    // A UTF-8 byte-order mark (Windows editors) would otherwise stick to the first token.
+    if (text.charCodeAt(0) === 0xfeff) this.pos = 1;
+  }
+
+  /** Skips whitespace and comments; true when nothing but those is left. */
+  done(): boolean {
+    const s = this.text, len = s.length;
+    let p = this.pos;
+    while (p < len) {
+      const c = s.charCodeAt(p);
+      if (c === 10) {
+        this.nextLine++;
+        this.atLineStart = true;
+        p++;
+      } else if (c === 32 || (c >= 9 && c <= 13)) {
+        p++;
+      } else if (c === 35 && this.hashComments && this.atLineStart) {
+        while (p < len && s.charCodeAt(p) !== 10) p++;
+      } else {
+        break;
+      }
+    }
+    this.pos = p;
+    return p >= len;
+  }
+
+  next(): string | null {
+    if (this.done()) {
+      this.line = this.nextLine;
+      return null;
+    }
+    const s = this.text, len = s.length, start = this.pos;
+    let p = start + 1;
+    while (p < len) {
+      const c = s.charCodeAt(p);
+      if (c === 32 || (c >= 9 && c <= 13)) break;
+      p++;
+    }
+    this.pos = p;
+    this.atLineStart = false;
+    this.line = this.nextLine;
+    return (this.token = s.slice(start, p));
+  }
+
+  fail(detail: string): never {
+    const where = this.factor >= 0 ? `line ${this.line}, factor ${this.factor}` : `line ${this.line}`;
+    throw new FormatError(this.file, where, detail);
+  }
+
+  /** The next token as a number (not NaN); `what` names the expected item in messages. */
+  number(what: string): number {
+    const t = this.next();
+    if (t === null) this.fail(`unexpected end of input: expected ${what}`);
+    const x = toNumber(t);
+    if (Number.isNaN(x)) this.fail(`expected ${what}, found '${t}'`);
+    return x;
+  }
+
+  int(what: string, lo: number, hi = Number.MAX_SAFE_INTEGER): number {
+    const x = this.number(what);
+    if (!Number.isInteger(x) || x < lo || x > hi) {
+      const range = hi === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${lo}` : `an integer in ${lo}…${hi}`;
+      this.fail(`${what} must be ${range}, found '${this.token}'`);
+    }
+    return x;
+  }
+
+  /** A potential-table entry or a probability: finite and non-negative (0 is a zero potential). */
+  entry(what: string): number {
+    const x = this.number(what);
+    if (!(x >= 0 && x < Infinity)) this.fail(`${what} '${this.token}' is not a finite non-negative number`);
+    return x;
+  }
+
+  cardinality(what: string): number {
+    const k = this.number(`the cardinality of ${what}`);
+    if (!Number.isInteger(k) || k < 1 || k > LIMITS.maxCardinality) {
+      this.fail(`${what} has cardinality '${this.token}'; it must be an integer in 1…${LIMITS.maxCardinality}`);
+    }
+    return k;
+  }
+
+  expectEnd(after: string): void {
+    this.factor = -1;
+    if (this.next() !== null) this.fail(`unexpected '${this.token}' after ${after}`);
+  }
+}
+
+function toNumber(t: string): number {
+  // Number() also takes hex, octal and binary literals ("0x1f"), which none of these formats allow.
+  const c = t.charCodeAt(1) | 0x20;
+  if (t.charCodeAt(0) === 48 && (c === 0x78 || c === 0x6f || c === 0x62)) return NaN;
+  return Number(t);
+}
+
+function listScope(vars: number[]): string {
+  return vars.length > 10 ? `${vars.slice(0, 10).join(' ')} …` : vars.join(' ');
+}
+
+/**
+ * Parses a UAI-format MARKOV network (tables list the LAST scope variable fastest). Factors of
+ * arity 0, 1 and 2 only; several factors on one scope are multiplied.
+ */
+export function readUAI(text: string, file = '<input>'): Model {
+  const tok = new Tokens(text, file);
+  const kind = tok.next();
+  if (kind?.toUpperCase() !== 'MARKOV') {
+    tok.fail(kind === null ? 'empty file: expected MARKOV' : `network type '${kind}' is not supported: expected MARKOV`);
+  }
+
+  const n = tok.int('the number of variables', 1, LIMITS.maxVariables);
+  const card = new Int32Array(n);
+  for (let v = 0; v < n; v++) card[v] = tok.cardinality(`variable ${v}`);
+
+  const nFactors = tok.int('the number of factors', 0);
+  const scopes: number[][] = [];
+  for (let f = 0; f < nFactors; f++) {
+    tok.factor = f;
+    const arity = tok.int('the arity of a factor', 0);
+    const scope: number[] = [];
+    for (let a = 0; a < arity; a++) scope.push(tok.int('a variable index', 0, n - 1));
+    if (arity > 2) {
+      tok.fail(`factor ${f} has arity ${arity} (variables ${listScope(scope)}); only pairwise models are supported`);
+    }
+    if (arity === 2 && scope[0] === scope[1]) tok.fail(`variable ${scope[0]} appears twice in the scope`);
+    scopes.push(scope);
+  }
+
+  const b = new ModelBuilder(card);
+  for (let f = 0; f < nFactors; f++) {
+    tok.factor = f;
+    const scope = scopes[f];
+    let size = 1;
+    for (const v of scope) size *= card[v];
+    const count = tok.int('the number of table entries', 0);
+    if (count !== size) tok.fail(`table has ${count} entries; scope (${scope.join(' ')}) needs ${size}`);
+    const t = new Float64Array(size);
+    for (let k = 0; k < size; k++) t[k] = Math.log(tok.entry('table entry'));
+    // Last-fastest order over (i, j) is addPairwise's row-major (i, j) order.
+    if (scope.length === 2) b.addPairwise(scope[0], scope[1], t);
+    else if (scope.length === 1) b.addUnary(scope[0], t);
+    else b.addConstant(t[0]);
+  }
+  tok.expectEnd('the last table');
+  return b.build();
+}
+
+/**
+ * Parses a UAI evidence file: the number of observed variables, then (variable, value) pairs.
+ * Also accepts the older form with a leading sample count of 1 when only that form fits.
+ * Indices are checked against a model by applyEvidence.
+ */
+export function readEvidence(text: string, file = '<evid>'): Map<number, number> {
+  const tok = new Tokens(text, file);
+  const vals: number[] = [];
+  const lines: number[] = [];
+  while (!tok.done()) {
+    vals.push(tok.int('an evidence entry', 0));
+    lines.push(tok.line);
+  }
+  const evidence = new Map<number, number>();
+  if (vals.length === 0) return evidence;
+  let start: number;
+  if (vals.length === 1 + 2 * vals[0]) start = 1;
+  else if (vals[0] === 1 && vals.length === 2 + 2 * vals[1]) start = 2;
+  else {
+    throw new FormatError(file, null, `expected the number of observed variables followed by that many (variable, value) pairs; found ${vals.length} numbers starting with ${vals[0]}`);
+  }
+  for (let p = start; p < vals.length; p += 2) {
+    if (evidence.has(vals[p])) throw new FormatError(file, `line ${lines[p]}`, `variable ${vals[p]} is observed twice`);
+    evidence.set(vals[p], vals[p + 1]);
+  }
+  return evidence;
+}
+
+/**
+ * Clamps observed variables: each one's unary table keeps its entry at the observed state and is
+ * −Infinity elsewhere, so ordinary inference on the result gives log Z with evidence and the
+ * conditional marginals (a point mass for each observed variable).
+ */
+export function applyEvidence(model: Model, evidence: Map<number, number>): { model: Model; observed: Map<number, number> } {
+  const unary = model.unary.slice();
+  const observed = new Map<number, number>();
+  for (const [v, x] of evidence) {
+    if (!Number.isInteger(v) || v < 0 || v >= model.n) {
+      throw new ModelError(`evidence: variable ${v} is out of range 0…${model.n - 1}`);
+    }
+    const K = model.card[v];
+    if (!Number.isInteger(x) || x < 0 || x >= K) {
+      throw new ModelError(`evidence: variable ${v} has ${K} states; observed value ${x} is out of range 0…${K - 1}`);
+    }
+    const t = new Float64Array(K).fill(-Infinity);
+    t[x] = model.unary[v][x];
+    unary[v] = t;
+    observed.set(v, x);
+  }
+  // Pairwise tables are shared: a built Model is never modified.
+  return { model: new Model(model.card.slice(), unary, [...model.edges], model.logConst), observed };
+}
+
+/** |log| of each empty-scope factor writeUAI emits, far enough from exp()'s overflow at ~709.8. */
+const MAX_CONST_LOG = 700;
+
+/**
+ * Writes a model as a UAI MARKOV network: a factor per variable, one per edge, and empty-scope
+ * factors for the constant. Each table is scaled so its largest entry is 1 (the scale moves into
+ * the constant), so large log-potentials do not overflow; entries below ~1e-308 of their table's
+ * largest underflow to 0. Numbers are printed shortest-round-trip.
+ */
+export function writeUAI(model: Model): string {
+  const scopes: string[] = [];
+  const tables: string[] = [];
+  let c = model.logConst;
+  const add = (scope: string, logTable: Float64Array): void => {
+    let m = -Infinity;
+    for (const x of logTable) if (x > m) m = x;
+    if (m === -Infinity) m = 0; // all zeros: nothing to scale
+    c += m;
+    scopes.push(scope);
+    tables.push(`${logTable.length}\n${Array.from(logTable, (x) => String(Math.exp(x - m))).join(' ')}\n`);
+  };
+  model.unary.forEach((t, v) => add(`1 ${v}`, t));
+  for (const e of model.edges) add(`2 ${e.i} ${e.j}`, e.table);
+
+  const addConstant = (value: number): void => {
+    scopes.push('0');
+    tables.push(`1\n${String(value)}\n`);
+  };
+  if (c === -Infinity) addConstant(0);
+  else if (!Number.isFinite(c)) throw new ModelError(`constant log-potential ${c} cannot be written`);
+  else {
+    for (; Math.abs(c) > MAX_CONST_LOG; c -= Math.sign(c) * MAX_CONST_LOG) addConstant(Math.exp(Math.sign(c) * MAX_CONST_LOG));
+    if (c !== 0) addConstant(Math.exp(c));
+  }
+  return `MARKOV\n${model.n}\n${model.card.join(' ')}\n${scopes.length}\n${scopes.join('\n')}\n\n${tables.join('\n')}`;
+}
+
+/** Parses a libDAI factor graph; see readFGWithLabels. */
+export function readFG(text: string, file = '<input>'): Model {
+  return readFGWithLabels(text, file).model;
+}
+
+/**
+ * Parses a libDAI .fg factor graph (tables list the FIRST variable fastest, sparse "index value"
+ * lines, unlisted entries 0). Variable labels are arbitrary non-negative integers: model variable
+ * i is the i-th smallest label, and `labels[i]` is that label.
+ */
+export function readFGWithLabels(text: string, file = '<input>'): { model: Model; labels: number[] } {
+  const tok = new Tokens(text, file, true);
+  const nFactors = tok.int('the number of factors', 0);
+  const factors: { vars: number[]; logTable: Float64Array }[] = [];
+  const cardOf = new Map<number, { card: number; factor: number }>();
+  for (let f = 0; f < nFactors; f++) {
+    tok.factor = f;
+    const arity = tok.int('the number of variables of a factor', 0);
+    const vars: number[] = [];
+    for (let a = 0; a < arity; a++) vars.push(tok.int('a variable label', 0));
+    if (arity > 2) {
+      tok.fail(`factor ${f} has arity ${arity} (variables ${listScope(vars)}); only pairwise models are supported`);
+    }
+    if (arity === 2 && vars[0] === vars[1]) tok.fail(`variable ${vars[0]} appears twice in the factor`);
+    let size = 1;
+    for (const label of vars) {
+      const k = tok.cardinality(`variable ${label}`);
+      const seen = cardOf.get(label);
+      if (seen && seen.card !== k) tok.fail(`variable ${label} has cardinality ${k} here but ${seen.card} in factor ${seen.factor}`);
+      if (!seen) cardOf.set(label, { card: k, factor: f });
+      size *= k;
+    }
+    const nonzero = tok.int('the number of nonzero entries', 0, size);
+    const logTable = new Float64Array(size).fill(-Infinity);
+    const listed = new Uint8Array(size);
+    for (let e = 0; e < nonzero; e++) {
+      const k = tok.int('an entry index', 0, size - 1);
+      if (listed[k]) tok.fail(`entry ${k} is listed twice`);
+      listed[k] = 1;
+      logTable[k] = Math.log(tok.entry('table entry'));
+    }
+    factors.push({ vars, logTable });
+  }
+  tok.expectEnd('the last factor');
+  if (cardOf.size === 0) throw new FormatError(file, null, 'the factor graph has no variables');
+
+  const labels = [...cardOf.keys()].sort((p, q) => p - q);
+  const index = new Map(labels.map((label, i) => [label, i]));
+  const b = new ModelBuilder(labels.map((label) => cardOf.get(label)!.card));
+  for (const { vars, logTable } of factors) {
+    // First-fastest over (a, b) is row-major over (b, a), addPairwise's order for (b, a).
+    if (vars.length === 2) b.addPairwise(index.get(vars[1])!, index.get(vars[0])!, logTable);
+    else if (vars.length === 1) b.addUnary(index.get(vars[0])!, logTable);
+    else b.addConstant(logTable[0]);
+  }
+  return { model: b.build(), labels };
+}
+
+/** A UAI competition PR result: log10 of the partition function. */
+export function writePR(logZ: number): string {
+  return `PR\n${String(logZ / Math.LN10)}\n`;
+}
+
+/** Reads a PR result file; returns log10 Z as written. */
+export function readPR(text: string, file = '<PR>'): number {
+  const tok = new Tokens(text, file);
+  if (tok.next() !== 'PR') tok.fail(`expected 'PR'${tok.token ? `, found '${tok.token}'` : ''}`);
+  const log10Z = tok.number('log10 Z');
+  tok.expectEnd('log10 Z');
+  return log10Z;
+}
+
+/** A UAI competition MAR result: the number of variables, then each one's cardinality and marginal, on one line. */
+export function writeMAR(marginals: Float64Array[] | number[][]): string {
+  const rows = Array.from(marginals, (p: ArrayLike<number>) => `${p.length} ${Array.from(p, String).join(' ')}`);
+  return `MAR\n${[String(marginals.length), ...rows].join(' ')}\n`;
+}
+
+/** Reads a MAR result file: one probability vector per variable. */
+export function readMAR(text: string, file = '<MAR>'): number[][] {
+  const tok = new Tokens(text, file);
+  if (tok.next() !== 'MAR') tok.fail(`expected 'MAR'${tok.token ? `, found '${tok.token}'` : ''}`);
+  const n = tok.int('the number of variables', 0);
+  const marginals: number[][] = [];
+  for (let v = 0; v < n; v++) {
+    const K = tok.cardinality(`variable ${v}`);
+    const p: number[] = [];
+    for (let k = 0; k < K; k++) p.push(tok.entry('probability'));
+    marginals.push(p);
+  }
+  tok.expectEnd('the last marginal');
+  return marginals;
+}

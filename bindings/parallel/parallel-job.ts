@@ -1,0 +1,292 @@
+// Parallel chains, host-independent: what a worker runs (runJob) and how the parent splits a run
+// and combines what the workers report (runParallelOn). The hosts only start workers and carry
+// messages: parallel.ts (Node, worker_threads) and parallel-browser.ts (Web Workers).
+//
+// Exactness: every chain draws from its own (seed, chain) streams and, for every method here, its
+// warm-up adapts on that chain's draws alone; a chain's events (chains.ts DiscreteEvent, dhmc.ts
+// ContinuousEvent) therefore do not depend on which worker ran it or on the other chains. The parent
+// keeps each chain's events and, at the end, folds them chain by chain through the same reducer
+// runGibbs / runBlockGibbs / runDHMC / runMALA use, so for a given seed the result is bit-identical
+// to the single-thread run and independent of the number of workers.
+import type { Engine } from '../core/engine.ts';
+import { Model, type Edge, type LatticeInfo } from '../core/model.ts';
+import { toCanonical } from '../core/canonical.ts';
+import { DiscreteReducer, type DiscreteEvent } from '../samplers/chains.ts';
+import { GibbsSampler, gibbsChains, gibbsResult, gibbsRun, type GibbsOptions } from '../samplers/gibbs.ts';
+import { BlockGibbsSampler, blockGibbsChains, blockGibbsResult, blockGibbsRun, type BlockGibbsOptions } from '../samplers/blockgibbs.ts';
+import { ContinuousReducer, continuousChains, continuousPlan, continuousSampler, DHMC_DEFAULTS, type ContinuousEvent, type ContinuousPlan, type DHMCOptions, type RunSpec } from '../samplers/dhmc.ts';
+import { MALA_DEFAULTS, type MALAOptions } from '../samplers/langevin.ts';
+import { relaxationFor } from '../infer.ts';
+import { relaxationDiagnostics, type RelaxationOptions } from '../relax/relaxation.ts';
+import type { InferenceResult, Progress } from '../core/result.ts';
+import { EngineError, ModelError } from '../core/errors.ts';
+import { checkCount } from '../core/options.ts';
+
+export const PARALLEL_METHODS = ['gibbs', 'blockgibbs', 'dhmc', 'mala'] as const;
+export type ParallelMethod = (typeof PARALLEL_METHODS)[number];
+
+/** Options of runParallel: the method's own options (as for infer) plus the worker count. */
+export type ParallelOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & {
+  method?: ParallelMethod;
+  /** Workers (default: min(chains, available cores)); never more than chains. */
+  workers?: number;
+};
+
+/** The model as plain data (structured clone of its typed arrays). */
+export interface ModelData {
+  card: Int32Array;
+  unary: Float64Array[];
+  edges: { i: number; j: number; table: Float64Array }[];
+  logConst: number;
+  lattice: LatticeInfo | null;
+}
+
+/** The options a worker needs: plain data only (no signal, no callbacks). */
+export type JobOptions = Omit<ParallelOptions, 'signal' | 'onProgress' | 'workers'>;
+
+export interface WorkerJob {
+  method: ParallelMethod;
+  model: ModelData;
+  opts: JobOptions;
+  /** The chains this worker runs, in order. */
+  chains: number[];
+  /** Browsers: where the worker fetches the .wasm (absolute URL); null: its default location. */
+  wasm?: string | null;
+}
+
+export type ChainEvent = DiscreteEvent | ContinuousEvent;
+
+export type WorkerMessage =
+  /** Facts of the worker's setup the result reports (the relaxation's). */
+  | { type: 'setup'; diagnostics: InferenceResult['diagnostics'] }
+  /** One event of one chain; `done`: sweeps or transitions completed since the previous message. */
+  | { type: 'event'; chain: number; event: ChainEvent | null; done: number }
+  | { type: 'finished' }
+  | { type: 'error'; message: string; name: string };
+
+export function modelData(model: Model): ModelData {
+  return { card: model.card, unary: model.unary, edges: model.edges.map((e) => ({ i: e.i, j: e.j, table: e.table })), logConst: model.logConst, lattice: model.lattice };
+}
+
+function fromData(m: ModelData): Model {
+  return new Model(m.card, m.unary, m.edges as Edge[], m.logConst, m.lattice);
+}
+
+function relaxationOptions(o: RelaxationOptions): RelaxationOptions {
+  return { shift: o.shift, margin: o.margin, factor: o.factor };
+}
+
+function continuousSpec(method: 'dhmc' | 'mala', o: JobOptions): RunSpec {
+  return method === 'dhmc'
+    ? { move: 'hmc', method: 'dhmc', defaults: { targetAccept: DHMC_DEFAULTS.targetAccept }, leapfrogSteps: o.leapfrogSteps ?? DHMC_DEFAULTS.leapfrogSteps, integrator: o.integrator ?? DHMC_DEFAULTS.integrator }
+    : { move: 'mala', method: 'mala', defaults: { targetAccept: MALA_DEFAULTS.targetAccept } };
+}
+
+/** Typed arrays an event carries (moved, not copied, to the parent). */
+export function transferables(e: ChainEvent | null): ArrayBuffer[] {
+  if (!e) return [];
+  if (e.kind === 'batch' && 'sums' in e) return [e.sums.buffer as ArrayBuffer];
+  if (e.kind === 'batch' && 'prob' in e) return [e.prob, e.empirical, e.pairs].filter((a) => a !== null).map((a) => a!.buffer as ArrayBuffer);
+  if (e.kind === 'trace') return e.series.map((a) => a.buffer as ArrayBuffer);
+  return [];
+}
+
+/** Worker side: runs the job's chains on `engine`, posting each chain's events as they happen. */
+export function runJob(engine: Engine, job: WorkerJob, post: (m: WorkerMessage) => void): void {
+  const model = fromData(job.model);
+  const o = job.opts;
+  // Progress: a step event's sweeps (discrete samplers) or transitions (continuous ones).
+  const length = (e: ChainEvent) => (e.kind !== 'step' ? 0 : 'sweeps' in e ? e.sweeps : e.iterations);
+  const event = (chain: number, e: ChainEvent) => post({ type: 'event', chain, event: e, done: length(e) });
+  switch (job.method) {
+    case 'gibbs': {
+      const sampler = new GibbsSampler(engine, model);
+      try {
+        gibbsChains(sampler, gibbsRun(o), job.chains, event);
+      } finally {
+        sampler.dispose();
+      }
+      break;
+    }
+    case 'blockgibbs': {
+      const rel = relaxationFor(engine, model, relaxationOptions(o));
+      post({ type: 'setup', diagnostics: relaxationDiagnostics(rel) });
+      const sampler = new BlockGibbsSampler(engine, rel);
+      try {
+        blockGibbsChains(sampler, blockGibbsRun(o), job.chains, event);
+      } finally {
+        sampler.dispose();
+      }
+      break;
+    }
+    case 'dhmc':
+    case 'mala': {
+      const rel = relaxationFor(engine, model, relaxationOptions(o));
+      post({ type: 'setup', diagnostics: relaxationDiagnostics(rel) });
+      const plan = continuousPlan(rel.form, o, continuousSpec(job.method, o));
+      const sampler = continuousSampler(engine, rel, plan);
+      try {
+        // Warm-up transitions are progress too (they carry no event until the warm-up ends).
+        continuousChains(sampler, plan, job.chains, event, undefined, (warmup, k) => {
+          if (warmup && k > 0) post({ type: 'event', chain: -1, event: null, done: k });
+        });
+      } finally {
+        sampler.dispose();
+      }
+      break;
+    }
+    default:
+      throw new ModelError(`runParallel: unknown method "${String(job.method)}"`);
+  }
+  post({ type: 'finished' });
+}
+
+/** A started worker, as the core sees it. */
+export interface WorkerHandle {
+  terminate(): void;
+}
+
+/** What a host provides: a default worker count and a way to start a worker on a job. */
+export interface ParallelHost {
+  defaultWorkers(): number;
+  /** Starts a worker on `job`; it reports through `onMessage`, and `onFailure` on a crash. */
+  start(job: WorkerJob, onMessage: (m: WorkerMessage) => void, onFailure: (e: unknown) => void): WorkerHandle;
+}
+
+/** How the parent folds the chains' events: one per method, shared with the single-thread runs. */
+interface Combiner {
+  add(e: ChainEvent): void;
+  result(seconds: number, partial: boolean, setup: InferenceResult['diagnostics'], extra: InferenceResult['diagnostics']): InferenceResult;
+}
+
+function combiner(method: ParallelMethod, model: Model, o: ParallelOptions): { chains: number; samples: number; burnin: number; batchesPerChain: number; combine: () => Combiner } {
+  const form = toCanonical(model);
+  switch (method) {
+    case 'gibbs':
+    case 'blockgibbs': {
+      const run = method === 'gibbs' ? gibbsRun(o) : blockGibbsRun(o);
+      return {
+        ...run,
+        batchesPerChain: Math.min(run.batches, run.samples),
+        combine: () => {
+          const red = new DiscreteReducer(form.nBits, method === 'blockgibbs');
+          return {
+            add: (e) => red.add(e as DiscreteEvent),
+            result: (seconds, partial, setup, extra) =>
+              method === 'gibbs' ? gibbsResult(form, red, run, seconds, partial, extra) : blockGibbsResult(form, red, run, seconds, seconds, partial, { ...setup, ...extra }),
+          };
+        },
+      };
+    }
+    case 'dhmc':
+    case 'mala': {
+      const plan: ContinuousPlan = continuousPlan(form, o, continuousSpec(method, o));
+      return {
+        chains: plan.chains,
+        samples: plan.samples,
+        burnin: plan.burnin,
+        batchesPerChain: plan.nBatches,
+        combine: () => {
+          const red = new ContinuousReducer(form, plan);
+          return {
+            add: (e) => red.add(e as ContinuousEvent),
+            // As infer() reports these methods: the sampler's diagnostics, then the relaxation's.
+            result: (seconds, partial, setup, extra) => {
+              const r = red.result(seconds, seconds, partial, extra);
+              return { ...r, diagnostics: { ...r.diagnostics, ...setup } };
+            },
+          };
+        },
+      };
+    }
+    default:
+      throw new ModelError(`runParallel runs the chain samplers ${PARALLEL_METHODS.join(', ')}; got "${String(method)}" (exact, mf and mfrp have no independent chains to split)`);
+  }
+}
+
+/**
+ * Runs `chains` independent chains of `method` on `workers` workers started by `host`; chain c runs
+ * in worker c mod workers. Same result as the method's single-thread run (infer) for the same
+ * options. With `signal`, an abort terminates the workers and resolves with the batches completed so
+ * far (partial: true); it rejects if no batch had completed.
+ */
+export async function runParallelOn(host: ParallelHost, model: Model, opts: ParallelOptions = {}): Promise<InferenceResult> {
+  const method = opts.method ?? 'gibbs';
+  // Validates the model and the options on this thread, before any worker starts.
+  const plan = combiner(method, model, opts);
+  const workers = Math.min(plan.chains, opts.workers ?? Math.max(1, host.defaultWorkers()));
+  checkCount('workers', workers, 1);
+  const { signal, onProgress, workers: _w, ...jobOpts } = opts;
+  const data = modelData(model);
+
+  const t0 = performance.now();
+  const events: ChainEvent[][] = Array.from({ length: plan.chains }, () => []);
+  let setup: InferenceResult['diagnostics'] = {};
+  const total = plan.chains * (plan.samples + plan.burnin);
+  let done = 0;
+  let partial = false;
+  const handles: WorkerHandle[] = [];
+
+  await new Promise<void>((resolve, reject) => {
+    let finished = 0;
+    let settled = false;
+    const settle = (err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      for (const h of handles) h.terminate();
+      if (err) reject(err);
+      else resolve();
+    };
+    const onAbort = () => {
+      partial = true;
+      settle();
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    for (let w = 0; w < workers && !settled; w++) {
+      const mine: number[] = [];
+      for (let c = w; c < plan.chains; c += workers) mine.push(c);
+      const job: WorkerJob = { method, model: data, opts: jobOpts, chains: mine, wasm: null };
+      const onMessage = (msg: WorkerMessage) => {
+        if (settled) return;
+        switch (msg.type) {
+          case 'setup':
+            if (w === 0) setup = msg.diagnostics;
+            break;
+          case 'event':
+            if (msg.event) events[msg.chain].push(msg.event);
+            if (msg.done > 0) {
+              done += msg.done;
+              onProgress?.({ phase: method, done, total } satisfies Progress);
+            }
+            break;
+          case 'finished':
+            if (++finished === workers) settle();
+            break;
+          case 'error':
+            settle(msg.name === 'ModelError' ? new ModelError(msg.message) : new EngineError(`worker: ${msg.message}`));
+            break;
+        }
+      };
+      try {
+        handles.push(host.start(job, onMessage, (e) => settle(e instanceof Error ? e : new EngineError(`worker ${w}: ${String(e)}`))));
+      } catch (e) {
+        settle(e);
+      }
+    }
+  });
+
+  // Fold the chains' events in chain order, exactly as the single-thread run does.
+  const c = plan.combine();
+  for (const list of events) for (const e of list) c.add(e);
+  const completedChains = events.filter((list) => countBatches(list) === plan.batchesPerChain).length;
+  return c.result((performance.now() - t0) / 1000, partial, setup, { workers, completedChains });
+}
+
+function countBatches(list: ChainEvent[]): number {
+  let b = 0;
+  for (const e of list) if (e.kind === 'batch') b++;
+  return b;
+}

@@ -1,0 +1,75 @@
+// A relaxation (canonical form + diagonal d + factor M with M Mᵀ = W + D) copied into one engine's
+// memory, with the Factor and Relaxed headers the kernels read (assembly/factor.ts, relaxed.ts).
+import type { Arena, Engine } from '../core/engine.ts';
+import type { CanonicalForm } from '../core/canonical.ts';
+import { EngineError } from '../core/errors.ts';
+import { bindFFT, type FFTFactorData } from './fft-factor.ts';
+
+/** M as plain data: dense row-major n × m, or CSR rows (n rows, column indices < m). */
+export type FactorData =
+  | { kind: 'dense'; n: number; m: number; values: Float64Array }
+  | { kind: 'sparse'; n: number; m: number; rowPtr: Int32Array; col: Int32Array; values: Float64Array }
+  | FFTFactorData;
+
+export interface RelaxationData {
+  form: CanonicalForm;
+  /** The diagonal D added to W (per bit). */
+  d: Float64Array;
+  factor: FactorData;
+}
+
+const KIND_CODE = { dense: 0, sparse: 1 } as const;
+
+export class BoundRelaxation {
+  readonly arena: Arena;
+  readonly relaxed: number;
+  readonly factor: number;
+  /** f64 × nBits in WASM: π = p(s_i = 1 | x) after each density call. */
+  readonly prob: number;
+  readonly n: number;
+  readonly m: number;
+  private scratch: { x: number; g: number } | null = null;
+
+  constructor(readonly engine: Engine, readonly data: RelaxationData) {
+    const { form, d, factor } = data;
+    if (factor.n !== form.nBits) throw new EngineError(`factor has ${factor.n} rows for ${form.nBits} bits`);
+    const arena = (this.arena = engine.arena());
+    const k = engine.kernels;
+    this.n = form.nBits;
+    this.m = factor.m;
+    if (factor.kind === 'fft') {
+      this.factor = bindFFT(engine, arena, factor.shape, factor.sqrtSpectrum);
+    } else {
+      const data0 = arena.allocF64(factor.values);
+      const index0 = factor.kind === 'sparse' ? arena.allocI32(factor.rowPtr) : 0;
+      const index1 = factor.kind === 'sparse' ? arena.allocI32(factor.col) : 0;
+      this.factor = arena.alloc(k.factorBytes());
+      k.factorInit(this.factor, KIND_CODE[factor.kind], factor.n, factor.m, 0, data0, index0, index1, 0);
+    }
+    const bias = arena.allocF64(form.a.map((ai, i) => ai - 0.5 * d[i]));
+    const blockStart = arena.allocI32(form.blockStart);
+    const oneHot = arena.alloc(form.n);
+    new Uint8Array(k.memory.buffer, oneHot, form.n).set(form.oneHot);
+    const u = arena.allocF64(form.nBits);
+    this.prob = arena.allocF64(form.nBits);
+    this.relaxed = arena.alloc(k.relaxedBytes());
+    const allFree = form.oneHot.every((x) => x === 0) ? 1 : 0;
+    k.relaxedInit(this.relaxed, form.n, form.nBits, factor.m, allFree, blockStart, oneHot, bias, this.factor, u, this.prob);
+  }
+
+  /** log p(x) up to its constant, and ∇ log p(x), π (copied out). For tests and diagnostics. */
+  logDensity(x: ArrayLike<number>): { logp: number; grad: Float64Array; prob: Float64Array } {
+    if (x.length !== this.m) throw new EngineError(`x has ${x.length} entries, expected ${this.m}`);
+    const a = this.arena;
+    // Scratch x and gradient, allocated on first use and reused (arena memory is freed only on dispose).
+    this.scratch ??= { x: a.allocF64(this.m), g: a.allocF64(this.m) };
+    const { x: xp, g: gp } = this.scratch;
+    a.f64(xp, this.m).set(x);
+    const logp = this.engine.call('relaxed log density', (k) => k.relaxedLogp(this.relaxed, xp, gp));
+    return { logp, grad: a.readF64(gp, this.m), prob: a.readF64(this.prob, this.n) };
+  }
+
+  dispose(): void {
+    this.arena.dispose();
+  }
+}

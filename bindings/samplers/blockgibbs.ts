@@ -1,0 +1,170 @@
+// Block Gibbs on the joint p(x, s) of the Gaussian integral trick (Martens & Sutskever 2010): every
+// s_i is drawn in parallel given x, and x in one Gaussian draw given s. The sweeps run in WASM
+// (assembly/blockgibbs.ts); this file builds the relaxation, owns chain memory and seeding, and
+// aggregates the Rao–Blackwellised marginals E[π(x)] with batch means.
+//
+// Sampler shape (DESIGN.md §3): init(seed, chain) → state; step(state, sweeps, acc?) → info.
+
+import type { Engine } from '../core/engine.ts';
+import type { Model } from '../core/model.ts';
+import { BoundRelaxation, type RelaxationData } from '../relax/relaxation-bound.ts';
+import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from '../relax/relaxation.ts';
+import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
+import type { CanonicalForm } from '../core/canonical.ts';
+import type { InferenceResult } from '../core/result.ts';
+import { EngineError } from '../core/errors.ts';
+import { seedWords } from '../core/seed.ts';
+import { GIBBS_DEFAULTS, gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
+
+/** Tag of the block Gibbs sampler's stream within a chain (Gibbs on p(s) uses 1). */
+const BLOCK_GIBBS_STREAM = 3;
+
+export interface BlockGibbsState {
+  /** Address of the chain's state in WASM memory: generator stream, x (f64 × m), s (f64 × bits). */
+  readonly ptr: number;
+  readonly chain: number;
+}
+
+export interface BlockGibbsInfo {
+  sweeps: number;
+  /** Fraction of variable draws (of s) that changed the variable's state. */
+  changeRate: number;
+}
+
+export class BlockGibbsSampler {
+  /** What the sampler runs on: form, d and any factor (dense, sparse, or the FFT factor). */
+  readonly relaxation: RelaxationData;
+  private readonly bound: BoundRelaxation;
+  private readonly stateBytes: number;
+  private readonly xOffset: number;
+
+  /** From a model (the relaxation is built with `opts`) or from relaxation data already built. */
+  constructor(readonly engine: Engine, source: Model | RelaxationData, opts: RelaxationOptions = {}) {
+    this.relaxation = 'factor' in source && 'form' in source ? source : buildRelaxation(source, opts);
+    this.bound = new BoundRelaxation(engine, this.relaxation);
+    this.stateBytes = engine.kernels.blockGibbsStateBytes(this.bound.relaxed);
+    this.xOffset = engine.kernels.blockGibbsXOffset();
+  }
+
+  get form() {
+    return this.relaxation.form;
+  }
+
+  /** Dimension of x. */
+  get m(): number {
+    return this.bound.m;
+  }
+
+  private header(): number {
+    if (this.bound.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
+    return this.bound.relaxed;
+  }
+
+  /** A chain's state: s uniform over valid configurations, x ~ p(x | s), from the stream (seed, chain). */
+  init(seed: number, chain: number): BlockGibbsState {
+    const header = this.header();
+    const ptr = this.bound.arena.alloc(this.stateBytes);
+    const [lo, hi] = seedWords(seed);
+    this.engine.call('block gibbs init', (k) => {
+      k.rngSeed(ptr, lo, hi, chain, BLOCK_GIBBS_STREAM);
+      k.blockGibbsInit(header, ptr);
+    });
+    return { ptr, chain };
+  }
+
+  /** Runs `sweeps` sweeps; with `acc` (f64 per bit) adds π(x) = p(s = 1 | x) into it once per sweep. */
+  step(state: BlockGibbsState, sweeps: number, acc = 0): BlockGibbsInfo {
+    const header = this.header();
+    const changed = this.engine.call('block gibbs step', (k) => k.blockGibbsStep(header, state.ptr, sweeps, acc));
+    return { sweeps, changeRate: changed / Math.max(1, sweeps * this.form.n) };
+  }
+
+  /** The chain's current x (copied). */
+  position(state: BlockGibbsState): Float64Array {
+    this.header();
+    return this.bound.arena.readF64(state.ptr + this.xOffset, this.m);
+  }
+
+  /** The chain's current s as user states. */
+  configuration(state: BlockGibbsState): Int32Array {
+    this.header();
+    const f = this.form;
+    const s = this.bound.arena.readF64(state.ptr + this.xOffset + 8 * this.m, f.nBits);
+    const x = new Int32Array(f.n);
+    for (let v = 0; v < f.n; v++) {
+      const b = f.blockStart[v];
+      if (!f.oneHot[v]) x[v] = s[b];
+      else for (let k = 0; k < f.card[v]; k++) if (s[b + k]) x[v] = k;
+    }
+    return x;
+  }
+
+  /** A zeroed f64-per-bit accumulator in this sampler's memory. */
+  accumulator(): number {
+    this.header();
+    return this.bound.arena.alloc(this.form.nBits * 8);
+  }
+
+  readAndClear(acc: number): Float64Array {
+    const view = this.bound.arena.f64(acc, this.form.nBits);
+    const out = view.slice();
+    view.fill(0);
+    return out;
+  }
+
+  dispose(): void {
+    this.bound.dispose();
+  }
+}
+
+export interface BlockGibbsOptions extends GibbsOptions, RelaxationOptions {}
+
+/** Block Gibbs runs like Gibbs: the same options (kept sweeps, burn-in, batches), defaults and checks. */
+export const BLOCK_GIBBS_DEFAULTS = GIBBS_DEFAULTS;
+export type BlockGibbsRun = GibbsRun;
+export const blockGibbsRun: (opts: BlockGibbsOptions) => BlockGibbsRun = gibbsRun;
+
+/** Runs the given chains of a run, reporting their events (runBlockGibbs, or a worker's share). */
+export function blockGibbsChains(sampler: BlockGibbsSampler, run: BlockGibbsRun, chains: Iterable<number>, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
+  // Keep each WASM call near 2·10⁶ multiply-adds of the factor for progress and cancellation.
+  const f = sampler.relaxation.factor;
+  const perSweep = 2 * Math.max(1, f.kind === 'dense' ? f.n * f.m : f.kind === 'sparse' ? f.values.length : 10 * f.m * Math.log2(f.m + 1)) + sampler.form.nBits * 8;
+  const chunk = Math.max(1, Math.floor(2e6 / perSweep));
+  return emitChains(sampler, { ...run, chains, chunk, signal }, emit);
+}
+
+/** The result of a run from its reduced events (chains in order); `sampling`: seconds spent sampling. */
+export function blockGibbsResult(form: CanonicalForm, red: DiscreteReducer, run: BlockGibbsRun, seconds: number, sampling: number, partial: boolean, extra: InferenceResult['diagnostics']): InferenceResult {
+  if (red.stats.batches === 0) throw new EngineError('block Gibbs was cancelled before the first batch completed: no estimate');
+  return batchMeansResult(
+    'blockgibbs',
+    form,
+    red.stats,
+    run,
+    // Sampling only (setup excluded: see setupSeconds).
+    { changeRate: red.changeRate, sweepsPerSecond: red.done / Math.max(1e-9, sampling), ...extra },
+    seconds,
+    partial,
+  );
+}
+
+/** Runs independent block Gibbs chains; node marginals (Rao–Blackwellised) with batch-means errors. */
+export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: BlockGibbsOptions = {}): InferenceResult {
+  const run = blockGibbsRun(opts);
+  const t0 = performance.now();
+  const rel: Relaxation = 'form' in model ? model : buildRelaxation(model, { shift: opts.shift, margin: opts.margin, factor: opts.factor });
+  const sampler = new BlockGibbsSampler(engine, rel);
+  try {
+    const red = new DiscreteReducer(rel.form.nBits, true);
+    const total = run.chains * (run.samples + run.burnin);
+    const tSample = performance.now();
+    const finished = blockGibbsChains(sampler, run, range(run.chains), (_c, e) => {
+      red.add(e);
+      if (e.kind === 'step') opts.onProgress?.({ phase: 'blockgibbs', done: red.done, total });
+    }, opts.signal);
+    const sampling = (performance.now() - tSample) / 1000;
+    return blockGibbsResult(rel.form, red, run, (performance.now() - t0) / 1000, sampling, !finished, relaxationDiagnostics(rel));
+  } finally {
+    sampler.dispose();
+  }
+}

@@ -1,0 +1,166 @@
+// The chain driver shared by the discrete-marginal samplers (Gibbs, block Gibbs, and Gibbs in
+// workers): chains one after another from their own (seed, chain) streams, burn-in, then batches
+// of sweeps whose per-bit sums feed BatchMeans; WASM calls are chunked so progress and
+// cancellation stay responsive.
+import type { CanonicalForm } from '../core/canonical.ts';
+import { bitsToMarginals } from '../core/canonical.ts';
+import { BatchMeans, splitEvenly } from './estimators.ts';
+import type { InferenceResult } from '../core/result.ts';
+
+/** What the driver needs of a sampler: the shape init → state, step(state, sweeps, acc) → info. */
+export interface BatchSampler<S> {
+  init(seed: number, chain: number): S;
+  step(state: S, sweeps: number, acc: number): { changeRate: number };
+  accumulator(): number;
+  readAndClear(acc: number): Float64Array;
+}
+
+export interface ChainSchedule {
+  seed: number;
+  chains: Iterable<number>;
+  samples: number;
+  burnin: number;
+  batches: number;
+  /** Sweeps per WASM call at most. */
+  chunk: number;
+  signal?: AbortSignal;
+}
+
+export interface ChainEvents {
+  /** After every WASM call. */
+  onStep?(chain: number, sweeps: number, changeRate: number): void;
+  onBurnin?(chain: number): void;
+  /** After every batch: per-bit sums of the accumulated probabilities over `length` sweeps. */
+  onBatch?(chain: number, sums: Float64Array, length: number): void;
+}
+
+/** Runs the schedule; returns false when the signal cancelled it (batches so far were reported). */
+export function driveChains<S>(sampler: BatchSampler<S>, s: ChainSchedule, events: ChainEvents): boolean {
+  const acc = sampler.accumulator();
+  const advance = (chain: number, state: S, sweeps: number, into: number): boolean => {
+    for (let left = sweeps; left > 0; ) {
+      if (s.signal?.aborted) return false;
+      const m = Math.min(s.chunk, left);
+      const info = sampler.step(state, m, into);
+      left -= m;
+      events.onStep?.(chain, m, info.changeRate);
+    }
+    return true;
+  };
+  for (const c of s.chains) {
+    const state = sampler.init(s.seed, c);
+    if (!advance(c, state, s.burnin, 0)) return false;
+    events.onBurnin?.(c);
+    for (const len of splitEvenly(s.samples, Math.min(s.batches, s.samples))) {
+      if (!advance(c, state, len, acc)) return false;
+      events.onBatch?.(c, sampler.readAndClear(acc), len);
+    }
+  }
+  return true;
+}
+
+/**
+ * What one chain of a batch-means sampler produced, in order. A run is the events of chain 0, then
+ * chain 1, …; feeding them to a DiscreteReducer in that order gives the run's estimates whether the
+ * chains ran here one after another or in workers (runParallel), so both give the same bits.
+ */
+export type DiscreteEvent =
+  | { kind: 'step'; sweeps: number; changeRate: number }
+  | { kind: 'batch'; sums: Float64Array; length: number };
+
+/** Runs driveChains and reports each chain's events through `emit` as they happen. */
+export function emitChains<S>(sampler: BatchSampler<S>, s: ChainSchedule, emit: (chain: number, e: DiscreteEvent) => void): boolean {
+  return driveChains(sampler, s, {
+    onStep: (chain, sweeps, changeRate) => emit(chain, { kind: 'step', sweeps, changeRate }),
+    onBatch: (chain, sums, length) => emit(chain, { kind: 'batch', sums, length }),
+  });
+}
+
+/**
+ * Folds chain events into batch means and the change rate: per WASM call (Gibbs) or weighted by
+ * sweeps (block Gibbs), as each method has always reported it.
+ */
+export class DiscreteReducer {
+  readonly stats: BatchMeans;
+  private changeSum = 0;
+  private changeWeight = 0;
+  /** Sweeps run, burn-in included. */
+  done = 0;
+
+  constructor(nBits: number, private readonly weightBySweeps: boolean) {
+    this.stats = new BatchMeans(nBits);
+  }
+
+  add(e: DiscreteEvent): void {
+    if (e.kind === 'batch') {
+      this.stats.addBatch(e.sums, e.length);
+      return;
+    }
+    this.changeSum += this.weightBySweeps ? e.changeRate * e.sweeps : e.changeRate;
+    this.changeWeight += this.weightBySweeps ? e.sweeps : 1;
+    this.done += e.sweeps;
+  }
+
+  get changeRate(): number {
+    return this.changeSum / Math.max(1, this.changeWeight);
+  }
+}
+
+/** User-facing marginals and their standard errors from per-bit batch means. */
+export function bitMarginals(form: CanonicalForm, stats: BatchMeans): { marginals: Float64Array[]; marginalStdErr: Float64Array[]; maxStdErr: number | null } {
+  const se = stats.stdErr();
+  const marginals = bitsToMarginals(form, stats.mean());
+  // A free bit's two states share one error; bitsToMarginals would give [1 − se, se].
+  const marginalStdErr = bitsToMarginals(form, se).map((row, v) => (form.oneHot[v] ? row : Float64Array.of(row[1], row[1])));
+  let maxSE = 0;
+  for (const x of se) maxSE = Math.max(maxSE, x);
+  return { marginals, marginalStdErr, maxStdErr: Number.isFinite(maxSE) ? maxSE : null };
+}
+
+/** 0, 1, …, n − 1. */
+export function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+export interface ChainRunFacts {
+  seed: number;
+  chains: number;
+  samples: number;
+  burnin: number;
+  batches: number;
+}
+
+/**
+ * The InferenceResult of a batch-means sampler: marginals with standard errors and the diagnostics
+ * every such sampler reports, plus the method's own.
+ */
+export function batchMeansResult(
+  method: string,
+  form: CanonicalForm,
+  stats: BatchMeans,
+  run: ChainRunFacts,
+  diagnostics: InferenceResult['diagnostics'],
+  seconds: number,
+  partial: boolean,
+): InferenceResult {
+  const { marginals, marginalStdErr, maxStdErr } = bitMarginals(form, stats);
+  return {
+    method,
+    logZ: null,
+    logZStdErr: null,
+    logZKind: null,
+    marginals,
+    marginalStdErr,
+    diagnostics: {
+      chains: run.chains,
+      samplesPerChain: run.samples,
+      burnin: run.burnin,
+      batchesPerChain: Math.min(run.batches, run.samples),
+      maxStdErr,
+      seed: run.seed,
+      ...diagnostics,
+    },
+    seconds,
+    partial,
+  };
+}

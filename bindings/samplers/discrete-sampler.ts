@@ -1,0 +1,101 @@
+// What the samplers on the discrete model share (single-site Gibbs, tree-block Gibbs): the model
+// bound into engine memory, and a chain's state there — its generator stream, then one byte per bit of
+// the canonical form — which init draws uniformly and configuration / setConfiguration read and
+// write as user states. Each subclass adds its step(state, sweeps, acc?) → info.
+
+import type { Engine } from '../core/engine.ts';
+import type { Model } from '../core/model.ts';
+import { toCanonical, type CanonicalForm } from '../core/canonical.ts';
+import { BoundModel } from '../core/bound.ts';
+import { EngineError, ModelError } from '../core/errors.ts';
+import { seedWords } from '../core/seed.ts';
+
+export interface DiscreteChainState {
+  /** Address of the chain's state in WASM memory: generator stream, then one byte per bit. */
+  readonly ptr: number;
+  readonly chain: number;
+}
+
+export interface DiscreteStepInfo {
+  sweeps: number;
+  /** Fraction of variable updates that changed the variable's state. */
+  changeRate: number;
+}
+
+export abstract class DiscreteChainSampler {
+  protected readonly bound: BoundModel;
+
+  /** `stream`: the sampler's tag within a chain, so different samplers never share draws. */
+  constructor(readonly engine: Engine, model: Model, private readonly stream: number, private readonly label: string) {
+    this.bound = new BoundModel(engine, toCanonical(model));
+  }
+
+  get form(): CanonicalForm {
+    return this.bound.form;
+  }
+
+  /** The header address, after checking this sampler still owns its memory. */
+  protected header(): number {
+    if (this.bound.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
+    return this.bound.header;
+  }
+
+  /** A chain's state, drawn uniformly at random from its own stream (seed, chain). */
+  init(seed: number, chain: number): DiscreteChainState {
+    const header = this.header();
+    const ptr = this.bound.arena.alloc(this.engine.kernels.gibbsStateBytes(header));
+    const [lo, hi] = seedWords(seed);
+    this.engine.call(`${this.label} init`, (k) => {
+      k.rngSeed(ptr, lo, hi, chain, this.stream);
+      k.gibbsInit(header, ptr);
+    });
+    return { ptr, chain };
+  }
+
+  private bits(state: DiscreteChainState): Uint8Array {
+    this.header();
+    return new Uint8Array(this.engine.kernels.memory.buffer, state.ptr + this.engine.kernels.rngStateBytes(), this.form.nBits);
+  }
+
+  /** Sets a chain's configuration (user states). */
+  setConfiguration(state: DiscreteChainState, x: ArrayLike<number>): void {
+    const f = this.form;
+    if (x.length !== f.n) throw new ModelError(`a configuration has ${f.n} states, got ${x.length}`);
+    for (let v = 0; v < f.n; v++) if (!(Number.isInteger(x[v]) && x[v] >= 0 && x[v] < f.card[v])) throw new ModelError(`state ${x[v]} of variable ${v} out of range`);
+    const s = this.bits(state);
+    s.fill(0);
+    for (let v = 0; v < f.n; v++) {
+      if (f.oneHot[v]) s[f.blockStart[v] + x[v]] = 1;
+      else s[f.blockStart[v]] = x[v];
+    }
+  }
+
+  /** Current configuration of a chain, as user states. */
+  configuration(state: DiscreteChainState): Int32Array {
+    const f = this.form;
+    const s = this.bits(state);
+    const x = new Int32Array(f.n);
+    for (let v = 0; v < f.n; v++) {
+      const b = f.blockStart[v];
+      if (!f.oneHot[v]) x[v] = s[b];
+      else for (let k = 0; k < f.card[v]; k++) if (s[b + k]) x[v] = k;
+    }
+    return x;
+  }
+
+  /** A zeroed f64-per-bit accumulator in this sampler's memory. */
+  accumulator(): number {
+    return this.bound.arena.alloc(this.form.nBits * 8);
+  }
+
+  readAndClear(acc: number): Float64Array {
+    const view = this.bound.arena.f64(acc, this.form.nBits);
+    const out = view.slice();
+    view.fill(0);
+    return out;
+  }
+
+  dispose(): void {
+    this.bound.dispose();
+  }
+}

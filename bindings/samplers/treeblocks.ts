@@ -1,0 +1,267 @@
+// Tree blocks for blocked Gibbs (Hamze & de Freitas 2004, "From fields to trees"): a partition of
+// the model's variables into blocks each of which induces a forest in the interaction graph, so a
+// block can be redrawn jointly and exactly from its conditional given the rest by forward
+// filtering / backward sampling (assembly/treegibbs.ts).
+//
+// The partition: greedy first-fit colouring into induced forests (a vertex joins the first block in
+// which its already-placed neighbours lie in distinct trees — checked with one union–find per block,
+// so adding it closes no cycle), tried over a few vertex orders (natural, reversed, breadth-first
+// from a vertex of least degree, and a column snake when n is a square); the partition with the
+// fewest blocks wins, then the one with the largest trees (Σ tree size², the expected size of the
+// tree a variable is redrawn with): fewer, larger trees move more variables jointly. Two blocks are
+// the least any graph with a cycle needs, and the greedy reaches two on open and periodic 10×10
+// grids and on 32×32 and 6×6×6 tori (test/treegibbs.test.ts prints the partitions): one tree over
+// about 2/3 of the sites — on a 4-regular graph no induced forest is larger, since one on k sites
+// sends at least 2k + 2 edges to the other n − k sites, which take at most 4(n − k) — and
+// isolated sites and short paths. Hamze & de Freitas's two interleaved combs (open grids) can be
+// given with partitionFromBlocks.
+
+import type { CanonicalForm } from '../core/canonical.ts';
+import { ModelError } from '../core/errors.ts';
+
+export interface TreePartition {
+  /** Number of user variables. */
+  readonly n: number;
+  /** Each block's variables in breadth-first order of its trees (every parent before its children). */
+  readonly blocks: Int32Array[];
+  /** Tree parent of each variable within its block, −1 at a root. */
+  readonly parent: Int32Array;
+  /** Block of each variable. */
+  readonly block: Int32Array;
+  /** Trees (connected components) per block. */
+  readonly trees: number[];
+  /** Name of the vertex order that produced the partition. */
+  readonly order: string;
+}
+
+/** Adjacency lists of the user variables: v ~ w when W couples any bit of v with any bit of w. */
+export function interactionGraph(form: CanonicalForm): Int32Array[] {
+  const varOf = new Int32Array(form.nBits);
+  for (let v = 0; v < form.n; v++) for (let b = form.blockStart[v]; b < form.blockStart[v + 1]; b++) varOf[b] = v;
+  const adj: Set<number>[] = Array.from({ length: form.n }, () => new Set<number>());
+  for (let p = 0; p < form.nBits; p++) {
+    for (let k = form.rowPtr[p]; k < form.rowPtr[p + 1]; k++) {
+      const v = varOf[p], w = varOf[form.col[k]];
+      if (v !== w) adj[v].add(w);
+    }
+  }
+  return adj.map((s) => Int32Array.from([...s].sort((x, y) => x - y)));
+}
+
+class UnionFind {
+  private readonly up: Int32Array;
+  constructor(n: number) {
+    this.up = Int32Array.from({ length: n }, (_, i) => i);
+  }
+  find(x: number): number {
+    const up = this.up;
+    while (up[x] !== x) {
+      up[x] = up[up[x]];
+      x = up[x];
+    }
+    return x;
+  }
+  union(x: number, y: number): void {
+    this.up[this.find(x)] = this.find(y);
+  }
+}
+
+/** First-fit colouring of the vertices, in `order`, into induced forests. Returns the block of each vertex. */
+function greedyForests(adj: Int32Array[], order: ArrayLike<number>): Int32Array {
+  const n = adj.length;
+  const block = new Int32Array(n).fill(-1);
+  const forests: UnionFind[] = [];
+  const roots = new Set<number>();
+  for (let t = 0; t < order.length; t++) {
+    const v = order[t];
+    let b = 0;
+    for (; ; b++) {
+      if (b === forests.length) forests.push(new UnionFind(n));
+      const uf = forests[b];
+      roots.clear();
+      let ok = true;
+      for (const w of adj[v]) {
+        if (block[w] !== b) continue;
+        const r = uf.find(w);
+        if (roots.has(r)) {
+          ok = false; // two neighbours in one tree of block b: v would close a cycle
+          break;
+        }
+        roots.add(r);
+      }
+      if (ok) break;
+    }
+    block[v] = b;
+    for (const w of adj[v]) if (block[w] === b) forests[b].union(v, w);
+  }
+  return block;
+}
+
+/** Breadth-first orders and parents of each block's trees (the induced subgraphs are forests). */
+function orient(adj: Int32Array[], block: Int32Array, nBlocks: number, order: string): TreePartition {
+  const n = adj.length;
+  const parent = new Int32Array(n).fill(-1);
+  const seen = new Uint8Array(n);
+  const lists: number[][] = Array.from({ length: nBlocks }, () => []);
+  const trees = new Array<number>(nBlocks).fill(0);
+  for (let r = 0; r < n; r++) {
+    if (seen[r]) continue;
+    const b = block[r], list = lists[b];
+    trees[b]++;
+    seen[r] = 1;
+    let head = list.length;
+    list.push(r);
+    while (head < list.length) {
+      const v = list[head++];
+      for (const w of adj[v]) {
+        if (block[w] !== b || seen[w]) continue;
+        seen[w] = 1;
+        parent[w] = v;
+        list.push(w);
+      }
+    }
+  }
+  return { n, blocks: lists.map((l) => Int32Array.from(l)), parent, block, trees, order };
+}
+
+/** Vertex orders tried by treePartition. */
+function candidateOrders(adj: Int32Array[]): [string, Int32Array][] {
+  const n = adj.length;
+  const natural = Int32Array.from({ length: n }, (_, i) => i);
+  const out: [string, Int32Array][] = [['natural', natural], ['reverse', natural.slice().reverse()]];
+  // Column snake of a row-major √n × √n layout (a plain order on any graph; on grids numbered
+  // row-major it walks columns, and first-fit then builds combs).
+  const L = Math.round(Math.sqrt(n));
+  if (L * L === n && L > 1) {
+    const snake = new Int32Array(n);
+    let t = 0;
+    for (let c = 0; c < L; c++) for (let r = 0; r < L; r++) snake[t++] = (c % 2 === 0 ? r : L - 1 - r) * L + c;
+    out.push(['column-snake', snake]);
+  }
+  // Breadth-first from a vertex of least degree (components in turn).
+  const bfs = new Int32Array(n);
+  const seen = new Uint8Array(n);
+  const byDegree = Array.from(natural).sort((x, y) => adj[x].length - adj[y].length || x - y);
+  let t = 0;
+  for (const s of byDegree) {
+    if (seen[s]) continue;
+    seen[s] = 1;
+    let head = t;
+    bfs[t++] = s;
+    while (head < t) {
+      const v = bfs[head++];
+      for (const w of adj[v]) if (!seen[w]) {
+        seen[w] = 1;
+        bfs[t++] = w;
+      }
+    }
+  }
+  out.push(['breadth-first', bfs]);
+  return out;
+}
+
+/** Σ over trees of size²: larger when variables are redrawn in larger joint groups. */
+function treeScore(p: TreePartition, adj: Int32Array[]): number {
+  // Tree sizes from the breadth-first lists: a root starts a new tree.
+  let score = 0;
+  for (const list of p.blocks) {
+    let size = 0;
+    for (const v of list) {
+      if (p.parent[v] < 0) {
+        score += size * size;
+        size = 0;
+      }
+      size++;
+    }
+    score += size * size;
+  }
+  void adj;
+  return score;
+}
+
+/** The tree-block partition of a canonical form's variables (see the file comment). */
+export function treePartition(form: CanonicalForm): TreePartition {
+  const adj = interactionGraph(form);
+  let best: TreePartition | null = null, bestScore = -1;
+  for (const [name, order] of candidateOrders(adj)) {
+    const block = greedyForests(adj, order);
+    let nBlocks = 0;
+    for (const b of block) nBlocks = Math.max(nBlocks, b + 1);
+    const p = orient(adj, block, nBlocks, name);
+    const score = treeScore(p, adj);
+    if (!best || p.blocks.length < best.blocks.length || (p.blocks.length === best.blocks.length && score > bestScore)) {
+      best = p;
+      bestScore = score;
+    }
+  }
+  return best!;
+}
+
+/**
+ * A partition from a given block of each variable (blocks numbered 0 … B−1, each used); throws a
+ * ModelError unless every block induces a forest.
+ */
+export function partitionFromBlocks(form: CanonicalForm, block: ArrayLike<number>, name = 'given'): TreePartition {
+  const adj = interactionGraph(form);
+  const n = form.n;
+  if (block.length !== n) throw new ModelError(`tree partition: ${block.length} block numbers for ${n} variables`);
+  let nBlocks = 0;
+  for (let v = 0; v < n; v++) {
+    if (!(Number.isInteger(block[v]) && block[v] >= 0 && block[v] < n)) throw new ModelError(`tree partition: bad block number ${block[v]} of variable ${v} (expected 0 … ${n - 1})`);
+    nBlocks = Math.max(nBlocks, block[v] + 1);
+  }
+  const b = Int32Array.from(block);
+  const uf = new UnionFind(n);
+  for (let v = 0; v < n; v++) {
+    for (const w of adj[v]) {
+      if (w <= v || b[w] !== b[v]) continue;
+      if (uf.find(v) === uf.find(w)) throw new ModelError(`tree partition: block ${b[v]} has a cycle through variables ${v} and ${w}`);
+      uf.union(v, w);
+    }
+  }
+  const p = orient(adj, b, nBlocks, name);
+  p.blocks.forEach((l, i) => {
+    if (l.length === 0) throw new ModelError(`tree partition: block ${i} is empty`);
+  });
+  return p;
+}
+
+/**
+ * Throws a ModelError unless `p` is a valid partition of the model's variables: every variable in
+ * exactly one block (and `block` saying which), each parent a neighbour in the same block listed
+ * before its child, and each block an induced forest whose tree edges are the parent links. The
+ * kernel trusts all of this (it indexes by it), so a partition a user built is checked before use.
+ */
+export function validatePartition(form: CanonicalForm, p: TreePartition): void {
+  const n = form.n;
+  const bad = (why: string): never => {
+    throw new ModelError(`tree partition: ${why}`);
+  };
+  if (p.n !== n || p.parent.length !== n || p.block.length !== n) bad(`it is over ${p.n} variables, the model has ${n}`);
+  if (p.trees.length !== p.blocks.length) bad(`${p.trees.length} tree counts for ${p.blocks.length} blocks`);
+  const adj = interactionGraph(form);
+  const pos = new Int32Array(n).fill(-1);
+  p.blocks.forEach((list, b) => {
+    if (list.length === 0) bad(`block ${b} is empty`);
+    list.forEach((v, i) => {
+      if (!(Number.isInteger(v) && v >= 0 && v < n)) bad(`block ${b} lists variable ${v}`);
+      if (pos[v] >= 0) bad(`variable ${v} is listed twice`);
+      if (p.block[v] !== b) bad(`variable ${v} is listed in block ${b} but block[${v}] = ${p.block[v]}`);
+      pos[v] = i;
+    });
+    let edges = 0, roots = 0;
+    for (const v of list) {
+      for (const w of adj[v]) if (w > v && p.block[w] === b) edges++;
+      const par = p.parent[v];
+      if (par === -1) roots++;
+      else if (!(Number.isInteger(par) && par >= 0 && par < n) || p.block[par] !== b || !adj[v].includes(par) || pos[par] < 0 || pos[par] >= pos[v]) {
+        bad(`the parent ${par} of variable ${v} is not a neighbour in its block listed before it`);
+      }
+    }
+    if (roots !== p.trees[b]) bad(`block ${b} has ${roots} roots but ${p.trees[b]} trees`);
+    // With parent links from earlier to later variables, the links form a forest of `roots` trees;
+    // the block is an induced forest iff it has no other edges.
+    if (edges !== list.length - roots) bad(`block ${b} is not an induced forest (${edges} edges among ${list.length} variables in ${roots} trees)`);
+  });
+  for (let v = 0; v < n; v++) if (pos[v] < 0) bad(`variable ${v} is in no block`);
+}

@@ -1,0 +1,92 @@
+// Tree-block Gibbs on the discrete model (Hamze & de Freitas 2004): the blocks of
+// bindings/treeblocks.ts, each redrawn exactly given the rest by forward filtering / backward
+// sampling in WASM (assembly/treegibbs.ts). Used as AIS's transition (bindings/logz.ts) and as a
+// sampler of its own with the shape init(seed, chain) → state, step(state, sweeps, acc?) → info.
+
+import type { Engine } from '../core/engine.ts';
+import type { Model } from '../core/model.ts';
+import { BoundModel } from '../core/bound.ts';
+import { treePartition, validatePartition, type TreePartition } from './treeblocks.ts';
+import { ModelError } from '../core/errors.ts';
+import { checkCount } from '../core/options.ts';
+import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
+
+/** Tag of the tree-block sampler's stream within a chain. */
+const TREE_STREAM = 0x5442; // "TB"
+
+/**
+ * The partition copied into a bound model's arena: the header assembly/treegibbs.ts reads, and a
+ * work buffer of the size it needs. Edge tables index W's value array, so they serve any header
+ * sharing the model's structure (AIS's tempered copy).
+ */
+export class BoundTreeBlocks {
+  readonly header: number;
+  readonly work: number;
+
+  constructor(readonly bound: BoundModel, readonly partition: TreePartition) {
+    const form = bound.form;
+    const { arena, engine } = bound;
+    const n = form.n;
+    validatePartition(form, partition);
+    const stateStart = new Int32Array(n + 1);
+    let maxCard = 1;
+    for (let v = 0; v < n; v++) {
+      const K = form.oneHot[v] ? form.card[v] : 2;
+      stateStart[v + 1] = stateStart[v] + K;
+      maxCard = Math.max(maxCard, K);
+    }
+    // The bit of (v, k), or −1 for a free bit's state 0 (which sets no bit).
+    const bitOf = (v: number, k: number) => (form.oneHot[v] ? form.blockStart[v] + k : k === 1 ? form.blockStart[v] : -1);
+    const findEntry = (p: number, q: number) => {
+      if (p < 0 || q < 0) return -1;
+      for (let k = form.rowPtr[p]; k < form.rowPtr[p + 1]; k++) if (form.col[k] === q) return k;
+      return -1;
+    };
+    const pairOff = new Int32Array(n).fill(-1);
+    const pairIdx: number[] = [];
+    for (let v = 0; v < n; v++) {
+      const p = partition.parent[v];
+      if (p < 0) continue;
+      pairOff[v] = pairIdx.length;
+      const Kv = stateStart[v + 1] - stateStart[v], Kp = stateStart[p + 1] - stateStart[p];
+      for (let k = 0; k < Kv; k++) for (let l = 0; l < Kp; l++) pairIdx.push(findEntry(bitOf(v, k), bitOf(p, l)));
+    }
+    const blockPtr = new Int32Array(partition.blocks.length + 1);
+    const order = new Int32Array(n);
+    partition.blocks.forEach((b, i) => {
+      order.set(b, blockPtr[i]);
+      blockPtr[i + 1] = blockPtr[i] + b.length;
+    });
+    if (blockPtr[partition.blocks.length] !== n) throw new ModelError('tree partition does not cover every variable once');
+    const ptrs = [blockPtr, order, partition.parent, stateStart, pairOff, Int32Array.from(pairIdx.length ? pairIdx : [-1])].map((a) => arena.allocI32(a));
+    ptrs.push(arena.allocF64(n), arena.allocF64(n)); // the free-bit path's coupling cache
+    this.header = arena.alloc(engine.kernels.treeBlocksBytes());
+    engine.call('treeBlocksInit', (k) => k.treeBlocksInit(this.header, partition.blocks.length, stateStart[n], maxCard, ...ptrs));
+    this.work = arena.alloc(engine.kernels.treeWorkBytes(bound.header, this.header));
+    engine.kernels.treeRefresh(bound.header, this.header);
+  }
+}
+
+export type TreeGibbsState = DiscreteChainState;
+export type TreeGibbsInfo = DiscreteStepInfo;
+
+export class TreeGibbsSampler extends DiscreteChainSampler {
+  readonly tree: BoundTreeBlocks;
+
+  constructor(engine: Engine, model: Model, partition?: TreePartition) {
+    super(engine, model, TREE_STREAM, 'tree gibbs');
+    this.tree = new BoundTreeBlocks(this.bound, partition ?? treePartition(this.form));
+  }
+
+  get partition(): TreePartition {
+    return this.tree.partition;
+  }
+
+  /** Runs `sweeps` passes over the blocks; with `acc` (f64 per bit) adds every bit's value after each sweep. */
+  step(state: TreeGibbsState, sweeps: number, acc = 0): TreeGibbsInfo {
+    checkCount('sweeps', sweeps, 1);
+    const header = this.header();
+    const changed = this.engine.call('tree gibbs step', (k) => k.treeGibbsStep(header, this.tree.header, state.ptr, sweeps, acc, this.tree.work));
+    return { sweeps, changeRate: changed / (sweeps * this.form.n) };
+  }
+}
