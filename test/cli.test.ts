@@ -74,7 +74,7 @@ test('--out-format uai writes PR (log10 Z) and MAR', () => {
 test('bad input exits 2 with one line naming the problem, never a stack trace', () => {
   const cases: [string[], RegExp][] = [
     [['infer', join(tmp, 'missing.uai')], /missing\.uai.*(no such file|ENOENT)/],
-    [['infer', join(DATA, 'uai2014', 'Promedus_24.uai')], /Promedus_24\.uai.*factor 0 has arity 3/],
+    [['infer', uaiFile('dup.uai', 'MARKOV\n3\n2 2 2\n1\n3 0 1 0\n8\n1 1 1 1 1 1 1 1\n')], /dup\.uai.*factor 0.*variable 0 appears twice/],
     [['infer', uaiFile('trunc.uai', 'MARKOV\n2\n2 2\n1\n2 0 1\n4\n1 2 3')], /trunc\.uai.*(end of input|truncated)/i],
     [['infer', uaiFile('nan.uai', 'MARKOV\n1\n2\n1\n1 0\n2\n1 NaN\n')], /nan\.uai.*line 7/],
     [['infer', uaiFile('neg.uai', 'MARKOV\n1\n2\n1\n1 0\n2\n1 -1\n')], /neg\.uai.*negative/i],

@@ -128,6 +128,28 @@ const expectedShape: Record<string, [n: number, cardSum: number, edges: number]>
   'Segmentation_11.uai': [228, 456, 617],
 };
 
+const MORE_DIR = join(UAI_DIR, '..', 'uai2014-more');
+const moreFiles = readdirSync(MORE_DIR).filter((f) => f.endsWith('.uai')).sort();
+
+// Higher-order files (factors of arity up to 5, given in any scope order): every factor read,
+// table layout checked against the naive reader's product at random configurations.
+for (const [dir, name] of [[UAI_DIR, 'Promedus_24.uai'], ...moreFiles.map((f) => [MORE_DIR, f])]) {
+  test(`readUAI parses ${name} (factors of any arity)`, () => {
+    const text = readFileSync(join(dir, name), 'utf8');
+    const m = readUAI(text, name);
+    const naive = naiveUAI(text);
+    assert.deepEqual([...m.card], naive.card);
+    const distinct = new Set(naive.scopes.filter((s) => s.length > 0).map((s) => [...s].sort((a, b) => a - b).join(',')));
+    assert.equal(m.nFactors, distinct.size);
+    assert.equal(m.maxArity, Math.max(...naive.scopes.map((s) => s.length)));
+    const r = rng(m.n);
+    for (let s = 0; s < 50; s++) {
+      const x = Array.from(m.card, (k) => Math.floor(r() * k));
+      assertClose(m.logPotential(x), naive.logPotential(x), 1e-9, `${name} configuration ${s}`);
+    }
+  });
+}
+
 for (const name of uaiFiles) {
   if (name === 'Promedus_24.uai') continue;
   test(`readUAI parses ${name}`, () => {
@@ -153,13 +175,25 @@ for (const name of uaiFiles) {
   });
 }
 
-test('readUAI rejects Promedus_24 (arity-3 factors), naming the factor', () => {
-  const text = readFileSync(join(UAI_DIR, 'Promedus_24.uai'), 'utf8');
-  throwsFormat(
-    () => readUAI(text, 'Promedus_24.uai'),
-    'Promedus_24.uai (line 5, factor 0)',
-    'factor 0 has arity 3 (variables 199 21 78); only pairwise models are supported',
-  );
+test('readUAI: a BAYES network reads as its conditional probability tables; a 3-scope in any order', () => {
+  // p(a) p(b) p(c | a, b) with the scope of the last table written (c, a, b)… and as (a, b, c).
+  const pa = [0.3, 0.7], pb = [0.6, 0.4];
+  const pc = [0.9, 0.1, 0.5, 0.5, 0.2, 0.8, 0.25, 0.75]; // index (a, b, c), c fastest
+  const bayes = readUAI(`BAYES\n3\n2 2 2\n3\n1 0\n1 1\n3 0 1 2\n2\n${pa.join(' ')}\n2\n${pb.join(' ')}\n8\n${pc.join(' ')}\n`, 'net.uai');
+  // The same table listed for scope (2, 0, 1): index (c, a, b), b fastest.
+  const perm: number[] = [];
+  for (let c = 0; c < 2; c++) for (let a = 0; a < 2; a++) for (let b = 0; b < 2; b++) perm.push(pc[a * 4 + b * 2 + c]);
+  const markov = readUAI(`MARKOV\n3\n2 2 2\n3\n1 0\n1 1\n3 2 0 1\n2\n${pa.join(' ')}\n2\n${pb.join(' ')}\n8\n${perm.join(' ')}\n`, 'net.uai');
+  let total = 0;
+  for (let a = 0; a < 2; a++) for (let b = 0; b < 2; b++) for (let c = 0; c < 2; c++) {
+    const p = pa[a] * pb[b] * pc[a * 4 + b * 2 + c];
+    assertClose(Math.exp(bayes.logPotential([a, b, c])), p, 1e-15, `bayes ${a}${b}${c}`);
+    assertClose(Math.exp(markov.logPotential([a, b, c])), p, 1e-15, `markov ${a}${b}${c}`);
+    total += Math.exp(bayes.logPotential([a, b, c]));
+  }
+  assertClose(total, 1, 1e-12, 'a Bayesian network sums to 1');
+  assert.deepEqual([...bayes.scope(2)], [0, 1, 2]);
+  assert.throws(() => bayes.edges, /factor 2 has arity 3 \(variables 0 1 2\)/);
 });
 
 // Three variables (2, 3, 2 states), a constant, a unary, two factors on the pair {0, 1} given in
@@ -209,7 +243,7 @@ test('readUAI: small model matches the product of its factors at every configura
 test('readUAI: malformed input gives a FormatError naming the file and the line or factor', () => {
   const f = 'bad.uai';
   const head = 'MARKOV\n2\n2 3\n';
-  throwsFormat(() => readUAI('BAYES\n2\n2 2\n0\n', f), 'bad.uai (line 1)', "'BAYES'");
+  throwsFormat(() => readUAI('MRF\n2\n2 2\n0\n', f), 'bad.uai (line 1)', "network type 'MRF' is not supported: expected MARKOV or BAYES");
   throwsFormat(() => readUAI('', f), 'bad.uai (line 1)', 'empty file');
   throwsFormat(() => readUAI('MARKOV\n2\n2', f), 'bad.uai (line 3)', 'unexpected end of input: expected the cardinality of variable 1');
   throwsFormat(() => readUAI(head + '1\n1 0\n', f), 'bad.uai (line 6, factor 0)', 'unexpected end of input: expected the number of table entries');
@@ -223,11 +257,7 @@ test('readUAI: malformed input gives a FormatError naming the file and the line 
   throwsFormat(() => readUAI('MARKOV\n2\n-1 2\n0\n', f), 'bad.uai (line 3)', "variable 0 has cardinality '-1'");
   throwsFormat(() => readUAI(head + '1\n2 0 2\n', f), 'bad.uai (line 5, factor 0)', "a variable index must be an integer in 0…1, found '2'");
   throwsFormat(() => readUAI(head + '2\n1 0\n2 1 1\n', f), 'bad.uai (line 6, factor 1)', 'variable 1 appears twice');
-  throwsFormat(
-    () => readUAI('MARKOV\n3\n2 2 2\n2\n1 0\n3 0 1 2\n', f),
-    'bad.uai (line 6, factor 1)',
-    'factor 1 has arity 3 (variables 0 1 2); only pairwise models are supported',
-  );
+  throwsFormat(() => readUAI('MARKOV\n3\n2 2 2\n2\n1 0\n3 0 1 0\n', f), 'bad.uai (line 6, factor 1)', 'variable 0 appears twice in the scope');
   throwsFormat(() => readUAI(head + '1\n2 0 1\n5\n1 2 3 4 5\n', f), 'bad.uai (line 6, factor 0)', 'table has 5 entries; scope (0 1) needs 6');
   throwsFormat(() => readUAI(head + '1\n1 1\n3\n1 NaN 1\n', f), 'line 7, factor 0', "found 'NaN'");
   throwsFormat(() => readUAI(head + '1\n1 1\n3\n1 -0.5 1\n', f), 'line 7, factor 0', "table entry '-0.5' is not a finite non-negative number");
@@ -323,11 +353,11 @@ test('writeUAI → readUAI reproduces every log-potential', () => {
   }
 });
 
-test('writeUAI writes a MARKOV file with a factor per variable and per edge', () => {
+test('writeUAI writes a MARKOV file with a factor per factor (scopes in increasing order)', () => {
   const m = new ModelBuilder([2, 3]).addPairwise(1, 0, [0, 1, 2, 3, 4, 5]).build();
   const text = writeUAI(m);
   // The pairwise table is scaled to a largest entry of 1; its log-scale 5 becomes a constant factor.
-  assert.match(text, /^MARKOV\n2\n2 3\n4\n1 0\n1 1\n2 0 1\n0\n\n/);
+  assert.match(text, /^MARKOV\n2\n2 3\n2\n2 0 1\n0\n\n/);
   assert.ok(text.endsWith(`\n1\n${Math.exp(5)}\n`));
   assert.ok(!/NaN|Infinity/.test(text));
 });
@@ -405,7 +435,7 @@ test('readFG: malformed input gives a FormatError naming the file and the line o
   const f = 'bad.fg';
   throwsFormat(() => readFG('', f), 'bad.fg (line 1)', 'unexpected end of input: expected the number of factors');
   throwsFormat(() => readFG('1\n\n2\n0 1\n2 2\n4\n0 1\n1 1\n', f), 'bad.fg (line 9, factor 0)', 'unexpected end of input: expected an entry index');
-  throwsFormat(() => readFG('1\n3\n0 1 2\n2 2 2\n0\n', f), 'bad.fg (line 3, factor 0)', 'factor 0 has arity 3 (variables 0 1 2); only pairwise models are supported');
+  throwsFormat(() => readFG('1\n3\n0 1 0\n2 2 2\n0\n', f), 'bad.fg (line 3, factor 0)', 'variable 0 appears twice');
   throwsFormat(() => readFG('2\n1\n5\n2\n0\n1\n5\n3\n0\n', f), 'bad.fg (line 8, factor 1)', 'variable 5 has cardinality 3 here but 2 in factor 0');
   throwsFormat(() => readFG('1\n1\n-3\n2\n0\n', f), 'bad.fg (line 3, factor 0)', "a variable label must be an integer ≥ 0, found '-3'");
   throwsFormat(() => readFG('1\n2\n3 3\n2 2\n0\n', f), 'bad.fg (line 3, factor 0)', 'variable 3 appears twice');

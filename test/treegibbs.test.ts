@@ -27,8 +27,7 @@ const engine = await loadEngine();
 
 /** Every log potential × β (β > 0: zeros stay zeros). */
 function tempered(m: Model, beta: number): Model {
-  const scale = (t: Float64Array) => t.map((x) => x * beta);
-  return new Model(m.card, m.unary.map(scale), m.edges.map((e) => ({ ...e, table: scale(e.table) })), m.logConst * beta, m.lattice);
+  return new Model({ ...m.toData(), tables: m.tables.map((x) => x * beta), logConst: m.logConst * beta });
 }
 
 /** Throws unless p is a valid tree partition of the model's interaction graph. */

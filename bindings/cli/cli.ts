@@ -102,9 +102,9 @@ function progressReporter(): (p: Progress) => void {
 }
 
 function toJSON(model: Model, r: InferenceResult): string {
-  const factors = model.edges.length + model.unary.filter((t) => t.some((x) => x !== 0)).length + (model.logConst !== 0 ? 1 : 0);
+  const factors = model.nFactors + (model.logConst !== 0 ? 1 : 0);
   return JSON.stringify({
-    model: { n: model.n, factors, edges: model.edges.length },
+    model: { n: model.n, factors, edges: model.countPairs(), maxArity: model.maxArity },
     method: r.method,
     logZ: r.logZ,
     logZStdErr: r.logZStdErr,
@@ -118,7 +118,7 @@ function toJSON(model: Model, r: InferenceResult): string {
 }
 
 function summary(description: string, model: Model, r: InferenceResult): string {
-  const lines = [`model     ${description}: ${model.n} variables, ${model.edges.length} edges`, `method    ${r.method}`];
+  const lines = [`model     ${description}: ${model.n} variables, ${model.nFactors} factors (arity ≤ ${model.maxArity})`, `method    ${r.method}`];
   if (r.logZ !== null) lines.push(`log Z     ${r.logZ.toPrecision(12)}${r.logZStdErr !== null ? ` ± ${r.logZStdErr.toPrecision(3)}` : ''} (${r.logZKind})`);
   const show = Math.min(model.n, 8);
   for (let v = 0; v < show; v++) {

@@ -6,7 +6,7 @@
 // β is the same thing; the 2022 note's H = σᵀJ'σ + bᵀσ is J = −2J', h = −b.)
 // Boltzmann machines and RBMs use s ∈ {0, 1}: log p(s) = aᵀs + ½ sᵀWs − log Z.
 
-import { Model, ModelBuilder } from './model.ts';
+import { LIMITS, Model, ModelBuilder } from './model.ts';
 import { ModelError } from './errors.ts';
 
 export type Coupling = readonly [i: number, j: number, J: number];
@@ -34,10 +34,7 @@ export interface IsingSpec {
 export function ising({ n, couplings, h, beta = 1 }: IsingSpec): Model {
   checkFinite(beta, 'beta');
   const b = new ModelBuilder(new Array(n).fill(2));
-  for (let i = 0; i < n; i++) {
-    const f = beta * fieldAt(h, i, n);
-    if (f !== 0) b.addUnary(i, [-f, f]);
-  }
+  addIsingFields(b, n, h, beta);
   const table = new Float64Array(4); // reused: addPairwise copies it
   for (const [i, j, J] of couplings) {
     const w = beta * checkFinite(J, `coupling (${i}, ${j})`);
@@ -46,6 +43,21 @@ export function ising({ n, couplings, h, beta = 1 }: IsingSpec): Model {
     b.addPairwise(i, j, table);
   }
   return b.build();
+}
+
+/** Unary factors β h_i σ_i: one shared table when h is a constant, none when it is 0. */
+function addIsingFields(b: ModelBuilder, n: number, h: number | ArrayLike<number> | undefined, beta: number): void {
+  if (h === undefined || (typeof h === 'number' && checkFinite(h, 'field h') * beta === 0)) return;
+  if (typeof h === 'number') {
+    const f = beta * h;
+    const id = b.shareTable([-f, f]);
+    for (let i = 0; i < n; i++) b.addSharedFactor([i], id);
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const f = beta * fieldAt(h, i, n);
+    if (f !== 0) b.addUnary(i, [-f, f]);
+  }
 }
 
 /** Ising model from a dense symmetric coupling matrix (n × n, row-major or nested arrays). */
@@ -82,31 +94,57 @@ export function latticeIndex(shape: readonly number[], coord: readonly number[])
 
 /** Nearest-neighbour pairs of a 1-D/2-D/3-D lattice, each bond once ([i, j, axis]). */
 export function latticeBonds(shape: readonly number[], periodic: boolean): [number, number, number][] {
+  const { i, j, axis } = latticeBondArrays(shape, periodic);
+  return Array.from(i, (a, k): [number, number, number] => [a, j[k], axis[k]]);
+}
+
+/** The same bonds as typed arrays (no object per bond: lattices of 10⁶ sites and more). */
+export function latticeBondArrays(shape: readonly number[], periodic: boolean): { i: Int32Array; j: Int32Array; axis: Uint8Array } {
   if (shape.length < 1 || shape.length > 3) throw new ModelError(`lattice shape must have 1 to 3 dimensions, got ${shape.length}`);
   for (const L of shape) if (!Number.isInteger(L) || L < 1) throw new ModelError(`lattice side ${L} is not a positive integer`);
   const n = shape.reduce((p, L) => p * L, 1);
-  const bonds: [number, number, number][] = [];
+  if (n > LIMITS.maxVariables) throw new ModelError(`a lattice of ${n} sites is past the engine's limit of ${LIMITS.maxVariables} variables`);
   // Row-major strides: moving one step along axis d adds stride[d] to the site index.
   const stride = shape.map((_, d) => shape.slice(d + 1).reduce((p, L) => p * L, 1));
+  let m = 0;
+  for (const L of shape) m += (n / L) * (periodic && L > 1 ? L : L - 1);
+  const bi = new Int32Array(m), bj = new Int32Array(m), ax = new Uint8Array(m);
+  m = 0;
   for (let i = 0; i < n; i++) {
     for (let d = 0; d < shape.length; d++) {
       const L = shape[d];
       const c = Math.floor(i / stride[d]) % L;
       // On a periodic side of 1 the bond would be a self-loop; of 2, it doubles the inner bond
       // (both bonds are real on a 2-cycle torus and add up).
-      if (c + 1 < L) bonds.push([i, i + stride[d], d]);
-      else if (periodic && L > 1) bonds.push([i, i - c * stride[d], d]);
+      if (c + 1 < L) {
+        bi[m] = i;
+        bj[m] = i + stride[d];
+        ax[m++] = d;
+      } else if (periodic && L > 1) {
+        bi[m] = i;
+        bj[m] = i - c * stride[d];
+        ax[m++] = d;
+      }
     }
   }
-  return bonds;
+  return { i: bi, j: bj, axis: ax };
 }
 
-/** Nearest-neighbour Ising model on an open or periodic lattice. */
+/** Nearest-neighbour Ising model on an open or periodic lattice (one shared bond table when J is a constant). */
 export function isingLattice({ shape, periodic = false, J = 1, h, beta = 1 }: LatticeSpec): Model {
-  const bonds = latticeBonds(shape, periodic);
+  checkFinite(beta, 'beta');
+  const bonds = latticeBondArrays(shape, periodic);
   const n = shape.reduce((p, L) => p * L, 1);
-  const couplings = bonds.map(([i, j, d]): Coupling => [i, j, typeof J === 'number' ? J : J(i, j, d)]);
-  return ising({ n, couplings, h, beta }).withLattice({ shape: [...shape], periodic });
+  const b = new ModelBuilder(new Int32Array(n).fill(2));
+  addIsingFields(b, n, h, beta);
+  const bondTable = (w: number) => [w, -w, -w, w];
+  const shared = typeof J === 'number' ? b.shareTable(bondTable(beta * checkFinite(J, 'J'))) : -1;
+  for (let k = 0; k < bonds.i.length; k++) {
+    const i = bonds.i[k], j = bonds.j[k];
+    const id = shared >= 0 ? shared : b.shareTable(bondTable(beta * checkFinite((J as (i: number, j: number, axis: number) => number)(i, j, bonds.axis[k]), `coupling (${i}, ${j})`)));
+    b.addSharedFactor([i, j], id);
+  }
+  return b.build().withLattice({ shape: [...shape], periodic });
 }
 
 /** q-state Potts model on a lattice: log p(x) = β J Σ_bonds [x_i = x_j] − log Z. */
@@ -114,10 +152,12 @@ export function pottsLattice({ shape, q, periodic = false, J = 1, beta = 1 }: { 
   if (!Number.isInteger(q) || q < 2) throw new ModelError(`Potts q = ${q} must be an integer ≥ 2`);
   const w = beta * checkFinite(J, 'J');
   const n = shape.reduce((p, L) => p * L, 1);
-  const b = new ModelBuilder(new Array(n).fill(q));
+  const bonds = latticeBondArrays(shape, periodic);
+  const b = new ModelBuilder(new Int32Array(n).fill(q));
   const table = new Float64Array(q * q);
   for (let k = 0; k < q; k++) table[k * q + k] = w;
-  for (const [i, j] of latticeBonds(shape, periodic)) b.addPairwise(i, j, table);
+  const id = b.shareTable(table);
+  for (let k = 0; k < bonds.i.length; k++) b.addSharedFactor([bonds.i[k], bonds.j[k]], id);
   return b.build().withLattice({ shape: [...shape], periodic });
 }
 

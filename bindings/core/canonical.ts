@@ -9,7 +9,7 @@
 // −Infinity (a zero potential) may appear in a and in W between one-hot blocks, so kernels add W_ij
 // only where s_j = 1 (never multiply −∞ by 0).
 
-import type { Model } from './model.ts';
+import { LIMITS, requirePairwise, type Model } from './model.ts';
 import { ModelError } from './errors.ts';
 
 export interface CanonicalForm {
@@ -31,41 +31,57 @@ export interface CanonicalForm {
 }
 
 export function toCanonical(model: Model): CanonicalForm {
-  const n = model.n;
-  const card = model.card;
+  requirePairwise(model, 'the binary pairwise form', PAIRWISE_ALTERNATIVES);
+  const n = model.n, card = model.card, F = model.nFactors;
+  const { scopeStart, scopeVars, tableStart, tables } = model;
   // A binary variable is a free bit only when all its tables are finite: the bit form takes
   // differences of table entries, and ∞ − ∞ has no value.
   const free = new Uint8Array(n);
-  for (let v = 0; v < n; v++) free[v] = card[v] === 2 && model.unary[v].every(Number.isFinite) ? 1 : 0;
-  for (const e of model.edges) {
-    if (!e.table.every(Number.isFinite)) free[e.i] = free[e.j] = 0;
+  for (let v = 0; v < n; v++) free[v] = card[v] === 2 ? 1 : 0;
+  const finite = finiteTables(model);
+  for (let f = 0; f < F; f++) {
+    if (finite[f]) continue;
+    for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) free[scopeVars[p]] = 0;
   }
   const blockStart = new Int32Array(n + 1);
   for (let v = 0; v < n; v++) blockStart[v + 1] = blockStart[v] + (free[v] ? 1 : card[v]);
   const nBits = blockStart[n];
+  if (nBits > LIMITS.maxVariables) throw new ModelError(`the binary pairwise form has ${nBits} bits, past the engine's limit of ${LIMITS.maxVariables}`);
   const a = new Float64Array(nBits);
   let offset = model.logConst;
 
-  for (let v = 0; v < n; v++) {
-    const t = model.unary[v], b = blockStart[v];
-    if (free[v]) {
-      offset += t[0];
-      a[b] += t[1] - t[0];
-    } else {
-      for (let k = 0; k < card[v]; k++) a[b + k] += t[k];
-    }
+  // Off-diagonal entries as (row, col, value) triplets, upper triangle; mirrored below. Counted
+  // first so the triplets live in typed arrays (10⁶-site lattices have 2·10⁶ of them).
+  let count = 0;
+  for (let f = 0; f < F; f++) {
+    if (scopeStart[f + 1] - scopeStart[f] !== 2) continue;
+    const i = scopeVars[scopeStart[f]], j = scopeVars[scopeStart[f] + 1];
+    count += (free[i] ? 1 : card[i]) * (free[j] ? 1 : card[j]);
   }
-
-  // Off-diagonal entries as (row, col, value) triplets, upper triangle; mirrored below.
-  const rows: number[] = [], cols: number[] = [], vals: number[] = [];
+  const rows = new Int32Array(count), cols = new Int32Array(count), vals = new Float64Array(count);
+  let m = 0;
   const put = (p: number, q: number, w: number) => {
     if (w !== 0) {
-      rows.push(p);
-      cols.push(q);
-      vals.push(w);
+      rows[m] = p;
+      cols[m] = q;
+      vals[m++] = w;
     }
   };
-  for (const { i, j, table: t } of model.edges) {
+  for (let f = 0; f < F; f++) {
+    const arity = scopeStart[f + 1] - scopeStart[f], t0 = tableStart[f];
+    if (arity === 1) {
+      const v = scopeVars[scopeStart[f]], b = blockStart[v];
+      if (free[v]) {
+        offset += tables[t0];
+        a[b] += tables[t0 + 1] - tables[t0];
+      } else {
+        for (let k = 0; k < card[v]; k++) a[b + k] += tables[t0 + k];
+      }
+      continue;
+    }
+    if (arity !== 2) continue;
+    const i = scopeVars[scopeStart[f]], j = scopeVars[scopeStart[f] + 1];
+    const t = tables.subarray(t0, t0 + card[i] * card[j]);
     const Kj = card[j], bi = blockStart[i], bj = blockStart[j];
     if (free[i] && free[j]) {
       offset += t[0];
@@ -89,14 +105,38 @@ export function toCanonical(model: Model): CanonicalForm {
   }
   for (let q = 0; q < nBits; q++) if (Number.isNaN(a[q])) throw new ModelError(`canonical form: bias of bit ${q} is NaN`);
 
-  const csr = symmetricCSR(nBits, rows, cols, vals);
+  const csr = symmetricCSR(nBits, rows.subarray(0, m), cols.subarray(0, m), vals.subarray(0, m));
   const oneHot = new Uint8Array(n);
   for (let v = 0; v < n; v++) oneHot[v] = free[v] ? 0 : 1;
   return { n, nBits, blockStart, oneHot, card: card.slice(), a, ...csr, logZOffset: offset };
 }
 
-/** CSR of a symmetric matrix from upper-triangle triplets (p < q, unique pairs). */
-function symmetricCSR(nBits: number, rows: number[], cols: number[], vals: number[]) {
+/** Methods that take factors of any arity, named when a pairwise-only method refuses a model. */
+export const PAIRWISE_ALTERNATIVES = 'for higher-order factors use --method exact (enumeration), gibbs, mf or AIS with Gibbs transitions';
+
+/** Per factor: 1 when its table has no −∞ (tables shared by many factors are checked once). */
+function finiteTables(model: Model): Uint8Array {
+  const out = new Uint8Array(model.nFactors);
+  const seen = new Map<number, number>();
+  for (let f = 0; f < model.nFactors; f++) {
+    const at = model.tableStart[f], size = model.tableSize(f);
+    const key = at * 2 ** 26 + (size - 1); // exact: at < 2^27, size ≤ 2^26
+    let ok = seen.get(key);
+    if (ok === undefined) {
+      ok = 1;
+      for (let k = at; k < at + size; k++) if (!Number.isFinite(model.tables[k])) ok = 0;
+      if (seen.size < 1 << 16) seen.set(key, ok);
+    }
+    out[f] = ok;
+  }
+  return out;
+}
+
+/**
+ * CSR of a symmetric matrix from upper-triangle triplets (p < q); entries on the same (p, q) —
+ * several factors on one pair — are summed.
+ */
+function symmetricCSR(nBits: number, rows: Int32Array, cols: Int32Array, vals: Float64Array) {
   const rowPtr = new Int32Array(nBits + 1);
   for (let t = 0; t < rows.length; t++) {
     rowPtr[rows[t] + 1]++;
@@ -104,8 +144,8 @@ function symmetricCSR(nBits: number, rows: number[], cols: number[], vals: numbe
   }
   for (let q = 0; q < nBits; q++) rowPtr[q + 1] += rowPtr[q];
   const fill = rowPtr.slice(0, nBits);
-  const col = new Int32Array(rowPtr[nBits]);
-  const val = new Float64Array(rowPtr[nBits]);
+  let col = new Int32Array(rowPtr[nBits]);
+  let val = new Float64Array(rowPtr[nBits]);
   for (let t = 0; t < rows.length; t++) {
     const p = rows[t], q = cols[t], w = vals[t];
     col[fill[p]] = q;
@@ -113,16 +153,40 @@ function symmetricCSR(nBits: number, rows: number[], cols: number[], vals: numbe
     col[fill[q]] = p;
     val[fill[q]++] = w;
   }
-  // Sort each row by column so neighbours are visited in memory order.
+  // Sort each row by column (insertion sort: rows are short) so neighbours are visited in memory
+  // order, and sum repeated columns.
+  let merged = false;
   for (let p = 0; p < nBits; p++) {
     const lo = rowPtr[p], hi = rowPtr[p + 1];
-    let sorted = true;
-    for (let k = lo + 1; k < hi && sorted; k++) sorted = col[k - 1] < col[k];
-    if (sorted) continue;
-    const idx = Array.from({ length: hi - lo }, (_, k) => lo + k).sort((x, y) => col[x] - col[y]);
-    const c = idx.map((k) => col[k]), w = idx.map((k) => val[k]);
-    col.set(c, lo);
-    val.set(w, lo);
+    for (let k = lo + 1; k < hi; k++) {
+      const c = col[k], w = val[k];
+      let q = k - 1;
+      while (q >= lo && col[q] > c) {
+        col[q + 1] = col[q];
+        val[q + 1] = val[q];
+        q--;
+      }
+      col[q + 1] = c;
+      val[q + 1] = w;
+      if (q >= lo && col[q] === c) merged = true;
+    }
+  }
+  if (merged) {
+    const ptr = new Int32Array(nBits + 1);
+    let m = 0;
+    for (let p = 0; p < nBits; p++) {
+      for (let k = rowPtr[p]; k < rowPtr[p + 1]; k++) {
+        if (m > ptr[p] && col[m - 1] === col[k]) val[m - 1] += val[k];
+        else {
+          col[m] = col[k];
+          val[m++] = val[k];
+        }
+      }
+      ptr[p + 1] = m;
+    }
+    col = col.slice(0, m);
+    val = val.slice(0, m);
+    return { rowPtr: ptr, col, val };
   }
   return { rowPtr, col, val };
 }

@@ -1,9 +1,14 @@
-// The user's model: a discrete pairwise Markov random field in factor-table form,
+// The user's model: a discrete Markov random field as a factor graph of any arity, in flat typed
+// arrays,
 //
-//   log p(x) = c + Σ_v θ_v(x_v) + Σ_{(i,j)} θ_ij(x_i, x_j) − log Z,   x_v ∈ {0 … K_v − 1},
+//   log p(x) = c + Σ_f θ_f(x_{scope f}) − log Z,   x_v ∈ {0 … K_v − 1},
 //
-// with every table in log space (−Infinity encodes a zero potential). Every builder, reader and
-// converter produces this; `canonical.ts` turns it into the binary pairwise form the engine runs on.
+// every table in log space (−Infinity encodes a zero potential). Scopes are stored sorted
+// (strictly increasing variable indices) in compressed rows (scopeStart / scopeVars); a factor's
+// table lists its LAST scope variable fastest (the UAI order) and lives in the one `tables` array
+// at tableStart[f]. Several factors may point at the same table (a uniform lattice has one bond
+// table), so a 1024² Ising model costs a few tens of MB. The pairwise views (`unary`, `edges`,
+// `pairwiseEdges`) are derived from the factors on demand, never stored beside them.
 
 import { ModelError } from './errors.ts';
 
@@ -12,7 +17,13 @@ export const LIMITS = Object.freeze({
   maxVariables: 1 << 24,
   maxCardinality: 1 << 16,
   maxEdges: 1 << 26,
+  maxFactors: 1 << 26,
+  /** Variables in one factor's scope. */
+  maxArity: 64,
+  /** Entries of one factor's table. */
   maxTableEntries: 1 << 26,
+  /** Entries of all distinct tables together (8 bytes each). */
+  maxTotalTableEntries: 1 << 27,
 });
 
 export interface Edge {
@@ -27,42 +38,250 @@ export interface LatticeInfo {
   readonly periodic: boolean;
 }
 
+/** A model as plain data (typed arrays and numbers): what crosses to workers and back. */
+export interface ModelData {
+  card: Int32Array;
+  scopeStart: Int32Array;
+  scopeVars: Int32Array;
+  tableStart: Int32Array;
+  tables: Float64Array;
+  logConst: number;
+  lattice: LatticeInfo | null;
+}
+
 export class Model {
   /** Number of states of each variable. */
   readonly card: Int32Array;
-  /** log θ_v per variable (length K_v); all zeros where the variable has no unary factor. */
-  readonly unary: Float64Array[];
-  /** One entry per connected pair, i < j, sorted by (i, j). */
-  readonly edges: readonly Edge[];
+  /** Factor f's scope is scopeVars[scopeStart[f] … scopeStart[f+1]−1], strictly increasing. */
+  readonly scopeStart: Int32Array;
+  readonly scopeVars: Int32Array;
+  /** Offset of factor f's table in `tables` (shared tables share offsets). */
+  readonly tableStart: Int32Array;
+  readonly tables: Float64Array;
   /** Constant log-potential (empty-scope factors, converter constants). */
   readonly logConst: number;
   /** Set by the lattice builders: the site layout (row-major, first axis slowest). */
   readonly lattice: LatticeInfo | null;
 
-  constructor(card: Int32Array, unary: Float64Array[], edges: Edge[], logConst: number, lattice: LatticeInfo | null = null) {
-    this.card = card;
-    this.unary = unary;
-    this.edges = edges;
-    this.logConst = logConst;
-    this.lattice = lattice;
+  private maxArityCache = -1;
+  private unaryCache: Float64Array[] | null = null;
+  private edgesCache: Edge[] | null = null;
+
+  /** Wraps arrays that already satisfy the invariants (builders and readers); see fromData to check them. */
+  constructor(d: ModelData) {
+    this.card = d.card;
+    this.scopeStart = d.scopeStart;
+    this.scopeVars = d.scopeVars;
+    this.tableStart = d.tableStart;
+    this.tables = d.tables;
+    this.logConst = d.logConst;
+    this.lattice = d.lattice;
+  }
+
+  /** A model from plain data, every invariant checked (data from another thread or the user). */
+  static fromData(d: ModelData): Model {
+    const n = d.card.length;
+    if (n === 0) throw new ModelError('empty model: no variables');
+    const F = d.tableStart.length;
+    if (d.scopeStart.length !== F + 1 || d.scopeStart[0] !== 0 || d.scopeStart[F] !== d.scopeVars.length) throw new ModelError('model data: scopeStart does not match the factors');
+    for (let v = 0; v < n; v++) if (!(d.card[v] >= 1 && d.card[v] <= LIMITS.maxCardinality)) throw new ModelError(`model data: variable ${v} has cardinality ${d.card[v]}`);
+    for (let f = 0; f < F; f++) {
+      let size = 1;
+      for (let p = d.scopeStart[f]; p < d.scopeStart[f + 1]; p++) {
+        const v = d.scopeVars[p];
+        if (!(v >= 0 && v < n) || (p > d.scopeStart[f] && v <= d.scopeVars[p - 1])) throw new ModelError(`model data: factor ${f} has a bad scope`);
+        size *= d.card[v];
+      }
+      if (!(d.tableStart[f] >= 0 && d.tableStart[f] + size <= d.tables.length)) throw new ModelError(`model data: factor ${f}'s table lies outside the tables`);
+    }
+    for (let k = 0; k < d.tables.length; k++) {
+      const x = d.tables[k];
+      if (Number.isNaN(x) || x === Infinity) throw new ModelError(`model data: table entry ${k} is ${x}`);
+    }
+    return new Model(d);
+  }
+
+  toData(): ModelData {
+    const { card, scopeStart, scopeVars, tableStart, tables, logConst, lattice } = this;
+    return { card, scopeStart, scopeVars, tableStart, tables, logConst, lattice };
   }
 
   /** The same model, marked as laid out on a lattice (enables the FFT factor when periodic). */
   withLattice(lattice: LatticeInfo): Model {
-    return new Model(this.card, this.unary, this.edges as Edge[], this.logConst, lattice);
+    return new Model({ ...this.toData(), lattice });
   }
 
   get n(): number {
     return this.card.length;
   }
 
+  /** This model with unary factors appended (tables of length card[v]; the arrays are copied once). */
+  withUnaryFactors(factors: readonly { v: number; logTable: ArrayLike<number> }[]): Model {
+    const F = this.nFactors, E = factors.length;
+    let extra = 0;
+    for (const { v, logTable } of factors) {
+      if (logTable.length !== this.card[v]) throw new ModelError(`unary factor on variable ${v}: table has ${logTable.length} entries, expected ${this.card[v]}`);
+      extra += logTable.length;
+    }
+    const scopeStart = new Int32Array(F + E + 1), scopeVars = new Int32Array(this.scopeVars.length + E);
+    const tableStart = new Int32Array(F + E), tables = new Float64Array(this.tables.length + extra);
+    scopeStart.set(this.scopeStart);
+    scopeVars.set(this.scopeVars);
+    tableStart.set(this.tableStart);
+    tables.set(this.tables);
+    let at = this.tables.length;
+    factors.forEach(({ v, logTable }, e) => {
+      scopeVars[this.scopeVars.length + e] = v;
+      scopeStart[F + e + 1] = this.scopeVars.length + e + 1;
+      tableStart[F + e] = at;
+      tables.set(logTable, at);
+      at += logTable.length;
+    });
+    return new Model({ ...this.toData(), scopeStart, scopeVars, tableStart, tables });
+  }
+
+  get nFactors(): number {
+    return this.tableStart.length;
+  }
+
+  arity(f: number): number {
+    return this.scopeStart[f + 1] - this.scopeStart[f];
+  }
+
+  /** Factor f's scope (a view: do not modify). */
+  scope(f: number): Int32Array {
+    return this.scopeVars.subarray(this.scopeStart[f], this.scopeStart[f + 1]);
+  }
+
+  tableSize(f: number): number {
+    let s = 1;
+    for (let p = this.scopeStart[f]; p < this.scopeStart[f + 1]; p++) s *= this.card[this.scopeVars[p]];
+    return s;
+  }
+
+  /** Factor f's log table (a view: do not modify; it may be shared with other factors). */
+  table(f: number): Float64Array {
+    return this.tables.subarray(this.tableStart[f], this.tableStart[f] + this.tableSize(f));
+  }
+
+  get maxArity(): number {
+    if (this.maxArityCache < 0) {
+      let m = 0;
+      for (let f = 0; f < this.nFactors; f++) m = Math.max(m, this.scopeStart[f + 1] - this.scopeStart[f]);
+      this.maxArityCache = m;
+    }
+    return this.maxArityCache;
+  }
+
+  /** True when every factor has arity ≤ 2 (the pairwise views exist). */
+  get isPairwise(): boolean {
+    return this.maxArity <= 2;
+  }
+
+  /** The first factor of arity > 2, or −1. */
+  firstHigherOrderFactor(): number {
+    for (let f = 0; f < this.nFactors; f++) if (this.scopeStart[f + 1] - this.scopeStart[f] > 2) return f;
+    return -1;
+  }
+
+  /** Table index of configuration x within factor f (last scope variable fastest). */
+  entryIndex(f: number, x: ArrayLike<number>): number {
+    let idx = 0;
+    for (let p = this.scopeStart[f]; p < this.scopeStart[f + 1]; p++) {
+      const v = this.scopeVars[p];
+      idx = idx * this.card[v] + x[v];
+    }
+    return idx;
+  }
+
   /** Unnormalised log-probability of a full configuration (for tests and enumeration). */
   logPotential(x: ArrayLike<number>): number {
     let s = this.logConst;
-    for (let v = 0; v < this.n; v++) s += this.unary[v][x[v]];
-    for (const e of this.edges) s += e.table[x[e.i] * this.card[e.j] + x[e.j]];
+    for (let f = 0; f < this.nFactors; f++) s += this.tables[this.tableStart[f] + this.entryIndex(f, x)];
     return s;
   }
+
+  /**
+   * Derived pairwise view: per variable, the sum of its unary factors (zeros where it has none).
+   * One array per variable: meant for small models and tests; kernels read the factors directly.
+   */
+  get unary(): Float64Array[] {
+    if (!this.unaryCache) {
+      const u = Array.from(this.card, (K) => new Float64Array(K));
+      for (let f = 0; f < this.nFactors; f++) {
+        if (this.arity(f) !== 1) continue;
+        const t = this.table(f), dst = u[this.scopeVars[this.scopeStart[f]]];
+        for (let k = 0; k < t.length; k++) dst[k] += t[k];
+      }
+      this.unaryCache = u;
+    }
+    return this.unaryCache;
+  }
+
+  /**
+   * Derived pairwise view: one entry per connected pair, i < j, sorted by (i, j), factors on the
+   * same pair summed. Throws a ModelError on a model with a factor of arity > 2.
+   */
+  get edges(): readonly Edge[] {
+    if (!this.edgesCache) {
+      requirePairwise(this, 'this operation');
+      const byPair = new Map<number, Edge>();
+      const order: Edge[] = [];
+      for (let f = 0; f < this.nFactors; f++) {
+        if (this.arity(f) !== 2) continue;
+        const i = this.scopeVars[this.scopeStart[f]], j = this.scopeVars[this.scopeStart[f] + 1];
+        const key = i * this.n + j;
+        const t = this.table(f);
+        const e = byPair.get(key);
+        if (e) {
+          for (let k = 0; k < t.length; k++) e.table[k] += t[k];
+        } else {
+          const fresh = { i, j, table: t.slice() };
+          byPair.set(key, fresh);
+          order.push(fresh);
+        }
+      }
+      const before = (p: Edge, q: Edge) => p.i - q.i || p.j - q.j;
+      if (!order.every((e, k) => k === 0 || before(order[k - 1], e) < 0)) order.sort(before);
+      this.edgesCache = order;
+    }
+    return this.edgesCache;
+  }
+
+  /** Number of distinct variable pairs joined by an arity-2 factor (the interaction graph's edges among them). */
+  countPairs(): number {
+    const { i, j } = this.pairwiseFactors();
+    const keys = new Float64Array(i.length);
+    for (let k = 0; k < i.length; k++) keys[k] = i[k] * this.n + j[k];
+    keys.sort();
+    let m = 0;
+    for (let k = 0; k < keys.length; k++) if (k === 0 || keys[k] !== keys[k - 1]) m++;
+    return m;
+  }
+
+  /** Derived pairwise view as typed arrays: the arity-2 factors' indices and their (i < j) variables. */
+  pairwiseFactors(): { factor: Int32Array; i: Int32Array; j: Int32Array } {
+    let m = 0;
+    for (let f = 0; f < this.nFactors; f++) if (this.arity(f) === 2) m++;
+    const factor = new Int32Array(m), i = new Int32Array(m), j = new Int32Array(m);
+    m = 0;
+    for (let f = 0; f < this.nFactors; f++) {
+      if (this.arity(f) !== 2) continue;
+      factor[m] = f;
+      i[m] = this.scopeVars[this.scopeStart[f]];
+      j[m++] = this.scopeVars[this.scopeStart[f] + 1];
+    }
+    return { factor, i, j };
+  }
+}
+
+/** Refuses a model with a factor of arity > 2 for an operation that needs pairwise factors. */
+export function requirePairwise(model: Model, what: string, accepted = ''): void {
+  const f = model.firstHigherOrderFactor();
+  if (f < 0) return;
+  const scope = Array.from(model.scope(f));
+  const vars = scope.length > 8 ? `${scope.slice(0, 8).join(' ')} …` : scope.join(' ');
+  throw new ModelError(`factor ${f} has arity ${scope.length} (variables ${vars}): ${what} needs factors of arity ≤ 2${accepted ? `; ${accepted}` : ''}`);
 }
 
 function checkIndex(v: number, n: number, what: string): void {
@@ -82,14 +301,60 @@ function checkLogTable(t: ArrayLike<number>, len: number, what: string): void {
   }
 }
 
+/** Typed arrays that grow by doubling (the builder's storage: no object per factor). */
+class GrowI32 {
+  a = new Int32Array(16);
+  length = 0;
+  push(x: number): void {
+    if (this.length === this.a.length) {
+      const b = new Int32Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.length++] = x;
+  }
+  done(): Int32Array {
+    return this.a.slice(0, this.length);
+  }
+}
+
+class GrowF64 {
+  a = new Float64Array(64);
+  length = 0;
+  reserve(k: number): number {
+    const at = this.length;
+    if (at + k > this.a.length) {
+      let cap = this.a.length * 2;
+      while (cap < at + k) cap *= 2;
+      const b = new Float64Array(cap);
+      b.set(this.a.subarray(0, this.length));
+      this.a = b;
+    }
+    this.length += k;
+    return at;
+  }
+  done(): Float64Array {
+    return this.a.slice(0, this.length);
+  }
+}
+
 /**
- * Collects factors and sums those on the same scope. Pairwise tables are given for (i, j) in the
- * caller's order, row-major in that order: entry [k_i * K_j + k_j].
+ * Collects factors of any arity. Tables are given in the caller's scope order, last variable
+ * fastest (pairwise: row-major, entry [k_i * K_j + k_j]); the builder stores the scope sorted and
+ * permutes the table to match. Factors added with addFactor/addUnary/addPairwise on the same scope
+ * are summed into one; `shareTable` + `addSharedFactor` let many factors point at one table (no
+ * summing then: the factors stay separate and every derived view adds them up).
  */
 export class ModelBuilder {
   private readonly card: Int32Array;
-  private readonly unary: (Float64Array | null)[];
-  private readonly pairs = new Map<number, Edge>();
+  private readonly scopeStart = new GrowI32();
+  private readonly scopeVars = new GrowI32();
+  private readonly tableStart = new GrowI32();
+  private readonly tables = new GrowF64();
+  /** Sorted-scope key → factor, for summing factors on one scope. */
+  private readonly byScope = new Map<number | string, number>();
+  /** Shared table id (its offset) and scope permutation → offset of the permuted copy. */
+  private readonly permuted = new Map<string, number>();
   private logConst = 0;
 
   constructor(card: ArrayLike<number>) {
@@ -103,11 +368,16 @@ export class ModelBuilder {
       if (k > LIMITS.maxCardinality) throw new ModelError(`variable ${v}: cardinality ${k} is past the limit of ${LIMITS.maxCardinality}`);
       this.card[v] = k;
     }
-    this.unary = new Array(n).fill(null);
+    this.scopeStart.push(0);
   }
 
   get n(): number {
     return this.card.length;
+  }
+
+
+  get nFactors(): number {
+    return this.tableStart.length;
   }
 
   addConstant(logValue: number): this {
@@ -118,53 +388,147 @@ export class ModelBuilder {
 
   addUnary(v: number, logTable: ArrayLike<number>): this {
     checkIndex(v, this.n, 'unary factor');
-    const K = this.card[v];
-    checkLogTable(logTable, K, `unary factor on variable ${v}`);
-    let t = this.unary[v];
-    if (!t) t = this.unary[v] = new Float64Array(K);
-    for (let k = 0; k < K; k++) t[k] += logTable[k];
-    return this;
+    return this.addFactor([v], logTable, `unary factor on variable ${v}`);
   }
 
   addPairwise(i: number, j: number, logTable: ArrayLike<number>): this {
     checkIndex(i, this.n, 'pairwise factor');
     checkIndex(j, this.n, 'pairwise factor');
     if (i === j) throw new ModelError(`pairwise factor on (${i}, ${j}) is a self-loop`);
-    const Ki = this.card[i], Kj = this.card[j];
-    if (Ki * Kj > LIMITS.maxTableEntries) throw new ModelError(`pairwise factor on (${i}, ${j}) has ${Ki * Kj} entries, past the limit`);
-    checkLogTable(logTable, Ki * Kj, `pairwise factor on (${i}, ${j})`);
-    const lo = Math.min(i, j), hi = Math.max(i, j);
-    const key = lo * this.n + hi;
-    let e = this.pairs.get(key);
-    if (!e) {
-      if (this.pairs.size >= LIMITS.maxEdges) throw new ModelError(`more than ${LIMITS.maxEdges} edges`);
-      e = { i: lo, j: hi, table: new Float64Array(Ki * Kj) };
-      this.pairs.set(key, e);
+    return this.addFactor([i, j], logTable, `pairwise factor on (${i}, ${j})`);
+  }
+
+  /** A factor on `scope` (any arity, distinct variables), table last-variable-fastest in that order. */
+  addFactor(scope: ArrayLike<number>, logTable: ArrayLike<number>, what = `factor on (${Array.from(scope).join(' ')})`): this {
+    const { sorted, perm, size } = this.checkScope(scope, what);
+    if (sorted.length === 0) {
+      checkLogTable(logTable, 1, what);
+      return this.addConstant(logTable[0]);
     }
-    const Khi = this.card[hi];
-    for (let a = 0; a < Ki; a++) {
-      for (let b = 0; b < Kj; b++) {
-        const x = logTable[a * Kj + b];
-        // Store in (lo, hi) order.
-        const idx = i < j ? a * Khi + b : b * Khi + a;
-        e.table[idx] += x;
-      }
+    checkLogTable(logTable, size, what);
+    const key = sorted.length === 1 ? sorted[0] : sorted.length === 2 ? this.n + sorted[0] * this.n + sorted[1] : sorted.join(',');
+    const f = this.byScope.get(key);
+    let at: number;
+    if (f === undefined) {
+      at = this.tables.reserve(size);
+      this.tables.a.fill(0, at, at + size);
+      this.byScope.set(key, this.pushScope(sorted, at));
+    } else {
+      at = this.tableStart.a[f];
     }
+    permuteAdd(logTable, this.card, scope, perm, this.tables.a, at);
     return this;
   }
 
-  build(): Model {
-    const unary = this.unary.map((t, v) => t ?? new Float64Array(this.card[v]));
-    const edges = [...this.pairs.values()];
-    // Builders usually add pairs in order already; sorting 10⁶ edges is worth skipping then.
-    const before = (p: Edge, q: Edge) => p.i - q.i || p.j - q.j;
-    if (!edges.every((e, k) => k === 0 || before(edges[k - 1], e) < 0)) edges.sort(before);
-    for (const e of edges) {
-      for (let k = 0; k < e.table.length; k++) {
-        // −∞ + ∞ cannot arise (+∞ is rejected); guard anyway against NaN from summed inputs.
-        if (Number.isNaN(e.table[k])) throw new ModelError(`pairwise factor on (${e.i}, ${e.j}) sums to NaN`);
+  /** Stores a table once (for addSharedFactor), in the order of the scopes it will be used with. */
+  shareTable(logTable: ArrayLike<number>, what = 'shared table'): number {
+    checkLogTable(logTable, logTable.length, what);
+    const at = this.tables.reserve(logTable.length);
+    this.tables.a.set(logTable as ArrayLike<number>, at);
+    return at;
+  }
+
+  /** A factor on `scope` whose table is the shared table `id` (in `scope`'s order). */
+  addSharedFactor(scope: ArrayLike<number>, id: number): this {
+    const { sorted, perm, size } = this.checkScope(scope, `factor on (${Array.from(scope).join(' ')})`);
+    if (sorted.length === 0) throw new ModelError('a shared table needs a non-empty scope');
+    if (!(id >= 0 && id + size <= this.tables.length)) throw new ModelError(`shared table ${id} does not fit the scope (${Array.from(scope).join(' ')})`);
+    let at = id;
+    if (!isIdentity(perm)) {
+      const key = `${id}:${perm.join(',')}`;
+      const cached = this.permuted.get(key);
+      if (cached === undefined) {
+        at = this.tables.reserve(size);
+        this.tables.a.fill(0, at, at + size);
+        permuteAdd(this.tables.a.subarray(id, id + size), this.card, scope, perm, this.tables.a, at);
+        this.permuted.set(key, at);
+      } else {
+        at = cached;
       }
     }
-    return new Model(this.card.slice(), unary, edges, this.logConst);
+    this.pushScope(sorted, at);
+    return this;
+  }
+
+  private checkScope(scope: ArrayLike<number>, what: string): { sorted: number[]; perm: number[]; size: number } {
+    const k = scope.length;
+    if (k > LIMITS.maxArity) throw new ModelError(`${what}: arity ${k} is past the limit of ${LIMITS.maxArity}`);
+    let size = 1;
+    for (let p = 0; p < k; p++) {
+      checkIndex(scope[p], this.n, what);
+      size *= this.card[scope[p]];
+    }
+    if (size > LIMITS.maxTableEntries) throw new ModelError(`${what}: ${size} table entries is past the limit of ${LIMITS.maxTableEntries}`);
+    // perm[q] = position in the caller's scope of the q-th smallest variable.
+    const perm = Array.from({ length: k }, (_, p) => p).sort((p, q) => scope[p] - scope[q]);
+    const sorted = perm.map((p) => scope[p]);
+    for (let q = 1; q < k; q++) if (sorted[q] === sorted[q - 1]) throw new ModelError(`${what}: variable ${sorted[q]} appears twice in the scope`);
+    return { sorted, perm, size };
+  }
+
+  private pushScope(sorted: number[], tableAt: number): number {
+    const f = this.tableStart.length;
+    if (f >= LIMITS.maxFactors) throw new ModelError(`more than ${LIMITS.maxFactors} factors`);
+    if (this.tables.length > LIMITS.maxTotalTableEntries) throw new ModelError(`the tables hold more than ${LIMITS.maxTotalTableEntries} entries, past the engine's limit`);
+    for (const v of sorted) this.scopeVars.push(v);
+    this.scopeStart.push(this.scopeVars.length);
+    this.tableStart.push(tableAt);
+    return f;
+  }
+
+  build(): Model {
+    const tables = this.tables.done();
+    for (let k = 0; k < tables.length; k++) {
+      // −∞ + ∞ cannot arise (+∞ is rejected); guard anyway against NaN from summed inputs.
+      if (Number.isNaN(tables[k])) throw new ModelError(`a factor's summed table has NaN at entry ${k}`);
+    }
+    return new Model({
+      card: this.card.slice(),
+      scopeStart: this.scopeStart.done(),
+      scopeVars: this.scopeVars.done(),
+      tableStart: this.tableStart.done(),
+      tables,
+      logConst: this.logConst,
+      lattice: null,
+    });
+  }
+}
+
+function isIdentity(perm: number[]): boolean {
+  return perm.every((p, q) => p === q);
+}
+
+/**
+ * Adds `src` (last-fastest over `scope` in the caller's order) into dst[at …] laid out
+ * last-fastest over the sorted scope; perm[q] is the caller's position of sorted variable q.
+ */
+function permuteAdd(src: ArrayLike<number>, card: Int32Array, scope: ArrayLike<number>, perm: number[], dst: Float64Array, at: number): void {
+  const k = perm.length;
+  if (isIdentity(perm)) {
+    for (let e = 0; e < src.length; e++) dst[at + e] += src[e];
+    return;
+  }
+  // Stride in the caller's layout of each caller position.
+  const callerStride = new Array<number>(k);
+  let s = 1;
+  for (let p = k - 1; p >= 0; p--) {
+    callerStride[p] = s;
+    s *= card[scope[p]];
+  }
+  const K = perm.map((p) => card[scope[p]]);
+  const strideOfSorted = perm.map((p) => callerStride[p]);
+  const digit = new Array<number>(k).fill(0);
+  let srcIdx = 0;
+  for (let e = 0; e < s; e++) {
+    dst[at + e] += src[srcIdx];
+    // Advance the sorted-order counter (last fastest) and the matching caller index.
+    for (let q = k - 1; q >= 0; q--) {
+      if (++digit[q] < K[q]) {
+        srcIdx += strideOfSorted[q];
+        break;
+      }
+      srcIdx -= (K[q] - 1) * strideOfSorted[q];
+      digit[q] = 0;
+    }
   }
 }

@@ -1176,6 +1176,14 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
     return result(out, { method: 'enumeration', treewidth: model.n - 1, maxTableEntries: configs, ordering: 'gray-code', seconds: seconds() });
   };
   if (method === 'enumeration') return enumerate();
+  if (!model.isPairwise) {
+    // Elimination on factors of arity > 2 is not written yet: enumeration is the exact method there.
+    let configs = 1;
+    for (const K of model.card) configs *= K;
+    if (method === 'auto' && configs <= MAX_ENUMERATION) return enumerate();
+    const f = model.firstHigherOrderFactor();
+    throw new EngineError(`exact inference: factor ${f} has arity ${model.arity(f)}, and elimination takes factors of arity ≤ 2 only so far; enumeration would visit ${fmtEntries(configs)} configurations, past the limit of 2^30 (gibbs, mf and --logz ais take this model)`);
+  }
   const cands = candidateOrders(model, opts);
   const { best, feasible } = choose(cands, limit);
   if (!feasible) {

@@ -121,48 +121,51 @@ function listScope(vars: number[]): string {
 }
 
 /**
- * Parses a UAI-format MARKOV network (tables list the LAST scope variable fastest). Factors of
- * arity 0, 1 and 2 only; several factors on one scope are multiplied.
+ * Parses a UAI-format MARKOV or BAYES network (tables list the LAST scope variable fastest; a
+ * BAYES network's factors are its conditional probability tables, the child last). Factors of any
+ * arity; several factors on one scope are multiplied.
  */
 export function readUAI(text: string, file = '<input>'): Model {
   const tok = new Tokens(text, file);
-  const kind = tok.next();
-  if (kind?.toUpperCase() !== 'MARKOV') {
-    tok.fail(kind === null ? 'empty file: expected MARKOV' : `network type '${kind}' is not supported: expected MARKOV`);
+  const kind = tok.next()?.toUpperCase();
+  if (kind !== 'MARKOV' && kind !== 'BAYES') {
+    tok.fail(kind === undefined ? 'empty file: expected MARKOV or BAYES' : `network type '${tok.token}' is not supported: expected MARKOV or BAYES`);
   }
 
   const n = tok.int('the number of variables', 1, LIMITS.maxVariables);
   const card = new Int32Array(n);
   for (let v = 0; v < n; v++) card[v] = tok.cardinality(`variable ${v}`);
 
-  const nFactors = tok.int('the number of factors', 0);
-  const scopes: number[][] = [];
+  const nFactors = tok.int('the number of factors', 0, LIMITS.maxFactors);
+  const scopeStart = new Int32Array(nFactors + 1);
+  const vars: number[] = [];
   for (let f = 0; f < nFactors; f++) {
     tok.factor = f;
-    const arity = tok.int('the arity of a factor', 0);
-    const scope: number[] = [];
-    for (let a = 0; a < arity; a++) scope.push(tok.int('a variable index', 0, n - 1));
-    if (arity > 2) {
-      tok.fail(`factor ${f} has arity ${arity} (variables ${listScope(scope)}); only pairwise models are supported`);
+    const arity = tok.int('the arity of a factor', 0, LIMITS.maxArity);
+    const first = vars.length;
+    let size = 1;
+    for (let a = 0; a < arity; a++) {
+      const v = tok.int('a variable index', 0, n - 1);
+      for (let q = first; q < vars.length; q++) if (vars[q] === v) tok.fail(`variable ${v} appears twice in the scope`);
+      vars.push(v);
+      size *= card[v];
     }
-    if (arity === 2 && scope[0] === scope[1]) tok.fail(`variable ${scope[0]} appears twice in the scope`);
-    scopes.push(scope);
+    if (size > LIMITS.maxTableEntries) tok.fail(`scope (${listScope(vars.slice(first))}) needs ${size} table entries, past the limit of ${LIMITS.maxTableEntries}`);
+    scopeStart[f + 1] = vars.length;
   }
 
   const b = new ModelBuilder(card);
   for (let f = 0; f < nFactors; f++) {
     tok.factor = f;
-    const scope = scopes[f];
+    const scope = vars.slice(scopeStart[f], scopeStart[f + 1]);
     let size = 1;
     for (const v of scope) size *= card[v];
     const count = tok.int('the number of table entries', 0);
-    if (count !== size) tok.fail(`table has ${count} entries; scope (${scope.join(' ')}) needs ${size}`);
+    if (count !== size) tok.fail(`table has ${count} entries; scope (${listScope(scope)}) needs ${size}`);
     const t = new Float64Array(size);
     for (let k = 0; k < size; k++) t[k] = Math.log(tok.entry('table entry'));
-    // Last-fastest order over (i, j) is addPairwise's row-major (i, j) order.
-    if (scope.length === 2) b.addPairwise(scope[0], scope[1], t);
-    else if (scope.length === 1) b.addUnary(scope[0], t);
-    else b.addConstant(t[0]);
+    if (scope.length === 0) b.addConstant(t[0]);
+    else b.addFactor(scope, t);
   }
   tok.expectEnd('the last table');
   return b.build();
@@ -202,8 +205,8 @@ export function readEvidence(text: string, file = '<evid>'): Map<number, number>
  * conditional marginals (a point mass for each observed variable).
  */
 export function applyEvidence(model: Model, evidence: Map<number, number>): { model: Model; observed: Map<number, number> } {
-  const unary = model.unary.slice();
   const observed = new Map<number, number>();
+  const clamps: { v: number; logTable: Float64Array }[] = [];
   for (const [v, x] of evidence) {
     if (!Number.isInteger(v) || v < 0 || v >= model.n) {
       throw new ModelError(`evidence: variable ${v} is out of range 0…${model.n - 1}`);
@@ -213,37 +216,36 @@ export function applyEvidence(model: Model, evidence: Map<number, number>): { mo
       throw new ModelError(`evidence: variable ${v} has ${K} states; observed value ${x} is out of range 0…${K - 1}`);
     }
     const t = new Float64Array(K).fill(-Infinity);
-    t[x] = model.unary[v][x];
-    unary[v] = t;
+    t[x] = 0;
+    clamps.push({ v, logTable: t });
     observed.set(v, x);
   }
-  // Pairwise tables are shared: a built Model is never modified.
-  return { model: new Model(model.card.slice(), unary, [...model.edges], model.logConst), observed };
+  // A built Model is never modified: the clamps are new unary factors on a copy.
+  return { model: clamps.length ? model.withUnaryFactors(clamps) : model, observed };
 }
 
 /** |log| of each empty-scope factor writeUAI emits, far enough from exp()'s overflow at ~709.8. */
 const MAX_CONST_LOG = 700;
 
 /**
- * Writes a model as a UAI MARKOV network: a factor per variable, one per edge, and empty-scope
- * factors for the constant. Each table is scaled so its largest entry is 1 (the scale moves into
- * the constant), so large log-potentials do not overflow; entries below ~1e-308 of their table's
- * largest underflow to 0. Numbers are printed shortest-round-trip.
+ * Writes a model as a UAI MARKOV network: one factor per factor of the model (any arity, scopes in
+ * increasing order) and empty-scope factors for the constant. Each table is scaled so its largest
+ * entry is 1 (the scale moves into the constant), so large log-potentials do not overflow; entries
+ * below ~1e-308 of their table's largest underflow to 0. Numbers are printed shortest-round-trip.
  */
 export function writeUAI(model: Model): string {
   const scopes: string[] = [];
   const tables: string[] = [];
   let c = model.logConst;
-  const add = (scope: string, logTable: Float64Array): void => {
+  for (let f = 0; f < model.nFactors; f++) {
+    const logTable = model.table(f);
     let m = -Infinity;
     for (const x of logTable) if (x > m) m = x;
     if (m === -Infinity) m = 0; // all zeros: nothing to scale
     c += m;
-    scopes.push(scope);
+    scopes.push(`${model.arity(f)} ${model.scope(f).join(' ')}`);
     tables.push(`${logTable.length}\n${Array.from(logTable, (x) => String(Math.exp(x - m))).join(' ')}\n`);
-  };
-  model.unary.forEach((t, v) => add(`1 ${v}`, t));
-  for (const e of model.edges) add(`2 ${e.i} ${e.j}`, e.table);
+  }
 
   const addConstant = (value: number): void => {
     scopes.push('0');
@@ -278,10 +280,8 @@ export function readFGWithLabels(text: string, file = '<input>'): { model: Model
     const arity = tok.int('the number of variables of a factor', 0);
     const vars: number[] = [];
     for (let a = 0; a < arity; a++) vars.push(tok.int('a variable label', 0));
-    if (arity > 2) {
-      tok.fail(`factor ${f} has arity ${arity} (variables ${listScope(vars)}); only pairwise models are supported`);
-    }
-    if (arity === 2 && vars[0] === vars[1]) tok.fail(`variable ${vars[0]} appears twice in the factor`);
+    if (arity > LIMITS.maxArity) tok.fail(`arity ${arity} is past the limit of ${LIMITS.maxArity}`);
+    for (let q = 1; q < arity; q++) if (vars.indexOf(vars[q]) < q) tok.fail(`variable ${vars[q]} appears twice in the factor`);
     let size = 1;
     for (const label of vars) {
       const k = tok.cardinality(`variable ${label}`);
@@ -290,6 +290,7 @@ export function readFGWithLabels(text: string, file = '<input>'): { model: Model
       if (!seen) cardOf.set(label, { card: k, factor: f });
       size *= k;
     }
+    if (size > LIMITS.maxTableEntries) tok.fail(`the factor needs ${size} table entries, past the limit of ${LIMITS.maxTableEntries}`);
     const nonzero = tok.int('the number of nonzero entries', 0, size);
     const logTable = new Float64Array(size).fill(-Infinity);
     const listed = new Uint8Array(size);
@@ -308,10 +309,9 @@ export function readFGWithLabels(text: string, file = '<input>'): { model: Model
   const index = new Map(labels.map((label, i) => [label, i]));
   const b = new ModelBuilder(labels.map((label) => cardOf.get(label)!.card));
   for (const { vars, logTable } of factors) {
-    // First-fastest over (a, b) is row-major over (b, a), addPairwise's order for (b, a).
-    if (vars.length === 2) b.addPairwise(index.get(vars[1])!, index.get(vars[0])!, logTable);
-    else if (vars.length === 1) b.addUnary(index.get(vars[0])!, logTable);
-    else b.addConstant(logTable[0]);
+    // First-fastest over (v0 … vk) is last-fastest over the reversed scope.
+    if (vars.length === 0) b.addConstant(logTable[0]);
+    else b.addFactor(vars.map((label) => index.get(label)!).reverse(), logTable);
   }
   return { model: b.build(), labels };
 }

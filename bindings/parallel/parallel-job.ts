@@ -9,7 +9,7 @@
 // runGibbs / runBlockGibbs / runDHMC / runMALA use, so for a given seed the result is bit-identical
 // to the single-thread run and independent of the number of workers.
 import type { Engine } from '../core/engine.ts';
-import { Model, type Edge, type LatticeInfo } from '../core/model.ts';
+import { Model, type ModelData } from '../core/model.ts';
 import { toCanonical } from '../core/canonical.ts';
 import { DiscreteReducer, type DiscreteEvent } from '../samplers/chains.ts';
 import { GibbsSampler, gibbsChains, gibbsResult, gibbsRun, type GibbsOptions } from '../samplers/gibbs.ts';
@@ -33,13 +33,7 @@ export type ParallelOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & M
 };
 
 /** The model as plain data (structured clone of its typed arrays). */
-export interface ModelData {
-  card: Int32Array;
-  unary: Float64Array[];
-  edges: { i: number; j: number; table: Float64Array }[];
-  logConst: number;
-  lattice: LatticeInfo | null;
-}
+export type { ModelData };
 
 /** The options a worker needs: plain data only (no signal, no callbacks). */
 export type JobOptions = Omit<ParallelOptions, 'signal' | 'onProgress' | 'workers'>;
@@ -65,11 +59,11 @@ export type WorkerMessage =
   | { type: 'error'; message: string; name: string };
 
 export function modelData(model: Model): ModelData {
-  return { card: model.card, unary: model.unary, edges: model.edges.map((e) => ({ i: e.i, j: e.j, table: e.table })), logConst: model.logConst, lattice: model.lattice };
+  return model.toData();
 }
 
 function fromData(m: ModelData): Model {
-  return new Model(m.card, m.unary, m.edges as Edge[], m.logConst, m.lattice);
+  return Model.fromData(m);
 }
 
 function relaxationOptions(o: RelaxationOptions): RelaxationOptions {
