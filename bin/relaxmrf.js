@@ -1,7 +1,19 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx's loader.
-import { register } from 'tsx/esm/api';
+// Runs the compiled CLI (dist/, built by `npm run build:js`, which `prepare` runs on install).
+// In a source checkout without dist/, falls back to the TypeScript sources through tsx, a
+// development dependency.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../bindings/cli/cli.ts');
+const compiled = new URL('../dist/cli/cli.js', import.meta.url);
+let main;
+if (existsSync(compiled)) {
+  ({ main } = await import(compiled.href));
+} else {
+  const { register } = await import('tsx/esm/api').catch(() => {
+    console.error('relaxmrf: dist/ is not built and tsx is not installed: run "npm run build:js"');
+    process.exit(2);
+  });
+  register();
+  ({ main } = await import('../bindings/cli/cli.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));
