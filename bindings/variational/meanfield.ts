@@ -171,6 +171,8 @@ export interface RestartsOutcome {
   restarts: number;
   ordered: number;
   sweeps: number;
+  /** Most sweeps of one start. */
+  longest: number;
   converged: number;
   worst: number;
   /** Coupling visits spent. */
@@ -202,7 +204,7 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
   let bestState: Float64Array | null = null;
   let bestRestart = -1;
   let bestStart: RestartsOutcome['bestStart'] = 'random';
-  let sweeps = 0, converged = 0, restarts = 0, ordered = 0, done = 0;
+  let sweeps = 0, longest = 0, converged = 0, restarts = 0, ordered = 0, done = 0;
   let worst = Infinity;
   let cancelled = false, exhausted = false;
   for (let s = 0; s < starts; s++) {
@@ -221,6 +223,7 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
     else kernel.randomStart(c.seed, j);
     const info = kernel.ascend(Math.max(1, Math.min(c.maxSweeps, left)), c.tol);
     sweeps += info.sweeps;
+    longest = Math.max(longest, info.sweeps);
     if (info.converged) converged++;
     if (isOrdered) ordered++;
     else restarts++;
@@ -236,7 +239,7 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
   }
   if (best === null || bestState === null) throw new EngineError('mean field was cancelled before the first start completed: no bound');
   return {
-    best, bestState, bestRestart, bestStart, restarts, ordered, sweeps, converged, worst,
+    best, bestState, bestRestart, bestStart, restarts, ordered, sweeps, longest, converged, worst,
     work: sweeps * cost, budgetExhausted: exhausted, cancelled,
   };
 }

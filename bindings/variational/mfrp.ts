@@ -15,10 +15,10 @@
 // m = 0 is mean field itself: its candidate is runMeanField's optimum with the same seed, restarts,
 // ordered starts, tolerance and budget (not a median of projected trials), so MFRP ≥ MF always.
 // Cost: the projected trials (m ≥ 1) get a budget of budgetFactor × mean field's work (at least
-// MFRP_MIN_BUDGET coupling visits), J per projection is the number of random restarts mean field
-// could afford, and m runs upwards from 1 while the next m's estimated cost (T · J · mean sweeps per
-// ascent · visits per sweep at m) fits what is left — unless maxConstraints is given explicitly, in
-// which case every m up to it runs.
+// MFRP_MIN_BUDGET coupling visits); unless given, J per projection is at most mean field's number of
+// random restarts and small enough that m = 1 takes at most a quarter of the budget; m runs upwards
+// from 1 while the next m's estimated cost (T · J · mean sweeps per ascent · visits per sweep at m)
+// fits what is left — unless maxConstraints is given explicitly, in which case every m up to it runs.
 //
 // Everything stays in log space: the median of an even number of trials averages the two middle γ
 // by log-add-exp. Marginals are those of the best m: the γ-weighted average over its trials of the
@@ -316,9 +316,13 @@ export interface MFRPDetail {
   perM: PerM[];
 }
 
-/** Coupling visits of one projected sweep at m constraints (an estimate: each row holds about half the variables). */
+/**
+ * One projected sweep at m constraints in mean-field coupling visits (the budget's unit): calibrated
+ * on a 64² lattice, where it costs ≈ 1.75 + 0.6 m mean-field sweeps (each row holds about half the
+ * variables; a row visit costs its pivot's degree).
+ */
 function projectedSweepCost(n: number, nnz: number, m: number): number {
-  return n + nnz + (m * n * (1 + nnz / Math.max(1, n))) / 2;
+  return 1.75 * (n + nnz) + 0.6 * m * n * (1 + nnz / Math.max(1, n));
 }
 
 /** MFRP with every trial's record (the bench and tests use this; runMFRP returns its `result`). */
@@ -352,8 +356,14 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
   }
   const mfSeconds = (performance.now() - t0) / 1000;
   const budget = byBudget ? Math.max(MFRP_MIN_BUDGET, o.budgetFactor * mf.work) : Infinity;
-  // J per projection: as many random restarts as mean field could afford (all J when it finished).
-  const J = opts.restarts === undefined ? Math.max(1, mf.restarts) : restarts;
+  const mfSweepsPer = mf.sweeps / Math.max(1, mf.restarts + mf.ordered);
+  // J per projection: at most as many random restarts as mean field ran, and few enough that m = 1
+  // costs at most a quarter of the budget (so that several m fit).
+  const J = opts.restarts !== undefined || !Number.isFinite(budget)
+    ? restarts
+    : Math.max(1, Math.min(mf.restarts, Math.floor(budget / 4 / (trials * mfSweepsPer * projectedSweepCost(n, nnz, 1)))));
+  // When mean field ran out of budget (a large model), no projected ascent runs longer than its longest start.
+  const sweepCap = byBudget && mf.budgetExhausted ? Math.min(maxSweeps, Math.max(1, mf.longest)) : maxSweeps;
   const solver = new MFRPSolver(engine, model, Math.max(mMax, 1));
   try {
     const perM: PerM[] = [];
@@ -363,7 +373,6 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
     let partial = mf.cancelled;
     let spent = 0, exhausted = false;
     let pSweeps = 0, pAscents = 0;
-    const mfSweepsPer = mf.sweeps / Math.max(1, mf.restarts + mf.ordered);
     if (mMin === 0) {
       const rec: TrialRecord = { logGamma: mf.best.logZ, rank: 0, empty: false, sweeps: mf.sweeps, converged: mf.converged === mf.restarts + mf.ordered };
       perM.push({ m: 0, bound: mf.best.logZ, trials: [rec], seconds: mfSeconds });
@@ -398,7 +407,7 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
           let allConv = true;
           for (let j = 0; j < J; j++) {
             solver.randomStart();
-            const a = solver.ascend(maxSweeps, tol);
+            const a = solver.ascend(sweepCap, tol);
             sw += a.sweeps;
             ascents++;
             if (a.converged) converged++;
