@@ -45,7 +45,7 @@ export interface MeanFieldOptions {
   signal?: AbortSignal;
 }
 
-export const MF_DEFAULTS = { seed: 1, restarts: 10, orderedStarts: true, maxSweeps: 1000, tol: 1e-9, budget: 2.5e8 } as const;
+export const MF_DEFAULTS = { seed: 1, restarts: 10, orderedStarts: true, maxSweeps: 1000, tol: 1e-9, budget: 1.5e8 } as const;
 
 /** What the restart driver needs from a mean-field kernel. */
 export interface MeanFieldKernel {
@@ -171,8 +171,9 @@ export interface RestartsOutcome {
   restarts: number;
   ordered: number;
   sweeps: number;
-  /** Most sweeps of one start. */
+  /** Most sweeps of one start; sweeps of the random restarts alone. */
   longest: number;
+  randomSweeps: number;
   converged: number;
   worst: number;
   /** Coupling visits spent. */
@@ -204,7 +205,7 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
   let bestState: Float64Array | null = null;
   let bestRestart = -1;
   let bestStart: RestartsOutcome['bestStart'] = 'random';
-  let sweeps = 0, longest = 0, converged = 0, restarts = 0, ordered = 0, done = 0;
+  let sweeps = 0, longest = 0, randomSweeps = 0, converged = 0, restarts = 0, ordered = 0, done = 0;
   let worst = Infinity;
   let cancelled = false, exhausted = false;
   for (let s = 0; s < starts; s++) {
@@ -226,7 +227,10 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
     longest = Math.max(longest, info.sweeps);
     if (info.converged) converged++;
     if (isOrdered) ordered++;
-    else restarts++;
+    else {
+      restarts++;
+      randomSweeps += info.sweeps;
+    }
     worst = Math.min(worst, info.logZ);
     if (best === null || info.logZ > best.logZ) {
       best = info;
@@ -239,7 +243,7 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
   }
   if (best === null || bestState === null) throw new EngineError('mean field was cancelled before the first start completed: no bound');
   return {
-    best, bestState, bestRestart, bestStart, restarts, ordered, sweeps, longest, converged, worst,
+    best, bestState, bestRestart, bestStart, restarts, ordered, sweeps, longest, randomSweeps, converged, worst,
     work: sweeps * cost, budgetExhausted: exhausted, cancelled,
   };
 }

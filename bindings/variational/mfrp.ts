@@ -62,7 +62,7 @@ export interface MFRPOptions {
 
 export const MFRP_DEFAULTS = {
   seed: 1, restarts: MF_DEFAULTS.restarts, trials: 5, maxConstraints: 20, minConstraints: 0, maxSweeps: MF_DEFAULTS.maxSweeps,
-  tol: MF_DEFAULTS.tol, budget: MF_DEFAULTS.budget, orderedStarts: MF_DEFAULTS.orderedStarts, budgetFactor: 6,
+  tol: MF_DEFAULTS.tol, budget: MF_DEFAULTS.budget, orderedStarts: MF_DEFAULTS.orderedStarts, budgetFactor: 4,
 } as const;
 
 /** The projected trials' budget never goes below this many coupling visits (small models run every m). */
@@ -356,7 +356,8 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
   }
   const mfSeconds = (performance.now() - t0) / 1000;
   const budget = byBudget ? Math.max(MFRP_MIN_BUDGET, o.budgetFactor * mf.work) : Infinity;
-  const mfSweepsPer = mf.sweeps / Math.max(1, mf.restarts + mf.ordered);
+  // Sweeps per projected ascent, until some have run: mean field's random restarts' (ordered starts are no guide).
+  const mfSweepsPer = mf.restarts > 0 ? mf.randomSweeps / mf.restarts : mf.sweeps / Math.max(1, mf.ordered);
   // J per projection: at most as many random restarts as mean field ran, and few enough that m = 1
   // costs at most a quarter of the budget (so that several m fit).
   const J = opts.restarts !== undefined || !Number.isFinite(budget)
