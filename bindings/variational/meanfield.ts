@@ -216,6 +216,7 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
     const left = Math.floor((c.budget - sweeps * cost) / cost);
     if (done > 0 && left < 1) {
       exhausted = true;
+      c.onProgress?.({ phase: 'mf', done: starts, total: starts }); // finished: the budget chose fewer starts
       break;
     }
     const isOrdered = c.orderedStarts && s < 2;

@@ -386,6 +386,7 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
       const perAscent = pAscents > 0 ? pSweeps / pAscents : mfSweepsPer;
       if (perM.length > 0 && spent + trials * J * perAscent * cost > budget) {
         exhausted = true;
+        opts.onProgress?.({ phase: 'mfrp', done: total, total }); // finished: the budget chose a shorter m range
         break;
       }
       const tm = performance.now();
