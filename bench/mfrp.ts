@@ -18,6 +18,7 @@
 //    least-squares line and its R²); GF(2) reduction of a random 20 × 10⁴ system ≤ 0.1 ms.
 // Exits non-zero if a mean-field bound exceeds an exact log Z or MFRP falls below mean field (bugs, not noise).
 
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -39,7 +40,7 @@ const CFG = QUICK
   : { sizes: [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20], grids: 5, restarts: 10, trials: 5, maxConstraints: 20, exactMaxSide: 20, sweepSides: [25, 50, 100, 200], sweepMs: [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20], reps: 7, gf2Systems: 1000, defaultSides: [32, 64, 128, 256, 512], defaultMfrpMaxSide: 512 };
 const SEED = 20160509;
 const LIBDAI_MF_SWEEP_MS_100x100 = 60; // previously measured on this machine kind; not run here
-const TARGETS = { mfSweep100Ms: 0.5, gf2Ms: 0.1 };
+const TARGETS = { mfSweep100Ms: 0.5, gf2Ms: 0.1, mfCli512Seconds: 5, mfrpOverMf64: 10 };
 
 
 /** Hsu §5.1 mixed grid: w ~ U[−10,10] per bond, f ~ U[−1,1] per site. */
@@ -316,13 +317,32 @@ console.log(`  MFRP overhead over MF on 100×100: ${fmt(s100.overheadFit.msPerCo
 const gf2 = gf2Timing(engine);
 console.log(`GF(2) reduction, ${gf2.m} × ${gf2.n}: ${fmt(gf2.msPerReduction * 1000, 1)} µs (min ${fmt(gf2.msPerReductionMin * 1000, 1)} µs); avoiding adjacent pivots ${fmt(gf2.msPerReductionAvoidingAdjacentPivots * 1000, 1)} µs`);
 
+// The CLI run of the issue, wall clock (model build, canonical form, mean field, JSON out); full mode only.
+let mfCli512: number | null = null;
+if (!QUICK) {
+  const cli = join(HERE, '..', 'bin', 'relaxmrf.js');
+  const walls: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const t = performance.now();
+    const p = spawnSync(process.execPath, [cli, 'infer', 'ising:512x512,beta=0.4,periodic', '--method', 'mf', '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    if (p.status !== 0) throw new Error(`CLI run failed: ${p.stderr}`);
+    walls.push((performance.now() - t) / 1000);
+  }
+  mfCli512 = median(walls);
+  console.log(`CLI: infer ising:512x512,beta=0.4,periodic --method mf --json: ${walls.map((w) => fmt(w, 2)).join(', ')} s wall (median ${fmt(mfCli512, 2)})`);
+}
+const d64 = defaults.find((r) => r.side === 64)?.mfrp ?? null;
 const targets = {
+  mfCli512: { target: TARGETS.mfCli512Seconds, measured: mfCli512, pass: mfCli512 === null ? null : mfCli512 <= TARGETS.mfCli512Seconds },
+  mfrpOverMf64: { target: TARGETS.mfrpOverMf64, measured: d64?.secondsOverMf ?? null, pass: d64 === null ? null : d64.secondsOverMf <= TARGETS.mfrpOverMf64 },
   mfSweep100: { target: TARGETS.mfSweep100Ms, measured: s100.mfMsPerSweep, pass: s100.mfMsPerSweep <= TARGETS.mfSweep100Ms, libdaiMs: LIBDAI_MF_SWEEP_MS_100x100, libdaiNote: "libDAI's MF, previously measured on this machine kind; not run here", speedupOverLibdai: LIBDAI_MF_SWEEP_MS_100x100 / s100.mfMsPerSweep },
   mfrpOverheadLinearInM: { fit: s100.overheadFit, pass: s100.overheadFit.r2 >= 0.9 && s100.overheadFit.msPerConstraint > 0 },
   gf2: { target: TARGETS.gf2Ms, measured: gf2.msPerReduction, pass: gf2.msPerReduction <= TARGETS.gf2Ms },
 };
 console.log(`\nTargets: MF sweep 100×100 ${fmt(s100.mfMsPerSweep, 3)} ms (≤ ${TARGETS.mfSweep100Ms}: ${targets.mfSweep100.pass ? 'pass' : 'FAIL'}; libDAI ≈ ${LIBDAI_MF_SWEEP_MS_100x100} ms, ×${fmt(targets.mfSweep100.speedupOverLibdai, 0)}), ` +
-  `MFRP overhead linear in m (R² ${fmt(s100.overheadFit.r2, 3)}: ${targets.mfrpOverheadLinearInM.pass ? 'pass' : 'FAIL'}), GF(2) ${fmt(gf2.msPerReduction * 1000, 1)} µs (≤ 100 µs: ${targets.gf2.pass ? 'pass' : 'FAIL'})`);
+  `MFRP overhead linear in m (R² ${fmt(s100.overheadFit.r2, 3)}: ${targets.mfrpOverheadLinearInM.pass ? 'pass' : 'FAIL'}), GF(2) ${fmt(gf2.msPerReduction * 1000, 1)} µs (≤ 100 µs: ${targets.gf2.pass ? 'pass' : 'FAIL'}), ` +
+  `MF 512² by the CLI ${mfCli512 === null ? '— (full mode)' : `${fmt(mfCli512, 2)} s (≤ ${TARGETS.mfCli512Seconds}: ${targets.mfCli512.pass ? 'pass' : 'FAIL'})`}, ` +
+  `default MFRP on 64² ${d64 === null ? '—' : `×${fmt(d64.secondsOverMf, 1)} MF's time (≤ ${TARGETS.mfrpOverMf64}: ${targets.mfrpOverMf64.pass ? 'pass' : 'FAIL'})`}`);
 
 const result = {
   quick: QUICK,

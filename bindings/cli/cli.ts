@@ -30,10 +30,10 @@ const USAGE = `usage:
                           (defaults 32 runs, 2000 temperatures, population 1 = independent runs, tree;
                           P > 1: population annealing, R a multiple of P — what glassy models need)
       mf:     [--restarts J] [--budget V] [--max-sweeps S]
-              (defaults 10, 1.5e8, 1000: two ordered starts, then up to J random restarts while the
+              (defaults 10, 1e8, 1000: two ordered starts, then up to J random restarts while the
               budget of V coupling visits lasts — one sweep costs variables + 2·edges)
       mfrp:   [--restarts J] [--trials T] [--max-constraints M] [--budget V] [--budget-factor K] [--max-sweeps S]
-              (defaults 10, 5, 20, 1.5e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
+              (defaults 10, 5, 20, 1e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
               m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given)
   relaxmrf demo                      the default job (npm start)
   relaxmrf --help | --version

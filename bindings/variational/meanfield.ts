@@ -45,7 +45,7 @@ export interface MeanFieldOptions {
   signal?: AbortSignal;
 }
 
-export const MF_DEFAULTS = { seed: 1, restarts: 10, orderedStarts: true, maxSweeps: 1000, tol: 1e-9, budget: 1.5e8 } as const;
+export const MF_DEFAULTS = { seed: 1, restarts: 10, orderedStarts: true, maxSweeps: 1000, tol: 1e-9, budget: 1e8 } as const;
 
 /** What the restart driver needs from a mean-field kernel. */
 export interface MeanFieldKernel {
@@ -223,7 +223,9 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
     const j = isOrdered ? -1 : s - (c.orderedStarts ? 2 : 0);
     if (isOrdered) kernel.orderedStart(s as 0 | 1);
     else kernel.randomStart(c.seed, j);
-    const info = kernel.ascend(Math.max(1, Math.min(c.maxSweeps, left)), c.tol);
+    const cap = Math.max(1, Math.min(c.maxSweeps, left));
+    const info = kernel.ascend(cap, c.tol);
+    if (cap < c.maxSweeps && !info.converged) exhausted = true; // cut short by the budget
     sweeps += info.sweeps;
     longest = Math.max(longest, info.sweeps);
     if (info.converged) converged++;
