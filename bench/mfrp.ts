@@ -11,11 +11,14 @@
 //    the usual unary field.)
 // 2. Runtime against n and m (Figure 3): the experiment's wall times, and per-sweep times of MF and of
 //    MFRP at m = 0 … 20 on grids up to 200 × 200.
-// 3. Speed targets: one MF sweep on a 100 × 100 grid ≤ 0.5 ms (libDAI's MF, measured earlier on this
+// 3. Defaults at scale: `--method mf` and `--method mfrp` with default options on periodic Ising
+//    lattices at β = 0.4 (mean field's ordered phase): seconds, bounds, and MFRP's cost over MF's.
+// 4. Speed targets: one MF sweep on a 100 × 100 grid ≤ 0.5 ms (libDAI's MF, measured earlier on this
 //    machine kind and not run here: ≈ 60 ms per sweep); MFRP's overhead over MF linear in m (a
 //    least-squares line and its R²); GF(2) reduction of a random 20 × 10⁴ system ≤ 0.1 ms.
-// Exits non-zero if a mean-field bound exceeds an exact log Z (a bug, not noise).
+// Exits non-zero if a mean-field bound exceeds an exact log Z or MFRP falls below mean field (bugs, not noise).
 
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,11 +36,11 @@ import { QUICK } from './common.ts';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 const CFG = QUICK
-  ? { sizes: [5, 8, 10, 12], grids: 2, restarts: 5, trials: 5, maxConstraints: 10, exactMaxSide: 12, sweepSides: [25, 50, 100], sweepMs: [0, 5, 10, 15, 20], reps: 3, gf2Systems: 200 }
-  : { sizes: [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20], grids: 5, restarts: 10, trials: 5, maxConstraints: 20, exactMaxSide: 20, sweepSides: [25, 50, 100, 200], sweepMs: [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20], reps: 7, gf2Systems: 1000 };
+  ? { sizes: [5, 8, 10, 12], grids: 2, restarts: 5, trials: 5, maxConstraints: 10, exactMaxSide: 12, sweepSides: [25, 50, 100], sweepMs: [0, 5, 10, 15, 20], reps: 3, gf2Systems: 200, defaultSides: [32, 64], defaultMfrpMaxSide: 64 }
+  : { sizes: [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20], grids: 5, restarts: 10, trials: 5, maxConstraints: 20, exactMaxSide: 20, sweepSides: [25, 50, 100, 200], sweepMs: [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20], reps: 7, gf2Systems: 1000, defaultSides: [32, 64, 128, 256, 512], defaultMfrpMaxSide: 512 };
 const SEED = 20160509;
 const LIBDAI_MF_SWEEP_MS_100x100 = 60; // previously measured on this machine kind; not run here
-const TARGETS = { mfSweep100Ms: 0.5, gf2Ms: 0.1 };
+const TARGETS = { mfSweep100Ms: 0.5, gf2Ms: 0.1, mfCli512Seconds: 5, mfrpOverMf64: 10 };
 
 
 /** Hsu §5.1 mixed grid: w ~ U[−10,10] per bond, f ~ U[−1,1] per site. */
@@ -97,9 +100,10 @@ function experiment(engine: Engine): { records: GridRecord[]; violations: string
         exactSeconds = (performance.now() - t) / 1000;
       }
       const mf = runMeanField(engine, model, { seed, restarts: CFG.restarts });
-      const mfB = runMeanField(engine, model, { seed, restarts: budget });
+      const mfB = runMeanField(engine, model, { seed, restarts: budget, budget: Infinity });
       const rp = runMFRPDetailed(engine, model, { seed, restarts: CFG.restarts, trials: CFG.trials, maxConstraints: CFG.maxConstraints });
       const d = rp.result.diagnostics;
+      if (rp.result.logZ! < mf.logZ!) violations.push(`${side}x${side} grid ${g}: mfrp ${rp.result.logZ} < mf ${mf.logZ} (same seed and restarts)`);
       if (exact !== null) {
         for (const [name, v] of [['mf', mf.logZ!], ['mf-budget', mfB.logZ!]] as const) {
           if (v > exact + 1e-6 * Math.abs(exact)) violations.push(`${side}x${side} grid ${g}: ${name} ${v} > exact ${exact}`);
@@ -155,7 +159,30 @@ function summarise(records: GridRecord[]) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2–3. Timings
+// 3. Defaults at scale
+
+function defaultsAtScale(engine: Engine, violations: string[]) {
+  const rows = [];
+  for (const side of CFG.defaultSides) {
+    const model = isingLattice({ shape: [side, side], J: 0.4, periodic: true });
+    const mf = runMeanField(engine, model, {});
+    const md = mf.diagnostics;
+    let rp = null;
+    if (side <= CFG.defaultMfrpMaxSide) {
+      const r = runMFRPDetailed(engine, model, {}).result;
+      const d = r.diagnostics;
+      if (r.logZ! < mf.logZ!) violations.push(`${side}² defaults: mfrp ${r.logZ} < mf ${mf.logZ}`);
+      rp = { logZ: r.logZ!, seconds: r.seconds, bestM: d.bestM, maxConstraints: d.maxConstraints, restartsPerProjection: d.restarts, workOverMf: (d.work as number) / (d.mfWork as number), secondsOverMf: r.seconds / mf.seconds };
+    }
+    rows.push({ side, variables: side * side, mf: { logZ: mf.logZ!, perVariable: mf.logZ! / (side * side), seconds: mf.seconds, restarts: md.restarts, sweeps: md.sweeps, bestStart: md.bestStart, budgetExhausted: md.budgetExhausted }, mfrp: rp });
+    process.stdout.write(`  ${side}×${side}: MF ${fmt(mf.logZ!, 2)} in ${fmt(mf.seconds, 2)} s (${md.restarts} random restarts, ${md.sweeps} sweeps, best ${md.bestStart})` +
+      (rp ? `; MFRP ${fmt(rp.logZ, 2)} in ${fmt(rp.seconds, 2)} s (m ≤ ${rp.maxConstraints}, J = ${rp.restartsPerProjection}; ×${fmt(rp.secondsOverMf, 1)} MF's time, ×${fmt(rp.workOverMf, 1)} its work)` : '') + '\n');
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Timings
 
 /** Median (and min) ms per sweep: `sweeps` sweeps per measurement, tol < 0 so none stops early. */
 function timeSweeps(run: () => void, sweeps: number, reps: number): { median: number; min: number } {
@@ -280,6 +307,9 @@ for (const s of summary) {
   console.log(`| ${s.side} | ${fmt(s.seconds.mf, 4)} | ${showM.map((m) => fmt(s.seconds.mfrpPerM[m], 3)).join(' | ')} | ${fmt(s.seconds.mfrpTotal, 2)} | ${s.seconds.exact === null ? '—' : fmt(s.seconds.exact, 2)} |`);
 }
 
+console.log('\nDefaults at scale (periodic Ising, β = 0.4, default options):');
+const defaults = defaultsAtScale(engine, violations);
+
 console.log('\nPer-sweep times (ms):');
 const sweeps = sweepTimings(engine);
 const s100 = sweeps.find((r) => r.side === 100)!;
@@ -287,13 +317,32 @@ console.log(`  MFRP overhead over MF on 100×100: ${fmt(s100.overheadFit.msPerCo
 const gf2 = gf2Timing(engine);
 console.log(`GF(2) reduction, ${gf2.m} × ${gf2.n}: ${fmt(gf2.msPerReduction * 1000, 1)} µs (min ${fmt(gf2.msPerReductionMin * 1000, 1)} µs); avoiding adjacent pivots ${fmt(gf2.msPerReductionAvoidingAdjacentPivots * 1000, 1)} µs`);
 
+// The CLI run of the issue, wall clock (model build, canonical form, mean field, JSON out); full mode only.
+let mfCli512: number | null = null;
+if (!QUICK) {
+  const cli = join(HERE, '..', 'bin', 'relaxmrf.js');
+  const walls: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const t = performance.now();
+    const p = spawnSync(process.execPath, [cli, 'infer', 'ising:512x512,beta=0.4,periodic', '--method', 'mf', '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    if (p.status !== 0) throw new Error(`CLI run failed: ${p.stderr}`);
+    walls.push((performance.now() - t) / 1000);
+  }
+  mfCli512 = median(walls);
+  console.log(`CLI: infer ising:512x512,beta=0.4,periodic --method mf --json: ${walls.map((w) => fmt(w, 2)).join(', ')} s wall (median ${fmt(mfCli512, 2)})`);
+}
+const d64 = defaults.find((r) => r.side === 64)?.mfrp ?? null;
 const targets = {
+  mfCli512: { target: TARGETS.mfCli512Seconds, measured: mfCli512, pass: mfCli512 === null ? null : mfCli512 <= TARGETS.mfCli512Seconds },
+  mfrpOverMf64: { target: TARGETS.mfrpOverMf64, measured: d64?.secondsOverMf ?? null, pass: d64 === null ? null : d64.secondsOverMf <= TARGETS.mfrpOverMf64 },
   mfSweep100: { target: TARGETS.mfSweep100Ms, measured: s100.mfMsPerSweep, pass: s100.mfMsPerSweep <= TARGETS.mfSweep100Ms, libdaiMs: LIBDAI_MF_SWEEP_MS_100x100, libdaiNote: "libDAI's MF, previously measured on this machine kind; not run here", speedupOverLibdai: LIBDAI_MF_SWEEP_MS_100x100 / s100.mfMsPerSweep },
   mfrpOverheadLinearInM: { fit: s100.overheadFit, pass: s100.overheadFit.r2 >= 0.9 && s100.overheadFit.msPerConstraint > 0 },
   gf2: { target: TARGETS.gf2Ms, measured: gf2.msPerReduction, pass: gf2.msPerReduction <= TARGETS.gf2Ms },
 };
 console.log(`\nTargets: MF sweep 100×100 ${fmt(s100.mfMsPerSweep, 3)} ms (≤ ${TARGETS.mfSweep100Ms}: ${targets.mfSweep100.pass ? 'pass' : 'FAIL'}; libDAI ≈ ${LIBDAI_MF_SWEEP_MS_100x100} ms, ×${fmt(targets.mfSweep100.speedupOverLibdai, 0)}), ` +
-  `MFRP overhead linear in m (R² ${fmt(s100.overheadFit.r2, 3)}: ${targets.mfrpOverheadLinearInM.pass ? 'pass' : 'FAIL'}), GF(2) ${fmt(gf2.msPerReduction * 1000, 1)} µs (≤ 100 µs: ${targets.gf2.pass ? 'pass' : 'FAIL'})`);
+  `MFRP overhead linear in m (R² ${fmt(s100.overheadFit.r2, 3)}: ${targets.mfrpOverheadLinearInM.pass ? 'pass' : 'FAIL'}), GF(2) ${fmt(gf2.msPerReduction * 1000, 1)} µs (≤ 100 µs: ${targets.gf2.pass ? 'pass' : 'FAIL'}), ` +
+  `MF 512² by the CLI ${mfCli512 === null ? '— (full mode)' : `${fmt(mfCli512, 2)} s (≤ ${TARGETS.mfCli512Seconds}: ${targets.mfCli512.pass ? 'pass' : 'FAIL'})`}, ` +
+  `default MFRP on 64² ${d64 === null ? '—' : `×${fmt(d64.secondsOverMf, 1)} MF's time (≤ ${TARGETS.mfrpOverMf64}: ${targets.mfrpOverMf64.pass ? 'pass' : 'FAIL'})`}`);
 
 const result = {
   quick: QUICK,
@@ -302,6 +351,7 @@ const result = {
   cpu: cpus()[0]?.model ?? null,
   config: { ...CFG, seed: SEED, fieldConvention: 'unary f_i x_i (Hsu write it into every edge potential)', logUnits: 'natural log; meanLog10 = decimal orders of magnitude' },
   figure2: summary,
+  defaults,
   grids: records,
   sweepTimings: sweeps,
   gf2,
@@ -314,6 +364,6 @@ mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
 console.log(`\nwrote ${out} (${fmt(result.seconds, 1)} s)`);
 if (violations.length) {
-  console.error(`FAILED: mean field above exact log Z:\n  ${violations.join('\n  ')}`);
+  console.error(`FAILED: a bound above exact log Z, or MFRP below mean field:\n  ${violations.join('\n  ')}`);
   process.exit(1);
 }

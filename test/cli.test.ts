@@ -134,6 +134,21 @@ test('--method mf and mfrp print lower bounds at or below exact log Z', () => {
   }
   assert.equal(mf.diagnostics.restarts, 3);
   assert.match(run('infer', model, '--method', 'mfrp', '--trials', '0').err, /--trials must be an integer ≥ 1/);
+  // Budgets: mf's in coupling visits, mfrp's as a multiple of mean field's work; MFRP ≥ MF with the same restarts.
+  const cut = JSON.parse(run('infer', 'ising:16x16,beta=0.4,periodic', '--method', 'mf', '--budget', '2e5', '--max-sweeps', '50', '--json').out);
+  assert.equal(cut.diagnostics.budget, 2e5);
+  assert.equal(cut.diagnostics.maxSweeps, 50);
+  assert.ok(cut.diagnostics.work <= 2e5 && cut.diagnostics.budgetExhausted === true);
+  const rp = JSON.parse(run('infer', model, '--method', 'mfrp', '--restarts', '3', '--budget-factor', '2', '--json').out);
+  const mf3 = JSON.parse(run('infer', model, '--method', 'mf', '--restarts', '3', '--json').out);
+  assert.equal(rp.diagnostics.budgetFactor, 2);
+  assert.equal(rp.diagnostics.mfBound, mf3.logZ);
+  assert.ok(rp.logZ >= mf3.logZ);
+  for (const [flag, v] of [['--budget', '0'], ['--budget', 'x'], ['--budget-factor', '0']]) {
+    const r = run('infer', model, '--method', 'mfrp', flag, v);
+    assert.equal(r.code, 2);
+    assert.match(r.err, new RegExp(`${flag} must be a positive number`));
+  }
 });
 
 test('--method blockgibbs: relaxation options, marginals within 4 standard errors of exact', () => {

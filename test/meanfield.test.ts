@@ -171,3 +171,82 @@ test('determinism, defaults, and refused options', () => {
   s.dispose();
   assert.throws(() => s.objective(), /use after dispose/);
 });
+
+test('convergence rule: the default tolerance stops within tol · max(n, |F|) per sweep of a long run, and the bound stays ≤ exact', () => {
+  // The default rule against 20 000 sweeps at tol = 0 from the same start: a concave-in-each-block
+  // ascent that stops where a sweep gains ≤ tol·max(n, |F|) is, on these small models, within a few
+  // such gains of the long run's value (and never above it: both are the same monotone sequence).
+  const rand = mulberry32(50);
+  for (let t = 0; t < 8; t++) {
+    const model = randomModel(rand, 5 + (t % 5), { cards: t % 2 ? [2, 3] : [2], density: 0.5, scale: 1 + t / 2 });
+    const exact = bruteForce(model).logZ;
+    const s = new MeanFieldSolver(engine, model);
+    s.randomStart(t, 0);
+    const short = s.ascend(MF_DEFAULTS.maxSweeps, MF_DEFAULTS.tol);
+    assert.ok(short.converged, `model ${t}: the default rule should stop`);
+    s.randomStart(t, 0);
+    const long = s.ascend(20000, 0);
+    const scale = Math.max(s.form.n, Math.abs(long.logZ));
+    assert.ok(short.logZ <= long.logZ + 1e-12 * scale, `model ${t}: stopped ${short.logZ} above the long run ${long.logZ}`);
+    assert.ok(long.logZ - short.logZ <= 1e3 * MF_DEFAULTS.tol * scale, `model ${t}: stopped ${long.logZ - short.logZ} short of the long run`);
+    assert.ok(long.logZ <= exact + 1e-10 && short.logZ <= exact + 1e-10, `model ${t}: above exact ${exact}`);
+    s.dispose();
+  }
+});
+
+test('ordered starts: every variable in its first / last state; on a ferromagnet they reach the ordered optimum', () => {
+  const model = randomModel(mulberry32(51), 6, { cards: [2, 3] });
+  const s = new MeanFieldSolver(engine, model);
+  for (const which of [0, 1] as const) {
+    s.orderedStart(which);
+    const mu = s.bitMarginals();
+    const f = s.form;
+    for (let v = 0; v < f.n; v++) {
+      const b = f.blockStart[v], K = f.blockStart[v + 1] - b;
+      for (let k = 0; k < K; k++) {
+        const want = f.oneHot[v] ? (k === (which ? K - 1 : 0) ? 1 : 0) : which;
+        assert.equal(mu[b + k], want, `block ${v} bit ${k}`);
+      }
+    }
+    // The objective of a point mass is its log potential (zero entropy).
+    const x = Array.from({ length: model.n }, (_, v) => (which ? model.card[v] - 1 : 0));
+    close(s.objective(), model.logPotential(x), 1e-12, 'objective at a point mass');
+  }
+  s.dispose();
+  // 24×24 periodic ferromagnet at β = 0.4 (ordered phase of mean field): the ordered starts give the
+  // uniform fixed point m = tanh(4βm), F/n = 2βm² + H((1 + m)/2), which random starts (domains) miss.
+  const ferro = isingLattice({ shape: [24, 24], J: 0.4, periodic: true });
+  const r = runMeanField(engine, ferro, { seed: 1, restarts: 2 });
+  let m = 1;
+  for (let i = 0; i < 200; i++) m = Math.tanh(1.6 * m);
+  const p = (1 + m) / 2;
+  const perSite = 0.8 * m * m - p * Math.log(p) - (1 - p) * Math.log(1 - p);
+  assert.ok(r.diagnostics.bestStart !== 'random', `best start ${r.diagnostics.bestStart}`);
+  close(r.logZ!, 576 * perSite + ferro.logConst, 1e-9, 'uniform mean-field optimum');
+  const noOrdered = runMeanField(engine, ferro, { seed: 1, restarts: 2, orderedStarts: false });
+  assert.ok(noOrdered.logZ! <= r.logZ! + 1e-9);
+});
+
+test('budget: restarts stop when the work budget is spent; restarts that ran repeat a larger budget\'s', () => {
+  const model = isingLattice({ shape: [12, 12], J: () => 1, periodic: true });
+  const s = new MeanFieldSolver(engine, model);
+  const cost = s.sweepCost;
+  s.dispose();
+  const full = runMeanField(engine, model, { seed: 2, restarts: 6, orderedStarts: false, tol: -1, maxSweeps: 50 });
+  assert.equal(full.diagnostics.restarts, 6);
+  assert.equal(full.diagnostics.work, 6 * 50 * cost);
+  // Room for two and a half restarts: the third runs 25 sweeps, the fourth never starts.
+  const cut = runMeanField(engine, model, { seed: 2, restarts: 6, orderedStarts: false, tol: -1, maxSweeps: 50, budget: 125 * cost });
+  assert.equal(cut.diagnostics.restarts, 3);
+  assert.equal(cut.diagnostics.sweeps, 125);
+  assert.equal(cut.diagnostics.budgetExhausted, true);
+  assert.equal(cut.partial, false);
+  const two = runMeanField(engine, model, { seed: 2, restarts: 2, orderedStarts: false, tol: -1, maxSweeps: 50 });
+  assert.ok(cut.logZ! >= two.logZ!, 'restarts 0 and 1 are the same, so the cut run is at least their best');
+  // A budget below one sweep still runs one sweep of the first start.
+  const tiny = runMeanField(engine, model, { budget: 1 });
+  assert.equal(tiny.diagnostics.sweeps, 1);
+  assert.ok(Number.isFinite(tiny.logZ!));
+  assert.throws(() => runMeanField(engine, model, { budget: 0 }), ModelError);
+  assert.throws(() => runMeanField(engine, model, { budget: NaN }), ModelError);
+});

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
-import { MFRPSolver, runMFRP, runMFRPDetailed, logMedian, MFRP_DEFAULTS, type Projection } from '../bindings/variational/mfrp.ts';
+import { MFRPSolver, runMFRP, runMFRPDetailed, logMedian, MFRP_DEFAULTS, MFRP_MIN_BUDGET, type Projection } from '../bindings/variational/mfrp.ts';
 import { runMeanField } from '../bindings/variational/meanfield.ts';
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
@@ -282,4 +282,44 @@ test('determinism and options: same seed, same answer; m is clamped to n; defaul
   assert.equal(MFRP_DEFAULTS.trials, 5);
   const only = runMFRPDetailed(engine, m, { seed: 3, restarts: 3, trials: 3, minConstraints: 2, maxConstraints: 4 });
   assert.deepEqual(only.perM.map((p) => p.m), [2, 3, 4]);
+});
+
+test('MFRP is never below mean field: its m = 0 candidate is mean field with the same seed and restarts', () => {
+  const rand = mulberry32(52);
+  const models: Model[] = [];
+  // Hsu's mixed grids, where a median of projected m = 0 trials used to fall below mean field.
+  for (const side of [4, 6, 8]) models.push(isingLattice({ shape: [side, side], J: () => 20 * rand() - 10, h: Array.from({ length: side * side }, () => 2 * rand() - 1) }));
+  for (let t = 0; t < 3; t++) models.push(randomModel(rand, 8 + t, { density: 0.5, scale: 2 }));
+  models.push(isingLattice({ shape: [10, 10], J: 0.4, periodic: true }));
+  for (const [idx, model] of models.entries()) {
+    for (const seed of [1, 2, 3]) {
+      for (const restarts of [1, 4]) {
+        const mf = runMeanField(engine, model, { seed, restarts });
+        const { result, perM } = runMFRPDetailed(engine, model, { seed, restarts, trials: 3, maxConstraints: 6 });
+        assert.equal(perM[0].m, 0);
+        assert.equal(perM[0].bound, mf.logZ, `model ${idx} seed ${seed}: m = 0 is mean field`);
+        assert.equal(result.diagnostics.mfBound, mf.logZ);
+        assert.ok(result.logZ! >= mf.logZ!, `model ${idx} seed ${seed} J ${restarts}: MFRP ${result.logZ} < MF ${mf.logZ}`);
+        if (result.diagnostics.bestM === 0) assert.deepEqual(result.marginals, mf.marginals);
+      }
+    }
+  }
+});
+
+test('MFRP budget: by default the m range stops when budgetFactor × mean field\'s work is spent; explicit maxConstraints runs every m', () => {
+  const model = isingLattice({ shape: [32, 32], J: 0.4, periodic: true });
+  const { result, perM } = runMFRPDetailed(engine, model, { seed: 1 });
+  const d = result.diagnostics;
+  const mfWork = d.mfWork as number, work = d.work as number;
+  const budget = Math.max(MFRP_MIN_BUDGET, MFRP_DEFAULTS.budgetFactor * mfWork);
+  assert.equal(d.budgetExhausted, true);
+  assert.ok((d.maxConstraints as number) < MFRP_DEFAULTS.maxConstraints, `ran m up to ${d.maxConstraints}`);
+  assert.deepEqual(perM.map((p) => p.m), Array.from({ length: (d.maxConstraints as number) + 1 }, (_, m) => m));
+  // Stopping is decided on estimates before each m, so the last m may overshoot: by at most that m's share.
+  assert.ok(work - mfWork <= budget * (1 + 1 / perM.length), `projected work ${work - mfWork} against the budget ${budget}`);
+  assert.ok((d.restarts as number) >= 1 && (d.restarts as number) <= MFRP_DEFAULTS.restarts);
+  assert.ok(result.logZ! >= (d.mfBound as number));
+  const all = runMFRPDetailed(engine, randomModel(mulberry32(53), 9, { density: 0.5 }), { seed: 1, restarts: 2, trials: 2, maxConstraints: 9, budgetFactor: 1e-9 });
+  assert.deepEqual(all.perM.map((p) => p.m), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.throws(() => runMFRP(engine, model, { budgetFactor: 0 }), ModelError);
 });

@@ -637,7 +637,7 @@ function sweep(st: Mfrp, out: usize): f64 {
 
 /**
  * Coordinate ascent over the free marginals from the current ones, until a sweep raises F by at most
- * tol · max(1, |F|) or maxSweeps. Returns the sweeps; out f64[4] = (F from scratch, converged,
+ * tol · max(n, |F|) (relative change per variable, as mean field) or maxSweeps. Returns the sweeps; out f64[4] = (F from scratch, converged,
  * last ΔF, last max |Δμ|); marg (f64[n], or 0) receives every singleton marginal.
  */
 export function mfrpAscend(state: usize, maxSweeps: i32, tol: f64, out: usize, marg: usize): i32 {
@@ -650,7 +650,7 @@ export function mfrpAscend(state: usize, maxSweeps: i32, tol: f64, out: usize, m
     dF = sweep(st, out);
     F += dF;
     sweeps++;
-    if (dF <= tol * max(1.0, Math.abs(F))) {
+    if (dF <= tol * max(<f64>st.n, Math.abs(F))) {
       converged = true;
       break;
     }

@@ -29,8 +29,12 @@ const USAGE = `usage:
       --logz ais:         [--ais-runs R] [--ais-steps T] [--ais-population P] [--ais-transition tree|gibbs|relaxed]
                           (defaults 32 runs, 2000 temperatures, population 1 = independent runs, tree;
                           P > 1: population annealing, R a multiple of P — what glassy models need)
-      mf:     [--restarts J]
-      mfrp:   [--restarts J] [--trials T] [--max-constraints M]
+      mf:     [--restarts J] [--budget V] [--max-sweeps S]
+              (defaults 10, 1e8, 1000: two ordered starts, then up to J random restarts while the
+              budget of V coupling visits lasts — one sweep costs variables + 2·edges)
+      mfrp:   [--restarts J] [--trials T] [--max-constraints M] [--budget V] [--budget-factor K] [--max-sweeps S]
+              (defaults 10, 5, 20, 1e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
+              m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given)
   relaxmrf demo                      the default job (npm start)
   relaxmrf --help | --version
 
@@ -44,6 +48,13 @@ function integer(name: string, v: string | undefined, min: number): number | und
   if (v === undefined) return undefined;
   const x = Number(v);
   if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${v}"`);
+  return x;
+}
+
+function positive(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const x = Number(v);
+  if (v.trim() === '' || !Number.isFinite(x) || !(x > 0)) throw new UsageError(`--${name} must be a positive number, got "${v}"`);
   return x;
 }
 
@@ -146,6 +157,9 @@ async function inferCommand(argv: string[]): Promise<void> {
       restarts: { type: 'string' },
       trials: { type: 'string' },
       'max-constraints': { type: 'string' },
+      'max-sweeps': { type: 'string' },
+      budget: { type: 'string' },
+      'budget-factor': { type: 'string' },
       shift: { type: 'string' },
       factor: { type: 'string' },
       'leapfrog-steps': { type: 'string' },
@@ -196,6 +210,9 @@ async function inferCommand(argv: string[]): Promise<void> {
     restarts: integer('restarts', values.restarts, 1),
     trials: integer('trials', values.trials, 1),
     maxConstraints: integer('max-constraints', values['max-constraints'], 0),
+    maxSweeps: integer('max-sweeps', values['max-sweeps'], 1),
+    budget: positive('budget', values.budget),
+    budgetFactor: positive('budget-factor', values['budget-factor']),
     shift,
     factor,
     parametrisation,

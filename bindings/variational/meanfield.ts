@@ -1,10 +1,21 @@
 // Naive mean field: the lower bound log Z ≥ max_q E_q[log p̃] + H(q) over fully factorised q, by
-// coordinate ascent in WASM (assembly/meanfield.ts) with J random restarts. Works on any canonical
-// model: free bits (Bernoulli factors) and one-hot blocks (categorical factors, zero potentials
-// handled exactly: see the kernel's header).
+// coordinate ascent in WASM (assembly/variational/meanfield.ts). Works on any canonical model: free
+// bits (Bernoulli factors) and one-hot blocks (categorical factors, zero potentials handled exactly:
+// see the kernel's header).
 //
-// Every restart j draws its start from its own stream (seed, chain j, tag MF_STREAM), so a run is
-// a pure function of (model, options) and restarts 0 … J−1 of a larger run repeat those of a smaller one.
+// Starts: two ordered starts (every variable in its first state, then in its last; `orderedStarts`)
+// and J random restarts. Random restart j draws its start from its own stream (seed, chain j, tag
+// MF_STREAM), so a run is a pure function of (model, options) and restarts 0 … J−1 of a larger run
+// repeat those of a smaller one (as long as the budget lasts).
+//
+// Convergence: an ascent stops when a sweep raises the bound by at most tol · max(n, |F|) — the
+// relative change per variable — or after maxSweeps sweeps. Cost: the starts share a budget of work,
+// counted deterministically in coupling visits (one sweep = nBits + nnz(W)); each start gets what is
+// left (at most maxSweeps sweeps) and none begins once it is spent, so the number of random restarts
+// that run is chosen by the budget (large models: one or two, small ones: all J).
+//
+// The restart driver (meanFieldRestarts) talks to a kernel through the MeanFieldKernel interface, so
+// a second kernel (e.g. on factor graphs) can use the same starts, budget and reporting.
 
 import { checkCount, checkTol, definedOnly } from '../core/options.ts';
 import type { Engine } from '../core/engine.ts';
@@ -20,17 +31,33 @@ export const MF_STREAM = 0x4d46; // "MF"
 
 export interface MeanFieldOptions {
   seed?: number;
-  /** Random initialisations; the best bound is kept. */
+  /** Random initialisations at most (the budget may stop earlier); the best bound is kept. */
   restarts?: number;
-  /** Sweeps per restart at most. */
+  /** Also start from every variable in its first state and in its last (before the random restarts). */
+  orderedStarts?: boolean;
+  /** Sweeps per start at most. */
   maxSweeps?: number;
-  /** A restart has converged when a sweep raises the bound by at most tol · max(1, |bound|). */
+  /** A start has converged when a sweep raises the bound by at most tol · max(n, |bound|). */
   tol?: number;
+  /** Work for all starts together, in coupling visits (a sweep costs nBits + nnz(W)); ≥ one sweep always runs. */
+  budget?: number;
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
 }
 
-export const MF_DEFAULTS = { seed: 1, restarts: 10, maxSweeps: 1000, tol: 1e-10 } as const;
+export const MF_DEFAULTS = { seed: 1, restarts: 10, orderedStarts: true, maxSweeps: 1000, tol: 1e-9, budget: 1e8 } as const;
+
+/** What the restart driver needs from a mean-field kernel. */
+export interface MeanFieldKernel {
+  /** Coupling visits of one sweep (the budget's unit). */
+  readonly sweepCost: number;
+  randomStart(seed: number, j: number): void;
+  /** which 0: every variable in its first state; 1: in its last. */
+  orderedStart(which: 0 | 1): void;
+  ascend(maxSweeps: number, tol: number): AscentInfo;
+  /** The current state, as the kernel stores it (copied). */
+  snapshot(): Float64Array;
+}
 
 export interface AscentInfo {
   /** The bound of the model as the user built it (canonical offset included). */
@@ -43,8 +70,9 @@ export interface AscentInfo {
 }
 
 /** One model's mean-field state in WASM memory: marginals per bit, entropies per block. */
-export class MeanFieldSolver {
+export class MeanFieldSolver implements MeanFieldKernel {
   readonly form: CanonicalForm;
+  readonly sweepCost: number;
   private readonly bound: BoundModel;
   private readonly mu: number;
   private readonly ent: number;
@@ -54,6 +82,7 @@ export class MeanFieldSolver {
 
   constructor(readonly engine: Engine, model: Model | CanonicalForm) {
     this.form = 'nBits' in model ? model : toCanonical(model);
+    this.sweepCost = this.form.nBits + this.form.rowPtr[this.form.nBits];
     this.bound = new BoundModel(engine, this.form);
     const arena = this.bound.arena;
     this.mu = arena.alloc(this.form.nBits * 8);
@@ -76,6 +105,16 @@ export class MeanFieldSolver {
       k.rngSeed(this.rng, lo, hi, j, MF_STREAM);
       k.mfRandomInit(h, this.mu, this.ent, this.rng);
     });
+  }
+
+  /** Ordered start: every variable in its first (0) or last (1) state. */
+  orderedStart(which: 0 | 1): void {
+    const h = this.header();
+    this.engine.call('mean field init', (k) => k.mfOrderedInit(h, this.mu, this.ent, which));
+  }
+
+  snapshot(): Float64Array {
+    return this.bitMarginals();
   }
 
   /** Sets the per-bit marginals (p(s_i = 1); one-hot blocks must sum to 1). */
@@ -110,58 +149,142 @@ export class MeanFieldSolver {
   }
 }
 
-/** Mean-field lower bound on log Z (best of `restarts` random starts) and its marginals. */
+export interface RestartsConfig {
+  seed: number;
+  restarts: number;
+  orderedStarts: boolean;
+  maxSweeps: number;
+  tol: number;
+  budget: number;
+  onProgress?: (p: Progress) => void;
+  signal?: AbortSignal;
+}
+
+export interface RestartsOutcome {
+  best: AscentInfo;
+  /** The best start's state (kernel layout). */
+  bestState: Float64Array;
+  /** Index of the best random restart, −1 when an ordered start was best. */
+  bestRestart: number;
+  bestStart: 'first-state' | 'last-state' | 'random';
+  /** Random restarts run; ordered starts run. */
+  restarts: number;
+  ordered: number;
+  sweeps: number;
+  /** Most sweeps of one start; sweeps of the random restarts alone. */
+  longest: number;
+  randomSweeps: number;
+  converged: number;
+  worst: number;
+  /** Coupling visits spent. */
+  work: number;
+  budgetExhausted: boolean;
+  cancelled: boolean;
+}
+
+/** Options merged with the defaults and validated. */
+export function meanFieldConfig(opts: MeanFieldOptions): RestartsConfig {
+  const c = { ...MF_DEFAULTS, ...definedOnly(opts) };
+  checkCount('restarts', c.restarts, 1);
+  checkCount('maxSweeps', c.maxSweeps, 1);
+  checkTol(c.tol);
+  if (typeof c.orderedStarts !== 'boolean') throw new ModelError(`orderedStarts must be true or false, got ${c.orderedStarts}`);
+  if (typeof c.budget !== 'number' || !(c.budget > 0)) throw new ModelError(`budget must be a positive number of coupling visits, got ${c.budget}`);
+  seedWords(c.seed);
+  return { ...c, onProgress: opts.onProgress, signal: opts.signal };
+}
+
+/**
+ * The ordered starts, then random restarts 0 … J−1, each ascending for at most maxSweeps sweeps and
+ * what is left of the budget; the best bound is kept. Throws when cancelled before any start finished.
+ */
+export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): RestartsOutcome {
+  const starts = (c.orderedStarts ? 2 : 0) + c.restarts;
+  const cost = Math.max(1, kernel.sweepCost);
+  let best: AscentInfo | null = null;
+  let bestState: Float64Array | null = null;
+  let bestRestart = -1;
+  let bestStart: RestartsOutcome['bestStart'] = 'random';
+  let sweeps = 0, longest = 0, randomSweeps = 0, converged = 0, restarts = 0, ordered = 0, done = 0;
+  let worst = Infinity;
+  let cancelled = false, exhausted = false;
+  for (let s = 0; s < starts; s++) {
+    if (c.signal?.aborted) {
+      cancelled = true;
+      break;
+    }
+    const left = Math.floor((c.budget - sweeps * cost) / cost);
+    if (done > 0 && left < 1) {
+      exhausted = true;
+      c.onProgress?.({ phase: 'mf', done: starts, total: starts }); // finished: the budget chose fewer starts
+      break;
+    }
+    const isOrdered = c.orderedStarts && s < 2;
+    const j = isOrdered ? -1 : s - (c.orderedStarts ? 2 : 0);
+    if (isOrdered) kernel.orderedStart(s as 0 | 1);
+    else kernel.randomStart(c.seed, j);
+    const cap = Math.max(1, Math.min(c.maxSweeps, left));
+    const info = kernel.ascend(cap, c.tol);
+    if (cap < c.maxSweeps && !info.converged) exhausted = true; // cut short by the budget
+    sweeps += info.sweeps;
+    longest = Math.max(longest, info.sweeps);
+    if (info.converged) converged++;
+    if (isOrdered) ordered++;
+    else {
+      restarts++;
+      randomSweeps += info.sweeps;
+    }
+    worst = Math.min(worst, info.logZ);
+    if (best === null || info.logZ > best.logZ) {
+      best = info;
+      bestState = kernel.snapshot();
+      bestRestart = j;
+      bestStart = isOrdered ? (s === 0 ? 'first-state' : 'last-state') : 'random';
+    }
+    done++;
+    c.onProgress?.({ phase: 'mf', done, total: starts });
+  }
+  if (best === null || bestState === null) throw new EngineError('mean field was cancelled before the first start completed: no bound');
+  return {
+    best, bestState, bestRestart, bestStart, restarts, ordered, sweeps, longest, randomSweeps, converged, worst,
+    work: sweeps * cost, budgetExhausted: exhausted, cancelled,
+  };
+}
+
+/** Mean-field lower bound on log Z (best of the ordered starts and random restarts) and its marginals. */
 export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOptions = {}): InferenceResult {
-  const { seed, restarts, maxSweeps, tol } = { ...MF_DEFAULTS, ...definedOnly(opts) };
-  checkCount('restarts', restarts, 1);
-  checkCount('maxSweeps', maxSweeps, 1);
-  checkTol(tol);
-  seedWords(seed);
+  const c = meanFieldConfig(opts);
   const t0 = performance.now();
   const solver = new MeanFieldSolver(engine, model);
   try {
-    let best: AscentInfo | null = null;
-    let bestMu: Float64Array | null = null;
-    let bestRestart = -1;
-    let sweeps = 0, converged = 0, done = 0;
-    let worst = Infinity;
-    for (let j = 0; j < restarts; j++) {
-      if (opts.signal?.aborted) break;
-      solver.randomStart(seed, j);
-      const info = solver.ascend(maxSweeps, tol);
-      sweeps += info.sweeps;
-      if (info.converged) converged++;
-      worst = Math.min(worst, info.logZ);
-      if (best === null || info.logZ > best.logZ) {
-        best = info;
-        bestMu = solver.bitMarginals();
-        bestRestart = j;
-      }
-      done++;
-      opts.onProgress?.({ phase: 'mf', done, total: restarts });
-    }
-    if (best === null || bestMu === null) throw new EngineError('mean field was cancelled before the first restart completed: no bound');
+    const r = meanFieldRestarts(solver, c);
+    const done = r.restarts + r.ordered;
     return {
       method: 'mf',
-      logZ: best.logZ,
+      logZ: r.best.logZ,
       logZStdErr: null,
       logZKind: 'lower-bound',
-      marginals: bitsToMarginals(solver.form, bestMu),
+      marginals: bitsToMarginals(solver.form, r.bestState),
       marginalStdErr: null,
       diagnostics: {
-        restarts: done,
-        bestRestart,
-        sweeps,
-        sweepsBest: best.sweeps,
-        converged: converged === done,
-        convergedRestarts: converged,
-        worstRestartLogZ: Number.isFinite(worst) ? worst : null,
-        maxSweeps,
-        tol,
-        seed,
+        restarts: r.restarts,
+        orderedStarts: r.ordered,
+        bestRestart: r.bestRestart,
+        bestStart: r.bestStart,
+        sweeps: r.sweeps,
+        sweepsBest: r.best.sweeps,
+        converged: r.converged === done,
+        convergedRestarts: r.converged,
+        worstRestartLogZ: Number.isFinite(r.worst) ? r.worst : null,
+        maxSweeps: c.maxSweeps,
+        tol: c.tol,
+        budget: c.budget,
+        work: r.work,
+        budgetExhausted: r.budgetExhausted,
+        seed: c.seed,
       },
       seconds: (performance.now() - t0) / 1000,
-      partial: done < restarts,
+      partial: r.cancelled,
     };
   } finally {
     solver.dispose();

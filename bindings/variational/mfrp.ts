@@ -12,6 +12,14 @@
 //                                                for a good m if each γ were the global optimum)
 //   logZ ≥ max_m bound_m  (reported as the lower bound, as Hsu do; it is a probabilistic bound).
 //
+// m = 0 is mean field itself: its candidate is runMeanField's optimum with the same seed, restarts,
+// ordered starts, tolerance and budget (not a median of projected trials), so MFRP ≥ MF always.
+// Cost: the projected trials (m ≥ 1) get a budget of budgetFactor × mean field's work (at least
+// MFRP_MIN_BUDGET coupling visits); unless given, J per projection is at most mean field's number of
+// random restarts and small enough that m = 1 takes at most a quarter of the budget; m runs upwards
+// from 1 while the next m's estimated cost (T · J · mean sweeps per ascent · visits per sweep at m)
+// fits what is left — unless maxConstraints is given explicitly, in which case every m up to it runs.
+//
 // Everything stays in log space: the median of an even number of trials averages the two middle γ
 // by log-add-exp. Marginals are those of the best m: the γ-weighted average over its trials of the
 // projected q's marginals (E[Z(A,b) · R_{A,b}(p)] = 2^{−m} p̃, so weighting by the Z(A,b) estimate
@@ -25,6 +33,7 @@ import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, checkTol, definedOnly } from '../core/options.ts';
+import { MeanFieldSolver, meanFieldConfig, meanFieldRestarts, MF_DEFAULTS } from './meanfield.ts';
 
 /** Tag of MFRP's generator streams (projection, then the J starts of that trial). */
 export const MFRP_STREAM = 0x5250; // "RP"
@@ -39,13 +48,25 @@ export interface MFRPOptions {
   maxConstraints?: number;
   minConstraints?: number;
   maxSweeps?: number;
-  /** An ascent has converged when a sweep raises the bound by at most tol · max(1, |bound|). */
+  /** An ascent has converged when a sweep raises the bound by at most tol · max(n, |bound|). */
   tol?: number;
+  /** Mean field's (m = 0) budget in coupling visits, as MeanFieldOptions.budget. */
+  budget?: number;
+  /** Mean field's ordered starts (m = 0), as MeanFieldOptions.orderedStarts. */
+  orderedStarts?: boolean;
+  /** The projected trials' budget as a multiple of mean field's work (Infinity: none). */
+  budgetFactor?: number;
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
 }
 
-export const MFRP_DEFAULTS = { seed: 1, restarts: 10, trials: 5, maxConstraints: 20, minConstraints: 0, maxSweeps: 1000, tol: 1e-10 } as const;
+export const MFRP_DEFAULTS = {
+  seed: 1, restarts: MF_DEFAULTS.restarts, trials: 5, maxConstraints: 20, minConstraints: 0, maxSweeps: MF_DEFAULTS.maxSweeps,
+  tol: MF_DEFAULTS.tol, budget: MF_DEFAULTS.budget, orderedStarts: MF_DEFAULTS.orderedStarts, budgetFactor: 4,
+} as const;
+
+/** The projected trials' budget never goes below this many coupling visits (small models run every m). */
+export const MFRP_MIN_BUDGET = 2e7;
 
 export interface Projection {
   /** Rank of A; equals the number of pivot rows. */
@@ -295,6 +316,15 @@ export interface MFRPDetail {
   perM: PerM[];
 }
 
+/**
+ * One projected sweep at m constraints in mean-field coupling visits (the budget's unit): calibrated
+ * on a 64² lattice, where it costs ≈ 1.75 + 0.6 m mean-field sweeps (each row holds about half the
+ * variables; a row visit costs its pivot's degree).
+ */
+function projectedSweepCost(n: number, nnz: number, m: number): number {
+  return 1.75 * (n + nnz) + 0.6 * m * n * (1 + nnz / Math.max(1, n));
+}
+
 /** MFRP with every trial's record (the bench and tests use this; runMFRP returns its `result`). */
 export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions = {}): MFRPDetail {
   const o = { ...MFRP_DEFAULTS, ...definedOnly(opts) };
@@ -305,21 +335,60 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
   checkCount('minConstraints', o.minConstraints, 0, 65535);
   checkCount('maxSweeps', maxSweeps, 1);
   checkTol(tol);
+  if (typeof o.budgetFactor !== 'number' || !(o.budgetFactor > 0)) throw new ModelError(`budgetFactor must be a positive number, got ${o.budgetFactor}`);
   seedWords(seed);
   const form = checkMFRPModel(model);
   const n = form.nBits;
+  const nnz = form.rowPtr[n];
   const mMax = Math.min(o.maxConstraints, n);
   const mMin = Math.min(o.minConstraints, mMax);
   if (o.minConstraints > o.maxConstraints) throw new ModelError(`minConstraints ${o.minConstraints} exceeds maxConstraints ${o.maxConstraints}`);
+  const byBudget = opts.maxConstraints === undefined && Number.isFinite(o.budgetFactor);
+  const mfCfg = meanFieldConfig({ seed, restarts, maxSweeps, tol, budget: o.budget, orderedStarts: o.orderedStarts, signal: opts.signal });
   const t0 = performance.now();
-  const solver = new MFRPSolver(engine, model, mMax);
+  // m = 0: mean field with the same restarts (also the cost reference of the budget).
+  const mfSolver = new MeanFieldSolver(engine, form);
+  let mf;
+  try {
+    mf = meanFieldRestarts(mfSolver, mfCfg);
+  } finally {
+    mfSolver.dispose();
+  }
+  const mfSeconds = (performance.now() - t0) / 1000;
+  const budget = byBudget ? Math.max(MFRP_MIN_BUDGET, o.budgetFactor * mf.work) : Infinity;
+  // Sweeps per projected ascent, until some have run: mean field's random restarts' (ordered starts are no guide).
+  const mfSweepsPer = mf.restarts > 0 ? mf.randomSweeps / mf.restarts : mf.sweeps / Math.max(1, mf.ordered);
+  // J per projection: at most as many random restarts as mean field ran, and few enough that m = 1
+  // costs at most a quarter of the budget (so that several m fit).
+  const J = opts.restarts !== undefined || !Number.isFinite(budget)
+    ? restarts
+    : Math.max(1, Math.min(mf.restarts, Math.floor(budget / 4 / (trials * mfSweepsPer * projectedSweepCost(n, nnz, 1)))));
+  // When mean field ran out of budget (a large model), no projected ascent runs longer than its longest start.
+  const sweepCap = byBudget && mf.budgetExhausted ? Math.min(maxSweeps, Math.max(1, mf.longest)) : maxSweeps;
+  const solver = new MFRPSolver(engine, model, Math.max(mMax, 1));
   try {
     const perM: PerM[] = [];
     const margOf = new Map<number, Float64Array[]>(); // m → each trial's best marginals (null when empty)
     const total = (mMax - mMin + 1) * trials;
-    let done = 0, sweeps = 0, ascents = 0, converged = 0, empty = 0;
-    let partial = false;
-    outer: for (let m = mMin; m <= mMax; m++) {
+    let done = 0, sweeps = mf.sweeps, ascents = mf.restarts + mf.ordered, converged = mf.converged, empty = 0;
+    let partial = mf.cancelled;
+    let spent = 0, exhausted = false;
+    let pSweeps = 0, pAscents = 0;
+    if (mMin === 0) {
+      const rec: TrialRecord = { logGamma: mf.best.logZ, rank: 0, empty: false, sweeps: mf.sweeps, converged: mf.converged === mf.restarts + mf.ordered };
+      perM.push({ m: 0, bound: mf.best.logZ, trials: [rec], seconds: mfSeconds });
+      margOf.set(0, [mf.bestState]);
+      done += trials;
+      opts.onProgress?.({ phase: 'mfrp', done, total });
+    }
+    outer: for (let m = Math.max(1, mMin); m <= mMax && !partial; m++) {
+      const cost = projectedSweepCost(n, nnz, m);
+      const perAscent = pAscents > 0 ? pSweeps / pAscents : mfSweepsPer;
+      if (perM.length > 0 && spent + trials * J * perAscent * cost > budget) {
+        exhausted = true;
+        opts.onProgress?.({ phase: 'mfrp', done: total, total }); // finished: the budget chose a shorter m range
+        break;
+      }
       const tm = performance.now();
       const recs: TrialRecord[] = [];
       const margs: Float64Array[] = [];
@@ -338,9 +407,9 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
           let best: ProjectedAscent | null = null;
           let sw = 0;
           let allConv = true;
-          for (let j = 0; j < restarts; j++) {
+          for (let j = 0; j < J; j++) {
             solver.randomStart();
-            const a = solver.ascend(maxSweeps, tol);
+            const a = solver.ascend(sweepCap, tol);
             sw += a.sweeps;
             ascents++;
             if (a.converged) converged++;
@@ -348,6 +417,9 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
             if (best === null || a.logGamma > best.logGamma) best = a;
           }
           sweeps += sw;
+          pSweeps += sw;
+          pAscents += J;
+          spent += sw * cost;
           recs.push({ logGamma: best!.logGamma, rank, empty: false, sweeps: sw, converged: allConv });
           margs.push(best!.marginals);
         }
@@ -386,11 +458,18 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
       diagnostics: {
         bestM: best.m,
         perMBounds: JSON.stringify(perM.map((p) => (Number.isFinite(p.bound) ? p.bound : null))),
-        mfBound: perM[0].m === 0 && Number.isFinite(perM[0].bound) ? perM[0].bound : null,
+        mfBound: Number.isFinite(mf.best.logZ) ? mf.best.logZ : null,
         minConstraints: mMin,
-        maxConstraints: mMax,
+        maxConstraints: perM[perM.length - 1].m,
+        maxConstraintsAllowed: mMax,
         trials,
-        restarts,
+        restarts: J,
+        mfRestarts: mf.restarts,
+        orderedStarts: mf.ordered,
+        budgetFactor: o.budgetFactor,
+        mfWork: mf.work,
+        work: mf.work + spent,
+        budgetExhausted: exhausted || mf.budgetExhausted,
         emptyProjections: empty,
         sweeps,
         ascents,
