@@ -229,13 +229,33 @@ export function canonicalLogPotential(c: CanonicalForm, s: ArrayLike<number>): n
   return e;
 }
 
-/** User-facing marginals p(x_v = k) from per-bit probabilities p(s_i = 1). */
+/**
+ * User-facing marginals p(x_v = k) from per-bit probabilities p(s_i = 1). The rows are views into
+ * one array (10⁶ variables: one allocation for the numbers, not one per variable).
+ */
 export function bitsToMarginals(c: CanonicalForm, bitProb: ArrayLike<number>): Float64Array[] {
-  const out: Float64Array[] = [];
-  for (let v = 0; v < c.n; v++) {
-    const b = c.blockStart[v];
-    if (c.oneHot[v]) out.push(Float64Array.from({ length: c.card[v] }, (_, k) => bitProb[b + k]));
-    else out.push(Float64Array.of(1 - bitProb[b], bitProb[b]));
+  return userRows(c, bitProb, false);
+}
+
+/** Per-state standard errors from per-bit ones: a free bit's two states share its error. */
+export function bitsToStdErr(c: CanonicalForm, bitSE: ArrayLike<number>): Float64Array[] {
+  return userRows(c, bitSE, true);
+}
+
+function userRows(c: CanonicalForm, bits: ArrayLike<number>, shared: boolean): Float64Array[] {
+  let len = 0;
+  for (let v = 0; v < c.n; v++) len += c.card[v];
+  const flat = new Float64Array(len), buf = flat.buffer;
+  const out = new Array<Float64Array>(c.n);
+  for (let v = 0, at = 0; v < c.n; v++) {
+    const b = c.blockStart[v], K = c.card[v];
+    if (c.oneHot[v]) for (let k = 0; k < K; k++) flat[at + k] = bits[b + k];
+    else {
+      flat[at] = shared ? bits[b] : 1 - bits[b];
+      flat[at + 1] = bits[b];
+    }
+    out[v] = new Float64Array(buf, at * 8, K);
+    at += K;
   }
   return out;
 }

@@ -251,11 +251,22 @@ export class Model {
   /** Number of distinct variable pairs joined by an arity-2 factor (the interaction graph's edges among them). */
   countPairs(): number {
     const { i, j } = this.pairwiseFactors();
-    const keys = new Float64Array(i.length);
-    for (let k = 0; k < i.length; k++) keys[k] = i[k] * this.n + j[k];
-    keys.sort();
+    // Bucket the second variables by the first, then count distinct ones per bucket: O(factors).
+    const start = new Int32Array(this.n + 1);
+    for (let k = 0; k < i.length; k++) start[i[k] + 1]++;
+    for (let v = 0; v < this.n; v++) start[v + 1] += start[v];
+    const fill = start.slice(0, this.n), second = new Int32Array(i.length);
+    for (let k = 0; k < i.length; k++) second[fill[i[k]]++] = j[k];
+    const stamp = new Int32Array(this.n).fill(-1);
     let m = 0;
-    for (let k = 0; k < keys.length; k++) if (k === 0 || keys[k] !== keys[k - 1]) m++;
+    for (let v = 0; v < this.n; v++) {
+      for (let k = start[v]; k < start[v + 1]; k++) {
+        if (stamp[second[k]] !== v) {
+          stamp[second[k]] = v;
+          m++;
+        }
+      }
+    }
     return m;
   }
 
