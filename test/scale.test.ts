@@ -4,13 +4,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { isingLattice, latticeBondArrays, pottsLattice } from '../bindings/core/builders.ts';
-import { bitsToMarginals, bitsToStdErr, toCanonical } from '../bindings/core/canonical.ts';
-import { ModelError } from '../bindings/core/errors.ts';
+import { bitsToMarginals, bitsToStdErr, canonicalSize, toCanonical } from '../bindings/core/canonical.ts';
+import { BoundModel, boundBytes } from '../bindings/core/bound.ts';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { EngineError, ModelError } from '../bindings/core/errors.ts';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { infer } from '../bindings/infer.ts';
 import { writeJSON } from '../bindings/cli/json-stream.ts';
 import { jsonResult } from '../bindings/cli/cli.ts';
 import { mulberry32 } from './helpers.ts';
+
+const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
 
 function sameModel(a: Model, b: Model): void {
   assert.equal(a.n, b.n);
@@ -143,4 +148,39 @@ test('bitsToMarginals / bitsToStdErr: free bits give [1 − p, p] and [se, se], 
   const bits = Float64Array.of(0.25, 0.1, 0.2, 0.7, 1, 0);
   assert.deepEqual(bitsToMarginals(c, bits).map((r) => Array.from(r)), [[0.75, 0.25], [0.1, 0.2, 0.7], [1, 0]]);
   assert.deepEqual(bitsToStdErr(c, bits).map((r) => Array.from(r)), [[0.25, 0.25], [0.1, 0.2, 0.7], [1, 0]]);
+});
+
+test('a model past the engine memory limit is refused before anything is allocated, naming the memory it needs', async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [64, 64], beta: 0.4, periodic: true });
+  const size = canonicalSize(model);
+  assert.deepEqual([size.nBits, size.nnz], [4096, 4 * 4096]);
+  // The estimate is what binding allocates.
+  const before = engine.bytesInUse;
+  const bound = new BoundModel(engine, toCanonical(model));
+  assert.equal(engine.bytesInUse - before, boundBytes(engine, size));
+  bound.dispose();
+  assert.equal(engine.bytesInUse, before);
+  const saved = engine.memoryLimit;
+  try {
+    engine.memoryLimit = before + boundBytes(engine, size); // the form fits, the chains' buffers do not
+    assert.throws(
+      () => infer(engine, model, { method: 'gibbs', samples: 10, burnin: 0, chains: 1 }),
+      (e: unknown) => e instanceof EngineError && /^gibbs on 4096 variables needs [\d.]+ KiB of WASM memory, past the engine's limit of [\d.]+ KiB/.test(e.message),
+    );
+    assert.equal(engine.bytesInUse, before, 'nothing was allocated');
+    engine.memoryLimit = before + boundBytes(engine, size) + 8 * 4096 + 2 * (4096 + 256) + 8;
+    assert.equal(infer(engine, model, { method: 'gibbs', samples: 10, burnin: 0, chains: 1 }).marginals.length, 4096);
+    // One allocation past the limit (any method) fails with a clear EngineError too.
+    engine.memoryLimit = before + 1024;
+    assert.throws(() => engine.arena().allocF64(1000), (e: unknown) => e instanceof EngineError && /out of WASM memory allocating 7.8 KiB/.test(e.message));
+  } finally {
+    engine.memoryLimit = saved;
+  }
+});
+
+test('CLI: the memory refusal exits 3 with one line', () => {
+  const r = spawnSync(process.execPath, [BIN, 'infer', 'ising:256x256,beta=0.4,periodic', '--method', 'gibbs', '--samples', '10'], { encoding: 'utf8', env: { ...process.env, RELAXMRF_WASM_LIMIT_MB: '4' } });
+  assert.equal(r.status, 3, r.stderr);
+  assert.match(r.stderr, /^relaxmrf: gibbs on 65536 variables needs [\d.]+ MiB of WASM memory, past the engine's limit of 4\.0 MiB\n$/);
 });

@@ -213,6 +213,9 @@ async function inferCommand(argv: string[]): Promise<void> {
   }
   const { model, description } = await loadModel(positionals[0]);
   const engine = await loadEngine();
+  // RELAXMRF_WASM_LIMIT_MB lowers the engine's memory limit (tests exercise the up-front refusal with it).
+  const limitMB = Number(process.env.RELAXMRF_WASM_LIMIT_MB);
+  if (limitMB > 0) engine.memoryLimit = Math.min(engine.memoryLimit, limitMB * 2 ** 20);
   // Workers change where chains run, not what they compute: runParallel equals infer bit for bit.
   const r = workers === undefined
     ? infer(engine, model, opts)

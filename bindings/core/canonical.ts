@@ -32,21 +32,8 @@ export interface CanonicalForm {
 
 export function toCanonical(model: Model): CanonicalForm {
   requirePairwise(model, 'the binary pairwise form', PAIRWISE_ALTERNATIVES);
-  const n = model.n, card = model.card, F = model.nFactors;
-  const { scopeStart, scopeVars, tableStart, tables } = model;
-  // A binary variable is a free bit only when all its tables are finite: the bit form takes
-  // differences of table entries, and ∞ − ∞ has no value.
-  const free = new Uint8Array(n);
-  for (let v = 0; v < n; v++) free[v] = card[v] === 2 ? 1 : 0;
-  const finite = finiteTables(model);
-  for (let f = 0; f < F; f++) {
-    if (finite[f]) continue;
-    for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) free[scopeVars[p]] = 0;
-  }
-  const blockStart = new Int32Array(n + 1);
-  for (let v = 0; v < n; v++) blockStart[v + 1] = blockStart[v] + (free[v] ? 1 : card[v]);
-  const nBits = blockStart[n];
-  if (nBits > LIMITS.maxVariables) throw new ModelError(`the binary pairwise form has ${nBits} bits, past the engine's limit of ${LIMITS.maxVariables}`);
+  const n = model.n, card = model.card;
+  const { free, blockStart, nBits } = blocks(model);
   const a = new Float64Array(nBits);
   let offset = model.logConst;
 
@@ -63,6 +50,44 @@ export function toCanonical(model: Model): CanonicalForm {
   const oneHot = new Uint8Array(n);
   for (let v = 0; v < n; v++) oneHot[v] = free[v] ? 0 : 1;
   return { n, nBits, blockStart, oneHot, card: card.slice(), a, ...csr, logZOffset: offset };
+}
+
+/** Which variables are single bits, and the blocks' bit offsets. */
+function blocks(model: Model): { free: Uint8Array; blockStart: Int32Array; nBits: number } {
+  const n = model.n, card = model.card, F = model.nFactors;
+  const { scopeStart, scopeVars } = model;
+  // A binary variable is a free bit only when all its tables are finite: the bit form takes
+  // differences of table entries, and ∞ − ∞ has no value.
+  const free = new Uint8Array(n);
+  for (let v = 0; v < n; v++) free[v] = card[v] === 2 ? 1 : 0;
+  const finite = finiteTables(model);
+  for (let f = 0; f < F; f++) {
+    if (finite[f]) continue;
+    for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) free[scopeVars[p]] = 0;
+  }
+  const blockStart = new Int32Array(n + 1);
+  for (let v = 0; v < n; v++) blockStart[v + 1] = blockStart[v] + (free[v] ? 1 : card[v]);
+  const nBits = blockStart[n];
+  if (nBits > LIMITS.maxVariables) throw new ModelError(`the binary pairwise form has ${nBits} bits, past the engine's limit of ${LIMITS.maxVariables}`);
+  return { free, blockStart, nBits };
+}
+
+/**
+ * The canonical form's size without building it: bits, entries of W (an upper bound: zero
+ * couplings and repeats are counted) and the largest block, for refusing a model up front.
+ */
+export function canonicalSize(model: Model): { n: number; nBits: number; nnz: number; maxBlock: number } {
+  requirePairwise(model, 'the binary pairwise form', PAIRWISE_ALTERNATIVES);
+  const { free, blockStart, nBits } = blocks(model);
+  const { scopeStart, scopeVars, card } = model;
+  let nnz = 0, maxBlock = 1;
+  for (let f = 0; f < model.nFactors; f++) {
+    if (scopeStart[f + 1] - scopeStart[f] !== 2) continue;
+    const i = scopeVars[scopeStart[f]], j = scopeVars[scopeStart[f] + 1];
+    nnz += 2 * (free[i] ? 1 : card[i]) * (free[j] ? 1 : card[j]);
+  }
+  for (let v = 0; v < model.n; v++) maxBlock = Math.max(maxBlock, blockStart[v + 1] - blockStart[v]);
+  return { n: model.n, nBits, nnz, maxBlock };
 }
 
 /** Row lengths of W before zeros are dropped, as offsets (length nBits + 1). */
