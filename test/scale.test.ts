@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { EngineError, ModelError } from '../bindings/core/errors.ts';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { infer } from '../bindings/infer.ts';
+import { eliminationPlan, exactInference } from '../bindings/exact/exact.ts';
 import { writeJSON } from '../bindings/cli/json-stream.ts';
 import { jsonResult } from '../bindings/cli/cli.ts';
 import { mulberry32 } from './helpers.ts';
@@ -183,4 +184,39 @@ test('CLI: the memory refusal exits 3 with one line', () => {
   const r = spawnSync(process.execPath, [BIN, 'infer', 'ising:256x256,beta=0.4,periodic', '--method', 'gibbs', '--samples', '10'], { encoding: 'utf8', env: { ...process.env, RELAXMRF_WASM_LIMIT_MB: '4' } });
   assert.equal(r.status, 3, r.stderr);
   assert.match(r.stderr, /^relaxmrf: gibbs on 65536 variables needs [\d.]+ MiB of WASM memory, past the engine's limit of 4\.0 MiB\n$/);
+});
+
+test('exact refuses a 100×100 grid quickly, naming the clique table it would need', async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [100, 100], beta: 0.4 });
+  const t = performance.now();
+  assert.throws(
+    () => exactInference(engine, model),
+    (e: unknown) => e instanceof EngineError && /^treewidth at least \d+: the largest clique table would have at least 2\^\d+ entries \([\d.]+ TB\), past the limit of 2\^25 entries/.test(e.message),
+  );
+  assert.ok(performance.now() - t < 1000, 'refused in well under a second');
+});
+
+test('exact: a scrambled numbering (natural order hopeless) still finds the greedy ordering, same answer', async () => {
+  const engine = await loadEngine();
+  const L = 9, n = L * L, rand = mulberry32(17);
+  const perm = Array.from({ length: n }, (_, v) => v);
+  for (let k = n - 1; k > 0; k--) {
+    const r = Math.floor(rand() * (k + 1));
+    [perm[k], perm[r]] = [perm[r], perm[k]];
+  }
+  const bonds = latticeBondArrays([L, L], false);
+  const plain = new ModelBuilder(new Array(n).fill(2)), scrambled = new ModelBuilder(new Array(n).fill(2));
+  for (let k = 0; k < bonds.i.length; k++) {
+    const w = 0.3 + 0.01 * k, t = [w, -w, -w, w];
+    plain.addPairwise(bonds.i[k], bonds.j[k], t);
+    scrambled.addPairwise(perm[bonds.i[k]], perm[bonds.j[k]], t);
+  }
+  // A small limit: natural order on the scrambled grid is far past it, min-degree fits.
+  const opts = { maxTableEntries: 2 ** 12 };
+  const a = exactInference(engine, plain.build(), opts), b = exactInference(engine, scrambled.build(), opts);
+  assert.equal(b.method, 'elimination');
+  assert.ok(Math.abs(a.logZ - b.logZ) < 1e-10, `${a.logZ} vs ${b.logZ}`);
+  for (let v = 0; v < n; v++) assert.ok(Math.abs(a.marginals[v][1] - b.marginals[perm[v]][1]) < 1e-10);
+  assert.ok(eliminationPlan(scrambled.build(), { ...opts, orderings: ['natural'] }).maxTableEntries > 2 ** 12 * 1024, 'natural order is far past the limit');
 });
