@@ -220,3 +220,21 @@ test('exact: a scrambled numbering (natural order hopeless) still finds the gree
   for (let v = 0; v < n; v++) assert.ok(Math.abs(a.marginals[v][1] - b.marginals[perm[v]][1]) < 1e-10);
   assert.ok(eliminationPlan(scrambled.build(), { ...opts, orderings: ['natural'] }).maxTableEntries > 2 ** 12 * 1024, 'natural order is far past the limit');
 });
+
+test('DHMC / MALA: a chain work area past the engine limit is refused before the relaxation is built', async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [64, 64], beta: 0.4, periodic: true });
+  const saved = engine.memoryLimit, before = engine.bytesInUse;
+  try {
+    engine.memoryLimit = before + 13 * 8 * 4096; // less than the work area plus its vectors
+    for (const method of ['dhmc', 'mala'] as const) {
+      assert.throws(
+        () => infer(engine, model, { method, samples: 5, burnin: 5 }),
+        (e: unknown) => e instanceof EngineError && new RegExp(`^${method} on 4096 variables \\(a chain's work area\\) needs [\\d.]+ KiB of WASM memory`).test(e.message),
+      );
+      assert.equal(engine.bytesInUse, before);
+    }
+  } finally {
+    engine.memoryLimit = saved;
+  }
+});

@@ -73,3 +73,15 @@ export class BoundModel {
     this.arena.dispose();
   }
 }
+
+/**
+ * Refuses up front a relaxation sampler (DHMC, MALA) whose per-chain work area — one block of
+ * 13 doubles per bit (assembly/samplers/hmc.ts) — cannot be allocated, before the relaxation is
+ * built. The dimension is at least the number of bits, so this never refuses a job that fits.
+ */
+export function ensureChainWorkFits(engine: Engine, model: Model, what: string): void {
+  const { nBits } = canonicalSize(model);
+  const work = engine.kernels.chainWorkBytes(nBits, nBits) >>> 0;
+  engine.ensureFits(work + 8 * nBits * 4, `${what} on ${model.n} variables (a chain's work area)`, work);
+}
+
