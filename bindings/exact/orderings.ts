@@ -33,8 +33,18 @@ class ElimGraph {
   private readonly mark: Int32Array;
   private stamp = 0;
 
-  constructor(model: Model) {
+  /** The graph of `model`'s pair factors, or a copy of `from` (built once, eliminated many times). */
+  constructor(model: Model, from?: ElimGraph) {
     const n = model.n;
+    this.mark = new Int32Array(n);
+    if (from) {
+      this.pool = from.pool.slice();
+      this.top = from.top;
+      this.start = from.start.slice();
+      this.cap = from.cap.slice();
+      this.deg = from.deg.slice();
+      return;
+    }
     // Distinct pairs (i < j) in (i, j) order — the order Model.edges lists them in: bucket the
     // pairs by i, sort each (short) bucket, drop repeats.
     const { i, j } = model.pairwiseFactors();
@@ -72,7 +82,6 @@ class ElimGraph {
         this.pool[this.start[b] + this.deg[b]++] = a;
       }
     }
-    this.mark = new Int32Array(n);
   }
 
   /** v's neighbours (a view: valid until the graph changes). */
@@ -235,9 +244,9 @@ type Greedy = 'minfill' | 'weightedminfill' | 'mindegree' | 'minweight';
  * Greedy elimination by a local score, ties broken by a second score, then by index. Returns null
  * as soon as the variable to eliminate has a clique of more than 2^abortLog2 entries.
  */
-function greedyOrder(model: Model, kind: Greedy, abortLog2: number): Int32Array | null {
+function greedyOrder(model: Model, kind: Greedy, abortLog2: number, base?: ElimGraph): Int32Array | null {
   const n = model.n, card = model.card;
-  const g = new ElimGraph(model);
+  const g = new ElimGraph(model, base);
   const logK = Float64Array.from(card, (k) => Math.log2(k));
   const gone = new Uint8Array(n);
   const weight = (v: number): number => {
@@ -305,9 +314,9 @@ function greedyOrder(model: Model, kind: Greedy, abortLog2: number): Int32Array 
 }
 
 /** Reverse Cuthill–McKee: BFS from a pseudo-peripheral vertex of each component, neighbours by degree. */
-function rcmOrder(model: Model): Int32Array {
+function rcmOrder(model: Model, base?: ElimGraph): Int32Array {
   const n = model.n;
-  const g = new ElimGraph(model);
+  const g = base ?? new ElimGraph(model);
   const deg = g.deg;
   // Neighbour lists sorted by (degree, index), in one array.
   const adjStart = new Int32Array(n + 1);
@@ -378,12 +387,12 @@ export interface Simulation {
 }
 
 /** Eliminates in the given order, measuring every clique. */
-export function simulate(model: Model, order: Int32Array, wantCliques: boolean, abortLog2: number): Simulation {
+export function simulate(model: Model, order: Int32Array, wantCliques: boolean, abortLog2: number, base?: ElimGraph): Simulation {
   const n = model.n;
   const card = model.card;
   const pos = new Int32Array(n);
   order.forEach((v, t) => (pos[v] = t));
-  const g = new ElimGraph(model);
+  const g = new ElimGraph(model, base);
   const nb = new Int32Array(n);
   let tw = 0, maxLog2 = 0, maxEntries = 1, total = 0;
   const cliques: Int32Array[] | undefined = wantCliques ? new Array(n) : undefined;
@@ -449,6 +458,7 @@ export function candidateOrders(model: Model, names: readonly OrderingHeuristic[
   for (let v = 1; v < model.n; v++) if (model.card[v] !== model.card[0]) uniform = false;
   const twin: Partial<Record<OrderingHeuristic, OrderingHeuristic>> = uniform ? { minweight: 'mindegree', weightedminfill: 'minfill' } : {};
   const farLog2 = limitLog2 + SKIP_MARGIN_LOG2;
+  const base = new ElimGraph(model); // copied by each run (rcm only reads it)
   let feasible = false, greedyTried = false, bestLog2 = Infinity, tried = 0;
   for (const name of BY_COST) {
     if (!unique.includes(name)) continue;
@@ -466,12 +476,12 @@ export function candidateOrders(model: Model, names: readonly OrderingHeuristic[
     // While the orderings tried so far do not fit, a greedy run stops once it is far past the limit.
     const abort = tried > 0 && !feasible ? Math.min(abortLog2, farLog2) : abortLog2;
     if (name === 'natural') order = Int32Array.from({ length: model.n }, (_, v) => v);
-    else if (name === 'rcm') order = rcmOrder(model);
+    else if (name === 'rcm') order = rcmOrder(model, base);
     else {
-      order = greedyOrder(model, name, abort);
+      order = greedyOrder(model, name, abort, base);
       greedyTried = true;
     }
-    const stats = order ? { name, order, ...simulate(model, order, false, abortLog2).stats } : failed(name);
+    const stats = order ? { name, order, ...simulate(model, order, false, abortLog2, base).stats } : failed(name);
     if (!stats.aborted && stats.maxEntries <= limit) feasible = true;
     // An aborted greedy run only says a clique passed 2^abort.
     bestLog2 = Math.min(bestLog2, order ? Math.log2(stats.maxEntries) : abort);
