@@ -5,8 +5,9 @@
 //    sweep, medians of repeated runs, in ns per variable (and per factor), to show linear growth.
 // 2. The 1024² CLI run of issue 10 (gibbs, 2 chains × 110 sweeps, --json to a file) under
 //    /usr/bin/time -v: wall time and peak RSS.
-// 3. The 4096² lattice (16.7 M variables): CLI Gibbs (1 chain, 5 sweeps) and FFT-DHMC, each either
-//    run or refused up front (exit status, message, time, peak RSS).
+// 3. The 4096² lattice (16.7 M variables): build, form, bind and a sweep in a child process with
+//    the engine's memory; CLI Gibbs (1 chain, 5 sweeps) and FFT-DHMC, each either run or refused
+//    up front (exit status, message, time, peak RSS).
 // 4. With BENCH_BASELINE=DIR (a checkout of an older commit with its release.wasm built), the same
 //    1024² build and CLI run of that checkout, for the before/after comparison.
 // Writes bench/results/scale.json. The machine is shared: treat single figures as noisy.
@@ -131,14 +132,48 @@ function cliRuns(root: string, tmp: string) {
   return cli1024;
 }
 
+/** 4096² in a child process: build, form, bind and two sweeps, with the engine's memory. */
+function hugeInProcess() {
+  const script = `
+    import { isingLattice } from './bindings/core/builders.ts';
+    import { toCanonical } from './bindings/core/canonical.ts';
+    import { loadEngine } from './bindings/core/wasm-node.ts';
+    import { GibbsSampler } from './bindings/samplers/gibbs.ts';
+    const T = () => performance.now();
+    let t = T();
+    const model = isingLattice({ shape: [4096, 4096], beta: 0.4, periodic: true });
+    const buildMs = T() - t; t = T();
+    const canonicalMs = (toCanonical(model), T() - t);
+    const engine = await loadEngine();
+    t = T();
+    const s = new GibbsSampler(engine, model);
+    const formAndBindMs = T() - t;
+    const st = s.init(1, 0), acc = s.accumulator();
+    s.step(st, 1, acc);
+    t = T();
+    s.step(st, 1, acc);
+    const sweepMs = T() - t;
+    console.log(JSON.stringify({ variables: model.n, factors: model.nFactors, buildMs, canonicalMs, formAndBindMs, sweepMs, engineMemoryMiB: engine.memoryBytes / 2 ** 20, engineInUseMiB: engine.bytesInUse / 2 ** 20, rssMiB: process.memoryUsage().rss / 2 ** 20 }));`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 });
+  try {
+    const j = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    console.log(`4096² in process: build ${j.buildMs.toFixed(0)} ms, canonical ${j.canonicalMs.toFixed(0)} ms, form + bind (Gibbs sampler) ${j.formAndBindMs.toFixed(0)} ms, sweep ${j.sweepMs.toFixed(0)} ms; engine memory ${j.engineMemoryMiB.toFixed(0)} MiB (${j.engineInUseMiB.toFixed(0)} MiB allocated), RSS ${j.rssMiB.toFixed(0)} MiB`);
+    return j;
+  } catch {
+    console.log(`4096² in process failed: ${r.stderr.slice(0, 300)}`);
+    return { error: r.stderr.slice(0, 300) };
+  }
+}
+
 function huge(tmp: string) {
+  const inProcess = hugeInProcess();
   const out = join(tmp, 'huge.json');
   const gibbs = timed(ROOT, ['bin/relaxmrf.js', 'infer', 'ising:4096x4096,beta=0.4,periodic', '--method', 'gibbs', '--samples', '4', '--burnin', '1', '--chains', '1', '--json'], out);
   console.log(`CLI 4096² gibbs (1 chain × 5 sweeps): exit ${gibbs.exitCode}, ${gibbs.seconds?.toFixed(1)} s, peak RSS ${gibbs.maxRssMiB?.toFixed(0)} MiB ${gibbs.stderr}`);
   const dhmc = timed(ROOT, ['bin/relaxmrf.js', 'infer', 'ising:4096x4096,beta=0.4,periodic', '--method', 'dhmc', '--samples', '2', '--burnin', '2', '--chains', '1', '--json'], out);
   console.log(`CLI 4096² dhmc (FFT): exit ${dhmc.exitCode}, ${dhmc.seconds?.toFixed(1)} s, peak RSS ${dhmc.maxRssMiB?.toFixed(0)} MiB ${dhmc.stderr}`);
   rmSync(out, { force: true });
-  return { gibbs, dhmc };
+  return { inProcess, gibbs, dhmc };
 }
 
 /** The 1024² build in another checkout (its own isingLattice), median of 3, in a child process. */
