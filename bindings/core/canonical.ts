@@ -38,8 +38,8 @@ export function toCanonical(model: Model): CanonicalForm {
   let offset = model.logConst;
 
   // W straight into compressed rows: count each row's entries (zero couplings included), fill both
-  // triangles in factor order, then drop zeros, sort and sum repeats in place. No intermediate
-  // triplets and no object per factor: a 10⁶-site lattice's 4·10⁶ entries take tens of ms.
+  // triangles in factor order, then drop zeros, sort and sum repeats in place: no intermediate
+  // triplets and no object per factor (a 10⁶-site lattice has 4·10⁶ entries).
   const rowPtr = countRows(model, free, blockStart, nBits);
   const fill = rowPtr.slice(0, nBits);
   const col = new Int32Array(rowPtr[nBits]), val = new Float64Array(rowPtr[nBits]);
