@@ -235,8 +235,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     // In chunks: the JSON of 10⁶ marginals is ~100 MB, never built as one string.
     writeJSON(jsonResult(model, r), (chunk) => process.stdout.write(chunk));
     process.stdout.write('\n');
-  }
-  else if (values['out-format'] === undefined || values.out) process.stdout.write(summary(description, model, r) + '\n');
+  } else if (values['out-format'] === undefined || values.out) process.stdout.write(summary(description, model, r) + '\n');
 }
 
 /** The default job: Gibbs on a 32×32 periodic Ising model at β = 0.4, checked against exact answers on a smaller grid. */
