@@ -14,6 +14,7 @@ import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type LogZEstimator } from './logz/logz.ts';
 import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
+import { ensureChainWorkFits } from './core/bound.ts';
 
 export const METHODS = ['exact', 'gibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
 export type Method = (typeof METHODS)[number];
@@ -82,6 +83,7 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
       return runBlockGibbs(engine, relaxationFor(engine, model, opts), opts);
     case 'dhmc':
     case 'mala': {
+      ensureChainWorkFits(engine, model, method);
       const rel = relaxationFor(engine, model, opts);
       const r = method === 'dhmc' ? runDHMC(engine, rel, opts) : runMALA(engine, rel, opts);
       return { ...r, diagnostics: { ...r.diagnostics, ...relaxationDiagnostics(rel) } };

@@ -11,6 +11,7 @@ import { runParallel, PARALLEL_METHODS, type ParallelMethod } from '../parallel/
 import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
 import { isingLattice, pottsLattice } from '../core/builders.ts';
 import { writeMAR, writePR } from '../io/formats.ts';
+import { writeJSON } from './json-stream.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
@@ -112,20 +113,21 @@ function progressReporter(): (p: Progress) => void {
   };
 }
 
-function toJSON(model: Model, r: InferenceResult): string {
+/** The --json object (the contract: field names and order). Rows stay typed arrays; writeJSON writes them as arrays. */
+export function jsonResult(model: Model, r: InferenceResult): Record<string, unknown> {
   const factors = model.nFactors + (model.logConst !== 0 ? 1 : 0);
-  return JSON.stringify({
+  return {
     model: { n: model.n, factors, edges: model.countPairs(), maxArity: model.maxArity },
     method: r.method,
     logZ: r.logZ,
     logZStdErr: r.logZStdErr,
     logZKind: r.logZKind,
-    marginals: r.marginals.map((row) => Array.from(row)),
-    marginalStdErr: r.marginalStdErr ? r.marginalStdErr.map((row) => Array.from(row)) : null,
+    marginals: r.marginals,
+    marginalStdErr: r.marginalStdErr,
     diagnostics: r.diagnostics,
     seconds: r.seconds,
     partial: r.partial,
-  });
+  };
 }
 
 function summary(description: string, model: Model, r: InferenceResult): string {
@@ -228,6 +230,9 @@ async function inferCommand(argv: string[]): Promise<void> {
   }
   const { model, description } = await loadModel(positionals[0]);
   const engine = await loadEngine();
+  // RELAXMRF_WASM_LIMIT_MB lowers the engine's memory limit (tests exercise the up-front refusal with it).
+  const limitMB = Number(process.env.RELAXMRF_WASM_LIMIT_MB);
+  if (limitMB > 0) engine.memoryLimit = Math.min(engine.memoryLimit, limitMB * 2 ** 20);
   // Workers change where chains run, not what they compute: runParallel equals infer bit for bit.
   const r = workers === undefined
     ? infer(engine, model, opts)
@@ -243,8 +248,11 @@ async function inferCommand(argv: string[]): Promise<void> {
       process.stdout.write((pr ?? '') + mar);
     }
   }
-  if (values.json) process.stdout.write(toJSON(model, r) + '\n');
-  else if (values['out-format'] === undefined || values.out) process.stdout.write(summary(description, model, r) + '\n');
+  if (values.json) {
+    // In chunks: the JSON of 10⁶ marginals is ~100 MB, never built as one string.
+    writeJSON(jsonResult(model, r), (chunk) => process.stdout.write(chunk));
+    process.stdout.write('\n');
+  } else if (values['out-format'] === undefined || values.out) process.stdout.write(summary(description, model, r) + '\n');
 }
 
 /** The default job: Gibbs on a 32×32 periodic Ising model at β = 0.4, checked against exact answers on a smaller grid. */

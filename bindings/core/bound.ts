@@ -1,6 +1,20 @@
 // A canonical form copied into one engine's memory, with the header the kernels read.
 import type { Arena, Engine } from './engine.ts';
-import type { CanonicalForm } from './canonical.ts';
+import type { Model } from './model.ts';
+import { canonicalSize, toCanonical, type CanonicalForm } from './canonical.ts';
+
+export interface FormSize {
+  n: number;
+  nBits: number;
+  nnz: number;
+  maxBlock: number;
+}
+
+/** WASM bytes a BoundModel of this size allocates (each buffer rounded to 16 bytes as the arena does). */
+export function boundBytes(engine: Engine, s: FormSize): number {
+  const r = (b: number) => Math.max(16, Math.ceil(b / 16) * 16);
+  return r(4 * (s.n + 1)) + r(s.n) + r(8 * s.nBits) + r(4 * (s.nBits + 1)) + r(4 * s.nnz) + r(8 * s.nnz) + r(engine.kernels.pairwiseFormBytes());
+}
 
 export class BoundModel {
   readonly arena: Arena;
@@ -8,9 +22,20 @@ export class BoundModel {
   readonly header: number;
   readonly maxBlock: number;
 
+  /**
+   * The model's canonical form bound into the engine, after checking (from its size alone, before
+   * building or allocating anything) that it fits with `extraBytes` more for the caller's buffers.
+   */
+  static fromModel(engine: Engine, model: Model, what: string, extraBytes: (s: FormSize) => number = () => 0): BoundModel {
+    const size = canonicalSize(model);
+    engine.ensureFits(boundBytes(engine, size) + extraBytes(size), `${what} on ${model.n} variables`, 8 * size.nnz);
+    return new BoundModel(engine, toCanonical(model));
+  }
+
   constructor(readonly engine: Engine, readonly form: CanonicalForm) {
-    const arena = (this.arena = engine.arena());
     const k = engine.kernels;
+    engine.ensureFits(boundBytes(engine, { n: form.n, nBits: form.nBits, nnz: form.val.length, maxBlock: 1 }), `the model's binary pairwise form (${form.nBits} bits)`, 8 * form.val.length);
+    const arena = (this.arena = engine.arena());
     let maxBlock = 1;
     for (let v = 0; v < form.n; v++) maxBlock = Math.max(maxBlock, form.blockStart[v + 1] - form.blockStart[v]);
     this.maxBlock = maxBlock;
@@ -48,3 +73,15 @@ export class BoundModel {
     this.arena.dispose();
   }
 }
+
+/**
+ * Refuses up front a relaxation sampler (DHMC, MALA) whose per-chain work area — one block of
+ * 13 doubles per bit (assembly/samplers/hmc.ts) — cannot be allocated, before the relaxation is
+ * built. The dimension is at least the number of bits, so this never refuses a job that fits.
+ */
+export function ensureChainWorkFits(engine: Engine, model: Model, what: string): void {
+  const { nBits } = canonicalSize(model);
+  const work = engine.kernels.chainWorkBytes(nBits, nBits) >>> 0;
+  engine.ensureFits(work + 8 * nBits * 4, `${what} on ${model.n} variables (a chain's work area)`, work);
+}
+

@@ -51,7 +51,11 @@ function addIsingFields(b: ModelBuilder, n: number, h: number | ArrayLike<number
   if (typeof h === 'number') {
     const f = beta * h;
     const id = b.shareTable([-f, f]);
-    for (let i = 0; i < n; i++) b.addSharedFactor([i], id);
+    const scope = new Int32Array(1);
+    for (let i = 0; i < n; i++) {
+      scope[0] = i;
+      b.addSharedFactor(scope, id);
+    }
     return;
   }
   for (let i = 0; i < n; i++) {
@@ -138,11 +142,14 @@ export function isingLattice({ shape, periodic = false, J = 1, h, beta = 1 }: La
   const b = new ModelBuilder(new Int32Array(n).fill(2));
   addIsingFields(b, n, h, beta);
   const bondTable = (w: number) => [w, -w, -w, w];
-  const shared = typeof J === 'number' ? b.shareTable(bondTable(beta * checkFinite(J, 'J'))) : -1;
-  for (let k = 0; k < bonds.i.length; k++) {
-    const i = bonds.i[k], j = bonds.j[k];
-    const id = shared >= 0 ? shared : b.shareTable(bondTable(beta * checkFinite((J as (i: number, j: number, axis: number) => number)(i, j, bonds.axis[k]), `coupling (${i}, ${j})`)));
-    b.addSharedFactor([i, j], id);
+  if (typeof J === 'number') {
+    b.addSharedPairs(bonds.i, bonds.j, b.shareTable(bondTable(beta * checkFinite(J, 'J'))));
+  } else {
+    const scope = new Int32Array(2);
+    for (let k = 0; k < bonds.i.length; k++) {
+      const i = (scope[0] = bonds.i[k]), j = (scope[1] = bonds.j[k]);
+      b.addSharedFactor(scope, b.shareTable(bondTable(beta * checkFinite(J(i, j, bonds.axis[k]), `coupling (${i}, ${j})`))));
+    }
   }
   return b.build().withLattice({ shape: [...shape], periodic });
 }
@@ -156,8 +163,7 @@ export function pottsLattice({ shape, q, periodic = false, J = 1, beta = 1 }: { 
   const b = new ModelBuilder(new Int32Array(n).fill(q));
   const table = new Float64Array(q * q);
   for (let k = 0; k < q; k++) table[k * q + k] = w;
-  const id = b.shareTable(table);
-  for (let k = 0; k < bonds.i.length; k++) b.addSharedFactor([bonds.i[k], bonds.j[k]], id);
+  b.addSharedPairs(bonds.i, bonds.j, b.shareTable(table));
   return b.build().withLattice({ shape: [...shape], periodic });
 }
 

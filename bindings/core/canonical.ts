@@ -32,8 +32,30 @@ export interface CanonicalForm {
 
 export function toCanonical(model: Model): CanonicalForm {
   requirePairwise(model, 'the binary pairwise form', PAIRWISE_ALTERNATIVES);
+  const n = model.n, card = model.card;
+  const { free, blockStart, nBits } = blocks(model);
+  const a = new Float64Array(nBits);
+  let offset = model.logConst;
+
+  // W straight into compressed rows: count each row's entries (zero couplings included), fill both
+  // triangles in factor order, then drop zeros, sort and sum repeats in place: no intermediate
+  // triplets and no object per factor (a 10⁶-site lattice has 4·10⁶ entries).
+  const rowPtr = countRows(model, free, blockStart, nBits);
+  const fill = rowPtr.slice(0, nBits);
+  const col = new Int32Array(rowPtr[nBits]), val = new Float64Array(rowPtr[nBits]);
+  offset += fillRows(model, free, blockStart, a, fill, col, val);
+  for (let q = 0; q < nBits; q++) if (Number.isNaN(a[q])) throw new ModelError(`canonical form: bias of bit ${q} is NaN`);
+
+  const csr = finishRows(nBits, rowPtr, fill, col, val);
+  const oneHot = new Uint8Array(n);
+  for (let v = 0; v < n; v++) oneHot[v] = free[v] ? 0 : 1;
+  return { n, nBits, blockStart, oneHot, card: card.slice(), a, ...csr, logZOffset: offset };
+}
+
+/** Which variables are single bits, and the blocks' bit offsets. */
+function blocks(model: Model): { free: Uint8Array; blockStart: Int32Array; nBits: number } {
   const n = model.n, card = model.card, F = model.nFactors;
-  const { scopeStart, scopeVars, tableStart, tables } = model;
+  const { scopeStart, scopeVars } = model;
   // A binary variable is a free bit only when all its tables are finite: the bit form takes
   // differences of table entries, and ∞ − ∞ has no value.
   const free = new Uint8Array(n);
@@ -47,26 +69,46 @@ export function toCanonical(model: Model): CanonicalForm {
   for (let v = 0; v < n; v++) blockStart[v + 1] = blockStart[v] + (free[v] ? 1 : card[v]);
   const nBits = blockStart[n];
   if (nBits > LIMITS.maxVariables) throw new ModelError(`the binary pairwise form has ${nBits} bits, past the engine's limit of ${LIMITS.maxVariables}`);
-  const a = new Float64Array(nBits);
-  let offset = model.logConst;
+  return { free, blockStart, nBits };
+}
 
-  // Off-diagonal entries as (row, col, value) triplets, upper triangle; mirrored below. Counted
-  // first so the triplets live in typed arrays (10⁶-site lattices have 2·10⁶ of them).
-  let count = 0;
+/**
+ * The canonical form's size without building it: bits, entries of W (an upper bound: zero
+ * couplings and repeats are counted) and the largest block, for refusing a model up front.
+ */
+export function canonicalSize(model: Model): { n: number; nBits: number; nnz: number; maxBlock: number } {
+  requirePairwise(model, 'the binary pairwise form', PAIRWISE_ALTERNATIVES);
+  const { free, blockStart, nBits } = blocks(model);
+  const { scopeStart, scopeVars, card } = model;
+  let nnz = 0, maxBlock = 1;
+  for (let f = 0; f < model.nFactors; f++) {
+    if (scopeStart[f + 1] - scopeStart[f] !== 2) continue;
+    const i = scopeVars[scopeStart[f]], j = scopeVars[scopeStart[f] + 1];
+    nnz += 2 * (free[i] ? 1 : card[i]) * (free[j] ? 1 : card[j]);
+  }
+  for (let v = 0; v < model.n; v++) maxBlock = Math.max(maxBlock, blockStart[v + 1] - blockStart[v]);
+  return { n: model.n, nBits, nnz, maxBlock };
+}
+
+/** Row lengths of W before zeros are dropped, as offsets (length nBits + 1). */
+function countRows(model: Model, free: Uint8Array, blockStart: Int32Array, nBits: number): Int32Array {
+  const { scopeStart, scopeVars, card } = model, F = model.nFactors;
+  const rowPtr = new Int32Array(nBits + 1);
   for (let f = 0; f < F; f++) {
     if (scopeStart[f + 1] - scopeStart[f] !== 2) continue;
     const i = scopeVars[scopeStart[f]], j = scopeVars[scopeStart[f] + 1];
-    count += (free[i] ? 1 : card[i]) * (free[j] ? 1 : card[j]);
+    const wi = free[i] ? 1 : card[i], wj = free[j] ? 1 : card[j];
+    for (let q = blockStart[i]; q < blockStart[i] + wi; q++) rowPtr[q + 1] += wj;
+    for (let q = blockStart[j]; q < blockStart[j] + wj; q++) rowPtr[q + 1] += wi;
   }
-  const rows = new Int32Array(count), cols = new Int32Array(count), vals = new Float64Array(count);
-  let m = 0;
-  const put = (p: number, q: number, w: number) => {
-    if (w !== 0) {
-      rows[m] = p;
-      cols[m] = q;
-      vals[m++] = w;
-    }
-  };
+  for (let q = 0; q < nBits; q++) rowPtr[q + 1] += rowPtr[q];
+  return rowPtr;
+}
+
+/** Adds the factors into a and the rows of W (from fill[p] on); returns the constant they add to log Z. */
+function fillRows(model: Model, free: Uint8Array, blockStart: Int32Array, a: Float64Array, fill: Int32Array, col: Int32Array, val: Float64Array): number {
+  const { scopeStart, scopeVars, tableStart, tables, card } = model, F = model.nFactors;
+  let offset = 0;
   for (let f = 0; f < F; f++) {
     const arity = scopeStart[f + 1] - scopeStart[f], t0 = tableStart[f];
     if (arity === 1) {
@@ -81,34 +123,43 @@ export function toCanonical(model: Model): CanonicalForm {
     }
     if (arity !== 2) continue;
     const i = scopeVars[scopeStart[f]], j = scopeVars[scopeStart[f] + 1];
-    const t = tables.subarray(t0, t0 + card[i] * card[j]);
     const Kj = card[j], bi = blockStart[i], bj = blockStart[j];
     if (free[i] && free[j]) {
-      offset += t[0];
-      a[bi] += t[2] - t[0];
-      a[bj] += t[1] - t[0];
-      put(bi, bj, t[3] - t[2] - t[1] + t[0]);
+      const t00 = tables[t0], t01 = tables[t0 + 1], t10 = tables[t0 + 2], t11 = tables[t0 + 3];
+      offset += t00;
+      a[bi] += t10 - t00;
+      a[bj] += t01 - t00;
+      const w = t11 - t10 - t01 + t00;
+      if (w !== 0) {
+        col[fill[bi]] = bj;
+        val[fill[bi]++] = w;
+        col[fill[bj]] = bi;
+        val[fill[bj]++] = w;
+      }
     } else if (free[i]) {
       // θ(s_i, l) = θ(0, l) + s_i (θ(1, l) − θ(0, l)); the first term is unary on the block of j.
       for (let l = 0; l < Kj; l++) {
-        a[bj + l] += t[l];
-        put(bi, bj + l, t[Kj + l] - t[l]);
+        a[bj + l] += tables[t0 + l];
+        put(col, val, fill, bi, bj + l, tables[t0 + Kj + l] - tables[t0 + l]);
       }
     } else if (free[j]) {
       for (let k = 0; k < card[i]; k++) {
-        a[bi + k] += t[k * 2];
-        put(bi + k, bj, t[k * 2 + 1] - t[k * 2]);
+        a[bi + k] += tables[t0 + k * 2];
+        put(col, val, fill, bi + k, bj, tables[t0 + k * 2 + 1] - tables[t0 + k * 2]);
       }
     } else {
-      for (let k = 0; k < card[i]; k++) for (let l = 0; l < Kj; l++) put(bi + k, bj + l, t[k * Kj + l]);
+      for (let k = 0; k < card[i]; k++) for (let l = 0; l < Kj; l++) put(col, val, fill, bi + k, bj + l, tables[t0 + k * Kj + l]);
     }
   }
-  for (let q = 0; q < nBits; q++) if (Number.isNaN(a[q])) throw new ModelError(`canonical form: bias of bit ${q} is NaN`);
+  return offset;
+}
 
-  const csr = symmetricCSR(nBits, rows.subarray(0, m), cols.subarray(0, m), vals.subarray(0, m));
-  const oneHot = new Uint8Array(n);
-  for (let v = 0; v < n; v++) oneHot[v] = free[v] ? 0 : 1;
-  return { n, nBits, blockStart, oneHot, card: card.slice(), a, ...csr, logZOffset: offset };
+function put(col: Int32Array, val: Float64Array, fill: Int32Array, p: number, q: number, w: number): void {
+  if (w === 0) return;
+  col[fill[p]] = q;
+  val[fill[p]++] = w;
+  col[fill[q]] = p;
+  val[fill[q]++] = w;
 }
 
 /** Methods that take factors of any arity, named when a pairwise-only method refuses a model. */
@@ -118,48 +169,42 @@ export const PAIRWISE_ALTERNATIVES = 'for higher-order factors use --method exac
 function finiteTables(model: Model): Uint8Array {
   const out = new Uint8Array(model.nFactors);
   const seen = new Map<number, number>();
+  const { scopeStart, scopeVars, tableStart, tables, card } = model;
+  let lastKey = -1, lastOk = 1;
   for (let f = 0; f < model.nFactors; f++) {
-    const at = model.tableStart[f], size = model.tableSize(f);
+    const at = tableStart[f];
+    let size = 1;
+    for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) size *= card[scopeVars[p]];
     const key = at * 2 ** 26 + (size - 1); // exact: at < 2^27, size ≤ 2^26
-    let ok = seen.get(key);
-    if (ok === undefined) {
-      ok = 1;
-      for (let k = at; k < at + size; k++) if (!Number.isFinite(model.tables[k])) ok = 0;
-      if (seen.size < 1 << 16) seen.set(key, ok);
+    if (key !== lastKey) {
+      let ok = seen.get(key);
+      if (ok === undefined) {
+        ok = 1;
+        for (let k = at; k < at + size; k++) if (!Number.isFinite(tables[k])) ok = 0;
+        if (seen.size < 1 << 16) seen.set(key, ok);
+      }
+      lastKey = key;
+      lastOk = ok;
     }
-    out[f] = ok;
+    out[f] = lastOk;
   }
   return out;
 }
 
 /**
- * CSR of a symmetric matrix from upper-triangle triplets (p < q); entries on the same (p, q) —
- * several factors on one pair — are summed.
+ * Rows filled up to fill[p] from rowPtr[p]: sorts each by column (insertion sort: rows are short
+ * and mostly sorted already) so neighbours are visited in memory order, sums repeated columns
+ * (several factors on one pair) and closes the gaps left by zero couplings, in place.
  */
-function symmetricCSR(nBits: number, rows: Int32Array, cols: Int32Array, vals: Float64Array) {
-  const rowPtr = new Int32Array(nBits + 1);
-  for (let t = 0; t < rows.length; t++) {
-    rowPtr[rows[t] + 1]++;
-    rowPtr[cols[t] + 1]++;
-  }
-  for (let q = 0; q < nBits; q++) rowPtr[q + 1] += rowPtr[q];
-  const fill = rowPtr.slice(0, nBits);
-  let col = new Int32Array(rowPtr[nBits]);
-  let val = new Float64Array(rowPtr[nBits]);
-  for (let t = 0; t < rows.length; t++) {
-    const p = rows[t], q = cols[t], w = vals[t];
-    col[fill[p]] = q;
-    val[fill[p]++] = w;
-    col[fill[q]] = p;
-    val[fill[q]++] = w;
-  }
-  // Sort each row by column (insertion sort: rows are short) so neighbours are visited in memory
-  // order, and sum repeated columns.
-  let merged = false;
+function finishRows(nBits: number, rowPtr: Int32Array, fill: Int32Array, col: Int32Array, val: Float64Array) {
+  let compact = false;
   for (let p = 0; p < nBits; p++) {
-    const lo = rowPtr[p], hi = rowPtr[p + 1];
+    const lo = rowPtr[p], hi = fill[p];
+    if (hi !== rowPtr[p + 1]) compact = true;
     for (let k = lo + 1; k < hi; k++) {
-      const c = col[k], w = val[k];
+      const c = col[k];
+      if (col[k - 1] < c) continue;
+      const w = val[k];
       let q = k - 1;
       while (q >= lo && col[q] > c) {
         col[q + 1] = col[q];
@@ -168,27 +213,24 @@ function symmetricCSR(nBits: number, rows: Int32Array, cols: Int32Array, vals: F
       }
       col[q + 1] = c;
       val[q + 1] = w;
-      if (q >= lo && col[q] === c) merged = true;
+      if (q >= lo && col[q] === c) compact = true;
     }
   }
-  if (merged) {
-    const ptr = new Int32Array(nBits + 1);
-    let m = 0;
-    for (let p = 0; p < nBits; p++) {
-      for (let k = rowPtr[p]; k < rowPtr[p + 1]; k++) {
-        if (m > ptr[p] && col[m - 1] === col[k]) val[m - 1] += val[k];
-        else {
-          col[m] = col[k];
-          val[m++] = val[k];
-        }
+  if (!compact) return { rowPtr, col, val };
+  let m = 0, lo = 0;
+  for (let p = 0; p < nBits; p++) {
+    const hi = fill[p], start = m;
+    for (let k = lo; k < hi; k++) {
+      if (m > start && col[m - 1] === col[k]) val[m - 1] += val[k];
+      else {
+        col[m] = col[k];
+        val[m++] = val[k];
       }
-      ptr[p + 1] = m;
     }
-    col = col.slice(0, m);
-    val = val.slice(0, m);
-    return { rowPtr: ptr, col, val };
+    lo = rowPtr[p + 1];
+    rowPtr[p + 1] = m;
   }
-  return { rowPtr, col, val };
+  return { rowPtr, col: col.slice(0, m), val: val.slice(0, m) };
 }
 
 /** Bits of the canonical form for a user configuration x. */
@@ -212,13 +254,33 @@ export function canonicalLogPotential(c: CanonicalForm, s: ArrayLike<number>): n
   return e;
 }
 
-/** User-facing marginals p(x_v = k) from per-bit probabilities p(s_i = 1). */
+/**
+ * User-facing marginals p(x_v = k) from per-bit probabilities p(s_i = 1). The rows are views into
+ * one array (10⁶ variables: one allocation for the numbers, not one per variable).
+ */
 export function bitsToMarginals(c: CanonicalForm, bitProb: ArrayLike<number>): Float64Array[] {
-  const out: Float64Array[] = [];
-  for (let v = 0; v < c.n; v++) {
-    const b = c.blockStart[v];
-    if (c.oneHot[v]) out.push(Float64Array.from({ length: c.card[v] }, (_, k) => bitProb[b + k]));
-    else out.push(Float64Array.of(1 - bitProb[b], bitProb[b]));
+  return userRows(c, bitProb, false);
+}
+
+/** Per-state standard errors from per-bit ones: a free bit's two states share its error. */
+export function bitsToStdErr(c: CanonicalForm, bitSE: ArrayLike<number>): Float64Array[] {
+  return userRows(c, bitSE, true);
+}
+
+function userRows(c: CanonicalForm, bits: ArrayLike<number>, shared: boolean): Float64Array[] {
+  let len = 0;
+  for (let v = 0; v < c.n; v++) len += c.card[v];
+  const flat = new Float64Array(len), buf = flat.buffer;
+  const out = new Array<Float64Array>(c.n);
+  for (let v = 0, at = 0; v < c.n; v++) {
+    const b = c.blockStart[v], K = c.card[v];
+    if (c.oneHot[v]) for (let k = 0; k < K; k++) flat[at + k] = bits[b + k];
+    else {
+      flat[at] = shared ? bits[b] : 1 - bits[b];
+      flat[at + 1] = bits[b];
+    }
+    out[v] = new Float64Array(buf, at * 8, K);
+    at += K;
   }
   return out;
 }

@@ -14,8 +14,26 @@ import { EngineError } from './errors.ts';
 /** The raw kernel exports; each algorithm's binding declares the functions it uses. */
 export type Kernels = Record<string, (...args: number[]) => number> & { memory: WebAssembly.Memory };
 
+/** wasm32's address space: 65 536 pages of 64 KiB. */
+export const WASM_MAX_BYTES = 2 ** 32;
+/** The AssemblyScript allocator's largest block (2^30 bytes less its header). */
+export const WASM_MAX_BLOCK = 2 ** 30 - 16;
+
+export function formatBytes(b: number): string {
+  if (b >= 2 ** 30) return `${(b / 2 ** 30).toFixed(2)} GiB`;
+  if (b >= 2 ** 20) return `${(b / 2 ** 20).toFixed(1)} MiB`;
+  return `${(b / 1024).toFixed(1)} KiB`;
+}
+
 export class Engine {
   readonly kernels: Kernels;
+  /**
+   * Bytes of WASM memory this engine may hand out (4 GiB, less what the module's own data needs).
+   * Lower it to make big jobs refuse early (tests, or hosts that share memory).
+   */
+  memoryLimit = WASM_MAX_BYTES - 2 ** 24;
+  /** Bytes of live arena allocations (rounded as allocated). */
+  bytesInUse = 0;
 
   private constructor(kernels: Kernels) {
     this.kernels = kernels;
@@ -54,6 +72,20 @@ export class Engine {
     }
   }
 
+  /**
+   * Refuses up front, before anything is allocated, a job that needs `bytes` more of WASM memory
+   * than the limit leaves (an EngineError naming what it would need).
+   */
+  ensureFits(bytes: number, what: string, largestBlock = 0): void {
+    if (largestBlock > WASM_MAX_BLOCK) {
+      throw new EngineError(`${what} needs one block of ${formatBytes(largestBlock)} in WASM memory, past the engine's largest block of ${formatBytes(WASM_MAX_BLOCK)}`);
+    }
+    if (this.bytesInUse + bytes > this.memoryLimit) {
+      const inUse = this.bytesInUse > 0 ? ` (${formatBytes(this.bytesInUse)} already in use)` : '';
+      throw new EngineError(`${what} needs ${formatBytes(bytes)} of WASM memory, past the engine's limit of ${formatBytes(this.memoryLimit)}${inUse}`);
+    }
+  }
+
   /** A new arena: a set of allocations freed together. */
   arena(): Arena {
     return new Arena(this);
@@ -67,6 +99,7 @@ export class Engine {
 /** Allocations that live and die together (one model's run). Use after dispose() throws. */
 export class Arena {
   private ptrs: number[] = [];
+  private sizes: number[] = [];
   private disposed = false;
 
   constructor(readonly engine: Engine) {}
@@ -79,11 +112,23 @@ export class Arena {
   /** Zeroed bytes; returns the pointer. */
   alloc(bytes: number): number {
     const k = this.live();
-    if (!(bytes >= 0) || bytes > 0xffff_0000) throw new EngineError(`cannot allocate ${bytes} bytes in WASM memory`);
-    const p = this.engine.call('alloc', (kk) => kk.alloc(Math.max(16, Math.ceil(bytes / 16) * 16)) >>> 0);
+    if (!(bytes >= 0)) throw new EngineError(`cannot allocate ${bytes} bytes in WASM memory`);
+    const size = Math.max(16, Math.ceil(bytes / 16) * 16);
+    const engine = this.engine;
+    if (engine.bytesInUse + size > engine.memoryLimit) {
+      throw new EngineError(`out of WASM memory allocating ${formatBytes(size)}: ${formatBytes(engine.bytesInUse)} in use, limit ${formatBytes(engine.memoryLimit)}`);
+    }
+    let p: number;
+    try {
+      p = k.alloc(size) >>> 0;
+    } catch (e) {
+      // The allocator traps when memory cannot grow (the process or the browser said no).
+      throw new EngineError(`out of WASM memory allocating ${formatBytes(size)} (engine memory ${formatBytes(engine.memoryBytes)}, ${formatBytes(engine.bytesInUse)} in use): ${(e as Error).message}`);
+    }
     if (p === 0) throw new EngineError(`out of WASM memory allocating ${bytes} bytes`);
     this.ptrs.push(p);
-    void k;
+    this.sizes.push(size);
+    engine.bytesInUse += size;
     return p;
   }
 
@@ -125,7 +170,9 @@ export class Arena {
     if (this.disposed) return;
     const k = this.engine.kernels;
     for (const p of this.ptrs) k.free(p);
+    for (const b of this.sizes) this.engine.bytesInUse -= b;
     this.ptrs = [];
+    this.sizes = [];
     this.disposed = true;
   }
 }

@@ -251,11 +251,22 @@ export class Model {
   /** Number of distinct variable pairs joined by an arity-2 factor (the interaction graph's edges among them). */
   countPairs(): number {
     const { i, j } = this.pairwiseFactors();
-    const keys = new Float64Array(i.length);
-    for (let k = 0; k < i.length; k++) keys[k] = i[k] * this.n + j[k];
-    keys.sort();
+    // Bucket the second variables by the first, then count distinct ones per bucket: O(factors).
+    const start = new Int32Array(this.n + 1);
+    for (let k = 0; k < i.length; k++) start[i[k] + 1]++;
+    for (let v = 0; v < this.n; v++) start[v + 1] += start[v];
+    const fill = start.slice(0, this.n), second = new Int32Array(i.length);
+    for (let k = 0; k < i.length; k++) second[fill[i[k]]++] = j[k];
+    const stamp = new Int32Array(this.n).fill(-1);
     let m = 0;
-    for (let k = 0; k < keys.length; k++) if (k === 0 || keys[k] !== keys[k - 1]) m++;
+    for (let v = 0; v < this.n; v++) {
+      for (let k = start[v]; k < start[v + 1]; k++) {
+        if (stamp[second[k]] !== v) {
+          stamp[second[k]] = v;
+          m++;
+        }
+      }
+    }
     return m;
   }
 
@@ -284,19 +295,24 @@ export function requirePairwise(model: Model, what: string, accepted = ''): void
   throw new ModelError(`factor ${f} has arity ${scope.length} (variables ${vars}): ${what} needs factors of arity ≤ 2${accepted ? `; ${accepted}` : ''}`);
 }
 
-function checkIndex(v: number, n: number, what: string): void {
+function checkIndex(v: number, n: number, what: Name): void {
   if (!Number.isInteger(v) || v < 0 || v >= n) {
-    throw new ModelError(`${what}: variable index ${v} is out of range 0…${n - 1}`);
+    throw new ModelError(`${nameOf(what)}: variable index ${v} is out of range 0…${n - 1}`);
   }
 }
 
-function checkLogTable(t: ArrayLike<number>, len: number, what: string): void {
-  if (t.length !== len) throw new ModelError(`${what}: table has ${t.length} entries, expected ${len}`);
+/** A factor's name for error messages, built only when one is thrown (the builders add millions of factors). */
+type Name = string | (() => string);
+const nameOf = (w: Name): string => (typeof w === 'string' ? w : w());
+const scopeName = (scope: ArrayLike<number>): Name => () => `factor on (${Array.from(scope).join(' ')})`;
+
+function checkLogTable(t: ArrayLike<number>, len: number, what: Name): void {
+  if (t.length !== len) throw new ModelError(`${nameOf(what)}: table has ${t.length} entries, expected ${len}`);
   for (let k = 0; k < len; k++) {
     const x = t[k];
     // −Infinity is a zero potential; NaN and +Infinity have no meaning.
     if (Number.isNaN(x) || x === Infinity || typeof x !== 'number') {
-      throw new ModelError(`${what}: entry ${k} is ${x}, not a finite log-potential`);
+      throw new ModelError(`${nameOf(what)}: entry ${k} is ${x}, not a finite log-potential`);
     }
   }
 }
@@ -305,16 +321,20 @@ function checkLogTable(t: ArrayLike<number>, len: number, what: string): void {
 class GrowI32 {
   a = new Int32Array(16);
   length = 0;
+  /** Room for `k` more entries (bulk writers fill a[length …] and advance length themselves). */
+  ensure(k: number): void {
+    if (this.length + k <= this.a.length) return;
+    const b = new Int32Array(Math.max(this.a.length * 2, this.length + k));
+    b.set(this.a.subarray(0, this.length));
+    this.a = b;
+  }
   push(x: number): void {
-    if (this.length === this.a.length) {
-      const b = new Int32Array(this.a.length * 2);
-      b.set(this.a);
-      this.a = b;
-    }
+    if (this.length === this.a.length) this.ensure(1);
     this.a[this.length++] = x;
   }
+  /** The filled part; no copy when the storage is exactly full (bulk-built lattices). */
   done(): Int32Array {
-    return this.a.slice(0, this.length);
+    return this.length === this.a.length ? this.a : this.a.slice(0, this.length);
   }
 }
 
@@ -342,8 +362,9 @@ class GrowF64 {
  * Collects factors of any arity. Tables are given in the caller's scope order, last variable
  * fastest (pairwise: row-major, entry [k_i * K_j + k_j]); the builder stores the scope sorted and
  * permutes the table to match. Factors added with addFactor/addUnary/addPairwise on the same scope
- * are summed into one; `shareTable` + `addSharedFactor` let many factors point at one table (no
- * summing then: the factors stay separate and every derived view adds them up).
+ * are summed into one; `shareTable` + `addSharedFactor` / `addSharedPairs` let many factors point
+ * at one table (no summing then: the factors stay separate and every derived view adds them up).
+ * Arity 1 and 2 take allocation-free paths: a 1024² lattice's 2·10⁶ bonds are added in tens of ms.
  */
 export class ModelBuilder {
   private readonly card: Int32Array;
@@ -355,6 +376,8 @@ export class ModelBuilder {
   private readonly byScope = new Map<number | string, number>();
   /** Shared table id (its offset) and scope permutation → offset of the permuted copy. */
   private readonly permuted = new Map<string, number>();
+  /** Shared pair table id and (K_i, K_j) of the caller's order → offset of its transpose. */
+  private readonly transposed = new Map<number, number>();
   private logConst = 0;
 
   constructor(card: ArrayLike<number>) {
@@ -375,7 +398,6 @@ export class ModelBuilder {
     return this.card.length;
   }
 
-
   get nFactors(): number {
     return this.tableStart.length;
   }
@@ -388,25 +410,35 @@ export class ModelBuilder {
 
   addUnary(v: number, logTable: ArrayLike<number>): this {
     checkIndex(v, this.n, 'unary factor');
-    return this.addFactor([v], logTable, `unary factor on variable ${v}`);
+    return this.addSmall(v, -1, logTable, () => `unary factor on variable ${v}`);
   }
 
   addPairwise(i: number, j: number, logTable: ArrayLike<number>): this {
     checkIndex(i, this.n, 'pairwise factor');
     checkIndex(j, this.n, 'pairwise factor');
     if (i === j) throw new ModelError(`pairwise factor on (${i}, ${j}) is a self-loop`);
-    return this.addFactor([i, j], logTable, `pairwise factor on (${i}, ${j})`);
+    return this.addSmall(i, j, logTable, () => `pairwise factor on (${i}, ${j})`);
   }
 
   /** A factor on `scope` (any arity, distinct variables), table last-variable-fastest in that order. */
-  addFactor(scope: ArrayLike<number>, logTable: ArrayLike<number>, what = `factor on (${Array.from(scope).join(' ')})`): this {
-    const { sorted, perm, size } = this.checkScope(scope, what);
+  addFactor(scope: ArrayLike<number>, logTable: ArrayLike<number>, what?: string): this {
+    const name: Name = what ?? scopeName(scope);
+    if (scope.length === 1 || scope.length === 2) {
+      const i = scope[0], j = scope.length === 2 ? scope[1] : -1;
+      checkIndex(i, this.n, name);
+      if (j >= 0 || scope.length === 2) {
+        checkIndex(j, this.n, name);
+        if (i === j) throw new ModelError(`${nameOf(name)}: variable ${i} appears twice in the scope`);
+      }
+      return this.addSmall(i, j, logTable, name);
+    }
+    const { sorted, perm, size } = this.checkScope(scope, name);
     if (sorted.length === 0) {
-      checkLogTable(logTable, 1, what);
+      checkLogTable(logTable, 1, name);
       return this.addConstant(logTable[0]);
     }
-    checkLogTable(logTable, size, what);
-    const key = sorted.length === 1 ? sorted[0] : sorted.length === 2 ? this.n + sorted[0] * this.n + sorted[1] : sorted.join(',');
+    checkLogTable(logTable, size, name);
+    const key = sorted.join(',');
     const f = this.byScope.get(key);
     let at: number;
     if (f === undefined) {
@@ -420,6 +452,28 @@ export class ModelBuilder {
     return this;
   }
 
+  /** addFactor on one variable (j < 0) or a pair, indices already checked: no arrays allocated. */
+  private addSmall(i: number, j: number, logTable: ArrayLike<number>, name: Name): this {
+    const Ki = this.card[i], Kj = j >= 0 ? this.card[j] : 1, size = Ki * Kj;
+    if (size > LIMITS.maxTableEntries) throw new ModelError(`${nameOf(name)}: ${size} table entries is past the limit of ${LIMITS.maxTableEntries}`);
+    checkLogTable(logTable, size, name);
+    const lo = j < 0 || i < j ? i : j, hi = j < 0 ? -1 : i < j ? j : i;
+    const key = hi < 0 ? lo : this.n + lo * this.n + hi;
+    const f = this.byScope.get(key);
+    let at: number;
+    if (f === undefined) {
+      at = this.tables.reserve(size);
+      this.tables.a.fill(0, at, at + size);
+      this.byScope.set(key, this.pushSmall(lo, hi, at));
+    } else {
+      at = this.tableStart.a[f];
+    }
+    const dst = this.tables.a;
+    if (hi < 0 || i < j) for (let e = 0; e < size; e++) dst[at + e] += logTable[e];
+    else for (let l = 0; l < Kj; l++) for (let k = 0; k < Ki; k++) dst[at + l * Ki + k] += logTable[k * Kj + l];
+    return this;
+  }
+
   /** Stores a table once (for addSharedFactor), in the order of the scopes it will be used with. */
   shareTable(logTable: ArrayLike<number>, what = 'shared table'): number {
     checkLogTable(logTable, logTable.length, what);
@@ -430,7 +484,20 @@ export class ModelBuilder {
 
   /** A factor on `scope` whose table is the shared table `id` (in `scope`'s order). */
   addSharedFactor(scope: ArrayLike<number>, id: number): this {
-    const { sorted, perm, size } = this.checkScope(scope, `factor on (${Array.from(scope).join(' ')})`);
+    const k = scope.length;
+    if (k === 1 || k === 2) {
+      const name = scopeName(scope);
+      const i = scope[0], j = k === 2 ? scope[1] : -1;
+      checkIndex(i, this.n, name);
+      if (k === 2) {
+        checkIndex(j, this.n, name);
+        if (i === j) throw new ModelError(`${nameOf(name)}: variable ${i} appears twice in the scope`);
+      }
+      const at = this.sharedPairAt(i, j, id, name);
+      this.pushSmall(j < 0 || i < j ? i : j, j < 0 ? -1 : i < j ? j : i, at);
+      return this;
+    }
+    const { sorted, perm, size } = this.checkScope(scope, scopeName(scope));
     if (sorted.length === 0) throw new ModelError('a shared table needs a non-empty scope');
     if (!(id >= 0 && id + size <= this.tables.length)) throw new ModelError(`shared table ${id} does not fit the scope (${Array.from(scope).join(' ')})`);
     let at = id;
@@ -450,33 +517,107 @@ export class ModelBuilder {
     return this;
   }
 
-  private checkScope(scope: ArrayLike<number>, what: string): { sorted: number[]; perm: number[]; size: number } {
+  /**
+   * Many pair factors sharing table `id` (in each pair's (i[k], j[k]) order): factor k is on
+   * (i[k], j[k]). The bulk path of the lattice builders: validated in one pass, stored without
+   * per-factor allocation.
+   */
+  addSharedPairs(i: Int32Array, j: Int32Array, id: number): this {
+    const m = i.length, n = this.n, card = this.card;
+    if (j.length !== m) throw new ModelError(`addSharedPairs: ${m} first variables but ${j.length} second ones`);
+    const F = this.tableStart.length;
+    if (F + m > LIMITS.maxFactors) throw new ModelError(`more than ${LIMITS.maxFactors} factors`);
+    this.scopeVars.ensure(2 * m);
+    this.scopeStart.ensure(m);
+    this.tableStart.ensure(m);
+    const sv = this.scopeVars.a, ss = this.scopeStart.a, ts = this.tableStart.a;
+    let p = this.scopeVars.length;
+    // The table's offset for the last (K_i, K_j, swapped) seen: lattices use one or two.
+    let lastKey = -1, lastAt = 0;
+    for (let k = 0; k < m; k++) {
+      const a = i[k], b = j[k];
+      if (!(a >= 0 && a < n && b >= 0 && b < n) || a === b) {
+        const name = `pair factor ${k} on (${a}, ${b})`;
+        checkIndex(a, n, name);
+        checkIndex(b, n, name);
+        throw new ModelError(`${name}: variable ${a} appears twice in the scope`);
+      }
+      const key = (card[a] * 65537 + card[b]) * 2 + (a < b ? 0 : 1);
+      if (key !== lastKey) {
+        lastAt = this.sharedPairAt(a, b, id, `pair factor ${k} on (${a}, ${b})`);
+        lastKey = key;
+      }
+      sv[p] = a < b ? a : b;
+      sv[p + 1] = a < b ? b : a;
+      p += 2;
+      ss[F + 1 + k] = p;
+      ts[F + k] = lastAt;
+    }
+    this.scopeVars.length = p;
+    this.scopeStart.length += m;
+    this.tableStart.length += m;
+    return this;
+  }
+
+  /** Offset of shared table `id` laid out for the sorted scope of (i, j) (j < 0: one variable). */
+  private sharedPairAt(i: number, j: number, id: number, name: Name): number {
+    const Ki = this.card[i], Kj = j >= 0 ? this.card[j] : 1, size = Ki * Kj;
+    if (!(id >= 0 && id + size <= this.tables.length)) throw new ModelError(`shared table ${id} does not fit the ${nameOf(name)}`);
+    if (j < 0 || i < j) return id;
+    const key = (id * 65537 + Ki) * 65537 + Kj; // exact: id < 2^27, K ≤ 2^16
+    let at = this.transposed.get(key);
+    if (at === undefined) {
+      at = this.tables.reserve(size);
+      const t = this.tables.a;
+      for (let l = 0; l < Kj; l++) for (let k = 0; k < Ki; k++) t[at + l * Ki + k] = t[id + k * Kj + l];
+      this.transposed.set(key, at);
+    }
+    return at;
+  }
+
+  private checkScope(scope: ArrayLike<number>, what: Name): { sorted: number[]; perm: number[]; size: number } {
     const k = scope.length;
-    if (k > LIMITS.maxArity) throw new ModelError(`${what}: arity ${k} is past the limit of ${LIMITS.maxArity}`);
+    if (k > LIMITS.maxArity) throw new ModelError(`${nameOf(what)}: arity ${k} is past the limit of ${LIMITS.maxArity}`);
     let size = 1;
     for (let p = 0; p < k; p++) {
       checkIndex(scope[p], this.n, what);
       size *= this.card[scope[p]];
     }
-    if (size > LIMITS.maxTableEntries) throw new ModelError(`${what}: ${size} table entries is past the limit of ${LIMITS.maxTableEntries}`);
+    if (size > LIMITS.maxTableEntries) throw new ModelError(`${nameOf(what)}: ${size} table entries is past the limit of ${LIMITS.maxTableEntries}`);
     // perm[q] = position in the caller's scope of the q-th smallest variable.
     const perm = Array.from({ length: k }, (_, p) => p).sort((p, q) => scope[p] - scope[q]);
     const sorted = perm.map((p) => scope[p]);
-    for (let q = 1; q < k; q++) if (sorted[q] === sorted[q - 1]) throw new ModelError(`${what}: variable ${sorted[q]} appears twice in the scope`);
+    for (let q = 1; q < k; q++) if (sorted[q] === sorted[q - 1]) throw new ModelError(`${nameOf(what)}: variable ${sorted[q]} appears twice in the scope`);
     return { sorted, perm, size };
   }
 
-  private pushScope(sorted: number[], tableAt: number): number {
+  private checkRoom(): number {
     const f = this.tableStart.length;
     if (f >= LIMITS.maxFactors) throw new ModelError(`more than ${LIMITS.maxFactors} factors`);
     if (this.tables.length > LIMITS.maxTotalTableEntries) throw new ModelError(`the tables hold more than ${LIMITS.maxTotalTableEntries} entries, past the engine's limit`);
+    return f;
+  }
+
+  private pushScope(sorted: number[], tableAt: number): number {
+    const f = this.checkRoom();
     for (const v of sorted) this.scopeVars.push(v);
     this.scopeStart.push(this.scopeVars.length);
     this.tableStart.push(tableAt);
     return f;
   }
 
+  /** pushScope for a sorted scope (lo) or (lo, hi), hi < 0 for one variable. */
+  private pushSmall(lo: number, hi: number, tableAt: number): number {
+    const f = this.checkRoom();
+    this.scopeVars.push(lo);
+    if (hi >= 0) this.scopeVars.push(hi);
+    this.scopeStart.push(this.scopeVars.length);
+    this.tableStart.push(tableAt);
+    return f;
+  }
+
   build(): Model {
+    if (this.tables.length > LIMITS.maxTotalTableEntries) throw new ModelError(`the tables hold more than ${LIMITS.maxTotalTableEntries} entries, past the engine's limit`);
     const tables = this.tables.done();
     for (let k = 0; k < tables.length; k++) {
       // −∞ + ∞ cannot arise (+∞ is rejected); guard anyway against NaN from summed inputs.

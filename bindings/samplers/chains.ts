@@ -3,7 +3,7 @@
 // of sweeps whose per-bit sums feed BatchMeans; WASM calls are chunked so progress and
 // cancellation stay responsive.
 import type { CanonicalForm } from '../core/canonical.ts';
-import { bitsToMarginals } from '../core/canonical.ts';
+import { bitsToMarginals, bitsToStdErr } from '../core/canonical.ts';
 import { BatchMeans, splitEvenly } from './estimators.ts';
 import type { InferenceResult } from '../core/result.ts';
 
@@ -110,8 +110,7 @@ export class DiscreteReducer {
 export function bitMarginals(form: CanonicalForm, stats: BatchMeans): { marginals: Float64Array[]; marginalStdErr: Float64Array[]; maxStdErr: number | null } {
   const se = stats.stdErr();
   const marginals = bitsToMarginals(form, stats.mean());
-  // A free bit's two states share one error; bitsToMarginals would give [1 − se, se].
-  const marginalStdErr = bitsToMarginals(form, se).map((row, v) => (form.oneHot[v] ? row : Float64Array.of(row[1], row[1])));
+  const marginalStdErr = bitsToStdErr(form, se);
   let maxSE = 0;
   for (const x of se) maxSE = Math.max(maxSE, x);
   return { marginals, marginalStdErr, maxStdErr: Number.isFinite(maxSE) ? maxSE : null };

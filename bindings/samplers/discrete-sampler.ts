@@ -5,7 +5,7 @@
 
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
-import { toCanonical, type CanonicalForm } from '../core/canonical.ts';
+import type { CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
@@ -27,7 +27,8 @@ export abstract class DiscreteChainSampler {
 
   /** `stream`: the sampler's tag within a chain, so different samplers never share draws. */
   constructor(readonly engine: Engine, model: Model, private readonly stream: number, private readonly label: string) {
-    this.bound = new BoundModel(engine, toCanonical(model));
+    // Refused up front when the form, an accumulator and two chains' states cannot fit.
+    this.bound = BoundModel.fromModel(engine, model, label, (s) => 8 * s.nBits + 2 * (s.nBits + 256) + 8 * s.maxBlock);
   }
 
   get form(): CanonicalForm {
