@@ -73,3 +73,29 @@ export function* configurations(card: ArrayLike<number>): Generator<Int32Array> 
     if (v < 0) return;
   }
 }
+
+/**
+ * Random factor graph: every variable gets a unary factor, then `factors` factors of arity 1 to
+ * `maxArity` on distinct random variables (scopes given in random order, so the builder's sorting
+ * is exercised), entries uniform in ±scale and −∞ with probability `zeros`. The all-zero state
+ * configuration keeps a finite potential, so Z > 0.
+ */
+export function randomFactorGraph(rand: () => number, n: number, opts: { cards?: number[]; maxArity?: number; factors?: number; scale?: number; zeros?: number } = {}): Model {
+  const { cards = [2], maxArity = 3, factors = n, scale = 1, zeros = 0 } = opts;
+  const card = Array.from({ length: n }, () => cards[Math.floor(rand() * cards.length)]);
+  const b = new ModelBuilder(card);
+  for (let v = 0; v < n; v++) b.addUnary(v, Array.from({ length: card[v] }, () => scale * (2 * rand() - 1)));
+  for (let t = 0; t < factors; t++) {
+    const k = 1 + Math.floor(rand() * Math.min(maxArity, n));
+    const scope: number[] = [];
+    while (scope.length < k) {
+      const v = Math.floor(rand() * n);
+      if (!scope.includes(v)) scope.push(v);
+    }
+    const size = scope.reduce((s, v) => s * card[v], 1);
+    const table = Array.from({ length: size }, (_, e) => (e > 0 && rand() < zeros ? -Infinity : scale * (2 * rand() - 1)));
+    b.addFactor(scope, table);
+  }
+  b.addConstant(rand() - 0.5);
+  return b.build();
+}
