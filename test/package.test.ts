@@ -16,7 +16,10 @@ const built = existsSync(resolve(ROOT, 'dist/index.js')) && existsSync(resolve(R
 if (!built && process.env.CI) throw new Error('dist/ or build/ is missing: npm test builds them first');
 const skip = built ? false : 'dist/ not built: run "npm run build:js" (npm test does)';
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const plainEnv = { ...process.env, NODE_OPTIONS: '' };
+// A user's shell: under `npm test`, PATH starts with node_modules/.bin, where a dev dependency
+// (as-pect → glob-promise → npm-install-peers) puts an npm 6 that has no --pack-destination.
+const PATH = (process.env.PATH ?? '').split(':').filter((d) => !d.includes('node_modules/.bin')).join(':');
+const plainEnv = { ...process.env, PATH, NODE_OPTIONS: '' };
 
 test('npm pack: the tarball installs into an empty project and runs without dev dependencies', { skip, timeout: 180_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'relaxmrf-pack-'));
