@@ -25,9 +25,10 @@ import { BoundModel } from '../core/bound.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
+import { FactorGraphMeanField } from './meanfield-fg.ts';
+import { MF_STREAM, type AscentInfo, type MeanFieldKernel } from './meanfield-kernel.ts';
 
-/** Tag of mean field's generator streams (Gibbs uses 1). */
-export const MF_STREAM = 0x4d46; // "MF"
+export { MF_STREAM, type MeanFieldKernel, type AscentInfo };
 
 export interface MeanFieldOptions {
   seed?: number;
@@ -46,28 +47,6 @@ export interface MeanFieldOptions {
 }
 
 export const MF_DEFAULTS = { seed: 1, restarts: 10, orderedStarts: true, maxSweeps: 1000, tol: 1e-9, budget: 1e8 } as const;
-
-/** What the restart driver needs from a mean-field kernel. */
-export interface MeanFieldKernel {
-  /** Coupling visits of one sweep (the budget's unit). */
-  readonly sweepCost: number;
-  randomStart(seed: number, j: number): void;
-  /** which 0: every variable in its first state; 1: in its last. */
-  orderedStart(which: 0 | 1): void;
-  ascend(maxSweeps: number, tol: number): AscentInfo;
-  /** The current state, as the kernel stores it (copied). */
-  snapshot(): Float64Array;
-}
-
-export interface AscentInfo {
-  /** The bound of the model as the user built it (canonical offset included). */
-  logZ: number;
-  sweeps: number;
-  converged: boolean;
-  /** The last sweep's increase of the bound and largest change of a marginal. */
-  lastIncrease: number;
-  lastStep: number;
-}
 
 /** One model's mean-field state in WASM memory: marginals per bit, entropies per block. */
 export class MeanFieldSolver implements MeanFieldKernel {
@@ -255,16 +234,23 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
 export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOptions = {}): InferenceResult {
   const c = meanFieldConfig(opts);
   const t0 = performance.now();
-  const solver = new MeanFieldSolver(engine, model);
+  const dead = model.firstAllZeroFactor();
+  if (dead >= 0) throw new EngineError(`mean field: ${model.describeFactor(dead)} is zero everywhere: the model has probability zero, no bound`);
+  // Pairwise models keep the canonical-form kernel; factors of arity > 2 take the factor graph's.
+  const pairwise = model.isPairwise;
+  const solver = pairwise ? new MeanFieldSolver(engine, model) : new FactorGraphMeanField(engine, model);
   try {
     const r = meanFieldRestarts(solver, c);
+    if (r.best.logZ === -Infinity) {
+      throw new EngineError('mean field: every start keeps mass on a zero potential (the bound is −∞): the model may have probability zero (e.g. evidence that cannot occur), no bound');
+    }
     const done = r.restarts + r.ordered;
     return {
       method: 'mf',
       logZ: r.best.logZ,
       logZStdErr: null,
       logZKind: 'lower-bound',
-      marginals: bitsToMarginals(solver.form, r.bestState),
+      marginals: solver instanceof MeanFieldSolver ? bitsToMarginals(solver.form, r.bestState) : solver.marginals(r.bestState),
       marginalStdErr: null,
       diagnostics: {
         restarts: r.restarts,
@@ -282,6 +268,7 @@ export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOption
         work: r.work,
         budgetExhausted: r.budgetExhausted,
         seed: c.seed,
+        kernel: pairwise ? 'pairwise' : 'factor-graph',
       },
       seconds: (performance.now() - t0) / 1000,
       partial: r.cancelled,
