@@ -11,6 +11,8 @@ import { runMFRP } from '../bindings/variational/mfrp.ts';
 import { toCanonical } from '../bindings/core/canonical.ts';
 import { applyEvidence } from '../bindings/io/formats.ts';
 import { ModelBuilder } from '../bindings/core/model.ts';
+import { BoundFactorGraph } from '../bindings/core/bound-fg.ts';
+import { feasibleConfiguration } from '../bindings/core/feasible.ts';
 import { EngineError, ModelError } from '../bindings/core/errors.ts';
 import { bruteForce, mfObjectiveBrute, mulberry32, randomFactorGraph, randomModel } from './helpers.ts';
 
@@ -134,7 +136,7 @@ test('zero probability: an all-zero factor of arity 3 and impossible evidence ar
   b.addFactor([0, 1, 2], [0, -Infinity, 0, 0, 0, 0, 0, -Infinity, 0, 0, 0, 0]);
   const m = b.build();
   // (x1, x2) = (0, 1) is impossible whatever x0.
-  assert.throws(() => runMeanField(engine, applyEvidence(m, new Map([[1, 0], [2, 1]])).model), (e: unknown) => e instanceof EngineError && /zero potential/.test(e.message));
+  assert.throws(() => runMeanField(engine, applyEvidence(m, new Map([[1, 0], [2, 1]])).model), (e: unknown) => e instanceof EngineError && /no configuration has positive probability/.test(e.message));
   const ok = runMeanField(engine, applyEvidence(m, new Map([[1, 0], [2, 2]])).model);
   assert.ok(Number.isFinite(ok.logZ));
   assert.deepEqual([...ok.marginals[2]], [0, 0, 1]);
@@ -143,4 +145,34 @@ test('zero probability: an all-zero factor of arity 3 and impossible evidence ar
 test('MFRP refuses a higher-order model with a ModelError naming the factor and the methods that take it', () => {
   const m = new ModelBuilder([2, 2, 2, 2]).addPairwise(0, 1, [0, 1, 1, 0]).addFactor([3, 1, 2], [0, 1, 0, 1, 0, 1, 0, 1]).build();
   assert.throws(() => runMFRP(engine, m), (e: unknown) => e instanceof ModelError && /factor 1 has arity 3 \(variables 1 2 3\)/.test(e.message) && /mf/.test(e.message) && /gibbs/.test(e.message));
+});
+
+test('feasible configuration: depth-first search finds one iff Z > 0; the local search finds one where the search gives up', () => {
+  const rand = mulberry32(25);
+  let none = 0, found = 0;
+  for (let t = 0; t < 30; t++) {
+    // The all-zero state is always allowed: random evidence on three variables may exclude every state.
+    const m0 = randomFactorGraph(rand, 6, { cards: [2, 3], maxArity: 4, factors: 6, zeros: 0.3 });
+    const m = applyEvidence(m0, new Map([1, 3, 5].slice(0, 1 + (t % 3)).map((v) => [v, Math.floor(rand() * m0.card[v])]))).model;
+    const g = BoundFactorGraph.fromModel(engine, m, 'test');
+    try {
+      const z = bruteForce(m).logZ;
+      const dfs = feasibleConfiguration(g);
+      if (Number.isNaN(z)) {
+        assert.equal(dfs.status, 'none', `model ${t}: Z = 0`);
+        none++;
+      } else {
+        assert.equal(dfs.status, 'found', `model ${t}: Z > 0`);
+        assert.ok(m.logPotential(dfs.x!) > -Infinity);
+        // A budget of one assignment: the local search takes over.
+        const walk = feasibleConfiguration(g, 1, t + 1, 1e5);
+        assert.equal(walk.status, 'found', `model ${t}: local search`);
+        assert.ok(m.logPotential(walk.x!) > -Infinity);
+        found++;
+      }
+    } finally {
+      g.dispose();
+    }
+  }
+  assert.ok(none >= 3 && found >= 10, `${none} models with Z = 0, ${found} with Z > 0`);
 });

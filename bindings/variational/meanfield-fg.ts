@@ -8,6 +8,7 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
+import { feasibleConfiguration, type FeasibleOutcome } from '../core/feasible.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { MF_STREAM, type AscentInfo, type MeanFieldKernel } from './meanfield-kernel.ts';
@@ -46,6 +47,17 @@ export class FactorGraphMeanField implements MeanFieldKernel {
     this.digit = arena.alloc(4 * (maxArity + 1));
     this.out = arena.alloc(32);
     this.rng = arena.alloc(engine.kernels.rngStateBytes());
+  }
+
+  /**
+   * Start from a configuration of positive probability (q a point mass on it), found by the
+   * engine's depth-first search: the start of last resort when every other keeps mass on a zero
+   * potential. Returns what the search found ('none': Z = 0).
+   */
+  feasibleStart(budget?: number): FeasibleOutcome['status'] {
+    const found = feasibleConfiguration(this.g, budget);
+    if (found.x) this.setMarginals(Array.from(found.x, (s, v) => Float64Array.from({ length: this.model.card[v] }, (_, k) => (k === s ? 1 : 0))));
+    return found.status;
   }
 
   randomStart(seed: number, j: number): void {

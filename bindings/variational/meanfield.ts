@@ -145,7 +145,7 @@ export interface RestartsOutcome {
   bestState: Float64Array;
   /** Index of the best random restart, −1 when an ordered start was best. */
   bestRestart: number;
-  bestStart: 'first-state' | 'last-state' | 'random';
+  bestStart: 'first-state' | 'last-state' | 'random' | 'feasible';
   /** Random restarts run; ordered starts run. */
   restarts: number;
   ordered: number;
@@ -238,13 +238,27 @@ export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOption
   if (dead >= 0) throw new EngineError(`mean field: ${model.describeFactor(dead)} is zero everywhere: the model has probability zero, no bound`);
   // Pairwise models keep the canonical-form kernel; factors of arity > 2 take the factor graph's.
   const pairwise = model.isPairwise;
-  const solver = pairwise ? new MeanFieldSolver(engine, model) : new FactorGraphMeanField(engine, model);
+  let solver: MeanFieldSolver | FactorGraphMeanField = pairwise ? new MeanFieldSolver(engine, model) : new FactorGraphMeanField(engine, model);
   try {
-    const r = meanFieldRestarts(solver, c);
-    if (r.best.logZ === -Infinity) {
-      throw new EngineError('mean field: every start keeps mass on a zero potential (the bound is −∞): the model may have probability zero (e.g. evidence that cannot occur), no bound');
+    let r = meanFieldRestarts(solver, c);
+    if (r.best.logZ === -Infinity && !r.cancelled) {
+      // Every start kept mass on a zero potential (coordinate descent on the violations stalls in
+      // local minima, e.g. on pedigrees): start once more from a configuration of positive
+      // probability, found by search, on the factor graph's kernel.
+      if (solver instanceof MeanFieldSolver) {
+        solver.dispose();
+        solver = new FactorGraphMeanField(engine, model);
+      }
+      const status = solver.feasibleStart();
+      if (status === 'none') throw new EngineError('mean field: no configuration has positive probability (Z = 0; e.g. evidence that cannot occur), no bound');
+      if (status === 'budget') throw new EngineError('mean field: every start keeps mass on a zero potential and the search for a configuration of positive probability gave up, no bound');
+      const info = solver.ascend(c.maxSweeps, c.tol);
+      r = {
+        ...r, best: info, bestState: solver.snapshot(), bestRestart: -1, bestStart: 'feasible', sweeps: r.sweeps + info.sweeps,
+        converged: r.converged + (info.converged ? 1 : 0), work: r.work + info.sweeps * solver.sweepCost,
+      };
     }
-    const done = r.restarts + r.ordered;
+    const done = r.restarts + r.ordered + (r.bestStart === 'feasible' ? 1 : 0);
     return {
       method: 'mf',
       logZ: r.best.logZ,
@@ -268,7 +282,7 @@ export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOption
         work: r.work,
         budgetExhausted: r.budgetExhausted,
         seed: c.seed,
-        kernel: pairwise ? 'pairwise' : 'factor-graph',
+        kernel: solver instanceof MeanFieldSolver ? 'pairwise' : 'factor-graph',
       },
       seconds: (performance.now() - t0) / 1000,
       partial: r.cancelled,
