@@ -21,25 +21,9 @@
 //    step.
 
 import { FactorGraph, cardOf, factorEntry } from '../core/factorgraph';
+import { ldi, sti, ldf, stf } from '../core/access';
 
 const RESCALE_SLACK: f64 = 600;
-
-// @ts-ignore: decorator
-@inline function ldi(p: usize, i: i32): i32 {
-  return load<i32>(p + (<usize>i << 2));
-}
-// @ts-ignore: decorator
-@inline function sti(p: usize, i: i32, v: i32): void {
-  store<i32>(p + (<usize>i << 2), v);
-}
-// @ts-ignore: decorator
-@inline function ldf(p: usize, i: i32): f64 {
-  return load<f64>(p + (<usize>i << 3));
-}
-// @ts-ignore: decorator
-@inline function stf(p: usize, i: i32, v: f64): void {
-  store<f64>(p + (<usize>i << 3), v);
-}
 
 // Neumaier-compensated s[i] += v (c holds the compensations).
 // @ts-ignore: decorator

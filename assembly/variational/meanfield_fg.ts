@@ -22,23 +22,8 @@
 
 import { FactorGraph, cardOf } from '../core/factorgraph';
 import { Philox, uniform } from '../core/rng';
-
-// @ts-ignore: decorator
-@inline function ldi(p: usize, i: i32): i32 {
-  return load<i32>(p + (<usize>i << 2));
-}
-// @ts-ignore: decorator
-@inline function sti(p: usize, i: i32, v: i32): void {
-  store<i32>(p + (<usize>i << 2), v);
-}
-// @ts-ignore: decorator
-@inline function ldf(p: usize, i: i32): f64 {
-  return load<f64>(p + (<usize>i << 3));
-}
-// @ts-ignore: decorator
-@inline function stf(p: usize, i: i32, v: f64): void {
-  store<f64>(p + (<usize>i << 3), v);
-}
+import { ldi, sti, ldf, stf } from '../core/access';
+import { ascentVerdict } from './ascent';
 
 /** Entropy of q_v (0 log 0 = 0). */
 function entropy(q: usize, K: i32): f64 {
@@ -202,9 +187,6 @@ function sweep(g: FactorGraph, off: usize, q: usize, ent: usize, scratch: usize,
   return maxStep;
 }
 
-/** Sweeps in a row with every state of some zero potential still carrying mass before a run gives up. */
-const STUCK_SWEEPS = 100;
-
 /**
  * Coordinate ascent from the current q until converged or maxSweeps. Returns the number of sweeps;
  * out = (F, converged 0/1, last sweep's ΔF, last sweep's max |Δq|). Converged: ΔF ≤ tol · max(n, |F|).
@@ -224,16 +206,10 @@ export function mfgAscend(hdr: usize, off: usize, q: usize, ent: usize, maxSweep
     dF = G == F ? 0.0 : G - F; // −∞ − (−∞) would be NaN
     F = G;
     sweeps++;
-    if (F == -Infinity) {
-      // No progress measure on the bound while it is −∞: stop when q stops moving, or give up
-      // after STUCK_SWEEPS sweeps (not converged).
-      if (step <= tol) {
-        converged = true;
-        break;
-      }
-      if (++stuck >= STUCK_SWEEPS) break;
-    } else if (dF <= tol * max(<f64>g.n, Math.abs(F))) {
-      converged = true;
+    if (F == -Infinity) stuck++;
+    const verdict = ascentVerdict(F, dF, step, tol, g.n, stuck);
+    if (verdict != 0) {
+      converged = verdict > 0;
       break;
     }
   }

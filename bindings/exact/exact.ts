@@ -1,9 +1,7 @@
 // Exact inference: log Z and every node marginal, by enumeration (small models) or by variable elimination
-// on a junction tree built from an elimination ordering (any model of small enough treewidth).
-//
-// The ordering, the tree, the checkpointing schedule and the memory layout are planned here in
-// TypeScript; every number is computed in WASM (assembly/exact_elim.ts, assembly/exact_enum.ts).
-//
+// on a junction tree built from an elimination ordering (pairwise models of small enough treewidth).
+// Orderings, the tree, the checkpointing schedule and the memory layout are planned in TypeScript;
+// every number is computed in WASM (assembly/exact/exact_elim.ts, assembly/exact/exact_enum.ts).
 // Files: orderings.ts (elimination orderings), junction-tree.ts (the tree and the schedule),
 // elimination.ts (the message passes), enumeration.ts (enumeration on the factor graph).
 
