@@ -13,7 +13,7 @@
 import type { Engine, Arena, Kernels } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
-import { schedule, subStrides, MAX_REGION_BYTES, type Node, type Step } from './junction-tree.ts';
+import { schedule, subStrides, type Node, type Step } from './junction-tree.ts';
 import { fmtBytes, RangeExceeded, type ExactOutcome } from './outcome.ts';
 
 const MAX_DIMS = 64;

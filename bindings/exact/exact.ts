@@ -16,8 +16,6 @@ import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
 
-
-
 export interface ExactOptions {
   method?: 'auto' | 'enumeration' | 'elimination';
   /** Largest clique table (product of the clique's cardinalities) elimination accepts. Default 2^25. */
@@ -32,9 +30,9 @@ export interface ExactResult {
   /** marginals[v][k] = p(x_v = k). Reading it throws an EngineError when logZ = −Infinity. */
   marginals: Float64Array[];
   method: 'enumeration' | 'elimination';
-  /** Largest clique size − 1 (enumeration: number of variables − 1). */
+  /** Largest clique size − 1 (enumeration: the variables of the largest enumerated component − 1). */
   treewidth: number;
-  /** Entries of the largest clique table (enumeration: the number of configurations). */
+  /** Entries of the largest clique table (enumeration: the number of configurations visited). */
   maxTableEntries: number;
   /** Name of the elimination ordering used ('gray-code' for enumeration). */
   ordering: string;
@@ -113,7 +111,10 @@ function result(out: ExactOutcome, rest: Omit<ExactResult, 'logZ' | 'marginals'>
 /**
  * Exact log Z (natural log, including model.logConst) and node marginals.
  * method 'auto' (default) eliminates when the best ordering's largest clique table is within
- * maxTableEntries, else enumerates when there are at most 2^30 configurations, else refuses.
+ * maxTableEntries, else enumerates when that visits at most 2^30 configurations (observed variables
+ * held fixed, independent components one by one), else refuses. Models with a factor of arity > 2
+ * are enumerated or refused (elimination takes pairwise factors only so far). A model with Z = 0
+ * gives log Z = −Infinity, and reading its marginals throws an EngineError saying why.
  */
 export function exactInference(engine: Engine, model: Model, opts: ExactOptions = {}): ExactResult {
   const t0 = performance.now();

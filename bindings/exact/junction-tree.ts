@@ -7,13 +7,14 @@
 // elimination position, EARLIEST = FASTEST digit: v is digit 0 of C_v and also digit 0 of every child's
 // separator. Each unary factor belongs to its variable, each pairwise factor to its earlier-eliminated
 // end; g_v is the product of v's factors, built in log space and exponentiated once (max-shifted), and
-//
+// widened over the first few digits of C_v so the kernels' inner loops are long.
 //
 // Memory. Storing every λ of a 20×20 grid in row order would take 380 × 8 MB. Messages that are small
 // are always kept; large ones are kept only at checkpoints (every k-th along a path, k ≈ √(number of
 // large messages)), and the downward pass (depth-first from the roots) recomputes a missing λ from its
 // subtree down to the stored ones, caching the recomputed ones until their parent has been processed.
 // The whole schedule is simulated first with a first-fit allocator, so one arena sized from the plan is
+// allocated before any kernel runs.
 
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
@@ -36,7 +37,7 @@ export const exactTuning = {
 };
 
 /** Largest single WASM allocation (the runtime's allocator caps a block just under 1 GiB). */
-export const MAX_REGION_BYTES = 2 ** 30 - 2 ** 16;
+const MAX_REGION_BYTES = 2 ** 30 - 2 ** 16;
 
 /** Element strides of a table over scope E (sorted by position, contiguous) inside iteration scope D ⊇ E. */
 export function subStrides(D: ArrayLike<number>, E: ArrayLike<number>, card: Int32Array): number[] {

@@ -1,7 +1,9 @@
 // Naive mean field: the lower bound log Z ≥ max_q E_q[log p̃] + H(q) over fully factorised q, by
 // coordinate ascent in WASM (assembly/variational/meanfield.ts). Works on any canonical model: free
 // bits (Bernoulli factors) and one-hot blocks (categorical factors, zero potentials handled exactly:
-// see the kernel's header).
+// see the kernel's header). runMeanField runs models with a factor of arity > 2 on the factor graph's
+// kernel (meanfield-fg.ts) with the same starts, budget and rule; when every start keeps mass on a
+// zero potential it takes one more start from a configuration of positive probability (core/feasible.ts).
 //
 // Starts: two ordered starts (every variable in its first state, then in its last; `orderedStarts`)
 // and J random restarts. Random restart j draws its start from its own stream (seed, chain j, tag
