@@ -17,21 +17,10 @@ import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { enumerationPlan, runFactorGraphEnumeration } from '../bindings/exact/enumeration.ts';
 import { enumerateJS, type EnumArrays } from './js/enumerate.ts';
 import { QUICK, cpuModel, dist, resultsPath, wasmFacts, type Dist } from './common.ts';
+import { mulberry32 } from '../test/helpers.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPEATS = QUICK ? 3 : 7;
-
-/** Deterministic numbers for the models (not the engine's generator). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** n variables of K states on a chain of factors of the given arities plus `extra` random ones. */
 function model(n: number, K: number, arities: number[], extra: number, seed: number): Model {
