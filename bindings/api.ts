@@ -7,7 +7,7 @@ export { toCanonical, encode, canonicalLogPotential, bitsToMarginals, type Canon
 export { exactInference, eliminationPlan, type ExactOptions, type ExactResult } from './exact/exact.ts';
 export { GibbsSampler, runGibbs, GIBBS_DEFAULTS, type GibbsOptions, type GibbsState, type GibbsInfo } from './samplers/gibbs.ts';
 export { infer, METHODS, type Method, type InferOptions } from './infer.ts';
-export { readUAI, readEvidence, applyEvidence, writeUAI, readFG, readFGWithLabels, writePR, readPR, writeMAR, readMAR } from './io/formats.ts';
+export { readUAI, readEvidence, readEvidenceWithLines, applyEvidence, writeUAI, readFG, readFGWithLabels, writePR, readPR, writeMAR, readMAR } from './io/formats.ts';
 export { ModelError, FormatError, EngineError } from './core/errors.ts';
 export type { InferenceResult, LogZKind, Progress } from './core/result.ts';
 export { runMeanField, meanFieldRestarts, meanFieldConfig, MeanFieldSolver, MF_DEFAULTS, type MeanFieldOptions, type MeanFieldKernel, type RestartsConfig, type RestartsOutcome, type AscentInfo } from './variational/meanfield.ts';

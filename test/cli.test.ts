@@ -234,3 +234,44 @@ test('--workers runs the chains on worker threads with the same output; refused 
   assert.match(bad.err, /--workers applies to gibbs/);
   assert.equal(run('infer', 'ising:3x3', '--method', 'gibbs', '--workers', '0').code, 2);
 });
+
+test('higher-order models: exact by enumeration and mf; zero-probability evidence and all-zero tables exit 3; bad evidence exits 2 naming the line', () => {
+  // p(a) p(b) p(c | a, b): a BAYES network with a factor of arity 3 (c = a XOR b with noise).
+  const net = 'BAYES\n3\n2 2 2\n3\n1 0\n1 1\n3 0 1 2\n2\n0.3 0.7\n2\n0.6 0.4\n8\n0.9 0.1 0.2 0.8 0.2 0.8 0.9 0.1\n';
+  const path = uaiFile('xor.uai', net);
+  const exact = JSON.parse(run('infer', path, '--json').out);
+  assert.equal(exact.diagnostics.algorithm, 'enumeration');
+  assert.ok(Math.abs(exact.logZ) < 1e-12, 'a Bayesian network without evidence has Z = 1');
+  const mf = JSON.parse(run('infer', path, '--method', 'mf', '--json').out);
+  assert.equal(mf.diagnostics.kernel, 'factor-graph');
+  assert.ok(mf.logZ <= exact.logZ + 1e-12);
+  // Evidence c = 1, a = 0: p = 0.3 · (0.6 · 0.1 + 0.4 · 0.8) = 0.114; b's posterior 0.4 · 0.8 / 0.38.
+  writeFileSync(path + '.evid', '2 2 1 0 0\n');
+  const ev = JSON.parse(run('infer', path, '--json').out);
+  assert.ok(Math.abs(ev.logZ - Math.log(0.114)) < 1e-12, `log Z with evidence ${ev.logZ}`);
+  assert.ok(Math.abs(ev.marginals[1][1] - (0.4 * 0.8) / 0.38) < 1e-12);
+  assert.deepEqual(ev.marginals[0], [1, 0]);
+  // Evidence of probability zero (a table of arity 3 with a zero where it points), and an all-zero table.
+  const zero = uaiFile('zero.uai', net.replace('0.9 0.1 0.2 0.8 0.2 0.8 0.9 0.1', '0.9 0.1 1 0 0.2 0.8 0.9 0.1'));
+  writeFileSync(zero + '.evid', '3 0 0 1 1 2 1\n'); // p(c = 1 | a = 0, b = 1) = 0
+  const dead = uaiFile('dead.uai', 'MARKOV\n3\n2 2 2\n1\n3 2 0 1\n8\n0 0 0 0 0 0 0 0\n');
+  for (const [file, method, re] of [[zero, 'exact', /zero potential/], [zero, 'mf', /positive probability/], [dead, 'exact', /factor 0 \(variables 0 1 2\) is zero everywhere/], [dead, 'mf', /zero everywhere/]] as const) {
+    const r = run('infer', file, '--method', method);
+    assert.equal(r.code, 3, `${file} ${method}: ${r.err}`);
+    assert.equal(r.err.trim().split('\n').length, 1);
+    assert.match(r.err, re);
+  }
+  writeFileSync(path + '.evid', '2\n0 1\n2 5\n');
+  let r = run('infer', path);
+  assert.equal(r.code, 2);
+  assert.match(r.err.trim(), /^relaxmrf: .*xor\.uai\.evid \(line 3\): evidence: variable 2 has 2 states; observed value 5/);
+  writeFileSync(path + '.evid', '2\n0 1\n0 0\n');
+  r = run('infer', path);
+  assert.equal(r.code, 2);
+  assert.match(r.err.trim(), /xor\.uai\.evid \(line 3\): variable 0 is observed twice, as 1 on line 2 and as 0 here$/);
+  // Too large to enumerate: refused at once, naming the configurations.
+  const big = uaiFile('chain3.uai', `MARKOV\n40\n${'2 '.repeat(40)}\n38\n${Array.from({ length: 38 }, (_, v) => `3 ${v} ${v + 1} ${v + 2}`).join('\n')}\n${Array.from({ length: 38 }, () => '8\n1 2 2 1 2 1 1 2').join('\n')}\n`);
+  r = run('infer', big);
+  assert.equal(r.code, 3);
+  assert.match(r.err, /enumeration would visit 2\^40 configurations, past the limit of 2\^30/);
+});

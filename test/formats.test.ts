@@ -9,6 +9,7 @@ import { loadModelFile } from '../bindings/io/files.ts';
 import {
   applyEvidence,
   readEvidence,
+  readEvidenceWithLines,
   readFG,
   readFGWithLabels,
   readMAR,
@@ -19,7 +20,7 @@ import {
   writeUAI,
 } from '../bindings/io/formats.ts';
 import { Model, ModelBuilder } from '../bindings/core/model.ts';
-import { dataDir } from './helpers.ts';
+import { dataDir, randomFactorGraph } from './helpers.ts';
 
 // Shared read-only data next to the repository (see SOURCE.txt in each folder).
 const DATA = dataDir();
@@ -362,6 +363,62 @@ test('writeUAI writes a MARKOV file with a factor per factor (scopes in increasi
   assert.ok(!/NaN|Infinity/.test(text));
 });
 
+test('writeUAI → readUAI reproduces every log-potential of factor graphs of arity up to 4 (zeros, large constants)', () => {
+  const r = rng(17);
+  for (let trial = 0; trial < 12; trial++) {
+    const m = randomFactorGraph(r, 4 + (trial % 3), { cards: [1, 2, 3], maxArity: 4, factors: 5, zeros: 0.2, scale: trial % 2 ? 300 : 2 });
+    const back = readUAI(writeUAI(m), 'roundtrip.uai');
+    assert.deepEqual([...back.card], [...m.card]);
+    assert.equal(back.maxArity, m.maxArity);
+    forEachConfig(m.card, (x) => {
+      const want = m.logPotential(x);
+      if (want === -Infinity) assert.equal(back.logPotential(x), -Infinity);
+      else assertClose(back.logPotential(x), want, 1e-12 * Math.max(1, Math.abs(want)), `trial ${trial}, x = ${x}`);
+    });
+  }
+});
+
+test('readFG and readUAI agree on factors of arity 3 and 4 (first vs last variable fastest)', () => {
+  const r = rng(18);
+  for (let trial = 0; trial < 6; trial++) {
+    const m = randomFactorGraph(r, 5, { cards: [2, 3], maxArity: 4, factors: 4, zeros: 0.2 });
+    // The model as .fg: each factor's scope reversed (first fastest = last fastest reversed), sparse.
+    const blocks: string[] = [];
+    for (let f = 0; f < m.nFactors; f++) {
+      const scope = Array.from(m.scope(f)).reverse();
+      const t = m.table(f);
+      const nz = Array.from(t, (x, k) => [k, x] as const).filter(([, x]) => x > -Infinity);
+      blocks.push([String(scope.length), scope.join(' '), scope.map((v) => m.card[v]).join(' '), String(nz.length), ...nz.map(([k, x]) => `${k} ${Math.exp(x)}`)].join('\n'));
+    }
+    const fg = readFG(`${m.nFactors}\n\n${blocks.join('\n\n')}\n`, 'arity.fg');
+    forEachConfig(m.card, (x) => {
+      const want = m.logPotential(x) - m.logConst;
+      if (want === -Infinity) assert.equal(fg.logPotential(x), -Infinity);
+      else assertClose(fg.logPotential(x), want, 1e-12 * Math.max(1, Math.abs(want)), `trial ${trial}, x = ${x}`);
+    });
+  }
+});
+
+test('readUAI: factors of arity > 2 are validated as strictly as pairs (scope, length, NaN, +∞, LIMITS)', () => {
+  const f = 'big.uai', head = 'MARKOV\n4\n2 2 3 2\n1\n';
+  throwsFormat(() => readUAI(head + '3 0 2 0\n', f), 'big.uai (line 5, factor 0)', 'variable 0 appears twice');
+  throwsFormat(() => readUAI(head + '3 0 1 2\n11\n' + '1 '.repeat(11), f), 'big.uai (line 6, factor 0)', 'table has 11 entries; scope (0 1 2) needs 12');
+  throwsFormat(() => readUAI(head + '3 0 1 2\n12\n' + '1 '.repeat(5) + 'nan ' + '1 '.repeat(6), f), 'big.uai (line 7, factor 0)', "found 'nan'");
+  throwsFormat(() => readUAI(head + '4 3 0 1 2\n24\n' + '1 '.repeat(23) + 'Infinity', f), 'big.uai (line 7, factor 0)', "'Infinity' is not a finite");
+  const n = 30;
+  throwsFormat(() => readUAI(`MARKOV\n${n}\n${'2 '.repeat(n)}\n1\n${n} ${Array.from({ length: n }, (_, v) => v).join(' ')}\n`, f), 'big.uai (line 5, factor 0)', `needs ${2 ** 30} table entries, past the limit`);
+});
+
+test('evidence: a variable given twice with one value counts once; with two values, or out of range, the file and line are named', () => {
+  assert.deepEqual([...readEvidence('3\n4 1\n2 0\n4 1\n')], [[4, 1], [2, 0]]);
+  throwsFormat(() => readEvidence('2\n4 1\n4 0\n', 'two.evid'), 'two.evid (line 3)', 'variable 4 is observed twice, as 1 on line 2 and as 0 here');
+  const m = readUAI(SMALL_UAI, 'small.uai');
+  const { evidence, lines } = readEvidenceWithLines('2\n0 1\n1 7\n', 'e.evid');
+  throwsFormat(() => applyEvidence(m, evidence, { file: 'e.evid', lines }), 'e.evid (line 3)', 'variable 1 has 3 states; observed value 7 is out of range 0…2');
+  const far = readEvidenceWithLines('1\n\n9 0\n', 'e.evid');
+  throwsFormat(() => applyEvidence(m, far.evidence, { file: 'e.evid', lines: far.lines }), 'e.evid (line 3)', 'variable 9 is out of range 0…2');
+});
+
 // ---------------------------------------------------------------------------------------------
 // libDAI .fg
 
@@ -518,7 +575,7 @@ test('loadModelFile picks the format, applies .evid, and reports unreadable file
     assert.equal(clamped.model.logPotential([1, 2, 1]), plain.model.logPotential([1, 2, 1]));
 
     await writeFile(path + '.evid', '1 2 5\n');
-    await assert.rejects(loadModelFile(path), (e: unknown) => e instanceof FormatError && e.message.startsWith(`${path}.evid: evidence: variable 2 has 2 states`));
+    await assert.rejects(loadModelFile(path), (e: unknown) => e instanceof FormatError && e.message.startsWith(`${path}.evid (line 1): evidence: variable 2 has 2 states`));
 
     await assert.rejects(loadModelFile(join(dir, 'model.txt')), (e: unknown) => e instanceof FormatError && e.message.includes('unknown model format'));
     await assert.rejects(loadModelFile(join(dir, 'missing.uai')), (e: unknown) =>

@@ -10,27 +10,9 @@ import { exactInference } from '../bindings/exact/exact.ts';
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import { ModelError } from '../bindings/core/errors.ts';
-import { bruteForce, mulberry32, randomModel } from './helpers.ts';
+import { bruteForce, mfObjectiveBrute, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();
-
-/** E_q[log p̃(x)] + Σ_v H(q_v) for q = Π_v q_v, by enumeration (0 · (−∞) = 0). */
-export function mfObjectiveBrute(model: Model, q: Float64Array[]): number {
-  const n = model.n;
-  const x = new Int32Array(n);
-  let e = 0;
-  for (;;) {
-    let w = 1;
-    for (let v = 0; v < n; v++) w *= q[v][x[v]];
-    if (w > 0) e += w * model.logPotential(x);
-    let v = n - 1;
-    while (v >= 0 && ++x[v] === model.card[v]) x[v--] = 0;
-    if (v < 0) break;
-  }
-  let h = 0;
-  for (const row of q) for (const p of row) if (p > 0) h -= p * Math.log(p);
-  return e + h;
-}
 
 function close(a: number, b: number, tol: number, what: string): void {
   assert.ok(Math.abs(a - b) <= tol * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);

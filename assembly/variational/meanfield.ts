@@ -23,6 +23,7 @@
 
 import { PairwiseForm } from '../core/pairwise';
 import { Philox, uniform } from '../core/rng';
+import { ascentVerdict } from './ascent';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -253,9 +254,6 @@ function generalSweep(m: PairwiseForm, mu: usize, ent: usize, scratch: usize): f
   return maxStep;
 }
 
-/** Sweeps in a row with every state of some zero potential still carrying mass before a run gives up. */
-const STUCK_SWEEPS = 100;
-
 /**
  * Coordinate ascent from the current μ until converged or maxSweeps. Returns the number of sweeps;
  * out = (F, converged 0/1, last sweep's ΔF, last sweep's max |Δμ|). Converged: ΔF ≤ tol · max(nBlocks, |F|).
@@ -281,16 +279,10 @@ export function mfAscend(form: usize, mu: usize, ent: usize, maxSweeps: i32, tol
       F = G;
     }
     sweeps++;
-    if (F == -Infinity) {
-      // No progress measure on the bound while it is −∞: stop when μ stops moving (converged to a
-      // local minimum of the violations), or give up after STUCK_SWEEPS sweeps (not converged).
-      if (step <= tol) {
-        converged = true;
-        break;
-      }
-      if (++stuck >= STUCK_SWEEPS) break;
-    } else if (dF <= tol * max(<f64>m.nBlocks, Math.abs(F))) {
-      converged = true;
+    if (F == -Infinity) stuck++;
+    const verdict = ascentVerdict(F, dF, step, tol, m.nBlocks, stuck);
+    if (verdict != 0) {
+      converged = verdict > 0;
       break;
     }
   }

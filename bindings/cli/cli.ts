@@ -32,7 +32,8 @@ const USAGE = `usage:
                           P > 1: population annealing, R a multiple of P — what glassy models need)
       mf:     [--restarts J] [--budget V] [--max-sweeps S]
               (defaults 10, 1e8, 1000: two ordered starts, then up to J random restarts while the
-              budget of V coupling visits lasts — one sweep costs variables + 2·edges)
+              budget of V coupling visits lasts — one sweep costs variables + 2·edges; with factors
+              of arity > 2 V counts table entries: a sweep costs Σ (arity + 1)·table size)
       mfrp:   [--restarts J] [--trials T] [--max-constraints M] [--budget V] [--budget-factor K] [--max-sweeps S]
               (defaults 10, 5, 20, 1e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
               m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given)

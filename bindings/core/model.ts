@@ -184,6 +184,27 @@ export class Model {
     return -1;
   }
 
+  /** The first factor whose table is −∞ everywhere (the model has Z = 0), or −1. */
+  firstAllZeroFactor(): number {
+    let lastChecked = -1;
+    for (let f = 0; f < this.nFactors; f++) {
+      const at = this.tableStart[f];
+      if (at === lastChecked) continue; // shared tables (lattices) are checked once per run of factors
+      lastChecked = at;
+      const end = at + this.tableSize(f);
+      let k = at;
+      while (k < end && this.tables[k] === -Infinity) k++;
+      if (k === end) return f;
+    }
+    return -1;
+  }
+
+  /** A factor's description for messages: "factor f (variables a b c)". */
+  describeFactor(f: number): string {
+    const scope = Array.from(this.scope(f));
+    return `factor ${f} (variables ${scope.length > 8 ? `${scope.slice(0, 8).join(' ')} …` : scope.join(' ')})`;
+  }
+
   /** Table index of configuration x within factor f (last scope variable fastest). */
   entryIndex(f: number, x: ArrayLike<number>): number {
     let idx = 0;

@@ -1,8 +1,8 @@
 // Loading model files from disk (Node only; bindings/formats.ts holds the browser-safe parsers).
 
 import { readFile } from 'node:fs/promises';
-import { FormatError, ModelError } from '../core/errors.ts';
-import { applyEvidence, readEvidence, readFG, readUAI } from './formats.ts';
+import { FormatError } from '../core/errors.ts';
+import { applyEvidence, readEvidenceWithLines, readFG, readUAI } from './formats.ts';
 import type { Model } from '../core/model.ts';
 
 /**
@@ -22,14 +22,9 @@ export async function loadModelFile(
   const evidPath = path + '.evid';
   const evidText = await readText(evidPath, true);
   if (evidText === null) return { model, format, evidence: null };
-  const evidence = readEvidence(evidText, evidPath);
-  try {
-    return { model: applyEvidence(model, evidence).model, format, evidence };
-  } catch (e) {
-    // Evidence that does not fit the model is a fault of the .evid file: name it.
-    if (e instanceof ModelError) throw new FormatError(evidPath, null, e.message);
-    throw e;
-  }
+  // Evidence that does not fit the model is a fault of the .evid file: named with its line.
+  const { evidence, lines } = readEvidenceWithLines(evidText, evidPath);
+  return { model: applyEvidence(model, evidence, { file: evidPath, lines }).model, format, evidence };
 }
 
 /** The file's text; null when `optional` and the file does not exist. */

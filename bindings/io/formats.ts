@@ -177,6 +177,14 @@ export function readUAI(text: string, file = '<input>'): Model {
  * Indices are checked against a model by applyEvidence.
  */
 export function readEvidence(text: string, file = '<evid>'): Map<number, number> {
+  return readEvidenceWithLines(text, file).evidence;
+}
+
+/**
+ * readEvidence, also returning the line each observed variable is given on (for applyEvidence's
+ * messages). A variable given twice with the same value counts once; with two values it is refused.
+ */
+export function readEvidenceWithLines(text: string, file = '<evid>'): { evidence: Map<number, number>; lines: Map<number, number> } {
   const tok = new Tokens(text, file);
   const vals: number[] = [];
   const lines: number[] = [];
@@ -185,7 +193,8 @@ export function readEvidence(text: string, file = '<evid>'): Map<number, number>
     lines.push(tok.line);
   }
   const evidence = new Map<number, number>();
-  if (vals.length === 0) return evidence;
+  const lineOf = new Map<number, number>();
+  if (vals.length === 0) return { evidence, lines: lineOf };
   let start: number;
   if (vals.length === 1 + 2 * vals[0]) start = 1;
   else if (vals[0] === 1 && vals.length === 2 + 2 * vals[1]) start = 2;
@@ -193,28 +202,38 @@ export function readEvidence(text: string, file = '<evid>'): Map<number, number>
     throw new FormatError(file, null, `expected the number of observed variables followed by that many (variable, value) pairs; found ${vals.length} numbers starting with ${vals[0]}`);
   }
   for (let p = start; p < vals.length; p += 2) {
-    if (evidence.has(vals[p])) throw new FormatError(file, `line ${lines[p]}`, `variable ${vals[p]} is observed twice`);
-    evidence.set(vals[p], vals[p + 1]);
+    const v = vals[p], x = vals[p + 1], seen = evidence.get(v);
+    if (seen !== undefined && seen !== x) {
+      throw new FormatError(file, `line ${lines[p]}`, `variable ${v} is observed twice, as ${seen} on line ${lineOf.get(v)} and as ${x} here`);
+    }
+    if (seen === undefined) {
+      evidence.set(v, x);
+      lineOf.set(v, lines[p]);
+    }
   }
-  return evidence;
+  return { evidence, lines: lineOf };
 }
 
 /**
- * Clamps observed variables: each one's unary table keeps its entry at the observed state and is
- * −Infinity elsewhere, so ordinary inference on the result gives log Z with evidence and the
- * conditional marginals (a point mass for each observed variable).
+ * Clamps observed variables: each one gets a unary factor that keeps its observed state and is
+ * −Infinity elsewhere (so the evidence applies whatever the arity of its factors), and ordinary
+ * inference on the result gives log Z with evidence and the conditional marginals (a point mass
+ * for each observed variable, as UAI's MAR lists them). Exact enumeration holds observed variables
+ * fixed, so every factor is in effect restricted to them. With `source` (the evidence file and
+ * each variable's line), a variable or value out of range is a FormatError naming the file and
+ * line; otherwise a ModelError.
  */
-export function applyEvidence(model: Model, evidence: Map<number, number>): { model: Model; observed: Map<number, number> } {
+export function applyEvidence(model: Model, evidence: Map<number, number>, source?: { file: string; lines: Map<number, number> }): { model: Model; observed: Map<number, number> } {
   const observed = new Map<number, number>();
   const clamps: { v: number; logTable: Float64Array }[] = [];
+  const fail = (v: number, detail: string): never => {
+    if (source) throw new FormatError(source.file, source.lines.has(v) ? `line ${source.lines.get(v)}` : null, detail);
+    throw new ModelError(detail);
+  };
   for (const [v, x] of evidence) {
-    if (!Number.isInteger(v) || v < 0 || v >= model.n) {
-      throw new ModelError(`evidence: variable ${v} is out of range 0…${model.n - 1}`);
-    }
+    if (!Number.isInteger(v) || v < 0 || v >= model.n) fail(v, `evidence: variable ${v} is out of range 0…${model.n - 1}`);
     const K = model.card[v];
-    if (!Number.isInteger(x) || x < 0 || x >= K) {
-      throw new ModelError(`evidence: variable ${v} has ${K} states; observed value ${x} is out of range 0…${K - 1}`);
-    }
+    if (!Number.isInteger(x) || x < 0 || x >= K) fail(v, `evidence: variable ${v} has ${K} states; observed value ${x} is out of range 0…${K - 1}`);
     const t = new Float64Array(K).fill(-Infinity);
     t[x] = 0;
     clamps.push({ v, logTable: t });

@@ -1,7 +1,9 @@
 // Naive mean field: the lower bound log Z ≥ max_q E_q[log p̃] + H(q) over fully factorised q, by
 // coordinate ascent in WASM (assembly/variational/meanfield.ts). Works on any canonical model: free
 // bits (Bernoulli factors) and one-hot blocks (categorical factors, zero potentials handled exactly:
-// see the kernel's header).
+// see the kernel's header). runMeanField runs models with a factor of arity > 2 on the factor graph's
+// kernel (meanfield-fg.ts) with the same starts, budget and rule; when every start keeps mass on a
+// zero potential it takes one more start from a configuration of positive probability (core/feasible.ts).
 //
 // Starts: two ordered starts (every variable in its first state, then in its last; `orderedStarts`)
 // and J random restarts. Random restart j draws its start from its own stream (seed, chain j, tag
@@ -25,9 +27,10 @@ import { BoundModel } from '../core/bound.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
+import { FactorGraphMeanField } from './meanfield-fg.ts';
+import { MF_STREAM, type AscentInfo, type MeanFieldKernel } from './meanfield-kernel.ts';
 
-/** Tag of mean field's generator streams (Gibbs uses 1). */
-export const MF_STREAM = 0x4d46; // "MF"
+export { MF_STREAM, type MeanFieldKernel, type AscentInfo };
 
 export interface MeanFieldOptions {
   seed?: number;
@@ -46,28 +49,6 @@ export interface MeanFieldOptions {
 }
 
 export const MF_DEFAULTS = { seed: 1, restarts: 10, orderedStarts: true, maxSweeps: 1000, tol: 1e-9, budget: 1e8 } as const;
-
-/** What the restart driver needs from a mean-field kernel. */
-export interface MeanFieldKernel {
-  /** Coupling visits of one sweep (the budget's unit). */
-  readonly sweepCost: number;
-  randomStart(seed: number, j: number): void;
-  /** which 0: every variable in its first state; 1: in its last. */
-  orderedStart(which: 0 | 1): void;
-  ascend(maxSweeps: number, tol: number): AscentInfo;
-  /** The current state, as the kernel stores it (copied). */
-  snapshot(): Float64Array;
-}
-
-export interface AscentInfo {
-  /** The bound of the model as the user built it (canonical offset included). */
-  logZ: number;
-  sweeps: number;
-  converged: boolean;
-  /** The last sweep's increase of the bound and largest change of a marginal. */
-  lastIncrease: number;
-  lastStep: number;
-}
 
 /** One model's mean-field state in WASM memory: marginals per bit, entropies per block. */
 export class MeanFieldSolver implements MeanFieldKernel {
@@ -166,7 +147,7 @@ export interface RestartsOutcome {
   bestState: Float64Array;
   /** Index of the best random restart, −1 when an ordered start was best. */
   bestRestart: number;
-  bestStart: 'first-state' | 'last-state' | 'random';
+  bestStart: 'first-state' | 'last-state' | 'random' | 'feasible';
   /** Random restarts run; ordered starts run. */
   restarts: number;
   ordered: number;
@@ -255,16 +236,37 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
 export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOptions = {}): InferenceResult {
   const c = meanFieldConfig(opts);
   const t0 = performance.now();
-  const solver = new MeanFieldSolver(engine, model);
+  const dead = model.firstAllZeroFactor();
+  if (dead >= 0) throw new EngineError(`mean field: ${model.describeFactor(dead)} is zero everywhere: the model has probability zero, no bound`);
+  // Pairwise models keep the canonical-form kernel; factors of arity > 2 take the factor graph's.
+  const pairwise = model.isPairwise;
+  let solver: MeanFieldSolver | FactorGraphMeanField = pairwise ? new MeanFieldSolver(engine, model) : new FactorGraphMeanField(engine, model);
   try {
-    const r = meanFieldRestarts(solver, c);
-    const done = r.restarts + r.ordered;
+    let r = meanFieldRestarts(solver, c);
+    if (r.best.logZ === -Infinity && !r.cancelled) {
+      // Every start kept mass on a zero potential (coordinate descent on the violations stalls in
+      // local minima, e.g. on pedigrees): start once more from a configuration of positive
+      // probability, found by search, on the factor graph's kernel.
+      if (solver instanceof MeanFieldSolver) {
+        solver.dispose();
+        solver = new FactorGraphMeanField(engine, model);
+      }
+      const status = solver.feasibleStart();
+      if (status === 'none') throw new EngineError('mean field: no configuration has positive probability (Z = 0; e.g. evidence that cannot occur), no bound');
+      if (status === 'budget') throw new EngineError('mean field: every start keeps mass on a zero potential and the search for a configuration of positive probability gave up, no bound');
+      const info = solver.ascend(c.maxSweeps, c.tol);
+      r = {
+        ...r, best: info, bestState: solver.snapshot(), bestRestart: -1, bestStart: 'feasible', sweeps: r.sweeps + info.sweeps,
+        converged: r.converged + (info.converged ? 1 : 0), work: r.work + info.sweeps * solver.sweepCost,
+      };
+    }
+    const done = r.restarts + r.ordered + (r.bestStart === 'feasible' ? 1 : 0);
     return {
       method: 'mf',
       logZ: r.best.logZ,
       logZStdErr: null,
       logZKind: 'lower-bound',
-      marginals: bitsToMarginals(solver.form, r.bestState),
+      marginals: solver instanceof MeanFieldSolver ? bitsToMarginals(solver.form, r.bestState) : solver.marginals(r.bestState),
       marginalStdErr: null,
       diagnostics: {
         restarts: r.restarts,
@@ -282,6 +284,7 @@ export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOption
         work: r.work,
         budgetExhausted: r.budgetExhausted,
         seed: c.seed,
+        kernel: solver instanceof MeanFieldSolver ? 'pairwise' : 'factor-graph',
       },
       seconds: (performance.now() - t0) / 1000,
       partial: r.cancelled,

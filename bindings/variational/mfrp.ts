@@ -26,8 +26,8 @@
 // aims at p's marginals; the paper does not say how it aggregates them).
 
 import type { Engine } from '../core/engine.ts';
-import type { Model } from '../core/model.ts';
-import { toCanonical, bitsToMarginals, type CanonicalForm } from '../core/canonical.ts';
+import { requirePairwise, type Model } from '../core/model.ts';
+import { toCanonical, bitsToMarginals, PAIRWISE_ALTERNATIVES, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
@@ -94,6 +94,8 @@ export interface ProjectedAscent {
 
 /** Refuses what MFRP does not cover, with the reason. */
 export function checkMFRPModel(model: Model, form?: CanonicalForm): CanonicalForm {
+  // The factor of arity > 2 first: it is what no variant of MFRP here takes.
+  requirePairwise(model, 'MFRP (on the binary pairwise form)', PAIRWISE_ALTERNATIVES);
   for (let v = 0; v < model.n; v++) {
     if (model.card[v] !== 2) {
       throw new ModelError(`MFRP applies to binary models only (all variables with 2 states): variable ${v} has ${model.card[v]} states; use method 'mf'`);

@@ -1,0 +1,103 @@
+// A configuration of positive probability (every factor > −∞), by the engine's depth-first search
+// and, where that runs out of budget, its min-conflicts local search (assembly/core/feasible.ts). The order is planned here: variables whose unary factors allow one
+// state first (evidence), then maximum-cardinality search (each next variable the one sharing the
+// most factors with those already placed), so a conflict shows up soon after its cause.
+
+import type { BoundFactorGraph } from './bound-fg.ts';
+import { seedWords } from './seed.ts';
+
+/** Tag of the local search's generator stream. */
+const FEASIBLE_STREAM = 0x4653; // "FS"
+/** Probability of a random move in the local search (WalkSAT's usual range). */
+const LOCAL_SEARCH_NOISE = 0.2;
+
+export interface FeasibleOutcome {
+  /** A configuration with p̃(x) > 0, or null. */
+  x: Int32Array | null;
+  /** 'found', 'none' (the search was exhaustive: Z = 0) or 'budget' (it gave up). */
+  status: 'found' | 'none' | 'budget';
+}
+
+/**
+ * Depth-first search for `budget` assignments (exhaustive on small or easy models: 'none' proves
+ * Z = 0), then, if it ran out, a min-conflicts local search for `moves` moves from every variable
+ * in its first state allowed by its unary factors (seeded: deterministic).
+ */
+export function feasibleConfiguration(g: BoundFactorGraph, budget = 1e6, seed = 1, moves = 10 * budget): FeasibleOutcome {
+  const model = g.model;
+  const { n, card, scopeStart, scopeVars, tables, tableStart } = model;
+  const F = model.nFactors;
+  // Variable → factors rows.
+  const incStart = new Int32Array(n + 1);
+  for (let p = 0; p < scopeVars.length; p++) incStart[scopeVars[p] + 1]++;
+  for (let v = 0; v < n; v++) incStart[v + 1] += incStart[v];
+  const fill = incStart.slice(0, n), incFactor = new Int32Array(scopeVars.length);
+  for (let f = 0; f < F; f++) for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) incFactor[fill[scopeVars[p]]++] = f;
+  // Priority: observed variables first, then by factors shared with placed variables (bucketed).
+  const allowed = Array.from(card, (K) => K);
+  const first = new Int32Array(n);
+  for (let f = 0; f < F; f++) {
+    if (scopeStart[f + 1] - scopeStart[f] !== 1) continue;
+    const v = scopeVars[scopeStart[f]];
+    let a = 0, k0 = -1;
+    for (let k = 0; k < card[v]; k++) if (tables[tableStart[f] + k] > -Infinity) (a++, k0 < 0 && (k0 = k));
+    allowed[v] = Math.min(allowed[v], a);
+    if (a < card[v] && k0 >= 0) first[v] = k0;
+  }
+  const placed = new Uint8Array(n), score = new Int32Array(n);
+  const order = new Int32Array(n);
+  let d = 0;
+  for (let v = 0; v < n; v++) if (allowed[v] <= 1) (order[d++] = v), (placed[v] = 1);
+  const touch = (v: number): void => {
+    for (let q = incStart[v]; q < incStart[v + 1]; q++) {
+      const f = incFactor[q];
+      for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) if (!placed[scopeVars[p]]) score[scopeVars[p]]++;
+    }
+  };
+  for (let t = 0; t < d; t++) touch(order[t]);
+  // Max-cardinality search with a simple scan (n is at most ~10⁶ here only for huge models; the scan
+  // is O(n²) and is skipped past 20 000 variables in favour of index order).
+  if (n - d <= 20000) {
+    while (d < n) {
+      let best = -1;
+      for (let v = 0; v < n; v++) if (!placed[v] && (best < 0 || score[v] > score[best])) best = v;
+      order[d++] = best;
+      placed[best] = 1;
+      touch(best);
+    }
+  } else {
+    for (let v = 0; v < n; v++) if (!placed[v]) order[d++] = v;
+  }
+  // Each factor is checked at the depth of its last-placed variable.
+  const depth = new Int32Array(n);
+  order.forEach((v, t) => (depth[v] = t));
+  const checkStart = new Int32Array(n + 1), at = new Int32Array(F);
+  for (let f = 0; f < F; f++) {
+    if (scopeStart[f + 1] === scopeStart[f]) continue;
+    let m = 0;
+    for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) m = Math.max(m, depth[scopeVars[p]]);
+    at[f] = m;
+    checkStart[m + 1]++;
+  }
+  for (let t = 0; t < n; t++) checkStart[t + 1] += checkStart[t];
+  const put = checkStart.slice(0, n), checkFactor = new Int32Array(Math.max(1, F));
+  for (let f = 0; f < F; f++) if (scopeStart[f + 1] > scopeStart[f]) checkFactor[put[at[f]]++] = f;
+
+  const arena = g.engine.arena();
+  try {
+    const px = arena.allocI32(n), po = arena.allocI32(order), ps = arena.allocI32(checkStart), pf = arena.allocI32(checkFactor);
+    const r = g.engine.call('feasible configuration', (k) => k.fgFeasible(g.live(), px, po, ps, pf, budget));
+    if (r === 1) return { x: arena.i32(px, n).slice(), status: 'found' };
+    if (r === 0) return { x: null, status: 'none' };
+    const pb = arena.allocI32(F), pl = arena.allocI32(F), pa = arena.allocI32(F), rng = arena.alloc(g.engine.kernels.rngStateBytes());
+    arena.i32(px, n).set(first);
+    const [lo, hi] = seedWords(seed);
+    const found = g.engine.call('feasible configuration', (k) => {
+      k.rngSeed(rng, lo, hi, 0, FEASIBLE_STREAM);
+      return k.fgLocalSearch(g.live(), px, rng, moves, LOCAL_SEARCH_NOISE, pb, pl, pa);
+    });
+    return found === 1 ? { x: arena.i32(px, n).slice(), status: 'found' } : { x: null, status: 'budget' };
+  } finally {
+    arena.dispose();
+  }
+}

@@ -1,0 +1,29 @@
+// What the exact methods return to exactInference, and the sizes their refusals name.
+
+import { EngineError } from '../core/errors.ts';
+
+/** log Z (natural, including model.logConst) and the node marginals; null marginals when Z = 0. */
+export interface ExactOutcome {
+  logZ: number;
+  marginals: Float64Array[] | null;
+  /** Why Z = 0, when it is known more precisely than "every configuration has zero potential". */
+  zeroReason?: string;
+}
+
+/** Elimination's scaled linear arithmetic cannot represent the model (messages spanning > ~700 nats). */
+export class RangeExceeded extends EngineError {}
+
+/** Largest number of configurations enumeration accepts. */
+export const MAX_ENUMERATION = 2 ** 30;
+
+export function fmtEntries(e: number): string {
+  const l = Math.log2(e);
+  if (Number.isInteger(l)) return `2^${l}`;
+  return Number.isFinite(e) ? `${e.toPrecision(3)} (2^${l.toFixed(1)})` : 'too many';
+}
+export function fmtBytes(b: number): string {
+  if (b >= 1e12) return `${(b / 1e12).toPrecision(3)} TB`;
+  if (b >= 1e9) return `${Math.round(b / 1e9)} GB`;
+  if (b >= 1e6) return `${Math.round(b / 1e6)} MB`;
+  return `${Math.round(b / 1e3)} kB`;
+}
