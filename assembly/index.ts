@@ -4,6 +4,7 @@ export { rngStateBytes, rngSeed, rngFillUniform, rngFillUniform32, rngFillNormal
 export { pairwiseFormBytes, pairwiseFormInit } from './core/pairwise';
 export { factorGraphBytes, factorGraphInit, factorGraphConditional, factorGraphLogp } from './core/factorgraph';
 export { gibbsStateBytes, gibbsInit, gibbsStep } from './samplers/gibbs_exports';
+export { factorGibbsStateBytes, factorGibbsInit, factorGibbsStep } from './samplers/factorgibbs';
 export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';
 export { enumRun } from './exact/exact_enum';
 export { factorBytes, factorInit, factorMul, factorMulT } from './relax/factor';
@@ -20,3 +21,4 @@ export { chibRun } from './logz/chib';
 export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeRefresh, treeGibbsStep } from './samplers/treegibbs';
 export { popAnnealWorkBytes, popAnnealRun } from './logz/popanneal';
 export { aisRelaxedStateBytes, aisRelaxedRun } from './logz/aisrelaxed';
+export { aisFgStateBytes, aisFgRun, popAnnealFgWorkBytes, popAnnealFgRun } from './logz/ais_fg';
