@@ -69,7 +69,7 @@ test('AIS and population annealing with Gibbs transitions: log Z within 4 SE of 
     ['CSP_12', { runs: 64, steps: 1000 }],
     ['CSP_12', { runs: 128, population: 32, steps: 300 }],
     ['Alchemy_11', { runs: 16, steps: 1000 }],
-    ['Alchemy_11', { runs: 128, population: 64, steps: 200 }],
+    ['Alchemy_11', { runs: 192, population: 32, steps: 200 }],
   ] as const;
   for (const [name, opts] of cases) {
     const { model } = await loadModelFile(file(name));

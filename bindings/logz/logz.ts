@@ -109,7 +109,9 @@ export interface AISOptions {
    * rest); 'gibbs' — one sequential single-site Gibbs sweep. Both leave f_β invariant. See
    * AIS_DEFAULTS for why tree is the default. 'relaxed' — AIS on the relaxed joint p_β(x, s)
    * (M_β = √β M) with Martens & Sutskever's block-Gibbs sweeps (assembly/aisrelaxed.ts); models
-   * with zero potentials between variables have no relaxation (ModelError).
+   * with zero potentials between variables have no relaxation (ModelError). Models with a factor
+   * of arity > 2 take 'gibbs' only — its default for them — on the factor graph itself
+   * (bindings/logz/ais-fg.ts).
    */
   transition?: AISTransition;
   /** relaxed: options of the relaxation (shift and factor; default buildRelaxation's). */
