@@ -29,7 +29,7 @@
 // for log Z by the delta method on the mean of the (max-shifted) weights.
 
 import type { Arena, Engine, Kernels } from '../core/engine.ts';
-import type { Model } from '../core/model.ts';
+import { requirePairwise, type Model } from '../core/model.ts';
 import { toCanonical, canonicalLogPotential, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
@@ -41,7 +41,6 @@ import { DHMCSampler } from '../samplers/dhmc.ts';
 import { GibbsSampler } from '../samplers/gibbs.ts';
 import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
 import { treePartition, type TreePartition } from '../samplers/treeblocks.ts';
-import { requirePairwise } from '../core/model.ts';
 import { runFactorGraphAIS } from './ais-fg.ts';
 
 export type LogZEstimator = 'zhang' | 'mirror' | 'chib' | 'ais';
