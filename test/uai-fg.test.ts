@@ -90,14 +90,21 @@ test('AIS from the uniform base gets no estimate where near every configuration 
   }
 });
 
-test('CLI: relaxmrf infer Promedus_11.uai --method gibbs --json', () => {
+test('CLI: relaxmrf infer Promedus_11.uai --method gibbs --json, and with --workers 2 the same marginals', () => {
   const bin = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
-  const r = spawnSync(process.execPath, [bin, 'infer', file('Promedus_11'), '--method', 'gibbs', '--samples', '300', '--burnin', '50', '--json'], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  const j = JSON.parse(r.stdout);
+  const cli = (...extra: string[]) => {
+    const r = spawnSync(process.execPath, [bin, 'infer', file('Promedus_11'), '--method', 'gibbs', '--samples', '300', '--burnin', '50', '--json', ...extra], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const j = cli();
   assert.equal(j.model.maxArity, 3);
   assert.equal(j.method, 'gibbs');
   assert.equal(j.diagnostics.kernel, 'factor-graph');
   assert.equal(j.marginals.length, 461);
   assert.ok(j.marginals.every((row: number[]) => row.every(Number.isFinite)) && j.marginalStdErr.every((row: number[]) => row.every(Number.isFinite)));
+  const w = cli('--workers', '2');
+  assert.equal(w.diagnostics.workers, 2);
+  assert.deepEqual(w.marginals, j.marginals);
+  assert.deepEqual(w.marginalStdErr, j.marginalStdErr);
 });
