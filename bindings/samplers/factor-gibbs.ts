@@ -1,9 +1,10 @@
 // Sequential single-site Gibbs directly on the factor graph: factors of any arity, any cardinality,
 // hard zeros (assembly/samplers/factorgibbs.ts). method 'gibbs' runs it on models with a factor of
 // arity > 2 (gibbsKernel); pairwise models keep the canonical-form kernel (bindings/samplers/gibbs.ts),
-// which is several times faster there. The sweeps run in WASM; this file owns chain memory, seeding
-// and the batch-means aggregation, driven through chains.ts like the canonical sampler, so progress,
-// cancellation and runParallel work the same way and give the same result shape.
+// faster there (bench:fgibbs: 3.9× on a binary grid, 1.2× on a q = 3 Potts grid). The sweeps run in
+// WASM; this file owns chain memory, seeding and the batch-means aggregation, driven through
+// chains.ts like the canonical sampler, so progress, cancellation and runParallel work the same way
+// and give the same result shape.
 //
 // Sampler shape (DESIGN.md §3): init(seed, chain) → state; step(state, sweeps, acc?) → info.
 
