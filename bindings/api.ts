@@ -6,6 +6,7 @@ export { ising, denseIsing, isingLattice, latticeBonds, latticeIndex, pottsLatti
 export { toCanonical, encode, canonicalLogPotential, bitsToMarginals, type CanonicalForm } from './core/canonical.ts';
 export { exactInference, eliminationPlan, type ExactOptions, type ExactResult } from './exact/exact.ts';
 export { GibbsSampler, runGibbs, GIBBS_DEFAULTS, type GibbsOptions, type GibbsState, type GibbsInfo } from './samplers/gibbs.ts';
+export { FactorGibbsSampler, runFactorGibbs, gibbsKernel, type GibbsKernel } from './samplers/factor-gibbs.ts';
 export { infer, METHODS, type Method, type InferOptions } from './infer.ts';
 export { readUAI, readEvidence, readEvidenceWithLines, applyEvidence, writeUAI, readFG, readFGWithLabels, writePR, readPR, writeMAR, readMAR } from './io/formats.ts';
 export { ModelError, FormatError, EngineError } from './core/errors.ts';

@@ -4,6 +4,7 @@ import type { Model } from './core/model.ts';
 import type { InferenceResult } from './core/result.ts';
 import { exactInference, type ExactOptions } from './exact/exact.ts';
 import { runGibbs, type GibbsOptions } from './samplers/gibbs.ts';
+import { gibbsKernel, runFactorGibbs } from './samplers/factor-gibbs.ts';
 import { runMeanField, type MeanFieldOptions } from './variational/meanfield.ts';
 import { runMFRP, type MFRPOptions } from './variational/mfrp.ts';
 import { runBlockGibbs, type BlockGibbsOptions } from './samplers/blockgibbs.ts';
@@ -78,7 +79,8 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
       };
     }
     case 'gibbs':
-      return runGibbs(engine, model, opts);
+      // Pairwise models: the canonical form's kernel (faster); higher-order ones: the factor graph's.
+      return gibbsKernel(model) === 'canonical' ? runGibbs(engine, model, opts) : runFactorGibbs(engine, model, opts);
     case 'blockgibbs':
       return runBlockGibbs(engine, relaxationFor(engine, model, opts), opts);
     case 'dhmc':

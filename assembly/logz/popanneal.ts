@@ -24,7 +24,7 @@ import { TreeBlocks, treeSweeps, treeRefresh } from '../samplers/treegibbs';
 import { energy, temper, initUniform } from './ais';
 
 /** log((1/P) Σ exp(l_r)), max-shifted; −∞ when every entry is −∞. */
-function logMeanExp(l: usize, P: i32): f64 {
+export function logMeanExp(l: usize, P: i32): f64 {
   let top = -Infinity;
   for (let r = 0; r < P; r++) top = max(top, load<f64>(l + (<usize>r << 3)));
   if (top == -Infinity) return top;
@@ -34,7 +34,7 @@ function logMeanExp(l: usize, P: i32): f64 {
 }
 
 /** (Σ w)² / Σ w² of w_r = exp(l_r − max l); 0 when every entry is −∞. */
-function ess(l: usize, P: i32): f64 {
+export function ess(l: usize, P: i32): f64 {
   let top = -Infinity;
   for (let r = 0; r < P; r++) top = max(top, load<f64>(l + (<usize>r << 3)));
   if (top == -Infinity) return 0;
@@ -50,9 +50,9 @@ function ess(l: usize, P: i32): f64 {
 /**
  * Systematic resampling of the P configurations (nBits bytes each, at chains + r·stride + 64) in
  * proportion to exp(l_r); copies through buf (P·nBits bytes) and resets l to 0. energies (f64 × P)
- * follow their configurations.
+ * follow their configurations. (assembly/logz/ais_fg.ts passes 4 bytes per variable as nBits.)
  */
-function resample(pop: Philox, chains: usize, stride: usize, nBits: i32, P: i32, l: usize, en: usize, buf: usize, ebuf: usize): void {
+export function resample(pop: Philox, chains: usize, stride: usize, nBits: i32, P: i32, l: usize, en: usize, buf: usize, ebuf: usize): void {
   let top = -Infinity;
   for (let r = 0; r < P; r++) top = max(top, load<f64>(l + (<usize>r << 3)));
   let total: f64 = 0;

@@ -28,8 +28,10 @@ const USAGE = `usage:
       mala:               [--target-accept A]
       any method:         [--logz zhang|mirror|chib|ais]   also estimate log Z (reported with its standard error)
       --logz ais:         [--ais-runs R] [--ais-steps T] [--ais-population P] [--ais-transition tree|gibbs|relaxed]
-                          (defaults 32 runs, 2000 temperatures, population 1 = independent runs, tree;
-                          P > 1: population annealing, R a multiple of P — what glassy models need)
+                          (defaults 32 runs, 2000 temperatures, population 1 = independent runs, tree —
+                          gibbs on the factor graph for models with factors of arity > 2, which tree
+                          and relaxed refuse; P > 1: population annealing, R a multiple of P — what
+                          glassy models need)
       mf:     [--restarts J] [--budget V] [--max-sweeps S]
               (defaults 10, 1e8, 1000: two ordered starts, then up to J random restarts while the
               budget of V coupling visits lasts — one sweep costs variables + 2·edges; with factors

@@ -29,7 +29,7 @@
 // for log Z by the delta method on the mean of the (max-shifted) weights.
 
 import type { Arena, Engine, Kernels } from '../core/engine.ts';
-import type { Model } from '../core/model.ts';
+import { requirePairwise, type Model } from '../core/model.ts';
 import { toCanonical, canonicalLogPotential, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
@@ -41,6 +41,7 @@ import { DHMCSampler } from '../samplers/dhmc.ts';
 import { GibbsSampler } from '../samplers/gibbs.ts';
 import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
 import { treePartition, type TreePartition } from '../samplers/treeblocks.ts';
+import { runFactorGraphAIS } from './ais-fg.ts';
 
 export type LogZEstimator = 'zhang' | 'mirror' | 'chib' | 'ais';
 export const LOGZ_ESTIMATORS: readonly LogZEstimator[] = ['zhang', 'mirror', 'chib', 'ais'];
@@ -107,7 +108,9 @@ export interface AISOptions {
    * rest); 'gibbs' — one sequential single-site Gibbs sweep. Both leave f_β invariant. See
    * AIS_DEFAULTS for why tree is the default. 'relaxed' — AIS on the relaxed joint p_β(x, s)
    * (M_β = √β M) with Martens & Sutskever's block-Gibbs sweeps (assembly/aisrelaxed.ts); models
-   * with zero potentials between variables have no relaxation (ModelError).
+   * with zero potentials between variables have no relaxation (ModelError). Models with a factor
+   * of arity > 2 take 'gibbs' only — its default for them — on the factor graph itself
+   * (bindings/logz/ais-fg.ts).
    */
   transition?: AISTransition;
   /** relaxed: options of the relaxation (shift and factor; default buildRelaxation's). */
@@ -287,7 +290,8 @@ function chooseSchedule(o: { schedule: AISSchedule; steps: number; pilotRuns: nu
  * the estimate and its standard error combine; `schedule`: the β values used.
  */
 export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
-  const o = { ...AIS_DEFAULTS, ...definedOnly(opts) };
+  // Models with a factor of arity > 2 take Gibbs transitions on the factor graph (bindings/logz/ais-fg.ts).
+  const o = { ...AIS_DEFAULTS, ...(model.isPairwise ? {} : { transition: 'gibbs' as const }), ...definedOnly(opts) };
   checkCount('runs', o.runs, 1);
   checkCount('sweepsPerStep', o.sweepsPerStep, 1);
   checkCount('steps', o.steps, 1);
@@ -304,6 +308,11 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   checkCount('firstRun', firstRun, 0, PILOT_CHAIN - o.runs);
   const pilotSteps = o.pilotSteps ?? Math.max(200, Math.ceil(o.steps / 4));
   checkCount('pilotSteps', pilotSteps, 2);
+  if (!model.isPairwise) {
+    if (o.transition !== 'gibbs') requirePairwise(model, `AIS with transition '${o.transition}'`, "AIS takes higher-order factors with transition 'gibbs' (its default for them)");
+    const helpers = { chooseSchedule, runSchedule, logMeanExp, aisStream: AIS_STREAM, populationStream: POPULATION_STREAM, resampleBelow: RESAMPLE_BELOW };
+    return runFactorGraphAIS(engine, model, { ...o, pilotSteps, firstRun, population }, helpers);
+  }
   if (o.transition === 'relaxed') {
     if (population > 1) throw new ModelError('population annealing runs on the discrete model (transition tree or gibbs)');
     if (firstRun !== 0) throw new ModelError('firstRun applies to the discrete transitions (tree or gibbs)');
@@ -398,6 +407,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
         logZ0,
         partial: done * population < o.runs,
         seed: o.seed,
+        kernel: 'canonical',
       },
       seconds: (performance.now() - t0) / 1000,
     };
@@ -458,6 +468,7 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
         logZ0,
         partial: w.length < o.runs,
         seed: o.seed,
+        kernel: 'relaxed',
       },
       seconds: (performance.now() - t0) / 1000,
     };

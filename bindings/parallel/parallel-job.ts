@@ -13,6 +13,7 @@ import { Model, type ModelData } from '../core/model.ts';
 import { toCanonical } from '../core/canonical.ts';
 import { DiscreteReducer, type DiscreteEvent } from '../samplers/chains.ts';
 import { GibbsSampler, gibbsChains, gibbsResult, gibbsRun, type GibbsOptions } from '../samplers/gibbs.ts';
+import { FactorGibbsSampler, factorGibbsChains, factorGibbsResult, gibbsKernel } from '../samplers/factor-gibbs.ts';
 import { BlockGibbsSampler, blockGibbsChains, blockGibbsResult, blockGibbsRun, type BlockGibbsOptions } from '../samplers/blockgibbs.ts';
 import { ContinuousReducer, continuousChains, continuousPlan, continuousSampler, DHMC_DEFAULTS, type ContinuousEvent, type ContinuousPlan, type DHMCOptions, type RunSpec } from '../samplers/dhmc.ts';
 import { MALA_DEFAULTS, type MALAOptions } from '../samplers/langevin.ts';
@@ -94,6 +95,15 @@ export function runJob(engine: Engine, job: WorkerJob, post: (m: WorkerMessage) 
   const event = (chain: number, e: ChainEvent) => post({ type: 'event', chain, event: e, done: length(e) });
   switch (job.method) {
     case 'gibbs': {
+      if (gibbsKernel(model) === 'factor-graph') {
+        const sampler = new FactorGibbsSampler(engine, model);
+        try {
+          factorGibbsChains(sampler, gibbsRun(o), job.chains, event);
+        } finally {
+          sampler.dispose();
+        }
+        break;
+      }
       const sampler = new GibbsSampler(engine, model);
       try {
         gibbsChains(sampler, gibbsRun(o), job.chains, event);
@@ -154,6 +164,19 @@ interface Combiner {
 }
 
 function combiner(method: ParallelMethod, model: Model, o: ParallelOptions): { chains: number; samples: number; burnin: number; batchesPerChain: number; combine: () => Combiner } {
+  if (method === 'gibbs' && gibbsKernel(model) === 'factor-graph') {
+    const run = gibbsRun(o);
+    let states = 0;
+    for (let v = 0; v < model.n; v++) states += model.card[v];
+    return {
+      ...run,
+      batchesPerChain: Math.min(run.batches, run.samples),
+      combine: () => {
+        const red = new DiscreteReducer(states, false);
+        return { add: (e) => red.add(e as DiscreteEvent), result: (seconds, partial, _setup, extra) => factorGibbsResult(model, red, run, seconds, partial, extra) };
+      },
+    };
+  }
   const form = toCanonical(model);
   switch (method) {
     case 'gibbs':

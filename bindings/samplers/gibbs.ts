@@ -83,7 +83,7 @@ export function gibbsResult(form: CanonicalForm, red: DiscreteReducer, run: Gibb
     form,
     red.stats,
     run,
-    { changeRate: red.changeRate, siteUpdatesPerSecond: (red.done * form.n) / Math.max(1e-9, seconds), ...extra },
+    { changeRate: red.changeRate, siteUpdatesPerSecond: (red.done * form.n) / Math.max(1e-9, seconds), kernel: 'canonical', ...extra },
     seconds,
     partial,
   );

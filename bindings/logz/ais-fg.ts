@@ -1,0 +1,159 @@
+// AIS and population annealing on the factor graph itself (any arity), with sequential Gibbs
+// transitions: what runAIS (bindings/logz/logz.ts) runs for a model with a factor of arity > 2
+// (transition 'gibbs'; the tree and relaxed transitions need the binary pairwise form). The path
+// keeps the canonical AIS's convention (assembly/logz/ais_fg.ts):
+//
+//   f_β(x) = 1[x_v allowed by v's unary factors, every v] · exp(β Σ_f θ_f(x)),   β: 0 → 1,
+//
+// so f_0 is uniform over the states the arity-1 factors allow (log Z_0 = Σ_v log #allowed states)
+// and log Z = log mean w + log Z_0 + the model's constant. Zero potentials: a run that starts on a
+// configuration a factor of arity ≥ 2 forbids has weight 0 (log −∞, counted in deadRuns); it is the
+// price of a uniform start, and models whose support is a tiny part of the configurations (SAT
+// instances, tight constraint networks) leave every run dead and get no estimate.
+//
+// Schedules, the run loop and log-mean-exp are logz.ts's, handed in by its caller (AISHelpers), so
+// this file does not import logz.ts and the two form no cycle.
+
+import type { Arena, Engine, Kernels } from '../core/engine.ts';
+import type { Model } from '../core/model.ts';
+import { BoundFactorGraph } from '../core/bound-fg.ts';
+import { EngineError, ModelError } from '../core/errors.ts';
+import { seedWords } from '../core/seed.ts';
+import type { AISSchedule, LogZEstimate } from './logz.ts';
+
+type Runs = { logW: Float64Array; energies: Float64Array[] };
+type ScheduleRuns = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => Runs;
+
+/** What runAIS lends this file: its schedule choice, run loop, log-mean-exp and stream tags. */
+export interface AISHelpers {
+  chooseSchedule(o: { schedule: AISSchedule; steps: number; pilotRuns: number }, pilotSteps: number, runMany: ScheduleRuns): Float64Array;
+  runSchedule(engine: Engine, arena: Arena, betas: Float64Array, runs: number, traces: boolean, signal: AbortSignal | undefined, label: string, oneRun: (k: Kernels, r: number, betaPtr: number, ePtr: number) => number): Runs;
+  logMeanExp(l: ArrayLike<number>): { value: number; stdErr: number; ess: number };
+  aisStream: number;
+  populationStream: number;
+  resampleBelow: number;
+}
+
+export interface FactorGraphAISRun {
+  seed: number;
+  runs: number;
+  steps: number;
+  sweepsPerStep: number;
+  schedule: AISSchedule;
+  pilotRuns: number;
+  pilotSteps: number;
+  firstRun: number;
+  population: number;
+  signal?: AbortSignal;
+}
+
+/** log Z_0 of f_0: Σ_v log(number of states every arity-1 factor on v allows). */
+export function factorGraphLogZ0(model: Model): number {
+  const allowed = Array.from(model.card, (K) => new Uint8Array(K).fill(1));
+  for (let f = 0; f < model.nFactors; f++) {
+    if (model.arity(f) !== 1) continue;
+    const v = model.scopeVars[model.scopeStart[f]], t = model.table(f);
+    for (let k = 0; k < model.card[v]; k++) if (t[k] === -Infinity) allowed[v][k] = 0;
+  }
+  let z = 0;
+  allowed.forEach((row, v) => {
+    const c = row.reduce((s, a) => s + a, 0);
+    if (c === 0) throw new ModelError(`variable ${v} has no state with a nonzero potential: Z = 0`);
+    z += Math.log(c);
+  });
+  return z;
+}
+
+/** AIS (population 1) or population annealing on the factor graph; the result as runAIS reports it. */
+export function runFactorGraphAIS(engine: Engine, model: Model, o: FactorGraphAISRun, h: AISHelpers): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
+  const t0 = performance.now();
+  const logZ0 = factorGraphLogZ0(model);
+  const P = o.population;
+  const graph = BoundFactorGraph.fromModel(engine, model, 'AIS', (s) => 8 * s.maxCard + (P + 1) * (4 * s.n + 96) + 24 * P + 8 * (o.steps + 1) * 2);
+  try {
+    const arena = graph.arena;
+    const k = engine.kernels;
+    const header = graph.header;
+    const scratch = arena.alloc(8 * graph.maxCard);
+    const stateBytes = Number(k.aisFgStateBytes(header));
+    const chain = arena.alloc(stateBytes);
+    const [lo, hi] = seedWords(o.seed);
+    let sweepsDone = 0;
+    const runMany: ScheduleRuns = (betas, runs, chainBase, traces) =>
+      h.runSchedule(engine, arena, betas, runs, traces, o.signal, 'AIS', (kk, r, betaPtr, ePtr) => {
+        kk.rngSeed(chain, lo, hi, chainBase + r, h.aisStream);
+        sweepsDone += (betas.length - 2) * o.sweepsPerStep;
+        return kk.aisFgRun(header, chain, betaPtr, betas.length, o.sweepsPerStep, scratch, ePtr);
+      });
+    const betas = h.chooseSchedule(o, o.pilotSteps, runMany);
+    let w: Float64Array;
+    let resamplings = NaN;
+    if (P > 1) {
+      const stride = Math.ceil(stateBytes / 16) * 16;
+      const particles = arena.alloc(stride * P);
+      const pop = arena.alloc(k.rngStateBytes());
+      const work = arena.alloc(k.popAnnealFgWorkBytes(header, P));
+      const info = arena.allocF64(2);
+      const betaPtr = arena.allocF64(betas);
+      const out: number[] = [];
+      resamplings = 0;
+      for (let p = 0; p < o.runs / P; p++) {
+        if (o.signal?.aborted) break;
+        const lz = engine.call('population annealing', (kk) => {
+          for (let r = 0; r < P; r++) kk.rngSeed(particles + r * stride, lo, hi, o.firstRun + p * P + r, h.aisStream);
+          kk.rngSeed(pop, lo, hi, o.firstRun / P + p, h.populationStream);
+          return kk.popAnnealFgRun(header, particles, stride, P, pop, betaPtr, betas.length, o.sweepsPerStep, scratch, work, info, h.resampleBelow);
+        });
+        if (Number.isNaN(lz)) throw new EngineError(`population ${p} produced a NaN estimate`);
+        out.push(lz);
+        resamplings += arena.readF64(info, 1)[0];
+        sweepsDone += (betas.length - 2) * o.sweepsPerStep * P;
+      }
+      resamplings /= Math.max(1, out.length);
+      w = Float64Array.from(out);
+    } else {
+      w = runMany(betas, o.runs, o.firstRun, false).logW;
+    }
+    const done = w.length;
+    if (done === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
+    const lme = h.logMeanExp(w);
+    if (lme.value === -Infinity) throw new EngineError(`every AIS run (${done * P}) started where a zero potential of a factor of arity ≥ 2 forbids: no estimate; try more runs`);
+    const live = w.filter((x) => x > -Infinity);
+    let mean = 0, sq = 0;
+    for (const x of live) mean += x / live.length;
+    for (const x of live) sq += (x - mean) ** 2;
+    return {
+      logZ: lme.value + logZ0 + model.logConst,
+      logZStdErr: done > 1 ? lme.stdErr : NaN,
+      logZKind: 'estimate',
+      logWeights: w,
+      schedule: betas,
+      diagnostics: {
+        estimator: 'ais',
+        runs: done * P,
+        temperatures: betas.length - 1,
+        sweepsPerStep: o.sweepsPerStep,
+        transition: 'gibbs',
+        collapsed: false,
+        population: P,
+        populations: P > 1 ? done : null,
+        resamplingsPerPopulation: P > 1 ? resamplings : null,
+        treeBlocks: null,
+        factor: null,
+        dimension: null,
+        schedule: typeof o.schedule === 'string' ? o.schedule : 'custom',
+        weightESS: lme.ess,
+        logWeightSD: live.length > 1 ? Math.sqrt(sq / (live.length - 1)) : null,
+        deadRuns: done - live.length,
+        siteUpdates: sweepsDone * model.n,
+        logZ0,
+        partial: done * P < o.runs,
+        seed: o.seed,
+        kernel: 'factor-graph',
+      },
+      seconds: (performance.now() - t0) / 1000,
+    };
+  } finally {
+    graph.dispose();
+  }
+}
