@@ -48,16 +48,21 @@ export function infer(engine: Engine, model: Model, opts: InferOptions = {}): In
   return withLogZ(engine, model, inferMarginals(engine, model, opts), opts);
 }
 
+/** The result with its `warnings` array present (empty when the method had none). */
+function withWarnings(r: InferenceResult, more: readonly string[] = []): InferenceResult {
+  return { ...r, warnings: [...(r.warnings ?? []), ...more] };
+}
+
 /** Adds the log Z estimate opts.logz asks for (if any) to a marginals result — infer's second half. */
 export function withLogZ(engine: Engine, model: Model, result: InferenceResult, opts: InferOptions): InferenceResult {
-  if (opts.logz === undefined) return result;
+  if (opts.logz === undefined) return withWarnings(result);
   if (!LOGZ_ESTIMATORS.includes(opts.logz)) throw new ModelError(`unknown log Z estimator "${opts.logz}"; expected ${LOGZ_ESTIMATORS.join(', ')}`);
   const { seed, chains, samples, burnin, signal } = opts;
   if (opts.ais !== undefined && opts.logz !== 'ais') throw new ModelError(`AIS options apply to logz 'ais', not '${opts.logz}'`);
   const est = estimateLogZ(engine, model, { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}) } as Parameters<typeof estimateLogZ>[2]);
   const diagnostics: InferenceResult['diagnostics'] = { ...result.diagnostics, logzEstimator: opts.logz, logzSeconds: est.seconds };
   for (const [k, v] of Object.entries(est.diagnostics)) diagnostics[`logz.${k}`] = v;
-  return { ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics };
+  return withWarnings({ ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics }, (est.warnings ?? []).map((w) => `log Z (${opts.logz}): ${w}`));
 }
 
 function inferMarginals(engine: Engine, model: Model, opts: InferOptions): InferenceResult {

@@ -127,6 +127,7 @@ export function jsonResult(model: Model, r: InferenceResult): Record<string, unk
     diagnostics: r.diagnostics,
     seconds: r.seconds,
     partial: r.partial,
+    warnings: r.warnings ?? [],
   };
 }
 
@@ -237,6 +238,9 @@ async function inferCommand(argv: string[]): Promise<void> {
   const r = workers === undefined
     ? infer(engine, model, opts)
     : withLogZ(engine, model, await runParallel(model, { ...opts, method: method as ParallelMethod, workers }), opts);
+
+  // The result stands (exit 0); each caveat is one line on stderr, and in --json's `warnings`.
+  for (const w of r.warnings ?? []) process.stderr.write(`relaxmrf: warning: ${w}\n`);
 
   if (values['out-format'] === 'uai') {
     const pr = r.logZ !== null ? writePR(r.logZ) : null;

@@ -149,7 +149,7 @@ export interface ParallelHost {
 
 /** How the parent folds the chains' events: one per method, shared with the single-thread runs. */
 interface Combiner {
-  add(e: ChainEvent): void;
+  add(e: ChainEvent, chain: number): void;
   result(seconds: number, partial: boolean, setup: InferenceResult['diagnostics'], extra: InferenceResult['diagnostics']): InferenceResult;
 }
 
@@ -163,9 +163,9 @@ function combiner(method: ParallelMethod, model: Model, o: ParallelOptions): { c
         ...run,
         batchesPerChain: Math.min(run.batches, run.samples),
         combine: () => {
-          const red = new DiscreteReducer(form.nBits, method === 'blockgibbs');
+          const red = new DiscreteReducer(form, method === 'blockgibbs');
           return {
-            add: (e) => red.add(e as DiscreteEvent),
+            add: (e, chain) => red.add(e as DiscreteEvent, chain),
             result: (seconds, partial, setup, extra) =>
               method === 'gibbs' ? gibbsResult(form, red, run, seconds, partial, extra) : blockGibbsResult(form, red, run, seconds, seconds, partial, { ...setup, ...extra }),
           };
@@ -183,7 +183,7 @@ function combiner(method: ParallelMethod, model: Model, o: ParallelOptions): { c
         combine: () => {
           const red = new ContinuousReducer(form, plan);
           return {
-            add: (e) => red.add(e as ContinuousEvent),
+            add: (e, chain) => red.add(e as ContinuousEvent, chain),
             // As infer() reports these methods: the sampler's diagnostics, then the relaxation's.
             result: (seconds, partial, setup, extra) => {
               const r = red.result(seconds, seconds, partial, extra);
@@ -274,7 +274,7 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
 
   // Fold the chains' events in chain order, exactly as the single-thread run does.
   const c = plan.combine();
-  for (const list of events) for (const e of list) c.add(e);
+  events.forEach((list, chain) => list.forEach((e) => c.add(e, chain)));
   const completedChains = events.filter((list) => countBatches(list) === plan.batchesPerChain).length;
   return c.result((performance.now() - t0) / 1000, partial, setup, { workers, completedChains });
 }
