@@ -4,6 +4,7 @@ import type { Model } from './core/model.ts';
 import type { InferenceResult } from './core/result.ts';
 import { exactInference, type ExactOptions } from './exact/exact.ts';
 import { runGibbs, type GibbsOptions } from './samplers/gibbs.ts';
+import { runTreeGibbs } from './samplers/treegibbs.ts';
 import { runMeanField, type MeanFieldOptions } from './variational/meanfield.ts';
 import { runMFRP, type MFRPOptions } from './variational/mfrp.ts';
 import { runBlockGibbs, type BlockGibbsOptions } from './samplers/blockgibbs.ts';
@@ -16,7 +17,7 @@ import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
 
-export const METHODS = ['exact', 'gibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
+export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
@@ -84,6 +85,8 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
     }
     case 'gibbs':
       return runGibbs(engine, model, opts);
+    case 'treegibbs':
+      return runTreeGibbs(engine, model, opts);
     case 'blockgibbs':
       return runBlockGibbs(engine, relaxationFor(engine, model, opts), opts);
     case 'dhmc':

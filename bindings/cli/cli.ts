@@ -17,7 +17,7 @@ import type { Model } from '../core/model.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 
 const USAGE = `usage:
-  relaxmrf infer MODEL [--method exact|gibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
+  relaxmrf infer MODEL [--method exact|gibbs|treegibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
                        [--out-format uai] [--out PREFIX]
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);

@@ -53,6 +53,7 @@ export function logMeanExpChains(chains: Float64Array[], batches: number): { val
     const effective = s2 > 0 ? (s * s) / s2 : 0;
     if (effective < M / 2) warnings.push(`the chains disagree: the estimate rests on about ${effective.toFixed(1)} of ${M} chains, so the chains have not mixed and log Z may be far off; try more chains, longer runs, or AIS with population annealing`);
   }
+  if (M === 1) warnings.push('one chain: the standard error cannot see modes the chain never visited; run several chains');
   if (rel > MAX_RELATIVE_SE) warnings.push(`the mean weight has a relative standard error of ${rel.toFixed(2)}: too large for a symmetric error bar on log Z; run longer`);
   return { value: top + Math.log(mean), stdErr: rel, warnings };
 }

@@ -79,7 +79,8 @@ export function seriesDiagnostics(traces: readonly Chains[], owner: readonly num
     rhat,
     essMin: essList.length ? Math.min(...essList) : null,
     essMedian: essList.length ? median(essList) : null,
-    rhatMax: rhatList.length ? Math.max(...rhatList) : null,
+    // Chains frozen in different states give R̂ = ∞: reported as the largest double, which JSON can carry.
+    rhatMax: rhatList.length ? Math.min(Number.MAX_VALUE, Math.max(...rhatList)) : null,
     rhatFlagged: flagged,
     rhatNoise: Number.isFinite(noiseMin) ? noiseMin : null,
   };
@@ -101,7 +102,8 @@ export function convergenceWarnings(d: { essMin: number | null; rhatMax: number 
 }
 
 function fmt(x: number): string {
-  return Math.abs(x) >= 100 ? x.toFixed(0) : x.toPrecision(3);
+  if (x >= Number.MAX_VALUE) return '∞';
+  return Math.abs(x) >= 1e4 ? x.toExponential(1) : Math.abs(x) >= 100 ? x.toFixed(0) : x.toPrecision(3);
 }
 
 /** Evenly spaced variables, at most `maxBits` bits of them (all when they fit): what to trace. */
