@@ -699,7 +699,7 @@ export interface ContinuousResult extends InferenceResult {
   /** Marginals from draws s ~ p(s|x), with batch-means errors (null when not requested). */
   empiricalMarginals: Float64Array[] | null;
   empiricalStdErr: Float64Array[] | null;
-  /** Per user variable: ESS of its RB marginal (min over its states; NaN when not traced or constant). */
+  /** Per user variable: bulk/tail ESS of its RB marginal (min over both and its states; NaN when not traced or constant). */
   ess: Float64Array;
   /** Per user variable: rank-normalised split-R̂ (max over its states; NaN when not traced or constant). */
   rhat: Float64Array;
