@@ -22,7 +22,7 @@
  */
 export class BatchMeans {
   private readonly sum: Float64Array;
-  /** Over finished chains: Σ_m SS_m, Σ_m lag-1 products, Σ_m B_m ȳ_m, Σ_m B_m² ȳ_m, Σ_m B_m² ȳ_m². */
+  /** Over finished chains: Σ_m SS_m (within-chain sums of squares), Σ_m lag-1 products, Σ_m B_m² ȳ_m, Σ_m B_m² ȳ_m². */
   private readonly within: Float64Array;
   private readonly lag: Float64Array;
   private readonly wSum: Float64Array;
