@@ -5,6 +5,7 @@ import type { InferenceResult } from './core/result.ts';
 import { exactInference, type ExactOptions } from './exact/exact.ts';
 import { runGibbs, type GibbsOptions } from './samplers/gibbs.ts';
 import { gibbsKernel, runFactorGibbs } from './samplers/factor-gibbs.ts';
+import { runTreeGibbs } from './samplers/treegibbs.ts';
 import { runMeanField, type MeanFieldOptions } from './variational/meanfield.ts';
 import { runMFRP, type MFRPOptions } from './variational/mfrp.ts';
 import { runBlockGibbs, type BlockGibbsOptions } from './samplers/blockgibbs.ts';
@@ -17,7 +18,7 @@ import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
 
-export const METHODS = ['exact', 'gibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
+export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
@@ -49,16 +50,21 @@ export function infer(engine: Engine, model: Model, opts: InferOptions = {}): In
   return withLogZ(engine, model, inferMarginals(engine, model, opts), opts);
 }
 
+/** The result with its `warnings` array present (empty when the method had none). */
+function withWarnings(r: InferenceResult, more: readonly string[] = []): InferenceResult {
+  return { ...r, warnings: [...(r.warnings ?? []), ...more] };
+}
+
 /** Adds the log Z estimate opts.logz asks for (if any) to a marginals result — infer's second half. */
 export function withLogZ(engine: Engine, model: Model, result: InferenceResult, opts: InferOptions): InferenceResult {
-  if (opts.logz === undefined) return result;
+  if (opts.logz === undefined) return withWarnings(result);
   if (!LOGZ_ESTIMATORS.includes(opts.logz)) throw new ModelError(`unknown log Z estimator "${opts.logz}"; expected ${LOGZ_ESTIMATORS.join(', ')}`);
   const { seed, chains, samples, burnin, signal } = opts;
   if (opts.ais !== undefined && opts.logz !== 'ais') throw new ModelError(`AIS options apply to logz 'ais', not '${opts.logz}'`);
   const est = estimateLogZ(engine, model, { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}) } as Parameters<typeof estimateLogZ>[2]);
   const diagnostics: InferenceResult['diagnostics'] = { ...result.diagnostics, logzEstimator: opts.logz, logzSeconds: est.seconds };
   for (const [k, v] of Object.entries(est.diagnostics)) diagnostics[`logz.${k}`] = v;
-  return { ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics };
+  return withWarnings({ ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics }, (est.warnings ?? []).map((w) => `log Z (${opts.logz}): ${w}`));
 }
 
 function inferMarginals(engine: Engine, model: Model, opts: InferOptions): InferenceResult {
@@ -81,6 +87,8 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
     case 'gibbs':
       // Pairwise models: the canonical form's kernel (faster); higher-order ones: the factor graph's.
       return gibbsKernel(model) === 'canonical' ? runGibbs(engine, model, opts) : runFactorGibbs(engine, model, opts);
+    case 'treegibbs':
+      return runTreeGibbs(engine, model, opts);
     case 'blockgibbs':
       return runBlockGibbs(engine, relaxationFor(engine, model, opts), opts);
     case 'dhmc':

@@ -118,7 +118,9 @@ test('progress goes to stderr as plain lines when not a terminal; stdout stays J
   const r = runWith({ RELAXMRF_PROGRESS_MS: '0' }, 'infer', 'ising:8x8', '--method', 'gibbs', '--samples', '1000', '--chains', '1', '--json');
   assert.equal(r.code, 0, r.err);
   assert.match(r.err, /^gibbs: \d+% \(\d+\/1200\)$/m);
-  assert.equal(run('infer', 'ising:8x8', '--method', 'gibbs', '--samples', '100', '--json').err, '', 'short runs print no progress');
+  // ising:8x8 (β = 1) freezes Gibbs chains into the two ordered states: the run warns, and prints nothing else.
+  const short = run('infer', 'ising:8x8', '--method', 'gibbs', '--samples', '100', '--json').err;
+  assert.equal(short.split('\n').filter((l) => l && !l.startsWith('relaxmrf: warning: ')).join('\n'), '', 'short runs print no progress');
   JSON.parse(r.out); // stdout stays pure JSON
 });
 

@@ -68,10 +68,10 @@ function runAt(model: Model, beta: number, seed: number, samples: number) {
   const s = new FactorGibbsSampler(engine, model);
   try {
     const run = gibbsRun({ seed, samples, chains: 4, burnin: 500 });
-    const red = new DiscreteReducer(s.nStates, false);
+    const red = new DiscreteReducer(s.layout, false);
     const tempo = { init: s.init.bind(s), step: (st: ReturnType<typeof s.init>, n: number, acc: number) => s.step(st, n, acc, beta), accumulator: s.accumulator.bind(s), readAndClear: s.readAndClear.bind(s) };
-    emitChains(tempo, { ...run, chains: range(run.chains), chunk: 1000 }, (_c, e) => red.add(e));
-    return factorGibbsResult(model, red, run, 1, false);
+    emitChains(tempo, { ...run, chains: range(run.chains), chunk: 1000 }, (c, e) => red.add(e, c));
+    return factorGibbsResult(s.layout, red, run, 1, false);
   } finally {
     s.dispose();
   }

@@ -17,7 +17,7 @@ import type { Model } from '../core/model.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 
 const USAGE = `usage:
-  relaxmrf infer MODEL [--method exact|gibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
+  relaxmrf infer MODEL [--method exact|gibbs|treegibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
                        [--out-format uai] [--out PREFIX]
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
@@ -130,6 +130,7 @@ export function jsonResult(model: Model, r: InferenceResult): Record<string, unk
     diagnostics: r.diagnostics,
     seconds: r.seconds,
     partial: r.partial,
+    warnings: r.warnings ?? [],
   };
 }
 
@@ -240,6 +241,9 @@ async function inferCommand(argv: string[]): Promise<void> {
   const r = workers === undefined
     ? infer(engine, model, opts)
     : withLogZ(engine, model, await runParallel(model, { ...opts, method: method as ParallelMethod, workers }), opts);
+
+  // The result stands (exit 0); each caveat is one line on stderr, and in --json's `warnings`.
+  for (const w of r.warnings ?? []) process.stderr.write(`relaxmrf: warning: ${w}\n`);
 
   if (values['out-format'] === 'uai') {
     const pr = r.logZ !== null ? writePR(r.logZ) : null;

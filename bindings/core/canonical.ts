@@ -30,6 +30,20 @@ export interface CanonicalForm {
   readonly logZOffset: number;
 }
 
+/**
+ * How per-bit (or per-state) accumulators map to user states: the canonical form is one such layout
+ * (free bits and one-hot blocks); the factor-graph kernels use stateLayout (every variable a block
+ * of card_v slots).
+ */
+export type StateLayout = Pick<CanonicalForm, 'n' | 'nBits' | 'blockStart' | 'oneHot' | 'card'>;
+
+/** One slot per (variable, state), variables in order: the factor-graph samplers' accumulators. */
+export function stateLayout(card: Int32Array): StateLayout {
+  const n = card.length, blockStart = new Int32Array(n + 1);
+  for (let v = 0; v < n; v++) blockStart[v + 1] = blockStart[v] + card[v];
+  return { n, nBits: blockStart[n], blockStart, oneHot: new Uint8Array(n).fill(1), card };
+}
+
 export function toCanonical(model: Model): CanonicalForm {
   requirePairwise(model, 'the binary pairwise form', PAIRWISE_ALTERNATIVES);
   const n = model.n, card = model.card;
@@ -258,16 +272,16 @@ export function canonicalLogPotential(c: CanonicalForm, s: ArrayLike<number>): n
  * User-facing marginals p(x_v = k) from per-bit probabilities p(s_i = 1). The rows are views into
  * one array (10⁶ variables: one allocation for the numbers, not one per variable).
  */
-export function bitsToMarginals(c: CanonicalForm, bitProb: ArrayLike<number>): Float64Array[] {
+export function bitsToMarginals(c: StateLayout, bitProb: ArrayLike<number>): Float64Array[] {
   return userRows(c, bitProb, false);
 }
 
 /** Per-state standard errors from per-bit ones: a free bit's two states share its error. */
-export function bitsToStdErr(c: CanonicalForm, bitSE: ArrayLike<number>): Float64Array[] {
+export function bitsToStdErr(c: StateLayout, bitSE: ArrayLike<number>): Float64Array[] {
   return userRows(c, bitSE, true);
 }
 
-function userRows(c: CanonicalForm, bits: ArrayLike<number>, shared: boolean): Float64Array[] {
+function userRows(c: StateLayout, bits: ArrayLike<number>, shared: boolean): Float64Array[] {
   let len = 0;
   for (let v = 0; v < c.n; v++) len += c.card[v];
   const flat = new Float64Array(len), buf = flat.buffer;

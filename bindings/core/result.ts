@@ -16,6 +16,11 @@ export interface InferenceResult {
   seconds: number;
   /** True when a run was cut short (cancelled) and reports what it had. */
   partial: boolean;
+  /**
+   * Caveats about the result, one sentence each (chains that disagree, too few effective samples,
+   * adaptation or an estimator's own checks that failed); empty when none. infer() always sets it.
+   */
+  warnings?: string[];
 }
 
 export interface Progress {

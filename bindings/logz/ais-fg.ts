@@ -20,6 +20,7 @@ import { BoundFactorGraph } from '../core/bound-fg.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import type { AISSchedule, LogZEstimate } from './logz.ts';
+import { aisWarnings } from './logz-checks.ts';
 
 type Runs = { logW: Float64Array; energies: Float64Array[] };
 type ScheduleRuns = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => Runs;
@@ -152,6 +153,7 @@ export function runFactorGraphAIS(engine: Engine, model: Model, o: FactorGraphAI
         kernel: 'factor-graph',
       },
       seconds: (performance.now() - t0) / 1000,
+      warnings: aisWarnings({ weightESS: lme.ess, estimates: done, population: P, partial: done * P < o.runs }),
     };
   } finally {
     graph.dispose();

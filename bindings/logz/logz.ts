@@ -42,6 +42,7 @@ import { GibbsSampler } from '../samplers/gibbs.ts';
 import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
 import { treePartition, type TreePartition } from '../samplers/treeblocks.ts';
 import { runFactorGraphAIS } from './ais-fg.ts';
+import { aisWarnings, logMeanExpChains } from './logz-checks.ts';
 
 export type LogZEstimator = 'zhang' | 'mirror' | 'chib' | 'ais';
 export const LOGZ_ESTIMATORS: readonly LogZEstimator[] = ['zhang', 'mirror', 'chib', 'ais'];
@@ -52,6 +53,8 @@ export interface LogZEstimate {
   logZKind: 'estimate';
   diagnostics: Record<string, number | string | boolean | null>;
   seconds: number;
+  /** Caveats: the estimator's own checks that failed (logz-checks.ts); empty or absent when none. */
+  warnings?: string[];
 }
 
 /** Tag of AIS's stream within a chain (Gibbs uses 1, block Gibbs 3). */
@@ -410,6 +413,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
         kernel: 'canonical',
       },
       seconds: (performance.now() - t0) / 1000,
+      warnings: aisWarnings({ weightESS: lme.ess, estimates: done, population, partial: done * population < o.runs }),
     };
   } finally {
     bound.dispose();
@@ -471,6 +475,7 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
         kernel: 'relaxed',
       },
       seconds: (performance.now() - t0) / 1000,
+      warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population: 1, partial: w.length < o.runs }),
     };
   } finally {
     bound.dispose();
@@ -480,36 +485,9 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
 // ---------------------------------------------------------------------------------------------
 // Batch aggregation shared by the MCMC-based estimators.
 
-/**
- * log of the mean of e^{l} over all values of all chains, with a batch-means standard error (each
- * chain's sequence cut into `batches` consecutive batches; delta method on the weights' mean).
- */
-export function logMeanExpBatched(chains: Float64Array[], batches: number): { value: number; stdErr: number } {
-  let top = -Infinity, count = 0;
-  for (const c of chains) for (const x of c) {
-    top = Math.max(top, x);
-    count++;
-  }
-  if (top === -Infinity || count === 0) return { value: -Infinity, stdErr: NaN };
-  if (top === Infinity) throw new EngineError('an estimator weight is +∞');
-  let total = 0;
-  const means: number[] = [];
-  for (const c of chains) {
-    const B = Math.min(batches, c.length);
-    for (let b = 0; b < B; b++) {
-      const lo = Math.floor((b * c.length) / B), hi = Math.floor(((b + 1) * c.length) / B);
-      let s = 0;
-      for (let t = lo; t < hi; t++) s += Math.exp(c[t] - top);
-      total += s;
-      means.push(s / (hi - lo));
-    }
-  }
-  const mean = total / count;
-  const B = means.length;
-  let v = 0;
-  for (const m of means) v += (m - mean) ** 2;
-  const se = B > 1 ? Math.sqrt(v / (B - 1) / B) / mean : NaN;
-  return { value: top + Math.log(mean), stdErr: se };
+/** log of the mean of e^{l} over all values of all chains, with a standard error that sees the chains' spread (logz-checks.ts). */
+export function logMeanExpBatched(chains: Float64Array[], batches: number): { value: number; stdErr: number; warnings: string[] } {
+  return logMeanExpChains(chains, batches);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -635,6 +613,7 @@ export function runZhangLogZ(engine: Engine, model: Model, opts: RelaxedLogZOpti
     logZKind: 'estimate',
     diagnostics: { estimator: 'zhang', reference: refKind, chains: chains.length, samplesPerChain: o.samples, burnin: o.burnin, acceptRate, divergences, factor: relax.factorKind, seed: o.seed },
     seconds: (performance.now() - t0) / 1000,
+    warnings: lme.warnings,
   };
 }
 
@@ -665,6 +644,7 @@ export function runMirrorLogZ(engine: Engine, model: Model, opts: RelaxedLogZOpt
     logZKind: 'estimate',
     diagnostics: { estimator: 'mirror', covariance: cov, covarianceCap: cap, dimension: m, chains: chains.length, samplesPerChain: o.samples, burnin: o.burnin, acceptRate, divergences, factor: relax.factorKind, seed: o.seed },
     seconds: (performance.now() - t0) / 1000,
+    warnings: lme.warnings,
   };
 }
 
@@ -825,6 +805,7 @@ export function runChibLogZ(engine: Engine, model: Model, opts: ChibOptions = {}
       logZKind: 'estimate',
       diagnostics: { estimator: 'chib', chains: logK.length, samplesPerChain: o.samples, burnin: o.burnin, thin: o.thin, referenceLogPotential: best, seed: o.seed },
       seconds: (performance.now() - t0) / 1000,
+      warnings: lme.warnings,
     };
   } finally {
     bound.dispose();

@@ -10,7 +10,7 @@
 // to the single-thread run and independent of the number of workers.
 import type { Engine } from '../core/engine.ts';
 import { Model, type ModelData } from '../core/model.ts';
-import { toCanonical } from '../core/canonical.ts';
+import { stateLayout, toCanonical } from '../core/canonical.ts';
 import { DiscreteReducer, type DiscreteEvent } from '../samplers/chains.ts';
 import { GibbsSampler, gibbsChains, gibbsResult, gibbsRun, type GibbsOptions } from '../samplers/gibbs.ts';
 import { FactorGibbsSampler, factorGibbsChains, factorGibbsResult, gibbsKernel } from '../samplers/factor-gibbs.ts';
@@ -159,21 +159,20 @@ export interface ParallelHost {
 
 /** How the parent folds the chains' events: one per method, shared with the single-thread runs. */
 interface Combiner {
-  add(e: ChainEvent): void;
+  add(e: ChainEvent, chain: number): void;
   result(seconds: number, partial: boolean, setup: InferenceResult['diagnostics'], extra: InferenceResult['diagnostics']): InferenceResult;
 }
 
 function combiner(method: ParallelMethod, model: Model, o: ParallelOptions): { chains: number; samples: number; burnin: number; batchesPerChain: number; combine: () => Combiner } {
   if (method === 'gibbs' && gibbsKernel(model) === 'factor-graph') {
     const run = gibbsRun(o);
-    let states = 0;
-    for (let v = 0; v < model.n; v++) states += model.card[v];
+    const layout = stateLayout(model.card);
     return {
       ...run,
       batchesPerChain: Math.min(run.batches, run.samples),
       combine: () => {
-        const red = new DiscreteReducer(states, false);
-        return { add: (e) => red.add(e as DiscreteEvent), result: (seconds, partial, _setup, extra) => factorGibbsResult(model, red, run, seconds, partial, extra) };
+        const red = new DiscreteReducer(layout, false);
+        return { add: (e, chain) => red.add(e as DiscreteEvent, chain), result: (seconds, partial, _setup, extra) => factorGibbsResult(layout, red, run, seconds, partial, extra) };
       },
     };
   }
@@ -186,9 +185,9 @@ function combiner(method: ParallelMethod, model: Model, o: ParallelOptions): { c
         ...run,
         batchesPerChain: Math.min(run.batches, run.samples),
         combine: () => {
-          const red = new DiscreteReducer(form.nBits, method === 'blockgibbs');
+          const red = new DiscreteReducer(form, method === 'blockgibbs');
           return {
-            add: (e) => red.add(e as DiscreteEvent),
+            add: (e, chain) => red.add(e as DiscreteEvent, chain),
             result: (seconds, partial, setup, extra) =>
               method === 'gibbs' ? gibbsResult(form, red, run, seconds, partial, extra) : blockGibbsResult(form, red, run, seconds, seconds, partial, { ...setup, ...extra }),
           };
@@ -206,7 +205,7 @@ function combiner(method: ParallelMethod, model: Model, o: ParallelOptions): { c
         combine: () => {
           const red = new ContinuousReducer(form, plan);
           return {
-            add: (e) => red.add(e as ContinuousEvent),
+            add: (e, chain) => red.add(e as ContinuousEvent, chain),
             // As infer() reports these methods: the sampler's diagnostics, then the relaxation's.
             result: (seconds, partial, setup, extra) => {
               const r = red.result(seconds, seconds, partial, extra);
@@ -297,7 +296,7 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
 
   // Fold the chains' events in chain order, exactly as the single-thread run does.
   const c = plan.combine();
-  for (const list of events) for (const e of list) c.add(e);
+  events.forEach((list, chain) => list.forEach((e) => c.add(e, chain)));
   const completedChains = events.filter((list) => countBatches(list) === plan.batchesPerChain).length;
   return c.result((performance.now() - t0) / 1000, partial, setup, { workers, completedChains });
 }

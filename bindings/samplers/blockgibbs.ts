@@ -139,7 +139,7 @@ export function blockGibbsResult(form: CanonicalForm, red: DiscreteReducer, run:
   return batchMeansResult(
     'blockgibbs',
     form,
-    red.stats,
+    red,
     run,
     // Sampling only (setup excluded: see setupSeconds).
     { changeRate: red.changeRate, sweepsPerSecond: red.done / Math.max(1e-9, sampling), ...extra },
@@ -155,11 +155,11 @@ export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: B
   const rel: Relaxation = 'form' in model ? model : buildRelaxation(model, { shift: opts.shift, margin: opts.margin, factor: opts.factor });
   const sampler = new BlockGibbsSampler(engine, rel);
   try {
-    const red = new DiscreteReducer(rel.form.nBits, true);
+    const red = new DiscreteReducer(rel.form, true);
     const total = run.chains * (run.samples + run.burnin);
     const tSample = performance.now();
-    const finished = blockGibbsChains(sampler, run, range(run.chains), (_c, e) => {
-      red.add(e);
+    const finished = blockGibbsChains(sampler, run, range(run.chains), (c, e) => {
+      red.add(e, c);
       if (e.kind === 'step') opts.onProgress?.({ phase: 'blockgibbs', done: red.done, total });
     }, opts.signal);
     const sampling = (performance.now() - tSample) / 1000;

@@ -2,10 +2,14 @@
 // workers): chains one after another from their own (seed, chain) streams, burn-in, then batches
 // of sweeps whose per-bit sums feed BatchMeans; WASM calls are chunked so progress and
 // cancellation stay responsive.
-import type { CanonicalForm } from '../core/canonical.ts';
+import type { StateLayout } from '../core/canonical.ts';
 import { bitsToMarginals, bitsToStdErr } from '../core/canonical.ts';
 import { BatchMeans, splitEvenly } from './estimators.ts';
 import type { InferenceResult } from '../core/result.ts';
+import { convergenceWarnings, seriesDiagnostics, tracedVariables } from './convergence.ts';
+
+/** Bits whose per-chain batch means are kept for R̂ and ESS (all of them up to this many). */
+const TRACED_BITS = 1024;
 
 /** What the driver needs of a sampler: the shape init → state, step(state, sweeps, acc) → info. */
 export interface BatchSampler<S> {
@@ -77,23 +81,36 @@ export function emitChains<S>(sampler: BatchSampler<S>, s: ChainSchedule, emit: 
 }
 
 /**
- * Folds chain events into batch means and the change rate: per WASM call (Gibbs) or weighted by
- * sweeps (block Gibbs), as each method has always reported it.
+ * Folds chain events into batch means (chain-aware, with the batch-mean series of up to
+ * TRACED_BITS bits for R̂ and ESS) and the change rate: per WASM call (Gibbs) or weighted by sweeps
+ * (block Gibbs), as each method has always reported it.
  */
 export class DiscreteReducer {
   readonly stats: BatchMeans;
+  /** Traced variables and, per traced bit, its variable. */
+  readonly traced: number[];
+  readonly traceOwner: number[] = [];
   private changeSum = 0;
   private changeWeight = 0;
   /** Sweeps run, burn-in included. */
   done = 0;
 
-  constructor(nBits: number, private readonly weightBySweeps: boolean) {
-    this.stats = new BatchMeans(nBits);
+  constructor(form: StateLayout, private readonly weightBySweeps: boolean) {
+    this.traced = tracedVariables(form.n, form.nBits, TRACED_BITS);
+    const bits: number[] = [];
+    for (const v of this.traced) {
+      for (let q = form.blockStart[v]; q < form.blockStart[v + 1]; q++) {
+        bits.push(q);
+        this.traceOwner.push(v);
+      }
+    }
+    this.stats = new BatchMeans(form.nBits, bits);
   }
 
-  add(e: DiscreteEvent): void {
+  /** Adds an event of chain `chain` (chains one after another, each chain's events in order). */
+  add(e: DiscreteEvent, chain: number): void {
     if (e.kind === 'batch') {
-      this.stats.addBatch(e.sums, e.length);
+      this.stats.addBatch(e.sums, e.length, chain);
       return;
     }
     this.changeSum += this.weightBySweeps ? e.changeRate * e.sweeps : e.changeRate;
@@ -107,7 +124,7 @@ export class DiscreteReducer {
 }
 
 /** User-facing marginals and their standard errors from per-bit batch means. */
-export function bitMarginals(form: CanonicalForm, stats: BatchMeans): { marginals: Float64Array[]; marginalStdErr: Float64Array[]; maxStdErr: number | null } {
+export function bitMarginals(form: StateLayout, stats: BatchMeans): { marginals: Float64Array[]; marginalStdErr: Float64Array[]; maxStdErr: number | null } {
   const se = stats.stdErr();
   const marginals = bitsToMarginals(form, stats.mean());
   const marginalStdErr = bitsToStdErr(form, se);
@@ -135,14 +152,19 @@ export interface ChainRunFacts {
  */
 export function batchMeansResult(
   method: string,
-  form: CanonicalForm,
-  stats: BatchMeans,
+  form: StateLayout,
+  red: DiscreteReducer,
   run: ChainRunFacts,
   diagnostics: InferenceResult['diagnostics'],
   seconds: number,
   partial: boolean,
 ): InferenceResult {
+  const stats = red.stats;
   const { marginals, marginalStdErr, maxStdErr } = bitMarginals(form, stats);
+  const batchesPerChain = Math.min(run.batches, run.samples);
+  const conv = seriesDiagnostics(stats.series(), red.traceOwner, form.n, 'batch means');
+  const warnings = convergenceWarnings(conv, { chains: stats.chains, seriesLength: batchesPerChain, unit: 'batch means', variables: red.traceOwner.length });
+  if (stats.chains < 2) warnings.push('one chain: its standard errors cannot see other modes, and R̂ compares only its halves; run several chains');
   return {
     method,
     logZ: null,
@@ -154,12 +176,18 @@ export function batchMeansResult(
       chains: run.chains,
       samplesPerChain: run.samples,
       burnin: run.burnin,
-      batchesPerChain: Math.min(run.batches, run.samples),
+      batchesPerChain,
       maxStdErr,
+      rhatMax: conv.rhatMax,
+      essMin: conv.essMin,
+      essMedian: conv.essMedian,
+      essUnit: 'batch means',
+      tracedVariables: red.traced.length,
       seed: run.seed,
       ...diagnostics,
     },
     seconds,
     partial,
+    warnings,
   };
 }

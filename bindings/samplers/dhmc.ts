@@ -36,6 +36,7 @@ import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { summarizeTraces } from './diagnostics.ts';
+import { adaptationWarnings, convergenceWarnings, seriesDiagnostics } from './convergence.ts';
 import { range } from './chains.ts';
 
 export type MoveKind = 'hmc' | 'mala' | 'ula';
@@ -698,7 +699,7 @@ export interface ContinuousResult extends InferenceResult {
   /** Marginals from draws s ~ p(s|x), with batch-means errors (null when not requested). */
   empiricalMarginals: Float64Array[] | null;
   empiricalStdErr: Float64Array[] | null;
-  /** Per user variable: ESS of its RB marginal (min over its states; NaN when not traced or constant). */
+  /** Per user variable: bulk/tail ESS of its RB marginal (min over both and its states; NaN when not traced or constant). */
   ess: Float64Array;
   /** Per user variable: rank-normalised split-R̂ (max over its states; NaN when not traced or constant). */
   rhat: Float64Array;
@@ -916,7 +917,8 @@ export class ContinuousReducer {
     this.traces = Array.from(plan.traceCodes, () => []);
   }
 
-  add(e: ContinuousEvent): void {
+  /** Adds an event of chain `chain` (chains one after another, each chain's events in order). */
+  add(e: ContinuousEvent, chain: number): void {
     switch (e.kind) {
       case 'warmup':
         this.warmDivergences += e.divergences;
@@ -940,9 +942,9 @@ export class ContinuousReducer {
         break;
       }
       case 'batch':
-        this.stats.addBatch(e.prob, e.length);
-        this.empStats?.addBatch(e.empirical!, e.length);
-        this.pairStats.addBatch(e.pairs, e.length);
+        this.stats.addBatch(e.prob, e.length, chain);
+        this.empStats?.addBatch(e.empirical!, e.length, chain);
+        this.pairStats.addBatch(e.pairs, e.length, chain);
         break;
       case 'trace':
         e.series.forEach((series, q) => this.traces[q].push(series));
@@ -972,45 +974,27 @@ export class ContinuousReducer {
       };
     }
 
-    // ESS and R̂ from the traces (chains that completed every batch).
-    const ess = new Float64Array(form.n).fill(NaN);
-    const rhat = new Float64Array(form.n).fill(NaN);
-    let essMedian: number | null = null, essMin: number | null = null, rhatMax: number | null = null;
+    // ESS and R̂ from the traces (chains that completed every batch): per variable by
+    // convergence.ts (bulk/tail ESS, rank-normalised R̂), and of log p(x) by summarizeTraces.
+    let conv = seriesDiagnostics([], [], form.n, 'draws');
     let essLogp: number | null = null, rhatLogp: number | null = null;
     if (traces[0].length > 0) {
-      const summary = summarizeTraces(traces);
-      const perVar = new Map<number, { ess: number; rhat: number }>();
-      traceOwner.forEach((v, q) => {
-        if (v < 0) {
-          essLogp = finiteOrNull(summary.ess[q]);
-          rhatLogp = finiteOrNull(summary.rhat[q]);
-          return;
-        }
-        const cur = perVar.get(v) ?? { ess: Infinity, rhat: -Infinity };
-        if (!Number.isNaN(summary.ess[q])) cur.ess = Math.min(cur.ess, summary.ess[q]);
-        if (!Number.isNaN(summary.rhat[q])) cur.rhat = Math.max(cur.rhat, summary.rhat[q]);
-        perVar.set(v, cur);
-      });
-      const essList: number[] = [], rhatList: number[] = [];
-      for (const [v, s] of perVar) {
-        if (s.ess !== Infinity) {
-          ess[v] = s.ess;
-          essList.push(s.ess);
-        }
-        if (s.rhat !== -Infinity) {
-          rhat[v] = s.rhat;
-          rhatList.push(s.rhat);
-        }
-      }
-      if (essList.length) {
-        essMedian = median(essList);
-        essMin = Math.min(...essList);
-      }
-      if (rhatList.length) rhatMax = Math.max(...rhatList);
+      conv = seriesDiagnostics(traces, traceOwner, form.n, 'draws');
+      const q = traceOwner.indexOf(-1);
+      const lp = summarizeTraces([traces[q]]);
+      essLogp = finiteOrNull(lp.ess[0]);
+      rhatLogp = finiteOrNull(lp.rhat[0]);
     }
-
+    const { ess, rhat, essMedian, essMin, rhatMax } = conv;
     const { iterSum, accSum, acceptedSum, stepSizes, eSum, eCount, grads } = this;
     const leapfrogSteps = spec.leapfrogSteps ?? 5;
+    const warnings = [
+      ...convergenceWarnings(conv, { chains: traces[0].length, seriesLength: plan.traceCapacity, unit: 'draws', variables: traceOwner.length - 1 }),
+      ...adaptationWarnings({
+        adapted: plan.opts.stepSize === undefined, targetAccept: plan.targetAccept, acceptRate: iterSum ? accSum / iterSum : null,
+        stepSizes, divergences: this.divergences, transitions: iterSum, biased: spec.biased ?? false,
+      }),
+    ];
     return {
       method: spec.method,
       logZ: null,
@@ -1055,10 +1039,12 @@ export class ContinuousReducer {
         samplingSeconds,
         biased: spec.biased ?? false,
         seed: plan.seed,
+        essUnit: 'draws',
         ...extra,
       },
       seconds,
       partial,
+      warnings,
     };
   }
 }
@@ -1073,7 +1059,7 @@ export function runContinuous(engine: Engine, relaxation: RelaxationData, opts: 
     const red = new ContinuousReducer(form, plan);
     const total = plan.chains * (plan.samples + plan.burnin);
     let done = 0;
-    const finished = continuousChains(sampler, plan, range(plan.chains), (_c, e) => red.add(e), opts.signal, (warmup, k) => {
+    const finished = continuousChains(sampler, plan, range(plan.chains), (c, e) => red.add(e, c), opts.signal, (warmup, k) => {
       done += k;
       opts.onProgress?.({ phase: warmup ? `${spec.method}-warmup` : spec.method, done, total });
     });

@@ -203,7 +203,7 @@ export function rankNormalize(chains: Chains): Float64Array[] {
  * multi-chain autocorrelations). Chains are truncated to a common length. NaN when the series is
  * constant or has fewer than 4 draws per chain.
  */
-export function ess(chains: Chains): number {
+export function ess(chains: Chains, withinOnly = false): number {
   const M = chains.length;
   const N = equalLength(chains);
   if (M === 0 || N < 4 || isConstant(chains, N)) return NaN;
@@ -228,7 +228,8 @@ export function ess(chains: Chains): number {
   for (let k = 0; k < M; k++) meanVar += (direct(chains[k], means[k], 0) * N) / (N - 1);
   meanVar /= M;
   let varPlus = (meanVar * (N - 1)) / N;
-  if (M > 1) varPlus += varianceOf(means);
+  // withinOnly: the ESS the chains would have if they agreed (autocorrelation within chains only).
+  if (M > 1 && !withinOnly) varPlus += varianceOf(means);
   if (!(varPlus > 0)) return NaN;
   const rho = new Float64Array(N + 1);
   let t = 0;
@@ -267,6 +268,59 @@ export function essBulk(chains: Chains): number {
   const split = splitChains(chains);
   if (split.length === 0 || split[0].length < 4 || isConstant(split, split[0].length)) return NaN;
   return ess(rankNormalize(split));
+}
+
+/**
+ * Tail-ESS (Vehtari et al. 2021): the smaller ESS of the indicators x ≤ q₀.₀₅ and x ≥ q₀.₉₅ (pooled
+ * quantiles) over the split chains. NaN when either indicator is constant.
+ */
+export function essTail(chains: Chains): number {
+  const split = splitChains(chains);
+  if (split.length === 0 || split[0].length < 4) return NaN;
+  const n = split[0].length;
+  const all = new Float64Array(split.length * n);
+  split.forEach((c, k) => all.set(c, k * n));
+  all.sort();
+  const quantile = (p: number) => {
+    const h = (all.length - 1) * p, lo = Math.floor(h);
+    return all[lo] + (h - lo) * ((all[Math.min(lo + 1, all.length - 1)] ?? all[lo]) - all[lo]);
+  };
+  const q05 = quantile(0.05), q95 = quantile(0.95);
+  const lowerTail = ess(split.map((c) => c.map((v) => (v <= q05 ? 1 : 0))));
+  const upperTail = ess(split.map((c) => c.map((v) => (v >= q95 ? 1 : 0))));
+  return Math.min(lowerTail, upperTail);
+}
+
+/**
+ * The largest rank-normalised split-R̂ that converged chains reach by chance, at false-alarm
+ * probability `alpha` over `tests` R̂ values. For M split chains whose half-chain means each have
+ * variance τW/n, var⁺/W ≈ 1 + (τ/n)(F − 1) with F ~ F(M − 1, E − M), E = the within-chain ESS of the
+ * split chains (at most their number of draws) and τ/n = M/E; so R̂² ≤ 1 + q·M/E, q the
+ * (1 − α/tests) quantile of F (Paulson's normal approximation). Long runs drive this to 1; short
+ * ones (a few dozen batch means) cannot resolve R̂ near 1.01.
+ */
+export function rhatNoiseLimit(splitChainCount: number, essWithin: number, draws: number, tests: number, alpha = 0.01): number {
+  const E = Math.min(essWithin, draws);
+  const d1 = splitChainCount - 1, d2 = Math.max(1, E - splitChainCount);
+  if (!(d1 >= 1 && E > 0)) return Infinity;
+  const z = inverseNormalCdf(1 - alpha / Math.max(1, tests));
+  const c1 = 2 / (9 * d1), c2 = 2 / (9 * d2), a = 1 - c2, b = 1 - c1;
+  // Paulson: z = (a F^⅓ − b) / √(c1 + c2 F^⅔), solved for u = F^⅓.
+  const A = a * a - z * z * c2;
+  if (!(A > 0)) return Infinity;
+  const u = (a * b + Math.sqrt(a * a * b * b - A * (b * b - z * z * c1))) / A;
+  return Math.sqrt(1 + (u ** 3 * splitChainCount) / E);
+}
+
+/**
+ * Within-chain ESS (what rhatNoiseLimit needs): of the rank-normalised whole chains, with the
+ * autocorrelations normalised by the within-chain variance only, so that chains which disagree do
+ * not lower it. Whole chains rather than halves: short halves underestimate the autocorrelation.
+ */
+export function essWithin(chains: Chains): number {
+  const n = equalLength(chains);
+  if (chains.length === 0 || n < 4 || isConstant(chains, n)) return NaN;
+  return ess(rankNormalize(chains), true);
 }
 
 /** The classic split-R̂ (BDA3): √(var⁺ / W) over the half-chains. NaN for constant series. */

@@ -15,7 +15,8 @@ import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount } from '../core/options.ts';
-import { emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
+import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
+import { stateLayout, type StateLayout } from '../core/canonical.ts';
 import type { DiscreteChainState, DiscreteStepInfo } from './discrete-sampler.ts';
 import { gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
 
@@ -33,6 +34,8 @@ export class FactorGibbsSampler {
   readonly graph: BoundFactorGraph;
   /** Entries of the accumulator: Σ_v card_v (one per variable and state, variables in order). */
   readonly nStates: number;
+  /** Where each variable's states sit in the accumulator. */
+  readonly layout: StateLayout;
   private readonly scratch: number;
   private readonly stateBytes: number;
 
@@ -40,6 +43,7 @@ export class FactorGibbsSampler {
     let states = 0;
     for (let v = 0; v < model.n; v++) states += model.card[v];
     this.nStates = states;
+    this.layout = stateLayout(model.card);
     // Refused up front when the graph, an accumulator, scratch and two chains' states cannot fit.
     this.graph = BoundFactorGraph.fromModel(engine, model, 'factor-graph Gibbs', (s) => 8 * states + 8 * s.maxCard + 2 * (4 * s.n + 128));
     this.scratch = this.graph.arena.alloc(8 * this.graph.maxCard);
@@ -124,38 +128,9 @@ export function factorGibbsChains(sampler: FactorGibbsSampler, run: GibbsRun, ch
 }
 
 /** The result of a run from its reduced events (chains in order): InferenceResult as runGibbs gives it. */
-export function factorGibbsResult(model: Model, red: DiscreteReducer, run: GibbsRun, seconds: number, partial: boolean, extra: InferenceResult['diagnostics'] = {}): InferenceResult {
+export function factorGibbsResult(layout: StateLayout, red: DiscreteReducer, run: GibbsRun, seconds: number, partial: boolean, extra: InferenceResult['diagnostics'] = {}): InferenceResult {
   if (red.stats.batches === 0) throw new EngineError('Gibbs was cancelled before the first batch completed: no estimate');
-  const mean = red.stats.mean(), se = red.stats.stdErr();
-  const marginals: Float64Array[] = [], marginalStdErr: Float64Array[] = [];
-  let maxSE = 0;
-  for (let v = 0, at = 0; v < model.n; at += model.card[v++]) {
-    marginals.push(mean.slice(at, at + model.card[v]));
-    marginalStdErr.push(se.slice(at, at + model.card[v]));
-  }
-  for (const x of se) maxSE = Math.max(maxSE, x);
-  return {
-    method: 'gibbs',
-    logZ: null,
-    logZStdErr: null,
-    logZKind: null,
-    marginals,
-    marginalStdErr,
-    diagnostics: {
-      chains: run.chains,
-      samplesPerChain: run.samples,
-      burnin: run.burnin,
-      batchesPerChain: Math.min(run.batches, run.samples),
-      maxStdErr: Number.isFinite(maxSE) ? maxSE : null,
-      seed: run.seed,
-      changeRate: red.changeRate,
-      siteUpdatesPerSecond: (red.done * model.n) / Math.max(1e-9, seconds),
-      kernel: 'factor-graph',
-      ...extra,
-    },
-    seconds,
-    partial,
-  };
+  return batchMeansResult('gibbs', layout, red, run, { changeRate: red.changeRate, siteUpdatesPerSecond: (red.done * layout.n) / Math.max(1e-9, seconds), kernel: 'factor-graph', ...extra }, seconds, partial);
 }
 
 /** Gibbs on the factor graph: independent chains, node marginals with Monte Carlo standard errors. */
@@ -164,13 +139,13 @@ export function runFactorGibbs(engine: Engine, model: Model, opts: GibbsOptions 
   const t0 = performance.now();
   const sampler = new FactorGibbsSampler(engine, model);
   try {
-    const red = new DiscreteReducer(sampler.nStates, false);
+    const red = new DiscreteReducer(sampler.layout, false);
     const total = run.chains * (run.samples + run.burnin);
-    const finished = factorGibbsChains(sampler, run, range(run.chains), (_c, e) => {
-      red.add(e);
+    const finished = factorGibbsChains(sampler, run, range(run.chains), (c, e) => {
+      red.add(e, c);
       if (e.kind === 'step') opts.onProgress?.({ phase: 'gibbs', done: red.done, total });
     }, opts.signal);
-    return factorGibbsResult(model, red, run, (performance.now() - t0) / 1000, !finished);
+    return factorGibbsResult(sampler.layout, red, run, (performance.now() - t0) / 1000, !finished);
   } finally {
     sampler.dispose();
   }

@@ -81,7 +81,7 @@ export function gibbsResult(form: CanonicalForm, red: DiscreteReducer, run: Gibb
   return batchMeansResult(
     'gibbs',
     form,
-    red.stats,
+    red,
     run,
     { changeRate: red.changeRate, siteUpdatesPerSecond: (red.done * form.n) / Math.max(1e-9, seconds), kernel: 'canonical', ...extra },
     seconds,
@@ -95,10 +95,10 @@ export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}):
   const t0 = performance.now();
   const sampler = new GibbsSampler(engine, model);
   try {
-    const red = new DiscreteReducer(sampler.form.nBits, false);
+    const red = new DiscreteReducer(sampler.form, false);
     const total = run.chains * (run.samples + run.burnin);
-    const finished = gibbsChains(sampler, run, range(run.chains), (_c, e) => {
-      red.add(e);
+    const finished = gibbsChains(sampler, run, range(run.chains), (c, e) => {
+      red.add(e, c);
       if (e.kind === 'step') opts.onProgress?.({ phase: 'gibbs', done: red.done, total });
     }, opts.signal);
     return gibbsResult(sampler.form, red, run, (performance.now() - t0) / 1000, !finished);

@@ -1,0 +1,71 @@
+// Standard errors of the MCMC-based log Z estimators that see disagreement between chains, and the
+// checks every log Z estimator reports as warnings when its error bar cannot be trusted.
+
+import { BatchMeans } from '../samplers/estimators.ts';
+import { EngineError } from '../core/errors.ts';
+
+/** Relative standard error of the mean weight above which log(mean) ± SE/mean is no error bar. */
+export const MAX_RELATIVE_SE = 0.5;
+/** Importance weights whose ESS is below min(this, runs/2): the estimate rests on a few runs. */
+export const MIN_WEIGHT_ESS = 10;
+
+/**
+ * log of the mean of e^{l} over all values of all chains. Its standard error comes from the
+ * weights' batch means pooled with the spread of the chain means (samplers/estimators.ts's
+ * BatchMeans: √max(within-chain, between-chain variance)), by the delta method on log. Warnings:
+ * chains whose mean weights disagree (the estimate rests on fewer than half of them) and a
+ * relative error too large for the delta method.
+ */
+export function logMeanExpChains(chains: Float64Array[], batches: number): { value: number; stdErr: number; warnings: string[] } {
+  let top = -Infinity, count = 0;
+  for (const c of chains) for (const x of c) {
+    top = Math.max(top, x);
+    count++;
+  }
+  if (top === -Infinity || count === 0) return { value: -Infinity, stdErr: NaN, warnings: [] };
+  if (top === Infinity) throw new EngineError('an estimator weight is +∞');
+  const stats = new BatchMeans(1);
+  let total = 0;
+  const chainMeans: number[] = [];
+  chains.forEach((c, k) => {
+    const B = Math.min(batches, c.length);
+    let chainSum = 0;
+    for (let b = 0; b < B; b++) {
+      const lo = Math.floor((b * c.length) / B), hi = Math.floor(((b + 1) * c.length) / B);
+      let s = 0;
+      for (let t = lo; t < hi; t++) s += Math.exp(c[t] - top);
+      total += s;
+      chainSum += s;
+      stats.addBatch([s], hi - lo, k);
+    }
+    if (c.length) chainMeans.push(chainSum / c.length);
+  });
+  const mean = total / count;
+  const rel = stats.stdErr()[0] / mean;
+  const warnings: string[] = [];
+  const M = chainMeans.length;
+  if (M > 1) {
+    let s = 0, s2 = 0;
+    for (const m of chainMeans) {
+      s += m;
+      s2 += m * m;
+    }
+    const effective = s2 > 0 ? (s * s) / s2 : 0;
+    if (effective < M / 2) warnings.push(`the chains disagree: the estimate rests on about ${effective.toFixed(1)} of ${M} chains, so the chains have not mixed and log Z may be far off; try more chains, longer runs, or AIS with population annealing`);
+  }
+  if (M === 1) warnings.push('one chain: the standard error cannot see modes the chain never visited; run several chains');
+  if (rel > MAX_RELATIVE_SE) warnings.push(`the mean weight has a relative standard error of ${rel.toFixed(2)}: too large for a symmetric error bar on log Z; run longer`);
+  return { value: top + Math.log(mean), stdErr: rel, warnings };
+}
+
+/** AIS and population annealing: independent runs (or populations) give the spread; its checks. */
+export function aisWarnings(o: { weightESS: number; estimates: number; population: number; partial: boolean }): string[] {
+  const out: string[] = [];
+  const unit = o.population > 1 ? 'populations' : 'runs';
+  if (o.estimates < 2) out.push(`one ${o.population > 1 ? 'population' : 'run'}: no standard error; use several ${unit}`);
+  else if (o.weightESS < Math.min(MIN_WEIGHT_ESS, o.estimates / 2)) {
+    out.push(`the weights' ESS is ${o.weightESS.toFixed(1)} of ${o.estimates} ${unit}: the estimate rests on a few ${unit} and its standard error is unreliable (typically too small); use more temperatures (--ais-steps), more ${unit}, or population annealing`);
+  }
+  if (o.partial) out.push(`cancelled: fewer ${unit} than asked`);
+  return out;
+}
