@@ -24,3 +24,4 @@ export { estimateLogZ, runAIS, runZhangLogZ, runMirrorLogZ, runChibLogZ, logMean
 export { TreeGibbsSampler, BoundTreeBlocks, type TreeGibbsState, type TreeGibbsInfo } from './samplers/treegibbs.ts';
 export { treePartition, partitionFromBlocks, interactionGraph, type TreePartition } from './samplers/treeblocks.ts';
 export * from './plot/index.ts';
+export { driveChains, type ChainSchedule, type ChainEvents, type BatchSampler } from './samplers/chains.ts';

@@ -40,7 +40,7 @@ export function plotBars(groups: readonly BarGroup[], opts: BarPlotOptions = {})
     const v = m(g, s.key);
     if (v) top = Math.max(top, v.max ?? v.median, v.median);
   }
-  const f = frame({ ...opts, width: opts.width ?? 720, height: opts.height ?? 420 }, { bottom: 60 });
+  const f = frame({ ...opts, width: opts.width ?? 720, height: opts.height ?? 420 }, { bottom: opts.ratioOf ? 76 : 56 });
   const y = linearScale(niceDomain(0, top * 1.08), [f.bottom, f.top]);
   const parts = [yAxis(f, y, opts.unit ?? 'value'), `<line x1="${px(f.left)}" y1="${px(f.bottom)}" x2="${px(f.right)}" y2="${px(f.bottom)}" stroke="#333"/>`];
   const gw = (f.right - f.left) / groups.length, bw = (gw * 0.75) / series.length;
@@ -58,9 +58,9 @@ export function plotBars(groups: readonly BarGroup[], opts: BarPlotOptions = {})
     if (opts.ratioOf) {
       const base = m(g, opts.ratioOf);
       const others = series.filter((s) => s.key !== opts.ratioOf && m(g, s.key));
-      if (base) parts.push(`<text class="ratio" x="${px(f.left + (gi + 0.5) * gw)}" y="${px(f.bottom + 34)}" text-anchor="middle" font-size="11" fill="#555">${others.map((s) => esc(`${(base.median / m(g, s.key)!.median).toFixed(2)}× ${s.label}`)).join(', ')}</text>`);
+      if (base) others.forEach((s, k) => parts.push(`<text class="ratio" x="${px(f.left + (gi + 0.5) * gw)}" y="${px(f.bottom + 34 + 14 * k)}" text-anchor="middle" font-size="11" fill="#555">${esc(`${(base.median / m(g, s.key)!.median).toFixed(2)}× ${s.label}`)}</text>`));
     }
   });
   parts.push(legend(f, series.map((s, i) => ({ label: s.label, color: PALETTE[i % PALETTE.length], kind: 'rect' as const }))));
-  return svgDocument(f, opts.title ?? 'Benchmark', parts, opts.ratioOf ? `bars: medians; whiskers: min–max of the repetitions; below: ${opts.ratioOf} ÷ each other` : 'bars: medians; whiskers: min–max of the repetitions');
+  return svgDocument(f, opts.title ?? 'Benchmark', parts, opts.ratioOf ? `bars: medians; whiskers: min–max of the repetitions; below: ${series.find((x) => x.key === opts.ratioOf)?.label ?? opts.ratioOf} as a multiple of each other` : 'bars: medians; whiskers: min–max of the repetitions');
 }

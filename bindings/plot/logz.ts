@@ -39,7 +39,9 @@ export function plotLogZ(series: readonly LogZSeries[], opts: LogZPlotOptions = 
   const [t0, t1] = extent(t);
   const useLog = opts.logTime ?? t1 > 10 * t0;
   const f = frame({ ...opts, width: opts.width ?? 680, height: opts.height ?? 420 });
-  const x = useLog ? logScale([10 ** Math.floor(Math.log10(t0)), 10 ** Math.ceil(Math.log10(t1))], [f.left, f.right]) : linearScale(niceDomain(0, t1), [f.left, f.right]);
+  const x = useLog ? logScale(logDomain(t0, t1), [f.left, f.right]) : linearScale(niceDomain(0, t1), [f.left, f.right]);
+  // Series at the same times are set apart by a few pixels so their error bars do not overlap.
+  const dodge = (i: number) => (i - (series.length - 1) / 2) * Math.min(6, 24 / series.length);
   const lows = pts.map((p) => p.logZ - shift - z * (p.stdErr ?? 0)), highs = pts.map((p) => p.logZ - shift + z * (p.stdErr ?? 0));
   const y = linearScale(niceDomain(...extent(lows, highs, opts.exact !== undefined ? [opts.exact - shift] : [])), [f.bottom, f.top]);
   const parts = [xAxis(f, x, 'wall time (s)'), yAxis(f, y, opts.error ? 'log Z estimate − exact (nats)' : 'log Z (nats)')];
@@ -52,15 +54,24 @@ export function plotLogZ(series: readonly LogZSeries[], opts: LogZPlotOptions = 
     const c = PALETTE[i % PALETTE.length];
     const ok = s.points.filter((p) => p.seconds > 0 || !useLog);
     parts.push(`<g class="series" data-label="${esc(s.label)}">`);
-    parts.push(polyline(ok.map((p) => p.seconds), ok.map((p) => p.logZ - shift), x, y, `stroke="${c}" stroke-width="1.5" stroke-opacity="0.6"`));
+    parts.push(`<g transform="translate(${px(dodge(i))} 0)">`, polyline(ok.map((p) => p.seconds), ok.map((p) => p.logZ - shift), x, y, `stroke="${c}" stroke-width="1.5" stroke-opacity="0.6"`), '</g>');
     for (const p of ok) {
-      const X = px(x(p.seconds));
+      const X = px(x(p.seconds) + dodge(i));
       if (p.stdErr !== null && Number.isFinite(p.stdErr)) parts.push(`<line class="errorbar" x1="${X}" x2="${X}" y1="${px(y(p.logZ - shift - z * p.stdErr))}" y2="${px(y(p.logZ - shift + z * p.stdErr))}" stroke="${c}" stroke-width="1.5"/>`);
-      parts.push(`<circle class="mark estimate" data-seconds="${p.seconds}" data-value="${p.logZ}" data-stderr="${p.stdErr}" cx="${X}" cy="${px(y(p.logZ - shift))}" r="3.5" fill="${c}"><title>${esc(s.label)}: ${fmt(p.logZ, 8)} ± ${p.stdErr === null ? '—' : fmt(p.stdErr, 2)} at ${fmt(p.seconds, 3)} s</title></circle>`);
+      parts.push(`<circle class="mark estimate" data-seconds="${p.seconds}" data-dodge="${dodge(i)}" data-value="${p.logZ}" data-stderr="${p.stdErr}" cx="${X}" cy="${px(y(p.logZ - shift))}" r="3.5" fill="${c}"><title>${esc(s.label)}: ${fmt(p.logZ, 8)} ± ${p.stdErr === null ? '—' : fmt(p.stdErr, 2)} at ${fmt(p.seconds, 3)} s</title></circle>`);
     }
     parts.push('</g>');
     entries.push({ label: s.label, color: c, kind: 'point' });
   });
   parts.push(legend(f, entries));
   return svgDocument(f, opts.title ?? 'log Z estimates against time', parts, `error bars ± ${z} standard errors${useLog ? '; time on a log scale' : ''}`);
+}
+
+/** Round log-axis ends: 1, 2 or 5 × 10^k just outside [t0, t1]. */
+function logDomain(t0: number, t1: number): [number, number] {
+  const steps = (e: number) => [1, 2, 5].map((m) => m * 10 ** e);
+  const e0 = Math.floor(Math.log10(t0)), e1 = Math.floor(Math.log10(t1));
+  const lo = [...steps(e0)].reverse().find((v) => v <= t0 * (1 + 1e-9)) ?? 10 ** e0;
+  const hi = [...steps(e1), 10 ** (e1 + 1)].find((v) => v >= t1 * (1 - 1e-9)) ?? 10 ** (e1 + 1);
+  return [lo, hi];
 }

@@ -9,7 +9,7 @@ export type MarginalsInput = Pick<InferenceResult, 'marginals'> & Partial<Pick<I
 export interface HeatmapOptions extends PlotOptions {
   /** The state k whose probability p(x_v = k) is shown (default: each variable's last state, σ = +1 for Ising models). */
   state?: number;
-  /** Colour scale's range (default [0, 1], probabilities). */
+  /** Colour scale's range (default: the values' range widened to round numbers, within [0, 1]). */
   domain?: [number, number];
 }
 
@@ -24,11 +24,13 @@ export function plotMarginalHeatmap(r: MarginalsInput, shape: readonly [number, 
     throw new ModelError(`plotMarginalHeatmap: shape ${rows}×${cols} does not match ${r.marginals.length} variables`);
   }
   const values = r.marginals.map((m) => stateValue(m, opts.state));
-  const width = opts.width ?? 560, height = opts.height ?? 480;
+  // The figure fits the lattice: cells are square, at most 520 px across and 440 px down.
+  const cell = opts.width || opts.height ? Math.min(((opts.width ?? 640) - 156) / cols, ((opts.height ?? 480) - 100) / rows) : Math.min(520 / cols, 440 / rows, 48);
+  const width = opts.width ?? Math.max(360, Math.ceil(cell * cols + 156)), height = opts.height ?? Math.ceil(cell * rows + 100);
   const f = frame({ ...opts, width, height }, { left: 56, right: 100, bottom: 52 });
-  const cell = Math.min((f.right - f.left) / cols, (f.bottom - f.top) / rows);
   const gw = cell * cols, gh = cell * rows;
-  const [d0, d1] = opts.domain ?? [0, 1];
+  const [v0, v1] = extent(values);
+  const [d0, d1] = opts.domain ?? niceDomain(Math.max(0, v0), Math.min(1, v1), 4);
   const t = (v: number) => (d1 === d0 ? 0 : (v - d0) / (d1 - d0));
   const parts: string[] = [`<g class="cells">`];
   for (let v = 0; v < values.length; v++) {
@@ -45,7 +47,7 @@ export function plotMarginalHeatmap(r: MarginalsInput, shape: readonly [number, 
   parts.push(`<text class="axis-label" x="${px(f.left - 36)}" y="${px(f.top + gh / 2)}" transform="rotate(-90 ${px(f.left - 36)} ${px(f.top + gh / 2)})" text-anchor="middle" font-size="13" fill="#222">row</text>`);
   // Colour bar: 50 stripes, ticks on the right.
   const bx = f.left + gw + 24, bw = 16, bh = gh;
-  const stripes: string[] = [`<g class="colorbar">`];
+  const stripes: string[] = [`<g class="colorbar" data-domain="${d0} ${d1}">`];
   for (let s = 0; s < 50; s++) stripes.push(`<rect x="${px(bx)}" y="${px(f.top + (bh * (49 - s)) / 50)}" width="${bw}" height="${px(bh / 50 + 0.5)}" fill="${viridis((s + 0.5) / 50)}"/>`);
   stripes.push(`<rect x="${px(bx)}" y="${px(f.top)}" width="${bw}" height="${px(bh)}" fill="none" stroke="#333"/>`);
   const bar = linearScale([d0, d1], [f.top + bh, f.top], 5);
@@ -54,8 +56,7 @@ export function plotMarginalHeatmap(r: MarginalsInput, shape: readonly [number, 
   parts.push(...stripes);
   const k = opts.state === undefined ? 'last state' : `state ${opts.state}`;
   const title = opts.title ?? `Node marginals p(x = ${k})${r.method ? ` — ${r.method}` : ''}`;
-  const [lo, hi] = extent(values);
-  return svgDocument(f, title, parts, `${rows} × ${cols} lattice; range ${fmt(lo, 3)} … ${fmt(hi, 3)}`);
+  return svgDocument(f, title, parts, `${rows} × ${cols} lattice; values ${fmt(v0, 3)} … ${fmt(v1, 3)}`);
 }
 
 export interface MarginalBarsOptions extends PlotOptions {

@@ -50,15 +50,18 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
   const raw = (hi - lo) / Math.max(1, count);
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  // By integer index, so steps far below the values' own precision cannot stall the loop.
+  const i0 = Math.ceil(lo / step - 1e-9), i1 = Math.floor(hi / step + 1e-9);
+  if (!(i1 - i0 < 1000)) return [lo, hi];
   const out: number[] = [];
-  for (let t = Math.ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) out.push(Math.abs(t) < step * 1e-9 ? 0 : Number(t.toPrecision(12)));
+  for (let i = i0; i <= i1; i++) out.push(i === 0 ? 0 : Number((i * step).toPrecision(12)));
   return out;
 }
 
 /** [lo, hi] widened to round ticks at both ends (and a little room when lo = hi). */
 export function niceDomain(lo: number, hi: number, count = 5): [number, number] {
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) return [0, 1];
-  if (lo === hi) {
+  if (hi - lo <= 1e-9 * Math.max(Math.abs(lo), Math.abs(hi))) {
     const d = lo === 0 ? 1 : Math.abs(lo) * 0.1;
     lo -= d;
     hi += d;
@@ -161,6 +164,27 @@ export interface LegendEntry {
   kind: 'line' | 'dashed' | 'point' | 'hollow' | 'rect';
 }
 
+function swatch(e: LegendEntry, x: number, y: number): string {
+  if (e.kind === 'line' || e.kind === 'dashed') return `<line x1="${px(x)}" y1="${px(y)}" x2="${px(x + 20)}" y2="${px(y)}" stroke="${e.color}" stroke-width="2"${e.kind === 'dashed' ? ' stroke-dasharray="5 3"' : ''}/>`;
+  if (e.kind === 'rect') return `<rect x="${px(x + 4)}" y="${px(y - 6)}" width="12" height="12" fill="${e.color}"/>`;
+  return `<circle cx="${px(x + 10)}" cy="${px(y)}" r="4" fill="${e.kind === 'hollow' ? '#ffffff' : e.color}" stroke="${e.color}" stroke-width="1.5"/>`;
+}
+
+/** A legend in one row just above the frame, right-aligned (it covers no data). */
+export function legendRow(f: Frame, entries: LegendEntry[]): string {
+  if (entries.length === 0) return '';
+  const widths = entries.map((e) => e.label.length * 6.6 + 38);
+  let x = f.right - widths.reduce((a, b) => a + b, 0);
+  const y = f.top - 9;
+  const out = [`<g class="legend">`];
+  entries.forEach((e, i) => {
+    out.push(swatch(e, x, y), `<text x="${px(x + 26)}" y="${px(y)}" dy="0.32em" fill="#222">${esc(e.label)}</text>`);
+    x += widths[i];
+  });
+  out.push('</g>');
+  return out.join('\n');
+}
+
 /** A legend box in the top-right corner of the frame (inside it). */
 export function legend(f: Frame, entries: LegendEntry[]): string {
   if (entries.length === 0) return '';
@@ -169,9 +193,7 @@ export function legend(f: Frame, entries: LegendEntry[]): string {
   const out = [`<g class="legend">`, `<rect x="${px(x0)}" y="${px(y0)}" width="${px(w)}" height="${px(h)}" fill="#ffffff" fill-opacity="0.9" stroke="#bbb"/>`];
   entries.forEach((e, i) => {
     const y = y0 + 13 + i * 18, x = x0 + 8;
-    if (e.kind === 'line' || e.kind === 'dashed') out.push(`<line x1="${px(x)}" y1="${px(y)}" x2="${px(x + 20)}" y2="${px(y)}" stroke="${e.color}" stroke-width="2"${e.kind === 'dashed' ? ' stroke-dasharray="5 3"' : ''}/>`);
-    else if (e.kind === 'rect') out.push(`<rect x="${px(x + 4)}" y="${px(y - 6)}" width="12" height="12" fill="${e.color}"/>`);
-    else out.push(`<circle cx="${px(x + 10)}" cy="${px(y)}" r="4" fill="${e.kind === 'hollow' ? '#ffffff' : e.color}" stroke="${e.color}" stroke-width="1.5"/>`);
+    out.push(swatch(e, x, y));
     out.push(`<text x="${px(x + 28)}" y="${px(y)}" dy="0.32em" fill="#222">${esc(e.label)}</text>`);
   });
   out.push('</g>');

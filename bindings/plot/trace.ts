@@ -1,7 +1,7 @@
 // Sampler traces: one series per chain, and each chain's running mean, with R̂ and ESS.
 import { ess, rankNormalizedRhat } from '../samplers/diagnostics.ts';
 import { ModelError } from '../core/errors.ts';
-import { extent, fmt, frame, legend, linearScale, niceDomain, PALETTE, polyline, px, svgDocument, xAxis, yAxis, type Frame, type LegendEntry, type PlotOptions, type Scale } from './svg.ts';
+import { extent, fmt, frame, linearScale, niceDomain, PALETTE, polyline, px, svgDocument, xAxis, yAxis, legendRow, type Frame, type LegendEntry, type PlotOptions, type Scale } from './svg.ts';
 
 export interface TraceOptions extends PlotOptions {
   /** Name of the quantity on the y axis (default "value"). */
@@ -26,8 +26,8 @@ export function plotTrace(chains: readonly ArrayLike<number>[], opts: TraceOptio
   const running = cut.map(runningMean);
   const pooled = runningMean(Float64Array.from({ length: N }, (_, i) => cut.reduce((s, c) => s + c[i], 0) / cut.length));
   const width = opts.width ?? 720, height = opts.height ?? 520;
-  const outer = frame({ ...opts, width, height }, { left: 70, right: 20, top: 54, bottom: 52 });
-  const gap = 56, panelH = (outer.bottom - outer.top - gap) / 2;
+  const outer = frame({ ...opts, width, height }, { left: 70, right: 20, top: 66, bottom: 52 });
+  const gap = 72, panelH = (outer.bottom - outer.top - gap) / 2;
   const top: Frame = { ...outer, bottom: outer.top + panelH };
   const bottom: Frame = { ...outer, top: outer.top + panelH + gap };
   const xs = Float64Array.from({ length: N }, (_, i) => i + 1);
@@ -48,11 +48,11 @@ export function plotTrace(chains: readonly ArrayLike<number>[], opts: TraceOptio
   panel(bottom, yBot, running, `running mean`, [polyline(xs, pooled, x1, yBot, `class="mark line pooled" data-points="${N}" stroke="#000" stroke-width="2.2"`)]);
   const entries: LegendEntry[] = cut.slice(0, 8).map((_, c) => ({ label: `chain ${c}`, color: PALETTE[c % PALETTE.length], kind: 'line' }));
   if (cut.length > 8) entries.push({ label: `… ${cut.length} chains`, color: '#999', kind: 'line' });
-  parts.push(legend(top, entries));
-  parts.push(legend(bottom, [{ label: 'all chains', color: '#000', kind: 'line' }, ...(opts.reference !== undefined ? [{ label: 'reference', color: '#333', kind: 'dashed' as const }] : [])]));
+  parts.push(legendRow(top, entries));
+  parts.push(legendRow(bottom, [{ label: 'all chains', color: '#000', kind: 'line' }, ...(opts.reference !== undefined ? [{ label: 'reference', color: '#333', kind: 'dashed' as const }] : [])]));
   const rhat = cut.length >= 1 && N >= 4 ? rankNormalizedRhat(cut) : NaN;
   const e = N >= 4 ? ess(cut) : NaN;
-  const sub = `R̂ = ${Number.isFinite(rhat) ? rhat.toFixed(3) : '—'}   ESS = ${Number.isFinite(e) ? fmt(e, 3) : '—'} (of ${cut.length} × ${N} ${xl === 'batch' ? 'batch means' : 'points'})   mean = ${fmt(pooled[N - 1])}`;
+  const sub = `R̂ = ${Number.isFinite(rhat) ? rhat.toFixed(3) : '—'} · ESS = ${Number.isFinite(e) ? fmt(e, 3) : '—'} of ${cut.length} × ${N} ${xl === 'batch' ? 'batch means' : 'points'} · mean = ${fmt(pooled[N - 1])}`;
   return svgDocument(outer, opts.title ?? `Trace and running mean of ${label}`, parts, sub);
 }
 
