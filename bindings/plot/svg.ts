@@ -124,10 +124,16 @@ export function svgDocument(f: Frame, title: string, parts: string[], subtitle?:
     `<svg xmlns="http://www.w3.org/2000/svg" width="${f.width}" height="${f.height}" viewBox="0 0 ${f.width} ${f.height}" ${FONT} font-size="12">`,
     `<title>${esc(title)}</title>`,
     `<rect class="background" x="0" y="0" width="${f.width}" height="${f.height}" fill="#ffffff"/>`,
-    `<text class="title" x="${px(f.left)}" y="20" font-size="15" font-weight="600" fill="#222">${esc(title)}</text>`,
+    `<text class="title" x="${px(f.left)}" y="20" font-size="${fitFont(title, 15, 8.6, f.width - f.left - 8)}" font-weight="600" fill="#222">${esc(title)}</text>`,
   ];
-  if (subtitle) head.push(`<text class="subtitle" x="${px(f.left)}" y="37" font-size="12" fill="#555">${esc(subtitle)}</text>`);
+  if (subtitle) head.push(`<text class="subtitle" x="${px(f.left)}" y="37" font-size="${fitFont(subtitle, 12, 6.4, f.width - f.left - 8)}" fill="#555">${esc(subtitle)}</text>`);
   return [...head, ...parts, '</svg>'].join('\n') + '\n';
+}
+
+/** A font size at most `size` at which `text` (about `perChar` px a character at `size`) fits in `room` px. */
+function fitFont(text: string, size: number, perChar: number, room: number): number {
+  const need = text.length * perChar;
+  return need <= room ? size : Math.max(8, Math.floor((size * room) / need * 10) / 10);
 }
 
 /** x axis at the bottom of the frame: line, ticks, labels, light grid lines, axis title. */
