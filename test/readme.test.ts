@@ -104,6 +104,21 @@ for (const b of all.filter((b) => b.lang === 'sh')) {
   });
 }
 
+test('the API reference links name exported symbols (the pages `npm run docs` writes)', async () => {
+  const api = await import('../bindings/index.ts');
+  const links = [...README.matchAll(/\]\(docs\/api\/(functions|classes|interfaces|types|variables)\/(\w+)\.html\)/g)];
+  assert.ok(links.length >= 5);
+  for (const [, kind, name] of links) {
+    // Types and interfaces leave no value behind; their names must still be exported (checked by tsc below).
+    if (kind === 'functions' || kind === 'classes' || kind === 'variables') assert.ok(name in api, `${name} is not exported`);
+  }
+  const typeNames = links.filter(([, k]) => k === 'types' || k === 'interfaces').map(([, , n]) => n);
+  const file = join(scratch, 'types-check.mts');
+  writeFileSync(file, `import type { ${typeNames.join(', ')} } from ${JSON.stringify(join(ROOT, 'bindings', 'index.ts'))};\nexport type All = [${typeNames.join(', ')}];\n`);
+  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--allowImportingTsExtensions', '--strict', '--skipLibCheck', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), file], { encoding: 'utf8' });
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+});
+
 test('the usage block is `relaxmrf --help`, verbatim', () => {
   const usage = all.filter((b) => b.lang === '' && b.code.startsWith('usage:'));
   assert.equal(usage.length, 1);

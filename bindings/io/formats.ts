@@ -204,7 +204,12 @@ export function readEvidence(text: string, file = '<evid>'): Map<number, number>
  * −Infinity elsewhere, so ordinary inference on the result gives log Z with evidence and the
  * conditional marginals (a point mass for each observed variable).
  */
-export function applyEvidence(model: Model, evidence: Map<number, number>): { model: Model; observed: Map<number, number> } {
+export function applyEvidence(model: Model, evidence: Map<number, number>): {
+  /** The clamped model. */
+  model: Model;
+  /** The evidence that was applied (variable → state). */
+  observed: Map<number, number>;
+} {
   const observed = new Map<number, number>();
   const clamps: { v: number; logTable: Float64Array }[] = [];
   for (const [v, x] of evidence) {
@@ -270,7 +275,12 @@ export function readFG(text: string, file = '<input>'): Model {
  * lines, unlisted entries 0). Variable labels are arbitrary non-negative integers: model variable
  * i is the i-th smallest label, and `labels[i]` is that label.
  */
-export function readFGWithLabels(text: string, file = '<input>'): { model: Model; labels: number[] } {
+export function readFGWithLabels(text: string, file = '<input>'): {
+  /** The factor graph. */
+  model: Model;
+  /** The file's label of each model variable. */
+  labels: number[];
+} {
   const tok = new Tokens(text, file, true);
   const nFactors = tok.int('the number of factors', 0);
   const factors: { vars: number[]; logTable: Float64Array }[] = [];

@@ -4,22 +4,33 @@ import { esc, fmt, frame, legend, linearScale, niceDomain, PALETTE, px, svgDocum
 
 /** One measured value: the median, and optionally the range of the repetitions. */
 export interface Measurement {
+  /** The bar's height, in the unit of the y axis. */
   median: number;
+  /** Lower end of the whisker (the smallest repetition); no whisker without min and max. */
   min?: number;
+  /** Upper end of the whisker (the largest repetition). */
   max?: number;
 }
 
 /** One group of bars (e.g. a model), one bar per series name (e.g. "wasm", "c", "js"). */
 export interface BarGroup {
+  /** Label under the group, e.g. the model. */
   label: string;
+  /** One value per series key (a plain number is a median without whiskers); missing keys draw no bar. */
   values: Readonly<Record<string, Measurement | number>>;
 }
 
+/** Options of `plotBars`. */
 export interface BarPlotOptions extends PlotOptions {
   /** y-axis label, with its unit (default "value"). */
   unit?: string;
   /** Series in drawing order, with legend labels (default: the keys of the first group, as named). */
-  series?: readonly { key: string; label: string }[];
+  series?: readonly {
+    /** Key into each group's `values`. */
+    key: string;
+    /** Legend label. */
+    label: string;
+  }[];
   /** Print each group's ratio of this series to the others above the group (e.g. "wasm"). */
   ratioOf?: string;
 }

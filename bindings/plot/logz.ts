@@ -4,16 +4,23 @@ import { esc, extent, fmt, frame, legend, linearScale, logScale, niceDomain, PAL
 
 /** One estimate: wall time in seconds, the natural-log estimate and its standard error (nats). */
 export interface LogZPoint {
+  /** Wall time of the run that gave the estimate, in seconds (> 0 on a log time axis). */
   seconds: number;
+  /** The estimate of the natural log of the partition function (nats). */
   logZ: number;
+  /** Its standard error in nats, or null (no error bar). */
   stdErr: number | null;
 }
 
+/** One estimator's estimates at increasing budgets, drawn in one colour. */
 export interface LogZSeries {
+  /** Legend label, e.g. "AIS, 16 runs". */
   label: string;
+  /** The estimates, in any order (joined by a line in the order given). */
   points: readonly LogZPoint[];
 }
 
+/** Options of `plotLogZ`. */
 export interface LogZPlotOptions extends PlotOptions {
   /** The exact log Z (or a published value), drawn as a dashed line. */
   exact?: number;

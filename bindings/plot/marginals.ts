@@ -6,6 +6,7 @@ import { ModelError } from '../core/errors.ts';
 /** What the marginal plots read: an InferenceResult, or just its marginals (and standard errors). */
 export type MarginalsInput = Pick<InferenceResult, 'marginals'> & Partial<Pick<InferenceResult, 'marginalStdErr' | 'method'>>;
 
+/** Options of `plotMarginalHeatmap`. */
 export interface HeatmapOptions extends PlotOptions {
   /** The state k whose probability p(x_v = k) is shown (default: each variable's last state, σ = +1 for Ising models). */
   state?: number;
@@ -59,6 +60,7 @@ export function plotMarginalHeatmap(r: MarginalsInput, shape: readonly [number, 
   return svgDocument(f, title, parts, `${rows} × ${cols} lattice; values ${fmt(v0, 3)} … ${fmt(v1, 3)}`);
 }
 
+/** Options of `plotMarginals`. */
 export interface MarginalBarsOptions extends PlotOptions {
   /** The state k whose probability is shown (default: each variable's last state). */
   state?: number;

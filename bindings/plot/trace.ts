@@ -3,6 +3,7 @@ import { ess, rankNormalizedRhat } from '../samplers/diagnostics.ts';
 import { ModelError } from '../core/errors.ts';
 import { extent, fmt, frame, linearScale, niceDomain, PALETTE, polyline, px, svgDocument, xAxis, yAxis, legendRow, type Frame, type LegendEntry, type PlotOptions, type Scale } from './svg.ts';
 
+/** Options of `plotTrace`. */
 export interface TraceOptions extends PlotOptions {
   /** Name of the quantity on the y axis (default "value"). */
   label?: string;
