@@ -259,7 +259,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     process.stdout.write('\n');
   } else if (values['out-format'] === undefined || values.out) process.stdout.write(summary(description, model, r) + '\n');
   if (values.plot !== undefined) {
-    const failed = await writePlotFile(values.plot, positionals[0], r);
+    const failed = await writePlotFile(values.plot, model, r);
     if (failed) throw new UsageError(failed);
   }
 }

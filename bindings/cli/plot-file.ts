@@ -3,21 +3,17 @@
 import { writeFile } from 'node:fs/promises';
 import { plotResult } from '../plot/marginals.ts';
 import type { InferenceResult } from '../core/result.ts';
-
-/** The 2-D shape of a built-in lattice spec ("ising:32x32,…" → [32, 32]), else undefined. */
-export function latticeShape(source: string): [number, number] | undefined {
-  const m = /^(?:ising|potts):(\d+)x(\d+)(?:,|$)/.exec(source);
-  return m ? [Number(m[1]), Number(m[2])] : undefined;
-}
+import type { Model } from '../core/model.ts';
 
 /**
  * Writes the plot; returns null, or one line saying why it could not (the caller exits 2): the path
  * does not end in .svg, is a directory, or cannot be written.
  */
-export async function writePlotFile(path: string, source: string, r: InferenceResult): Promise<string | null> {
+export async function writePlotFile(path: string, model: Model, r: InferenceResult): Promise<string | null> {
   if (!/\.svg$/i.test(path)) return `--plot ${path}: the plot is SVG; give a file name ending in .svg`;
   if (r.marginals.length === 0) return `--plot: ${r.method} produced no marginals to plot`;
-  const svg = plotResult(r, { shape: latticeShape(source) });
+  // A heatmap when the lattice builders laid the model out in two dimensions.
+  const svg = plotResult(r, { shape: model.lattice?.shape.length === 2 ? model.lattice.shape : undefined });
   try {
     await writeFile(path, svg);
     return null;
