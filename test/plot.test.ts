@@ -16,7 +16,7 @@ import { GibbsSampler } from '../bindings/samplers/gibbs.ts';
 import { driveChains } from '../bindings/samplers/chains.ts';
 import { runAIS } from '../bindings/logz/logz.ts';
 import { rankNormalizedRhat } from '../bindings/samplers/diagnostics.ts';
-import { plotMarginalHeatmap, plotMarginals, plotTrace, plotLogZ, plotBars } from '../bindings/plot/index.ts';
+import { plotMarginalHeatmap, plotMarginals, plotTrace, plotLogZ, plotBars, plotLines } from '../bindings/plot/index.ts';
 import { viridis } from '../bindings/plot/svg.ts';
 
 const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
@@ -173,6 +173,21 @@ test('bench bars: one bar per model and implementation, height from zero to the 
   figures.bench = svg;
 });
 
+test('lines on log–log axes: every point where both axes put it; non-positive values skipped', () => {
+  const a = [0.01, 0.1, 1, 10].map((x) => ({ x, y: 0.3 / Math.sqrt(x) }));
+  const b = [0.02, 0.2, 2, 20].map((x) => ({ x, y: 0.05 / x }));
+  const svg = plotLines([{ label: 'sampler', points: a }, { label: 'other', points: [...b, { x: 5, y: 0 }] }], { logX: true, logY: true, xLabel: 'seconds', yLabel: 'max marginal error' });
+  assertWellFormed(svg);
+  const pts = elements(svg, 'point');
+  assert.equal(pts.length, 8);
+  const x = axisMap(svg, 'x-axis', true), y = axisMap(svg, 'y-axis', true);
+  for (const p of pts) {
+    assert.ok(Math.abs(x(Number(p['data-x'])) - Number(p.cx)) < 0.02);
+    assert.ok(Math.abs(y(Number(p['data-y'])) - Number(p.cy)) < 0.02);
+  }
+  figures.lines = svg;
+});
+
 test('CLI --plot: the heatmap of a lattice, error bars for a file model; bad paths exit 2 after the result', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'relaxmrf-plot-'));
   const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
@@ -204,7 +219,7 @@ test('CLI --plot: the heatmap of a lattice, error bars for a file model; bad pat
 });
 
 test('every figure renders in headless Chromium as SVG; screenshots in test/artifacts/', { skip: existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}`, timeout: 60_000 }, async () => {
-  assert.equal(Object.keys(figures).length, 5, 'the earlier tests produced every figure');
+  assert.equal(Object.keys(figures).length, 6, 'the earlier tests produced every figure');
   mkdirSync(ARTIFACTS, { recursive: true });
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'], headless: true });

@@ -3,4 +3,5 @@ export { plotMarginalHeatmap, plotMarginals, plotResult, type MarginalsInput, ty
 export { plotTrace, type TraceOptions } from './trace.ts';
 export { plotLogZ, type LogZPoint, type LogZSeries, type LogZPlotOptions } from './logz.ts';
 export { plotBars, type BarGroup, type BarPlotOptions, type Measurement } from './bars.ts';
+export { plotLines, type LineSeries, type LinePlotOptions } from './lines.ts';
 export { PALETTE, type PlotOptions } from './svg.ts';
