@@ -62,7 +62,7 @@ test('demo pages in Chromium: live start on load, real problems against exact, d
     await page.screenshot({ path: ARTIFACTS + 'demo-problems.png', fullPage: true });
 
     await page.fill('#seconds', '0.3');
-    await page.setInputFiles('#file', { name: 'grid5x5.uai', mimeType: 'text/plain', buffer: readFileSync(new URL('./fixtures/grid5x5.uai', import.meta.url)) });
+    await page.setInputFiles('#file', { name: 'grid5x5.uai', mimeType: 'text/plain', buffer: readFileSync(new URL('../demo/instances/grid5x5.uai', import.meta.url)) });
     await page.waitForFunction(() => document.getElementById('status')!.textContent === 'done', undefined, { timeout: 30_000 });
     assert.match((await page.textContent('#model'))!, /grid5x5\.uai: 25 variables/);
     assert.match((await page.textContent('#exact'))!, /^-?\d+\.\d{6} \(elimination/);

@@ -49,7 +49,7 @@ process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 function runModule(code: string, name: string): { code: number | null; out: string; err: string } {
   const src = code
     .replace(/from 'relaxmrf(?:\/browser)?'/g, `from ${JSON.stringify(pathToFileURL(join(ROOT, 'bindings', 'index.ts')).href)}`)
-    .replace(/'(test\/fixtures\/[^']+)'/g, (_, p) => JSON.stringify(join(ROOT, p)));
+    .replace(/'((?:test\/fixtures|demo\/instances)\/[^']+)'/g, (_, p) => JSON.stringify(join(ROOT, p)));
   const file = join(scratch, `${name}.mts`); // an ES module wherever the scratch directory is
   writeFileSync(file, src);
   const r = spawnSync(process.execPath, ['--import', TSX, file], { cwd: scratch, encoding: 'utf8', timeout: 120_000 });
