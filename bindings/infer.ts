@@ -18,12 +18,16 @@ import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
 
+/** Every method `infer` runs, as named in `InferOptions.method` and the CLI's `--method`. */
 export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
+/** One of `METHODS`. */
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
 export type InferOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & {
+  /** The method (default 'exact'). */
   method?: Method;
+  /** Options of exact inference (its table-size limit and ordering). */
   exact?: ExactOptions;
   /** Also estimate log Z with this estimator (its own run, same seed); the result reports it. */
   logz?: LogZEstimator;
@@ -46,6 +50,12 @@ export function relaxationFor(engine: Engine, model: Model, opts: RelaxationOpti
   return buildRelaxation(model, { shift: opts.shift, margin: opts.margin, factor });
 }
 
+/**
+ * Runs one inference method on a model: node marginals for every method; log Z exactly ('exact'),
+ * as a lower bound ('mf', 'mfrp'), or estimated with a standard error when `logz` is given. The
+ * samplers' marginals come with Monte Carlo standard errors. Throws ModelError on bad input and
+ * EngineError when the engine refuses (e.g. treewidth past the exact limit).
+ */
 export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {
   return withLogZ(engine, model, inferMarginals(engine, model, opts), opts);
 }

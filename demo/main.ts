@@ -146,3 +146,5 @@ const api = {
   latest: () => latest,
 };
 (globalThis as unknown as { demo: typeof api }).demo = api;
+// Sampling starts on load with the form's settings (?idle leaves the page waiting for Start).
+if (!new URLSearchParams(location.search).has('idle')) workerReady.then(() => start());

@@ -1,13 +1,16 @@
-// Serves the live demo (demo/): bundles demo/main.ts and demo/worker.ts with esbuild in memory at
-// start-up and serves them with index.html and build/release.wasm (as application/wasm).
+// Serves the demo (demo/): three pages — the live Ising lattice (index.html), real problems against
+// exact inference (problems.html), image denoising (denoise.html) — whose scripts and Web Workers
+// are bundled with esbuild in memory at start-up, the shipped model files (demo/instances/) and
+// build/release.wasm (as application/wasm).
 //   npm run demo [-- --port 8080]     prints the address; 127.0.0.1 only.
 import { createServer, type Server } from 'node:http';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PAGES = ['index.html', 'problems.html', 'denoise.html'];
 
 export interface DemoServer {
   url: string;
@@ -19,7 +22,11 @@ export interface DemoServer {
 export async function bundleDemo(): Promise<Map<string, Uint8Array>> {
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { main: 'demo/main.ts', worker: 'demo/worker.ts' },
+    entryPoints: {
+      main: 'demo/main.ts', worker: 'demo/worker.ts',
+      problems: 'demo/problems.ts', 'problems-worker': 'demo/problems-worker.ts',
+      denoise: 'demo/denoise.ts', 'denoise-worker': 'demo/denoise-worker.ts',
+    },
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -39,14 +46,21 @@ export async function startDemoServer({ port = 0, host = '127.0.0.1' }: { port?:
   const wasm = await readFile(join(ROOT, 'build/release.wasm')).catch(() => {
     throw new Error('build/release.wasm not found: run "npm run asbuild:release" first');
   });
-  const html = await readFile(join(ROOT, 'demo/index.html'));
+  const pages = new Map<string, Uint8Array>();
+  for (const p of PAGES) pages.set('/' + p, await readFile(join(ROOT, 'demo', p)));
+  const instances = (await readdir(join(ROOT, 'demo/instances'))).filter((f) => /\.(uai|fg)$/.test(f)).sort();
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const send = (type: string, body: Uint8Array) => {
       res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'no-store' });
       res.end(body);
     };
-    if (path === '/' || path === '/index.html') send('text/html; charset=utf-8', html);
+    if (path === '/') send('text/html; charset=utf-8', pages.get('/index.html')!);
+    else if (pages.has(path)) send('text/html; charset=utf-8', pages.get(path)!);
+    else if (path === '/instances/index.json') send('application/json', new TextEncoder().encode(JSON.stringify(instances)));
+    else if (path.startsWith('/instances/') && instances.includes(path.slice('/instances/'.length))) {
+      readFile(join(ROOT, 'demo/instances', path.slice('/instances/'.length))).then((b) => send('text/plain; charset=utf-8', b));
+    }
     else if (path === '/release.wasm') send('application/wasm', wasm);
     else if (bundles.has(path)) send('text/javascript; charset=utf-8', bundles.get(path)!);
     else res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,12 @@ test('npm pack: the tarball installs into an empty project and runs without dev 
     const exact = exactInference(await loadEngine(), isingLattice({ shape: [3, 4], beta: 0.35, h: 0.1 }));
     assert.equal(cli.method, 'exact');
     assert.ok(Math.abs(cli.logZ - exact.logZ) < 1e-12, `${cli.logZ} vs ${exact.logZ}`);
+    // --version, help, and --plot (the plot module is part of the compiled package).
+    const bin = join(project, 'node_modules/.bin/relaxmrf');
+    assert.equal(execFileSync(bin, ['--version'], { cwd: project, encoding: 'utf8', env: plainEnv }).trim(), JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version);
+    assert.match(execFileSync(bin, ['help', 'infer'], { cwd: project, encoding: 'utf8', env: plainEnv }), /^relaxmrf infer: /);
+    execFileSync(bin, ['infer', 'ising:3x4,beta=0.35', '--plot', 'm.svg'], { cwd: project, encoding: 'utf8', env: plainEnv });
+    assert.match(readFileSync(join(project, 'm.svg'), 'utf8'), /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
 
     // Imported by name from an .mjs file.
     writeFileSync(join(project, 'use.mjs'), `

@@ -12,13 +12,15 @@ import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
 import { isingLattice, pottsLattice } from '../core/builders.ts';
 import { writeMAR, writePR } from '../io/formats.ts';
 import { writeJSON } from './json-stream.ts';
+import { writePlotFile } from './plot-file.ts';
+import { commandHelp, COMMANDS } from './help.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 
 const USAGE = `usage:
   relaxmrf infer MODEL [--method exact|gibbs|treegibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
-                       [--out-format uai] [--out PREFIX]
+                       [--out-format uai] [--out PREFIX] [--plot FILE.svg]
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
                                           the same estimates as without (plus workers, completedChains)
@@ -39,8 +41,10 @@ const USAGE = `usage:
       mfrp:   [--restarts J] [--trials T] [--max-constraints M] [--budget V] [--budget-factor K] [--max-sweeps S]
               (defaults 10, 5, 20, 1e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
               m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given)
+      --plot FILE.svg:    the node marginals as an SVG figure (a heatmap for 2-D built-in lattices,
+                          points with ± 2 standard-error bars otherwise), written after the result
   relaxmrf demo                      the default job (npm start)
-  relaxmrf --help | --version
+  relaxmrf help [infer|demo] | --help | --version
 
 MODEL is a .uai file (with MODEL.evid applied if present), a libDAI .fg file, or a built-in lattice:
   ising:32x32[,beta=0.4][,h=0.1][,J=1][,periodic]     (1 to 3 sides)
@@ -179,6 +183,7 @@ async function inferCommand(argv: string[]): Promise<void> {
       json: { type: 'boolean' },
       'out-format': { type: 'string' },
       out: { type: 'string' },
+      plot: { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('infer takes exactly one MODEL');
@@ -260,6 +265,10 @@ async function inferCommand(argv: string[]): Promise<void> {
     writeJSON(jsonResult(model, r), (chunk) => process.stdout.write(chunk));
     process.stdout.write('\n');
   } else if (values['out-format'] === undefined || values.out) process.stdout.write(summary(description, model, r) + '\n');
+  if (values.plot !== undefined) {
+    const failed = await writePlotFile(values.plot, model, r);
+    if (failed) throw new UsageError(failed);
+  }
 }
 
 /** The default job: Gibbs on a 32×32 periodic Ising model at β = 0.4, checked against exact answers on a smaller grid. */
@@ -295,9 +304,16 @@ function version(): string {
 export async function main(argv: string[]): Promise<number> {
   try {
     const [cmd, ...rest] = argv;
-    if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    if (cmd === undefined || cmd === '--help' || cmd === '-h') {
       console.log(USAGE);
       return cmd === undefined ? 2 : 0;
+    }
+    if (cmd === 'help' || rest.includes('--help') || rest.includes('-h')) {
+      const topic = cmd === 'help' ? rest[0] : cmd;
+      const text = commandHelp(USAGE, topic);
+      if (text === null) throw new UsageError(`no help for "${topic}": the commands are ${COMMANDS.join(', ')}`);
+      console.log(text);
+      return 0;
     }
     if (cmd === '--version') {
       console.log(version());

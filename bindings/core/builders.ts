@@ -9,6 +9,7 @@
 import { LIMITS, Model, ModelBuilder } from './model.ts';
 import { ModelError } from './errors.ts';
 
+/** An Ising coupling J between variables i and j (the term β·J·σᵢσⱼ). */
 export type Coupling = readonly [i: number, j: number, J: number];
 
 function checkFinite(x: number, what: string): number {

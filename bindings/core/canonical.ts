@@ -12,9 +12,11 @@
 import { LIMITS, requirePairwise, type Model } from './model.ts';
 import { ModelError } from './errors.ts';
 
+/** The binary pairwise form log p(s) = aᵀs + ½ sᵀWs − log Z_s of a pairwise model (DESIGN.md §1). */
 export interface CanonicalForm {
   /** Number of user variables (= blocks). */
   readonly n: number;
+  /** Number of bits s_q (free bits plus one-hot indicators). */
   readonly nBits: number;
   /** Bit offsets of the blocks, length n + 1. */
   readonly blockStart: Int32Array;
@@ -22,11 +24,15 @@ export interface CanonicalForm {
   readonly oneHot: Uint8Array;
   /** Cardinality of each user variable. */
   readonly card: Int32Array;
+  /** Bias a_q of each bit (nats; −Infinity for a state with a zero potential). */
   readonly a: Float64Array;
   /** W in compressed sparse rows over bits: symmetric, both triangles stored, columns sorted. */
   readonly rowPtr: Int32Array;
+  /** Column (bit) of each stored entry of W. */
   readonly col: Int32Array;
+  /** Value W_qr of each stored entry (nats). */
   readonly val: Float64Array;
+  /** log Z of the user's model = log Z_s + logZOffset (nats). */
   readonly logZOffset: number;
 }
 
@@ -44,6 +50,7 @@ export function stateLayout(card: Int32Array): StateLayout {
   return { n, nBits: blockStart[n], blockStart, oneHot: new Uint8Array(n).fill(1), card };
 }
 
+/** The canonical form of a pairwise model (factors of arity ≤ 2); refuses higher arity with a ModelError. */
 export function toCanonical(model: Model): CanonicalForm {
   requirePairwise(model, 'the binary pairwise form', PAIRWISE_ALTERNATIVES);
   const n = model.n, card = model.card;

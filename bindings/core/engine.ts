@@ -25,7 +25,12 @@ export function formatBytes(b: number): string {
   return `${(b / 1024).toFixed(1)} KiB`;
 }
 
+/**
+ * One instantiated WASM module with its own memory (at most 4 GiB). Get one with `loadEngine()`;
+ * every inference call takes it first. Not shared between threads: each worker has its own.
+ */
 export class Engine {
+  /** The module's exports (kernels over pointers into `memory`): internal, for the bindings. */
   readonly kernels: Kernels;
   /**
    * Bytes of WASM memory this engine may hand out (4 GiB, less what the module's own data needs).
@@ -39,6 +44,7 @@ export class Engine {
     this.kernels = kernels;
   }
 
+  /** An engine from the module's bytes or a compiled module (`loadEngine` fetches or reads them for you). */
   static async instantiate(source: BufferSource | WebAssembly.Module): Promise<Engine> {
     const mod = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
     let exports: Kernels | null = null;
@@ -91,6 +97,7 @@ export class Engine {
     return new Arena(this);
   }
 
+  /** Current size of the WASM memory in bytes (it only grows). */
   get memoryBytes(): number {
     return this.kernels.memory.buffer.byteLength;
   }
@@ -102,7 +109,10 @@ export class Arena {
   private sizes: number[] = [];
   private disposed = false;
 
-  constructor(readonly engine: Engine) {}
+  constructor(
+    /** The engine whose memory the arena allocates from. */
+    readonly engine: Engine,
+  ) {}
 
   private live(): Kernels {
     if (this.disposed) throw new EngineError('use after dispose(): this object has released its engine memory');
@@ -132,6 +142,7 @@ export class Arena {
     return p;
   }
 
+  /** `values.length` doubles (copied in) or `values` zeroed doubles; returns the byte pointer. */
   allocF64(values: ArrayLike<number> | number): number {
     const len = typeof values === 'number' ? values : values.length;
     const p = this.alloc(len * 8);
@@ -139,6 +150,7 @@ export class Arena {
     return p;
   }
 
+  /** `values.length` 32-bit integers (copied in) or `values` zeroed ones; returns the byte pointer. */
   allocI32(values: ArrayLike<number> | number): number {
     const len = typeof values === 'number' ? values : values.length;
     const p = this.alloc(len * 4);
@@ -150,9 +162,11 @@ export class Arena {
   f64(ptr: number, len: number): Float64Array {
     return new Float64Array(this.live().memory.buffer, ptr, len);
   }
+  /** An Int32Array view of `len` entries at byte pointer `ptr` (valid until the next allocation). */
   i32(ptr: number, len: number): Int32Array {
     return new Int32Array(this.live().memory.buffer, ptr, len);
   }
+  /** A Uint32Array view of `len` entries at byte pointer `ptr` (valid until the next allocation). */
   u32(ptr: number, len: number): Uint32Array {
     return new Uint32Array(this.live().memory.buffer, ptr, len);
   }
@@ -162,10 +176,12 @@ export class Arena {
     return this.f64(ptr, len).slice();
   }
 
+  /** True after `dispose()`. */
   get isDisposed(): boolean {
     return this.disposed;
   }
 
+  /** Frees every allocation of the arena; later use throws an EngineError. Idempotent. */
   dispose(): void {
     if (this.disposed) return;
     const k = this.engine.kernels;

@@ -11,7 +11,14 @@ export class ModelError extends Error {
 
 /** Malformed input file. `where` names the file and, where known, the line or factor. */
 export class FormatError extends Error {
-  constructor(readonly file: string, readonly where: string | null, readonly detail: string) {
+  constructor(
+    /** The file name (or "<input>" for text). */
+    readonly file: string,
+    /** Line or factor where the problem is, or null. */
+    readonly where: string | null,
+    /** What is wrong, without the location. */
+    readonly detail: string,
+  ) {
     super(`${file}${where ? ` (${where})` : ''}: ${detail}`);
     this.name = 'FormatError';
   }

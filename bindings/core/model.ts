@@ -14,9 +14,13 @@ import { ModelError } from './errors.ts';
 
 /** Engine limits: a variable's states and a model's size must fit the WASM kernels' index types. */
 export const LIMITS = Object.freeze({
+  /** Variables in one model (2²⁴). */
   maxVariables: 1 << 24,
+  /** States of one variable (2¹⁶). */
   maxCardinality: 1 << 16,
+  /** Distinct pairs joined by pairwise factors (2²⁶). */
   maxEdges: 1 << 26,
+  /** Factors in one model (2²⁶). */
   maxFactors: 1 << 26,
   /** Variables in one factor's scope. */
   maxArity: 64,
@@ -26,8 +30,11 @@ export const LIMITS = Object.freeze({
   maxTotalTableEntries: 1 << 27,
 });
 
+/** A pairwise factor in the derived pairwise view (`Model.edges`): factors on one pair summed. */
 export interface Edge {
+  /** The smaller variable index. */
   readonly i: number;
+  /** The larger variable index. */
   readonly j: number;
   /** log θ_ij, K_i × K_j, row-major: entry [k_i * K_j + k_j]. Always i < j. */
   readonly table: Float64Array;
@@ -49,14 +56,22 @@ export interface ModelData {
   lattice: LatticeInfo | null;
 }
 
+/**
+ * A discrete Markov random field, log p(x) = c + Σ_f θ_f(x_scope(f)) − log Z, as a factor graph of
+ * any arity in flat typed arrays (log tables; −Infinity is a zero potential). Immutable: build one
+ * with `ModelBuilder`, the lattice builders (`isingLattice`, `pottsLattice`, …) or a reader
+ * (`readUAI`, `readFG`, `loadModelFile`).
+ */
 export class Model {
   /** Number of states of each variable. */
   readonly card: Int32Array;
   /** Factor f's scope is scopeVars[scopeStart[f] … scopeStart[f+1]−1], strictly increasing. */
   readonly scopeStart: Int32Array;
+  /** The scopes' variables, factor after factor (see `scopeStart`). */
   readonly scopeVars: Int32Array;
   /** Offset of factor f's table in `tables` (shared tables share offsets). */
   readonly tableStart: Int32Array;
+  /** Every distinct log table, one after another; a table lists its last scope variable fastest. */
   readonly tables: Float64Array;
   /** Constant log-potential (empty-scope factors, converter constants). */
   readonly logConst: number;
@@ -101,6 +116,7 @@ export class Model {
     return new Model(d);
   }
 
+  /** The model as plain data (the same arrays, not copies): what `fromData` and workers take. */
   toData(): ModelData {
     const { card, scopeStart, scopeVars, tableStart, tables, logConst, lattice } = this;
     return { card, scopeStart, scopeVars, tableStart, tables, logConst, lattice };
@@ -111,6 +127,7 @@ export class Model {
     return new Model({ ...this.toData(), lattice });
   }
 
+  /** Number of variables. */
   get n(): number {
     return this.card.length;
   }
@@ -140,10 +157,12 @@ export class Model {
     return new Model({ ...this.toData(), scopeStart, scopeVars, tableStart, tables });
   }
 
+  /** Number of factors (the constant `logConst` is not one). */
   get nFactors(): number {
     return this.tableStart.length;
   }
 
+  /** Number of variables in factor f's scope. */
   arity(f: number): number {
     return this.scopeStart[f + 1] - this.scopeStart[f];
   }
@@ -153,6 +172,7 @@ export class Model {
     return this.scopeVars.subarray(this.scopeStart[f], this.scopeStart[f + 1]);
   }
 
+  /** Entries of factor f's table: the product of its scope's cardinalities. */
   tableSize(f: number): number {
     let s = 1;
     for (let p = this.scopeStart[f]; p < this.scopeStart[f + 1]; p++) s *= this.card[this.scopeVars[p]];
@@ -164,6 +184,7 @@ export class Model {
     return this.tables.subarray(this.tableStart[f], this.tableStart[f] + this.tableSize(f));
   }
 
+  /** The largest factor arity (0 for a model with no factors). */
   get maxArity(): number {
     if (this.maxArityCache < 0) {
       let m = 0;
@@ -292,7 +313,14 @@ export class Model {
   }
 
   /** Derived pairwise view as typed arrays: the arity-2 factors' indices and their (i < j) variables. */
-  pairwiseFactors(): { factor: Int32Array; i: Int32Array; j: Int32Array } {
+  pairwiseFactors(): {
+    /** Index of each arity-2 factor. */
+    factor: Int32Array;
+    /** Its smaller variable. */
+    i: Int32Array;
+    /** Its larger variable. */
+    j: Int32Array;
+  } {
     let m = 0;
     for (let f = 0; f < this.nFactors; f++) if (this.arity(f) === 2) m++;
     const factor = new Int32Array(m), i = new Int32Array(m), j = new Int32Array(m);
@@ -415,25 +443,30 @@ export class ModelBuilder {
     this.scopeStart.push(0);
   }
 
+  /** Number of variables. */
   get n(): number {
     return this.card.length;
   }
 
+  /** Number of factors added so far (factors on one scope count once). */
   get nFactors(): number {
     return this.tableStart.length;
   }
 
+  /** Adds a constant log-potential c (log Z grows by c). */
   addConstant(logValue: number): this {
     if (!Number.isFinite(logValue) && logValue !== -Infinity) throw new ModelError(`constant factor ${logValue} is not a finite log-potential`);
     this.logConst += logValue;
     return this;
   }
 
+  /** A factor on variable v: `logTable[k]` = θ_v(k) for its card[v] states (summed with earlier ones on v). */
   addUnary(v: number, logTable: ArrayLike<number>): this {
     checkIndex(v, this.n, 'unary factor');
     return this.addSmall(v, -1, logTable, () => `unary factor on variable ${v}`);
   }
 
+  /** A factor on (i, j), i ≠ j: `logTable[k_i · K_j + k_j]` = θ_ij(k_i, k_j), in the order (i, j) given. */
   addPairwise(i: number, j: number, logTable: ArrayLike<number>): this {
     checkIndex(i, this.n, 'pairwise factor');
     checkIndex(j, this.n, 'pairwise factor');
@@ -637,6 +670,7 @@ export class ModelBuilder {
     return f;
   }
 
+  /** The model (the builder's arrays are handed over: do not add to the builder afterwards). */
   build(): Model {
     if (this.tables.length > LIMITS.maxTotalTableEntries) throw new ModelError(`the tables hold more than ${LIMITS.maxTotalTableEntries} entries, past the engine's limit`);
     const tables = this.tables.done();

@@ -11,7 +11,14 @@ import type { Model } from '../core/model.ts';
  */
 export async function loadModelFile(
   path: string,
-): Promise<{ model: Model; format: 'uai' | 'fg'; evidence: Map<number, number> | null }> {
+): Promise<{
+  /** The model, evidence applied. */
+  model: Model;
+  /** The format read, from the extension. */
+  format: 'uai' | 'fg';
+  /** Observed variable → state from `path.evid`, or null when there is none. */
+  evidence: Map<number, number> | null;
+}> {
   const lower = path.toLowerCase();
   const format = lower.endsWith('.uai') ? 'uai' : lower.endsWith('.fg') ? 'fg' : null;
   if (format === null) throw new FormatError(path, null, 'unknown model format: expected a .uai or .fg file');

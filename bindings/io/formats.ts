@@ -223,7 +223,12 @@ export function readEvidenceWithLines(text: string, file = '<evid>'): { evidence
  * each variable's line), a variable or value out of range is a FormatError naming the file and
  * line; otherwise a ModelError.
  */
-export function applyEvidence(model: Model, evidence: Map<number, number>, source?: { file: string; lines: Map<number, number> }): { model: Model; observed: Map<number, number> } {
+export function applyEvidence(model: Model, evidence: Map<number, number>, source?: { file: string; lines: Map<number, number> }): {
+  /** The clamped model. */
+  model: Model;
+  /** The evidence that was applied (variable → state). */
+  observed: Map<number, number>;
+} {
   const observed = new Map<number, number>();
   const clamps: { v: number; logTable: Float64Array }[] = [];
   const fail = (v: number, detail: string): never => {
@@ -289,7 +294,12 @@ export function readFG(text: string, file = '<input>'): Model {
  * lines, unlisted entries 0). Variable labels are arbitrary non-negative integers: model variable
  * i is the i-th smallest label, and `labels[i]` is that label.
  */
-export function readFGWithLabels(text: string, file = '<input>'): { model: Model; labels: number[] } {
+export function readFGWithLabels(text: string, file = '<input>'): {
+  /** The factor graph. */
+  model: Model;
+  /** The file's label of each model variable. */
+  labels: number[];
+} {
   const tok = new Tokens(text, file, true);
   const nFactors = tok.int('the number of factors', 0);
   const factors: { vars: number[]; logTable: Float64Array }[] = [];

@@ -8,6 +8,7 @@ import { runParallelOn, type ParallelHost, type ParallelOptions, type WorkerMess
 
 export { PARALLEL_METHODS, type ParallelMethod } from './parallel-job.ts';
 
+/** `runParallel`'s options in browsers: those of Node plus where the workers fetch the engine. */
 export type BrowserParallelOptions = ParallelOptions & {
   /** Where the workers fetch the engine (default: build/release.wasm beside the package's modules). */
   wasm?: string | URL;

@@ -23,11 +23,14 @@ import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkCount } from '../core/options.ts';
 
+/** The methods whose independent chains `runParallel` splits across workers. */
 export const PARALLEL_METHODS = ['gibbs', 'blockgibbs', 'dhmc', 'mala'] as const;
+/** One of `PARALLEL_METHODS`. */
 export type ParallelMethod = (typeof PARALLEL_METHODS)[number];
 
 /** Options of runParallel: the method's own options (as for infer) plus the worker count. */
 export type ParallelOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & {
+  /** The sampler (default 'gibbs'). */
   method?: ParallelMethod;
   /** Workers (default: min(chains, available cores)); never more than chains. */
   workers?: number;
