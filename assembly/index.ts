@@ -20,3 +20,4 @@ export { chibRun } from './logz/chib';
 export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeRefresh, treeGibbsStep } from './samplers/treegibbs';
 export { popAnnealWorkBytes, popAnnealRun } from './logz/popanneal';
 export { aisRelaxedStateBytes, aisRelaxedRun } from './logz/aisrelaxed';
+export { bpStateBytes, bpInit, bpReset, bpRefresh, bpRun, bpMarginals, bpFactorBeliefs, bpEntropies } from './variational/bp';
