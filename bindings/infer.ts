@@ -15,12 +15,15 @@ import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type LogZEstimator } fr
 import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
+import { runBP, type BPOptions } from './variational/bp.ts';
+import { runTRW, type TRWOptions } from './variational/trw.ts';
+import { runBounds } from './variational/bounds.ts';
 
-export const METHODS = ['exact', 'gibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
+export const METHODS = ['exact', 'gibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp', 'bp', 'trw', 'bounds'] as const;
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
-export type InferOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & {
+export type InferOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & BPOptions & TRWOptions & {
   method?: Method;
   exact?: ExactOptions;
   /** Also estimate log Z with this estimator (its own run, same seed); the result reports it. */
@@ -45,7 +48,7 @@ export function relaxationFor(engine: Engine, model: Model, opts: RelaxationOpti
 }
 
 export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {
-  return withLogZ(engine, model, inferMarginals(engine, model, opts), opts);
+  return { logZLower: null, logZUpper: null, ...withLogZ(engine, model, inferMarginals(engine, model, opts), opts) };
 }
 
 /** Adds the log Z estimate opts.logz asks for (if any) to a marginals result — infer's second half. */
@@ -92,6 +95,12 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
       return runMeanField(engine, model, opts);
     case 'mfrp':
       return runMFRP(engine, model, opts);
+    case 'bp':
+      return runBP(engine, model, opts);
+    case 'trw':
+      return runTRW(engine, model, opts);
+    case 'bounds':
+      return runBounds(engine, model, opts);
     default:
       throw new ModelError(`unknown method "${method}"; expected one of ${METHODS.join(', ')}`);
   }

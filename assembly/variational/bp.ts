@@ -15,7 +15,8 @@
 // makes n_vf(k) the sum over the other factors, never −∞ − (−∞).
 //
 // Damping α: m ← (1 − α) m_new + α m_old in log space (libDAI's geometric damping). The residual of a
-// message is max_k |m_new(k) − m_old(k)| of the shifted logs (0 where both are −∞).
+// message is max_k |e^{m_new(k)} − e^{m_old(k)}| of the messages shifted to max 0 (a change on the
+// probability scale, as libDAI measures it: a state of weight e^-30 moving by 1% does not count).
 // Schedules: 0 parallel (every factor from the same var → factor messages, then all beliefs),
 // 1 sequential (factors in index order, each from the current beliefs, beliefs updated at once).
 //
@@ -332,7 +333,8 @@ function commit(s: BPState, g: FactorGraph, p: i32, damping: f64): f64 {
   let r = 0.0;
   for (let k = 0; k < K; k++) {
     const o = ldF(m, k), x = ldF(nw, k);
-    if (o != x) r = max(r, Math.abs(x - o)); // ∞ when exactly one is −∞
+    // |e^x − e^o| ≤ |x − o| (both ≤ 0): the exps only where the log change could raise r.
+    if (o != x && Math.abs(x - o) > r) r = max(r, Math.abs(Math.exp(x) - Math.exp(o)));
     stF(m, k, x);
   }
   return r;

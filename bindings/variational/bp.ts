@@ -23,7 +23,7 @@ export interface BPOptions {
   schedule?: BPSchedule;
   /** Iterations (sweeps over all factors) at most. Default 1000. */
   maxIterations?: number;
-  /** Converged when an iteration changes no log-message entry by more than this. Default 1e-9. */
+  /** Converged when an iteration changes no message entry (on the probability scale, max 1) by more than this. Default 1e-9. */
   tolerance?: number;
   signal?: AbortSignal;
 }
