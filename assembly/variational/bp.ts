@@ -40,6 +40,7 @@ export class BPState {
   scratchE: usize; // f64[max table size]
   scratchS: usize; // f64[max Σ card over one scope]
   digits: usize; // i32[max arity]
+  pairConst: usize; // f64[6 · nFactors]: binary pair constants (see pairConstants), NaN in slot 0 where not used
   /** Set when every state of some message or belief became −∞ (no consistent configuration). */
   vanished: i32;
 }
@@ -50,7 +51,7 @@ export function bpStateBytes(): usize {
 
 export function bpInit(
   st: usize, g: usize, msgStart: usize, incPos: usize, belStart: usize, weight: usize,
-  fac2var: usize, var2fac: usize, newMsg: usize, belief: usize, scratchE: usize, scratchS: usize, digits: usize,
+  fac2var: usize, var2fac: usize, newMsg: usize, belief: usize, scratchE: usize, scratchS: usize, digits: usize, pairConst: usize,
 ): void {
   const s = changetype<BPState>(st);
   s.g = g;
@@ -65,6 +66,7 @@ export function bpInit(
   s.scratchE = scratchE;
   s.scratchS = scratchS;
   s.digits = digits;
+  s.pairConst = pairConst;
   bpReset(st);
 }
 
@@ -78,17 +80,93 @@ export function bpReset(st: usize): void {
   const g = changetype<FactorGraph>(s.g);
   const S = ldI(g.scopeStart, g.nFactors);
   memory.fill(s.fac2var, 0, <usize>ldI(s.msgStart, S) << 3);
-  s.vanished = 0;
-  allBeliefs(s);
-  allVar2Fac(s);
+  bpRefresh(st);
+}
+
+/**
+ * A factor on two binary variables with finite θ/ρ sends m(1) − m(0) = c + log((1 + A t)/(1 + B t)),
+ * t = e^ν, ν the incoming n(1) − n(0) from the other variable: one exp and one log per message
+ * instead of four of each. Per factor: (c, A, B) towards position 0, then towards position 1. Used
+ * where every exponent is within ±600 (A, B far from overflow); NaN in slot 0 marks the general path.
+ */
+function pairConstants(s: BPState): void {
+  const g = changetype<FactorGraph>(s.g);
+  for (let f = 0; f < g.nFactors; f++) {
+    const pc = s.pairConst + (<usize>(6 * f) << 3);
+    stF(pc, 0, NaN);
+    const p0 = ldI(g.scopeStart, f);
+    if (ldI(g.scopeStart, f + 1) - p0 != 2 || cardOf(g, ldI(g.scopeVars, p0)) != 2 || cardOf(g, ldI(g.scopeVars, p0 + 1)) != 2) continue;
+    const th = g.tables + (<usize>ldI(g.tableStart, f) << 3);
+    const inv = 1.0 / ldF(s.weight, f);
+    const t00 = ldF(th, 0) * inv, t01 = ldF(th, 1) * inv, t10 = ldF(th, 2) * inv, t11 = ldF(th, 3) * inv;
+    const a0 = t11 - t10, b0 = t01 - t00, a1 = t11 - t01, b1 = t10 - t00;
+    if (!(Math.abs(a0) <= 600 && Math.abs(b0) <= 600 && Math.abs(a1) <= 600 && Math.abs(b1) <= 600)) continue; // also catches −∞, NaN
+    stF(pc, 0, b1);
+    stF(pc, 1, Math.exp(a0));
+    stF(pc, 2, Math.exp(b0));
+    stF(pc, 3, b0);
+    stF(pc, 4, Math.exp(a1));
+    stF(pc, 5, Math.exp(b1));
+  }
+}
+
+/** The binary pair message m(1) − m(0) from the incoming n (two log entries, max 0). */
+@inline
+function pairDelta(c: f64, A: f64, B: f64, n: usize): f64 {
+  const nu = ldF(n, 1) - ldF(n, 0);
+  if (nu <= 0.0) {
+    const t = Math.exp(nu);
+    return c + Math.log((1.0 + A * t) / (1.0 + B * t));
+  }
+  const t = Math.exp(-nu);
+  return c + Math.log((t + A) / (t + B));
+}
+
+/** Writes the two-state log-message (0, δ) shifted to max 0. */
+@inline
+function storeDelta(out: usize, d: f64): void {
+  if (d > 0.0) {
+    stF(out, 0, -d);
+    stF(out, 1, 0.0);
+  } else {
+    stF(out, 0, 0.0);
+    stF(out, 1, d);
+  }
 }
 
 /** Beliefs and var → factor messages from the current factor messages (after the weights change). */
 export function bpRefresh(st: usize): void {
   const s = changetype<BPState>(st);
   s.vanished = 0;
-  allBeliefs(s);
-  allVar2Fac(s);
+  pairConstants(s);
+  unaryMessages(s);
+  refreshAll(s, false);
+}
+
+/** A unary factor's message is its table over ρ whatever comes in: set once, never iterated. */
+function unaryMessages(s: BPState): void {
+  const g = changetype<FactorGraph>(s.g);
+  for (let f = 0; f < g.nFactors; f++) {
+    const p = ldI(g.scopeStart, f);
+    if (ldI(g.scopeStart, f + 1) - p != 1) continue;
+    updateFactor(s, g, f);
+    const off = <usize>ldI(s.msgStart, p) << 3;
+    memory.copy(s.fac2var + off, s.newMsg + off, <usize>cardOf(g, ldI(g.scopeVars, p)) << 3);
+  }
+}
+
+/** Every belief, then the var → factor messages out of it (skipUnary: not those into unary factors, which nothing reads while iterating). */
+function refreshAll(s: BPState, skipUnary: bool): void {
+  const g = changetype<FactorGraph>(s.g);
+  for (let v = 0; v < g.n; v++) {
+    beliefOf(s, g, v);
+    const end = ldI(g.incStart, v + 1);
+    for (let q = ldI(g.incStart, v); q < end; q++) {
+      const f = ldI(g.incFactor, q);
+      if (skipUnary && ldI(g.scopeStart, f + 1) - ldI(g.scopeStart, f) == 1) continue;
+      var2facOf(s, g, f, ldI(s.incPos, q));
+    }
+  }
 }
 
 /** Shifts x[0..K) to max 0; returns false (leaving it) when every entry is −∞. */
@@ -118,10 +196,6 @@ function beliefOf(s: BPState, g: FactorGraph, v: i32): void {
   if (K > 0 && !shiftToMax(b, K)) s.vanished = 1;
 }
 
-function allBeliefs(s: BPState): void {
-  const g = changetype<FactorGraph>(s.g);
-  for (let v = 0; v < g.n; v++) beliefOf(s, g, v);
-}
 
 /** n_vf for scope entry p of factor f (variable v): b_v − m_fv, or Σ_{g ≠ f} ρ_g m_gv where m_fv = −∞. */
 function var2facOf(s: BPState, g: FactorGraph, f: i32, p: i32): void {
@@ -150,13 +224,6 @@ function var2facOf(s: BPState, g: FactorGraph, f: i32, p: i32): void {
   shiftToMax(n, K); // all −∞: the factor's update reports it
 }
 
-function allVar2Fac(s: BPState): void {
-  const g = changetype<FactorGraph>(s.g);
-  for (let f = 0; f < g.nFactors; f++) {
-    const end = ldI(g.scopeStart, f + 1);
-    for (let p = ldI(g.scopeStart, f); p < end; p++) var2facOf(s, g, f, p);
-  }
-}
 
 @inline
 function logAddExp(a: f64, b: f64): f64 {
@@ -226,6 +293,13 @@ function updateFactor(s: BPState, g: FactorGraph, f: i32): void {
     const out = s.newMsg + (<usize>ldI(s.msgStart, p0) << 3);
     for (let k = 0; k < K; k++) stF(out, k, ldF(theta, k) * inv);
     if (!shiftToMax(out, K)) s.vanished = 1;
+    return;
+  }
+  const pc = s.pairConst + (<usize>(6 * f) << 3);
+  if (!isNaN(ldF(pc, 0))) {
+    const o0 = <usize>ldI(s.msgStart, p0) << 3, o1 = <usize>ldI(s.msgStart, p0 + 1) << 3;
+    storeDelta(s.newMsg + o0, pairDelta(ldF(pc, 0), ldF(pc, 1), ldF(pc, 2), s.var2fac + o1));
+    storeDelta(s.newMsg + o1, pairDelta(ldF(pc, 3), ldF(pc, 4), ldF(pc, 5), s.var2fac + o0));
     return;
   }
   // Sums S_j(k) for each position j, laid out one after another in scratchS.
@@ -354,15 +428,17 @@ export function bpRun(st: usize, maxIter: i32, tol: f64, schedule: i32, damping:
   while (it < maxIter) {
     res = 0.0;
     if (schedule == 0) {
-      for (let f = 0; f < g.nFactors; f++) updateFactor(s, g, f);
+      for (let f = 0; f < g.nFactors; f++) if (ldI(g.scopeStart, f + 1) - ldI(g.scopeStart, f) > 1) updateFactor(s, g, f);
       if (s.vanished) return -1;
-      const S = ldI(g.scopeStart, g.nFactors);
-      for (let p = 0; p < S; p++) res = max(res, commit(s, g, p, damping));
-      allBeliefs(s);
-      allVar2Fac(s);
+      for (let f = 0; f < g.nFactors; f++) {
+        const p0 = ldI(g.scopeStart, f), p1 = ldI(g.scopeStart, f + 1);
+        if (p1 - p0 > 1) for (let p = p0; p < p1; p++) res = max(res, commit(s, g, p, damping));
+      }
+      refreshAll(s, true);
     } else {
       for (let f = 0; f < g.nFactors; f++) {
         const p0 = ldI(g.scopeStart, f), p1 = ldI(g.scopeStart, f + 1);
+        if (p1 - p0 < 2) continue;
         for (let p = p0; p < p1; p++) var2facOf(s, g, f, p);
         updateFactor(s, g, f);
         if (s.vanished) return -1;
@@ -371,7 +447,6 @@ export function bpRun(st: usize, maxIter: i32, tol: f64, schedule: i32, damping:
           beliefOf(s, g, ldI(g.scopeVars, p));
         }
       }
-      allVar2Fac(s);
     }
     if (s.vanished) return -1;
     it++;
@@ -380,6 +455,7 @@ export function bpRun(st: usize, maxIter: i32, tol: f64, schedule: i32, damping:
       break;
     }
   }
+  refreshAll(s, false);
   stF(out, 0, converged ? 1.0 : 0.0);
   stF(out, 1, res);
   return it;

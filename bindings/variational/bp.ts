@@ -90,7 +90,7 @@ export class BPSolver {
       maxArity = Math.max(maxArity, scopeStart[f + 1] - scopeStart[f]);
     }
     const M = msgStart[S];
-    const extra = () => 8 * (3 * M + belStart[n] + 2 * factorOffsets[F] + F + n + maxT + maxStates + 2) + 4 * (2 * S + n + F + 3 + maxArity) + 512;
+    const extra = () => 8 * (3 * M + belStart[n] + 2 * factorOffsets[F] + 7 * F + n + maxT + maxStates + 2) + 4 * (2 * S + n + F + 3 + maxArity) + 512;
     this.fg = BoundFactorGraph.fromModel(engine, model, what, extra);
     try {
       // Incidence entry q → its scope entry (the incidence rows list factors in increasing order per variable).
@@ -116,6 +116,7 @@ export class BPSolver {
         scratchE: a.alloc(8 * maxT),
         scratchS: a.alloc(8 * maxStates),
         digits: a.alloc(4 * maxArity),
+        pairConst: a.alloc(8 * 6 * F),
       };
       this.weightPtr = ptr.weight;
       this.belPtr = a.alloc(8 * belStart[n]);
@@ -125,7 +126,7 @@ export class BPSolver {
       this.entV = a.alloc(8 * n);
       this.out = a.alloc(16);
       this.st = a.alloc(engine.kernels.bpStateBytes());
-      engine.call('bp init', (k) => k.bpInit(this.st, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits));
+      engine.call('bp init', (k) => k.bpInit(this.st, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairConst));
     } catch (e) {
       this.fg.dispose();
       throw e;
