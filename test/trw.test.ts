@@ -29,15 +29,29 @@ test('TRW is never below exact log Z on random pairwise models (enumeration; car
     models++;
     const r = runTRW(engine, m, opts);
     r.marginals.forEach((p) => assert.ok(Math.abs(p.reduce((a, b) => a + b) - 1) < 1e-12));
-    // The bound is certified at a fixed point only (strong couplings can keep the iteration from one).
+    // The certified bound holds whether or not the iteration converged.
+    assert.ok(r.logZ! >= exact - 1e-9, `model ${t}: TRW ${r.logZ} below exact ${exact}`);
     if (!r.diagnostics.converged) continue;
     converged++;
-    assert.ok(r.logZ! >= exact - 1e-9, `model ${t}: TRW ${r.logZ} below exact ${exact}`);
-    assert.ok(r.logZ! <= (r.diagnostics.randomTreeLogZ as number) + 1e-12, `model ${t}: the steps raised the bound`);
-    if (r.logZ! < (r.diagnostics.randomTreeLogZ as number) - 1e-3) lowered++;
+    // At a fixed point the tree decomposition's bound is the TRW free energy.
+    assert.ok(Math.abs(r.logZ! - (r.diagnostics.freeEnergy as number)) < 1e-6, `model ${t}: ${r.logZ} vs free energy ${r.diagnostics.freeEnergy}`);
+    assert.ok((r.diagnostics.freeEnergy as number) <= (r.diagnostics.randomTreeFreeEnergy as number) + 1e-12, `model ${t}: the steps raised the bound`);
+    if (r.logZ! < (r.diagnostics.randomTreeFreeEnergy as number) - 1e-3) lowered++;
   }
   assert.ok(converged >= models - 2, `${converged} of ${models} converged`);
   assert.ok(lowered >= converged - 3, `gradient steps lowered the bound on only ${lowered} of ${converged} models`);
+});
+
+test('TRW\'s tree-decomposition bound holds without convergence: one iteration, strong couplings', async () => {
+  const engine = await loadEngine();
+  const rand = mulberry32(23);
+  for (let t = 0; t < 10; t++) {
+    const m = randomModel(rand, 8, { cards: [2, 3], density: 0.7, scale: 4 });
+    const exact = bruteForce(m).logZ;
+    const r = runTRW(engine, m, { maxIterations: 1 + (t % 3), seed: t });
+    assert.equal(r.diagnostics.converged, false);
+    assert.ok(r.logZ! >= exact - 1e-9, `model ${t}: ${r.logZ} below exact ${exact}`);
+  }
 });
 
 test('TRW is exact on pairwise trees (every spanning tree is the tree: ρ = 1)', async () => {
@@ -95,7 +109,7 @@ test('TRW on the shipped pairwise UAI files: never below the published log Z', a
     const exact = pr * Math.LN10, margin = 10 ** (Math.floor(Math.log10(Math.abs(pr))) - 5) * Math.LN10;
     const r = runTRW(engine, model, { damping: 0.5, schedule: 'sequential', maxIterations, trwSteps });
     assert.ok(r.logZ! >= exact - margin, `${name}: TRW ${r.logZ} below exact ${exact}`);
-    // Grids_11 (couplings up to 4.9) does not converge in 300 (or 2000) iterations: its value is then not certified.
+    // Grids_11 (couplings up to 4.9) does not converge in 300 (or 2000) iterations; the bound holds all the same.
     assert.equal(r.diagnostics.converged, name !== 'Grids_11', name);
   }
 });
@@ -106,7 +120,7 @@ test('libDAI testfast.fg: TRW above exact; with ρ ≡ 1 (libDAI\'s TRWBP row, n
   const exact = bruteForce(m).logZ;
   const r = trwUpperBound(engine, m, { tolerance: 1e-12 });
   assert.ok(r.converged && r.logZ >= exact, `TRW ${r.logZ} vs exact ${exact}`);
-  assert.ok(r.logZ - exact < r.initialLogZ - exact, 'gradient steps tighten the bound');
+  assert.ok(r.logZ < r.initialLogZ, 'gradient steps tighten the bound');
   const bp = infer(engine, m, { method: 'bp', tolerance: 1e-12 });
   assert.ok(Math.abs(bp.logZ! - exact - 7.187e-4) < 1e-6); // libDAI's TRWBP row: LOGZ ERROR +7.187e-04
 });
@@ -120,7 +134,6 @@ test('bounds: logZLower ≤ exact ≤ logZUpper on random binary and ternary pai
     const r = infer(engine, m, { method: 'bounds', seed: t, damping: 0.3 });
     assert.equal(r.logZ, null);
     assert.equal(r.logZKind, 'interval');
-    assert.equal(r.diagnostics.upperCertified, true);
     assert.ok(r.logZLower! <= exact + 1e-9 && exact <= r.logZUpper! + 1e-9, `model ${t}: [${r.logZLower}, ${r.logZUpper}] vs ${exact}`);
     assert.equal(r.diagnostics.lowerMethod, 'mf');
   }

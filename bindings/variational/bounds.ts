@@ -23,7 +23,6 @@ export function runBounds(engine: Engine, model: Model, opts: BoundsOptions = {}
   const diagnostics: InferenceResult['diagnostics'] = {
     lowerMethod: 'mf',
     upperMethod: 'trw',
-    upperCertified: upper.converged,
   };
   for (const [k, v] of Object.entries(mf.diagnostics)) diagnostics[`mf.${k}`] = v;
   for (const [k, v] of Object.entries(trwDiagnostics(upper, c, opts))) diagnostics[`trw.${k}`] = v;

@@ -57,6 +57,9 @@ export class BPSolver {
   readonly fg: BoundFactorGraph;
   private readonly st: number;
   private readonly weightPtr: number;
+  private readonly fac2varPtr: number;
+  /** Offset of scope entry p's message in messages() (f64 entries; card of its variable long). */
+  readonly msgStart: Int32Array;
   private readonly belStart: Int32Array;
   private readonly belPtr: number;
   private readonly factorOffsets: Int32Array;
@@ -119,6 +122,8 @@ export class BPSolver {
         pairConst: a.alloc(8 * 6 * F),
       };
       this.weightPtr = ptr.weight;
+      this.fac2varPtr = ptr.fac2var;
+      this.msgStart = msgStart;
       this.belPtr = a.alloc(8 * belStart[n]);
       this.offsetsPtr = a.allocI32(factorOffsets);
       this.factorOut = a.alloc(8 * factorOffsets[F]);
@@ -168,6 +173,12 @@ export class BPSolver {
       maxResidual = o[1];
     }
     return { iterations, converged, maxResidual };
+  }
+
+  /** The factor → variable log-messages (each shifted to max 0), laid out by msgStart. */
+  messages(): Float64Array {
+    this.live();
+    return this.fg.arena.readF64(this.fac2varPtr, this.msgStart[this.msgStart.length - 1]);
   }
 
   /** Node marginals (normalised beliefs). */

@@ -3,17 +3,20 @@
 //   log Z ≤ logConst + Σ_f (E_{τ_f}[θ_f] + ρ_f H(τ_f)) + Σ_v (1 − Σ_{e ∋ v} ρ_e) H(τ_v)
 //
 // at the maximising pseudo-marginals τ, for edge appearance probabilities ρ in the spanning-tree
-// polytope (each edge's probability of lying in a spanning tree drawn from some distribution; unary
-// factors weigh 1). The maximiser is the fixed point of BP with weights ρ (assembly/variational/bp.ts):
-// the bound is certified when that iteration has converged (diagnostics.converged).
+// polytope (each edge's probability of lying in a spanning tree drawn from a distribution μ; unary
+// factors weigh 1). The maximiser is the fixed point of BP with weights ρ (assembly/variational/bp.ts).
 //
-// ρ starts as the edge frequencies of `trees` random spanning forests (maximal: one spanning tree per
-// connected component), drawn as minimum spanning forests under random weights, more trees added
-// until every edge appears in one. Then conditional-gradient steps over the polytope: ∂bound/∂ρ_e is
-// −I_e (the mutual information of τ_e), so the vertex of steepest descent is a maximum spanning forest
-// on the I_e; ρ moves towards it by the first step of 1/(k+2), halved at most twice (below 1, so every edge keeps ρ_e > 0), that lowers the
-// bound (a line search on the convex bound). Every converged run's value is a valid bound; the
-// smallest is reported.
+// μ starts uniform over `trees` random spanning forests (maximal: one spanning tree per connected
+// component), drawn as minimum spanning forests under random weights, more added until every edge
+// appears in one. Then conditional-gradient steps over the polytope: ∂bound/∂ρ_e is −I_e (the mutual
+// information of τ_e), so the vertex of steepest descent is a maximum spanning forest on the I_e;
+// μ moves towards it by the first step of 1/(k+2), halved at most twice (below 1, so every edge keeps
+// ρ_e > 0), that lowers the converged free energy (a line search on the convex bound).
+//
+// The reported bound does not rest on convergence: at the final messages, whatever they are, the
+// forests' parameters θ^T (see treeDecompositionBound) average to θ exactly, so Σ_T μ_T log Z(θ^T)
+// — exact on each forest — bounds log Z. At a fixed point it equals the free energy above
+// (diagnostics.freeEnergy); away from one it is larger, never invalid.
 //
 // Factors of arity > 2 are refused (a ModelError naming the factor): the spanning-hypertree polytope
 // that a higher-order TRW bound needs is not implemented. Factors on the same pair are summed first
@@ -23,6 +26,7 @@ import type { Engine } from '../core/engine.ts';
 import { ModelBuilder, requirePairwise, type Model } from '../core/model.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
+import { exactInference } from '../exact/exact.ts';
 import { seedWords } from '../core/seed.ts';
 import { BPSolver, bpConfig, type BPConfig, type BPOptions } from './bp.ts';
 
@@ -95,38 +99,93 @@ function generator(seed: number): () => number {
  * Edge appearance probabilities of at least `trees` random spanning forests (uniform mixture), more
  * until every edge is covered: a forest prefers uncovered edges, so each added one covers a new edge.
  */
-export function randomTreeWeights(n: number, ei: Int32Array, ej: Int32Array, trees: number, seed: number): { rho: Float64Array; trees: number } {
+export function randomTreeWeights(n: number, ei: Int32Array, ej: Int32Array, trees: number, seed: number): { rho: Float64Array; trees: number; forests: Uint8Array[] } {
   const rand = generator(seed);
   const E = ei.length, count = new Float64Array(E), w = new Float64Array(E);
-  let covered = 0, t = 0;
-  while (t < trees || covered < E) {
+  const forests: Uint8Array[] = [];
+  let covered = 0;
+  while (forests.length < trees || covered < E) {
     for (let e = 0; e < E; e++) w[e] = rand() + (count[e] > 0 ? 1 : 0);
     const tree = minimumSpanningForest(n, ei, ej, w);
     for (let e = 0; e < E; e++) {
       if (tree[e] && count[e] === 0) covered++;
       count[e] += tree[e];
     }
-    t++;
+    forests.push(tree);
   }
-  for (let e = 0; e < E; e++) count[e] /= t;
-  return { rho: count, trees: t };
+  for (let e = 0; e < E; e++) count[e] /= forests.length;
+  return { rho: count, trees: forests.length, forests };
+}
+
+/** ρ_e = Σ_T μ_T [e ∈ T]. */
+function appearance(forests: Uint8Array[], mu: number[], E: number): Float64Array {
+  const rho = new Float64Array(E);
+  forests.forEach((T, t) => {
+    for (let e = 0; e < E; e++) if (T[e]) rho[e] += mu[t];
+  });
+  return rho;
+}
+
+/** A zero message (−∞) enters the pair terms as 0: those rows are −∞ in every forest's unary term already. */
+const finite = (x: number) => (x === -Infinity ? 0 : x);
+
+/**
+ * The certified bound at the current messages m (of any iteration, converged or not): with
+ *   θ^T_v = θ_v + Σ_{e ∋ v} ρ_e m_ev,   θ^T_e = θ_e/ρ_e − m_es − m_et   (e ∈ T)
+ * Σ_T μ_T θ^T = θ exactly (the messages cancel because Σ_{T ∋ e} μ_T = ρ_e), so by convexity of
+ * log Z, log Z(θ) ≤ Σ_T μ_T log Z(θ^T), each term exact on its forest (elimination, treewidth 1).
+ * A zero message m_ev(k) = −∞ arises only where no configuration of positive weight has x_v = k
+ * (BP keeps every consistent state's messages positive), so θ^T_v(k) = −∞ in every forest loses
+ * nothing: the identity is needed on configurations of positive weight only.
+ * At a TRW fixed point this is the TRW value (Wainwright et al.'s reparametrisation).
+ */
+function treeDecompositionBound(engine: Engine, m: Model, solver: BPSolver, edgeFactor: number[], ei: Int32Array, ej: Int32Array, forests: Uint8Array[], mu: number[], rho: Float64Array): number {
+  const msg = solver.messages(), at = solver.msgStart;
+  const { card, scopeStart } = m;
+  const unary = Array.from(card, (K) => new Float64Array(K));
+  for (let f = 0; f < m.nFactors; f++) {
+    if (m.arity(f) !== 1) continue;
+    const v = m.scopeVars[scopeStart[f]], th = m.table(f);
+    for (let k = 0; k < card[v]; k++) unary[v][k] += th[k];
+  }
+  const pair = edgeFactor.map((f, e) => {
+    const th = m.table(f), Ki = card[ei[e]], Kj = card[ej[e]];
+    const mi = at[scopeStart[f]], mj = at[scopeStart[f] + 1];
+    for (let k = 0; k < Ki; k++) unary[ei[e]][k] += rho[e] * msg[mi + k];
+    for (let k = 0; k < Kj; k++) unary[ej[e]][k] += rho[e] * msg[mj + k];
+    const table = new Float64Array(Ki * Kj);
+    for (let a = 0; a < Ki; a++) for (let b = 0; b < Kj; b++) table[a * Kj + b] = th[a * Kj + b] / rho[e] - finite(msg[mi + a]) - finite(msg[mj + b]);
+    return table;
+  });
+  let bound = m.logConst;
+  forests.forEach((T, t) => {
+    if (!(mu[t] > 0)) return;
+    const b = new ModelBuilder(card);
+    for (let v = 0; v < m.n; v++) b.addUnary(v, unary[v]);
+    for (let e = 0; e < edgeFactor.length; e++) if (T[e]) b.addPairwise(ei[e], ej[e], pair[e]);
+    bound += mu[t] * exactInference(engine, b.build()).logZ;
+  });
+  return bound;
 }
 
 export interface TRWBound {
+  /** The certified bound (tree decomposition at the final messages). */
   logZ: number;
+  /** The weighted free energy at the final beliefs (equal to logZ at a fixed point). */
+  freeEnergy: number;
   marginals: Float64Array[];
   /** ρ per factor of the (merged) model the bound was computed on. */
   rho: Float64Array;
   converged: boolean;
   iterations: number;
-  /** The bound of the random-tree ρ, before conditional-gradient steps. */
+  /** The free energy of the random-tree ρ, before conditional-gradient steps. */
   initialLogZ: number;
   steps: number;
   trees: number;
   maxResidual: number;
 }
 
-/** TRW's upper bound (pairwise models): random-tree ρ, then conditional-gradient steps. */
+/** TRW's upper bound (pairwise models): random-tree ρ, conditional-gradient steps, then the certified decomposition. */
 export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {}): TRWBound {
   const c: BPConfig = bpConfig(opts);
   const t = { ...TRW_DEFAULTS, ...definedOnly({ seed: opts.seed, trwTrees: opts.trwTrees, trwSteps: opts.trwSteps }) };
@@ -152,29 +211,35 @@ export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {
     return w;
   };
   const start = randomTreeWeights(m.n, ei, ej, t.trwTrees, t.seed);
+  // The mixture of forests: ρ is always recomputed from it, so Σ_{T ∋ e} μ_T = ρ_e holds exactly.
+  const forests = start.forests;
+  let mu = forests.map(() => 1 / forests.length);
   const solver = new BPSolver(engine, m, 'the TRW bound');
   try {
     let iterations = 0;
+    let current: Float64Array | null = null; // the ρ whose messages the solver holds
     const evaluate = (rho: Float64Array) => {
       solver.setWeights(factorWeights(rho));
+      current = rho;
       const r = solver.run(c, opts.signal);
       iterations += r.iterations;
       return { ...r, ...solver.freeEnergy(), rho };
     };
-    let cur = evaluate(start.rho);
+    let cur = evaluate(appearance(forests, mu, E));
     const initialLogZ = cur.logZ;
-    let best = cur.converged ? { ...cur, marginals: solver.marginals() } : null;
     let steps = 0;
-    for (let k = 0; k < t.trwSteps && cur.converged && E > 0 && !opts.signal?.aborted; k++) {
+    for (let k = 0; k < t.trwSteps && E > 0 && !opts.signal?.aborted; k++) {
       // Mutual information of each edge's pseudo-marginal: H(τ_i) + H(τ_j) − H(τ_ij).
       const negInfo = new Float64Array(E);
       edgeFactor.forEach((f, e) => (negInfo[e] = -(cur.nodeEntropy[ei[e]] + cur.nodeEntropy[ej[e]] - cur.factorEntropy[f])));
       const vertex = minimumSpanningForest(m.n, ei, ej, negInfo);
       let moved = false;
       for (let gamma = 1 / (k + 2), tries = 0; tries < 3; gamma /= 2, tries++) {
-        const rho = cur.rho.map((r, e) => (1 - gamma) * r + gamma * vertex[e]);
-        const next = evaluate(rho);
-        if (next.converged && next.logZ < cur.logZ) {
+        const nextMu = [...mu.map((x) => (1 - gamma) * x), gamma];
+        const next = evaluate(appearance([...forests, vertex], nextMu, E));
+        if (next.logZ < cur.logZ && (next.converged || !cur.converged)) {
+          forests.push(vertex);
+          mu = nextMu;
           cur = next;
           moved = true;
           break;
@@ -182,15 +247,12 @@ export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {
       }
       if (!moved) break;
       steps++;
-      best = { ...cur, marginals: solver.marginals() };
     }
-    if (best === null) {
-      // Not converged even at the start: report the last values, flagged as not certified.
-      best = { ...cur, marginals: solver.marginals() };
-    }
+    if (current !== cur.rho) cur = evaluate(cur.rho); // the last trial was rejected: back to the accepted ρ (warm start)
+    const logZ = treeDecompositionBound(engine, m, solver, edgeFactor, ei, ej, forests, mu, cur.rho);
     return {
-      logZ: best.logZ, marginals: best.marginals, rho: factorWeights(best.rho), converged: best.converged, iterations,
-      initialLogZ, steps, trees: start.trees, maxResidual: best.maxResidual,
+      logZ, freeEnergy: cur.logZ, marginals: solver.marginals(), rho: factorWeights(cur.rho), converged: cur.converged, iterations,
+      initialLogZ, steps, trees: forests.length, maxResidual: cur.maxResidual,
     };
   } finally {
     solver.dispose();
@@ -217,11 +279,12 @@ export function runTRW(engine: Engine, model: Model, opts: TRWOptions = {}): Inf
 
 export function trwDiagnostics(b: TRWBound, c: BPConfig, opts: TRWOptions): InferenceResult['diagnostics'] {
   return {
-    approximation: 'tree-reweighted Bethe (upper bound when converged)',
+    approximation: 'tree-reweighted Bethe; bound certified by its tree decomposition',
     converged: b.converged,
+    freeEnergy: b.freeEnergy,
     iterations: b.iterations,
     maxResidual: Number.isFinite(b.maxResidual) ? b.maxResidual : null,
-    randomTreeLogZ: b.initialLogZ,
+    randomTreeFreeEnergy: b.initialLogZ,
     gradientSteps: b.steps,
     trees: b.trees,
     schedule: c.schedule,
