@@ -5,15 +5,21 @@
 //    fields ~ U[−1,1] (binary pairs: the kernel's one-exp-one-log path), parallel and sequential,
 //    and the same sweep with TRW weights; wall-clock medians and process CPU-time medians over
 //    repetitions of 50 iterations (tolerance 0, so every iteration runs). The issue's target is
-//    ≤ 0.5 ms per sweep; libDAI's BP takes about 21 ms (figure from the issue, not run here).
+//    ≤ 0.5 ms per sweep; libDAI's BP takes about 21 ms (figure from the issue, not run here). Beside
+//    it the same parallel sweep in C (bench/native/bp.c, gcc -O3 -march=x86-64-v2 and -march=native,
+//    -ffp-contract=off), timed in one run with the WASM figures; its marginals after the same sweeps
+//    are compared with the kernel's.
 // 2. Accuracy and intervals: 10×10 spin glasses with w ~ U[−2,2], f ~ U[−1,1] (log Z ≈ 130–170, the
 //    scale of the issue's libDAI comparison: exact 135.15, libDAI's TRW +23 nats), Hsu et al.'s mixed
 //    grids (w ~ U[−10,10], f ~ U[−1,1]; glassy) of side 10 and 20, all against exact elimination, and the shipped pairwise UAI 2014 files against their .PR:
 //    BP's Bethe estimate, TRW's upper bound, mean field's lower bound, seconds, convergence.
 // Exits non-zero if a TRW bound is below exact log Z (a bug, not noise).
 
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { isingLattice, latticeBonds } from '../bindings/core/builders.ts';
 import type { Model } from '../bindings/core/model.ts';
@@ -61,7 +67,40 @@ const speed: Record<string, { wallMs: ReturnType<typeof dist>; cpuMs: ReturnType
     speed[name] = { wallMs: dist(wall), cpuMs: dist(cpu) };
     console.log(`${name.padEnd(14)} 100×100: ${speed[name].wallMs.median.toFixed(3)} ms per sweep (wall median), ${speed[name].cpuMs.median.toFixed(3)} ms (CPU median)`);
   }
+  // The native reference: same grid, same sweeps from uniform messages.
+  solver.setWeights(new Float64Array(grid.nFactors).fill(1));
+  solver.reset();
+  solver.run(bpConfig({ tolerance: 0, maxIterations: CFG.iters }));
+  const wasmMarginals = solver.marginals();
   solver.dispose();
+  const probe = spawnSync('gcc', ['--version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) console.log('gcc not found: the native C reference is skipped');
+  else {
+    const work = mkdtempSync(join(tmpdir(), 'relaxmrf-bp-'));
+    const modelPath = join(work, 'grid.bin');
+    const header = Int32Array.of(grid.n, grid.nFactors, grid.scopeVars.length, grid.tables.length);
+    writeFileSync(modelPath, Buffer.concat([header, grid.card, grid.scopeStart, grid.scopeVars, grid.tableStart, grid.tables].map((x) => Buffer.from(x.buffer, x.byteOffset, x.byteLength))));
+    const src = join(dirname(fileURLToPath(import.meta.url)), 'native', 'bp.c');
+    for (const march of ['x86-64-v2', 'native']) {
+      const exe = join(work, `bp-${march}.out`);
+      const cc = spawnSync('gcc', ['-O3', `-march=${march}`, '-ffp-contract=off', '-std=c11', '-D_POSIX_C_SOURCE=199309L', '-o', exe, src, '-lm'], { encoding: 'utf8' });
+      if (cc.status !== 0) throw new Error(`gcc failed:\n${cc.stderr}`);
+      const secs: number[] = [];
+      let diff = 0;
+      for (let r = 0; r < CFG.reps; r++) {
+        const out = join(work, 'marginals.bin');
+        const run = spawnSync(exe, [modelPath, String(CFG.iters), out], { encoding: 'utf8' });
+        if (run.status !== 0) throw new Error(`bp.out failed: ${run.stderr}`);
+        secs.push(1000 * Number(run.stdout.trim().split(/\s+/)[0]));
+        const mc = new Float64Array(readFileSync(out).buffer.slice(0));
+        let o = 0;
+        wasmMarginals.forEach((p) => p.forEach((x) => (diff = Math.max(diff, Math.abs(x - mc[o++])))));
+      }
+      const name = `native-${march}`;
+      speed[name] = { wallMs: dist(secs), cpuMs: dist(secs) };
+      console.log(`${('C ' + march).padEnd(14)} 100×100: ${speed[name].wallMs.median.toFixed(3)} ms per sweep (wall median; WASM/C ${(speed['bp-parallel'].wallMs.median / speed[name].wallMs.median).toFixed(2)}×), marginals within ${diff.toExponential(1)} of WASM's`);
+    }
+  }
 }
 
 // 2. Accuracy and intervals.
