@@ -232,6 +232,20 @@ function logAddExp(a: f64, b: f64): f64 {
   return a > b ? a + Math.log1p(Math.exp(b - a)) : b + Math.log1p(Math.exp(a - b));
 }
 
+/** The next configuration of a scope's odometer in s.digits (the last position fastest). */
+@inline
+function advanceDigits(s: BPState, g: FactorGraph, p0: i32, a: i32): void {
+  for (let j = a - 1; j >= 0; j--) {
+    const dp = s.digits + (<usize>j << 2);
+    const d = load<i32>(dp) + 1;
+    if (d < cardOf(g, ldI(g.scopeVars, p0 + j))) {
+      store<i32>(dp, d);
+      return;
+    }
+    store<i32>(dp, 0);
+  }
+}
+
 /**
  * B(x) = θ_f(x)/ρ_f + Σ_{positions j ≠ skip} n_jf(x_j) for every entry of f's table into E
  * (skip = −1: all positions); returns max B. digits: the odometer (last position fastest).
@@ -254,15 +268,7 @@ function factorLogits(s: BPState, g: FactorGraph, f: i32, skip: i32): f64 {
     }
     stF(s.scratchE, t, x);
     mx = max(mx, x);
-    for (let j = a - 1; j >= 0; j--) {
-      const dp = s.digits + (<usize>j << 2);
-      const d = load<i32>(dp) + 1;
-      if (d < cardOf(g, ldI(g.scopeVars, p0 + j))) {
-        store<i32>(dp, d);
-        break;
-      }
-      store<i32>(dp, 0);
-    }
+    advanceDigits(s, g, p0, a);
   }
   return mx;
 }
@@ -355,15 +361,7 @@ function updateFactor(s: BPState, g: FactorGraph, f: i32): void {
         stF(s.scratchS, o + d, ldF(s.scratchS, o + d) + e);
         o += cardOf(g, ldI(g.scopeVars, p0 + j));
       }
-      for (let j = a - 1; j >= 0; j--) {
-        const dp = s.digits + (<usize>j << 2);
-        const d = load<i32>(dp) + 1;
-        if (d < cardOf(g, ldI(g.scopeVars, p0 + j))) {
-          store<i32>(dp, d);
-          break;
-        }
-        store<i32>(dp, 0);
-      }
+      advanceDigits(s, g, p0, a);
     }
   }
   // Messages from the sums; entries that need it by the exact slow path (after the fast ones, as it reuses E).
