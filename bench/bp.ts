@@ -53,7 +53,7 @@ const speed: Record<string, { wallMs: ReturnType<typeof dist>; cpuMs: ReturnType
   const { rho } = randomTreeWeights(grid.n, Int32Array.from(edges, (f) => grid.scope(f)[0]), Int32Array.from(edges, (f) => grid.scope(f)[1]), 10, 1);
   const trwWeights = new Float64Array(grid.nFactors).fill(1);
   edges.forEach((f, e) => (trwWeights[f] = rho[e]));
-  for (const [name, schedule, weights] of [['bp-parallel', 'parallel', null], ['bp-sequential', 'sequential', null], ['trw-parallel', 'parallel', trwWeights]] as const) {
+  for (const [name, schedule, weights] of [['bp-parallel', 'parallel', null], ['bp-sequential', 'sequential', null], ['bp-residual', 'residual', null], ['trw-parallel', 'parallel', trwWeights]] as const) {
     solver.setWeights(weights ?? new Float64Array(grid.nFactors).fill(1));
     const wall: number[] = [], cpu: number[] = [];
     for (let r = 0; r < CFG.reps; r++) {

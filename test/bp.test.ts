@@ -15,13 +15,13 @@ function maxMarginalError(a: Float64Array[], b: Float64Array[]): number {
   return e;
 }
 
-test('BP is exact on trees: marginals, factor beliefs and Bethe log Z equal enumeration (arities 1–4, cardinalities 1–5, zeros, both schedules)', async () => {
+test('BP is exact on trees: marginals, factor beliefs and Bethe log Z equal enumeration (arities 1–4, cardinalities 1–5, zeros, every schedule)', async () => {
   const engine = await loadEngine();
   const rand = mulberry32(11);
   for (let t = 0; t < 40; t++) {
     const m = randomTreeFactorGraph(rand, 2 + (t % 7), { cards: [[2], [1, 2, 3], [3, 5], [1, 2, 3, 4, 5]][t % 4], maxArity: 4, scale: 2, zeros: t % 3 === 0 ? 0.3 : 0, forest: t % 5 === 0 });
     const want = bruteForce(m);
-    for (const schedule of ['parallel', 'sequential'] as const) {
+    for (const schedule of ['parallel', 'sequential', 'residual'] as const) {
       const r = runBP(engine, m, { schedule, tolerance: 1e-13, damping: t % 2 ? 0.3 : 0 });
       assert.equal(r.diagnostics.converged, true, `model ${t} ${schedule}`);
       assert.ok(Math.abs(r.logZ! - want.logZ) < 1e-9, `model ${t} ${schedule}: log Z ${r.logZ} vs ${want.logZ}`);
@@ -61,7 +61,7 @@ test('BP on libDAI\'s testfast.fg (4×4 loopy grid): the errors against exact eq
   const exactF = factorMarginals(m, ex.logZ);
   // libDAI's BP row: MAX VAR ERR 8.924e-03, AVG VAR ERR 3.480e-03, MAX FAC ERR 5.619e-02, AVG FAC ERR 1.096e-02, LOGZ ERROR +7.187e-04 (total variation distances).
   const tv = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((s, x, k) => s + Math.abs(x - b[k]) / 2, 0);
-  for (const schedule of ['parallel', 'sequential'] as const) {
+  for (const schedule of ['parallel', 'sequential', 'residual'] as const) {
     const s = new BPSolver(engine, m);
     try {
       const r = s.run(bpConfig({ schedule, tolerance: 1e-12 }));

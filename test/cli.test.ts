@@ -240,14 +240,14 @@ test('--method bp, trw, bounds: Bethe estimate, upper bound, interval (logZLower
   const exact = JSON.parse(run('infer', fg, '--json').out);
   assert.equal(exact.logZLower, null);
   assert.equal(exact.logZUpper, null);
-  const bp = run('infer', fg, '--method', 'bp', '--schedule', 'sequential', '--damping', '0.2', '--tolerance', '1e-12', '--max-iterations', '500', '--json');
+  const bp = run('infer', fg, '--method', 'bp', '--schedule', 'residual', '--damping', '0.2', '--tolerance', '1e-12', '--max-iterations', '500', '--json');
   assert.equal(bp.code, 0, bp.err);
   const jb = JSON.parse(bp.out);
   assert.equal(jb.logZKind, 'estimate');
   assert.equal(jb.logZStdErr, null);
   assert.equal(jb.diagnostics.approximation, 'Bethe');
   assert.equal(jb.diagnostics.converged, true);
-  assert.equal(jb.diagnostics.schedule, 'sequential');
+  assert.equal(jb.diagnostics.schedule, 'residual');
   assert.ok(Math.abs(jb.logZ - exact.logZ - 7.187e-4) < 1e-6, String(jb.logZ)); // libDAI's BP: +7.187e-04
   const trw = JSON.parse(run('infer', fg, '--method', 'trw', '--trw-steps', '3', '--json').out);
   assert.equal(trw.logZKind, 'upper-bound');
@@ -264,7 +264,7 @@ test('--method bp, trw, bounds: Bethe estimate, upper bound, interval (logZLower
   const cases: [string[], RegExp][] = [
     [['--method', 'bp', '--damping', '1'], /--damping must be a number in \[0, 1\)/],
     [['--method', 'bp', '--damping', 'x'], /--damping/],
-    [['--method', 'trw', '--schedule', 'random'], /--schedule must be one of parallel, sequential/],
+    [['--method', 'trw', '--schedule', 'random'], /--schedule must be one of parallel, sequential, residual/],
     [['--method', 'bp', '--max-iterations', '0'], /--max-iterations must be an integer ≥ 1/],
     [['--method', 'bp', '--tolerance=-1'], /--tolerance must be a number ≥ 0/],
     [['--method', 'gibbs', '--damping', '0.5'], /apply to --method bp, trw or bounds/],

@@ -18,7 +18,8 @@
 // message is max_k |e^{m_new(k)} − e^{m_old(k)}| of the messages shifted to max 0 (a change on the
 // probability scale, as libDAI measures it: a state of weight e^-30 moving by 1% does not count).
 // Schedules: 0 parallel (every factor from the same var → factor messages, then all beliefs),
-// 1 sequential (factors in index order, each from the current beliefs, beliefs updated at once).
+// 1 sequential (factors in index order, each from the current beliefs, beliefs updated at once),
+// 2 residual (the factor whose inputs changed most first; see residualStep).
 //
 // Memory (all allocated by the bindings): the header BPState below and the arrays it points to.
 // Messages are addressed per scope entry p (factor f, position in f's scope): msgStart[p] in f64
@@ -41,6 +42,10 @@ export class BPState {
   scratchS: usize; // f64[max Σ card over one scope]
   digits: usize; // i32[max arity]
   pairConst: usize; // f64[6 · nFactors]: binary pair constants (see pairConstants), NaN in slot 0 where not used
+  prio: usize; // f64[nFactors]: residual schedule, the largest change of a factor's inputs since its last update
+  heap: usize; // i32[nFactors]: factors of arity ≥ 2 in a max-heap by prio
+  heapPos: usize; // i32[nFactors]
+  heapSize: i32;
   /** Set when every state of some message or belief became −∞ (no consistent configuration). */
   vanished: i32;
 }
@@ -52,6 +57,7 @@ export function bpStateBytes(): usize {
 export function bpInit(
   st: usize, g: usize, msgStart: usize, incPos: usize, belStart: usize, weight: usize,
   fac2var: usize, var2fac: usize, newMsg: usize, belief: usize, scratchE: usize, scratchS: usize, digits: usize, pairConst: usize,
+  prio: usize, heap: usize, heapPos: usize,
 ): void {
   const s = changetype<BPState>(st);
   s.g = g;
@@ -67,6 +73,9 @@ export function bpInit(
   s.scratchS = scratchS;
   s.digits = digits;
   s.pairConst = pairConst;
+  s.prio = prio;
+  s.heap = heap;
+  s.heapPos = heapPos;
   bpReset(st);
 }
 
@@ -141,6 +150,90 @@ export function bpRefresh(st: usize): void {
   pairConstants(s);
   unaryMessages(s);
   refreshAll(s, false);
+  residualInit(s);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Residual schedule (after Elidan, McGraw & Koller 2006): the factor whose inputs changed most since
+// its last update goes next. A factor's priority is raised to the residual of every message that
+// changes one of its variables' beliefs; updating it resets it to 0 (its own output does not change
+// its inputs: n_vf = b_v − m_fv), or with damping α to α/(1 − α) of its step (what damping left
+// undone). Every factor starts at +∞, so each is updated once first.
+
+@inline function prioOf(s: BPState, f: i32): f64 { return ldF(s.prio, f); }
+@inline function heapAt(s: BPState, i: i32): i32 { return ldI(s.heap, i); }
+
+function heapPlace(s: BPState, i: i32, f: i32): void {
+  store<i32>(s.heap + (<usize>i << 2), f);
+  store<i32>(s.heapPos + (<usize>f << 2), i);
+}
+
+function siftUp(s: BPState, i: i32): void {
+  const f = heapAt(s, i), pf = prioOf(s, f);
+  while (i > 0) {
+    const up = (i - 1) >> 1, g = heapAt(s, up);
+    if (!(prioOf(s, g) < pf)) break;
+    heapPlace(s, i, g);
+    i = up;
+  }
+  heapPlace(s, i, f);
+}
+
+function siftDown(s: BPState, i: i32): void {
+  const f = heapAt(s, i), pf = prioOf(s, f);
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= s.heapSize) break;
+    if (c + 1 < s.heapSize && prioOf(s, heapAt(s, c + 1)) > prioOf(s, heapAt(s, c))) c++;
+    const g = heapAt(s, c);
+    if (!(prioOf(s, g) > pf)) break;
+    heapPlace(s, i, g);
+    i = c;
+  }
+  heapPlace(s, i, f);
+}
+
+function residualInit(s: BPState): void {
+  const g = changetype<FactorGraph>(s.g);
+  s.heapSize = 0;
+  for (let f = 0; f < g.nFactors; f++) {
+    store<i32>(s.heapPos + (<usize>f << 2), -1);
+    if (ldI(g.scopeStart, f + 1) - ldI(g.scopeStart, f) < 2) continue;
+    stF(s.prio, f, Infinity);
+    heapPlace(s, s.heapSize++, f);
+  }
+}
+
+/** Raises the priority of every factor of arity ≥ 2 on variable v except f to at least r. */
+function raiseNeighbours(s: BPState, g: FactorGraph, v: i32, f: i32, r: f64): void {
+  const end = ldI(g.incStart, v + 1);
+  for (let q = ldI(g.incStart, v); q < end; q++) {
+    const h = ldI(g.incFactor, q);
+    const i = load<i32>(s.heapPos + (<usize>h << 2));
+    if (h == f || i < 0 || !(r > prioOf(s, h))) continue;
+    stF(s.prio, h, r);
+    siftUp(s, i);
+  }
+}
+
+/** One residual update: the top factor's (the heap is not empty). */
+function residualStep(s: BPState, g: FactorGraph, damping: f64): void {
+  const f = heapAt(s, 0);
+  const p0 = ldI(g.scopeStart, f), p1 = ldI(g.scopeStart, f + 1);
+  for (let p = p0; p < p1; p++) var2facOf(s, g, f, p);
+  updateFactor(s, g, f);
+  if (s.vanished) return;
+  let rmax = 0.0;
+  for (let p = p0; p < p1; p++) {
+    const r = commit(s, g, p, damping);
+    const v = ldI(g.scopeVars, p);
+    beliefOf(s, g, v);
+    if (r > 0.0) raiseNeighbours(s, g, v, f, r);
+    rmax = max(rmax, r);
+  }
+  // Damped, a factor moves 1 − α of the way to its new messages: α/(1 − α) of the step is left.
+  stF(s.prio, f, damping > 0.0 ? rmax * damping / (1.0 - damping) : 0.0);
+  siftDown(s, ldI(s.heapPos, f));
 }
 
 /** A unary factor's message is its table over ρ whatever comes in: set once, never iterated. */
@@ -433,6 +526,13 @@ export function bpRun(st: usize, maxIter: i32, tol: f64, schedule: i32, damping:
         if (p1 - p0 > 1) for (let p = p0; p < p1; p++) res = max(res, commit(s, g, p, damping));
       }
       refreshAll(s, true);
+    } else if (schedule == 2) {
+      // As many updates as there are factors of arity ≥ 2; converged when the top priority is ≤ tol.
+      for (let u = 0; u < s.heapSize && prioOf(s, heapAt(s, 0)) > tol; u++) {
+        residualStep(s, g, damping);
+        if (s.vanished) return -1;
+      }
+      res = s.heapSize == 0 ? 0.0 : prioOf(s, heapAt(s, 0));
     } else {
       for (let f = 0; f < g.nFactors; f++) {
         const p0 = ldI(g.scopeStart, f), p1 = ldI(g.scopeStart, f + 1);

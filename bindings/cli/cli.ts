@@ -9,6 +9,7 @@ import { loadModelFile } from '../io/files.ts';
 import { infer, withLogZ, METHODS, type Method } from '../infer.ts';
 import { runParallel, PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
 import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
+import { BP_SCHEDULES } from '../variational/bp.ts';
 import { isingLattice, pottsLattice } from '../core/builders.ts';
 import { writeMAR, writePR } from '../io/formats.ts';
 import { writeJSON } from './json-stream.ts';
@@ -36,10 +37,10 @@ const USAGE = `usage:
       mfrp:   [--restarts J] [--trials T] [--max-constraints M] [--budget V] [--budget-factor K] [--max-sweeps S]
               (defaults 10, 5, 20, 1e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
               m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given)
-      bp, trw, bounds:    [--damping A] [--schedule parallel|sequential] [--max-iterations N] [--tolerance T]
+      bp, trw, bounds:    [--damping A] [--schedule parallel|sequential|residual] [--max-iterations N] [--tolerance T]
               (defaults 0, parallel, 1000, 1e-9: loopy BP's messages in log space; bp reports the Bethe
               estimate of log Z, trw an upper bound (pairwise models), bounds the interval
-              [max(mf, mfrp), trw] as logZLower/logZUpper)
+              [mf, trw] as logZLower/logZUpper)
       trw, bounds:        [--trw-steps S]  conditional-gradient steps on the edge appearance probabilities (default 10)
   relaxmrf demo                      the default job (npm start)
   relaxmrf --help | --version
@@ -249,7 +250,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     targetAccept,
     leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
     damping,
-    schedule: choice('schedule', values.schedule, ['parallel', 'sequential'] as const),
+    schedule: choice('schedule', values.schedule, BP_SCHEDULES),
     maxIterations: integer('max-iterations', values['max-iterations'], 1),
     tolerance,
     trwSteps: integer('trw-steps', values['trw-steps'], 0),

@@ -13,13 +13,17 @@ import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 
-export const BP_SCHEDULES = ['parallel', 'sequential'] as const;
+export const BP_SCHEDULES = ['parallel', 'sequential', 'residual'] as const;
 export type BPSchedule = (typeof BP_SCHEDULES)[number];
 
 export interface BPOptions {
   /** α ∈ [0, 1): each new message (in log space) is (1 − α) new + α old. Default 0. */
   damping?: number;
-  /** 'parallel': every message from the previous iteration's; 'sequential': factor by factor, in index order. */
+  /**
+   * 'parallel': every message from the previous iteration's; 'sequential': factor by factor, in index
+   * order; 'residual': the factor whose inputs changed most since its last update first (an iteration
+   * is as many updates as there are factors of arity ≥ 2).
+   */
   schedule?: BPSchedule;
   /** Iterations (sweeps over all factors) at most. Default 1000. */
   maxIterations?: number;
@@ -93,7 +97,7 @@ export class BPSolver {
       maxArity = Math.max(maxArity, scopeStart[f + 1] - scopeStart[f]);
     }
     const M = msgStart[S];
-    const extra = () => 8 * (3 * M + belStart[n] + 2 * factorOffsets[F] + 7 * F + n + maxT + maxStates + 2) + 4 * (2 * S + n + F + 3 + maxArity) + 512;
+    const extra = () => 8 * (3 * M + belStart[n] + 2 * factorOffsets[F] + 8 * F + n + maxT + maxStates + 2) + 4 * (2 * S + n + 3 * F + 3 + maxArity) + 512;
     this.fg = BoundFactorGraph.fromModel(engine, model, what, extra);
     try {
       // Incidence entry q → its scope entry (the incidence rows list factors in increasing order per variable).
@@ -120,6 +124,9 @@ export class BPSolver {
         scratchS: a.alloc(8 * maxStates),
         digits: a.alloc(4 * maxArity),
         pairConst: a.alloc(8 * 6 * F),
+        prio: a.alloc(8 * F),
+        heap: a.alloc(4 * F),
+        heapPos: a.alloc(4 * F),
       };
       this.weightPtr = ptr.weight;
       this.fac2varPtr = ptr.fac2var;
@@ -131,7 +138,7 @@ export class BPSolver {
       this.entV = a.alloc(8 * n);
       this.out = a.alloc(16);
       this.st = a.alloc(engine.kernels.bpStateBytes());
-      engine.call('bp init', (k) => k.bpInit(this.st, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairConst));
+      engine.call('bp init', (k) => k.bpInit(this.st, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairConst, ptr.prio, ptr.heap, ptr.heapPos));
     } catch (e) {
       this.fg.dispose();
       throw e;
@@ -160,7 +167,7 @@ export class BPSolver {
   /** Iterates from the current messages (in chunks, so a signal can stop it). */
   run(c: BPConfig, signal?: AbortSignal): BPRunInfo {
     const st = this.live();
-    const sched = c.schedule === 'parallel' ? 0 : 1;
+    const sched = BP_SCHEDULES.indexOf(c.schedule);
     let iterations = 0, converged = false, maxResidual = Infinity;
     const chunk = signal ? 10 : c.maxIterations;
     while (iterations < c.maxIterations && !converged) {
