@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/index.ts';
 import type { Model } from '../bindings/core/model.ts';
 import { BPSolver, bpConfig, runBP } from '../bindings/variational/bp.ts';
+import { ModelError } from '../bindings/core/errors.ts';
 import { readFG } from '../bindings/io/formats.ts';
 import { bruteForce, mulberry32, randomFactorGraph, randomTreeFactorGraph } from './helpers.ts';
 import { readFileSync } from 'node:fs';
@@ -95,4 +96,20 @@ test('BP: hard zeros on loopy models give finite beliefs (no NaN), zero-probabil
       if (ex.marginals[v][k] === 0 && m.unary[v][k] === -Infinity) assert.equal(x, 0);
     }));
   }
+});
+
+test('BP options and factor weights are checked (one-line ModelError)', async () => {
+  const engine = await loadEngine();
+  const m = randomFactorGraph(mulberry32(8), 4, { maxArity: 3, factors: 4 });
+  for (const opts of [{ damping: 1 }, { damping: -0.1 }, { schedule: 'random' as never }, { maxIterations: 0 }, { tolerance: -1 }, { tolerance: NaN }]) {
+    assert.throws(() => runBP(engine, m, opts), (e: Error) => e instanceof ModelError && !e.message.includes('\n'), JSON.stringify(opts));
+  }
+  const s = new BPSolver(engine, m);
+  try {
+    assert.throws(() => s.setWeights(new Float64Array(m.nFactors).fill(0)), ModelError);
+    assert.throws(() => s.setWeights([1]), ModelError);
+  } finally {
+    s.dispose();
+  }
+  assert.throws(() => s.marginals(), /dispose/);
 });

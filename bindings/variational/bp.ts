@@ -153,6 +153,8 @@ export class BPSolver {
   /** Sets the factor weights ρ (all > 0); the messages stay (a warm start), beliefs follow. */
   setWeights(rho: ArrayLike<number>): void {
     const st = this.live();
+    if (rho.length !== this.weights.length) throw new ModelError(`expected ${this.weights.length} factor weights, got ${rho.length}`);
+    for (let f = 0; f < rho.length; f++) if (!(rho[f] > 0 && Number.isFinite(rho[f]))) throw new ModelError(`factor weight ${f} must be a positive number, got ${rho[f]}`);
     this.weights.set(rho);
     this.fg.arena.f64(this.weightPtr, this.weights.length).set(rho);
     this.engine.call('bp refresh', (k) => k.bpRefresh(st));
