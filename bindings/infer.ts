@@ -17,14 +17,17 @@ import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type LogZEstimator } fr
 import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
+import { runBP, type BPOptions } from './variational/bp.ts';
+import { runTRW, type TRWOptions } from './variational/trw.ts';
+import { runBounds } from './variational/bounds.ts';
 
 /** Every method `infer` runs, as named in `InferOptions.method` and the CLI's `--method`. */
-export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
+export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp', 'bp', 'trw', 'bounds'] as const;
 /** One of `METHODS`. */
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
-export type InferOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & {
+export type InferOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & BPOptions & TRWOptions & {
   /** The method (default 'exact'). */
   method?: Method;
   /** Options of exact inference (its table-size limit and ordering). */
@@ -57,7 +60,7 @@ export function relaxationFor(engine: Engine, model: Model, opts: RelaxationOpti
  * EngineError when the engine refuses (e.g. treewidth past the exact limit).
  */
 export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {
-  return withLogZ(engine, model, inferMarginals(engine, model, opts), opts);
+  return { logZLower: null, logZUpper: null, ...withLogZ(engine, model, inferMarginals(engine, model, opts), opts) };
 }
 
 /** The result with its `warnings` array present (empty when the method had none). */
@@ -112,6 +115,12 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
       return runMeanField(engine, model, opts);
     case 'mfrp':
       return runMFRP(engine, model, opts);
+    case 'bp':
+      return runBP(engine, model, opts);
+    case 'trw':
+      return runTRW(engine, model, opts);
+    case 'bounds':
+      return runBounds(engine, model, opts);
     default:
       throw new ModelError(`unknown method "${method}"; expected one of ${METHODS.join(', ')}`);
   }

@@ -80,7 +80,7 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', uaiFile('neg.uai', 'MARKOV\n1\n2\n1\n1 0\n2\n1 -1\n')], /neg\.uai.*negative/i],
     [['infer', uaiFile('scope.uai', 'MARKOV\n2\n2 2\n1\n2 0 5\n4\n1 1 1 1\n')], /scope\.uai \(line 5, factor 0\).*0…1.*'5'/],
     [['infer', uaiFile('size.uai', 'MARKOV\n2\n2 2\n1\n2 0 1\n3\n1 1 1\n')], /size\.uai.*(3 entries|table)/],
-    [['infer', join(DATA, 'libdai', 'testfast.fg'), '--method', 'bp'], /--method must be one of exact, gibbs/],
+    [['infer', join(DATA, 'libdai', 'testfast.fg'), '--method', 'lbp'], /--method must be one of exact, gibbs/],
     [['infer', 'ising:3x3', '--method', 'gibbs', '--samples', '0'], /--samples must be an integer ≥ 1/],
     [['infer', 'ising:3x3', '--bogus'], /bogus/],
     [['infer', 'ising:3xQ'], /bad lattice shape/],
@@ -276,4 +276,53 @@ test('higher-order models: exact by enumeration and mf; zero-probability evidenc
   r = run('infer', big);
   assert.equal(r.code, 3);
   assert.match(r.err, /enumeration would visit 2\^40 configurations, past the limit of 2\^30/);
+});
+
+test('--method bp, trw, bounds: Bethe estimate, upper bound, interval (logZLower/logZUpper) around exact; bad options exit 2 with one line', () => {
+  const fg = join(DATA, 'libdai', 'testfast.fg');
+  const exact = JSON.parse(run('infer', fg, '--json').out);
+  assert.equal(exact.logZLower, null);
+  assert.equal(exact.logZUpper, null);
+  const bp = run('infer', fg, '--method', 'bp', '--schedule', 'residual', '--damping', '0.2', '--tolerance', '1e-12', '--max-iterations', '500', '--json');
+  assert.equal(bp.code, 0, bp.err);
+  const jb = JSON.parse(bp.out);
+  assert.equal(jb.logZKind, 'estimate');
+  assert.equal(jb.logZStdErr, null);
+  assert.equal(jb.diagnostics.approximation, 'Bethe');
+  assert.equal(jb.diagnostics.converged, true);
+  assert.equal(jb.diagnostics.schedule, 'residual');
+  assert.ok(Math.abs(jb.logZ - exact.logZ - 7.187e-4) < 1e-6, String(jb.logZ)); // libDAI's BP: +7.187e-04
+  const trw = JSON.parse(run('infer', fg, '--method', 'trw', '--trw-steps', '3', '--json').out);
+  assert.equal(trw.logZKind, 'upper-bound');
+  assert.ok(trw.logZ >= exact.logZ && trw.diagnostics.gradientSteps === 3, JSON.stringify(trw.diagnostics));
+  const b = run('infer', fg, '--method', 'bounds', '--json');
+  assert.equal(b.code, 0, b.err);
+  const jo = JSON.parse(b.out);
+  assert.equal(jo.logZ, null);
+  assert.equal(jo.logZKind, 'interval');
+  assert.ok(jo.logZLower <= exact.logZ && exact.logZ <= jo.logZUpper, `[${jo.logZLower}, ${jo.logZUpper}] vs ${exact.logZ}`);
+  assert.equal(jo.marginals.length, 16);
+  const text = run('infer', fg, '--method', 'bounds');
+  assert.match(text.out, /log Z\s+in \[[-\d.]+, [-\d.]+\] \(interval\)/);
+  const cases: [string[], RegExp][] = [
+    [['--method', 'bp', '--damping', '1'], /--damping must be a number in \[0, 1\)/],
+    [['--method', 'bp', '--damping', 'x'], /--damping/],
+    [['--method', 'trw', '--schedule', 'random'], /--schedule must be one of parallel, sequential, residual/],
+    [['--method', 'bp', '--max-iterations', '0'], /--max-iterations must be an integer ≥ 1/],
+    [['--method', 'bp', '--tolerance=-1'], /--tolerance must be a number ≥ 0/],
+    [['--method', 'gibbs', '--damping', '0.5'], /apply to --method bp, trw or bounds/],
+    [['--method', 'bp', '--trw-steps', '2'], /--trw-steps applies to --method trw or bounds/],
+  ];
+  for (const [args, re] of cases) {
+    const r = run('infer', 'ising:3x3', ...args);
+    assert.equal(r.code, 2, `${args.join(' ')} → ${r.code}: ${r.err}`);
+    assert.equal(r.err.trim().split('\n').length, 1, r.err);
+    assert.match(r.err, re);
+  }
+  // TRW (and so bounds) needs pairwise factors: Promedus_24 has factors of arity 3.
+  for (const method of ['trw', 'bounds']) {
+    const r = run('infer', join(DATA, 'uai2014', 'Promedus_24.uai'), '--method', method);
+    assert.equal(r.code, 2, r.err);
+    assert.match(r.err.trim(), /^relaxmrf: factor \d+ has arity 3 .*TRW upper bound needs factors of arity ≤ 2/);
+  }
 });

@@ -117,3 +117,26 @@ export function mfObjectiveBrute(model: Model, q: Float64Array[]): number {
   for (const row of q) for (const p of row) if (p > 0) h -= p * Math.log(p);
   return e + h;
 }
+
+/**
+ * A random factor graph whose variable–factor graph is a tree (or forest): each factor joins one
+ * variable already placed with new ones. Arities 1–maxArity, cardinalities from `cards`, unary
+ * factors on every variable, table entries uniform in ±scale, −∞ with probability `zeros` (entry 0
+ * of every table stays finite, so Z > 0).
+ */
+export function randomTreeFactorGraph(rand: () => number, n: number, opts: { cards: number[]; maxArity: number; scale?: number; zeros?: number; forest?: boolean }): Model {
+  const { cards, maxArity, scale = 1, zeros = 0, forest = false } = opts;
+  const card = Array.from({ length: n }, () => cards[Math.floor(rand() * cards.length)]);
+  const b = new ModelBuilder(card);
+  const table = (scope: number[]) => Array.from({ length: scope.reduce((s, v) => s * card[v], 1) }, (_, e) => (e > 0 && rand() < zeros ? -Infinity : scale * (2 * rand() - 1)));
+  for (let v = 0; v < n; v++) if (rand() < 0.7) b.addUnary(v, table([v]));
+  let placed = 1;
+  while (placed < n) {
+    const k = Math.min(1 + Math.floor(rand() * maxArity), n - placed + 1);
+    const scope = forest && rand() < 0.2 ? [] : [Math.floor(rand() * placed)];
+    while (scope.length < k && placed < n) scope.push(placed++);
+    if (scope.length > 1) b.addFactor(scope, table(scope));
+  }
+  b.addConstant(rand() - 0.5);
+  return b.build();
+}

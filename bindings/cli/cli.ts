@@ -9,6 +9,7 @@ import { loadModelFile } from '../io/files.ts';
 import { infer, withLogZ, METHODS, type Method } from '../infer.ts';
 import { runParallel, PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
 import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
+import { BP_SCHEDULES } from '../variational/bp.ts';
 import { isingLattice, pottsLattice } from '../core/builders.ts';
 import { writeMAR, writePR } from '../io/formats.ts';
 import { writeJSON } from './json-stream.ts';
@@ -19,7 +20,7 @@ import type { Model } from '../core/model.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 
 const USAGE = `usage:
-  relaxmrf infer MODEL [--method exact|gibbs|treegibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
+  relaxmrf infer MODEL [--method exact|gibbs|treegibbs|blockgibbs|dhmc|mala|mf|mfrp|bp|trw|bounds] [--seed N] [--json]
                        [--out-format uai] [--out PREFIX] [--plot FILE.svg]
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
@@ -41,6 +42,11 @@ const USAGE = `usage:
       mfrp:   [--restarts J] [--trials T] [--max-constraints M] [--budget V] [--budget-factor K] [--max-sweeps S]
               (defaults 10, 5, 20, 1e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
               m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given)
+      bp, trw, bounds:    [--damping A] [--schedule parallel|sequential|residual] [--max-iterations N] [--tolerance T]
+              (defaults 0, parallel, 1000, 1e-9: loopy BP's messages in log space; bp reports the Bethe
+              estimate of log Z, trw an upper bound (pairwise models), bounds the interval
+              [mf, trw] as logZLower/logZUpper)
+      trw, bounds:        [--trw-steps S]  conditional-gradient steps on the edge appearance probabilities (default 10)
       --plot FILE.svg:    the node marginals as an SVG figure (a heatmap for 2-D built-in lattices,
                           points with ± 2 standard-error bars otherwise), written after the result
   relaxmrf demo                      the default job (npm start)
@@ -129,6 +135,8 @@ export function jsonResult(model: Model, r: InferenceResult): Record<string, unk
     logZ: r.logZ,
     logZStdErr: r.logZStdErr,
     logZKind: r.logZKind,
+    logZLower: r.logZLower ?? null,
+    logZUpper: r.logZUpper ?? null,
     marginals: r.marginals,
     marginalStdErr: r.marginalStdErr,
     diagnostics: r.diagnostics,
@@ -140,6 +148,7 @@ export function jsonResult(model: Model, r: InferenceResult): Record<string, unk
 
 function summary(description: string, model: Model, r: InferenceResult): string {
   const lines = [`model     ${description}: ${model.n} variables, ${model.nFactors} factors (arity ≤ ${model.maxArity})`, `method    ${r.method}`];
+  if (r.logZLower != null && r.logZUpper != null) lines.push(`log Z     in [${r.logZLower.toPrecision(12)}, ${r.logZUpper.toPrecision(12)}] (${r.logZKind})`);
   if (r.logZ !== null) lines.push(`log Z     ${r.logZ.toPrecision(12)}${r.logZStdErr !== null ? ` ± ${r.logZStdErr.toPrecision(3)}` : ''} (${r.logZKind})`);
   const show = Math.min(model.n, 8);
   for (let v = 0; v < show; v++) {
@@ -180,6 +189,11 @@ async function inferCommand(argv: string[]): Promise<void> {
       'ais-steps': { type: 'string' },
       'ais-population': { type: 'string' },
       'ais-transition': { type: 'string' },
+      damping: { type: 'string' },
+      schedule: { type: 'string' },
+      'max-iterations': { type: 'string' },
+      tolerance: { type: 'string' },
+      'trw-steps': { type: 'string' },
       json: { type: 'boolean' },
       'out-format': { type: 'string' },
       out: { type: 'string' },
@@ -210,6 +224,19 @@ async function inferCommand(argv: string[]): Promise<void> {
     targetAccept = Number(values['target-accept']);
     if (!(targetAccept > 0 && targetAccept < 1)) throw new UsageError(`--target-accept must be a number in (0, 1), got "${values['target-accept']}"`);
   }
+  let damping: number | undefined;
+  if (values.damping !== undefined) {
+    damping = Number(values.damping);
+    if (values.damping.trim() === '' || !(damping >= 0 && damping < 1)) throw new UsageError(`--damping must be a number in [0, 1), got "${values.damping}"`);
+  }
+  let tolerance: number | undefined;
+  if (values.tolerance !== undefined) {
+    tolerance = Number(values.tolerance);
+    if (values.tolerance.trim() === '' || !(tolerance >= 0) || !Number.isFinite(tolerance)) throw new UsageError(`--tolerance must be a number ≥ 0, got "${values.tolerance}"`);
+  }
+  const bpGiven = [values.damping, values.schedule, values['max-iterations'], values.tolerance].some((v) => v !== undefined);
+  if (bpGiven && !['bp', 'trw', 'bounds'].includes(method)) throw new UsageError(`--damping, --schedule, --max-iterations and --tolerance apply to --method bp, trw or bounds, not ${method}`);
+  if (values['trw-steps'] !== undefined && !['trw', 'bounds'].includes(method)) throw new UsageError(`--trw-steps applies to --method trw or bounds, not ${method}`);
   if (values['out-format'] !== undefined && values['out-format'] !== 'uai') throw new UsageError(`--out-format must be "uai", got "${values['out-format']}"`);
   if (values.out !== undefined && values['out-format'] === undefined) throw new UsageError('--out needs --out-format uai');
   const opts = {
@@ -231,6 +258,11 @@ async function inferCommand(argv: string[]): Promise<void> {
     ais: aisGiven ? ais : undefined,
     targetAccept,
     leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
+    damping,
+    schedule: choice('schedule', values.schedule, BP_SCHEDULES),
+    maxIterations: integer('max-iterations', values['max-iterations'], 1),
+    tolerance,
+    trwSteps: integer('trw-steps', values['trw-steps'], 0),
     onProgress: progressReporter(),
   };
   const workers = integer('workers', values.workers, 1);

@@ -1,6 +1,6 @@
 // What every inference method returns; the CLI's --json output is this object, serialised.
 
-export type LogZKind = 'exact' | 'estimate' | 'lower-bound' | 'upper-bound';
+export type LogZKind = 'exact' | 'estimate' | 'lower-bound' | 'upper-bound' | 'interval';
 
 export interface InferenceResult {
   method: string;
@@ -8,6 +8,9 @@ export interface InferenceResult {
   logZ: number | null;
   logZStdErr: number | null;
   logZKind: LogZKind | null;
+  /** With logZKind 'interval' (method 'bounds'): the ends of the interval; null (or absent) otherwise. */
+  logZLower?: number | null;
+  logZUpper?: number | null;
   /** marginals[v][k] = p(x_v = k). */
   marginals: Float64Array[];
   /** Monte Carlo standard error of each marginal entry (samplers only). */

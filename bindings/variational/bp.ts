@@ -1,0 +1,266 @@
+// Loopy belief propagation on a factor graph of any arity (assembly/variational/bp.ts): sum-product in
+// log space, damping, parallel or sequential schedule. Its log Z is the Bethe approximation
+//
+//   log Z_Bethe = logConst + Σ_f (E_{b_f}[θ_f] + H(b_f)) + Σ_v (1 − d_v) H(b_v)        (d_v: factors of v)
+//
+// at the beliefs the messages reach — exact on a tree (then BP is exact), an estimate otherwise, with
+// no standard error. The same solver with factor weights ρ ≠ 1 is tree-reweighted BP (trw.ts).
+
+import type { Engine } from '../core/engine.ts';
+import type { Model } from '../core/model.ts';
+import { BoundFactorGraph } from '../core/bound-fg.ts';
+import type { InferenceResult } from '../core/result.ts';
+import { EngineError, ModelError } from '../core/errors.ts';
+import { checkCount, definedOnly } from '../core/options.ts';
+
+export const BP_SCHEDULES = ['parallel', 'sequential', 'residual'] as const;
+export type BPSchedule = (typeof BP_SCHEDULES)[number];
+
+export interface BPOptions {
+  /** α ∈ [0, 1): each new message (in log space) is (1 − α) new + α old. Default 0. */
+  damping?: number;
+  /**
+   * 'parallel': every message from the previous iteration's; 'sequential': factor by factor, in index
+   * order; 'residual': the factor whose inputs changed most since its last update first (an iteration
+   * is as many updates as there are factors of arity ≥ 2).
+   */
+  schedule?: BPSchedule;
+  /** Iterations (sweeps over all factors) at most. Default 1000. */
+  maxIterations?: number;
+  /** Converged when an iteration changes no message entry (on the probability scale, max 1) by more than this. Default 1e-9. */
+  tolerance?: number;
+  signal?: AbortSignal;
+}
+
+export const BP_DEFAULTS = { damping: 0, schedule: 'parallel', maxIterations: 1000, tolerance: 1e-9 } as const;
+
+export interface BPConfig {
+  damping: number;
+  schedule: BPSchedule;
+  maxIterations: number;
+  tolerance: number;
+}
+
+export function bpConfig(opts: BPOptions): BPConfig {
+  const c = { ...BP_DEFAULTS, ...definedOnly({ damping: opts.damping, schedule: opts.schedule, maxIterations: opts.maxIterations, tolerance: opts.tolerance }) };
+  if (typeof c.damping !== 'number' || !(c.damping >= 0 && c.damping < 1)) throw new ModelError(`damping must be a number in [0, 1), got ${c.damping}`);
+  if (!BP_SCHEDULES.includes(c.schedule)) throw new ModelError(`schedule must be one of ${BP_SCHEDULES.join(', ')}, got "${c.schedule}"`);
+  checkCount('maxIterations', c.maxIterations, 1);
+  if (typeof c.tolerance !== 'number' || !(c.tolerance >= 0)) throw new ModelError(`tolerance must be a number ≥ 0, got ${c.tolerance}`);
+  return c;
+}
+
+export interface BPRunInfo {
+  iterations: number;
+  converged: boolean;
+  maxResidual: number;
+}
+
+/** Messages, beliefs and weights of one model in engine memory; run() continues from the current messages. */
+export class BPSolver {
+  readonly fg: BoundFactorGraph;
+  private readonly st: number;
+  private readonly weightPtr: number;
+  private readonly fac2varPtr: number;
+  /** Offset of scope entry p's message in messages() (f64 entries; card of its variable long). */
+  readonly msgStart: Int32Array;
+  private readonly belStart: Int32Array;
+  private readonly belPtr: number;
+  private readonly factorOffsets: Int32Array;
+  private readonly offsetsPtr: number;
+  private readonly factorOut: number;
+  private readonly entF: number;
+  private readonly entV: number;
+  private readonly out: number;
+  /** Factor weights ρ_f (1: BP). */
+  readonly weights: Float64Array;
+
+  constructor(readonly engine: Engine, readonly model: Model, what = 'belief propagation') {
+    const { n, card, scopeStart, scopeVars } = model;
+    const F = model.nFactors, S = scopeVars.length;
+    // Message offsets per scope entry, belief offsets per variable, factor belief offsets, scratch sizes.
+    const msgStart = new Int32Array(S + 1);
+    for (let p = 0; p < S; p++) msgStart[p + 1] = msgStart[p] + card[scopeVars[p]];
+    const belStart = new Int32Array(n + 1);
+    for (let v = 0; v < n; v++) belStart[v + 1] = belStart[v] + card[v];
+    const factorOffsets = new Int32Array(F + 1);
+    let maxT = 1, maxStates = 1, maxArity = 1;
+    for (let f = 0; f < F; f++) {
+      let T = 1, states = 0;
+      for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) {
+        T *= card[scopeVars[p]];
+        states += card[scopeVars[p]];
+      }
+      factorOffsets[f + 1] = factorOffsets[f] + T;
+      maxT = Math.max(maxT, T);
+      maxStates = Math.max(maxStates, states);
+      maxArity = Math.max(maxArity, scopeStart[f + 1] - scopeStart[f]);
+    }
+    const M = msgStart[S];
+    const extra = () => 8 * (3 * M + belStart[n] + 2 * factorOffsets[F] + 8 * F + n + maxT + maxStates + 2) + 4 * (2 * S + n + 3 * F + 3 + maxArity) + 512;
+    this.fg = BoundFactorGraph.fromModel(engine, model, what, extra);
+    try {
+      // Incidence entry q → its scope entry (the incidence rows list factors in increasing order per variable).
+      const incPos = new Int32Array(S);
+      const fill = new Int32Array(n);
+      const incStart = new Int32Array(n + 1);
+      for (let p = 0; p < S; p++) incStart[scopeVars[p] + 1]++;
+      for (let v = 0; v < n; v++) incStart[v + 1] += incStart[v];
+      for (let f = 0; f < F; f++) for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) incPos[incStart[scopeVars[p]] + fill[scopeVars[p]]++] = p;
+      const a = this.fg.arena;
+      this.weights = new Float64Array(F).fill(1);
+      this.belStart = belStart;
+      this.factorOffsets = factorOffsets;
+      const ptr = {
+        msgStart: a.allocI32(msgStart),
+        incPos: a.allocI32(incPos),
+        belStart: a.allocI32(belStart),
+        weight: a.allocF64(this.weights),
+        fac2var: a.alloc(8 * M),
+        var2fac: a.alloc(8 * M),
+        newMsg: a.alloc(8 * M),
+        belief: a.alloc(8 * belStart[n]),
+        scratchE: a.alloc(8 * maxT),
+        scratchS: a.alloc(8 * maxStates),
+        digits: a.alloc(4 * maxArity),
+        pairConst: a.alloc(8 * 6 * F),
+        prio: a.alloc(8 * F),
+        heap: a.alloc(4 * F),
+        heapPos: a.alloc(4 * F),
+      };
+      this.weightPtr = ptr.weight;
+      this.fac2varPtr = ptr.fac2var;
+      this.msgStart = msgStart;
+      this.belPtr = a.alloc(8 * belStart[n]);
+      this.offsetsPtr = a.allocI32(factorOffsets);
+      this.factorOut = a.alloc(8 * factorOffsets[F]);
+      this.entF = a.alloc(8 * F);
+      this.entV = a.alloc(8 * n);
+      this.out = a.alloc(16);
+      this.st = a.alloc(engine.kernels.bpStateBytes());
+      engine.call('bp init', (k) => k.bpInit(this.st, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairConst, ptr.prio, ptr.heap, ptr.heapPos));
+    } catch (e) {
+      this.fg.dispose();
+      throw e;
+    }
+  }
+
+  private live(): number {
+    this.fg.live();
+    return this.st;
+  }
+
+  /** Sets the factor weights ρ (all > 0); the messages stay (a warm start), beliefs follow. */
+  setWeights(rho: ArrayLike<number>): void {
+    const st = this.live();
+    if (rho.length !== this.weights.length) throw new ModelError(`expected ${this.weights.length} factor weights, got ${rho.length}`);
+    for (let f = 0; f < rho.length; f++) if (!(rho[f] > 0 && Number.isFinite(rho[f]))) throw new ModelError(`factor weight ${f} must be a positive number, got ${rho[f]}`);
+    this.weights.set(rho);
+    this.fg.arena.f64(this.weightPtr, this.weights.length).set(rho);
+    this.engine.call('bp refresh', (k) => k.bpRefresh(st));
+  }
+
+  /** Uniform messages. */
+  reset(): void {
+    const st = this.live();
+    this.engine.call('bp reset', (k) => k.bpReset(st));
+  }
+
+  /** Iterates from the current messages (in chunks, so a signal can stop it). */
+  run(c: BPConfig, signal?: AbortSignal): BPRunInfo {
+    const st = this.live();
+    const sched = BP_SCHEDULES.indexOf(c.schedule);
+    let iterations = 0, converged = false, maxResidual = Infinity;
+    const chunk = signal ? 10 : c.maxIterations;
+    while (iterations < c.maxIterations && !converged) {
+      if (signal?.aborted) break;
+      const it = this.engine.call('bp run', (k) => k.bpRun(st, Math.min(chunk, c.maxIterations - iterations), c.tolerance, sched, c.damping, this.out));
+      if (it < 0) throw new EngineError('belief propagation: every state of some message got zero weight (the model, or its Bethe approximation, has no configuration of positive probability)');
+      iterations += it;
+      const o = this.fg.arena.f64(this.out, 2);
+      converged = o[0] === 1;
+      maxResidual = o[1];
+    }
+    return { iterations, converged, maxResidual };
+  }
+
+  /** The factor → variable log-messages (each shifted to max 0), laid out by msgStart. */
+  messages(): Float64Array {
+    this.live();
+    return this.fg.arena.readF64(this.fac2varPtr, this.msgStart[this.msgStart.length - 1]);
+  }
+
+  /** Node marginals (normalised beliefs). */
+  marginals(): Float64Array[] {
+    const st = this.live();
+    this.engine.call('bp marginals', (k) => k.bpMarginals(st, this.belPtr));
+    const all = this.fg.arena.readF64(this.belPtr, this.belStart[this.model.n]);
+    return Array.from({ length: this.model.n }, (_, v) => all.slice(this.belStart[v], this.belStart[v + 1]));
+  }
+
+  /** Factor beliefs b_f(x), each in its factor's table layout (last scope variable fastest). */
+  factorBeliefs(): Float64Array[] {
+    const st = this.live();
+    this.engine.call('bp factor beliefs', (k) => k.bpFactorBeliefs(st, this.offsetsPtr, this.factorOut));
+    const all = this.fg.arena.readF64(this.factorOut, this.factorOffsets[this.model.nFactors]);
+    return Array.from({ length: this.model.nFactors }, (_, f) => all.slice(this.factorOffsets[f], this.factorOffsets[f + 1]));
+  }
+
+  /**
+   * The weighted free energy at the current beliefs, for the model as the user built it:
+   * logConst + Σ_f (E_{b_f}[θ_f] + ρ_f H(b_f)) + Σ_v (1 − Σ_{f ∋ v} ρ_f) H(b_v). With ρ ≡ 1, the Bethe log Z.
+   * Also the entropies it used.
+   */
+  freeEnergy(): { logZ: number; factorEntropy: Float64Array; nodeEntropy: Float64Array } {
+    const st = this.live();
+    const energy = this.engine.call('bp entropies', (k) => k.bpEntropies(st, this.entF, this.entV));
+    const hf = this.fg.arena.readF64(this.entF, this.model.nFactors), hv = this.fg.arena.readF64(this.entV, this.model.n);
+    const { scopeStart, scopeVars } = this.model;
+    const c = new Float64Array(this.model.n);
+    let logZ = this.model.logConst + energy;
+    for (let f = 0; f < this.model.nFactors; f++) {
+      logZ += this.weights[f] * hf[f];
+      for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) c[scopeVars[p]] += this.weights[f];
+    }
+    for (let v = 0; v < this.model.n; v++) logZ += (1 - c[v]) * hv[v];
+    return { logZ, factorEntropy: hf, nodeEntropy: hv };
+  }
+
+  dispose(): void {
+    this.fg.dispose();
+  }
+}
+
+/** Loopy BP: node marginals and the Bethe estimate of log Z. */
+export function runBP(engine: Engine, model: Model, opts: BPOptions = {}): InferenceResult {
+  const c = bpConfig(opts);
+  const t0 = performance.now();
+  const solver = new BPSolver(engine, model);
+  try {
+    const r = solver.run(c, opts.signal);
+    const marginals = solver.marginals();
+    const { logZ } = solver.freeEnergy();
+    return {
+      method: 'bp',
+      logZ,
+      logZStdErr: null,
+      logZKind: 'estimate',
+      marginals,
+      marginalStdErr: null,
+      diagnostics: {
+        approximation: 'Bethe',
+        iterations: r.iterations,
+        converged: r.converged,
+        maxResidual: Number.isFinite(r.maxResidual) ? r.maxResidual : null,
+        schedule: c.schedule,
+        damping: c.damping,
+        maxIterations: c.maxIterations,
+        tolerance: c.tolerance,
+      },
+      seconds: (performance.now() - t0) / 1000,
+      partial: opts.signal?.aborted === true,
+    };
+  } finally {
+    solver.dispose();
+  }
+}

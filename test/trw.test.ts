@@ -1,0 +1,149 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadEngine } from '../bindings/index.ts';
+import { ModelBuilder } from '../bindings/core/model.ts';
+import { ModelError } from '../bindings/core/errors.ts';
+import { runTRW, trwUpperBound, randomTreeWeights } from '../bindings/variational/trw.ts';
+import { runBounds } from '../bindings/variational/bounds.ts';
+import { readFG } from '../bindings/io/formats.ts';
+import { loadModelFile } from '../bindings/io/files.ts';
+import { infer } from '../bindings/infer.ts';
+import { bruteForce, dataDir, mulberry32, randomFactorGraph, randomModel, randomTreeFactorGraph } from './helpers.ts';
+import { EngineError } from '../bindings/core/errors.ts';
+
+test('TRW is never below exact log Z on random pairwise models (enumeration; cardinalities 2–3, zeros), and the gradient steps lower it', async () => {
+  const engine = await loadEngine();
+  const rand = mulberry32(7);
+  let lowered = 0, converged = 0, models = 0;
+  for (let t = 0; t < 30; t++) {
+    const m = randomModel(rand, 7 + (t % 3), { cards: t % 2 ? [2] : [2, 3], density: 0.6, scale: 1 + (t % 3), zeros: t % 5 === 0 ? 0.15 : 0 });
+    const exact = bruteForce(m).logZ;
+    const opts = { schedule: 'sequential', maxIterations: 5000, seed: t } as const;
+    if (Number.isNaN(exact)) {
+      // Z = 0 (every configuration hits a zero): refused, not a number.
+      assert.throws(() => runTRW(engine, m, opts), EngineError);
+      continue;
+    }
+    models++;
+    const r = runTRW(engine, m, opts);
+    r.marginals.forEach((p) => assert.ok(Math.abs(p.reduce((a, b) => a + b) - 1) < 1e-12));
+    // The certified bound holds whether or not the iteration converged.
+    assert.ok(r.logZ! >= exact - 1e-9, `model ${t}: TRW ${r.logZ} below exact ${exact}`);
+    if (!r.diagnostics.converged) continue;
+    converged++;
+    // At a fixed point the tree decomposition's bound is the TRW free energy.
+    assert.ok(Math.abs(r.logZ! - (r.diagnostics.freeEnergy as number)) < 1e-6, `model ${t}: ${r.logZ} vs free energy ${r.diagnostics.freeEnergy}`);
+    assert.ok((r.diagnostics.freeEnergy as number) <= (r.diagnostics.randomTreeFreeEnergy as number) + 1e-12, `model ${t}: the steps raised the bound`);
+    if (r.logZ! < (r.diagnostics.randomTreeFreeEnergy as number) - 1e-3) lowered++;
+  }
+  assert.ok(converged >= models - 2, `${converged} of ${models} converged`);
+  assert.ok(lowered >= converged - 3, `gradient steps lowered the bound on only ${lowered} of ${converged} models`);
+});
+
+test('TRW\'s tree-decomposition bound holds without convergence: one iteration, strong couplings', async () => {
+  const engine = await loadEngine();
+  const rand = mulberry32(23);
+  for (let t = 0; t < 10; t++) {
+    const m = randomModel(rand, 8, { cards: [2, 3], density: 0.7, scale: 4 });
+    const exact = bruteForce(m).logZ;
+    const r = runTRW(engine, m, { maxIterations: 1 + (t % 3), seed: t });
+    assert.equal(r.diagnostics.converged, false);
+    assert.ok(r.logZ! >= exact - 1e-9, `model ${t}: ${r.logZ} below exact ${exact}`);
+  }
+});
+
+test('TRW is exact on pairwise trees (every spanning tree is the tree: ρ = 1)', async () => {
+  const engine = await loadEngine();
+  const rand = mulberry32(2);
+  for (let t = 0; t < 12; t++) {
+    const m = randomTreeFactorGraph(rand, 3 + (t % 6), { cards: [1, 2, 3, 4], maxArity: 2, scale: 2, forest: t % 3 === 0 });
+    const want = bruteForce(m);
+    const r = runTRW(engine, m, { tolerance: 1e-13 });
+    assert.ok(Math.abs(r.logZ! - want.logZ) < 1e-9, `model ${t}: ${r.logZ} vs ${want.logZ}`);
+    r.marginals.forEach((p, v) => p.forEach((x, k) => assert.ok(Math.abs(x - want.marginals[v][k]) < 1e-9)));
+  }
+});
+
+test('TRW sums factors on the same pair first (a shared table used twice on one pair)', async () => {
+  const engine = await loadEngine();
+  const b = new ModelBuilder([2, 2, 3]);
+  const id = b.shareTable([0.3, -1, 2, 0.5]);
+  b.addSharedFactor([0, 1], id).addSharedFactor([0, 1], id).addPairwise(1, 2, [1, 0, -1, 0.2, 0.1, 2]).addPairwise(0, 2, [0, 1, 0.5, -0.5, 2, 0]);
+  const m = b.build();
+  const exact = bruteForce(m).logZ;
+  const r = runTRW(engine, m);
+  assert.ok(r.logZ! >= exact - 1e-9 && r.logZ! < exact + 1, `${r.logZ} vs ${exact}`);
+});
+
+test('TRW refuses factors of arity > 2 with a ModelError naming the factor', async () => {
+  const engine = await loadEngine();
+  const m = randomFactorGraph(mulberry32(1), 5, { maxArity: 3, factors: 12 });
+  const f = m.firstHigherOrderFactor();
+  assert.ok(f >= 0);
+  assert.throws(() => runTRW(engine, m), (e: Error) => e instanceof ModelError && e.message.includes(`factor ${f} has arity 3`) && !e.message.includes('\n'));
+});
+
+test('random spanning forests: every edge covered, ρ in (0, 1], Σ_e ρ_e = n − components', () => {
+  // A 4×4 grid plus a separate triangle: 16 + 3 variables, 2 components.
+  const ei: number[] = [], ej: number[] = [];
+  for (let r = 0; r < 4; r++) for (let c = 0; c < 4; c++) {
+    if (c < 3) (ei.push(4 * r + c), ej.push(4 * r + c + 1));
+    if (r < 3) (ei.push(4 * r + c), ej.push(4 * r + c + 4));
+  }
+  ei.push(16, 17, 16), ej.push(17, 18, 18);
+  const { rho, trees } = randomTreeWeights(19, Int32Array.from(ei), Int32Array.from(ej), 3, 5);
+  assert.ok(trees >= 3);
+  assert.ok(rho.every((x) => x > 0 && x <= 1));
+  assert.ok(Math.abs(rho.reduce((a, b) => a + b) - (19 - 2)) < 1e-12);
+});
+
+test('TRW on the shipped pairwise UAI files: never below the published log Z', async () => {
+  const engine = await loadEngine();
+  for (const [name, trwSteps, maxIterations] of [['CSP_11', 10, 2000], ['Segmentation_11', 2, 2000], ['Grids_11', 0, 300]] as const) {
+    const file = join(dataDir(), 'uai2014', `${name}.uai`);
+    const { model } = await loadModelFile(file);
+    // .PR: log10 Z to 6 significant digits; the margin is one unit of the last digit (in nats).
+    const pr = Number(readFileSync(`${file}.PR`, 'utf8').trim().split(/\s+/).pop());
+    const exact = pr * Math.LN10, margin = 10 ** (Math.floor(Math.log10(Math.abs(pr))) - 5) * Math.LN10;
+    const r = runTRW(engine, model, { damping: 0.5, schedule: 'sequential', maxIterations, trwSteps });
+    assert.ok(r.logZ! >= exact - margin, `${name}: TRW ${r.logZ} below exact ${exact}`);
+    // Grids_11 (couplings up to 4.9) does not converge in 300 (or 2000) iterations; the bound holds all the same.
+    assert.equal(r.diagnostics.converged, name !== 'Grids_11', name);
+  }
+});
+
+test('libDAI testfast.fg: TRW above exact; with ρ ≡ 1 (libDAI\'s TRWBP row, nrtrees = 0) it is BP', async () => {
+  const engine = await loadEngine();
+  const m = readFG(readFileSync(join(dataDir(), 'libdai', 'testfast.fg'), 'utf8'), 'testfast.fg');
+  const exact = bruteForce(m).logZ;
+  const r = trwUpperBound(engine, m, { tolerance: 1e-12 });
+  assert.ok(r.converged && r.logZ >= exact, `TRW ${r.logZ} vs exact ${exact}`);
+  assert.ok(r.logZ < r.initialLogZ, 'gradient steps tighten the bound');
+  const bp = infer(engine, m, { method: 'bp', tolerance: 1e-12 });
+  assert.ok(Math.abs(bp.logZ! - exact - 7.187e-4) < 1e-6); // libDAI's TRWBP row: LOGZ ERROR +7.187e-04
+});
+
+test('bounds: logZLower ≤ exact ≤ logZUpper on random binary and ternary pairwise models; logZ null, kind "interval"', async () => {
+  const engine = await loadEngine();
+  const rand = mulberry32(19);
+  for (let t = 0; t < 8; t++) {
+    const m = randomModel(rand, 8, { cards: t % 2 ? [2] : [2, 3], density: 0.5, scale: 1.5 });
+    const exact = bruteForce(m).logZ;
+    const r = infer(engine, m, { method: 'bounds', seed: t, damping: 0.3 });
+    assert.equal(r.logZ, null);
+    assert.equal(r.logZKind, 'interval');
+    assert.ok(r.logZLower! <= exact + 1e-9 && exact <= r.logZUpper! + 1e-9, `model ${t}: [${r.logZLower}, ${r.logZUpper}] vs ${exact}`);
+    assert.equal(r.diagnostics.lowerMethod, 'mf');
+  }
+  const other = infer(engine, randomModel(rand, 5), { method: 'bp' });
+  assert.equal(other.logZLower, null);
+  assert.equal(other.logZUpper, null);
+});
+
+test('bounds refuses a higher-order model (TRW needs pairwise factors)', async () => {
+  const engine = await loadEngine();
+  const m = randomFactorGraph(mulberry32(4), 5, { maxArity: 3, factors: 12 });
+  assert.throws(() => runBounds(engine, m), ModelError);
+});
