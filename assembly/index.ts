@@ -19,3 +19,8 @@ export { chibRun } from './logz/chib';
 export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeRefresh, treeGibbsStep } from './samplers/treegibbs';
 export { popAnnealWorkBytes, popAnnealRun } from './logz/popanneal';
 export { aisRelaxedStateBytes, aisRelaxedRun } from './logz/aisrelaxed';
+export { denseCholesky } from './linalg/cholesky';
+export { symEigen } from './linalg/eigen';
+export { symOpBytes, symOpInit, lanczosExtremes } from './linalg/lanczos';
+export { minDegreeWorkWords, minimumDegreeOrder } from './linalg/ordering';
+export { symbolicCounts, symbolicPattern, choleskyNumeric, choleskyRows } from './linalg/sparse_cholesky';

@@ -1,0 +1,174 @@
+// Lanczos for the extreme eigenvalues of a symmetric operator: W + diag(d) in CSR (d optional), or
+// S (W + diag(d)) S with S = ½ on free bits and (I − 11ᵀ/K)/√2 on a one-hot block of K bits (the
+// relaxation's log-concavity index, bindings/relax/relaxation.ts).
+//
+// Plain three-term recurrence (local reorthogonalisation against the last two vectors only): O(n)
+// memory and O(n) work per step besides the operator. Loss of orthogonality only produces extra
+// copies of converged Ritz values (Paige), which leaves the extremes and their residual bounds
+// β_k |y_k| valid, so full reorthogonalisation (O(k²n)) is not worth its cost here. The Ritz values
+// lie inside the spectrum; θ_min − residual is the conservative estimate of λ_min used for shifts.
+
+import { ldf, stf, ldi } from './access';
+import { tql2 } from './eigen';
+
+/** The operator: CSR W (n rows), optional diagonal, optional one-hot blocks for S. */
+@unmanaged
+export class SymOp {
+  n: i32;
+  /** Number of variables (blocks) for S; 0: no S, the operator is W + diag(d). */
+  nBlocks: i32;
+  rowPtr: usize;
+  col: usize;
+  val: usize;
+  /** f64 × n, or 0 for none. */
+  diag: usize;
+  blockStart: usize; // i32 × (nBlocks + 1)
+  oneHot: usize; // u8 × nBlocks
+  /** f64 × n scratch for S x. */
+  tmp: usize;
+}
+
+export function symOpBytes(): usize {
+  return offsetof<SymOp>();
+}
+
+export function symOpInit(hdr: usize, n: i32, rowPtr: usize, col: usize, val: usize, diag: usize, nBlocks: i32, blockStart: usize, oneHot: usize, tmp: usize): void {
+  const o = changetype<SymOp>(hdr);
+  o.n = n;
+  o.rowPtr = rowPtr;
+  o.col = col;
+  o.val = val;
+  o.diag = diag;
+  o.nBlocks = nBlocks;
+  o.blockStart = blockStart;
+  o.oneHot = oneHot;
+  o.tmp = tmp;
+}
+
+/** y = (W + diag(d)) x. */
+function csrApply(n: i32, rowPtr: usize, col: usize, val: usize, diag: usize, x: usize, y: usize): void {
+  let k = ldi(rowPtr, 0);
+  for (let i = 0; i < n; i++) {
+    const end = ldi(rowPtr, i + 1);
+    let s = diag ? ldf(diag, i) * ldf(x, i) : 0.0;
+    for (; k < end; k++) s += ldf(val, k) * ldf(x, ldi(col, k));
+    stf(y, i, s);
+  }
+}
+
+/** y = S x (x and y may be the same array). */
+function applyS(o: SymOp, x: usize, y: usize): void {
+  for (let v = 0; v < o.nBlocks; v++) {
+    const b = ldi(o.blockStart, v), e = ldi(o.blockStart, v + 1);
+    if (!load<u8>(o.oneHot + <usize>v)) {
+      stf(y, b, 0.5 * ldf(x, b));
+      continue;
+    }
+    let mean = 0.0;
+    for (let k = b; k < e; k++) mean += ldf(x, k);
+    mean /= <f64>(e - b);
+    for (let k = b; k < e; k++) stf(y, k, (ldf(x, k) - mean) * Math.SQRT1_2);
+  }
+}
+
+export function symOpApply(o: SymOp, x: usize, y: usize): void {
+  if (o.nBlocks == 0) {
+    csrApply(o.n, o.rowPtr, o.col, o.val, o.diag, x, y);
+    return;
+  }
+  applyS(o, x, o.tmp);
+  csrApply(o.n, o.rowPtr, o.col, o.val, o.diag, o.tmp, y);
+  applyS(o, y, y);
+}
+
+function dot(x: usize, y: usize, n: i32): f64 {
+  let s = 0.0;
+  for (let i = 0; i < n; i++) s += ldf(x, i) * ldf(y, i);
+  return s;
+}
+
+/** Ritz extremes of the k × k tridiagonal (alpha, beta); writes min, max, their residuals, k. */
+function ritzExtremes(alpha: usize, beta: usize, bNext: f64, k: i32, d: usize, e: usize, lastRow: usize, out: usize): bool {
+  memory.copy(d, alpha, <usize>k << 3);
+  stf(e, 0, 0);
+  for (let i = 1; i < k; i++) stf(e, i, ldf(beta, i - 1));
+  memory.fill(lastRow, 0, <usize>k << 3);
+  stf(lastRow, k - 1, 1);
+  if (!tql2(d, e, k, 0, lastRow)) return false;
+  let iMin = 0, iMax = 0;
+  for (let i = 1; i < k; i++) {
+    if (ldf(d, i) < ldf(d, iMin)) iMin = i;
+    if (ldf(d, i) > ldf(d, iMax)) iMax = i;
+  }
+  stf(out, 0, ldf(d, iMin));
+  stf(out, 1, ldf(d, iMax));
+  stf(out, 2, Math.abs(bNext * ldf(lastRow, iMin)));
+  stf(out, 3, Math.abs(bNext * ldf(lastRow, iMax)));
+  stf(out, 4, <f64>k);
+  return true;
+}
+
+/**
+ * Extreme eigenvalues of the operator `op` by at most maxIter Lanczos steps, stopping when both
+ * extreme Ritz residuals are ≤ tol·max(|θ_min|, |θ_max|) (checked every ~15 % more steps) or on
+ * breakdown (residuals then 0). work: f64 × (3n + 5·maxIter). out: f64 × 5 = θ_min, θ_max, their
+ * residuals, iterations. Returns 0, or −1 if the tridiagonal QL did not converge.
+ */
+export function lanczosExtremes(hdr: usize, maxIter: i32, tol: f64, work: usize, out: usize): i32 {
+  const op = changetype<SymOp>(hdr);
+  const n = op.n;
+  let q = work, qPrev = work + (<usize>n << 3);
+  const w = work + (<usize>(2 * n) << 3);
+  const alpha = work + (<usize>(3 * n) << 3), beta = alpha + (<usize>maxIter << 3);
+  const td = beta + (<usize>maxIter << 3), te = td + (<usize>maxIter << 3), tl = te + (<usize>maxIter << 3);
+  // Deterministic start (an LCG; never a random seed).
+  let state: u32 = 0x9e3779b9;
+  for (let i = 0; i < n; i++) {
+    state = state * 1664525 + 1013904223;
+    stf(q, i, <f64>state / 4294967296.0 - 0.5);
+  }
+  memory.fill(qPrev, 0, <usize>n << 3);
+  const inv = 1 / Math.sqrt(dot(q, q, n));
+  for (let i = 0; i < n; i++) stf(q, i, ldf(q, i) * inv);
+  let anorm = 0.0, bPrev = 0.0;
+  let nextCheck = 10;
+  stf(out, 0, 0);
+  stf(out, 1, 0);
+  stf(out, 2, Infinity);
+  stf(out, 3, Infinity);
+  stf(out, 4, 0);
+  for (let k = 0; k < maxIter; k++) {
+    symOpApply(op, q, w);
+    for (let i = 0; i < n; i++) stf(w, i, ldf(w, i) - bPrev * ldf(qPrev, i));
+    let a = dot(q, w, n);
+    for (let i = 0; i < n; i++) stf(w, i, ldf(w, i) - a * ldf(q, i));
+    // Local reorthogonalisation (a second Gram–Schmidt pass against q and qPrev).
+    const c1 = dot(q, w, n), c0 = dot(qPrev, w, n);
+    for (let i = 0; i < n; i++) stf(w, i, ldf(w, i) - (c1 * ldf(q, i) + c0 * ldf(qPrev, i)));
+    a += c1;
+    stf(alpha, k, a);
+    const b = Math.sqrt(dot(w, w, n));
+    anorm = Math.max(anorm, Math.abs(a) + b + bPrev);
+    const last = k == maxIter - 1;
+    const breakdown = b <= 1e-13 * Math.max(anorm, 1e-300);
+    if (last || breakdown || k + 1 >= nextCheck) {
+      nextCheck = max(k + 11, <i32>Math.ceil(1.15 * <f64>(k + 1)));
+      if (!ritzExtremes(alpha, beta, b, k + 1, td, te, tl, out)) return -1;
+      const scaleT = Math.max(Math.max(Math.abs(ldf(out, 0)), Math.abs(ldf(out, 1))), 1e-300);
+      if (last || breakdown || (ldf(out, 2) <= tol * scaleT && ldf(out, 3) <= tol * scaleT)) {
+        if (breakdown) {
+          stf(out, 2, 0);
+          stf(out, 3, 0);
+        }
+        return 0;
+      }
+    }
+    stf(beta, k, b);
+    const t = qPrev;
+    qPrev = q;
+    q = t;
+    for (let i = 0; i < n; i++) stf(q, i, ldf(w, i) / b);
+    bPrev = b;
+  }
+  return 0;
+}

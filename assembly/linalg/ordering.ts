@@ -1,0 +1,149 @@
+// Minimum-degree ordering on the explicit elimination graph: eliminating v joins its remaining
+// neighbours into a clique. Degree buckets (doubly linked lists), ties broken by the most recently
+// updated vertex (LIFO bucket order), which on lattices behaves like a local nested dissection.
+//
+// The graph's adjacency lists live in one pool of i32 that the caller sizes: a list that outgrows
+// its capacity moves to the pool's end with twice the room; when the end is reached the live lists
+// are packed to the front (each list's first slot temporarily holds −(vertex + 1) so a scan of the
+// pool finds them in address order). If packing leaves under half the pool free the kernel gives
+// up and the caller retries with a larger pool (the result does not depend on the pool's size).
+
+import { ldi, sti } from './access';
+
+/** i32 words of workspace for n vertices (besides the pool). */
+export function minDegreeWorkWords(n: i32): i32 {
+  return 10 * n + 1;
+}
+
+// Workspace layout (i32 arrays of n, head n + 1).
+const LEN = 0, START = 1, CAP = 2, NEXT = 3, PREV = 4, DEG = 5, TAG = 6, SAVED = 7, NBR = 8, HEAD = 9;
+
+@inline
+function arr(ws: usize, n: i32, which: i32): usize {
+  return ws + ((<usize>which * <usize>n) << 2);
+}
+
+/**
+ * perm[k] = vertex eliminated k-th, pos[v] = its position, for the graph of the symmetric CSR
+ * pattern (rowPtr, col; diagonal entries ignored). ws: minDegreeWorkWords(n) i32; pool: poolCap
+ * i32. Returns 0, or 1 if the pool was too small.
+ */
+export function minimumDegreeOrder(n: i32, rowPtr: usize, col: usize, perm: usize, pos: usize, ws: usize, pool: usize, poolCap: i32): i32 {
+  const len = arr(ws, n, LEN), start = arr(ws, n, START), cap = arr(ws, n, CAP);
+  const next = arr(ws, n, NEXT), prev = arr(ws, n, PREV), deg = arr(ws, n, DEG), tag = arr(ws, n, TAG);
+  const saved = arr(ws, n, SAVED), nbr = arr(ws, n, NBR), head = arr(ws, n, HEAD);
+  let end = 0;
+  for (let v = 0; v < n; v++) {
+    const lo = ldi(rowPtr, v), hi = ldi(rowPtr, v + 1);
+    const c0 = max(4, hi - lo);
+    if (end + c0 > poolCap) return 1;
+    let c = 0;
+    for (let k = lo; k < hi; k++) {
+      const u = ldi(col, k);
+      if (u != v) sti(pool, end + c++, u);
+    }
+    sti(start, v, end);
+    sti(cap, v, c0);
+    sti(len, v, c);
+    end += c0;
+  }
+  for (let i = 0; i <= n; i++) sti(head, i, -1);
+  for (let v = n - 1; v >= 0; v--) bucketInsert(head, next, prev, deg, v, ldi(len, v));
+  memory.fill(tag, 0, <usize>n << 2);
+  let stamp = 0, minDeg = 0;
+  for (let step = 0; step < n; step++) {
+    while (ldi(head, minDeg) < 0) minDeg++;
+    const v = ldi(head, minDeg);
+    bucketRemove(head, next, prev, deg, v);
+    sti(perm, step, v);
+    sti(pos, v, step);
+    const nN = ldi(len, v);
+    memory.copy(nbr, pool + (<usize>ldi(start, v) << 2), <usize>nN << 2);
+    sti(len, v, 0);
+    sti(cap, v, 0); // its room is garbage from now on
+    for (let t = 0; t < nN; t++) {
+      const u = ldi(nbr, t);
+      stamp++;
+      // Room for the merged list: at most len(u) − 1 + (nN − 1) entries.
+      const need = ldi(len, u) + nN;
+      if (need > ldi(cap, u)) {
+        const newCap = max(need, 2 * ldi(cap, u));
+        if (end + newCap > poolCap) {
+          end = pack(n, pool, end, len, start, cap, saved);
+          if (end + newCap > poolCap || end > poolCap >> 1) return 1;
+        }
+        memory.copy(pool + (<usize>end << 2), pool + (<usize>ldi(start, u) << 2), <usize>ldi(len, u) << 2);
+        sti(start, u, end);
+        sti(cap, u, newCap);
+        end += newCap;
+      }
+      const a = pool + (<usize>ldi(start, u) << 2);
+      const lu = ldi(len, u);
+      let c = 0;
+      // Drop v, mark the rest.
+      for (let k = 0; k < lu; k++) {
+        const w = ldi(a, k);
+        if (w == v) continue;
+        sti(tag, w, stamp);
+        sti(a, c++, w);
+      }
+      sti(tag, u, stamp);
+      for (let s = 0; s < nN; s++) {
+        const w = ldi(nbr, s);
+        if (ldi(tag, w) == stamp) continue;
+        sti(a, c++, w);
+      }
+      sti(len, u, c);
+      bucketRemove(head, next, prev, deg, u);
+      bucketInsert(head, next, prev, deg, u, c);
+      if (c < minDeg) minDeg = c;
+    }
+  }
+  return 0;
+}
+
+@inline
+function bucketInsert(head: usize, next: usize, prev: usize, deg: usize, v: i32, dg: i32): void {
+  sti(deg, v, dg);
+  sti(prev, v, -1);
+  const h = ldi(head, dg);
+  sti(next, v, h);
+  if (h >= 0) sti(prev, h, v);
+  sti(head, dg, v);
+}
+
+@inline
+function bucketRemove(head: usize, next: usize, prev: usize, deg: usize, v: i32): void {
+  const p = ldi(prev, v), q = ldi(next, v);
+  if (p >= 0) sti(next, p, q);
+  else sti(head, ldi(deg, v), q);
+  if (q >= 0) sti(prev, q, p);
+}
+
+/** Packs the live lists (cap > 0) to the front of the pool in address order; returns the new end. */
+function pack(n: i32, pool: usize, end: i32, len: usize, start: usize, cap: usize, saved: usize): i32 {
+  for (let v = 0; v < n; v++) {
+    if (ldi(cap, v) > 0) {
+      sti(saved, v, ldi(pool, ldi(start, v)));
+      sti(pool, ldi(start, v), -(v + 1));
+    }
+  }
+  let p = 0, wr = 0;
+  while (p < end) {
+    const x = ldi(pool, p);
+    if (x >= 0) {
+      p++;
+      continue;
+    }
+    const v = -x - 1;
+    const old = ldi(start, v), oldCap = ldi(cap, v), lv = ldi(len, v);
+    sti(pool, old, ldi(saved, v));
+    memory.copy(pool + (<usize>wr << 2), pool + (<usize>old << 2), <usize>lv << 2);
+    const c = max(lv, 1);
+    sti(start, v, wr);
+    sti(cap, v, c);
+    wr += c;
+    p = old + oldCap;
+  }
+  return wr;
+}
