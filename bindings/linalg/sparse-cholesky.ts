@@ -25,8 +25,11 @@ export class SparseCholesky {
   private readonly arena: Arena;
   private readonly p: { rowPtr: number; col: number; perm: number; pos: number; colPtr: number; rowIdx: number };
 
-  /** Orders and analyses the symmetric pattern (rowPtr, col) over n bits (diagonal entries ignored). */
-  constructor(readonly engine: Engine, n: number, rowPtr: Int32Array, col: Int32Array) {
+  /**
+   * Orders and analyses the symmetric pattern (rowPtr, col) over n bits (diagonal entries ignored).
+   * poolWords: the ordering's first graph pool (i32 words; doubled until it suffices).
+   */
+  constructor(readonly engine: Engine, n: number, rowPtr: Int32Array, col: Int32Array, poolWords = col.length + 8 * n + 64) {
     if (rowPtr.length !== n + 1 || rowPtr[n] !== col.length) throw new EngineError(`sparse Cholesky: CSR of ${n} rows has rowPtr of ${rowPtr.length} and ${col.length} columns`);
     this.n = n;
     const k = engine.kernels;
@@ -34,8 +37,7 @@ export class SparseCholesky {
     const arena = (this.arena = engine.arena());
     try {
       const rp = arena.allocI32(rowPtr), cl = arena.allocI32(col), perm = arena.allocI32(n), pos = arena.allocI32(n);
-      // The ordering's graph pool: the pattern with room to grow; doubled while too small.
-      let poolWords = col.length + 8 * n + 64;
+      // The ordering's graph pool: by default the pattern with room to grow; doubled while too small.
       for (;;) {
         const scratch = engine.arena();
         try {
@@ -45,7 +47,7 @@ export class SparseCholesky {
         } finally {
           scratch.dispose();
         }
-        poolWords *= 2;
+        poolWords = Math.max(64, 2 * poolWords);
       }
       const t1 = performance.now();
       const parent = arena.allocI32(n), counts = arena.allocI32(n), colPtr = arena.allocI32(n + 1);
