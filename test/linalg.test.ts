@@ -34,7 +34,11 @@ function randomSPD(rand: () => number, n: number, c = 0.1): Float64Array {
   return A;
 }
 
-const maxAbs = (a: ArrayLike<number>) => Array.prototype.reduce.call(a, (m: number, v: number) => Math.max(m, Math.abs(v)), 0) as number;
+function maxAbs(a: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]));
+  return m;
+}
 function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   assert.equal(a.length, b.length);
   let m = 0;

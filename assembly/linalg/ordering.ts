@@ -5,18 +5,22 @@
 // The graph's adjacency lists live in one pool of i32 that the caller sizes: a list that outgrows
 // its capacity moves to the pool's end with twice the room; when the end is reached the live lists
 // are packed to the front (each list's first slot temporarily holds −(vertex + 1) so a scan of the
-// pool finds them in address order). If packing leaves under half the pool free the kernel gives
-// up and the caller retries with a larger pool (the result does not depend on the pool's size).
+// pool finds them in address order). If packing leaves under a quarter of the pool free the kernel
+// stops with its whole state in the workspace; the caller copies the pool into a larger one and
+// calls again to resume (the result does not depend on the pool's size).
 
 import { ldi, sti } from './access';
 
 /** i32 words of workspace for n vertices (besides the pool). */
 export function minDegreeWorkWords(n: i32): i32 {
-  return 10 * n + 1;
+  return 10 * n + 1 + STATE_WORDS;
 }
 
 // Workspace layout (i32 arrays of n, head n + 1).
 const LEN = 0, START = 1, CAP = 2, NEXT = 3, PREV = 4, DEG = 5, TAG = 6, SAVED = 7, NBR = 8, HEAD = 9;
+// The loop's state, after head (n + 1 words): set when the kernel stops for a larger pool.
+const STATE_WORDS = 7;
+const S_STEP = 0, S_STAMP = 1, S_MINDEG = 2, S_END = 3, S_T = 4, S_NN = 5, S_V = 6;
 
 @inline
 function arr(ws: usize, n: i32, which: i32): usize {
@@ -26,57 +30,83 @@ function arr(ws: usize, n: i32, which: i32): usize {
 /**
  * perm[k] = vertex eliminated k-th, pos[v] = its position, for the graph of the symmetric CSR
  * pattern (rowPtr, col; diagonal entries ignored). ws: minDegreeWorkWords(n) i32; pool: poolCap
- * i32. Returns 0, or 1 if the pool was too small.
+ * i32. resume = 0 starts; returns 0 when done, 1 when the pool ran short (copy all poolCap words
+ * into a larger pool and call again with resume = 1 and the same ws), or 2 when the pattern itself
+ * did not fit (call again with a larger pool and resume = 0).
  */
-export function minimumDegreeOrder(n: i32, rowPtr: usize, col: usize, perm: usize, pos: usize, ws: usize, pool: usize, poolCap: i32): i32 {
+export function minimumDegreeOrder(n: i32, rowPtr: usize, col: usize, perm: usize, pos: usize, ws: usize, pool: usize, poolCap: i32, resume: i32): i32 {
   const len = arr(ws, n, LEN), start = arr(ws, n, START), cap = arr(ws, n, CAP);
   const next = arr(ws, n, NEXT), prev = arr(ws, n, PREV), deg = arr(ws, n, DEG), tag = arr(ws, n, TAG);
   const saved = arr(ws, n, SAVED), nbr = arr(ws, n, NBR), head = arr(ws, n, HEAD);
-  let end = 0;
-  for (let v = 0; v < n; v++) {
-    const lo = ldi(rowPtr, v), hi = ldi(rowPtr, v + 1);
-    const c0 = max(4, hi - lo);
-    if (end + c0 > poolCap) return 1;
-    let c = 0;
-    for (let k = lo; k < hi; k++) {
-      const u = ldi(col, k);
-      if (u != v) sti(pool, end + c++, u);
+  const state = head + ((<usize>n + 1) << 2);
+  let end = 0, step = 0, stamp = 0, minDeg = 0, t0 = 0, nN = 0, v = -1;
+  if (resume) {
+    step = ldi(state, S_STEP);
+    stamp = ldi(state, S_STAMP);
+    minDeg = ldi(state, S_MINDEG);
+    end = ldi(state, S_END);
+    t0 = ldi(state, S_T);
+    nN = ldi(state, S_NN);
+    v = ldi(state, S_V);
+  } else {
+    for (let u = 0; u < n; u++) {
+      const lo = ldi(rowPtr, u), hi = ldi(rowPtr, u + 1);
+      const c0 = max(4, hi - lo);
+      if (end + c0 > poolCap) return 2;
+      let c = 0;
+      for (let k = lo; k < hi; k++) {
+        const w = ldi(col, k);
+        if (w != u) sti(pool, end + c++, w);
+      }
+      sti(start, u, end);
+      sti(cap, u, c0);
+      sti(len, u, c);
+      end += c0;
     }
-    sti(start, v, end);
-    sti(cap, v, c0);
-    sti(len, v, c);
-    end += c0;
+    for (let i = 0; i <= n; i++) sti(head, i, -1);
+    for (let u = n - 1; u >= 0; u--) bucketInsert(head, next, prev, deg, u, ldi(len, u));
+    memory.fill(tag, 0, <usize>n << 2);
   }
-  for (let i = 0; i <= n; i++) sti(head, i, -1);
-  for (let v = n - 1; v >= 0; v--) bucketInsert(head, next, prev, deg, v, ldi(len, v));
-  memory.fill(tag, 0, <usize>n << 2);
-  let stamp = 0, minDeg = 0;
-  for (let step = 0; step < n; step++) {
-    while (ldi(head, minDeg) < 0) minDeg++;
-    const v = ldi(head, minDeg);
-    bucketRemove(head, next, prev, deg, v);
-    sti(perm, step, v);
-    sti(pos, v, step);
-    const nN = ldi(len, v);
-    memory.copy(nbr, pool + (<usize>ldi(start, v) << 2), <usize>nN << 2);
-    sti(len, v, 0);
-    sti(cap, v, 0); // its room is garbage from now on
-    for (let t = 0; t < nN; t++) {
+  for (;;) {
+    if (t0 >= nN) {
+      if (step == n) break;
+      while (ldi(head, minDeg) < 0) minDeg++;
+      v = ldi(head, minDeg);
+      bucketRemove(head, next, prev, deg, v);
+      sti(perm, step, v);
+      sti(pos, v, step);
+      step++;
+      nN = ldi(len, v);
+      memory.copy(nbr, pool + (<usize>ldi(start, v) << 2), <usize>nN << 2);
+      sti(len, v, 0);
+      sti(cap, v, 0); // its room is garbage from now on
+      t0 = 0;
+    }
+    for (let t = t0; t < nN; t++) {
       const u = ldi(nbr, t);
-      stamp++;
       // Room for the merged list: at most len(u) − 1 + (nN − 1) entries.
       const need = ldi(len, u) + nN;
       if (need > ldi(cap, u)) {
         const newCap = max(need, 2 * ldi(cap, u));
         if (end + newCap > poolCap) {
           end = pack(n, pool, end, len, start, cap, saved);
-          if (end + newCap > poolCap || end > poolCap >> 1) return 1;
+          if (end + newCap > poolCap - (poolCap >> 2)) {
+            sti(state, S_STEP, step);
+            sti(state, S_STAMP, stamp);
+            sti(state, S_MINDEG, minDeg);
+            sti(state, S_END, end);
+            sti(state, S_T, t);
+            sti(state, S_NN, nN);
+            sti(state, S_V, v);
+            return 1;
+          }
         }
         memory.copy(pool + (<usize>end << 2), pool + (<usize>ldi(start, u) << 2), <usize>ldi(len, u) << 2);
         sti(start, u, end);
         sti(cap, u, newCap);
         end += newCap;
       }
+      stamp++;
       const a = pool + (<usize>ldi(start, u) << 2);
       const lu = ldi(len, u);
       let c = 0;
@@ -98,6 +128,7 @@ export function minimumDegreeOrder(n: i32, rowPtr: usize, col: usize, perm: usiz
       bucketInsert(head, next, prev, deg, u, c);
       if (c < minDeg) minDeg = c;
     }
+    t0 = nN;
   }
   return 0;
 }

@@ -37,17 +37,30 @@ export class SparseCholesky {
     const arena = (this.arena = engine.arena());
     try {
       const rp = arena.allocI32(rowPtr), cl = arena.allocI32(col), perm = arena.allocI32(n), pos = arena.allocI32(n);
-      // The ordering's graph pool: by default the pattern with room to grow; doubled while too small.
-      for (;;) {
-        const scratch = engine.arena();
-        try {
-          engine.ensureFits(4 * (poolWords + k.minDegreeWorkWords(n)), `the minimum-degree ordering of ${n} bits`, 4 * poolWords);
-          const ws = scratch.allocI32(k.minDegreeWorkWords(n)), pool = scratch.allocI32(poolWords);
-          if (engine.call('minimum-degree ordering', (kk) => kk.minimumDegreeOrder(n, rp, cl, perm, pos, ws, pool, poolWords)) === 0) break;
-        } finally {
-          scratch.dispose();
+      // The ordering's graph pool: by default the pattern with room to grow. When it runs short the
+      // kernel stops; its pool is copied into one twice as large and the ordering resumes.
+      const words = k.minDegreeWorkWords(n);
+      const ws = arena.allocI32(words);
+      let resume = 0;
+      let poolArena = engine.arena();
+      try {
+        engine.ensureFits(4 * (poolWords + words), `the minimum-degree ordering of ${n} bits`, 4 * poolWords);
+        let pool = poolArena.allocI32(poolWords);
+        let rc: number;
+        while ((rc = engine.call('minimum-degree ordering', (kk) => kk.minimumDegreeOrder(n, rp, cl, perm, pos, ws, pool, poolWords, resume))) !== 0) {
+          const bigger = Math.max(64, 2 * poolWords);
+          engine.ensureFits(4 * bigger, `the minimum-degree ordering of ${n} bits`, 4 * bigger);
+          const nextArena = engine.arena();
+          const nextPool = nextArena.allocI32(bigger);
+          resume = rc === 1 ? 1 : 0;
+          if (resume) nextArena.i32(nextPool, poolWords).set(poolArena.i32(pool, poolWords));
+          poolArena.dispose();
+          poolArena = nextArena;
+          pool = nextPool;
+          poolWords = bigger;
         }
-        poolWords = Math.max(64, 2 * poolWords);
+      } finally {
+        poolArena.dispose();
       }
       const t1 = performance.now();
       const parent = arena.allocI32(n), counts = arena.allocI32(n), colPtr = arena.allocI32(n + 1);
