@@ -9,7 +9,6 @@
 // lie inside the spectrum; θ_min − residual is the conservative estimate of λ_min used for shifts.
 
 import { ldf, stf, ldi } from './access';
-import { tql2 } from './eigen';
 
 /** The operator: CSR W (n rows), optional diagonal, optional one-hot blocks for S. */
 @unmanaged
@@ -87,32 +86,86 @@ function dot(x: usize, y: usize, n: i32): f64 {
   return s;
 }
 
-/** Ritz extremes of the k × k tridiagonal (alpha, beta); writes min, max, their residuals, k. */
-function ritzExtremes(alpha: usize, beta: usize, bNext: f64, k: i32, d: usize, e: usize, lastRow: usize, out: usize): bool {
-  memory.copy(d, alpha, <usize>k << 3);
-  stf(e, 0, 0);
-  for (let i = 1; i < k; i++) stf(e, i, ldf(beta, i - 1));
-  memory.fill(lastRow, 0, <usize>k << 3);
-  stf(lastRow, k - 1, 1);
-  if (!tql2(d, e, k, 0, lastRow)) return false;
-  let iMin = 0, iMax = 0;
+/** Number of eigenvalues of the k × k tridiagonal (alpha, beta) below x (Sturm sequence of its LDLᵀ). */
+function countBelow(alpha: usize, beta: usize, k: i32, x: f64, tiny: f64): i32 {
+  let count = 0;
+  let q = ldf(alpha, 0) - x;
+  if (Math.abs(q) < tiny) q = -tiny;
+  if (q < 0) count++;
   for (let i = 1; i < k; i++) {
-    if (ldf(d, i) < ldf(d, iMin)) iMin = i;
-    if (ldf(d, i) > ldf(d, iMax)) iMax = i;
+    const b = ldf(beta, i - 1);
+    q = ldf(alpha, i) - x - (b * b) / q;
+    if (Math.abs(q) < tiny) q = -tiny;
+    if (q < 0) count++;
   }
-  stf(out, 0, ldf(d, iMin));
-  stf(out, 1, ldf(d, iMax));
-  stf(out, 2, Math.abs(bNext * ldf(lastRow, iMin)));
-  stf(out, 3, Math.abs(bNext * ldf(lastRow, iMax)));
+  return count;
+}
+
+/** The eigenvalue of rank `which` (0 = smallest) of the tridiagonal in [lo, hi], by bisection. */
+function bisectEigenvalue(alpha: usize, beta: usize, k: i32, which: i32, lo: f64, hi: f64, tiny: f64): f64 {
+  for (let it = 0; it < 200; it++) {
+    const mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    if (countBelow(alpha, beta, k, mid, tiny) > which) hi = mid;
+    else lo = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/**
+ * |y_k| of the unit eigenvector y of the tridiagonal for eigenvalue θ: y from the bottom row up by the
+ * three-term recurrence (y_k = 1), normalised. For an extreme Ritz value the components grow upwards
+ * (converged: y_k small), the stable direction of the recurrence; rescaled to stay in range.
+ */
+function lastComponent(alpha: usize, beta: usize, k: i32, theta: f64): f64 {
+  if (k == 1) return 1;
+  let yk = 1.0, next = 1.0, cur = (theta - ldf(alpha, k - 1)) / ldf(beta, k - 2);
+  let sumsq = 1 + cur * cur;
+  for (let i = k - 2; i >= 1; i--) {
+    const prev = ((theta - ldf(alpha, i)) * cur - ldf(beta, i) * next) / ldf(beta, i - 1);
+    next = cur;
+    cur = prev;
+    sumsq += cur * cur;
+    if (sumsq > 1e200) {
+      yk *= 1e-150;
+      next *= 1e-150;
+      cur *= 1e-150;
+      sumsq *= 1e-300;
+    }
+  }
+  return yk / Math.sqrt(sumsq);
+}
+
+/**
+ * Ritz extremes of the k × k tridiagonal (alpha, beta): the extreme eigenvalues by bisection (to
+ * rounding, as QL gives them) and their residual bounds |b_next · y_k|; writes min, max, residuals, k.
+ */
+function ritzExtremes(alpha: usize, beta: usize, bNext: f64, k: i32, out: usize): void {
+  // Gershgorin bounds.
+  let lo = Infinity, hi = -Infinity, norm = 0.0;
+  for (let i = 0; i < k; i++) {
+    const r = (i > 0 ? Math.abs(ldf(beta, i - 1)) : 0) + (i < k - 1 ? Math.abs(ldf(beta, i)) : 0);
+    const a = ldf(alpha, i);
+    lo = Math.min(lo, a - r);
+    hi = Math.max(hi, a + r);
+    norm = Math.max(norm, Math.abs(a) + r);
+  }
+  const tiny = 1e-300 + 2.220446049250313e-16 * 1e-30 * norm;
+  const pad = 2.220446049250313e-16 * Math.max(norm, 1e-300) * 4;
+  const tMin = bisectEigenvalue(alpha, beta, k, 0, lo - pad, hi + pad, tiny);
+  const tMax = bisectEigenvalue(alpha, beta, k, k - 1, lo - pad, hi + pad, tiny);
+  stf(out, 0, tMin);
+  stf(out, 1, tMax);
+  stf(out, 2, Math.abs(bNext * lastComponent(alpha, beta, k, tMin)));
+  stf(out, 3, Math.abs(bNext * lastComponent(alpha, beta, k, tMax)));
   stf(out, 4, <f64>k);
-  return true;
 }
 
 /**
  * Extreme eigenvalues of the operator `op` by at most maxIter Lanczos steps, stopping when both
  * extreme Ritz residuals are ≤ tol·max(|θ_min|, |θ_max|) (checked every ~15 % more steps) or on
- * breakdown (residuals then 0). work: f64 × (3n + 5·maxIter). out: f64 × 5 = θ_min, θ_max, their
- * residuals, iterations. Returns 0, or −1 if the tridiagonal QL did not converge.
+ * breakdown (residuals then 0). work: f64 × (3n + 2·maxIter). out: f64 × 5 = θ_min, θ_max, their
+ * residuals, iterations. Returns 0.
  */
 export function lanczosExtremes(hdr: usize, maxIter: i32, tol: f64, work: usize, out: usize): i32 {
   const op = changetype<SymOp>(hdr);
@@ -120,7 +173,6 @@ export function lanczosExtremes(hdr: usize, maxIter: i32, tol: f64, work: usize,
   let q = work, qPrev = work + (<usize>n << 3);
   const w = work + (<usize>(2 * n) << 3);
   const alpha = work + (<usize>(3 * n) << 3), beta = alpha + (<usize>maxIter << 3);
-  const td = beta + (<usize>maxIter << 3), te = td + (<usize>maxIter << 3), tl = te + (<usize>maxIter << 3);
   // Deterministic start (an LCG; never a random seed).
   let state: u32 = 0x9e3779b9;
   for (let i = 0; i < n; i++) {
@@ -138,22 +190,39 @@ export function lanczosExtremes(hdr: usize, maxIter: i32, tol: f64, work: usize,
   stf(out, 3, Infinity);
   stf(out, 4, 0);
   for (let k = 0; k < maxIter; k++) {
+    // The passes are fused where one's output is the next's input; each entry sees the same
+    // operations in the same order as with one pass per step.
     symOpApply(op, q, w);
-    for (let i = 0; i < n; i++) stf(w, i, ldf(w, i) - bPrev * ldf(qPrev, i));
-    let a = dot(q, w, n);
-    for (let i = 0; i < n; i++) stf(w, i, ldf(w, i) - a * ldf(q, i));
+    let a = 0.0;
+    for (let i = 0; i < n; i++) {
+      const wi = ldf(w, i) - bPrev * ldf(qPrev, i);
+      stf(w, i, wi);
+      a += ldf(q, i) * wi;
+    }
     // Local reorthogonalisation (a second Gram–Schmidt pass against q and qPrev).
-    const c1 = dot(q, w, n), c0 = dot(qPrev, w, n);
-    for (let i = 0; i < n; i++) stf(w, i, ldf(w, i) - (c1 * ldf(q, i) + c0 * ldf(qPrev, i)));
+    let c1 = 0.0, c0 = 0.0;
+    for (let i = 0; i < n; i++) {
+      const qi = ldf(q, i);
+      const wi = ldf(w, i) - a * qi;
+      stf(w, i, wi);
+      c1 += qi * wi;
+      c0 += ldf(qPrev, i) * wi;
+    }
+    let bb = 0.0;
+    for (let i = 0; i < n; i++) {
+      const wi = ldf(w, i) - (c1 * ldf(q, i) + c0 * ldf(qPrev, i));
+      stf(w, i, wi);
+      bb += wi * wi;
+    }
     a += c1;
     stf(alpha, k, a);
-    const b = Math.sqrt(dot(w, w, n));
+    const b = Math.sqrt(bb);
     anorm = Math.max(anorm, Math.abs(a) + b + bPrev);
     const last = k == maxIter - 1;
     const breakdown = b <= 1e-13 * Math.max(anorm, 1e-300);
     if (last || breakdown || k + 1 >= nextCheck) {
       nextCheck = max(k + 11, <i32>Math.ceil(1.15 * <f64>(k + 1)));
-      if (!ritzExtremes(alpha, beta, b, k + 1, td, te, tl, out)) return -1;
+      ritzExtremes(alpha, beta, b, k + 1, out);
       const scaleT = Math.max(Math.max(Math.abs(ldf(out, 0)), Math.abs(ldf(out, 1))), 1e-300);
       if (last || breakdown || (ldf(out, 2) <= tol * scaleT && ldf(out, 3) <= tol * scaleT)) {
         if (breakdown) {

@@ -47,9 +47,9 @@ export function lanczosExtremes(engine: Engine, op: SymmetricOperator, opts: { m
     const k = engine.kernels;
     const hdr = arena.alloc(k.symOpBytes());
     k.symOpInit(hdr, n, rowPtr, col, val, diag, nBlocks, blockStart, oneHot, tmp);
-    const work = arena.allocF64(3 * n + 5 * maxIter), out = arena.allocF64(5);
+    const work = arena.allocF64(3 * n + 2 * maxIter), out = arena.allocF64(5);
     const rc = engine.call('Lanczos', (kk) => kk.lanczosExtremes(hdr, maxIter, tol, work, out));
-    if (rc !== 0) throw new EngineError('Lanczos: the tridiagonal eigensolver did not converge');
+    if (rc !== 0) throw new EngineError('Lanczos failed');
     const r = arena.readF64(out, 5);
     return { min: r[0], max: r[1], minResidual: r[2], maxResidual: r[3], iterations: r[4] };
   } finally {
