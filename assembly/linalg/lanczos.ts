@@ -44,13 +44,18 @@ export function symOpInit(hdr: usize, n: i32, rowPtr: usize, col: usize, val: us
   o.tmp = tmp;
 }
 
-/** y = (W + diag(d)) x. */
+/** y = (W + diag(d)) x; the column and value arrays walked by pointer (one address update per entry). */
 function csrApply(n: i32, rowPtr: usize, col: usize, val: usize, diag: usize, x: usize, y: usize): void {
-  let k = ldi(rowPtr, 0);
+  let pc = col + (<usize>ldi(rowPtr, 0) << 2);
+  let pv = val + (<usize>ldi(rowPtr, 0) << 3);
   for (let i = 0; i < n; i++) {
-    const end = ldi(rowPtr, i + 1);
+    const end = col + (<usize>ldi(rowPtr, i + 1) << 2);
     let s = diag ? ldf(diag, i) * ldf(x, i) : 0.0;
-    for (; k < end; k++) s += ldf(val, k) * ldf(x, ldi(col, k));
+    while (pc < end) {
+      s += load<f64>(pv) * load<f64>(x + (<usize>load<i32>(pc) << 3));
+      pc += 4;
+      pv += 8;
+    }
     stf(y, i, s);
   }
 }
@@ -190,28 +195,56 @@ export function lanczosExtremes(hdr: usize, maxIter: i32, tol: f64, work: usize,
   stf(out, 3, Infinity);
   stf(out, 4, 0);
   for (let k = 0; k < maxIter; k++) {
-    // The passes are fused where one's output is the next's input; each entry sees the same
-    // operations in the same order as with one pass per step.
+    // The passes are fused where one's output is the next's input, and run two entries per f64x2
+    // with the sums in two lanes (a serial chain of additions would bound these loops).
     symOpApply(op, q, w);
-    let a = 0.0;
-    for (let i = 0; i < n; i++) {
-      const wi = ldf(w, i) - bPrev * ldf(qPrev, i);
-      stf(w, i, wi);
-      a += ldf(q, i) * wi;
+    const n2 = n & ~1;
+    const vbPrev = f64x2.splat(bPrev);
+    let acc = f64x2.splat(0);
+    for (let i = 0; i < n2; i += 2) {
+      const o = <usize>i << 3;
+      const wi = f64x2.sub(v128.load(w + o), f64x2.mul(vbPrev, v128.load(qPrev + o)));
+      v128.store(w + o, wi);
+      acc = f64x2.add(acc, f64x2.mul(v128.load(q + o), wi));
+    }
+    let a = f64x2.extract_lane(acc, 0) + f64x2.extract_lane(acc, 1);
+    if (n2 < n) {
+      const wi = ldf(w, n2) - bPrev * ldf(qPrev, n2);
+      stf(w, n2, wi);
+      a += ldf(q, n2) * wi;
     }
     // Local reorthogonalisation (a second Gram–Schmidt pass against q and qPrev).
-    let c1 = 0.0, c0 = 0.0;
-    for (let i = 0; i < n; i++) {
-      const qi = ldf(q, i);
-      const wi = ldf(w, i) - a * qi;
-      stf(w, i, wi);
-      c1 += qi * wi;
-      c0 += ldf(qPrev, i) * wi;
+    const va = f64x2.splat(a);
+    let acc1 = f64x2.splat(0), acc0 = f64x2.splat(0);
+    for (let i = 0; i < n2; i += 2) {
+      const o = <usize>i << 3;
+      const qi = v128.load(q + o);
+      const wi = f64x2.sub(v128.load(w + o), f64x2.mul(va, qi));
+      v128.store(w + o, wi);
+      acc1 = f64x2.add(acc1, f64x2.mul(qi, wi));
+      acc0 = f64x2.add(acc0, f64x2.mul(v128.load(qPrev + o), wi));
     }
-    let bb = 0.0;
-    for (let i = 0; i < n; i++) {
-      const wi = ldf(w, i) - (c1 * ldf(q, i) + c0 * ldf(qPrev, i));
-      stf(w, i, wi);
+    let c1 = f64x2.extract_lane(acc1, 0) + f64x2.extract_lane(acc1, 1);
+    let c0 = f64x2.extract_lane(acc0, 0) + f64x2.extract_lane(acc0, 1);
+    if (n2 < n) {
+      const qi = ldf(q, n2);
+      const wi = ldf(w, n2) - a * qi;
+      stf(w, n2, wi);
+      c1 += qi * wi;
+      c0 += ldf(qPrev, n2) * wi;
+    }
+    const vc1 = f64x2.splat(c1), vc0 = f64x2.splat(c0);
+    let accb = f64x2.splat(0);
+    for (let i = 0; i < n2; i += 2) {
+      const o = <usize>i << 3;
+      const wi = f64x2.sub(v128.load(w + o), f64x2.add(f64x2.mul(vc1, v128.load(q + o)), f64x2.mul(vc0, v128.load(qPrev + o))));
+      v128.store(w + o, wi);
+      accb = f64x2.add(accb, f64x2.mul(wi, wi));
+    }
+    let bb = f64x2.extract_lane(accb, 0) + f64x2.extract_lane(accb, 1);
+    if (n2 < n) {
+      const wi = ldf(w, n2) - (c1 * ldf(q, n2) + c0 * ldf(qPrev, n2));
+      stf(w, n2, wi);
       bb += wi * wi;
     }
     a += c1;
@@ -236,7 +269,9 @@ export function lanczosExtremes(hdr: usize, maxIter: i32, tol: f64, work: usize,
     const t = qPrev;
     qPrev = q;
     q = t;
-    for (let i = 0; i < n; i++) stf(q, i, ldf(w, i) / b);
+    const vb = f64x2.splat(b);
+    for (let i = 0; i < n2; i += 2) v128.store(q + (<usize>i << 3), f64x2.div(v128.load(w + (<usize>i << 3)), vb));
+    if (n2 < n) stf(q, n2, ldf(w, n2) / b);
     bPrev = b;
   }
   return 0;

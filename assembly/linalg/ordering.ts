@@ -108,21 +108,23 @@ export function minimumDegreeOrder(n: i32, rowPtr: usize, col: usize, perm: usiz
       }
       stamp++;
       const a = pool + (<usize>ldi(start, u) << 2);
-      const lu = ldi(len, u);
-      let c = 0;
-      // Drop v, mark the rest.
-      for (let k = 0; k < lu; k++) {
-        const w = ldi(a, k);
+      // Drop v, mark the rest (pointers: read at pr, write at pw ≤ pr).
+      let pw = a;
+      for (let pr = a, pe = a + (<usize>ldi(len, u) << 2); pr < pe; pr += 4) {
+        const w = load<i32>(pr);
         if (w == v) continue;
-        sti(tag, w, stamp);
-        sti(a, c++, w);
+        store<i32>(tag + (<usize>w << 2), stamp);
+        store<i32>(pw, w);
+        pw += 4;
       }
       sti(tag, u, stamp);
-      for (let s = 0; s < nN; s++) {
-        const w = ldi(nbr, s);
-        if (ldi(tag, w) == stamp) continue;
-        sti(a, c++, w);
+      for (let pn = nbr, pe = nbr + (<usize>nN << 2); pn < pe; pn += 4) {
+        const w = load<i32>(pn);
+        if (load<i32>(tag + (<usize>w << 2)) == stamp) continue;
+        store<i32>(pw, w);
+        pw += 4;
       }
+      const c = <i32>((pw - a) >> 2);
       sti(len, u, c);
       bucketRemove(head, next, prev, deg, u);
       bucketInsert(head, next, prev, deg, u, c);

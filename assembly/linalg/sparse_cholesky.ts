@@ -82,9 +82,14 @@ export function choleskyNumeric(
       const ljk = ldf(Lx, p);
       wj -= ljk * ljk;
       const end = ldi(colPtr, k + 1);
-      for (let q = p + 1; q < end; q++) {
-        const r = ldi(rowIdx, q);
-        stf(w, r, ldf(w, r) - ldf(Lx, q) * ljk);
+      // w[rows of column k below j] −= L[·, k] · L_jk, walking both arrays by pointer.
+      let pr = rowIdx + (<usize>(p + 1) << 2), px = Lx + (<usize>(p + 1) << 3);
+      const pe = rowIdx + (<usize>end << 2);
+      while (pr < pe) {
+        const pw = w + (<usize>load<i32>(pr) << 3);
+        store<f64>(pw, load<f64>(pw) - load<f64>(px) * ljk);
+        pr += 4;
+        px += 8;
       }
       if (p + 1 < end) {
         sti(nextEntry, k, p + 1);
