@@ -14,6 +14,8 @@
 //     outputs compared first (normwise relative difference ≤ 1e-12, else exit 1). C is built with
 //     gcc -O3 -march=x86-64-v2 -ffp-contract=off (128-bit SSE like WASM SIMD: the reference) and
 //     -O3 -march=native -ffp-contract=off beside it. Target: t_C / t_WASM ≥ 0.8.
+// BENCH_PARTS=ac (any of a, b, c) runs only those parts; the results file is then written to the
+// temporary directory.
 // Timings: repetitions interleaved (order rotated), medians with min–max. The machine is shared with
 // other jobs: figures taken under load are noisy, ratios are measured within one run.
 
@@ -34,6 +36,7 @@ import { cpuModel, dist, QUICK, resultsPath, wasmFacts, type Dist } from './comm
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CFG = QUICK ? { reps: 5, bigSide: 300, denseN: 300, sparseSide: 100, minSeconds: 0.05 } : { reps: 11, bigSide: 1000, denseN: 600, sparseSide: 200, minSeconds: 0.2 };
+const PARTS = process.env.BENCH_PARTS ?? 'abc';
 const TARGETS = { setupMs100: 50, wasmOverC: 0.8, agreement: 1e-12 };
 const SEED = 20241125;
 const now = () => performance.now() / 1000;
@@ -270,11 +273,11 @@ const engine = await loadEngine(process.env.BENCH_WASM || undefined);
 const work = mkdtempSync(join(tmpdir(), 'relaxmrf-linalg-'));
 try {
   console.log(`linalg bench${QUICK ? ' (quick)' : ''}: ${cpuModel() ?? 'unknown CPU'}, Node ${process.version}; medians of ${CFG.reps} interleaved repetitions; the machine is shared (load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')})`);
-  const a = partA(engine);
-  const c = partC(engine, work);
-  const b = partB(engine);
+  const a = PARTS.includes('a') ? partA(engine) : null;
+  const c = PARTS.includes('c') ? partC(engine, work) : { skipped: true, failed: false, rows: [] };
+  const b = PARTS.includes('b') ? partB(engine) : null;
   const results = { quick: QUICK, date: new Date().toISOString(), cpu: cpuModel(), node: process.version, wasm: wasmFacts(), targets: TARGETS, setup100: a, big: b, native: c };
-  const out = resultsPath('linalg.json');
+  const out = PARTS === 'abc' ? resultsPath('linalg.json') : join(tmpdir(), `linalg-${PARTS}.json`);
   writeFileSync(out, JSON.stringify(results, (k, v) => (k === 'samples' ? undefined : v), 1) + '\n');
   console.log(`results: ${out}`);
   if (c.failed) {
