@@ -1,7 +1,7 @@
 // Dense Cholesky A = L Lᵀ (row-major n × n, L lower triangular), column by column in the
 // dot-product (Crout) form: L_ij = (A_ij − Σ_{k<j} L_ik L_jk) / L_jj. Both rows of every dot
 // product are contiguous; the sums run in four partial sums (two f64x2 accumulators), added at the
-// end, then the odd tail.
+// end, then the odd tail; rows i are taken two at a time against row j.
 
 import { ldf, stf } from './access';
 
@@ -34,7 +34,32 @@ export function denseCholesky(A: usize, L: usize, n: i32): i32 {
     if (!(s > 0)) return j;
     const ljj = Math.sqrt(s);
     stf(rj, j, ljj);
-    for (let i = j + 1; i < n; i++) {
+    // Rows two at a time: each load of row j serves both dot products (the same sums as one by one).
+    let i = j + 1;
+    for (; i + 1 < n; i += 2) {
+      const ri = L + <usize>i * rowBytes, ri1 = ri + rowBytes;
+      let a0 = f64x2.splat(0), a1 = f64x2.splat(0), b0 = f64x2.splat(0), b1 = f64x2.splat(0);
+      let k = 0;
+      for (; k + 3 < j; k += 4) {
+        const o = <usize>k << 3;
+        const x0 = v128.load(rj + o), x1 = v128.load(rj + o, 16);
+        a0 = f64x2.add(a0, f64x2.mul(v128.load(ri + o), x0));
+        a1 = f64x2.add(a1, f64x2.mul(v128.load(ri + o, 16), x1));
+        b0 = f64x2.add(b0, f64x2.mul(v128.load(ri1 + o), x0));
+        b1 = f64x2.add(b1, f64x2.mul(v128.load(ri1 + o, 16), x1));
+      }
+      const sa = f64x2.add(a0, a1), sb = f64x2.add(b0, b1);
+      let ta = f64x2.extract_lane(sa, 0) + f64x2.extract_lane(sa, 1);
+      let tb = f64x2.extract_lane(sb, 0) + f64x2.extract_lane(sb, 1);
+      for (; k < j; k++) {
+        const x = ldf(rj, k);
+        ta += ldf(ri, k) * x;
+        tb += ldf(ri1, k) * x;
+      }
+      stf(ri, j, (ldf(A + <usize>i * rowBytes, j) - ta) / ljj);
+      stf(ri1, j, (ldf(A + <usize>(i + 1) * rowBytes, j) - tb) / ljj);
+    }
+    if (i < n) {
       const ri = L + <usize>i * rowBytes;
       stf(ri, j, (ldf(A + <usize>i * rowBytes, j) - rowDot(ri, rj, j)) / ljj);
     }

@@ -85,11 +85,18 @@ export function choleskyNumeric(
       // w[rows of column k below j] −= L[·, k] · L_jk, walking both arrays by pointer.
       let pr = rowIdx + (<usize>(p + 1) << 2), px = Lx + (<usize>(p + 1) << 3);
       const pe = rowIdx + (<usize>end << 2);
-      while (pr < pe) {
+      // Two entries per pass (their rows differ, so the order of the two updates does not matter).
+      while (pr + 4 < pe) {
+        const pw0 = w + (<usize>load<i32>(pr) << 3), pw1 = w + (<usize>load<i32>(pr, 4) << 3);
+        const x0 = load<f64>(px), x1 = load<f64>(px, 8);
+        store<f64>(pw0, load<f64>(pw0) - x0 * ljk);
+        store<f64>(pw1, load<f64>(pw1) - x1 * ljk);
+        pr += 8;
+        px += 16;
+      }
+      if (pr < pe) {
         const pw = w + (<usize>load<i32>(pr) << 3);
         store<f64>(pw, load<f64>(pw) - load<f64>(px) * ljk);
-        pr += 4;
-        px += 8;
       }
       if (p + 1 < end) {
         sti(nextEntry, k, p + 1);

@@ -3,7 +3,8 @@
  * SAME loops on the same layouts.
  *   - dense Cholesky (cholesky.ts): row-major n x n, column by column, L_ij = (A_ij - dot) / L_jj,
  *     every dot product of two contiguous rows in four partial sums (k mod 4; the lanes of the
- *     kernel's two f64x2 accumulators), combined as ((s0 + s2) + (s1 + s3)), then the tail;
+ *     kernel's two f64x2 accumulators, GCC vector extensions here), combined as ((s0 + s2) + (s1 + s3)),
+ *     then the tail; rows i two at a time against row j;
  *   - sparse numeric Cholesky (sparse_cholesky.ts choleskyNumeric): left-looking over the symbolic
  *     pattern (George & Liu's linked lists), P (W + D) P^T with W in CSR over bits.
  * With -ffp-contract=off (WASM has no fused multiply-add without relaxed SIMD) the arithmetic is the
@@ -86,16 +87,19 @@ static Problem readProblem(const char *path) {
   return P;
 }
 
+/* Two-lane f64 vectors (GCC vector extensions; unaligned loads like v128.load): the kernel's f64x2. */
+typedef double v2df __attribute__((vector_size(16), aligned(8)));
+#define LD(p) (*(const v2df *)(p))
+
 static inline double rowDot(const double *restrict a, const double *restrict b, int len) {
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  v2df acc0 = {0.0, 0.0}, acc1 = {0.0, 0.0};
   int k = 0;
   for (; k + 3 < len; k += 4) {
-    s0 = s0 + a[k] * b[k];
-    s1 = s1 + a[k + 1] * b[k + 1];
-    s2 = s2 + a[k + 2] * b[k + 2];
-    s3 = s3 + a[k + 3] * b[k + 3];
+    acc0 = acc0 + LD(a + k) * LD(b + k);
+    acc1 = acc1 + LD(a + k + 2) * LD(b + k + 2);
   }
-  double s = (s0 + s2) + (s1 + s3);
+  const v2df acc = acc0 + acc1;
+  double s = acc[0] + acc[1];
   for (; k < len; k++) s += a[k] * b[k];
   return s;
 }
@@ -108,7 +112,28 @@ __attribute__((noinline)) static int denseCholesky(const double *restrict A, dou
     if (!(s > 0)) return j;
     const double ljj = sqrt(s);
     rj[j] = ljj;
-    for (int i = j + 1; i < n; i++) {
+    int i = j + 1;
+    for (; i + 1 < n; i += 2) { /* rows two at a time against row j, each in the kernel's lane order */
+      const double *restrict ri = L + (size_t)i * n, *restrict ri1 = ri + n;
+      v2df a0 = {0.0, 0.0}, a1 = {0.0, 0.0}, b0 = {0.0, 0.0}, b1 = {0.0, 0.0};
+      int k = 0;
+      for (; k + 3 < j; k += 4) {
+        const v2df x0 = LD(rj + k), x1 = LD(rj + k + 2);
+        a0 = a0 + LD(ri + k) * x0;
+        a1 = a1 + LD(ri + k + 2) * x1;
+        b0 = b0 + LD(ri1 + k) * x0;
+        b1 = b1 + LD(ri1 + k + 2) * x1;
+      }
+      const v2df sa = a0 + a1, sb = b0 + b1;
+      double ta = sa[0] + sa[1], tb = sb[0] + sb[1];
+      for (; k < j; k++) {
+        ta += ri[k] * rj[k];
+        tb += ri1[k] * rj[k];
+      }
+      L[(size_t)i * n + j] = (A[(size_t)i * n + j] - ta) / ljj;
+      L[(size_t)(i + 1) * n + j] = (A[(size_t)(i + 1) * n + j] - tb) / ljj;
+    }
+    if (i < n) {
       double *ri = L + (size_t)i * n;
       ri[j] = (A[(size_t)i * n + j] - rowDot(ri, rj, j)) / ljj;
     }
@@ -141,7 +166,14 @@ __attribute__((noinline)) static int choleskyNumeric(Problem *P) {
       const double ljk = Lx[p];
       wj -= ljk * ljk;
       const int end = colPtr[k + 1];
-      for (int q = p + 1; q < end; q++) {
+      int q = p + 1;
+      for (; q + 1 < end; q += 2) { /* two entries per pass, as the kernel */
+        const int r0 = rowIdx[q], r1 = rowIdx[q + 1];
+        const double x0 = Lx[q], x1 = Lx[q + 1];
+        w[r0] = w[r0] - x0 * ljk;
+        w[r1] = w[r1] - x1 * ljk;
+      }
+      if (q < end) {
         const int r = rowIdx[q];
         w[r] = w[r] - Lx[q] * ljk;
       }
