@@ -51,7 +51,7 @@ export function minimumDegreeOrder(n: i32, rowPtr: usize, col: usize, perm: usiz
   } else {
     for (let u = 0; u < n; u++) {
       const lo = ldi(rowPtr, u), hi = ldi(rowPtr, u + 1);
-      const c0 = max(4, hi - lo);
+      const c0 = max(16, 2 * (hi - lo)); // room to grow before the first move
       if (end + c0 > poolCap) return 2;
       let c = 0;
       for (let k = lo; k < hi; k++) {

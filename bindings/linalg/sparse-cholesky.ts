@@ -29,7 +29,7 @@ export class SparseCholesky {
    * Orders and analyses the symmetric pattern (rowPtr, col) over n bits (diagonal entries ignored).
    * poolWords: the ordering's first graph pool (i32 words; doubled until it suffices).
    */
-  constructor(readonly engine: Engine, n: number, rowPtr: Int32Array, col: Int32Array, poolWords = col.length + 8 * n + 64) {
+  constructor(readonly engine: Engine, n: number, rowPtr: Int32Array, col: Int32Array, poolWords = 4 * col.length + 32 * n + 64) {
     if (rowPtr.length !== n + 1 || rowPtr[n] !== col.length) throw new EngineError(`sparse Cholesky: CSR of ${n} rows has rowPtr of ${rowPtr.length} and ${col.length} columns`);
     this.n = n;
     const k = engine.kernels;
