@@ -25,3 +25,8 @@ export { popAnnealWorkBytes, popAnnealRun } from './logz/popanneal';
 export { aisRelaxedStateBytes, aisRelaxedRun } from './logz/aisrelaxed';
 export { aisFgStateBytes, aisFgRun, popAnnealFgWorkBytes, popAnnealFgRun } from './logz/ais_fg';
 export { bpStateBytes, bpInit, bpReset, bpRefresh, bpRun, bpMarginals, bpFactorBeliefs, bpEntropies } from './variational/bp';
+export { denseCholesky } from './linalg/cholesky';
+export { symEigen } from './linalg/eigen';
+export { symOpBytes, symOpInit, lanczosExtremes } from './linalg/lanczos';
+export { minDegreeWorkWords, minimumDegreeOrder } from './linalg/ordering';
+export { symbolicCounts, symbolicPattern, choleskyNumeric, choleskyRows } from './linalg/sparse_cholesky';

@@ -205,7 +205,7 @@ function partA(engine: Engine) {
   const setups: Setup[] = [];
   for (const kind of SPARSE_FACTORS) {
     const t0 = now();
-    const rel = buildRelaxation(model, { factor: kind });
+    const rel = buildRelaxation(engine, model, { factor: kind });
     const relaxSeconds = now() - t0;
     const factor = rel.factor as Setup['factor'];
     const bound = new BoundRelaxation(engine, rel);
@@ -604,7 +604,7 @@ function partD(engine: Engine) {
     const got: Record<string, { mseS: number; essMed: number; essMin: number }> = {};
     const kinds = order++ % 2 ? [...SPARSE_FACTORS].reverse() : [...SPARSE_FACTORS];
     for (const kind of kinds) {
-      const rel = buildRelaxation(model, { factor: kind });
+      const rel = buildRelaxation(engine, model, { factor: kind });
       const r = runDHMC(engine, rel, { seed: SEED + g, chains: 4, samples, burnin });
       let mse: number | null = null;
       if (exact) {

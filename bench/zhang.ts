@@ -391,13 +391,13 @@ async function main() {
     if (m === 'dhmc1') return () => dhmcRunner(engine, rel1, seed, 'zhang', CFG.traceCap);
     return () => dhmcRunner(engine, rel, seed, m === 'dhmc' ? 'zhang' : 'whitened', CFG.traceCap);
   };
-  const shifted = (model: Model, rel: Relaxation) => buildRelaxation(model, { shift: new Float64Array(rel.form.nBits).fill(Math.max(0, -rel.lambdaMin) + DHMC1_MARGIN) });
+  const shifted = (model: Model, rel: Relaxation) => buildRelaxation(engine, model, { shift: new Float64Array(rel.form.nBits).fill(Math.max(0, -rel.lambdaMin) + DHMC1_MARGIN) });
 
   // Warm-up pass (V8 tiers WASM functions up after first use): every method once on one grid, discarded.
   {
     const model = zhangGrid('standard', 1, 1, SEED - 1);
     const ex = exactInference(engine, model).marginals.map((p) => p[1]);
-    const rel = buildRelaxation(model);
+    const rel = buildRelaxation(engine, model);
     const rel1 = shifted(model, rel);
     for (const m of methods) {
       try {
@@ -421,7 +421,7 @@ async function main() {
           const exact = Float64Array.from(exactInference(engine, model).marginals, (p) => p[1]);
           const exactSeconds = now() - t;
           const tr = now();
-          const rel = buildRelaxation(model);
+          const rel = buildRelaxation(engine, model);
           const relaxationSeconds = now() - tr;
           const rel1 = shifted(model, rel);
           const rec: GridRecord = {

@@ -50,7 +50,7 @@ export function relaxationFor(engine: Engine, model: Model, opts: RelaxationOpti
     if (!constantShift) throw new ModelError('the FFT factor needs a constant shift (--shift martens)');
     return fftRelaxation(engine, model, opts.margin);
   }
-  return buildRelaxation(model, { shift: opts.shift, margin: opts.margin, factor });
+  return buildRelaxation(engine, model, { shift: opts.shift, margin: opts.margin, factor });
 }
 
 /**

@@ -108,7 +108,7 @@ test('the power check: a wrong model is detected', () => {
     const b = new ModelBuilder(m.card);
     for (let v = 0; v < m.n; v++) b.addUnary(v, m.unary[v]);
     for (const e of m.edges) b.addPairwise(e.i, e.j, e.table);
-    const d = buildRelaxation(m).d;
+    const d = buildRelaxation(engine, m).d;
     for (let v = 0; v < m.n; v++) b.addUnary(v, [0, 0.5 * d[v]]);
     return bruteForce(b.build());
   })();
@@ -184,7 +184,7 @@ test('options and refusals', () => {
 test('the sampler runs on any factor storage: the FFT factor of a periodic lattice', () => {
   const model = isingLattice({ shape: [4, 4], periodic: true, J: 0.3, h: 0.15 });
   const form = toCanonical(model);
-  const d = -buildRelaxation(model).lambdaMin + 1e-3;
+  const d = -buildRelaxation(engine, model).lambdaMin + 1e-3;
   const { factor } = fftFactor(engine, form, [4, 4], d);
   const sampler = new BlockGibbsSampler(engine, { form, d: new Float64Array(form.nBits).fill(d), factor });
   const exact = bruteForce(model);

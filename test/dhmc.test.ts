@@ -36,8 +36,8 @@ function setups(): Setup[] {
     { name: 'binary, yoshida, dense mass', target: bin, opts: { integrator: 'yoshida', mass: { kind: 'dense', matrix: G } } },
     { name: 'one-hot blocks, leapfrog, zhang', target: multi, opts: { parametrisation: 'zhang' } },
     // Rectangular M (n × m, m ≠ n): the incidence factor.
-    { name: 'binary, incidence factor (m ≠ n), leapfrog', target: buildRelaxation(binModel, { factor: 'incidence' }), opts: {} },
-    { name: 'one-hot blocks, incidence factor (m ≠ n), mclachlan', target: buildRelaxation(multiModel, { factor: 'incidence' }), opts: { integrator: 'mclachlan' } },
+    { name: 'binary, incidence factor (m ≠ n), leapfrog', target: buildRelaxation(engine, binModel, { factor: 'incidence' }), opts: {} },
+    { name: 'one-hot blocks, incidence factor (m ≠ n), mclachlan', target: buildRelaxation(engine, multiModel, { factor: 'incidence' }), opts: { integrator: 'mclachlan' } },
   ];
 }
 
@@ -290,7 +290,7 @@ test('the incidence factor (rectangular M, m = couplings > n): DHMC marginals wi
   const rand = mulberry32(707);
   const models = [randomModel(rand, 9, { density: 0.4, scale: 0.8 }), randomModel(rand, 6, { cards: [2, 3, 4], density: 0.5, scale: 0.8 })];
   models.forEach((model, t) => {
-    const rel = buildRelaxation(model, { factor: 'incidence' });
+    const rel = buildRelaxation(engine, model, { factor: 'incidence' });
     assert.notEqual(rel.factor.m, rel.form.nBits);
     const r = runDHMC(engine, rel, { seed: 30 + t, samples: 3000, burnin: 400 });
     const w = worstZ(r.marginals, r.marginalStdErr!, bruteForce(model).marginals, 0.015);
@@ -298,7 +298,7 @@ test('the incidence factor (rectangular M, m = couplings > n): DHMC marginals wi
     assert.equal(r.diagnostics.divergences, 0);
   });
   // Zhang's A = I needs MᵀM invertible: not with more columns than rows.
-  const rel = buildRelaxation(models[0], { factor: 'incidence' });
+  const rel = buildRelaxation(engine, models[0], { factor: 'incidence' });
   assert.throws(() => runDHMC(engine, rel, { parametrisation: 'zhang' }), (e: unknown) => e instanceof ModelError && /columns/.test((e as Error).message));
 });
 

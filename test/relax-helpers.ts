@@ -1,6 +1,8 @@
 // Test helpers for the continuous samplers: a relaxation built independently of
 // bindings/relaxation.ts (Gershgorin shift + dense Cholesky), and the library's own builder when the
 // module is present.
+import type { Engine } from '../bindings/core/engine.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
 import type { Model } from '../bindings/core/model.ts';
 import { toCanonical, type CanonicalForm } from '../bindings/core/canonical.ts';
 import type { RelaxationData } from '../bindings/relax/relaxation-bound.ts';
@@ -52,19 +54,23 @@ export function gershgorinRelaxation(model: Model, margin = 0.1): RelaxationData
   return { form, d, factor: { kind: 'dense', n, m: n, values: cholesky(A, n) } };
 }
 
-type Builder = (model: Model, opts?: Record<string, unknown>) => RelaxationData;
+type Builder = (engine: Engine, model: Model, opts?: Record<string, unknown>) => RelaxationData;
 let builder: Builder | null | undefined;
+let builderEngine: Engine | null = null;
 
-/** bindings/relaxation.ts's buildRelaxation when that module exists, else null. */
-export async function libraryBuilder(): Promise<Builder | null> {
-  if (builder !== undefined) return builder;
-  try {
-    const mod = (await import('../bindings/relax/relaxation.ts' as string)) as { buildRelaxation?: Builder };
-    builder = typeof mod.buildRelaxation === 'function' ? mod.buildRelaxation : null;
-  } catch {
-    builder = null;
+/** bindings/relax/relaxation.ts's buildRelaxation (on an engine of its own) when that module exists, else null. */
+export async function libraryBuilder(): Promise<((model: Model, opts?: Record<string, unknown>) => RelaxationData) | null> {
+  if (builder === undefined) {
+    try {
+      const mod = (await import('../bindings/relax/relaxation.ts' as string)) as { buildRelaxation?: Builder };
+      builder = typeof mod.buildRelaxation === 'function' ? mod.buildRelaxation : null;
+      if (builder) builderEngine = await loadEngine();
+    } catch {
+      builder = null;
+    }
   }
-  return builder;
+  const b = builder, e = builderEngine;
+  return b && e ? (model, opts) => b(e, model, opts) : null;
 }
 
 /** The library's relaxation (default shift, dense Cholesky) when available, else the Gershgorin one. */

@@ -1,4 +1,4 @@
-// The relaxation builder (bindings/relaxation.ts): every factor reproduces W + D, the (x, s) joint has
+// The relaxation builder (bindings/relax/relaxation.ts): every factor reproduces W + D, the (x, s) joint has
 // p(s) as its s-marginal, the relaxed density and gradient are right, logZRelation converts the
 // integral of the relaxed density into the model's log Z, the log-concavity flag agrees with the
 // Hessian, and bad inputs are refused.
@@ -8,13 +8,13 @@ import { loadEngine } from '../bindings/core/wasm-node.ts';
 import {
   buildRelaxation,
   denseW,
-  lanczosExtremes,
-  symmetricEigen,
   type Relaxation,
   type RelaxationOptions,
   type FactorKind,
 } from '../bindings/relax/relaxation.ts';
 import { BoundRelaxation, type FactorData } from '../bindings/relax/relaxation-bound.ts';
+import { symmetricEigen } from '../bindings/linalg/dense.ts';
+import { lanczosExtremes } from '../bindings/linalg/lanczos.ts';
 import { encode } from '../bindings/core/canonical.ts';
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { isingLattice, pottsLattice, boltzmann } from '../bindings/core/builders.ts';
@@ -133,7 +133,7 @@ test('M Mᵀ reproduces W + D entry by entry for every factor kind and shift', (
   for (const { name, model } of testModels()) {
     for (const factor of KINDS) {
       for (const shift of ['martens', 'min-lambda-max'] as const) {
-        const r = buildRelaxation(model, { factor, shift });
+        const r = buildRelaxation(engine, model, { factor, shift });
         assert.equal(r.factorKind, factor);
         assert.equal(r.factor.n, r.form.nBits);
         assert.equal(r.factor.m, r.form.nBits, 'W + D ≻ 0: the factor is square');
@@ -149,11 +149,11 @@ test('M Mᵀ reproduces W + D entry by entry for every factor kind and shift', (
 
 test('the dense Cholesky factor is lower triangular; the sparse one is a row permutation of one', () => {
   const model = randomModel(mulberry32(4), 9, { density: 0.4 });
-  const dense = buildRelaxation(model, { factor: 'dense-cholesky' });
+  const dense = buildRelaxation(engine, model, { factor: 'dense-cholesky' });
   const n = dense.form.nBits;
   const L = (dense.factor as { values: Float64Array }).values;
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) assert.equal(L[i * n + j], 0);
-  const sparse = buildRelaxation(model, { factor: 'sparse-cholesky' });
+  const sparse = buildRelaxation(engine, model, { factor: 'sparse-cholesky' });
   const f = sparse.factor as Extract<FactorData, { kind: 'sparse' }>;
   const pos = new Int32Array(n);
   sparse.ordering!.forEach((bit, k) => (pos[bit] = k));
@@ -165,15 +165,15 @@ test('the dense Cholesky factor is lower triangular; the sparse one is a row per
 });
 
 test("'auto' picks the sparse factor for sparse W and the dense Cholesky otherwise", () => {
-  assert.equal(buildRelaxation(isingLattice({ shape: [10, 10], J: 0.3 })).factorKind, 'sparse-cholesky');
-  assert.equal(buildRelaxation(randomModel(mulberry32(8), 8, { density: 0.8 })).factorKind, 'dense-cholesky');
+  assert.equal(buildRelaxation(engine, isingLattice({ shape: [10, 10], J: 0.3 })).factorKind, 'sparse-cholesky');
+  assert.equal(buildRelaxation(engine, randomModel(mulberry32(8), 8, { density: 0.8 })).factorKind, 'dense-cholesky');
 });
 
 test('100×100 grid: the sparse factor is far sparser than dense and still reproduces W + D', () => {
   const rand = mulberry32(77);
   const L = 100, n = L * L;
   const model = isingLattice({ shape: [L, L], J: () => rand() - 0.5 });
-  const r = buildRelaxation(model, { factor: 'sparse-cholesky' });
+  const r = buildRelaxation(engine, model, { factor: 'sparse-cholesky' });
   const bound = 40 * n * Math.log(n);
   console.log(
     `100×100 grid: nnz(L) = ${r.fill} (${(r.fill! / n).toFixed(1)} per row; dense lower triangle ${(n * (n + 1)) / 2}; ` +
@@ -210,7 +210,7 @@ test('100×100 grid: the sparse factor is far sparser than dense and still repro
   }
   // Uniform ferromagnet: λ_min(W) is known in closed form (W = 4J·adjacency, open grid).
   const J = 0.4;
-  const ferro = buildRelaxation(isingLattice({ shape: [L, L], J }), { factor: 'sparse-cholesky' });
+  const ferro = buildRelaxation(engine, isingLattice({ shape: [L, L], J }), { factor: 'sparse-cholesky' });
   const exact = -16 * J * Math.cos(Math.PI / (L + 1));
   assert.ok(Math.abs(ferro.lambdaMin - exact) <= 1e-6 * Math.abs(exact), `λ_min ${ferro.lambdaMin} vs ${exact}`);
   assert.ok(Math.abs(ferro.lambdaMaxWD - (-2 * exact + ferro.lambdaMinWD)) <= 1e-5);
@@ -219,16 +219,10 @@ test('100×100 grid: the sparse factor is far sparser than dense and still repro
 test('Lanczos extremes agree with the dense eigensolver', () => {
   const rand = mulberry32(12);
   for (const model of [isingLattice({ shape: [15, 15], J: () => rand() - 0.5 }), randomModel(rand, 40, { cards: [2, 3], density: 0.1 })]) {
-    const r = buildRelaxation(model);
+    const r = buildRelaxation(engine, model);
     const form = r.form, n = form.nBits;
-    const ev = symmetricEigen(denseW(form), n, false).values;
-    const lz = lanczosExtremes((x, y) => {
-      for (let i = 0; i < n; i++) {
-        let s = 0;
-        for (let k = form.rowPtr[i]; k < form.rowPtr[i + 1]; k++) s += form.val[k] * x[form.col[k]];
-        y[i] = s;
-      }
-    }, n);
+    const ev = symmetricEigen(engine, denseW(form), n, false).values;
+    const lz = lanczosExtremes(engine, { n, rowPtr: form.rowPtr, col: form.col, val: form.val });
     assert.ok(Math.abs(lz.min - ev[0]) <= 1e-7 * Math.max(1, Math.abs(ev[0])), `λ_min ${lz.min} vs ${ev[0]}`);
     assert.ok(Math.abs(lz.max - ev[n - 1]) <= 1e-7 * Math.max(1, Math.abs(ev[n - 1])), `λ_max ${lz.max} vs ${ev[n - 1]}`);
     assert.ok(lz.min >= ev[0] - 1e-9 && lz.max <= ev[n - 1] + 1e-9, 'Ritz values lie inside the spectrum');
@@ -246,7 +240,7 @@ test('the s-marginal of the (x, s) joint is p(s) exactly (x integrated analytica
   for (const model of models) {
     const exact = bruteForce(model);
     for (const factor of [...KINDS, 'incidence'] as const) {
-      const r = buildRelaxation(model, { factor });
+      const r = buildRelaxation(engine, model, { factor });
       const m = r.factor.m;
       const logs: number[] = [], truth: number[] = [];
       for (const x of configurations(model.card)) {
@@ -307,7 +301,7 @@ test('factor kernels: u = Mx and g = Mᵀv equal plain loops for awkward shapes 
 
 test('the incidence factor: M Mᵀ = W + D with d_i = Σ_j |w_ij| (or a user d above it), one column per coupling (+ one per δ_i > 0)', () => {
   for (const { name, model } of testModels()) {
-    const r = buildRelaxation(model, { factor: 'incidence' });
+    const r = buildRelaxation(engine, model, { factor: 'incidence' });
     assert.equal(r.factorKind, 'incidence');
     assert.equal(r.shiftKind, 'incidence');
     const n = r.form.nBits;
@@ -330,16 +324,16 @@ test('the incidence factor: M Mᵀ = W + D with d_i = Σ_j |w_ij| (or a user d a
   }
   // A user d ≥ Σ|w|: the excess becomes diagonal columns √δ_i e_i.
   const model = randomModel(mulberry32(77), 6, { density: 0.6 });
-  const base = buildRelaxation(model, { factor: 'incidence' });
+  const base = buildRelaxation(engine, model, { factor: 'incidence' });
   const d = base.d.map((v, i) => v + (i % 2 ? 0.5 : 0));
-  const r = buildRelaxation(model, { factor: 'incidence', shift: d });
+  const r = buildRelaxation(engine, model, { factor: 'incidence', shift: d });
   assert.equal(r.shiftKind, 'user');
   assert.equal(r.factor.m, base.factor.m + 3);
   assert.ok(maxAbsDiffMMT(r) <= 1e-12);
   // Refusals: d below Σ|w|, a named shift rule, a model without couplings.
-  assert.throws(() => buildRelaxation(model, { factor: 'incidence', shift: base.d.map((v) => v - 0.1) }), (e: unknown) => e instanceof ModelError && /d_i ≥ Σ_j \|w_ij\|/.test((e as Error).message));
-  assert.throws(() => buildRelaxation(model, { factor: 'incidence', shift: 'min-lambda-max' }), /sets its own d/);
-  assert.throws(() => buildRelaxation(boltzmann({ a: [0.1, 0.2], edges: [] }), { factor: 'incidence' }), /without couplings/);
+  assert.throws(() => buildRelaxation(engine, model, { factor: 'incidence', shift: base.d.map((v) => v - 0.1) }), (e: unknown) => e instanceof ModelError && /d_i ≥ Σ_j \|w_ij\|/.test((e as Error).message));
+  assert.throws(() => buildRelaxation(engine, model, { factor: 'incidence', shift: 'min-lambda-max' }), /sets its own d/);
+  assert.throws(() => buildRelaxation(engine, boltzmann({ a: [0.1, 0.2], edges: [] }), { factor: 'incidence' }), /without couplings/);
 });
 
 test('logZRelation by quadrature of the engine’s relaxed density in 1 and 2 dimensions', () => {
@@ -356,7 +350,7 @@ test('logZRelation by quadrature of the engine’s relaxed density in 1 and 2 di
     { name: 'chain of 3 bits, incidence factor (m = 2 < n = 3)', model: boltzmann({ a: [0.2, -0.5, 0.3], edges: [[0, 1, 1.1], [1, 2, -0.8]] }), opts: { factor: 'incidence' } },
   ];
   for (const { name, model, opts } of cases) {
-    const r = buildRelaxation(model, opts);
+    const r = buildRelaxation(engine, model, opts);
     const bound = new BoundRelaxation(engine, r);
     try {
       const m = r.factor.m;
@@ -380,7 +374,7 @@ test('log p(x) and its gradient in WASM match TypeScript and central finite diff
   const rand = mulberry32(91);
   for (const { name, model } of testModels()) {
     for (const factor of KINDS) {
-      const r = buildRelaxation(model, { factor });
+      const r = buildRelaxation(engine, model, { factor });
       const bound = new BoundRelaxation(engine, r);
       try {
         const m = r.factor.m;
@@ -435,7 +429,7 @@ test('the log-concavity flag agrees with the Hessian of log p(x)', () => {
     { model: isingLattice({ shape: [3, 3], J: 0.6 }), opts: { factor: 'sparse-cholesky' } },
   ];
   for (const { model, opts } of cases) {
-    const r = buildRelaxation(model, opts);
+    const r = buildRelaxation(engine, model, opts);
     const bound = new BoundRelaxation(engine, r);
     try {
       const m = r.factor.m;
@@ -447,7 +441,7 @@ test('the log-concavity flag agrees with the Hessian of log p(x)', () => {
         concaveSeen++;
         for (let t = 0; t < 8; t++) {
           const x = Float64Array.from({ length: m }, () => 4 * (rand() - 0.5));
-          const top = symmetricEigen(numericHessian(bound, x), m, false).values[m - 1];
+          const top = symmetricEigen(engine, numericHessian(bound, x), m, false).values[m - 1];
           assert.ok(top <= 1e-6, `flag says log-concave but λ_max(∇² log p) = ${top}`);
         }
       } else if (r.logConcaveCriterion === 'iff') {
@@ -458,7 +452,7 @@ test('the log-concavity flag agrees with the Hessian of log p(x)', () => {
         const n = r.form.nBits;
         const rhs = Float64Array.from({ length: n }, (_, i) => -(r.form.a[i] - 0.5 * r.d[i]));
         const x = solveDense(M, rhs, n);
-        const top = symmetricEigen(numericHessian(bound, x), m, false).values[m - 1];
+        const top = symmetricEigen(engine, numericHessian(bound, x), m, false).values[m - 1];
         assert.ok(Math.abs(top - (r.lambdaMaxWD / 4 - 1)) <= 1e-5 * Math.max(1, r.lambdaMaxWD), `Hessian top ${top} vs λ_max(W+D)/4 − 1 = ${r.lambdaMaxWD / 4 - 1}`);
         assert.ok(top > 0);
       }
@@ -495,8 +489,8 @@ test("'min-lambda-max' never does worse than the constant shift and can do stric
   let improved = 0;
   for (let t = 0; t < 6; t++) {
     const model = randomModel(rand, 8, { cards: t < 4 ? [2] : [2, 3], density: 0.6, scale: 1 + t / 2 });
-    const base = buildRelaxation(model);
-    const opt = buildRelaxation(model, { shift: 'min-lambda-max' });
+    const base = buildRelaxation(engine, model);
+    const opt = buildRelaxation(engine, model, { shift: 'min-lambda-max' });
     assert.equal(opt.shiftKind, 'min-lambda-max');
     assert.ok(opt.lambdaMaxWD <= base.lambdaMaxWD + 1e-9, `${opt.lambdaMaxWD} > ${base.lambdaMaxWD}`);
     // Both keep λ_min(W + D) at the same margin.
@@ -506,7 +500,7 @@ test("'min-lambda-max' never does worse than the constant shift and can do stric
   assert.ok(improved >= 3, `strict improvement on only ${improved} of 6 models`);
   // The constant shift is already optimal for a bipartite graph whose spectrum is symmetric… and for
   // a single coupled pair (spread √((d₁−d₂)² + 4w²) is smallest at d₁ = d₂).
-  const pair = buildRelaxation(boltzmann({ a: [0, 0], edges: [[0, 1, 3]] }), { shift: 'min-lambda-max' });
+  const pair = buildRelaxation(engine, boltzmann({ a: [0, 0], edges: [[0, 1, 3]] }), { shift: 'min-lambda-max' });
   assert.ok(Math.abs(pair.lambdaMaxWD - pair.lambdaMinWD - 6) <= 1e-6, `spread ${pair.lambdaMaxWD - pair.lambdaMinWD}`);
 });
 
@@ -515,18 +509,18 @@ test('a user d: used as given, validated, and refused when W + D is not positive
   const n = 3;
   const good = Float64Array.of(3, 4, 2);
   for (const factor of KINDS) {
-    const r = buildRelaxation(model, { shift: good, factor });
+    const r = buildRelaxation(engine, model, { shift: good, factor });
     assert.equal(r.shiftKind, 'user');
     assert.deepEqual([...r.d], [...good]);
     assert.ok(maxAbsDiffMMT(r) <= 1e-12);
-    assert.throws(() => buildRelaxation(model, { shift: Float64Array.of(0.1, 0.1, 0.1), factor }), (e: unknown) => e instanceof ModelError && /not positive definite/.test(e.message));
+    assert.throws(() => buildRelaxation(engine, model, { shift: Float64Array.of(0.1, 0.1, 0.1), factor }), (e: unknown) => e instanceof ModelError && /not positive definite/.test(e.message));
   }
-  assert.throws(() => buildRelaxation(model, { shift: new Float64Array(n + 1).fill(5) }), /d has 4 entries, expected one per bit \(3\)/);
-  assert.throws(() => buildRelaxation(model, { shift: Float64Array.of(3, NaN, 3) }), /d\[1\] = NaN is not finite/);
-  assert.throws(() => buildRelaxation(model, { shift: Float64Array.of(3, Infinity, 3) }), ModelError);
-  assert.throws(() => buildRelaxation(model, { margin: -1 }), /margin/);
-  assert.throws(() => buildRelaxation(model, { factor: 'qr' as never }), /unknown relaxation factor/);
-  assert.throws(() => buildRelaxation(model, { shift: 'biggest' as never }), /unknown relaxation shift/);
+  assert.throws(() => buildRelaxation(engine, model, { shift: new Float64Array(n + 1).fill(5) }), /d has 4 entries, expected one per bit \(3\)/);
+  assert.throws(() => buildRelaxation(engine, model, { shift: Float64Array.of(3, NaN, 3) }), /d\[1\] = NaN is not finite/);
+  assert.throws(() => buildRelaxation(engine, model, { shift: Float64Array.of(3, Infinity, 3) }), ModelError);
+  assert.throws(() => buildRelaxation(engine, model, { margin: -1 }), /margin/);
+  assert.throws(() => buildRelaxation(engine, model, { factor: 'qr' as never }), /unknown relaxation factor/);
+  assert.throws(() => buildRelaxation(engine, model, { shift: 'biggest' as never }), /unknown relaxation shift/);
 });
 
 test('zero pairwise potentials between variables are refused, naming the pair', () => {
@@ -534,7 +528,7 @@ test('zero pairwise potentials between variables are refused, naming the pair', 
   b.addPairwise(0, 1, [0, 0, 0, -Infinity, 0.5, 0]);
   b.addPairwise(1, 2, [0.2, 0, 0, 0.3]);
   assert.throws(
-    () => buildRelaxation(b.build()),
+    () => buildRelaxation(engine, b.build()),
     (e: unknown) => e instanceof ModelError && /variable 0 = 1, variable 1 = 1/.test(e.message) && /zero potential/.test(e.message),
   );
 });
@@ -543,9 +537,9 @@ test('one-hot blocks: p(x) is unchanged by the free within-block entries of D (v
   // Any d on a one-hot block changes M but not the s-marginal: checked through the identity of
   // the previous test with two different user shifts.
   const model = randomModel(mulberry32(3), 4, { cards: [3], density: 1 });
-  const r1 = buildRelaxation(model);
+  const r1 = buildRelaxation(engine, model);
   const d2 = r1.d.map((x, i) => x + 0.5 + (i % 3));
-  const r2 = buildRelaxation(model, { shift: d2 });
+  const r2 = buildRelaxation(engine, model, { shift: d2 });
   const exact = bruteForce(model).logZ;
   for (const r of [r1, r2]) {
     const logs: number[] = [];

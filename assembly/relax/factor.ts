@@ -2,44 +2,10 @@
 // m = dimension of x). Every continuous sampler needs only u = M x and g = Mᵀ v; each storage
 // implements both behind this one header. The TypeScript side owns every array it points to.
 
+import { FACTOR_DENSE, FACTOR_SPARSE, FACTOR_FFT, Factor } from './factor_header';
 import { fftApply } from './fft';
 
-export const FACTOR_DENSE: i32 = 0; // row-major n × m (dense Cholesky, eigen V Λ^½, any dense M)
-export const FACTOR_SPARSE: i32 = 1; // CSR rows of M, n rows (sparse Cholesky, permuted)
-export const FACTOR_FFT: i32 = 2; // symmetric square root on a periodic lattice, applied by FFT
-
-@unmanaged
-export class Factor {
-  kind: i32;
-  n: i32;
-  m: i32;
-  /** Storage-specific integer parameter (e.g. lattice dimensionality for FFT). */
-  aux: i32;
-  /** Dense: values n × m. Sparse: CSR values. FFT: the spectrum. */
-  data: usize;
-  /** Sparse: CSR row pointers (n + 1). FFT: lattice shape (3 × i32). */
-  index0: usize;
-  /** Sparse: CSR columns. FFT: scratch (complex workspace). */
-  index1: usize;
-  /** Extra storage-specific pointer (e.g. FFT twiddles); 0 when unused. */
-  extra: usize;
-}
-
-export function factorBytes(): usize {
-  return offsetof<Factor>();
-}
-
-export function factorInit(hdr: usize, kind: i32, n: i32, m: i32, aux: i32, data: usize, index0: usize, index1: usize, extra: usize): void {
-  const f = changetype<Factor>(hdr);
-  f.kind = kind;
-  f.n = n;
-  f.m = m;
-  f.aux = aux;
-  f.data = data;
-  f.index0 = index0;
-  f.index1 = index1;
-  f.extra = extra;
-}
+export { FACTOR_DENSE, FACTOR_SPARSE, FACTOR_FFT, Factor, factorBytes, factorInit } from './factor_header';
 
 /** u = M x (u: f64 × n, x: f64 × m). */
 export function factorApply(f: Factor, x: usize, u: usize): void {

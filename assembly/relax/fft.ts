@@ -3,12 +3,12 @@
 // eigenvalues λ_k. Its symmetric square root M = F⁻¹ diag(√λ) F is real and symmetric (M = Mᵀ),
 // so u = M x and g = Mᵀ v are the same n log n operation.
 //
-// Factor fields (assembly/factor.ts): aux = number of axes (1–3), data = √λ (f64 × n, in the
+// Factor fields (assembly/relax/factor_header.ts): aux = number of axes (1–3), data = √λ (f64 × n, in the
 // lattice's row-major order), index0 = shape (3 × i32, unused axes 1), index1 = complex
 // workspace (2n f64, interleaved re/im), extra = per-axis twiddles (cos, sin interleaved, L/2 each,
 // axes in order) followed by a complex line buffer (2·max L f64). Sides are powers of two.
 
-import { Factor } from './factor';
+import { Factor } from './factor_header';
 
 /** In-place radix-2 FFT of a contiguous complex line (interleaved) of length L; sign −1 forward. */
 function fftLine(buf: usize, L: i32, tw: usize, inverse: bool): void {

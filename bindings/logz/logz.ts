@@ -35,7 +35,8 @@ import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
-import { buildRelaxation, symmetricEigen, type RelaxationOptions } from '../relax/relaxation.ts';
+import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts';
+import { symmetricEigen } from '../linalg/dense.ts';
 import { BoundRelaxation } from '../relax/relaxation-bound.ts';
 import { DHMCSampler } from '../samplers/dhmc.ts';
 import { GibbsSampler } from '../samplers/gibbs.ts';
@@ -423,7 +424,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
 /** AIS on the relaxed joint p_β(x, s) with block-Gibbs transitions (assembly/aisrelaxed.ts). */
 function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: number; runs: number; steps: number; sweepsPerStep: number; pilotRuns: number; schedule: AISSchedule }, pilotSteps: number): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
   const t0 = performance.now();
-  const relax = buildRelaxation(model, o.relaxation ?? {});
+  const relax = buildRelaxation(engine, model, o.relaxation ?? {});
   const form = relax.form;
   const logZ0 = aisLogZ0(form);
   const bound = new BoundRelaxation(engine, relax);
@@ -532,7 +533,7 @@ function relaxedSamples(engine: Engine, model: Model, o: RelaxedLogZOptions & { 
   checkCount('samples', o.samples, 2);
   checkCount('burnin', o.burnin, 0);
   checkCount('batches', o.batches, 1);
-  const relax = buildRelaxation(model, o.relaxation ?? {});
+  const relax = buildRelaxation(engine, model, o.relaxation ?? {});
   const m = relax.factor.m, n = relax.form.nBits;
   // Traced per transition: ℓ(x) (code −1), x_j (codes −2 − j), π_i (codes i).
   const codes = new Int32Array(1 + m + n);
@@ -629,8 +630,8 @@ export function runMirrorLogZ(engine: Engine, model: Model, opts: RelaxedLogZOpt
   // Cross-fitting: q fitted on the first halves of the chains weighs the second halves and vice
   // versa (a q fitted to the very samples it weighs is biased towards them, and log Z low).
   const halves = chains.map((c) => Math.floor(c.logp.length / 2));
-  const fitA = fitGaussian(chains.map((c, i) => ({ x: c.x, lo: 0, hi: halves[i] })), m, cov, cap);
-  const fitB = fitGaussian(chains.map((c, i) => ({ x: c.x, lo: halves[i], hi: c.logp.length })), m, cov, cap);
+  const fitA = fitGaussian(engine, chains.map((c, i) => ({ x: c.x, lo: 0, hi: halves[i] })), m, cov, cap);
+  const fitB = fitGaussian(engine, chains.map((c, i) => ({ x: c.x, lo: halves[i], hi: c.logp.length })), m, cov, cap);
   const logRatio = chains.map((c, i) => {
     const T = c.logp.length, out = new Float64Array(T);
     for (let t = 0; t < T; t++) out[t] = (t < halves[i] ? fitB : fitA).logq(c.x, t) - c.logp[t];
@@ -649,7 +650,7 @@ export function runMirrorLogZ(engine: Engine, model: Model, opts: RelaxedLogZOpt
 }
 
 /** A Gaussian fitted to rows lo … hi−1 of each chain's x columns; covariance eigenvalues capped. */
-function fitGaussian(parts: { x: Float64Array[]; lo: number; hi: number }[], m: number, cov: 'full' | 'diag', cap: number) {
+function fitGaussian(engine: Engine, parts: { x: Float64Array[]; lo: number; hi: number }[], m: number, cov: 'full' | 'diag', cap: number) {
   let N = 0;
   const mu = new Float64Array(m);
   for (const { x, lo, hi } of parts) {
@@ -674,7 +675,7 @@ function fitGaussian(parts: { x: Float64Array[]; lo: number; hi: number }[], m: 
     }
     for (let i = 0; i < m; i++) for (let j = 0; j <= i; j++) S[j * m + i] = S[i * m + j] /= N - 1;
     if (cap < Infinity) {
-      const { values, vectors } = symmetricEigen(S, m, true);
+      const { values, vectors } = symmetricEigen(engine, S, m, true);
       const V = vectors!;
       S.fill(0);
       for (let k = 0; k < m; k++) {

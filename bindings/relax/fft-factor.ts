@@ -6,17 +6,9 @@ import type { CanonicalForm } from '../core/canonical.ts';
 import { ModelError } from '../core/errors.ts';
 import { toCanonical } from '../core/canonical.ts';
 import type { Model } from '../core/model.ts';
-import type { Relaxation } from './relaxation.ts';
+import type { FFTFactorData, Relaxation } from './relaxation-types.ts';
 
-export interface FFTFactorData {
-  kind: 'fft';
-  n: number;
-  m: number;
-  /** Lattice side lengths (powers of two), first axis slowest, as in latticeIndex. */
-  shape: number[];
-  /** √(λ_k(W) + d) for every wave vector k, in the lattice's row-major order. */
-  sqrtSpectrum: Float64Array;
-}
+export type { FFTFactorData } from './relaxation-types.ts';
 
 /** The coupling kernel w(r) (indexed like a site) if W is translation-invariant on `shape`, else a reason. */
 export function translationKernel(form: CanonicalForm, shape: readonly number[]): Float64Array | string {

@@ -1,22 +1,11 @@
 // A relaxation (canonical form + diagonal d + factor M with M Mᵀ = W + D) copied into one engine's
-// memory, with the Factor and Relaxed headers the kernels read (assembly/factor.ts, relaxed.ts).
+// memory, with the Factor and Relaxed headers the kernels read (assembly/relax/factor_header.ts, relaxed.ts).
 import type { Arena, Engine } from '../core/engine.ts';
-import type { CanonicalForm } from '../core/canonical.ts';
 import { EngineError } from '../core/errors.ts';
-import { bindFFT, type FFTFactorData } from './fft-factor.ts';
+import { bindFFT } from './fft-factor.ts';
+import type { RelaxationData } from './relaxation-types.ts';
 
-/** M as plain data: dense row-major n × m, or CSR rows (n rows, column indices < m). */
-export type FactorData =
-  | { kind: 'dense'; n: number; m: number; values: Float64Array }
-  | { kind: 'sparse'; n: number; m: number; rowPtr: Int32Array; col: Int32Array; values: Float64Array }
-  | FFTFactorData;
-
-export interface RelaxationData {
-  form: CanonicalForm;
-  /** The diagonal D added to W (per bit). */
-  d: Float64Array;
-  factor: FactorData;
-}
+export type { FactorData, RelaxationData } from './relaxation-types.ts';
 
 const KIND_CODE = { dense: 0, sparse: 1 } as const;
 

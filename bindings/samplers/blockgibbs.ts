@@ -40,7 +40,7 @@ export class BlockGibbsSampler {
 
   /** From a model (the relaxation is built with `opts`) or from relaxation data already built. */
   constructor(readonly engine: Engine, source: Model | RelaxationData, opts: RelaxationOptions = {}) {
-    this.relaxation = 'factor' in source && 'form' in source ? source : buildRelaxation(source, opts);
+    this.relaxation = 'factor' in source && 'form' in source ? source : buildRelaxation(engine, source, opts);
     this.bound = new BoundRelaxation(engine, this.relaxation);
     this.stateBytes = engine.kernels.blockGibbsStateBytes(this.bound.relaxed);
     this.xOffset = engine.kernels.blockGibbsXOffset();
@@ -152,7 +152,7 @@ export function blockGibbsResult(form: CanonicalForm, red: DiscreteReducer, run:
 export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: BlockGibbsOptions = {}): InferenceResult {
   const run = blockGibbsRun(opts);
   const t0 = performance.now();
-  const rel: Relaxation = 'form' in model ? model : buildRelaxation(model, { shift: opts.shift, margin: opts.margin, factor: opts.factor });
+  const rel: Relaxation = 'form' in model ? model : buildRelaxation(engine, model, { shift: opts.shift, margin: opts.margin, factor: opts.factor });
   const sampler = new BlockGibbsSampler(engine, rel);
   try {
     const red = new DiscreteReducer(rel.form, true);
