@@ -19,7 +19,7 @@ import type { Model } from '../core/model.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import type { AISSchedule, LogZEstimate } from './logz.ts';
+import type { AISSchedule, LogZEstimate } from './estimate.ts';
 import { aisWarnings } from './logz-checks.ts';
 
 type Runs = { logW: Float64Array; energies: Float64Array[] };

@@ -27,36 +27,35 @@
 //
 // Standard errors: over independent runs (AIS) or over per-chain batch estimates (the others), always
 // for log Z by the delta method on the mean of the (max-shifted) weights.
+//
+// Files: estimate.ts (the result type, log-mean-exp), relaxed-logz.ts (Zhang, mirror), chib.ts,
+// ais-fg.ts (AIS on factor graphs of any arity), logz-checks.ts (standard errors, warnings); this
+// file is AIS on the canonical form and the one entry point.
 
 import type { Arena, Engine, Kernels } from '../core/engine.ts';
 import { requirePairwise, type Model } from '../core/model.ts';
-import { toCanonical, canonicalLogPotential, type CanonicalForm } from '../core/canonical.ts';
+import { toCanonical, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts';
-import { symmetricEigen } from '../linalg/dense.ts';
 import { BoundRelaxation } from '../relax/relaxation-bound.ts';
-import { DHMCSampler } from '../samplers/dhmc.ts';
-import { GibbsSampler } from '../samplers/gibbs.ts';
 import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
 import { treePartition, type TreePartition } from '../samplers/treeblocks.ts';
 import { runFactorGraphAIS } from './ais-fg.ts';
-import { aisWarnings, logMeanExpChains } from './logz-checks.ts';
+import { aisWarnings } from './logz-checks.ts';
+import { logMeanExp, type AISSchedule, type LogZEstimate } from './estimate.ts';
+import { runZhangLogZ, runMirrorLogZ, type RelaxedLogZOptions } from './relaxed-logz.ts';
+import { runChibLogZ, type ChibOptions } from './chib.ts';
+
+// The pieces in their own files, re-exported so importers of logz.ts keep working.
+export { logMeanExp, logMeanExpBatched, type AISSchedule, type LogZEstimate } from './estimate.ts';
+export { runZhangLogZ, runMirrorLogZ, RELAXED_LOGZ_DEFAULTS, type RelaxedLogZOptions } from './relaxed-logz.ts';
+export { runChibLogZ, CHIB_DEFAULTS, type ChibOptions } from './chib.ts';
 
 export type LogZEstimator = 'zhang' | 'mirror' | 'chib' | 'ais';
 export const LOGZ_ESTIMATORS: readonly LogZEstimator[] = ['zhang', 'mirror', 'chib', 'ais'];
-
-export interface LogZEstimate {
-  logZ: number;
-  logZStdErr: number;
-  logZKind: 'estimate';
-  diagnostics: Record<string, number | string | boolean | null>;
-  seconds: number;
-  /** Caveats: the estimator's own checks that failed (logz-checks.ts); empty or absent when none. */
-  warnings?: string[];
-}
 
 /** Tag of AIS's stream within a chain (Gibbs uses 1, block Gibbs 3). */
 const AIS_STREAM = 0x4149; // "AI"
@@ -70,33 +69,8 @@ const RESAMPLE_BELOW = 0.5;
 const POPULATION_STREAM = 0x5041; // "PA"
 
 // ---------------------------------------------------------------------------------------------
-// Log-mean-exp with a delta-method standard error.
-
-/**
- * log((1/R) Σ e^{l_r}) and its standard error sd(w)/(√R · mean w) (delta method on the mean of the
- * weights w_r = e^{l_r − max l}). −∞ entries are weights of 0.
- */
-export function logMeanExp(l: ArrayLike<number>): { value: number; stdErr: number; ess: number } {
-  const R = l.length;
-  if (R === 0) return { value: NaN, stdErr: NaN, ess: 0 };
-  let top = -Infinity;
-  for (let r = 0; r < R; r++) top = Math.max(top, l[r]);
-  if (top === -Infinity) return { value: -Infinity, stdErr: NaN, ess: 0 };
-  let s = 0, s2 = 0;
-  for (let r = 0; r < R; r++) {
-    const w = Math.exp(l[r] - top);
-    s += w;
-    s2 += w * w;
-  }
-  const mean = s / R;
-  const varW = R > 1 ? Math.max(0, (s2 - R * mean * mean) / (R - 1)) : NaN;
-  return { value: top + Math.log(mean), stdErr: Math.sqrt(varW / R) / mean, ess: (s * s) / s2 };
-}
-
-// ---------------------------------------------------------------------------------------------
 // AIS.
 
-export type AISSchedule = 'adaptive' | 'linear' | 'sigmoid' | readonly number[] | Float64Array;
 
 export interface AISOptions {
   seed?: number;
@@ -477,336 +451,6 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
       },
       seconds: (performance.now() - t0) / 1000,
       warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population: 1, partial: w.length < o.runs }),
-    };
-  } finally {
-    bound.dispose();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Batch aggregation shared by the MCMC-based estimators.
-
-/** log of the mean of e^{l} over all values of all chains, with a standard error that sees the chains' spread (logz-checks.ts). */
-export function logMeanExpBatched(chains: Float64Array[], batches: number): { value: number; stdErr: number; warnings: string[] } {
-  return logMeanExpChains(chains, batches);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Zhang's eq. 14 and the mirrored estimator, from DHMC samples of the relaxed density p(x).
-
-export interface RelaxedLogZOptions {
-  seed?: number;
-  chains?: number;
-  samples?: number;
-  burnin?: number;
-  /** Batches per chain for the standard error. Default 10. */
-  batches?: number;
-  leapfrogSteps?: number;
-  targetAccept?: number;
-  relaxation?: RelaxationOptions;
-  /**
-   * zhang: the state s* whose probability is estimated. 'mode' (default): each variable's most
-   * probable state under the Rao–Blackwellised marginals E[π(x)] (the same samples). 'zero': every
-   * user variable in state 0 — s = 0 for a binary model, eq. 14 as printed; falls back to 'mode'
-   * when its potential is 0. p(s = 0) is usually tiny and the estimate then worthless (on Zhang's own
-   * 10×10 grids it is off by tens of nats; bench/results/logz.json).
-   */
-  reference?: 'zero' | 'mode';
-  /** mirror: covariance of the Gaussian q. Default 'full' up to 256 dimensions, else 'diag'. */
-  covariance?: 'full' | 'diag';
-  /**
-   * mirror: eigenvalues of q's covariance are capped at this value (default 1.9). In the whitened x
-   * of the relaxation, p(x) is a mixture of N(Mᵀs, I), so E_p[(q/p)²] = ∫q²/p is finite iff q's
-   * covariance is below 2I; the fitted covariance is I + Cov(Mᵀs) and breaks that whenever the
-   * model is more than weakly coupled (heavy-tailed weights, standard errors that lie). Infinity:
-   * Zhang's plain fit.
-   */
-  covarianceCap?: number;
-  signal?: AbortSignal;
-}
-
-export const RELAXED_LOGZ_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 500, batches: 10, leapfrogSteps: 5, targetAccept: 0.9 } as const;
-
-/** x samples (per chain: samples × m, row-major), ℓ(x) and π per sample, from DHMC on the relaxation. */
-function relaxedSamples(engine: Engine, model: Model, o: RelaxedLogZOptions & { [K in keyof typeof RELAXED_LOGZ_DEFAULTS]: number }) {
-  checkCount('chains', o.chains, 1);
-  checkCount('samples', o.samples, 2);
-  checkCount('burnin', o.burnin, 0);
-  checkCount('batches', o.batches, 1);
-  const relax = buildRelaxation(engine, model, o.relaxation ?? {});
-  const m = relax.factor.m, n = relax.form.nBits;
-  // Traced per transition: ℓ(x) (code −1), x_j (codes −2 − j), π_i (codes i).
-  const codes = new Int32Array(1 + m + n);
-  codes[0] = -1;
-  for (let j = 0; j < m; j++) codes[1 + j] = -2 - j;
-  for (let i = 0; i < n; i++) codes[1 + m + i] = i;
-  const sampler = new DHMCSampler(engine, relax, { leapfrogSteps: o.leapfrogSteps, traceCodes: codes, traceCapacity: o.samples });
-  const out: { logp: Float64Array; x: Float64Array[]; pi: Float64Array[] }[] = [];
-  let acceptRate = 0, divergences = 0;
-  try {
-    for (let c = 0; c < o.chains; c++) {
-      if (o.signal?.aborted) break;
-      const state = sampler.init(o.seed, c);
-      try {
-        sampler.warmup(state, o.burnin, { targetAccept: o.targetAccept });
-        sampler.resetTrace(state);
-        const info = sampler.step(state, o.samples, { trace: true });
-        acceptRate += info.acceptRate / o.chains;
-        divergences += info.divergences;
-        const tr = sampler.trace(state);
-        out.push({ logp: tr[0], x: tr.slice(1, 1 + m), pi: tr.slice(1 + m) });
-      } finally {
-        sampler.release(state);
-      }
-    }
-  } finally {
-    sampler.dispose();
-  }
-  if (out.length === 0) throw new EngineError('cancelled before the first chain completed: no estimate');
-  return { relax, m, n, chains: out, acceptRate, divergences };
-}
-
-/** Zhang et al. (2012) eq. 14: log Z = log f(s*) − log mean_x p(s*|x), x ~ p(x) by DHMC. */
-export function runZhangLogZ(engine: Engine, model: Model, opts: RelaxedLogZOptions = {}): LogZEstimate {
-  const o = { ...RELAXED_LOGZ_DEFAULTS, ...definedOnly(opts) };
-  const t0 = performance.now();
-  const { relax, chains, acceptRate, divergences } = relaxedSamples(engine, model, o);
-  const form = relax.form;
-  // The reference configuration (user states).
-  let ref = new Int32Array(form.n);
-  let refKind: string = o.reference ?? 'mode';
-  if (refKind === 'zero' && !Number.isFinite(model.logPotential(ref))) refKind = 'mode';
-  if (refKind === 'mode') {
-    const mean = new Float64Array(form.nBits);
-    let cnt = 0;
-    for (const c of chains) for (let i = 0; i < form.nBits; i++) for (const p of c.pi[i]) mean[i] += p;
-    for (const c of chains) cnt += c.logp.length;
-    ref = new Int32Array(form.n);
-    for (let v = 0; v < form.n; v++) {
-      const b = form.blockStart[v];
-      if (!form.oneHot[v]) ref[v] = mean[b] / cnt > 0.5 ? 1 : 0;
-      else for (let k = 1; k < form.card[v]; k++) if (mean[b + k] > mean[b + ref[v]]) ref[v] = k;
-    }
-  } else if (refKind !== 'zero') throw new ModelError(`reference must be 'zero' or 'mode', got "${refKind}"`);
-  const logF = model.logPotential(ref);
-  if (!Number.isFinite(logF)) throw new ModelError('the reference state has probability 0: no estimate');
-  const logCond = chains.map((c) => {
-    const T = c.logp.length, out = new Float64Array(T);
-    for (let v = 0; v < form.n; v++) {
-      const b = form.blockStart[v];
-      if (form.oneHot[v]) {
-        const col = c.pi[b + ref[v]];
-        for (let t = 0; t < T; t++) out[t] += Math.log(col[t]);
-      } else {
-        const col = c.pi[b];
-        // log(1 − π) loses relative accuracy only where 1 − π < ~1e−8, i.e. p(s*|x) is negligible.
-        if (ref[v]) for (let t = 0; t < T; t++) out[t] += Math.log(col[t]);
-        else for (let t = 0; t < T; t++) out[t] += Math.log1p(-col[t]);
-      }
-    }
-    return out;
-  });
-  const lme = logMeanExpBatched(logCond, o.batches);
-  if (lme.value === -Infinity) throw new EngineError('p(s*|x) underflowed to 0 on every sample: no estimate (try reference: "mode")');
-  return {
-    logZ: logF - lme.value,
-    logZStdErr: lme.stdErr,
-    logZKind: 'estimate',
-    diagnostics: { estimator: 'zhang', reference: refKind, chains: chains.length, samplesPerChain: o.samples, burnin: o.burnin, acceptRate, divergences, factor: relax.factorKind, seed: o.seed },
-    seconds: (performance.now() - t0) / 1000,
-    warnings: lme.warnings,
-  };
-}
-
-/** Zhang §3.4's mirrored estimator: 1/∫e^ℓ = E_p[q(x)/e^{ℓ(x)}], q a Gaussian fitted to the samples (cross-fitted halves). */
-export function runMirrorLogZ(engine: Engine, model: Model, opts: RelaxedLogZOptions = {}): LogZEstimate {
-  const o = { ...RELAXED_LOGZ_DEFAULTS, ...definedOnly(opts) };
-  const t0 = performance.now();
-  const { relax, m, chains, acceptRate, divergences } = relaxedSamples(engine, model, o);
-  let cov = o.covariance ?? (m <= 256 ? 'full' : 'diag');
-  if (cov !== 'full' && cov !== 'diag') throw new ModelError(`covariance must be 'full' or 'diag', got "${String(cov)}"`);
-  const cap = o.covarianceCap ?? 1.9;
-  if (!(cap > 0)) throw new ModelError(`covarianceCap must be > 0, got ${cap}`);
-  // Cross-fitting: q fitted on the first halves of the chains weighs the second halves and vice
-  // versa (a q fitted to the very samples it weighs is biased towards them, and log Z low).
-  const halves = chains.map((c) => Math.floor(c.logp.length / 2));
-  const fitA = fitGaussian(engine, chains.map((c, i) => ({ x: c.x, lo: 0, hi: halves[i] })), m, cov, cap);
-  const fitB = fitGaussian(engine, chains.map((c, i) => ({ x: c.x, lo: halves[i], hi: c.logp.length })), m, cov, cap);
-  const logRatio = chains.map((c, i) => {
-    const T = c.logp.length, out = new Float64Array(T);
-    for (let t = 0; t < T; t++) out[t] = (t < halves[i] ? fitB : fitA).logq(c.x, t) - c.logp[t];
-    return out;
-  });
-  cov = fitA.kind === 'full' && fitB.kind === 'full' ? 'full' : 'diag';
-  const lme = logMeanExpBatched(logRatio, o.batches);
-  return {
-    logZ: -lme.value + relax.logZRelation,
-    logZStdErr: lme.stdErr,
-    logZKind: 'estimate',
-    diagnostics: { estimator: 'mirror', covariance: cov, covarianceCap: cap, dimension: m, chains: chains.length, samplesPerChain: o.samples, burnin: o.burnin, acceptRate, divergences, factor: relax.factorKind, seed: o.seed },
-    seconds: (performance.now() - t0) / 1000,
-    warnings: lme.warnings,
-  };
-}
-
-/** A Gaussian fitted to rows lo … hi−1 of each chain's x columns; covariance eigenvalues capped. */
-function fitGaussian(engine: Engine, parts: { x: Float64Array[]; lo: number; hi: number }[], m: number, cov: 'full' | 'diag', cap: number) {
-  let N = 0;
-  const mu = new Float64Array(m);
-  for (const { x, lo, hi } of parts) {
-    N += hi - lo;
-    for (let j = 0; j < m; j++) for (let t = lo; t < hi; t++) mu[j] += x[j][t];
-  }
-  if (N < 2) throw new EngineError('too few samples to fit the mirror distribution');
-  for (let j = 0; j < m; j++) mu[j] /= N;
-  let L: Float64Array | null = null; // lower Cholesky factor of Σ (full)
-  const sd = new Float64Array(m);
-  if (cov === 'full') {
-    const S = new Float64Array(m * m);
-    const d = new Float64Array(m);
-    for (const { x, lo, hi } of parts) {
-      for (let t = lo; t < hi; t++) {
-        for (let j = 0; j < m; j++) d[j] = x[j][t] - mu[j];
-        for (let i = 0; i < m; i++) {
-          const di = d[i];
-          for (let j = 0; j <= i; j++) S[i * m + j] += di * d[j];
-        }
-      }
-    }
-    for (let i = 0; i < m; i++) for (let j = 0; j <= i; j++) S[j * m + i] = S[i * m + j] /= N - 1;
-    if (cap < Infinity) {
-      const { values, vectors } = symmetricEigen(engine, S, m, true);
-      const V = vectors!;
-      S.fill(0);
-      for (let k = 0; k < m; k++) {
-        const lam = Math.min(values[k], cap);
-        for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) S[i * m + j] += lam * V[i * m + k] * V[j * m + k];
-      }
-    }
-    L = cholesky(S, m);
-  }
-  if (!L) {
-    for (const { x, lo, hi } of parts) for (let j = 0; j < m; j++) for (let t = lo; t < hi; t++) sd[j] += (x[j][t] - mu[j]) ** 2;
-    for (let j = 0; j < m; j++) sd[j] = Math.sqrt(Math.min(cap, sd[j] / (N - 1)));
-    if (!sd.every((v) => v > 0)) throw new EngineError('the x samples have zero variance in some coordinate: cannot fit q');
-  }
-  let logNorm = -0.5 * m * Math.log(2 * Math.PI);
-  for (let j = 0; j < m; j++) logNorm -= Math.log(L ? L[j * m + j] : sd[j]);
-  const z = new Float64Array(m);
-  const logq = (x: Float64Array[], t: number): number => {
-    let q = 0;
-    if (L) {
-      for (let i = 0; i < m; i++) {
-        let r = x[i][t] - mu[i];
-        for (let j = 0; j < i; j++) r -= L[i * m + j] * z[j];
-        z[i] = r / L[i * m + i];
-        q += z[i] * z[i];
-      }
-    } else {
-      for (let j = 0; j < m; j++) q += ((x[j][t] - mu[j]) / sd[j]) ** 2;
-    }
-    return logNorm - 0.5 * q;
-  };
-  return { kind: L ? ('full' as const) : ('diag' as const), logq };
-}
-
-function cholesky(A: Float64Array, n: number): Float64Array | null {
-  const L = new Float64Array(n * n);
-  for (let j = 0; j < n; j++) {
-    let d = A[j * n + j];
-    for (let k = 0; k < j; k++) d -= L[j * n + k] ** 2;
-    if (!(d > 0)) return null;
-    const ljj = Math.sqrt(d);
-    L[j * n + j] = ljj;
-    for (let i = j + 1; i < n; i++) {
-      let s = A[i * n + j];
-      for (let k = 0; k < j; k++) s -= L[i * n + k] * L[j * n + k];
-      L[i * n + j] = s / ljj;
-    }
-  }
-  return L;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Chib-style log Z for the sequential Gibbs sampler (Zhang §5).
-
-export interface ChibOptions {
-  seed?: number;
-  chains?: number;
-  samples?: number;
-  burnin?: number;
-  /** Sweeps between evaluations of K(s → s*). Default 1. */
-  thin?: number;
-  batches?: number;
-  signal?: AbortSignal;
-}
-
-export const CHIB_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, thin: 1, batches: 10 } as const;
-
-/** Stream tag of Chib's Gibbs chains (distinct from the Gibbs sampler's own runs). */
-const CHIB_STREAM = 0x4348; // "CH"
-
-/**
- * Chib (1995): p(s*) = Σ_s p(s) K(s → s*), estimated by mean_t K(s_t → s*) over Gibbs samples, with
- * K the systematic-scan kernel (computed exactly in WASM, assembly/chib.ts); log Z = log f(s*) − log p̂(s*). s* is the
- * highest-potential state among the chains after burn-in.
- */
-export function runChibLogZ(engine: Engine, model: Model, opts: ChibOptions = {}): LogZEstimate {
-  const o = { ...CHIB_DEFAULTS, ...definedOnly(opts) };
-  checkCount('chains', o.chains, 1);
-  checkCount('samples', o.samples, 1);
-  checkCount('burnin', o.burnin, 0);
-  checkCount('thin', o.thin, 1);
-  checkCount('batches', o.batches, 1);
-  const t0 = performance.now();
-  const form = toCanonical(model);
-  const bound = new BoundModel(engine, form);
-  try {
-    const arena = bound.arena;
-    const k = engine.kernels;
-    const header = bound.header;
-    const scratch = arena.alloc(bound.maxBlock * 8);
-    const work = arena.alloc(form.nBits);
-    const ref = arena.alloc(form.nBits);
-    const out = arena.allocF64(o.samples);
-    const [lo, hi] = seedWords(o.seed);
-    const bytes = k.gibbsStateBytes(header);
-    const rng = k.rngStateBytes();
-    const chains: number[] = [];
-    let best = -Infinity, bestBits: Uint8Array | null = null;
-    for (let c = 0; c < o.chains; c++) {
-      const ptr = arena.alloc(bytes);
-      engine.call('chib init', (kk) => {
-        kk.rngSeed(ptr, lo, hi, c, CHIB_STREAM);
-        kk.gibbsInit(header, ptr);
-        if (o.burnin > 0) kk.gibbsStep(header, ptr, o.burnin, 0, scratch);
-      });
-      chains.push(ptr);
-      const bits = new Uint8Array(k.memory.buffer, ptr + rng, form.nBits).slice();
-      const lp = canonicalLogPotential(form, bits);
-      if (lp > best) {
-        best = lp;
-        bestBits = bits;
-      }
-    }
-    if (!bestBits) throw new EngineError('every Gibbs chain is outside the support after burn-in: no reference state');
-    new Uint8Array(k.memory.buffer, ref, form.nBits).set(bestBits);
-    const logK: Float64Array[] = [];
-    for (const ptr of chains) {
-      if (opts.signal?.aborted) break;
-      engine.call('chib run', (kk) => kk.chibRun(header, ptr, ref, o.samples, o.thin, work, scratch, out));
-      logK.push(arena.readF64(out, o.samples));
-    }
-    if (logK.length === 0) throw new EngineError('Chib was cancelled before the first chain completed: no estimate');
-    const lme = logMeanExpBatched(logK, o.batches);
-    if (lme.value === -Infinity) throw new EngineError('K(s → s*) was 0 for every sample: no estimate');
-    return {
-      logZ: best - lme.value,
-      logZStdErr: lme.stdErr,
-      logZKind: 'estimate',
-      diagnostics: { estimator: 'chib', chains: logK.length, samplesPerChain: o.samples, burnin: o.burnin, thin: o.thin, referenceLogPotential: best, seed: o.seed },
-      seconds: (performance.now() - t0) / 1000,
-      warnings: lme.warnings,
     };
   } finally {
     bound.dispose();

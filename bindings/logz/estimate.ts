@@ -1,0 +1,50 @@
+// What every log Z estimator returns, and the log-mean-exp they combine weights with.
+import { logMeanExpChains } from './logz-checks.ts';
+
+export interface LogZEstimate {
+  logZ: number;
+  logZStdErr: number;
+  logZKind: 'estimate';
+  diagnostics: Record<string, number | string | boolean | null>;
+  seconds: number;
+  /** Caveats: the estimator's own checks that failed (logz-checks.ts); empty or absent when none. */
+  warnings?: string[];
+}
+
+
+/** An AIS temperature schedule: a named shape, or the inverse temperatures 0 = β_0 < … < β_T = 1. */
+export type AISSchedule = 'adaptive' | 'linear' | 'sigmoid' | readonly number[] | Float64Array;
+
+// ---------------------------------------------------------------------------------------------
+// Log-mean-exp with a delta-method standard error.
+
+/**
+ * log((1/R) Σ e^{l_r}) and its standard error sd(w)/(√R · mean w) (delta method on the mean of the
+ * weights w_r = e^{l_r − max l}). −∞ entries are weights of 0.
+ */
+export function logMeanExp(l: ArrayLike<number>): { value: number; stdErr: number; ess: number } {
+  const R = l.length;
+  if (R === 0) return { value: NaN, stdErr: NaN, ess: 0 };
+  let top = -Infinity;
+  for (let r = 0; r < R; r++) top = Math.max(top, l[r]);
+  if (top === -Infinity) return { value: -Infinity, stdErr: NaN, ess: 0 };
+  let s = 0, s2 = 0;
+  for (let r = 0; r < R; r++) {
+    const w = Math.exp(l[r] - top);
+    s += w;
+    s2 += w * w;
+  }
+  const mean = s / R;
+  const varW = R > 1 ? Math.max(0, (s2 - R * mean * mean) / (R - 1)) : NaN;
+  return { value: top + Math.log(mean), stdErr: Math.sqrt(varW / R) / mean, ess: (s * s) / s2 };
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Batch aggregation shared by the MCMC-based estimators.
+
+/** log of the mean of e^{l} over all values of all chains, with a standard error that sees the chains' spread (logz-checks.ts). */
+export function logMeanExpBatched(chains: Float64Array[], batches: number): { value: number; stdErr: number; warnings: string[] } {
+  return logMeanExpChains(chains, batches);
+}
+

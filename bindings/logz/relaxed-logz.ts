@@ -1,0 +1,228 @@
+// log Z from DHMC samples of the relaxed density p(x) (Zhang et al. 2012): eq. 14 generalised to any
+// reference state, and §3.4's mirrored importance estimator (see logz.ts for the overview).
+import type { Engine } from '../core/engine.ts';
+import type { Model } from '../core/model.ts';
+import { EngineError, ModelError } from '../core/errors.ts';
+import { checkCount, definedOnly } from '../core/options.ts';
+import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts';
+import { denseCholesky, symmetricEigen } from '../linalg/dense.ts';
+import { DHMCSampler } from '../samplers/dhmc.ts';
+import { logMeanExpBatched, type LogZEstimate } from './estimate.ts';
+
+
+export interface RelaxedLogZOptions {
+  seed?: number;
+  chains?: number;
+  samples?: number;
+  burnin?: number;
+  /** Batches per chain for the standard error. Default 10. */
+  batches?: number;
+  leapfrogSteps?: number;
+  targetAccept?: number;
+  relaxation?: RelaxationOptions;
+  /**
+   * zhang: the state s* whose probability is estimated. 'mode' (default): each variable's most
+   * probable state under the Rao–Blackwellised marginals E[π(x)] (the same samples). 'zero': every
+   * user variable in state 0 — s = 0 for a binary model, eq. 14 as printed; falls back to 'mode'
+   * when its potential is 0. p(s = 0) is usually tiny and the estimate then worthless (on Zhang's own
+   * 10×10 grids it is off by tens of nats; bench/results/logz.json).
+   */
+  reference?: 'zero' | 'mode';
+  /** mirror: covariance of the Gaussian q. Default 'full' up to 256 dimensions, else 'diag'. */
+  covariance?: 'full' | 'diag';
+  /**
+   * mirror: eigenvalues of q's covariance are capped at this value (default 1.9). In the whitened x
+   * of the relaxation, p(x) is a mixture of N(Mᵀs, I), so E_p[(q/p)²] = ∫q²/p is finite iff q's
+   * covariance is below 2I; the fitted covariance is I + Cov(Mᵀs) and breaks that whenever the
+   * model is more than weakly coupled (heavy-tailed weights, standard errors that lie). Infinity:
+   * Zhang's plain fit.
+   */
+  covarianceCap?: number;
+  signal?: AbortSignal;
+}
+
+export const RELAXED_LOGZ_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 500, batches: 10, leapfrogSteps: 5, targetAccept: 0.9 } as const;
+
+/** x samples (per chain: samples × m, row-major), ℓ(x) and π per sample, from DHMC on the relaxation. */
+function relaxedSamples(engine: Engine, model: Model, o: RelaxedLogZOptions & { [K in keyof typeof RELAXED_LOGZ_DEFAULTS]: number }) {
+  checkCount('chains', o.chains, 1);
+  checkCount('samples', o.samples, 2);
+  checkCount('burnin', o.burnin, 0);
+  checkCount('batches', o.batches, 1);
+  const relax = buildRelaxation(engine, model, o.relaxation ?? {});
+  const m = relax.factor.m, n = relax.form.nBits;
+  // Traced per transition: ℓ(x) (code −1), x_j (codes −2 − j), π_i (codes i).
+  const codes = new Int32Array(1 + m + n);
+  codes[0] = -1;
+  for (let j = 0; j < m; j++) codes[1 + j] = -2 - j;
+  for (let i = 0; i < n; i++) codes[1 + m + i] = i;
+  const sampler = new DHMCSampler(engine, relax, { leapfrogSteps: o.leapfrogSteps, traceCodes: codes, traceCapacity: o.samples });
+  const out: { logp: Float64Array; x: Float64Array[]; pi: Float64Array[] }[] = [];
+  let acceptRate = 0, divergences = 0;
+  try {
+    for (let c = 0; c < o.chains; c++) {
+      if (o.signal?.aborted) break;
+      const state = sampler.init(o.seed, c);
+      try {
+        sampler.warmup(state, o.burnin, { targetAccept: o.targetAccept });
+        sampler.resetTrace(state);
+        const info = sampler.step(state, o.samples, { trace: true });
+        acceptRate += info.acceptRate / o.chains;
+        divergences += info.divergences;
+        const tr = sampler.trace(state);
+        out.push({ logp: tr[0], x: tr.slice(1, 1 + m), pi: tr.slice(1 + m) });
+      } finally {
+        sampler.release(state);
+      }
+    }
+  } finally {
+    sampler.dispose();
+  }
+  if (out.length === 0) throw new EngineError('cancelled before the first chain completed: no estimate');
+  return { relax, m, n, chains: out, acceptRate, divergences };
+}
+
+/** Zhang et al. (2012) eq. 14: log Z = log f(s*) − log mean_x p(s*|x), x ~ p(x) by DHMC. */
+export function runZhangLogZ(engine: Engine, model: Model, opts: RelaxedLogZOptions = {}): LogZEstimate {
+  const o = { ...RELAXED_LOGZ_DEFAULTS, ...definedOnly(opts) };
+  const t0 = performance.now();
+  const { relax, chains, acceptRate, divergences } = relaxedSamples(engine, model, o);
+  const form = relax.form;
+  // The reference configuration (user states).
+  let ref = new Int32Array(form.n);
+  let refKind: string = o.reference ?? 'mode';
+  if (refKind === 'zero' && !Number.isFinite(model.logPotential(ref))) refKind = 'mode';
+  if (refKind === 'mode') {
+    const mean = new Float64Array(form.nBits);
+    let cnt = 0;
+    for (const c of chains) for (let i = 0; i < form.nBits; i++) for (const p of c.pi[i]) mean[i] += p;
+    for (const c of chains) cnt += c.logp.length;
+    ref = new Int32Array(form.n);
+    for (let v = 0; v < form.n; v++) {
+      const b = form.blockStart[v];
+      if (!form.oneHot[v]) ref[v] = mean[b] / cnt > 0.5 ? 1 : 0;
+      else for (let k = 1; k < form.card[v]; k++) if (mean[b + k] > mean[b + ref[v]]) ref[v] = k;
+    }
+  } else if (refKind !== 'zero') throw new ModelError(`reference must be 'zero' or 'mode', got "${refKind}"`);
+  const logF = model.logPotential(ref);
+  if (!Number.isFinite(logF)) throw new ModelError('the reference state has probability 0: no estimate');
+  const logCond = chains.map((c) => {
+    const T = c.logp.length, out = new Float64Array(T);
+    for (let v = 0; v < form.n; v++) {
+      const b = form.blockStart[v];
+      if (form.oneHot[v]) {
+        const col = c.pi[b + ref[v]];
+        for (let t = 0; t < T; t++) out[t] += Math.log(col[t]);
+      } else {
+        const col = c.pi[b];
+        // log(1 − π) loses relative accuracy only where 1 − π < ~1e−8, i.e. p(s*|x) is negligible.
+        if (ref[v]) for (let t = 0; t < T; t++) out[t] += Math.log(col[t]);
+        else for (let t = 0; t < T; t++) out[t] += Math.log1p(-col[t]);
+      }
+    }
+    return out;
+  });
+  const lme = logMeanExpBatched(logCond, o.batches);
+  if (lme.value === -Infinity) throw new EngineError('p(s*|x) underflowed to 0 on every sample: no estimate (try reference: "mode")');
+  return {
+    logZ: logF - lme.value,
+    logZStdErr: lme.stdErr,
+    logZKind: 'estimate',
+    diagnostics: { estimator: 'zhang', reference: refKind, chains: chains.length, samplesPerChain: o.samples, burnin: o.burnin, acceptRate, divergences, factor: relax.factorKind, seed: o.seed },
+    seconds: (performance.now() - t0) / 1000,
+    warnings: lme.warnings,
+  };
+}
+
+/** Zhang §3.4's mirrored estimator: 1/∫e^ℓ = E_p[q(x)/e^{ℓ(x)}], q a Gaussian fitted to the samples (cross-fitted halves). */
+export function runMirrorLogZ(engine: Engine, model: Model, opts: RelaxedLogZOptions = {}): LogZEstimate {
+  const o = { ...RELAXED_LOGZ_DEFAULTS, ...definedOnly(opts) };
+  const t0 = performance.now();
+  const { relax, m, chains, acceptRate, divergences } = relaxedSamples(engine, model, o);
+  let cov = o.covariance ?? (m <= 256 ? 'full' : 'diag');
+  if (cov !== 'full' && cov !== 'diag') throw new ModelError(`covariance must be 'full' or 'diag', got "${String(cov)}"`);
+  const cap = o.covarianceCap ?? 1.9;
+  if (!(cap > 0)) throw new ModelError(`covarianceCap must be > 0, got ${cap}`);
+  // Cross-fitting: q fitted on the first halves of the chains weighs the second halves and vice
+  // versa (a q fitted to the very samples it weighs is biased towards them, and log Z low).
+  const halves = chains.map((c) => Math.floor(c.logp.length / 2));
+  const fitA = fitGaussian(engine, chains.map((c, i) => ({ x: c.x, lo: 0, hi: halves[i] })), m, cov, cap);
+  const fitB = fitGaussian(engine, chains.map((c, i) => ({ x: c.x, lo: halves[i], hi: c.logp.length })), m, cov, cap);
+  const logRatio = chains.map((c, i) => {
+    const T = c.logp.length, out = new Float64Array(T);
+    for (let t = 0; t < T; t++) out[t] = (t < halves[i] ? fitB : fitA).logq(c.x, t) - c.logp[t];
+    return out;
+  });
+  cov = fitA.kind === 'full' && fitB.kind === 'full' ? 'full' : 'diag';
+  const lme = logMeanExpBatched(logRatio, o.batches);
+  return {
+    logZ: -lme.value + relax.logZRelation,
+    logZStdErr: lme.stdErr,
+    logZKind: 'estimate',
+    diagnostics: { estimator: 'mirror', covariance: cov, covarianceCap: cap, dimension: m, chains: chains.length, samplesPerChain: o.samples, burnin: o.burnin, acceptRate, divergences, factor: relax.factorKind, seed: o.seed },
+    seconds: (performance.now() - t0) / 1000,
+    warnings: lme.warnings,
+  };
+}
+
+/** A Gaussian fitted to rows lo … hi−1 of each chain's x columns; covariance eigenvalues capped. */
+function fitGaussian(engine: Engine, parts: { x: Float64Array[]; lo: number; hi: number }[], m: number, cov: 'full' | 'diag', cap: number) {
+  let N = 0;
+  const mu = new Float64Array(m);
+  for (const { x, lo, hi } of parts) {
+    N += hi - lo;
+    for (let j = 0; j < m; j++) for (let t = lo; t < hi; t++) mu[j] += x[j][t];
+  }
+  if (N < 2) throw new EngineError('too few samples to fit the mirror distribution');
+  for (let j = 0; j < m; j++) mu[j] /= N;
+  let L: Float64Array | null = null; // lower Cholesky factor of Σ (full)
+  const sd = new Float64Array(m);
+  if (cov === 'full') {
+    const S = new Float64Array(m * m);
+    const d = new Float64Array(m);
+    for (const { x, lo, hi } of parts) {
+      for (let t = lo; t < hi; t++) {
+        for (let j = 0; j < m; j++) d[j] = x[j][t] - mu[j];
+        for (let i = 0; i < m; i++) {
+          const di = d[i];
+          for (let j = 0; j <= i; j++) S[i * m + j] += di * d[j];
+        }
+      }
+    }
+    for (let i = 0; i < m; i++) for (let j = 0; j <= i; j++) S[j * m + i] = S[i * m + j] /= N - 1;
+    if (cap < Infinity) {
+      const { values, vectors } = symmetricEigen(engine, S, m, true);
+      const V = vectors!;
+      S.fill(0);
+      for (let k = 0; k < m; k++) {
+        const lam = Math.min(values[k], cap);
+        for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) S[i * m + j] += lam * V[i * m + k] * V[j * m + k];
+      }
+    }
+    const c = denseCholesky(engine, S, m);
+    L = c.ok ? c.L : null;
+  }
+  if (!L) {
+    for (const { x, lo, hi } of parts) for (let j = 0; j < m; j++) for (let t = lo; t < hi; t++) sd[j] += (x[j][t] - mu[j]) ** 2;
+    for (let j = 0; j < m; j++) sd[j] = Math.sqrt(Math.min(cap, sd[j] / (N - 1)));
+    if (!sd.every((v) => v > 0)) throw new EngineError('the x samples have zero variance in some coordinate: cannot fit q');
+  }
+  let logNorm = -0.5 * m * Math.log(2 * Math.PI);
+  for (let j = 0; j < m; j++) logNorm -= Math.log(L ? L[j * m + j] : sd[j]);
+  const z = new Float64Array(m);
+  const logq = (x: Float64Array[], t: number): number => {
+    let q = 0;
+    if (L) {
+      for (let i = 0; i < m; i++) {
+        let r = x[i][t] - mu[i];
+        for (let j = 0; j < i; j++) r -= L[i * m + j] * z[j];
+        z[i] = r / L[i * m + i];
+        q += z[i] * z[i];
+      }
+    } else {
+      for (let j = 0; j < m; j++) q += ((x[j][t] - mu[j]) / sd[j]) ** 2;
+    }
+    return logNorm - 0.5 * q;
+  };
+  return { kind: L ? ('full' as const) : ('diag' as const), logq };
+}
