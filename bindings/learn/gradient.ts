@@ -1,0 +1,52 @@
+// One evaluation of the log-likelihood gradient's two phases for given parameters, through the same
+// kernels the learner runs: the data statistics (hidden units at their conditional means) and the
+// statistics over `particles` Gibbs chains after `sweeps` sweeps. For checking the estimator against
+// exact expectations, and for callers that run their own optimiser.
+
+import type { Engine } from '../core/engine.ts';
+import { ModelError } from '../core/errors.ts';
+import { seedWords } from '../core/seed.ts';
+import { BoundMachine, type MachineParams } from './machine.ts';
+import type { BinaryData } from './likelihood.ts';
+
+export interface PhaseStatistics {
+  /** Mean of x_p per unit. */
+  a: Float64Array;
+  /** Mean of x_i x_j per architecture pair (params.pairs order). */
+  w: Float64Array;
+}
+
+export function gradientStatistics(
+  engine: Engine, params: MachineParams, data: BinaryData, opts: { particles?: number; sweeps?: number; seed?: number } = {},
+): { data: PhaseStatistics; model: PhaseStatistics } {
+  const P = opts.particles ?? 1000, sweeps = opts.sweeps ?? 100;
+  if (data.cols !== params.nVisible) throw new ModelError(`the data have ${data.cols} columns but the model has ${params.nVisible} visible units`);
+  const [lo, hi] = seedWords(opts.seed ?? 1);
+  const m = new BoundMachine(engine, params.kind, params.nVisible, params.nHidden);
+  try {
+    m.set(params);
+    const k = engine.kernels, ar = m.arena, n = m.nBits, nnz = Math.max(1, m.nnz);
+    const dp = ar.alloc(data.values.length);
+    new Uint8Array(k.memory.buffer, dp, data.values.length).set(data.values);
+    const sa = ar.allocF64(n), sw = ar.allocF64(nnz), x = ar.allocF64(n), scratch = ar.allocF64(2);
+    const pb = k.learnParticleBytes(m.header) >>> 0, particles = ar.alloc(P * pb);
+    const read = (count: number): PhaseStatistics => {
+      const a = ar.readF64(sa, n).map((v) => v / count);
+      // Pair e's statistic sits at both its entries; the arrays are zeroed for the next phase.
+      const w = m.perPair(sw).map((v) => v / count);
+      ar.f64(sa, n).fill(0);
+      ar.f64(sw, nnz).fill(0);
+      return { a, w };
+    };
+    engine.call('learn data statistics', (kk) => kk.learnAccumulate(m.header, dp, data.cols, 0, data.rows, params.nVisible, sa, sw, x));
+    const dataStats = read(data.rows);
+    engine.call('learn model statistics', (kk) => {
+      kk.learnParticlesInit(m.header, particles, P, lo, hi, 0, 31);
+      kk.learnParticlesAdvance(m.header, particles, P, sweeps, scratch);
+      kk.learnAccumulate(m.header, particles + (kk.rngStateBytes() >>> 0), pb, 0, P, params.nVisible, sa, sw, x);
+    });
+    return { data: dataStats, model: read(P) };
+  } finally {
+    m.dispose();
+  }
+}
