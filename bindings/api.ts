@@ -26,3 +26,8 @@ export { relaxationFor } from './infer.ts';
 export { estimateLogZ, runAIS, runZhangLogZ, runMirrorLogZ, runChibLogZ, logMeanExp, aisSchedule, AIS_DEFAULTS, AIS_TRANSITIONS, CHIB_DEFAULTS, RELAXED_LOGZ_DEFAULTS, LOGZ_ESTIMATORS, type LogZEstimator, type LogZEstimate, type EstimateLogZOptions, type AISOptions, type AISTransition, type ChibOptions, type RelaxedLogZOptions } from './logz/logz.ts';
 export { TreeGibbsSampler, BoundTreeBlocks, runTreeGibbs, type TreeGibbsState, type TreeGibbsInfo, type TreeGibbsOptions } from './samplers/treegibbs.ts';
 export { treePartition, partitionFromBlocks, interactionGraph, type TreePartition } from './samplers/treeblocks.ts';
+export { learn, LEARN_DEFAULTS, LEARN_SAMPLERS, type LearnOptions, type LearnResult, type EpochStats, type LearnMethod, type LearnSampler, type RateSchedule } from './learn/learn.ts';
+export { logLikelihood, baseRateBiases, LIKELIHOOD_DEFAULTS, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './learn/likelihood.ts';
+export { gradientStatistics, type PhaseStatistics } from './learn/gradient.ts';
+export { machineModel, machinePairs, MACHINE_KINDS, type MachineKind, type MachineParams } from './learn/machine.ts';
+export { readCSV, type CSVData } from './io/csv.ts';

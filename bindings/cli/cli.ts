@@ -15,6 +15,7 @@ import { writeJSON } from './json-stream.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
+import { learnCommand, LearnUsageError, LEARN_USAGE } from './learn-command.ts';
 
 const USAGE = `usage:
   relaxmrf infer MODEL [--method exact|gibbs|treegibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
@@ -39,6 +40,7 @@ const USAGE = `usage:
       mfrp:   [--restarts J] [--trials T] [--max-constraints M] [--budget V] [--budget-factor K] [--max-sweeps S]
               (defaults 10, 5, 20, 1e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
               m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given)
+${LEARN_USAGE}
   relaxmrf demo                      the default job (npm start)
   relaxmrf --help | --version
 
@@ -304,11 +306,12 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (cmd === 'infer') await inferCommand(rest);
+    else if (cmd === 'learn') await learnCommand(rest, integer);
     else if (cmd === 'demo') await demoCommand();
     else throw new UsageError(`unknown command "${cmd}" (try --help)`);
     return 0;
   } catch (e) {
-    if (e instanceof UsageError || e instanceof FormatError || e instanceof ModelError || isParseArgsError(e)) {
+    if (e instanceof UsageError || e instanceof LearnUsageError || e instanceof FormatError || e instanceof ModelError || isParseArgsError(e)) {
       process.stderr.write(`relaxmrf: ${(e as Error).message}\n`);
       return 2;
     }
