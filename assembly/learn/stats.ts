@@ -15,6 +15,7 @@
 import { Philox, PHILOX_BYTES, rngInit, uniform32 } from '../core/rng';
 import { PairwiseForm, localField } from '../core/pairwise';
 import { gibbsChainInit, gibbsSweeps } from '../samplers/gibbs';
+import { TreeBlocks, treeRefresh, treeSweeps } from '../samplers/treegibbs';
 
 @inline
 export function sigmoid(u: f64): f64 {
@@ -129,4 +130,27 @@ export function learnUpdate(
   }
   store<f64>(out, sq);
   return bad ? NaN : biggest;
+}
+
+/** Address of the form's bias array a (the learner updates it in place). */
+export function learnFormBiases(model: usize): usize {
+  return changetype<PairwiseForm>(model).a;
+}
+
+/** Address of the form's coupling values (W's stored entries). */
+export function learnFormCouplings(model: usize): usize {
+  return changetype<PairwiseForm>(model).val;
+}
+
+/**
+ * `sweeps` tree-block Gibbs sweeps on each particle (assembly/samplers/treegibbs.ts), after
+ * refreshing the blocks' cached couplings from the current W. Returns the sweeps' change count.
+ */
+export function learnParticlesAdvanceTree(model: usize, tree: usize, chains: usize, count: i32, sweeps: i32, work: usize): f64 {
+  const m = changetype<PairwiseForm>(model), t = changetype<TreeBlocks>(tree);
+  treeRefresh(model, tree);
+  const stride = PHILOX_BYTES + <usize>m.nBits;
+  let changed: f64 = 0;
+  for (let i = 0; i < count; i++) changed += treeSweeps(m, t, chains + <usize>i * stride, sweeps, 0, work);
+  return changed;
 }

@@ -14,7 +14,7 @@ import type { LogLikelihood } from '../learn/likelihood.ts';
 import { writeJSON } from './json-stream.ts';
 
 export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model boltzmann|rbm|srbm] [--hidden H]
-                       [--method pcd|cd] [--cd-steps K] [--sampler gibbs] [--particles P] [--batch B]
+                       [--method pcd|cd] [--cd-steps K] [--sampler gibbs|tree] [--particles P] [--batch B]
                        [--epochs E] [--learning-rate η] [--schedule linear|constant] [--weight-decay λ]
                        [--momentum μ] [--visible-rate f] [--max-weight M] [--seed S]
                        [--test TEST.csv] [--ais-runs R] [--ais-steps T] [--json]

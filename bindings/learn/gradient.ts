@@ -1,6 +1,6 @@
 // One evaluation of the log-likelihood gradient's two phases for given parameters, through the same
 // kernels the learner runs: the data statistics (hidden units at their conditional means) and the
-// statistics over `particles` Gibbs chains after `sweeps` sweeps. For checking the estimator against
+// statistics over `particles` chains after `sweeps` sweeps of sequential or tree-block Gibbs. For checking the estimator against
 // exact expectations, and for callers that run their own optimiser.
 
 import type { Engine } from '../core/engine.ts';
@@ -17,7 +17,7 @@ export interface PhaseStatistics {
 }
 
 export function gradientStatistics(
-  engine: Engine, params: MachineParams, data: BinaryData, opts: { particles?: number; sweeps?: number; seed?: number } = {},
+  engine: Engine, params: MachineParams, data: BinaryData, opts: { particles?: number; sweeps?: number; seed?: number; sampler?: 'gibbs' | 'tree' } = {},
 ): { data: PhaseStatistics; model: PhaseStatistics } {
   const P = opts.particles ?? 1000, sweeps = opts.sweeps ?? 100;
   if (data.cols !== params.nVisible) throw new ModelError(`the data have ${data.cols} columns but the model has ${params.nVisible} visible units`);
@@ -29,6 +29,7 @@ export function gradientStatistics(
     const dp = ar.alloc(data.values.length);
     new Uint8Array(k.memory.buffer, dp, data.values.length).set(data.values);
     const sa = ar.allocF64(n), sw = ar.allocF64(nnz), x = ar.allocF64(n), scratch = ar.allocF64(2);
+    const tree = opts.sampler === 'tree' ? m.treeBlocks() : null;
     const pb = k.learnParticleBytes(m.header) >>> 0, particles = ar.alloc(P * pb);
     const read = (count: number): PhaseStatistics => {
       const a = ar.readF64(sa, n).map((v) => v / count);
@@ -42,7 +43,8 @@ export function gradientStatistics(
     const dataStats = read(data.rows);
     engine.call('learn model statistics', (kk) => {
       kk.learnParticlesInit(m.header, particles, P, lo, hi, 0, 31);
-      kk.learnParticlesAdvance(m.header, particles, P, sweeps, scratch);
+      if (tree) kk.learnParticlesAdvanceTree(m.header, tree.header, particles, P, sweeps, tree.work);
+      else kk.learnParticlesAdvance(m.header, particles, P, sweeps, scratch);
       kk.learnAccumulate(m.header, particles + (kk.rngStateBytes() >>> 0), pb, 0, P, params.nVisible, sa, sw, x);
     });
     return { data: dataStats, model: read(P) };

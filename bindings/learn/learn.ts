@@ -3,7 +3,8 @@
 //   ∂/∂a_p = ⟨x_p⟩_data − ⟨x_p⟩_model,   ∂/∂W_pq = ⟨x_p x_q⟩_data − ⟨x_p x_q⟩_model,
 // the data term over a minibatch (hidden units at their exact conditional means), the model term
 // over particles: persistent chains (PCD, Tieleman 2008) or chains restarted at the minibatch and
-// run k sweeps (CD-k), advanced by sequential Gibbs. Every per-sample and per-particle loop runs in
+// run k sweeps (CD-k), advanced by sequential Gibbs or tree-block Gibbs (blocks that are forests
+// of the architecture's graph, each redrawn exactly given the rest). Every per-sample and per-particle loop runs in
 // WASM (assembly/learn/stats.ts) on parameters that stay in engine memory; this file drives epochs.
 
 import type { Engine } from '../core/engine.ts';
@@ -15,8 +16,8 @@ import { BoundMachine, MACHINE_KINDS, machineModel, type MachineKind, type Machi
 import { logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
 
 export type LearnMethod = 'pcd' | 'cd';
-export type LearnSampler = 'gibbs';
-export const LEARN_SAMPLERS: readonly LearnSampler[] = ['gibbs'];
+export type LearnSampler = 'gibbs' | 'tree';
+export const LEARN_SAMPLERS: readonly LearnSampler[] = ['gibbs', 'tree'];
 export type RateSchedule = 'constant' | 'linear';
 
 export interface LearnOptions {
@@ -61,7 +62,7 @@ export interface EpochStats {
   gradientRms: number;
   /** Largest |parameter| after the epoch. */
   maxAbsParameter: number;
-  /** Fraction of particle bits flipped per sweep. */
+  /** Fraction of particle bits flipped per sweep (sequential Gibbs; tree-block Gibbs: its own change count per bit). */
   changeRate: number;
 }
 
@@ -117,6 +118,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
     const out = ar.allocF64(2), scratch = ar.allocF64(2);
     const rng = ar.alloc(k.rngStateBytes() >>> 0), uniforms = ar.allocF64(Math.max(data.rows, m.pairs.length / 2, 1));
     const particles = ar.alloc(P * particleBytes);
+    const tree = o.sampler === 'tree' ? m.treeBlocks() : null;
 
     // Start: visible biases at the data's log-odds, hidden at 0, couplings N(0, 0.01²) (breaks the
     // hidden units' symmetry).
@@ -139,7 +141,9 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
         engine.call('learn step', (kk) => {
           kk.learnAccumulate(m.header, dp, nV, rowsPtr, cnt, nV, posA, posW, x);
           if (o.method === 'cd') kk.learnParticlesFromData(m.header, particles, cnt, dp, nV, rowsPtr, nV);
-          flips += kk.learnParticlesAdvance(m.header, particles, pCount, o.cdSteps, scratch);
+          flips += tree
+            ? kk.learnParticlesAdvanceTree(m.header, tree.header, particles, pCount, o.cdSteps, tree.work)
+            : kk.learnParticlesAdvance(m.header, particles, pCount, o.cdSteps, scratch);
           kk.learnAccumulate(m.header, particles + (k.rngStateBytes() >>> 0), particleBytes, 0, pCount, nV, negA, negW, x);
           biggest = kk.learnUpdate(m.header, nV, posA, posW, negA, negW, velA, velW, 1 / cnt, 1 / pCount, rate, o.visibleRate, o.weightDecay, o.momentum, out);
         });

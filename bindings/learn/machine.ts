@@ -1,6 +1,6 @@
 // The parameters of a binary Boltzmann machine being learned, held in engine memory as a canonical
-// pairwise form (bindings/core/canonical.ts) whose arrays the learner owns: every coupling of the
-// architecture is stored (zeros included), so the kernels update a and W in place and the
+// pairwise form (bindings/core/canonical.ts, bound by BoundModel) over the whole architecture:
+// every coupling is stored (zeros included), so the kernels update a and W in place and the
 // particles' Gibbs sweeps read the current values with no rebuild.
 //
 // Bits 0…nVisible−1 are the visible units in data-column order, then the hidden units.
@@ -10,6 +10,10 @@
 import type { Arena, Engine } from '../core/engine.ts';
 import { Model, ModelBuilder } from '../core/model.ts';
 import { ModelError } from '../core/errors.ts';
+import { BoundModel } from '../core/bound.ts';
+import type { CanonicalForm } from '../core/canonical.ts';
+import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
+import { treePartition } from '../samplers/treeblocks.ts';
 
 export type MachineKind = 'boltzmann' | 'rbm' | 'srbm';
 export const MACHINE_KINDS: readonly MachineKind[] = ['boltzmann', 'rbm', 'srbm'];
@@ -56,8 +60,8 @@ export class BoundMachine {
   readonly nnz: number;
   readonly aPtr: number;
   readonly valPtr: number;
-  private readonly rowPtr: Int32Array;
-  private readonly col: Int32Array;
+  readonly bound: BoundModel;
+  private tree: BoundTreeBlocks | undefined;
   /** For pair e: its two entries' positions in val. */
   private readonly entry: Int32Array;
 
@@ -84,19 +88,22 @@ export class BoundMachine {
       col[fill[j]++] = i;
     }
     for (let p = 0; p < n; p++) for (let k = rowPtr[p] + 1; k < rowPtr[p + 1]; k++) if (col[k] <= col[k - 1]) throw new Error('machine rows not sorted');
-    this.rowPtr = rowPtr;
-    this.col = col;
     this.entry = entry;
     this.nnz = 2 * E;
-    engine.ensureFits(8 * n + 4 * (n + 1) + 12 * this.nnz + n + 4 * (n + 1) + 256, `a ${kind} with ${n} units`, 8 * this.nnz);
-    const arena = (this.arena = engine.arena());
-    const blockStart = arena.allocI32(Int32Array.from({ length: n + 1 }, (_, i) => i));
-    const oneHot = arena.alloc(n);
-    this.aPtr = arena.allocF64(n);
-    const rp = arena.allocI32(rowPtr), cp = arena.allocI32(col);
-    this.valPtr = arena.allocF64(Math.max(1, this.nnz));
-    this.header = arena.alloc(engine.kernels.pairwiseFormBytes());
-    engine.kernels.pairwiseFormInit(this.header, n, n, 1, 1, blockStart, oneHot, this.aPtr, rp, cp, this.valPtr);
+    const form: CanonicalForm = {
+      n, nBits: n, blockStart: Int32Array.from({ length: n + 1 }, (_, i) => i), oneHot: new Uint8Array(n), card: new Int32Array(n).fill(2),
+      a: new Float64Array(n), rowPtr, col, val: new Float64Array(2 * E), logZOffset: 0,
+    };
+    this.bound = new BoundModel(engine, form);
+    this.arena = this.bound.arena;
+    this.header = this.bound.header;
+    this.aPtr = engine.kernels.learnFormBiases(this.header) >>> 0;
+    this.valPtr = engine.kernels.learnFormCouplings(this.header) >>> 0;
+  }
+
+  /** Tree-block Gibbs blocks over the architecture (zero couplings included, as they will change). */
+  treeBlocks(): BoundTreeBlocks {
+    return (this.tree ??= new BoundTreeBlocks(this.bound, treePartition(this.bound.form)));
   }
 
   readonly pairs: Int32Array;
