@@ -50,7 +50,7 @@ test('learn --json: settings, epochs, log-likelihoods; the UAI file is the learn
   assert.equal(j.settings.hidden, 2);
   assert.equal(j.epochs.length, 30);
   assert.equal(j.diverged, null);
-  assert.deepEqual(j.model, { out, variables: 8, visible: 6, hidden: 2, couplings: 12 });
+  assert.deepEqual(j.model, { out, variables: 8, visible: 6, hidden: 2, states: 2, couplings: 12 });
   // The file: visible units 0…5, hidden 6, 7; its exact log Z, with the data's log-potentials
   // summed over the hidden units, gives the reported training log-likelihood.
   const model = readUAI(readFileSync(out, 'utf8'), out);
@@ -99,4 +99,27 @@ test('learn: a divergent run stops with exit 3 and writes the last good model', 
   const model = readUAI(readFileSync(out, 'utf8'), out);
   assert.equal(model.n, 6);
   for (const t of model.tables) assert.ok(Number.isFinite(t) && Math.abs(t) <= 30, `table entry ${t}`);
+});
+
+test('learn --model potts: states from the data, a UAI model with 3-state variables', () => {
+  const rand = mulberry32(5), lines: string[] = [];
+  for (let r = 0; r < 300; r++) {
+    const x = Math.floor(rand() * 3);
+    lines.push([x, rand() < 0.8 ? x : Math.floor(rand() * 3), Math.floor(rand() * 3)].join(','));
+  }
+  const data = file('potts.csv', lines.join('\n')), out = join(tmp, 'potts.uai');
+  const r = run('learn', data, '--model', 'potts', '--epochs', '10', '--batch', '30', '--out', out, '--json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.settings.states, 3);
+  assert.deepEqual(j.model, { out, variables: 3, visible: 3, hidden: 0, states: 3, couplings: 3 });
+  const model = readUAI(readFileSync(out, 'utf8'), out);
+  assert.deepEqual(Array.from(model.card), [3, 3, 3]);
+  // Exact log Z of the written file and the data's log-potentials give the reported log-likelihood.
+  const logZ = exactInference(engine, model).logZ;
+  const d = readCSV(readFileSync(data, 'utf8'), data, 2);
+  let ll = 0;
+  for (let i = 0; i < d.rows; i++) ll += model.logPotential(d.values.subarray(i * 3, i * 3 + 3)) - logZ;
+  assert.ok(Math.abs(ll / d.rows - j.trainLogLikelihood.value) < 1e-9, `${ll / d.rows} vs ${j.trainLogLikelihood.value}`);
+  assert.match(run('learn', data, '--model', 'potts', '--states', '2', '--out', out).err, /potts\.csv \(line \d+\): column \d: 2 is not a state in 0…1/);
 });

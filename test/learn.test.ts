@@ -18,7 +18,7 @@ function randomMachine(kind: MachineKind, nV: number, nH: number, seed: number, 
   const pairs = machinePairs(kind, nV, nH);
   const a = Float64Array.from({ length: nV + nH }, () => (rand() - 0.5) * 2 * scale);
   const w = Float64Array.from({ length: pairs.length / 2 }, () => (rand() - 0.5) * 4 * scale);
-  return { kind, nVisible: nV, nHidden: nH, a, w, pairs };
+  return { kind, nVisible: nV, nHidden: nH, states: 2, a, w, pairs };
 }
 
 function logsumexp(x: ArrayLike<number>): number {
@@ -94,7 +94,7 @@ function exactFit(d: BinaryData): MachineParams {
     for (let q = 0; q < D; q++) target[q] += phi[q] / d.rows;
   }
   const theta = new Float64Array(D);
-  const params = (t: Float64Array): MachineParams => ({ kind: 'boltzmann', nVisible: nV, nHidden: 0, a: t.slice(0, nV), w: t.slice(nV), pairs });
+  const params = (t: Float64Array): MachineParams => ({ kind: 'boltzmann', nVisible: nV, nHidden: 0, states: 2, a: t.slice(0, nV), w: t.slice(nV), pairs });
   const objective = (t: Float64Array) => averageLogLik(visibleLogProbs(params(t)), d);
   let f = objective(theta);
   for (let it = 0; it < 100; it++) {
@@ -269,4 +269,81 @@ test('SRBM with tree-block Gibbs particles: PCD reaches the generating model hel
   const ll = averageLogLik(visibleLogProbs(r.params), heldOut);
   console.log(`SRBM (tree): held-out truth ${llTrue.toFixed(4)} learned ${ll.toFixed(4)}`);
   assert.ok(ll > llTrue - 0.03, `held-out ${ll} vs generating model ${llTrue}`);
+});
+
+/** log p(x) of a fully visible Potts machine for every configuration (unit 0 fastest). */
+function pottsLogProbs(p: MachineParams): Float64Array {
+  const n = p.nVisible, K = p.states, E = p.pairs.length / 2;
+  const total = K ** n, lp = new Float64Array(total), x = new Int32Array(n);
+  for (let c = 0; c < total; c++) {
+    for (let v = 0, r = c; v < n; v++, r = Math.floor(r / K)) x[v] = r % K;
+    let e = 0;
+    for (let v = 0; v < n; v++) e += p.a[v * K + x[v]];
+    for (let t = 0; t < E; t++) e += p.w[t * K * K + x[p.pairs[2 * t]] * K + x[p.pairs[2 * t + 1]]];
+    lp[c] = e;
+  }
+  const lz = logsumexp(lp);
+  return lp.map((v) => v - lz);
+}
+
+function drawPotts(lp: Float64Array, n: number, K: number, rows: number, seed: number): BinaryData {
+  const rand = mulberry32(seed);
+  const cdf = new Float64Array(lp.length);
+  let acc = 0;
+  for (let c = 0; c < lp.length; c++) cdf[c] = acc += Math.exp(lp[c]);
+  const values = new Uint8Array(rows * n);
+  for (let r = 0; r < rows; r++) {
+    const u = rand() * acc;
+    let c = 0;
+    while (c < cdf.length - 1 && cdf[c] < u) c++;
+    for (let v = 0, q = c; v < n; v++, q = Math.floor(q / K)) values[r * n + v] = q % K;
+  }
+  return { rows, cols: n, values };
+}
+
+function pottsIndex(d: BinaryData, r: number, K: number): number {
+  let c = 0;
+  for (let v = d.cols - 1; v >= 0; v--) c = c * K + d.values[r * d.cols + v];
+  return c;
+}
+
+test('Potts (5 units, 3 states): statistics, exact and AIS log-likelihood, and PCD within 0.03 nats of the generating model', () => {
+  const K = 3, n = 5, rand = mulberry32(71), pairs = machinePairs('potts', n, 0);
+  const truth: MachineParams = {
+    kind: 'potts', nVisible: n, nHidden: 0, states: K, pairs,
+    a: Float64Array.from({ length: n * K }, () => rand() - 0.5),
+    w: Float64Array.from({ length: (pairs.length / 2) * K * K }, () => 1.6 * (rand() - 0.5)),
+  };
+  const lp = pottsLogProbs(truth);
+  const train = drawPotts(lp, n, K, 4000, 72), heldOut = drawPotts(lp, n, K, 4000, 73);
+  const avg = (logp: Float64Array, d: BinaryData) => {
+    let s = 0;
+    for (let r = 0; r < d.rows; r++) s += logp[pottsIndex(d, r, K)];
+    return s / d.rows;
+  };
+  // Model statistics within 4 SE of the exact indicator expectations.
+  const P = 4000, st = gradientStatistics(engine, truth, heldOut, { particles: P, sweeps: 30, seed: 4 });
+  const E = pairs.length / 2, mA = new Float64Array(n * K), mW = new Float64Array(E * K * K);
+  for (let c = 0; c < lp.length; c++) {
+    const pr = Math.exp(lp[c]), x: number[] = [];
+    for (let v = 0, q = c; v < n; v++, q = Math.floor(q / K)) x.push(q % K);
+    for (let v = 0; v < n; v++) mA[v * K + x[v]] += pr;
+    for (let t = 0; t < E; t++) mW[t * K * K + x[pairs[2 * t]] * K + x[pairs[2 * t + 1]]] += pr;
+  }
+  const within = (est: number, exact: number, what: string) =>
+    assert.ok(Math.abs(est - exact) <= 4 * Math.sqrt(Math.max(exact * (1 - exact), 1e-4) / P), `Potts model ${what}: ${est} vs exact ${exact}`);
+  mA.forEach((v, i) => within(st.model.a[i], v, `a[${i}]`));
+  mW.forEach((v, i) => within(st.model.w[i], v, `w[${i}]`));
+  // Exact and AIS log-likelihood of the generating model.
+  const exact = logLikelihood(engine, truth, heldOut, { method: 'exact' });
+  assert.ok(Math.abs(exact.value - avg(lp, heldOut)) < 1e-9, `exact ${exact.value} vs ${avg(lp, heldOut)}`);
+  const ais = logLikelihood(engine, truth, heldOut, { method: 'ais', runs: 64, steps: 300, seed: 5, baseData: train });
+  assert.ok(ais.stdErr > 0 && ais.stdErr < 0.05 && Math.abs(ais.value - exact.value) <= 4 * ais.stdErr, `AIS ${ais.value} ± ${ais.stdErr} vs exact ${exact.value}`);
+  // Learning.
+  const r = learn(engine, train, { model: 'potts', particles: 200, batch: 100, epochs: 40, learningRate: 0.1, seed: 9, evaluate: false });
+  assert.equal(r.params.states, K);
+  const ll = avg(pottsLogProbs(r.params), heldOut);
+  console.log(`Potts: held-out truth ${avg(lp, heldOut).toFixed(4)} learned ${ll.toFixed(4)}`);
+  assert.ok(ll > avg(lp, heldOut) - 0.03, `held-out ${ll} vs generating model ${avg(lp, heldOut)}`);
+  assert.equal(machineModel(r.params).card[0], K);
 });

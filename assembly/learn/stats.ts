@@ -154,3 +154,9 @@ export function learnParticlesAdvanceTree(model: usize, tree: usize, chains: usi
   for (let i = 0; i < count; i++) changed += treeSweeps(m, t, chains + <usize>i * stride, sweeps, 0, work);
   return changed;
 }
+
+/** Expands `count` states (u8, 0…K−1) into one-hot rows: out[i·K + x_i] = 1. */
+export function learnOneHotRows(states: usize, count: i32, K: i32, out: usize): void {
+  memory.fill(out, 0, <usize>count * <usize>K);
+  for (let i = 0; i < count; i++) store<u8>(out + <usize>i * <usize>K + <usize>load<u8>(states + <usize>i), 1);
+}

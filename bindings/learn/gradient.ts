@@ -4,15 +4,14 @@
 // exact expectations, and for callers that run their own optimiser.
 
 import type { Engine } from '../core/engine.ts';
-import { ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { BoundMachine, type MachineParams } from './machine.ts';
 import type { BinaryData } from './likelihood.ts';
 
 export interface PhaseStatistics {
-  /** Mean of x_p per unit. */
+  /** Mean of x_p per unit (Potts: per unit and state). */
   a: Float64Array;
-  /** Mean of x_i x_j per architecture pair (params.pairs order). */
+  /** Mean of x_i x_j per coupling (params.w's layout). */
   w: Float64Array;
 }
 
@@ -20,15 +19,13 @@ export function gradientStatistics(
   engine: Engine, params: MachineParams, data: BinaryData, opts: { particles?: number; sweeps?: number; seed?: number; sampler?: 'gibbs' | 'tree' } = {},
 ): { data: PhaseStatistics; model: PhaseStatistics } {
   const P = opts.particles ?? 1000, sweeps = opts.sweeps ?? 100;
-  if (data.cols !== params.nVisible) throw new ModelError(`the data have ${data.cols} columns but the model has ${params.nVisible} visible units`);
   const [lo, hi] = seedWords(opts.seed ?? 1);
-  const m = new BoundMachine(engine, params.kind, params.nVisible, params.nHidden);
+  const m = new BoundMachine(engine, params.kind, params.nVisible, params.nHidden, params.states);
   try {
     m.set(params);
-    const k = engine.kernels, ar = m.arena, n = m.nBits, nnz = Math.max(1, m.nnz);
-    const dp = ar.alloc(data.values.length);
-    new Uint8Array(k.memory.buffer, dp, data.values.length).set(data.values);
-    const sa = ar.allocF64(n), sw = ar.allocF64(nnz), x = ar.allocF64(n), scratch = ar.allocF64(2);
+    const k = engine.kernels, ar = m.arena, n = m.nBits, nnz = Math.max(1, m.nnz), vb = m.visibleBits;
+    const dp = m.loadData(data);
+    const sa = ar.allocF64(n), sw = ar.allocF64(nnz), x = ar.allocF64(n), scratch = ar.allocF64(m.width);
     const tree = opts.sampler === 'tree' ? m.treeBlocks() : null;
     const pb = k.learnParticleBytes(m.header) >>> 0, particles = ar.alloc(P * pb);
     const read = (count: number): PhaseStatistics => {
@@ -39,13 +36,13 @@ export function gradientStatistics(
       ar.f64(sw, nnz).fill(0);
       return { a, w };
     };
-    engine.call('learn data statistics', (kk) => kk.learnAccumulate(m.header, dp, data.cols, 0, data.rows, params.nVisible, sa, sw, x));
+    engine.call('learn data statistics', (kk) => kk.learnAccumulate(m.header, dp, vb, 0, data.rows, vb, sa, sw, x));
     const dataStats = read(data.rows);
     engine.call('learn model statistics', (kk) => {
       kk.learnParticlesInit(m.header, particles, P, lo, hi, 0, 31);
       if (tree) kk.learnParticlesAdvanceTree(m.header, tree.header, particles, P, sweeps, tree.work);
       else kk.learnParticlesAdvance(m.header, particles, P, sweeps, scratch);
-      kk.learnAccumulate(m.header, particles + (kk.rngStateBytes() >>> 0), pb, 0, P, params.nVisible, sa, sw, x);
+      kk.learnAccumulate(m.header, particles + (kk.rngStateBytes() >>> 0), pb, 0, P, vb, sa, sw, x);
     });
     return { data: dataStats, model: read(P) };
   } finally {

@@ -1,4 +1,4 @@
-// Maximum-likelihood learning of binary Boltzmann machines (fully visible, RBM, semi-restricted RBM)
+// Maximum-likelihood learning of Boltzmann machines (fully visible, RBM, semi-restricted RBM, Potts)
 // by stochastic gradient ascent: the gradient of the average log-likelihood is
 //   ∂/∂a_p = ⟨x_p⟩_data − ⟨x_p⟩_model,   ∂/∂W_pq = ⟨x_p x_q⟩_data − ⟨x_p x_q⟩_model,
 // the data term over a minibatch (hidden units at their exact conditional means), the model term
@@ -13,7 +13,7 @@ import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 import type { Model } from '../core/model.ts';
 import { BoundMachine, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
-import { logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
+import { baseRateBiases, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
 
 export type LearnMethod = 'pcd' | 'cd';
 export type LearnSampler = 'gibbs' | 'tree';
@@ -24,6 +24,8 @@ export interface LearnOptions {
   model?: MachineKind;
   /** Hidden units (rbm, srbm). */
   hidden?: number;
+  /** States per unit (potts; default: the data's largest value + 1). */
+  states?: number;
   method?: LearnMethod;
   /** Gibbs sweeps per update (CD-k's k; PCD's sweeps between updates). */
   cdSteps?: number;
@@ -50,7 +52,7 @@ export interface LearnOptions {
 }
 
 export const LEARN_DEFAULTS = {
-  model: 'boltzmann', hidden: 0, method: 'pcd', cdSteps: 1, sampler: 'gibbs', particles: 100, batch: 100, epochs: 20,
+  model: 'boltzmann', hidden: 0, states: 0, method: 'pcd', cdSteps: 1, sampler: 'gibbs', particles: 100, batch: 100, epochs: 20,
   learningRate: 0.05, schedule: 'linear', weightDecay: 0, momentum: 0, visibleRate: 1, seed: 1, maxWeight: 1e3, evaluate: true,
 } as const;
 
@@ -87,8 +89,9 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   if (o.method !== 'pcd' && o.method !== 'cd') throw new ModelError(`method must be pcd or cd, got ${o.method}`);
   if (!LEARN_SAMPLERS.includes(o.sampler)) throw new ModelError(`sampler ${o.sampler} is not available for learning (available: ${LEARN_SAMPLERS.join(', ')})`);
   if (o.schedule !== 'linear' && o.schedule !== 'constant') throw new ModelError(`schedule must be linear or constant, got ${o.schedule}`);
-  const hidden = o.model === 'boltzmann' ? 0 : o.hidden || 0;
-  checkCount('hidden', hidden, o.model === 'boltzmann' ? 0 : 1);
+  const visibleOnly = o.model === 'boltzmann' || o.model === 'potts';
+  const hidden = visibleOnly ? 0 : o.hidden || 0;
+  checkCount('hidden', hidden, visibleOnly ? 0 : 1);
   checkCount('cdSteps', o.cdSteps, 1);
   checkCount('particles', o.particles, 1);
   checkCount('batch', o.batch, 1);
@@ -99,29 +102,32 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   if (o.momentum >= 1) throw new ModelError(`momentum must be below 1, got ${o.momentum}`);
   if (data.rows < 1 || data.cols < 1) throw new ModelError('no data to learn from');
   if (data.values.length !== data.rows * data.cols) throw new ModelError(`data has ${data.values.length} values, expected ${data.rows} × ${data.cols}`);
-  for (let i = 0; i < data.values.length; i++) if (data.values[i] > 1) throw new ModelError(`data row ${Math.floor(i / data.cols)}: value ${data.values[i]} is not 0 or 1`);
+  let top = 0;
+  for (let i = 0; i < data.values.length; i++) top = Math.max(top, data.values[i]);
+  const states = o.model === 'potts' ? (o.states || top + 1) : 2;
+  if (o.model === 'potts') checkCount('states', states, Math.max(2, top + 1), 255);
   const [seedLo, seedHi] = seedWords(o.seed);
   const t0 = performance.now();
 
-  const nV = data.cols, B = Math.min(o.batch, data.rows);
-  const m = new BoundMachine(engine, o.model, nV, hidden);
-  const ar = m.arena, k = engine.kernels, n = m.nBits, nnz = Math.max(1, m.nnz);
+  const B = Math.min(o.batch, data.rows);
+  const m = new BoundMachine(engine, o.model, data.cols, hidden, states);
+  // The kernels see bits: nV visible bits a data row (Potts: one-hot rows of K bits a unit).
+  const ar = m.arena, k = engine.kernels, n = m.nBits, nnz = Math.max(1, m.nnz), nV = m.visibleBits;
   try {
     const P = o.method === 'pcd' ? o.particles : B;
     const particleBytes = k.learnParticleBytes(m.header) >>> 0;
-    engine.ensureFits(data.values.length + P * particleBytes + 3 * 8 * (n + nnz) + 4 * (data.rows + B) + 1024, `learning a ${o.model} on ${data.rows} samples`, P * particleBytes);
-    const dp = ar.alloc(data.values.length);
-    new Uint8Array(k.memory.buffer, dp, data.values.length).set(data.values);
+    engine.ensureFits((m.width + 1) * data.values.length + P * particleBytes + 3 * 8 * (n + nnz) + 12 * data.rows + 4 * B + 1024, `learning a ${o.model} on ${data.rows} samples`, P * particleBytes);
+    const dp = m.loadData(data);
     const rowsPtr = ar.allocI32(B), order = new Int32Array(data.rows).map((_, i) => i);
     const posA = ar.allocF64(n), negA = ar.allocF64(n), velA = ar.allocF64(n), x = ar.allocF64(n);
     const posW = ar.allocF64(nnz), negW = ar.allocF64(nnz), velW = ar.allocF64(nnz);
-    const out = ar.allocF64(2), scratch = ar.allocF64(2);
-    const rng = ar.alloc(k.rngStateBytes() >>> 0), uniforms = ar.allocF64(Math.max(data.rows, m.pairs.length / 2, 1));
+    const out = ar.allocF64(2), scratch = ar.allocF64(m.width);
+    const rng = ar.alloc(k.rngStateBytes() >>> 0), uniforms = ar.allocF64(Math.max(data.rows, nnz / 2, 1));
     const particles = ar.alloc(P * particleBytes);
     const tree = o.sampler === 'tree' ? m.treeBlocks() : null;
 
-    // Start: visible biases at the data's log-odds, hidden at 0, couplings N(0, 0.01²) (breaks the
-    // hidden units' symmetry).
+    // Start: visible biases at the data's log-odds (Potts: log frequencies), hidden at 0, couplings
+    // N(0, 0.01²) (breaks the hidden units' symmetry).
     const init = initialParams(engine, m, data, seedLo, seedHi, rng, uniforms);
     m.set(init);
     engine.call('learn particles init', (kk) => kk.learnParticlesInit(m.header, particles, P, seedLo, seedHi, 0, PARTICLE_STREAM));
@@ -148,7 +154,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
           biggest = kk.learnUpdate(m.header, nV, posA, posW, negA, negW, velA, velW, 1 / cnt, 1 / pCount, rate, o.visibleRate, o.weightDecay, o.momentum, out);
         });
         update++;
-        sqSum += Math.sqrt(ar.f64(out, 1)[0] / (n + m.pairs.length / 2));
+        sqSum += Math.sqrt(ar.f64(out, 1)[0] / (n + m.nnz / 2));
         if (!(biggest <= o.maxWeight)) {
           diverged = `learning diverged in epoch ${epoch} (a parameter became ${Number.isNaN(biggest) ? 'NaN' : `${biggest.toPrecision(3)}, past --max-weight ${o.maxWeight}`}); lower the learning rate or add weight decay. The model is the one after epoch ${epoch - 1}.`;
           break;
@@ -160,7 +166,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
       epochs.push(st);
       onEpoch?.(st);
     }
-    const settings = { ...rest, hidden } as LearnResult['settings'];
+    const settings = { ...rest, hidden, states } as LearnResult['settings'];
     const result: LearnResult = { settings, params: good, model: machineModel(good), epochs, diverged, seconds: 0 };
     if (o.evaluate && !diverged) {
       result.train = logLikelihood(engine, good, data, { baseData: data, ...likelihood });
@@ -174,18 +180,13 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
 }
 
 function initialParams(engine: Engine, m: BoundMachine, data: BinaryData, seedLo: number, seedHi: number, rng: number, buf: number): MachineParams {
-  const n = m.nBits, E = m.pairs.length / 2;
-  const a = new Float64Array(n);
-  for (let r = 0; r < data.rows; r++) for (let c = 0; c < data.cols; c++) a[c] += data.values[r * data.cols + c];
-  for (let c = 0; c < data.cols; c++) {
-    const p = (a[c] + 0.5) / (data.rows + 1);
-    a[c] = Math.log(p / (1 - p));
-  }
+  const a = new Float64Array(m.nBits), E = m.nnz / 2;
+  a.set(baseRateBiases(data, m.states, m.width > 1));
   const k = engine.kernels;
   k.rngSeed(rng, seedLo, seedHi, 0, INIT_STREAM);
   k.rngFillNormal(rng, buf, E);
   const w = m.arena.f64(buf, E).map((z) => 0.01 * z);
-  return { kind: m.kind, nVisible: m.nVisible, nHidden: m.nHidden, a, w, pairs: m.pairs };
+  return { kind: m.kind, nVisible: m.nVisible, nHidden: m.nHidden, states: m.states, a, w, pairs: m.pairs };
 }
 
 /** Fisher–Yates with uniforms from the run's own stream. */
