@@ -10,6 +10,7 @@ import { gradientStatistics } from '../bindings/learn/gradient.ts';
 import { logLikelihood, type BinaryData } from '../bindings/learn/likelihood.ts';
 import { machinePairs, machineModel, type MachineKind, type MachineParams } from '../bindings/learn/machine.ts';
 import { mulberry32 } from './helpers.ts';
+import { spdInverse } from './relax-helpers.ts';
 
 const engine = await loadEngine();
 
@@ -47,13 +48,13 @@ function visibleLogProbs(p: MachineParams): Float64Array {
   return lf.map((x) => x - lz);
 }
 
-function draw(logp: Float64Array, nV: number, rows: number, seed: number): BinaryData {
+/** `rows` configuration indices drawn exactly from the distribution exp(logp). */
+function drawIndices(logp: Float64Array, rows: number, seed: number): Int32Array {
   const rand = mulberry32(seed);
   const cdf = new Float64Array(logp.length);
   let acc = 0;
   for (let v = 0; v < logp.length; v++) cdf[v] = acc += Math.exp(logp[v]);
-  const values = new Uint8Array(rows * nV);
-  for (let r = 0; r < rows; r++) {
+  return Int32Array.from({ length: rows }, () => {
     const u = rand() * acc;
     let lo = 0, hi = cdf.length - 1;
     while (lo < hi) {
@@ -61,8 +62,13 @@ function draw(logp: Float64Array, nV: number, rows: number, seed: number): Binar
       if (cdf[mid] < u) lo = mid + 1;
       else hi = mid;
     }
-    for (let i = 0; i < nV; i++) values[r * nV + i] = (lo >> i) & 1;
-  }
+    return lo;
+  });
+}
+
+function draw(logp: Float64Array, nV: number, rows: number, seed: number): BinaryData {
+  const idx = drawIndices(logp, rows, seed), values = new Uint8Array(rows * nV);
+  for (let r = 0; r < rows; r++) for (let i = 0; i < nV; i++) values[r * nV + i] = (idx[r] >> i) & 1;
   return { rows, cols: nV, values };
 }
 
@@ -111,7 +117,8 @@ function exactFit(d: BinaryData): MachineParams {
     const g = target.map((t, q) => t - mu[q]);
     if (g.reduce((s, x) => s + x * x, 0) < 1e-20) return params(theta);
     for (let q = 0; q < D; q++) for (let r = 0; r < D; r++) C[q * D + r] -= mu[q] * mu[r];
-    const step = solve(C, g, D);
+    const Ci = spdInverse(C, D);
+    const step = Float64Array.from({ length: D }, (_, q) => Ci.subarray(q * D, (q + 1) * D).reduce((acc, c, r) => acc + c * g[r], 0));
     for (let t = 1; t > 1e-8; t /= 2) {
       const next = theta.map((x, q) => x + t * step[q]);
       const fn = objective(next);
@@ -123,28 +130,6 @@ function exactFit(d: BinaryData): MachineParams {
     }
   }
   throw new Error('exact fit did not converge');
-}
-
-/** Solves A x = b (A symmetric positive definite, D × D) by Gaussian elimination with pivoting. */
-function solve(A: Float64Array, b: Float64Array, D: number): Float64Array {
-  const M = A.slice(), x = b.slice();
-  for (let c = 0; c < D; c++) {
-    let piv = c;
-    for (let r = c + 1; r < D; r++) if (Math.abs(M[r * D + c]) > Math.abs(M[piv * D + c])) piv = r;
-    for (let k = 0; k < D; k++) [M[c * D + k], M[piv * D + k]] = [M[piv * D + k], M[c * D + k]];
-    [x[c], x[piv]] = [x[piv], x[c]];
-    for (let r = c + 1; r < D; r++) {
-      const f = M[r * D + c] / M[c * D + c];
-      for (let k = c; k < D; k++) M[r * D + k] -= f * M[c * D + k];
-      x[r] -= f * x[c];
-    }
-  }
-  for (let c = D - 1; c >= 0; c--) {
-    let s = x[c];
-    for (let k = c + 1; k < D; k++) s -= M[c * D + k] * x[k];
-    x[c] = s / M[c * D + c];
-  }
-  return x;
 }
 
 test('gradient statistics: data phase exact, model phase within 4 SE of exact expectations (BM, RBM, SRBM; Gibbs and tree-block Gibbs)', () => {
@@ -287,17 +272,8 @@ function pottsLogProbs(p: MachineParams): Float64Array {
 }
 
 function drawPotts(lp: Float64Array, n: number, K: number, rows: number, seed: number): BinaryData {
-  const rand = mulberry32(seed);
-  const cdf = new Float64Array(lp.length);
-  let acc = 0;
-  for (let c = 0; c < lp.length; c++) cdf[c] = acc += Math.exp(lp[c]);
-  const values = new Uint8Array(rows * n);
-  for (let r = 0; r < rows; r++) {
-    const u = rand() * acc;
-    let c = 0;
-    while (c < cdf.length - 1 && cdf[c] < u) c++;
-    for (let v = 0, q = c; v < n; v++, q = Math.floor(q / K)) values[r * n + v] = q % K;
-  }
+  const idx = drawIndices(lp, rows, seed), values = new Uint8Array(rows * n);
+  for (let r = 0; r < rows; r++) for (let v = 0, q = idx[r]; v < n; v++, q = Math.floor(q / K)) values[r * n + v] = q % K;
   return { rows, cols: n, values };
 }
 
