@@ -24,5 +24,5 @@ export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeRefresh, treeGibbsS
 export { popAnnealWorkBytes, popAnnealRun } from './logz/popanneal';
 export { aisRelaxedStateBytes, aisRelaxedRun } from './logz/aisrelaxed';
 export { aisFgStateBytes, aisFgRun, popAnnealFgWorkBytes, popAnnealFgRun } from './logz/ais_fg';
-export { learnParticleBytes, learnParticlesInit, learnParticlesFromData, learnParticlesAdvance, learnParticlesAdvanceTree, learnAccumulate, learnUpdate, learnFormBiases, learnFormCouplings, learnOneHotRows } from './learn/stats';
+export { learnParticleBytes, learnParticlesInit, learnParticlesFromData, learnParticlesAdvance, learnParticlesAdvanceTree, learnAccumulate, learnUpdate, learnFormBiases, learnFormCouplings, learnOneHotRows, learnAccumulateScratchBytes } from './learn/stats';
 export { learnLogVisible, learnExactLogZ, learnAIS } from './learn/evaluate';

@@ -25,7 +25,7 @@ export function gradientStatistics(
     m.set(params);
     const k = engine.kernels, ar = m.arena, n = m.nBits, nnz = Math.max(1, m.nnz), vb = m.visibleBits;
     const dp = m.loadData(data);
-    const sa = ar.allocF64(n), sw = ar.allocF64(nnz), x = ar.allocF64(n), scratch = ar.allocF64(m.width);
+    const sa = ar.allocF64(n), sw = ar.allocF64(nnz), x = ar.alloc(k.learnAccumulateScratchBytes(m.header) >>> 0), scratch = ar.allocF64(m.width);
     const tree = opts.sampler === 'tree' ? m.treeBlocks() : null;
     const pb = k.learnParticleBytes(m.header) >>> 0, particles = ar.alloc(P * pb);
     const read = (count: number): PhaseStatistics => {

@@ -116,10 +116,10 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   try {
     const P = o.method === 'pcd' ? o.particles : B;
     const particleBytes = k.learnParticleBytes(m.header) >>> 0;
-    engine.ensureFits((m.width + 1) * data.values.length + P * particleBytes + 3 * 8 * (n + nnz) + 12 * data.rows + 4 * B + 1024, `learning a ${o.model} on ${data.rows} samples`, P * particleBytes);
+    engine.ensureFits((m.width + 1) * data.values.length + P * particleBytes + 3 * 8 * (n + nnz) + 64 * n + 12 * data.rows + 4 * B + 1024, `learning a ${o.model} on ${data.rows} samples`, P * particleBytes);
     const dp = m.loadData(data);
     const rowsPtr = ar.allocI32(B), order = new Int32Array(data.rows).map((_, i) => i);
-    const posA = ar.allocF64(n), negA = ar.allocF64(n), velA = ar.allocF64(n), x = ar.allocF64(n);
+    const posA = ar.allocF64(n), negA = ar.allocF64(n), velA = ar.allocF64(n), x = ar.alloc(k.learnAccumulateScratchBytes(m.header) >>> 0);
     const posW = ar.allocF64(nnz), negW = ar.allocF64(nnz), velW = ar.allocF64(nnz);
     const out = ar.allocF64(2), scratch = ar.allocF64(m.width);
     const rng = ar.alloc(k.rngStateBytes() >>> 0), uniforms = ar.allocF64(Math.max(data.rows, nnz / 2, 1));
