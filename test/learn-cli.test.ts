@@ -95,7 +95,7 @@ test('learn: a divergent run stops with exit 3 and writes the last good model', 
   const data = file('div.csv', csv(200, 4)), out = join(tmp, 'div.uai');
   const r = run('learn', data, '--out', out, '--learning-rate', '50', '--schedule', 'constant', '--max-weight', '30', '--epochs', '20', '--batch', '10');
   assert.equal(r.code, 3, r.err);
-  assert.match(r.err, /learning diverged in epoch \d+ .*past --max-weight 30/);
+  assert.match(r.err, /learning diverged in epoch \d+ .*past the limit 30 \(maxWeight, --max-weight\)/);
   const model = readUAI(readFileSync(out, 'utf8'), out);
   assert.equal(model.n, 6);
   for (const t of model.tables) assert.ok(Number.isFinite(t) && Math.abs(t) <= 30, `table entry ${t}`);

@@ -156,7 +156,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
         update++;
         sqSum += Math.sqrt(ar.f64(out, 1)[0] / (n + m.nnz / 2));
         if (!(biggest <= o.maxWeight)) {
-          diverged = `learning diverged in epoch ${epoch} (a parameter became ${Number.isNaN(biggest) ? 'NaN' : `${biggest.toPrecision(3)}, past --max-weight ${o.maxWeight}`}); lower the learning rate or add weight decay. The model is the one after epoch ${epoch - 1}.`;
+          diverged = `learning diverged in epoch ${epoch} (a parameter became ${Number.isNaN(biggest) ? 'NaN' : `${biggest.toPrecision(3)}, past the limit ${o.maxWeight} (maxWeight, --max-weight)`}); lower the learning rate or add weight decay. The model is the one after epoch ${epoch - 1}.`;
           break;
         }
       }
