@@ -323,3 +323,30 @@ test('Potts (5 units, 3 states): statistics, exact and AIS log-likelihood, and P
   assert.ok(ll > avg(lp, heldOut) - 0.03, `held-out ${ll} vs generating model ${avg(lp, heldOut)}`);
   assert.equal(machineModel(r.params).card[0], K);
 });
+
+test('data statistics are the derivatives of the data term of the exact log-likelihood, by finite differences (RBM, Potts)', () => {
+  const rbmP = randomMachine('rbm', 5, 2, 81, 0.7);
+  const K = 3, pairs = machinePairs('potts', 3, 0), rand = mulberry32(82);
+  const pottsP: MachineParams = {
+    kind: 'potts', nVisible: 3, nHidden: 0, states: K, pairs,
+    a: Float64Array.from({ length: 3 * K }, () => rand() - 0.5), w: Float64Array.from({ length: 3 * K * K }, () => rand() - 0.5),
+  };
+  for (const p of [rbmP, pottsP]) {
+    const d = p.kind === 'potts' ? drawPotts(pottsLogProbs(p), 3, K, 40, 83) : draw(visibleLogProbs(p), 5, 40, 83);
+    const st = gradientStatistics(engine, p, d, { particles: 1, sweeps: 1 });
+    // LL = mean log f(v) − log Z: its finite-difference derivative plus that of log Z is the data
+    // term's, which the data statistics (hidden units at their conditional means) must equal.
+    const ll = (q: MachineParams) => logLikelihood(engine, q, d, { method: 'exact' });
+    const h = 1e-5;
+    for (const [field, n] of [['a', p.a.length], ['w', p.w.length]] as const) {
+      for (let i = 0; i < n; i++) {
+        const up = { ...p, [field]: p[field].slice() }, dn = { ...p, [field]: p[field].slice() };
+        up[field][i] += h;
+        dn[field][i] -= h;
+        const fd = (ll(up).value - ll(dn).value) / (2 * h);
+        const dlogZ = (ll(dn).logZ - ll(up).logZ) / (2 * h); // −∂ log Z
+        assert.ok(Math.abs(fd - (st.data[field][i] + dlogZ)) < 1e-6, `${p.kind} ${field}[${i}]: ${fd} vs ${st.data[field][i] + dlogZ}`);
+      }
+    }
+  }
+});
