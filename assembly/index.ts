@@ -30,3 +30,5 @@ export { symEigen } from './linalg/eigen';
 export { symOpBytes, symOpInit, lanczosExtremes } from './linalg/lanczos';
 export { minDegreeWorkWords, minimumDegreeOrder } from './linalg/ordering';
 export { symbolicCounts, symbolicPattern, choleskyNumeric, choleskyRows } from './linalg/sparse_cholesky';
+export { learnParticleBytes, learnParticlesInit, learnParticlesFromData, learnParticlesAdvance, learnParticlesAdvanceTree, learnAccumulate, learnUpdate, learnFormBiases, learnFormCouplings, learnOneHotRows, learnAccumulateScratchBytes } from './learn/stats';
+export { learnLogVisible, learnExactLogZ, learnAIS } from './learn/evaluate';

@@ -31,3 +31,8 @@ export { TreeGibbsSampler, BoundTreeBlocks, runTreeGibbs, type TreeGibbsState, t
 export { treePartition, partitionFromBlocks, interactionGraph, type TreePartition } from './samplers/treeblocks.ts';
 export * from './plot/index.ts';
 export { driveChains, type ChainSchedule, type ChainEvents, type BatchSampler } from './samplers/chains.ts';
+export { learn, LEARN_DEFAULTS, LEARN_SAMPLERS, type LearnOptions, type LearnResult, type EpochStats, type LearnMethod, type LearnSampler, type RateSchedule } from './learn/learn.ts';
+export { logLikelihood, baseRateBiases, LIKELIHOOD_DEFAULTS, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './learn/likelihood.ts';
+export { gradientStatistics, type PhaseStatistics } from './learn/gradient.ts';
+export { machineModel, machinePairs, MACHINE_KINDS, type MachineKind, type MachineParams } from './learn/machine.ts';
+export { readCSV, type CSVData } from './io/csv.ts';

@@ -18,6 +18,7 @@ import { commandHelp, COMMANDS } from './help.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
+import { learnCommand, LearnUsageError, LEARN_USAGE } from './learn-command.ts';
 
 const USAGE = `usage:
   relaxmrf infer MODEL [--method exact|gibbs|treegibbs|blockgibbs|dhmc|mala|mf|mfrp|bp|trw|bounds] [--seed N] [--json]
@@ -49,8 +50,9 @@ const USAGE = `usage:
       trw, bounds:        [--trw-steps S]  conditional-gradient steps on the edge appearance probabilities (default 10)
       --plot FILE.svg:    the node marginals as an SVG figure (a heatmap for 2-D built-in lattices,
                           points with ± 2 standard-error bars otherwise), written after the result
+${LEARN_USAGE}
   relaxmrf demo                      the default job (npm start)
-  relaxmrf help [infer|demo] | --help | --version
+  relaxmrf help [infer|learn|demo] | --help | --version
 
 MODEL is a .uai file (with MODEL.evid applied if present), a libDAI .fg file, or a built-in lattice:
   ising:32x32[,beta=0.4][,h=0.1][,J=1][,periodic]     (1 to 3 sides)
@@ -352,11 +354,12 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (cmd === 'infer') await inferCommand(rest);
+    else if (cmd === 'learn') await learnCommand(rest, integer);
     else if (cmd === 'demo') await demoCommand();
     else throw new UsageError(`unknown command "${cmd}" (try --help)`);
     return 0;
   } catch (e) {
-    if (e instanceof UsageError || e instanceof FormatError || e instanceof ModelError || isParseArgsError(e)) {
+    if (e instanceof UsageError || e instanceof LearnUsageError || e instanceof FormatError || e instanceof ModelError || isParseArgsError(e)) {
       process.stderr.write(`relaxmrf: ${(e as Error).message}\n`);
       return 2;
     }

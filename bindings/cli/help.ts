@@ -11,6 +11,13 @@ const ABOUT: Record<string, { what: string; examples: string[] }> = {
       'relaxmrf infer ising:16x16,beta=0.4 --method gibbs --logz ais --plot marginals.svg',
     ],
   },
+  learn: {
+    what: 'Fits a Boltzmann machine, RBM, semi-restricted RBM or Potts model to the rows of a CSV file by PCD or CD-k and writes it as UAI MARKOV (visible units first, then hidden).',
+    examples: [
+      'relaxmrf learn data.csv --model rbm --hidden 16 --epochs 20 --out rbm.uai --json',
+      'relaxmrf learn train.csv --test test.csv --method cd --cd-steps 5 --out bm.uai',
+    ],
+  },
   demo: {
     what: 'The default job (npm start): Gibbs on a 32×32 periodic Ising model, checked against exact inference on a 12×12 grid. No options.',
     examples: ['relaxmrf demo'],

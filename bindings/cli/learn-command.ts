@@ -1,0 +1,129 @@
+// `relaxmrf learn DATA.csv --out MODEL.uai`: learns a Boltzmann machine from binary data
+// (bindings/learn/learn.ts), writes it as UAI MARKOV (visible units first in column order, then the
+// hidden units) and reports per-epoch statistics and the log-likelihood per sample.
+
+import { parseArgs } from 'node:util';
+import { readFile, writeFile } from 'node:fs/promises';
+import { loadEngine } from '../core/wasm-node.ts';
+import { EngineError, FormatError } from '../core/errors.ts';
+import { readCSV } from '../io/csv.ts';
+import { writeUAI } from '../io/formats.ts';
+import { learn, LEARN_SAMPLERS, type LearnOptions } from '../learn/learn.ts';
+import { MACHINE_KINDS } from '../learn/machine.ts';
+import type { LogLikelihood } from '../learn/likelihood.ts';
+import { writeJSON } from './json-stream.ts';
+
+export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model boltzmann|rbm|srbm|potts] [--hidden H] [--states K]
+                       [--method pcd|cd] [--cd-steps K] [--sampler gibbs|tree] [--particles P] [--batch B]
+                       [--epochs E] [--learning-rate η] [--schedule linear|constant] [--weight-decay λ]
+                       [--momentum μ] [--visible-rate f] [--max-weight M] [--seed S]
+                       [--test TEST.csv] [--ais-runs R] [--ais-steps T] [--json]
+      DATA: CSV of 0/1 (potts: 0…K−1), one sample a row (optional header). Log-likelihood per sample of the
+      training (and test) data: exact for ≤ 20 visible units, else AIS from the base-rate model.`;
+
+export class LearnUsageError extends Error {}
+
+async function loadCSV(path: string, maxState: number) {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new FormatError(path, null, `cannot read the file: ${(e as Error).message}`);
+  }
+  return readCSV(text, path, maxState);
+}
+
+export async function learnCommand(argv: string[], integer: (n: string, v: string | undefined, min: number) => number | undefined): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      model: { type: 'string' }, hidden: { type: 'string' }, states: { type: 'string' }, method: { type: 'string' }, 'cd-steps': { type: 'string' },
+      sampler: { type: 'string' }, particles: { type: 'string' }, batch: { type: 'string' }, epochs: { type: 'string' },
+      'learning-rate': { type: 'string' }, schedule: { type: 'string' }, 'weight-decay': { type: 'string' },
+      momentum: { type: 'string' }, 'visible-rate': { type: 'string' }, 'max-weight': { type: 'string' },
+      seed: { type: 'string' }, out: { type: 'string' }, test: { type: 'string' }, 'ais-runs': { type: 'string' },
+      'ais-steps': { type: 'string' }, json: { type: 'boolean' },
+    },
+  });
+  if (positionals.length !== 1) throw new LearnUsageError('learn takes exactly one DATA.csv');
+  if (!values.out) throw new LearnUsageError('learn needs --out MODEL.uai');
+  const model = values.model ?? 'boltzmann';
+  if (!(MACHINE_KINDS as readonly string[]).includes(model)) throw new LearnUsageError(`--model must be one of ${MACHINE_KINDS.join(', ')}, got "${model}"`);
+  if (values.method !== undefined && values.method !== 'pcd' && values.method !== 'cd') throw new LearnUsageError(`--method must be pcd or cd, got "${values.method}"`);
+  if (values.sampler !== undefined && !(LEARN_SAMPLERS as readonly string[]).includes(values.sampler)) {
+    throw new LearnUsageError(`--sampler ${values.sampler} is not available for learning yet (available: ${LEARN_SAMPLERS.join(', ')})`);
+  }
+  if (values.schedule !== undefined && values.schedule !== 'linear' && values.schedule !== 'constant') throw new LearnUsageError(`--schedule must be linear or constant, got "${values.schedule}"`);
+  const num = (name: string, v: string | undefined): number | undefined => {
+    if (v === undefined) return undefined;
+    const x = Number(v);
+    if (v.trim() === '' || !Number.isFinite(x) || x < 0) throw new LearnUsageError(`--${name} must be a number ≥ 0, got "${v}"`);
+    return x;
+  };
+  const visibleOnly = model === 'boltzmann' || model === 'potts';
+  if (!visibleOnly && values.hidden === undefined) throw new LearnUsageError(`--model ${model} needs --hidden H`);
+  if (visibleOnly && values.hidden !== undefined) throw new LearnUsageError('--hidden applies to rbm and srbm');
+  if (model !== 'potts' && values.states !== undefined) throw new LearnUsageError('--states applies to --model potts');
+  const states = integer('states', values.states, 2);
+  if (states !== undefined && states > 255) throw new LearnUsageError(`--states must be at most 255, got ${states}`);
+  // Binary machines take 0/1 values; Potts units 0…K−1 (K from --states, else the data's largest value + 1).
+  const maxState = model === 'potts' ? (states ?? 256) - 1 : 1;
+  const opts: LearnOptions = {
+    model: model as LearnOptions['model'],
+    hidden: integer('hidden', values.hidden, 1),
+    states,
+    method: values.method as LearnOptions['method'],
+    cdSteps: integer('cd-steps', values['cd-steps'], 1),
+    sampler: values.sampler as LearnOptions['sampler'],
+    particles: integer('particles', values.particles, 1),
+    batch: integer('batch', values.batch, 1),
+    epochs: integer('epochs', values.epochs, 0),
+    learningRate: num('learning-rate', values['learning-rate']),
+    schedule: values.schedule as LearnOptions['schedule'],
+    weightDecay: num('weight-decay', values['weight-decay']),
+    momentum: num('momentum', values.momentum),
+    visibleRate: num('visible-rate', values['visible-rate']),
+    maxWeight: num('max-weight', values['max-weight']),
+    seed: integer('seed', values.seed, 0),
+    likelihood: { runs: integer('ais-runs', values['ais-runs'], 2), steps: integer('ais-steps', values['ais-steps'], 2) },
+  };
+  const data = await loadCSV(positionals[0], maxState);
+  const test = values.test ? await loadCSV(values.test, maxState) : undefined;
+  if (test && test.cols !== data.cols) throw new FormatError(values.test!, null, `${test.cols} columns, but ${positionals[0]} has ${data.cols}`);
+  if (model === 'potts' && states === undefined) {
+    let top = 1;
+    for (const d of test ? [data, test] : [data]) for (const x of d.values) top = Math.max(top, x);
+    opts.states = top + 1;
+  }
+  const engine = await loadEngine();
+  const r = learn(engine, data, { ...opts, test });
+  // The model is always the last good one: on divergence, the parameters before the failing epoch.
+  await writeFile(values.out, writeUAI(r.model));
+  if (values.json) {
+    writeJSON({
+      data: { file: positionals[0], rows: data.rows, columns: data.cols, header: data.header },
+      test: test ? { file: values.test, rows: test.rows } : null,
+      settings: r.settings,
+      model: { out: values.out, variables: r.model.n, visible: r.params.nVisible, hidden: r.params.nHidden, states: r.params.states, couplings: r.params.pairs.length / 2 },
+      epochs: r.epochs,
+      diverged: r.diverged,
+      trainLogLikelihood: r.train ?? null,
+      testLogLikelihood: r.test ?? null,
+      seconds: r.seconds,
+    }, (chunk) => process.stdout.write(chunk));
+    process.stdout.write('\n');
+  } else {
+    const ll = (name: string, l?: LogLikelihood) =>
+      l ? `${name.padEnd(10)}${l.value.toFixed(5)} nats/sample${l.method === 'ais' ? ` ± ${l.stdErr.toPrecision(2)} (AIS)` : ' (exact)'}, ±${l.sampleStdErr.toPrecision(2)} over samples\n` : '';
+    const last = r.epochs.at(-1);
+    process.stdout.write(
+      `data      ${positionals[0]}: ${data.rows} samples × ${data.cols} columns\n` +
+        `model     ${model}${r.params.nHidden ? ` with ${r.params.nHidden} hidden units` : ''} → ${values.out}\n` +
+        `epochs    ${r.epochs.length}${last ? ` (last: gradient rms ${last.gradientRms.toPrecision(3)}, max |θ| ${last.maxAbsParameter.toPrecision(3)})` : ''}\n` +
+        ll('train', r.train) + ll('test', r.test) + `seconds   ${r.seconds.toFixed(3)}\n`,
+    );
+  }
+  if (r.diverged) throw new EngineError(r.diverged);
+  return 0;
+}

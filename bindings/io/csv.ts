@@ -1,0 +1,43 @@
+// Data sets as CSV: one sample a row, one variable a column, states as integers 0…K−1 (0/1 for
+// binary models). An optional header is a first line none of whose fields is a number. Blank
+// lines are skipped; every fault names the file and its line.
+
+import { FormatError } from '../core/errors.ts';
+
+export interface CSVData {
+  rows: number;
+  cols: number;
+  /** Row-major states. */
+  values: Uint8Array;
+  header: string[] | null;
+}
+
+/** Parses CSV text whose values must lie in 0…maxState (at most 255). */
+export function readCSV(text: string, file = '<data>', maxState = 1): CSVData {
+  const lines = text.split(/\r?\n/);
+  let header: string[] | null = null, cols = -1;
+  const out: number[] = [];
+  let rows = 0;
+  for (let ln = 0; ln < lines.length; ln++) {
+    const line = lines[ln].trim();
+    if (line === '') continue;
+    const fields = line.split(',').map((f) => f.trim());
+    if (cols < 0 && fields.every((f) => f !== '' && Number.isNaN(Number(f)))) {
+      header = fields;
+      cols = fields.length;
+      continue;
+    }
+    if (cols < 0) cols = fields.length;
+    if (fields.length !== cols) throw new FormatError(file, `line ${ln + 1}`, `${fields.length} values, expected ${cols} (the ${header ? 'header' : 'first row'} has ${cols})`);
+    for (let c = 0; c < cols; c++) {
+      const f = fields[c];
+      const x = Number(f);
+      if (f === '' || !Number.isFinite(x)) throw new FormatError(file, `line ${ln + 1}`, `column ${c + 1}: "${f}" is not a number`);
+      if (!Number.isInteger(x) || x < 0 || x > maxState) throw new FormatError(file, `line ${ln + 1}`, `column ${c + 1}: ${f} is not a state in 0…${maxState}`);
+      out.push(x);
+    }
+    rows++;
+  }
+  if (rows === 0) throw new FormatError(file, null, header ? 'a header but no data rows' : 'empty: no data rows');
+  return { rows, cols, values: Uint8Array.from(out), header };
+}

@@ -1,0 +1,51 @@
+// One evaluation of the log-likelihood gradient's two phases for given parameters, through the same
+// kernels the learner runs: the data statistics (hidden units at their conditional means) and the
+// statistics over `particles` chains after `sweeps` sweeps of sequential or tree-block Gibbs. For checking the estimator against
+// exact expectations, and for callers that run their own optimiser.
+
+import type { Engine } from '../core/engine.ts';
+import { seedWords } from '../core/seed.ts';
+import { BoundMachine, type MachineParams } from './machine.ts';
+import type { BinaryData } from './likelihood.ts';
+
+export interface PhaseStatistics {
+  /** Mean of x_p per unit (Potts: per unit and state). */
+  a: Float64Array;
+  /** Mean of x_i x_j per coupling (params.w's layout). */
+  w: Float64Array;
+}
+
+export function gradientStatistics(
+  engine: Engine, params: MachineParams, data: BinaryData, opts: { particles?: number; sweeps?: number; seed?: number; sampler?: 'gibbs' | 'tree' } = {},
+): { data: PhaseStatistics; model: PhaseStatistics } {
+  const P = opts.particles ?? 1000, sweeps = opts.sweeps ?? 100;
+  const [lo, hi] = seedWords(opts.seed ?? 1);
+  const m = new BoundMachine(engine, params.kind, params.nVisible, params.nHidden, params.states);
+  try {
+    m.set(params);
+    const k = engine.kernels, ar = m.arena, n = m.nBits, nnz = Math.max(1, m.nnz), vb = m.visibleBits;
+    const dp = m.loadData(data);
+    const sa = ar.allocF64(n), sw = ar.allocF64(nnz), x = ar.alloc(k.learnAccumulateScratchBytes(m.header) >>> 0), scratch = ar.allocF64(m.width);
+    const tree = opts.sampler === 'tree' ? m.treeBlocks() : null;
+    const pb = k.learnParticleBytes(m.header) >>> 0, particles = ar.alloc(P * pb);
+    const read = (count: number): PhaseStatistics => {
+      const a = ar.readF64(sa, n).map((v) => v / count);
+      // Pair e's statistic sits at both its entries; the arrays are zeroed for the next phase.
+      const w = m.perPair(sw).map((v) => v / count);
+      ar.f64(sa, n).fill(0);
+      ar.f64(sw, nnz).fill(0);
+      return { a, w };
+    };
+    engine.call('learn data statistics', (kk) => kk.learnAccumulate(m.header, dp, vb, 0, data.rows, vb, sa, sw, x));
+    const dataStats = read(data.rows);
+    engine.call('learn model statistics', (kk) => {
+      kk.learnParticlesInit(m.header, particles, P, lo, hi, 0, 31);
+      if (tree) kk.learnParticlesAdvanceTree(m.header, tree.header, particles, P, sweeps, tree.work);
+      else kk.learnParticlesAdvance(m.header, particles, P, sweeps, scratch);
+      kk.learnAccumulate(m.header, particles + (kk.rngStateBytes() >>> 0), pb, 0, P, vb, sa, sw, x);
+    });
+    return { data: dataStats, model: read(P) };
+  } finally {
+    m.dispose();
+  }
+}

@@ -1,0 +1,205 @@
+// Maximum-likelihood learning of Boltzmann machines (fully visible, RBM, semi-restricted RBM, Potts)
+// by stochastic gradient ascent: the gradient of the average log-likelihood is
+//   ∂/∂a_p = ⟨x_p⟩_data − ⟨x_p⟩_model,   ∂/∂W_pq = ⟨x_p x_q⟩_data − ⟨x_p x_q⟩_model,
+// the data term over a minibatch (hidden units at their exact conditional means), the model term
+// over particles: persistent chains (PCD, Tieleman 2008) or chains restarted at the minibatch and
+// run k sweeps (CD-k), advanced by sequential Gibbs or tree-block Gibbs (blocks that are forests
+// of the architecture's graph, each redrawn exactly given the rest). Every per-sample and per-particle loop runs in
+// WASM (assembly/learn/stats.ts) on parameters that stay in engine memory; this file drives epochs.
+
+import type { Engine } from '../core/engine.ts';
+import { EngineError, ModelError } from '../core/errors.ts';
+import { seedWords } from '../core/seed.ts';
+import { checkCount, definedOnly } from '../core/options.ts';
+import type { Model } from '../core/model.ts';
+import { BoundMachine, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
+import { baseRateBiases, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
+
+export type LearnMethod = 'pcd' | 'cd';
+export type LearnSampler = 'gibbs' | 'tree';
+export const LEARN_SAMPLERS: readonly LearnSampler[] = ['gibbs', 'tree'];
+export type RateSchedule = 'constant' | 'linear';
+
+export interface LearnOptions {
+  model?: MachineKind;
+  /** Hidden units (rbm, srbm). */
+  hidden?: number;
+  /** States per unit (potts; default: the data's largest value + 1). */
+  states?: number;
+  method?: LearnMethod;
+  /** Gibbs sweeps per update (CD-k's k; PCD's sweeps between updates). */
+  cdSteps?: number;
+  sampler?: LearnSampler;
+  /** Persistent particles (PCD; CD uses one chain per minibatch row). */
+  particles?: number;
+  batch?: number;
+  epochs?: number;
+  learningRate?: number;
+  /** 'linear': η decays linearly to 0 over the run; 'constant'. */
+  schedule?: RateSchedule;
+  weightDecay?: number;
+  momentum?: number;
+  /** Learning-rate factor of visible–visible couplings (srbm). */
+  visibleRate?: number;
+  seed?: number;
+  /** A parameter past this size (or NaN) stops the run as divergent. */
+  maxWeight?: number;
+  /** Evaluate the training (and test) log-likelihood at the end. */
+  evaluate?: boolean;
+  test?: BinaryData;
+  likelihood?: LikelihoodOptions;
+  onEpoch?: (e: EpochStats) => void;
+}
+
+export const LEARN_DEFAULTS = {
+  model: 'boltzmann', hidden: 0, states: 0, method: 'pcd', cdSteps: 1, sampler: 'gibbs', particles: 100, batch: 100, epochs: 20,
+  learningRate: 0.05, schedule: 'linear', weightDecay: 0, momentum: 0, visibleRate: 1, seed: 1, maxWeight: 1e3, evaluate: true,
+} as const;
+
+export interface EpochStats {
+  epoch: number;
+  /** Learning rate of the epoch's last update. */
+  learningRate: number;
+  /** Root mean square of the gradient estimate over parameters, averaged over the epoch's updates. */
+  gradientRms: number;
+  /** Largest |parameter| after the epoch. */
+  maxAbsParameter: number;
+  /** Fraction of particle bits flipped per sweep (sequential Gibbs; tree-block Gibbs: its own change count per bit). */
+  changeRate: number;
+}
+
+export interface LearnResult {
+  settings: Required<Omit<LearnOptions, 'onEpoch' | 'test' | 'likelihood'>>;
+  params: MachineParams;
+  model: Model;
+  epochs: EpochStats[];
+  /** Set when the run stopped early: why. `params` are then the last good ones (end of the previous epoch). */
+  diverged: string | null;
+  train?: LogLikelihood;
+  test?: LogLikelihood;
+  seconds: number;
+}
+
+const PARTICLE_STREAM = 31, INIT_STREAM = 32, SHUFFLE_STREAM = 33;
+
+export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {}): LearnResult {
+  const o = { ...LEARN_DEFAULTS, ...definedOnly(opts) };
+  const { onEpoch, test, likelihood, ...rest } = o as typeof o & Pick<LearnOptions, 'onEpoch' | 'test' | 'likelihood'>;
+  if (!MACHINE_KINDS.includes(o.model)) throw new ModelError(`model must be one of ${MACHINE_KINDS.join(', ')}, got ${o.model}`);
+  if (o.method !== 'pcd' && o.method !== 'cd') throw new ModelError(`method must be pcd or cd, got ${o.method}`);
+  if (!LEARN_SAMPLERS.includes(o.sampler)) throw new ModelError(`sampler ${o.sampler} is not available for learning (available: ${LEARN_SAMPLERS.join(', ')})`);
+  if (o.schedule !== 'linear' && o.schedule !== 'constant') throw new ModelError(`schedule must be linear or constant, got ${o.schedule}`);
+  const visibleOnly = o.model === 'boltzmann' || o.model === 'potts';
+  const hidden = visibleOnly ? 0 : o.hidden || 0;
+  checkCount('hidden', hidden, visibleOnly ? 0 : 1);
+  checkCount('cdSteps', o.cdSteps, 1);
+  checkCount('particles', o.particles, 1);
+  checkCount('batch', o.batch, 1);
+  checkCount('epochs', o.epochs, 0);
+  for (const [name, x, lo] of [['learningRate', o.learningRate, 0], ['weightDecay', o.weightDecay, 0], ['momentum', o.momentum, 0], ['visibleRate', o.visibleRate, 0], ['maxWeight', o.maxWeight, 0]] as const) {
+    if (!(typeof x === 'number' && Number.isFinite(x) && x >= lo)) throw new ModelError(`${name} must be a finite number ≥ ${lo}, got ${x}`);
+  }
+  if (o.momentum >= 1) throw new ModelError(`momentum must be below 1, got ${o.momentum}`);
+  if (data.rows < 1 || data.cols < 1) throw new ModelError('no data to learn from');
+  if (data.values.length !== data.rows * data.cols) throw new ModelError(`data has ${data.values.length} values, expected ${data.rows} × ${data.cols}`);
+  let top = 0;
+  for (let i = 0; i < data.values.length; i++) top = Math.max(top, data.values[i]);
+  const states = o.model === 'potts' ? (o.states || top + 1) : 2;
+  if (o.model === 'potts') checkCount('states', states, Math.max(2, top + 1), 255);
+  const [seedLo, seedHi] = seedWords(o.seed);
+  const t0 = performance.now();
+
+  const B = Math.min(o.batch, data.rows);
+  const m = new BoundMachine(engine, o.model, data.cols, hidden, states);
+  // The kernels see bits: nV visible bits a data row (Potts: one-hot rows of K bits a unit).
+  const ar = m.arena, k = engine.kernels, n = m.nBits, nnz = Math.max(1, m.nnz), nV = m.visibleBits;
+  try {
+    const P = o.method === 'pcd' ? o.particles : B;
+    const particleBytes = k.learnParticleBytes(m.header) >>> 0;
+    engine.ensureFits((m.width + 1) * data.values.length + P * particleBytes + 3 * 8 * (n + nnz) + 64 * n + 12 * data.rows + 4 * B + 1024, `learning a ${o.model} on ${data.rows} samples`, P * particleBytes);
+    const dp = m.loadData(data);
+    const rowsPtr = ar.allocI32(B), order = new Int32Array(data.rows).map((_, i) => i);
+    const posA = ar.allocF64(n), negA = ar.allocF64(n), velA = ar.allocF64(n), x = ar.alloc(k.learnAccumulateScratchBytes(m.header) >>> 0);
+    const posW = ar.allocF64(nnz), negW = ar.allocF64(nnz), velW = ar.allocF64(nnz);
+    const out = ar.allocF64(2), scratch = ar.allocF64(m.width);
+    const rng = ar.alloc(k.rngStateBytes() >>> 0), uniforms = ar.allocF64(Math.max(data.rows, nnz / 2, 1));
+    const particles = ar.alloc(P * particleBytes);
+    const tree = o.sampler === 'tree' ? m.treeBlocks() : null;
+
+    // Start: visible biases at the data's log-odds (Potts: log frequencies), hidden at 0, couplings
+    // N(0, 0.01²) (breaks the hidden units' symmetry).
+    const init = initialParams(engine, m, data, seedLo, seedHi, rng, uniforms);
+    m.set(init);
+    engine.call('learn particles init', (kk) => kk.learnParticlesInit(m.header, particles, P, seedLo, seedHi, 0, PARTICLE_STREAM));
+    k.rngSeed(rng, seedLo, seedHi, 0, SHUFFLE_STREAM);
+
+    const batches = Math.ceil(data.rows / B), total = Math.max(1, o.epochs * batches);
+    const epochs: EpochStats[] = [];
+    let good = m.get(), diverged: string | null = null, update = 0;
+    for (let epoch = 1; epoch <= o.epochs && !diverged; epoch++) {
+      shuffle(engine, rng, uniforms, order);
+      let sqSum = 0, flips = 0, rate = o.learningRate, biggest = 0;
+      for (let b = 0; b < batches; b++) {
+        const lo = b * B, cnt = Math.min(B, data.rows - lo);
+        ar.i32(rowsPtr, B).set(order.subarray(lo, lo + cnt));
+        rate = o.schedule === 'linear' ? o.learningRate * (1 - update / total) : o.learningRate;
+        const pCount = o.method === 'pcd' ? P : cnt;
+        engine.call('learn step', (kk) => {
+          kk.learnAccumulate(m.header, dp, nV, rowsPtr, cnt, nV, posA, posW, x);
+          if (o.method === 'cd') kk.learnParticlesFromData(m.header, particles, cnt, dp, nV, rowsPtr, nV);
+          flips += tree
+            ? kk.learnParticlesAdvanceTree(m.header, tree.header, particles, pCount, o.cdSteps, tree.work)
+            : kk.learnParticlesAdvance(m.header, particles, pCount, o.cdSteps, scratch);
+          kk.learnAccumulate(m.header, particles + (k.rngStateBytes() >>> 0), particleBytes, 0, pCount, nV, negA, negW, x);
+          biggest = kk.learnUpdate(m.header, nV, posA, posW, negA, negW, velA, velW, 1 / cnt, 1 / pCount, rate, o.visibleRate, o.weightDecay, o.momentum, out);
+        });
+        update++;
+        sqSum += Math.sqrt(ar.f64(out, 1)[0] / (n + m.nnz / 2));
+        if (!(biggest <= o.maxWeight)) {
+          diverged = `learning diverged in epoch ${epoch} (a parameter became ${Number.isNaN(biggest) ? 'NaN' : `${biggest.toPrecision(3)}, past the limit ${o.maxWeight} (maxWeight, --max-weight)`}); lower the learning rate or add weight decay. The model is the one after epoch ${epoch - 1}.`;
+          break;
+        }
+      }
+      if (diverged) break;
+      good = m.get();
+      const st: EpochStats = { epoch, learningRate: rate, gradientRms: sqSum / batches, maxAbsParameter: biggest, changeRate: flips / (batches * o.cdSteps * n * (o.method === 'pcd' ? P : B)) };
+      epochs.push(st);
+      onEpoch?.(st);
+    }
+    const settings = { ...rest, hidden, states } as LearnResult['settings'];
+    const result: LearnResult = { settings, params: good, model: machineModel(good), epochs, diverged, seconds: 0 };
+    if (o.evaluate && !diverged) {
+      result.train = logLikelihood(engine, good, data, { baseData: data, ...likelihood });
+      if (test) result.test = logLikelihood(engine, good, test, { baseData: data, ...likelihood });
+    }
+    result.seconds = (performance.now() - t0) / 1000;
+    return result;
+  } finally {
+    m.dispose();
+  }
+}
+
+function initialParams(engine: Engine, m: BoundMachine, data: BinaryData, seedLo: number, seedHi: number, rng: number, buf: number): MachineParams {
+  const a = new Float64Array(m.nBits), E = m.nnz / 2;
+  a.set(baseRateBiases(data, m.states, m.width > 1));
+  const k = engine.kernels;
+  k.rngSeed(rng, seedLo, seedHi, 0, INIT_STREAM);
+  k.rngFillNormal(rng, buf, E);
+  const w = m.arena.f64(buf, E).map((z) => 0.01 * z);
+  return { kind: m.kind, nVisible: m.nVisible, nHidden: m.nHidden, states: m.states, a, w, pairs: m.pairs };
+}
+
+/** Fisher–Yates with uniforms from the run's own stream. */
+function shuffle(engine: Engine, rng: number, buf: number, order: Int32Array): void {
+  const N = order.length;
+  engine.kernels.rngFillUniform32(rng, buf, N);
+  const u = new Float64Array(engine.kernels.memory.buffer, buf, N);
+  for (let i = N - 1; i > 0; i--) {
+    const j = Math.min(i, Math.floor(u[i] * (i + 1)));
+    const t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+}
+
+export { type BinaryData } from './likelihood.ts';

@@ -1,0 +1,120 @@
+// Average log-likelihood per sample of binary data under a learned machine, hidden units summed out
+// (assembly/learn/evaluate.ts): log Z exactly by enumerating the visible states where that is cheap,
+// otherwise by AIS from the base-rate model (Salakhutdinov & Murray 2008).
+
+import type { Engine } from '../core/engine.ts';
+import { ModelError } from '../core/errors.ts';
+import { seedWords } from '../core/seed.ts';
+import { checkCount, definedOnly } from '../core/options.ts';
+import { logMeanExp } from '../logz/logz.ts';
+import { BoundMachine, type MachineParams } from './machine.ts';
+
+/** Data: `rows` samples of `cols` states (0/1 for binary machines, 0…K−1 for Potts), row-major. */
+export interface BinaryData {
+  readonly rows: number;
+  readonly cols: number;
+  readonly values: Uint8Array;
+}
+
+export interface LikelihoodOptions {
+  seed?: number;
+  /** AIS runs. */
+  runs?: number;
+  /** AIS temperatures (linear in β from 0 to 1). */
+  steps?: number;
+  /** Data whose visible marginals make the base-rate start (default: the data evaluated). */
+  baseData?: BinaryData;
+  /** 'auto': exact when the visible configurations number at most 2^maxExactVisible, else AIS. */
+  method?: 'auto' | 'exact' | 'ais';
+  maxExactVisible?: number;
+}
+
+export const LIKELIHOOD_DEFAULTS = { seed: 1, runs: 100, steps: 2000, method: 'auto', maxExactVisible: 20 } as const;
+
+export interface LogLikelihood {
+  /** Average log-likelihood per sample (nats). */
+  value: number;
+  /** Standard error of `value` from the log Z estimate (0 when exact). */
+  stdErr: number;
+  /** Standard deviation of the per-sample log-likelihoods over √samples: the spread over data sets. */
+  sampleStdErr: number;
+  logZ: number;
+  logZStdErr: number;
+  method: 'exact' | 'ais';
+  samples: number;
+  aisRuns?: number;
+  aisSteps?: number;
+  aisEss?: number;
+}
+
+/** Tag of the AIS runs' streams (the learner's particles use other tags). */
+const AIS_STREAM = 41;
+
+/**
+ * The base-rate biases, from each column's smoothed state frequencies: binary (states 2, one bit a
+ * column) the log-odds; Potts (one-hot, K bits a column) the log frequencies.
+ */
+export function baseRateBiases(d: BinaryData, states = 2, oneHot = false): Float64Array {
+  const K = states, count = new Float64Array(d.cols * K);
+  for (let r = 0; r < d.rows; r++) for (let c = 0; c < d.cols; c++) count[c * K + d.values[r * d.cols + c]]++;
+  if (!oneHot) {
+    return Float64Array.from({ length: d.cols }, (_, c) => Math.log((count[c * 2 + 1] + 0.5) / (count[c * 2] + 0.5)));
+  }
+  return count.map((x) => Math.log((x + 0.5 / K) / (d.rows + 0.5)));
+}
+
+function logSumExp(x: ArrayLike<number>): number {
+  let m = -Infinity, t = 0;
+  for (let i = 0; i < x.length; i++) m = Math.max(m, x[i]);
+  for (let i = 0; i < x.length; i++) t += Math.exp(x[i] - m);
+  return m + Math.log(t);
+}
+
+export function logLikelihood(engine: Engine, params: MachineParams, data: BinaryData, opts: LikelihoodOptions = {}): LogLikelihood {
+  const o = { ...LIKELIHOOD_DEFAULTS, ...definedOnly(opts) };
+  checkCount('runs', o.runs, 2);
+  checkCount('steps', o.steps, 2);
+  if (data.rows < 1) throw new ModelError('no data to evaluate');
+  // Visible configurations to enumerate, as bits of entropy: nVisible · log2 K.
+  const size = params.nVisible * Math.log2(params.states);
+  const exact = o.method === 'exact' || (o.method === 'auto' && size <= o.maxExactVisible);
+  if (exact && size > 30) throw new ModelError(`exact log-likelihood enumerates ${params.states}^${params.nVisible} visible states: too many (at most 2^30)`);
+  const m = new BoundMachine(engine, params.kind, params.nVisible, params.nHidden, params.states);
+  try {
+    m.set(params);
+    const k = engine.kernels, ar = m.arena, n = m.nBits, vb = m.visibleBits;
+    const dp = m.loadData(data);
+    const out = ar.allocF64(data.rows);
+    engine.call('learn log-visible', (kk) => kk.learnLogVisible(m.header, dp, vb, data.rows, vb, out));
+    const lv = ar.readF64(out, data.rows);
+    let mean = 0;
+    for (const x of lv) mean += x;
+    mean /= data.rows;
+    let ss = 0;
+    for (const x of lv) ss += (x - mean) ** 2;
+    const sampleStdErr = data.rows > 1 ? Math.sqrt(ss / (data.rows - 1) / data.rows) : NaN;
+    if (exact) {
+      const s = ar.alloc(n);
+      const logZ = engine.call('learn exact log Z', (kk) => kk.learnExactLogZ(m.header, vb, m.width, s));
+      return { value: mean - logZ, stdErr: 0, sampleStdErr, logZ, logZStdErr: 0, method: 'exact', samples: data.rows };
+    }
+    const b0 = baseRateBiases(o.baseData ?? data, params.states, m.width > 1);
+    let logZ0 = params.nHidden * Math.LN2;
+    if (m.width === 1) for (const b of b0) logZ0 += b > 0 ? b + Math.log1p(Math.exp(-b)) : Math.log1p(Math.exp(b));
+    else for (let v = 0; v < params.nVisible; v++) logZ0 += logSumExp(b0.subarray(v * m.width, (v + 1) * m.width));
+    const betas = Float64Array.from({ length: o.steps }, (_, t) => t / (o.steps - 1));
+    const b0p = ar.allocF64(b0), bp = ar.allocF64(betas);
+    const chains = ar.alloc(o.runs * (k.learnParticleBytes(m.header) >>> 0));
+    const lw = ar.allocF64(o.runs), scratch = ar.allocF64(m.width);
+    const [lo, hi] = seedWords(o.seed);
+    engine.call('learn AIS', (kk) => kk.learnAIS(m.header, vb, m.width, b0p, bp, o.steps, chains, o.runs, lo, hi, 0, AIS_STREAM, lw, scratch));
+    const est = logMeanExp(ar.readF64(lw, o.runs));
+    const logZ = logZ0 + est.value;
+    return {
+      value: mean - logZ, stdErr: est.stdErr, sampleStdErr, logZ, logZStdErr: est.stdErr, method: 'ais', samples: data.rows,
+      aisRuns: o.runs, aisSteps: o.steps, aisEss: est.ess,
+    };
+  } finally {
+    m.dispose();
+  }
+}
