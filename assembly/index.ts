@@ -2,6 +2,7 @@
 export { alloc, free } from './core/memory';
 export { rngStateBytes, rngSeed, rngFillUniform, rngFillUniform32, rngFillNormal, rngPhiloxBlock } from './core/rng_exports';
 export { pairwiseFormBytes, pairwiseFormInit } from './core/pairwise';
+export { vmathExpF64, vmathExpScalar, vmathExpF32 } from './core/vmath';
 export { gibbsStateBytes, gibbsInit, gibbsStep } from './samplers/gibbs_exports';
 export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';
 export { enumRun } from './exact/exact_enum';
