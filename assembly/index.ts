@@ -4,6 +4,7 @@ export { rngStateBytes, rngSeed, rngFillUniform, rngFillUniform32, rngFillNormal
 export { pairwiseFormBytes, pairwiseFormInit } from './core/pairwise';
 export { vmathExpF64, vmathExpScalar, vmathExpF32 } from './core/vmath';
 export { gibbsStateBytes, gibbsInit, gibbsStep } from './samplers/gibbs_exports';
+export { gibbsLanesBytes, gibbsLanesChangedOffset, gibbsLanesStateOffset, gibbsLanesScratchBytes, gibbsLanesInit, gibbsLanesStep, gibbsLanesStepF32 } from './samplers/gibbs_lanes_exports';
 export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';
 export { enumRun } from './exact/exact_enum';
 export { factorBytes, factorInit, factorMul, factorMulT } from './relax/factor';

@@ -8,6 +8,7 @@
 import { Philox, PHILOX_BYTES, uniform32 } from '../core/rng';
 import { PairwiseForm, localField } from '../core/pairwise';
 import { EXP_K, expPair, expPairK } from '../core/vmath';
+import { philox4Blocks } from '../core/rng_lanes';
 
 export function gibbsChainBytes(m: PairwiseForm): usize {
   return PHILOX_BYTES + <usize>m.nBits;
@@ -79,48 +80,7 @@ export function gibbsSweeps(m: PairwiseForm, chain: usize, sweeps: i32, acc: usi
 // gibbsChainInit and these sweeps write them.
 const MASKS = memory.data<u64>([0, 0, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF, 0, 0xFFFFFFFFFFFFFFFF]);
 
-// Four consecutive Philox4x32-10 blocks at once, one per i32x4 lane, written in stream order
-// (block by block) to RNG_BUF; the same arithmetic as philoxRounds in rng.ts.
 const RNG_BUF = memory.data(64, 16);
-
-@inline
-function philox4Blocks(ctr: u64, c2: u32, c3: u32, k0: u32, k1: u32): void {
-  let x0 = i32x4.splat(<i32>ctr);
-  x0 = i32x4.replace_lane(x0, 1, <i32>(ctr + 1));
-  x0 = i32x4.replace_lane(x0, 2, <i32>(ctr + 2));
-  x0 = i32x4.replace_lane(x0, 3, <i32>(ctr + 3));
-  let x1 = i32x4.splat(<i32>(ctr >>> 32));
-  x1 = i32x4.replace_lane(x1, 1, <i32>((ctr + 1) >>> 32));
-  x1 = i32x4.replace_lane(x1, 2, <i32>((ctr + 2) >>> 32));
-  x1 = i32x4.replace_lane(x1, 3, <i32>((ctr + 3) >>> 32));
-  let x2 = i32x4.splat(<i32>c2);
-  let x3 = i32x4.splat(<i32>c3);
-  const m0 = i32x4.splat(<i32>0xD2511F53);
-  const m1 = i32x4.splat(<i32>0xCD9E8D57);
-  for (let i = 0; i < 10; i++) {
-    const p0l = i64x2.extmul_low_i32x4_u(x0, m0);
-    const p0h = i64x2.extmul_high_i32x4_u(x0, m0);
-    const p1l = i64x2.extmul_low_i32x4_u(x2, m1);
-    const p1h = i64x2.extmul_high_i32x4_u(x2, m1);
-    const n0 = v128.xor(v128.xor(v128.shuffle<i32>(p1l, p1h, 1, 3, 5, 7), x1), i32x4.splat(<i32>k0));
-    const n2 = v128.xor(v128.xor(v128.shuffle<i32>(p0l, p0h, 1, 3, 5, 7), x3), i32x4.splat(<i32>k1));
-    x1 = v128.shuffle<i32>(p1l, p1h, 0, 2, 4, 6);
-    x3 = v128.shuffle<i32>(p0l, p0h, 0, 2, 4, 6);
-    x0 = n0;
-    x2 = n2;
-    k0 += 0x9E3779B9;
-    k1 += 0xBB67AE85;
-  }
-  // Transpose: lane b of (x0, x1, x2, x3) is block b's (out0, out1, out2, out3).
-  const t0 = v128.shuffle<i32>(x0, x1, 0, 4, 1, 5);
-  const t1 = v128.shuffle<i32>(x2, x3, 0, 4, 1, 5);
-  const t2 = v128.shuffle<i32>(x0, x1, 2, 6, 3, 7);
-  const t3 = v128.shuffle<i32>(x2, x3, 2, 6, 3, 7);
-  v128.store(RNG_BUF, v128.shuffle<i64>(t0, t1, 0, 2));
-  v128.store(RNG_BUF, v128.shuffle<i64>(t0, t1, 1, 3), 16);
-  v128.store(RNG_BUF, v128.shuffle<i64>(t2, t3, 0, 2), 32);
-  v128.store(RNG_BUF, v128.shuffle<i64>(t2, t3, 1, 3), 48);
-}
 
 function freeBitSweeps(m: PairwiseForm, r: Philox, s: usize, sweeps: i32, acc: usize): f64 {
   const n = m.nBits;
@@ -162,7 +122,7 @@ function freeBitSweeps(m: PairwiseForm, r: Philox, s: usize, sweeps: i32, acc: u
       // random bit i−1, and each misprediction would throw away the overlapped work.
       const p = reinterpret<f64>(select<i64>(i64x2.extract_lane(pp, 1), i64x2.extract_lane(pp, 0), prev != 0));
       if (pos >= 16) {
-        philox4Blocks(ctr, ctr2, ctr3, k0, k1);
+        philox4Blocks(RNG_BUF, ctr, ctr2, ctr3, k0, k1);
         ctr += 4;
         pos = 0;
       }

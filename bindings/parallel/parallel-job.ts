@@ -12,7 +12,8 @@ import type { Engine } from '../core/engine.ts';
 import { Model, type ModelData } from '../core/model.ts';
 import { toCanonical } from '../core/canonical.ts';
 import { DiscreteReducer, type DiscreteEvent } from '../samplers/chains.ts';
-import { GibbsSampler, gibbsChains, gibbsResult, gibbsRun, type GibbsOptions } from '../samplers/gibbs.ts';
+import { gibbsChains, gibbsResult, gibbsRun, gibbsSampler, type GibbsOptions } from '../samplers/gibbs.ts';
+import { interleaveChains } from '../samplers/gibbs-lanes.ts';
 import { BlockGibbsSampler, blockGibbsChains, blockGibbsResult, blockGibbsRun, type BlockGibbsOptions } from '../samplers/blockgibbs.ts';
 import { ContinuousReducer, continuousChains, continuousPlan, continuousSampler, DHMC_DEFAULTS, type ContinuousEvent, type ContinuousPlan, type DHMCOptions, type RunSpec } from '../samplers/dhmc.ts';
 import { MALA_DEFAULTS, type MALAOptions } from '../samplers/langevin.ts';
@@ -94,9 +95,10 @@ export function runJob(engine: Engine, job: WorkerJob, post: (m: WorkerMessage) 
   const event = (chain: number, e: ChainEvent) => post({ type: 'event', chain, event: e, done: length(e) });
   switch (job.method) {
     case 'gibbs': {
-      const sampler = new GibbsSampler(engine, model);
+      const run = gibbsRun(o);
+      const sampler = gibbsSampler(engine, model, run, job.chains.length);
       try {
-        gibbsChains(sampler, gibbsRun(o), job.chains, event);
+        gibbsChains(sampler, run, job.chains, event);
       } finally {
         sampler.dispose();
       }
@@ -272,9 +274,11 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
     }
   });
 
-  // Fold the chains' events in chain order, exactly as the single-thread run does.
+  // Fold the chains' events in the single-thread run's order: Gibbs runs its chains as one batch
+  // (event by event across chains), the other methods one chain after another.
   const c = plan.combine();
-  for (const list of events) for (const e of list) c.add(e);
+  if (method === 'gibbs') for (const e of interleaveChains(events)) c.add(e);
+  else for (const list of events) for (const e of list) c.add(e);
   const completedChains = events.filter((list) => countBatches(list) === plan.batchesPerChain).length;
   return c.result((performance.now() - t0) / 1000, partial, setup, { workers, completedChains });
 }

@@ -1,5 +1,6 @@
-// Sequential single-site Gibbs on the discrete model — the baseline sampler. The sweeps run in WASM
-// (assembly/gibbs.ts); this file owns chain memory, seeding and the batch-means aggregation.
+// Single-site Gibbs on the discrete model — the baseline sampler. The sweeps run in WASM: one chain
+// (GibbsSampler, assembly/samplers/gibbs.ts) or a batch of chains in SIMD lanes (runGibbs, through
+// gibbs-lanes.ts, the same chains bit for bit in f64); this file owns seeding and the batch means.
 //
 // Sampler shape (DESIGN.md §3): init(seed, chain) → state; step(state, sweeps, acc?) → info.
 
@@ -7,14 +8,15 @@ import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
-import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
+import { batchMeansResult, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
+import { GibbsLanes, checkPrecision, checkScan, lanesChains, type Precision, type Scan } from './gibbs-lanes.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 
 /** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
-const GIBBS_STREAM = 1;
+export const GIBBS_STREAM = 1;
 
 export type GibbsState = DiscreteChainState;
 export type GibbsInfo = DiscreteStepInfo;
@@ -45,34 +47,49 @@ export interface GibbsOptions {
   burnin?: number;
   /** Batches per chain for the standard errors. */
   batches?: number;
+  /**
+   * 'f64' (default): two chains per 128-bit vector, each chain the single-chain kernel's bit for bit.
+   * 'f32': four chains per vector in single precision — different chains, the same target.
+   */
+  precision?: Precision;
+  /** 'sequential' (default): blocks in index order. 'colored': color by color (a different valid chain). */
+  scan?: Scan;
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
 }
 
-export const GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20 } as const;
+export const GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20, precision: 'f64', scan: 'sequential' } as const;
 
-export type GibbsRun = { seed: number; chains: number; samples: number; burnin: number; batches: number };
+export type GibbsRun = { seed: number; chains: number; samples: number; burnin: number; batches: number; precision: Precision; scan: Scan };
 
 /** The run's options with defaults, validated. */
 export function gibbsRun(opts: GibbsOptions): GibbsRun {
-  const { seed, chains, samples, burnin, batches } = { ...GIBBS_DEFAULTS, ...definedOnly(opts) };
+  const { seed, chains, samples, burnin, batches, precision, scan } = { ...GIBBS_DEFAULTS, ...definedOnly(opts) };
   checkCount('chains', chains, 1);
   checkCount('samples', samples, 1);
   checkCount('burnin', burnin, 0);
   checkCount('batches', batches, 1);
+  checkPrecision(precision);
+  checkScan(scan);
   seedWords(seed);
-  return { seed, chains, samples, burnin, batches };
+  return { seed, chains, samples, burnin, batches, precision, scan };
+}
+
+/** The lanes sampler for a run's chains (`width`: how many run in this engine). */
+export function gibbsSampler(engine: Engine, model: Model, run: GibbsRun, width: number): GibbsLanes {
+  return new GibbsLanes(engine, model, width, GIBBS_STREAM, run.precision, run.scan);
 }
 
 /**
- * Runs the given chains of a run, reporting their events (runGibbs: all chains here; runParallel:
- * each worker its share). Each WASM call is kept near 2·10⁶ site updates so progress and
- * cancellation stay responsive; the chunking is part of the result (the change rate is averaged
+ * Runs the given chains of a run as one batch in lockstep, reporting their events call by call in
+ * chain order (runGibbs: all chains here; runParallel: each worker its share, folded back in that
+ * order by interleaveChains). Each WASM call runs up to ~2·10⁶ site updates per chain so progress
+ * and cancellation stay responsive; the chunking is part of the result (the change rate is averaged
  * per call), so every host uses this one schedule.
  */
-export function gibbsChains(sampler: GibbsSampler, run: GibbsRun, chains: Iterable<number>, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
+export function gibbsChains(sampler: GibbsLanes, run: GibbsRun, chains: Iterable<number>, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
   const chunk = Math.max(1, Math.floor(2e6 / Math.max(1, sampler.form.n)));
-  return emitChains(sampler, { ...run, chains, chunk, signal }, emit);
+  return lanesChains(sampler, { ...run, chains: [...chains], chunk, signal }, emit);
 }
 
 /** The result of a run from its reduced events (chains in order). */
@@ -83,17 +100,18 @@ export function gibbsResult(form: CanonicalForm, red: DiscreteReducer, run: Gibb
     form,
     red.stats,
     run,
-    { changeRate: red.changeRate, siteUpdatesPerSecond: (red.done * form.n) / Math.max(1e-9, seconds), ...extra },
+    // Site updates of all chains together per second of wall time (workers included).
+    { changeRate: red.changeRate, siteUpdatesPerSecond: (red.done * form.n) / Math.max(1e-9, seconds), precision: run.precision, scan: run.scan, ...extra },
     seconds,
     partial,
   );
 }
 
-/** Runs independent chains and returns node marginals with Monte Carlo standard errors. */
+/** Runs independent chains (one batch, in SIMD lanes) and returns node marginals with Monte Carlo standard errors. */
 export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}): InferenceResult {
   const run = gibbsRun(opts);
   const t0 = performance.now();
-  const sampler = new GibbsSampler(engine, model);
+  const sampler = gibbsSampler(engine, model, run, run.chains);
   try {
     const red = new DiscreteReducer(sampler.form.nBits, false);
     const total = run.chains * (run.samples + run.burnin);
