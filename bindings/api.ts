@@ -6,6 +6,7 @@ export { ising, denseIsing, isingLattice, latticeBonds, latticeIndex, pottsLatti
 export { toCanonical, encode, canonicalLogPotential, bitsToMarginals, type CanonicalForm } from './core/canonical.ts';
 export { exactInference, eliminationPlan, type ExactOptions, type ExactResult } from './exact/exact.ts';
 export { GibbsSampler, runGibbs, GIBBS_DEFAULTS, type GibbsOptions, type GibbsState, type GibbsInfo } from './samplers/gibbs.ts';
+export { GibbsLanes, coloredOrder, PRECISIONS, SCANS, type Precision, type Scan, type LanesBatch } from './samplers/gibbs-lanes.ts';
 export { infer, METHODS, type Method, type InferOptions } from './infer.ts';
 export { readUAI, readEvidence, applyEvidence, writeUAI, readFG, readFGWithLabels, writePR, readPR, writeMAR, readMAR } from './io/formats.ts';
 export { ModelError, FormatError, EngineError } from './core/errors.ts';
