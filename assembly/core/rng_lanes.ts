@@ -1,20 +1,10 @@
 // Philox streams read four blocks at a time (SIMD), for kernels that draw one word per site.
 import { Philox, PHILOX_BYTES } from './rng';
 
-// Four consecutive Philox4x32-10 blocks at once, one per i32x4 lane, written in stream order
-// (block by block) to `out` (64 bytes); the same arithmetic as philoxRounds in rng.ts.
+// Philox4x32-10's ten rounds on four counter vectors at once (lane l: one block), the same
+// arithmetic as philoxRounds in rng.ts; the output words 0…3 go to out, out + 16, out + 32, out + 48.
 @inline
-export function philox4Blocks(out: usize, ctr: u64, c2: u32, c3: u32, k0: u32, k1: u32): void {
-  let x0 = i32x4.splat(<i32>ctr);
-  x0 = i32x4.replace_lane(x0, 1, <i32>(ctr + 1));
-  x0 = i32x4.replace_lane(x0, 2, <i32>(ctr + 2));
-  x0 = i32x4.replace_lane(x0, 3, <i32>(ctr + 3));
-  let x1 = i32x4.splat(<i32>(ctr >>> 32));
-  x1 = i32x4.replace_lane(x1, 1, <i32>((ctr + 1) >>> 32));
-  x1 = i32x4.replace_lane(x1, 2, <i32>((ctr + 2) >>> 32));
-  x1 = i32x4.replace_lane(x1, 3, <i32>((ctr + 3) >>> 32));
-  let x2 = i32x4.splat(<i32>c2);
-  let x3 = i32x4.splat(<i32>c3);
+function philoxRounds4(out: usize, x0: v128, x1: v128, x2: v128, x3: v128, k0: u32, k1: u32): void {
   const m0 = i32x4.splat(<i32>0xD2511F53);
   const m1 = i32x4.splat(<i32>0xCD9E8D57);
   for (let i = 0; i < 10; i++) {
@@ -31,6 +21,31 @@ export function philox4Blocks(out: usize, ctr: u64, c2: u32, c3: u32, k0: u32, k
     k0 += 0x9E3779B9;
     k1 += 0xBB67AE85;
   }
+  v128.store(out, x0);
+  v128.store(out, x1, 16);
+  v128.store(out, x2, 32);
+  v128.store(out, x3, 48);
+}
+
+const PHILOX_TMP = memory.data(64, 16);
+
+// Four consecutive Philox4x32-10 blocks at once, one per i32x4 lane, written in stream order
+// (block by block) to `out` (64 bytes); the same arithmetic as philoxRounds in rng.ts.
+@inline
+export function philox4Blocks(out: usize, ctr: u64, c2: u32, c3: u32, k0: u32, k1: u32): void {
+  let x0 = i32x4.splat(<i32>ctr);
+  x0 = i32x4.replace_lane(x0, 1, <i32>(ctr + 1));
+  x0 = i32x4.replace_lane(x0, 2, <i32>(ctr + 2));
+  x0 = i32x4.replace_lane(x0, 3, <i32>(ctr + 3));
+  let x1 = i32x4.splat(<i32>(ctr >>> 32));
+  x1 = i32x4.replace_lane(x1, 1, <i32>((ctr + 1) >>> 32));
+  x1 = i32x4.replace_lane(x1, 2, <i32>((ctr + 2) >>> 32));
+  x1 = i32x4.replace_lane(x1, 3, <i32>((ctr + 3) >>> 32));
+  philoxRounds4(PHILOX_TMP, x0, x1, i32x4.splat(<i32>c2), i32x4.splat(<i32>c3), k0, k1);
+  x0 = v128.load(PHILOX_TMP);
+  x1 = v128.load(PHILOX_TMP, 16);
+  const x2 = v128.load(PHILOX_TMP, 32);
+  const x3 = v128.load(PHILOX_TMP, 48);
   // Transpose: lane b of (x0, x1, x2, x3) is block b's (out0, out1, out2, out3).
   const t0 = v128.shuffle<i32>(x0, x1, 0, 4, 1, 5);
   const t1 = v128.shuffle<i32>(x2, x3, 0, 4, 1, 5);
@@ -41,7 +56,6 @@ export function philox4Blocks(out: usize, ctr: u64, c2: u32, c3: u32, k0: u32, k
   v128.store(out, v128.shuffle<i64>(t2, t3, 0, 2), 32);
   v128.store(out, v128.shuffle<i64>(t2, t3, 1, 3), 48);
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // The streams of a batch of chains that advance in lockstep (gibbs_lanes.ts): every chain is at the
@@ -78,33 +92,9 @@ export function batchStreamsNext(at: usize, B: i32, p0: usize): usize {
 /** Four blocks (counters ctr … ctr+3) of four chains' streams: word vector 4b + k is block b's word k. */
 @inline
 function philoxChains(out: usize, ctr: u64, ids: v128, c3: u32, key0: u32, key1: u32): void {
-  const m0 = i32x4.splat(<i32>0xD2511F53);
-  const m1 = i32x4.splat(<i32>0xCD9E8D57);
   for (let b: u64 = 0; b < 4; b++) {
-    let x0 = i32x4.splat(<i32>(ctr + b));
-    let x1 = i32x4.splat(<i32>((ctr + b) >>> 32));
-    let x2 = ids;
-    let x3 = i32x4.splat(<i32>c3);
-    let k0 = key0, k1 = key1;
-    for (let i = 0; i < 10; i++) {
-      const p0l = i64x2.extmul_low_i32x4_u(x0, m0);
-      const p0h = i64x2.extmul_high_i32x4_u(x0, m0);
-      const p1l = i64x2.extmul_low_i32x4_u(x2, m1);
-      const p1h = i64x2.extmul_high_i32x4_u(x2, m1);
-      const n0 = v128.xor(v128.xor(v128.shuffle<i32>(p1l, p1h, 1, 3, 5, 7), x1), i32x4.splat(<i32>k0));
-      const n2 = v128.xor(v128.xor(v128.shuffle<i32>(p0l, p0h, 1, 3, 5, 7), x3), i32x4.splat(<i32>k1));
-      x1 = v128.shuffle<i32>(p1l, p1h, 0, 2, 4, 6);
-      x3 = v128.shuffle<i32>(p0l, p0h, 0, 2, 4, 6);
-      x0 = n0;
-      x2 = n2;
-      k0 += 0x9E3779B9;
-      k1 += 0xBB67AE85;
-    }
-    const o = out + (<usize>b << 6);
-    v128.store(o, x0);
-    v128.store(o, x1, 16);
-    v128.store(o, x2, 32);
-    v128.store(o, x3, 48);
+    const x0 = i32x4.splat(<i32>(ctr + b)), x1 = i32x4.splat(<i32>((ctr + b) >>> 32));
+    philoxRounds4(out + (<usize>b << 6), x0, x1, ids, i32x4.splat(<i32>c3), key0, key1);
   }
 }
 

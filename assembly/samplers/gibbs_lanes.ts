@@ -2,10 +2,12 @@
 // per vector) or the opt-in f32x4 (four).
 //
 // Batch layout (arena memory), B chains (a multiple of the lane count; the bindings pad):
-//   [Philox × B][LaneStream × B][changed: f64 × B][s: u8 per (bit, chain), bit-major: s[i·B + c]]
+//   [Philox × B][the batch's streams (rng_lanes.ts)][change counters × B][changed: f64 × B]
+//   [s: u8 per (bit, chain), bit-major: s[i·B + c]]
 // and the accumulator, when given, is f64 per (bit, chain) in the same order. Bit-major storage
 // puts the lanes of one vector next to each other, so a neighbour's state for two (four) chains
-// is one 16-bit (32-bit) load.
+// is one 16-bit (32-bit) load. The chains stay in lockstep (every chain draws one word per block
+// visit), so their streams advance together and one Philox evaluation serves four chains.
 //
 // f64x2: each lane does exactly the single-chain kernel's IEEE operations in the same order (the
 // local field a_i + Σ_j (s_j ? W_ij : +0.0) in CSR order, expPair = Math.exp bit for bit, the same
@@ -13,7 +15,7 @@
 // so chain c of a batch is the chain gibbs.ts runs for the same (seed, c), bit for bit: states,
 // accumulators, change counts and the generator's position (test/gibbs-lanes.test.ts).
 // f32x4: the same scan in single precision (expF32x4, fields and probabilities in f32, the accept
-// test on the 32-bit word); a different chain with the same target, accumulators still in f64.
+// test on the uniform in f32); a different chain with the same target, accumulators still in f64.
 //
 // `order` (i32 per block, or 0 for 0, 1, …): the blocks' visiting order; a colored scan passes
 // the blocks color by color, so consecutive updates do not depend on each other and overlap.

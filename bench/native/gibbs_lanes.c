@@ -22,55 +22,25 @@
 #include <string.h>
 #include <time.h>
 
+#define PROGRAM "gibbs_lanes.out"
+#include "csr_form.h"
+
 typedef double v2d __attribute__((vector_size(16)));
 typedef int64_t v2i __attribute__((vector_size(16)));
 typedef float v4f __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
 typedef uint32_t v4u __attribute__((vector_size(16)));
 
+/* The form's a and W values rounded to f32 (for the f32 lanes). */
 typedef struct {
-  int32_t nBlocks, nBits, nnz, allFree, maxBlock;
-  int32_t *blockStart;
-  uint8_t *oneHot;
-  double *a;
-  int32_t *rowPtr;
-  int32_t *col;
-  double *val;
-  float *a32, *val32;
-} Form;
+  float *a, *val;
+} Form32;
 
-static void die(const char *msg) {
-  fprintf(stderr, "gibbs_lanes.out: %s\n", msg);
-  exit(2);
-}
-
-static void *readN(FILE *f, size_t bytes) {
-  void *p = malloc(bytes ? bytes : 1);
-  if (!p) die("out of memory");
-  if (bytes && fread(p, 1, bytes, f) != bytes) die("file truncated");
-  return p;
-}
-
-static Form readForm(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) die("cannot open model file");
-  char magic[8];
-  if (fread(magic, 1, 8, f) != 8 || memcmp(magic, "RMRFCSR1", 8) != 0) die("bad model file magic");
-  int32_t h[5];
-  if (fread(h, 4, 5, f) != 5) die("model file truncated");
-  Form m = {h[0], h[1], h[2], h[3], h[4], 0, 0, 0, 0, 0, 0, 0, 0};
-  m.blockStart = readN(f, 4 * (size_t)(m.nBlocks + 1));
-  m.oneHot = readN(f, (size_t)m.nBlocks);
-  m.a = readN(f, 8 * (size_t)m.nBits);
-  m.rowPtr = readN(f, 4 * (size_t)(m.nBits + 1));
-  m.col = readN(f, 4 * (size_t)m.nnz);
-  m.val = readN(f, 8 * (size_t)m.nnz);
-  fclose(f);
-  m.a32 = malloc(4 * (size_t)m.nBits + 4);
-  m.val32 = malloc(4 * (size_t)m.nnz + 4);
-  for (int32_t i = 0; i < m.nBits; i++) m.a32[i] = (float)m.a[i];
-  for (int32_t k = 0; k < m.nnz; k++) m.val32[k] = (float)m.val[k];
-  return m;
+static Form32 toF32(const Form *m) {
+  Form32 f = {malloc(4 * (size_t)m->nBits + 4), malloc(4 * (size_t)m->nnz + 4)};
+  for (int32_t i = 0; i < m->nBits; i++) f.a[i] = (float)m->a[i];
+  for (int32_t k = 0; k < m->nnz; k++) f.val[k] = (float)m->val[k];
+  return f;
 }
 
 /* ---- Philox4x32-10 for four chains at once (lane = chain), lockstep counters ---- */
@@ -235,6 +205,7 @@ static inline v4f expF32x4(v4f x) {
 
 typedef struct {
   const Form *m;
+  Form32 f32;
   int32_t B;
   uint8_t *s;    /* nBits * B */
   double *acc;   /* nBits * B */
@@ -341,12 +312,12 @@ static void sweepsF64(Batch *bt, int32_t sweeps) {
   }
 }
 
-static inline v4f field4(const Form *m, const uint8_t *sq, int32_t B, int32_t i) {
-  v4f u = (v4f){0, 0, 0, 0} + m->a32[i];
+static inline v4f field4(const Form *m, const Form32 *m32, const uint8_t *sq, int32_t B, int32_t i) {
+  v4f u = (v4f){0, 0, 0, 0} + m32->a[i];
   for (int32_t k = m->rowPtr[i]; k < m->rowPtr[i + 1]; k++) {
     const uint8_t *q = sq + (size_t)m->col[k] * B;
     const v4i mask = (v4i){-(int32_t)q[0], -(int32_t)q[1], -(int32_t)q[2], -(int32_t)q[3]};
-    u += (v4f)((v4i)((v4f){0, 0, 0, 0} + m->val32[k]) & mask);
+    u += (v4f)((v4i)((v4f){0, 0, 0, 0} + m32->val[k]) & mask);
   }
   return u;
 }
@@ -367,7 +338,7 @@ static void oneHot4(Batch *bt, uint8_t *sq, const v4u *words, int32_t c, int32_t
     const uint8_t *q = sq + (size_t)(b + k) * B;
     for (int l = 0; l < 4; l++)
       if (q[l]) old[l] = k;
-    const v4f u = field4(m, sq, B, b + k);
+    const v4f u = field4(m, &bt->f32, sq, B, b + k);
     w[k] = u;
     const v4i gt = u > top;
     top = (v4f)(((v4i)u & gt) | ((v4i)top & ~gt));
@@ -417,7 +388,7 @@ static void sweepsF32(Batch *bt, int32_t sweeps) {
       }
       for (int32_t c = 0; c < B; c += 4) {
         uint8_t *sq = bt->s + c;
-        const v4f u = field4(m, sq, B, b);
+        const v4f u = field4(m, &bt->f32, sq, B, b);
         const v4f p = (v4f){1, 1, 1, 1} / ((v4f){1, 1, 1, 1} + expF32x4(-u));
         const v4i yes = uniform4(words, c) < p;
         uint8_t *at = sq + (size_t)b * B;
@@ -498,7 +469,7 @@ int main(int argc, char **argv) {
   const int32_t nSweeps = (int32_t)atol(argv[7]);
   const int f32 = strcmp(argv[9], "f32") == 0;
   if (B <= 0 || B % (f32 ? 4 : 2)) die("B must be a positive multiple of the lane count");
-  Batch bt = {&m, B, calloc((size_t)m.nBits * B + 1, 1), calloc((size_t)m.nBits * B + 1, 8), calloc((size_t)B, 8), {0}, 0, 0};
+  Batch bt = {&m, toF32(&m), B, calloc((size_t)m.nBits * B + 1, 1), calloc((size_t)m.nBits * B + 1, 8), calloc((size_t)B, 8), {0}, 0, 0};
   if (strcmp(argv[10], "-") != 0) {
     FILE *f = fopen(argv[10], "rb");
     if (!f) die("cannot open order file");
