@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
-import { GibbsSampler, runGibbs } from '../bindings/samplers/gibbs.ts';
-import { GibbsLanes, coloredOrder, interleaveChains } from '../bindings/samplers/gibbs-lanes.ts';
-import { DiscreteReducer, driveChains, type DiscreteEvent } from '../bindings/samplers/chains.ts';
-import { bitsToMarginals, toCanonical } from '../bindings/core/canonical.ts';
+import { GibbsSampler, gibbsChains, gibbsRun, gibbsSampler, runGibbs } from '../bindings/samplers/gibbs.ts';
+import { GibbsLanes, coloredOrder } from '../bindings/samplers/gibbs-lanes.ts';
+import { DiscreteReducer, emitChains, type DiscreteEvent } from '../bindings/samplers/chains.ts';
+import { bitsToMarginals, bitsToStdErr, toCanonical } from '../bindings/core/canonical.ts';
 import { ModelError } from '../bindings/core/errors.ts';
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
@@ -111,26 +111,29 @@ test('coloredOrder: a proper coloring, two colors on bipartite lattices, every b
   }
 });
 
-test('runGibbs: the run equals its chains run one by one in the single-chain kernel; options are validated', () => {
+test('runGibbs: the run equals its chains run one by one in the single-chain kernel, whatever the batch width; options are validated', () => {
   const model = pottsLattice({ shape: [3, 3], q: 3, beta: 0.5 });
-  const opts = { seed: 3, chains: 3, samples: 60, burnin: 7, batches: 3 };
+  const opts = { seed: 3, chains: 5, samples: 60, burnin: 7, batches: 3 };
+  const form = toCanonical(model);
   const r = runGibbs(engine, model, opts);
-  // The same events from GibbsSampler chain by chain, folded in the batch's order.
+  // The chains one after another in the single-chain kernel (the driver runGibbs used before lanes).
   const one = new GibbsSampler(engine, model);
-  const red = new DiscreteReducer(one.form.nBits, false);
-  const events: DiscreteEvent[][] = [];
-  for (let c = 0; c < opts.chains; c++) {
-    const list: DiscreteEvent[] = [];
-    driveChains(one, { ...opts, chains: [c], chunk: 1e9 }, {
-      onStep: (_c, sweeps, changeRate) => list.push({ kind: 'step', sweeps, changeRate }),
-      onBatch: (_c, sums, length) => list.push({ kind: 'batch', sums, length }),
-    });
-    events.push(list);
-  }
+  const ref = new DiscreteReducer(form.nBits, false);
+  emitChains(one, { ...opts, chains: [0, 1, 2, 3, 4], chunk: Math.floor(2e6 / model.n) }, (_c, e) => ref.add(e));
   one.dispose();
-  for (const e of interleaveChains(events)) red.add(e);
-  assert.deepEqual(r.marginals, bitsToMarginals(toCanonical(model), red.stats.mean()));
-  assert.equal(r.diagnostics.changeRate, red.changeRate);
+  assert.deepEqual(r.marginals, bitsToMarginals(form, ref.stats.mean()));
+  assert.deepEqual(r.marginalStdErr, bitsToStdErr(form, ref.stats.stdErr()));
+  assert.equal(r.diagnostics.changeRate, ref.changeRate);
+  // Batches of two chains (as runGibbs uses when holding a batch's sums would take too much memory).
+  const run = gibbsRun(opts);
+  const narrow = gibbsSampler(engine, model, run, 2);
+  const lists: DiscreteEvent[][] = Array.from({ length: 5 }, () => []);
+  assert.ok(gibbsChains(narrow, run, [0, 1, 2, 3, 4], (c, e) => lists[c].push(e)));
+  narrow.dispose();
+  const red = new DiscreteReducer(form.nBits, false);
+  for (const list of lists) for (const e of list) red.add(e);
+  assert.deepEqual(red.stats.mean(), ref.stats.mean());
+  assert.equal(red.changeRate, ref.changeRate);
   assert.equal(r.diagnostics.precision, 'f64');
   assert.equal(r.diagnostics.scan, 'sequential');
   assert.throws(() => runGibbs(engine, model, { precision: 'f16' as 'f32' }), (e: unknown) => e instanceof ModelError && /precision must be one of f64, f32/.test((e as Error).message));

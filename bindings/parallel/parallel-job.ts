@@ -13,7 +13,6 @@ import { Model, type ModelData } from '../core/model.ts';
 import { canonicalSize, toCanonical } from '../core/canonical.ts';
 import { DiscreteReducer, type DiscreteEvent } from '../samplers/chains.ts';
 import { gibbsChains, gibbsResult, gibbsRun, gibbsSampler, type GibbsOptions } from '../samplers/gibbs.ts';
-import { interleaveChains } from '../samplers/gibbs-lanes.ts';
 import { BlockGibbsSampler, blockGibbsChains, blockGibbsResult, blockGibbsRun, type BlockGibbsOptions } from '../samplers/blockgibbs.ts';
 import { ContinuousReducer, continuousChains, continuousPlan, continuousSampler, DHMC_DEFAULTS, type ContinuousEvent, type ContinuousPlan, type DHMCOptions, type RunSpec } from '../samplers/dhmc.ts';
 import { MALA_DEFAULTS, type MALAOptions } from '../samplers/langevin.ts';
@@ -293,11 +292,9 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
     }
   });
 
-  // Fold the chains' events in the single-thread run's order: Gibbs runs its chains as one batch
-  // (event by event across chains), the other methods one chain after another.
+  // Fold the chains' events in chain order, exactly as the single-thread run does.
   const c = plan.combine();
-  if (method === 'gibbs') for (const e of interleaveChains(events)) c.add(e);
-  else for (const list of events) for (const e of list) c.add(e);
+  for (const list of events) for (const e of list) c.add(e);
   const completedChains = events.filter((list) => countBatches(list) === plan.batchesPerChain).length;
   return c.result((performance.now() - t0) / 1000, partial, setup, { workers, completedChains });
 }

@@ -5,13 +5,13 @@
 // interaction graph), so consecutive updates are independent and overlap; a different valid chain.
 //
 // The batch runs in lockstep: every chain gets the same calls, so each chain's events (steps,
-// batches) are those the one-chain driver (chains.ts) reports for it; lanesChains emits them call by
-// call in chain order, which is the order interleaveChains restores from per-chain lists.
+// batches) are those the one-chain driver (chains.ts) reports for it; the caller folds them chain
+// after chain, as before (gibbs.ts runGibbs, parallel-job.ts).
 
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
-import { BoundModel } from '../core/bound.ts';
+import { BoundModel, type FormSize } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount } from '../core/options.ts';
@@ -31,6 +31,16 @@ export function checkPrecision(p: unknown): Precision {
 export function checkScan(s: unknown): Scan {
   if (!SCANS.includes(s as Scan)) throw new ModelError(`scan must be one of ${SCANS.join(', ')}, got "${String(s)}"`);
   return s as Scan;
+}
+
+/**
+ * WASM bytes a GibbsLanes sampler allocates besides the bound form, at most (each buffer rounded up
+ * as the arena does): a batch of `chains` chains (streams, states), its accumulator, the scratch,
+ * and the visiting order or the f32 copies when asked for.
+ */
+export function lanesMemory(s: FormSize, chains: number, precision: Precision, scan: Scan): number {
+  const B = Math.ceil(Math.max(1, chains) / (precision === 'f32' ? 4 : 2)) * (precision === 'f32' ? 4 : 2);
+  return B * (9 * s.nBits + 256) + 16 * s.maxBlock + 64 + (scan === 'colored' ? 4 * s.n + 16 : 0) + (precision === 'f32' ? 4 * (s.nBits + s.nnz) + 32 : 0);
 }
 
 export interface LanesBatch {
@@ -102,6 +112,11 @@ export class GibbsLanes {
   /** Chains per vector. */
   readonly lanes: number;
   readonly colors: number = 0;
+  /** The most chains a batch holds (padded to whole vectors). */
+  readonly width: number;
+  /** The batch memory and accumulator, allocated on the first init and reused by later ones. */
+  private batchPtr = 0;
+  private accPtr = 0;
 
   /**
    * `width`: the most chains a batch will hold (memory is checked for it up front). `stream`: the
@@ -111,8 +126,8 @@ export class GibbsLanes {
     checkPrecision(precision);
     checkScan(scan);
     this.lanes = precision === 'f32' ? 4 : 2;
-    const B = Math.ceil(Math.max(1, width) / this.lanes) * this.lanes;
-    this.bound = BoundModel.fromModel(engine, model, 'gibbs', (s) => B * (9 * s.nBits + 256) + 16 * s.maxBlock + 4 * s.n + (precision === 'f32' ? 4 * (s.nBits + s.nnz) : 0));
+    this.width = Math.ceil(Math.max(1, width) / this.lanes) * this.lanes;
+    this.bound = BoundModel.fromModel(engine, model, 'gibbs', (s) => lanesMemory(s, width, precision, scan));
     const arena = this.bound.arena;
     const k = engine.kernels;
     this.scratch = arena.alloc(k.gibbsLanesScratchBytes(this.bound.header) >>> 0);
@@ -141,13 +156,18 @@ export class GibbsLanes {
     return this.bound.header;
   }
 
-  /** A batch of chains, each started uniformly at random from its own stream (seed, chain). */
+  /**
+   * A batch of chains (at most the constructor's width), each started uniformly at random from its
+   * own stream (seed, chain). One batch at a time: a new init reuses the previous batch's memory.
+   */
   init(seed: number, chains: number[]): LanesBatch {
     if (chains.length === 0) throw new ModelError('a batch needs at least one chain');
     const header = this.header();
     const k = this.engine.kernels;
     const width = Math.ceil(chains.length / this.lanes) * this.lanes;
-    const ptr = this.bound.arena.alloc(k.gibbsLanesBytes(header, width) >>> 0);
+    if (width > this.width) throw new ModelError(`a batch of ${chains.length} chains is wider than this sampler's ${this.width}`);
+    if (!this.batchPtr) this.batchPtr = this.bound.arena.alloc(k.gibbsLanesBytes(header, this.width) >>> 0);
+    const ptr = this.batchPtr;
     const [lo, hi] = seedWords(seed);
     const rng = k.rngStateBytes();
     this.engine.call('gibbs init', (kk) => {
@@ -169,9 +189,12 @@ export class GibbsLanes {
     return changed.map((x) => x / (sweeps * this.form.n));
   }
 
-  /** A zeroed f64 per (bit, lane) accumulator. */
-  accumulator(batch: LanesBatch): number {
-    return this.bound.arena.alloc(8 * Math.max(1, this.form.nBits * batch.width));
+  /** A zeroed f64 per (bit, lane) accumulator for the current batch. */
+  accumulator(_batch?: LanesBatch): number {
+    const bytes = 8 * Math.max(1, this.form.nBits * this.width);
+    if (!this.accPtr) this.accPtr = this.bound.arena.alloc(bytes);
+    this.bound.arena.f64(this.accPtr, bytes / 8).fill(0);
+    return this.accPtr;
   }
 
   /** Each chain's sums, and the accumulator zeroed. */
@@ -251,14 +274,4 @@ export function lanesChains(sampler: GibbsLanes, s: LanesSchedule, emit: (chain:
     s.chains.forEach((c, i) => emit(c, { kind: 'batch', sums: sums[i], length: len }));
   }
   return true;
-}
-
-/**
- * Per-chain event lists in the order lanesChains emits them for all chains at once: the first event
- * of every chain (chain order), then the second, … — so a run split across workers folds exactly
- * as the single batch does.
- */
-export function* interleaveChains<E>(lists: E[][]): Generator<E> {
-  const longest = Math.max(0, ...lists.map((l) => l.length));
-  for (let e = 0; e < longest; e++) for (const l of lists) if (e < l.length) yield l[e];
 }

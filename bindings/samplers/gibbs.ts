@@ -6,7 +6,7 @@
 
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
-import type { CanonicalForm } from '../core/canonical.ts';
+import { canonicalSize, type CanonicalForm } from '../core/canonical.ts';
 import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
 import { batchMeansResult, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
 import { GibbsLanes, checkPrecision, checkScan, lanesChains, type Precision, type Scan } from './gibbs-lanes.ts';
@@ -75,21 +75,39 @@ export function gibbsRun(opts: GibbsOptions): GibbsRun {
   return { seed, chains, samples, burnin, batches, precision, scan };
 }
 
-/** The lanes sampler for a run's chains (`width`: how many run in this engine). */
+/** The lanes sampler for a run's chains (`width`: the most chains per batch). */
 export function gibbsSampler(engine: Engine, model: Model, run: GibbsRun, width: number): GibbsLanes {
   return new GibbsLanes(engine, model, width, GIBBS_STREAM, run.precision, run.scan);
 }
 
 /**
- * Runs the given chains of a run as one batch in lockstep, reporting their events call by call in
- * chain order (runGibbs: all chains here; runParallel: each worker its share, folded back in that
- * order by interleaveChains). Each WASM call runs up to ~2·10⁶ site updates per chain so progress
- * and cancellation stay responsive; the chunking is part of the result (the change rate is averaged
- * per call), so every host uses this one schedule.
+ * Bytes of batch sums runGibbs may hold for the chains of a batch after its first, which it folds
+ * only when the first chain is done (the estimators take chains one after another).
+ */
+export const GIBBS_PENDING_BYTES = 2 ** 28;
+
+/** Chains per batch in runGibbs: all, unless the held batch sums would pass GIBBS_PENDING_BYTES. */
+export function gibbsBatchWidth(run: GibbsRun, nBits: number): number {
+  const perChain = 8 * Math.max(1, nBits) * Math.min(run.batches, run.samples);
+  return Math.max(1, Math.min(run.chains, 1 + Math.floor(GIBBS_PENDING_BYTES / perChain)));
+}
+
+/**
+ * Runs the given chains of a run in batches of the sampler's width, each batch in lockstep, and
+ * reports every chain's events as they happen (call by call; runGibbs: all chains here;
+ * runParallel: each worker its share). Each chain's events are those of the chain run alone, so
+ * folded chain after chain they give the same result however the chains were batched. Each WASM
+ * call runs up to ~2·10⁶ site updates per chain so progress and cancellation stay responsive; the
+ * chunking is part of the result (the change rate is averaged per call), so every host uses this
+ * one schedule.
  */
 export function gibbsChains(sampler: GibbsLanes, run: GibbsRun, chains: Iterable<number>, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
   const chunk = Math.max(1, Math.floor(2e6 / Math.max(1, sampler.form.n)));
-  return lanesChains(sampler, { ...run, chains: [...chains], chunk, signal }, emit);
+  const all = [...chains];
+  for (let i = 0; i < all.length; i += sampler.width) {
+    if (!lanesChains(sampler, { ...run, chains: all.slice(i, i + sampler.width), chunk, signal }, emit)) return false;
+  }
+  return true;
 }
 
 /** The result of a run from its reduced events (chains in order). */
@@ -111,14 +129,26 @@ export function gibbsResult(form: CanonicalForm, red: DiscreteReducer, run: Gibb
 export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}): InferenceResult {
   const run = gibbsRun(opts);
   const t0 = performance.now();
-  const sampler = gibbsSampler(engine, model, run, run.chains);
+  const sampler = gibbsSampler(engine, model, run, gibbsBatchWidth(run, canonicalSize(model).nBits));
   try {
     const red = new DiscreteReducer(sampler.form.nBits, false);
     const total = run.chains * (run.samples + run.burnin);
-    const finished = gibbsChains(sampler, run, range(run.chains), (_c, e) => {
-      red.add(e);
-      if (e.kind === 'step') opts.onProgress?.({ phase: 'gibbs', done: red.done, total });
+    // Fold chain after chain: a batch's first chain as it runs, the others' events held until the
+    // batch is done (the next batch starts, or the run ends).
+    const w = sampler.width;
+    let folding = 0;
+    const held: DiscreteEvent[][] = Array.from({ length: run.chains }, () => []);
+    const foldUpTo = (c: number) => {
+      for (; folding < c; folding++) for (const e of held[folding].splice(0)) red.add(e);
+    };
+    let done = 0;
+    const finished = gibbsChains(sampler, run, range(run.chains), (c, e) => {
+      foldUpTo(c - (c % w)); // the earlier batches
+      if (c === folding) red.add(e);
+      else held[c].push(e);
+      if (e.kind === 'step') opts.onProgress?.({ phase: 'gibbs', done: (done += e.sweeps), total });
     }, opts.signal);
+    foldUpTo(run.chains);
     return gibbsResult(sampler.form, red, run, (performance.now() - t0) / 1000, !finished);
   } finally {
     sampler.dispose();
