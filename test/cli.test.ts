@@ -108,6 +108,13 @@ test('infer --method gibbs --precision f32 --scan colored: the JSON reports both
   const b = JSON.parse(run('infer', 'ising:4x4', '--method', 'gibbs', '--samples', '200', '--json').out);
   assert.equal(b.diagnostics.precision, 'f64');
   assert.equal(b.diagnostics.scan, 'sequential');
+  // --workers 0: this thread, the same result; --workers 2: the same result again, with workers.
+  const c = JSON.parse(run('infer', 'ising:4x4', '--method', 'gibbs', '--samples', '200', '--json', '--workers', '0').out);
+  const d = JSON.parse(run('infer', 'ising:4x4', '--method', 'gibbs', '--samples', '200', '--json', '--workers', '2').out);
+  assert.deepEqual(c.marginals, b.marginals);
+  assert.deepEqual(d.marginals, b.marginals);
+  assert.equal(c.diagnostics.workers, undefined);
+  assert.equal(d.diagnostics.workers, 2);
 });
 
 test('past the exact limit the engine refuses with exit 3 and the table size it would need', () => {
@@ -245,5 +252,5 @@ test('--workers runs the chains on worker threads with the same output; refused 
   const bad = run('infer', 'ising:3x3', '--method', 'exact', '--workers', '2');
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--workers applies to gibbs/);
-  assert.equal(run('infer', 'ising:3x3', '--method', 'gibbs', '--workers', '0').code, 2);
+  assert.equal(run('infer', 'ising:3x3', '--method', 'gibbs', '--workers', '-1').code, 2); // 0 is this thread
 });

@@ -23,7 +23,8 @@ const USAGE = `usage:
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
                                           the same estimates as without (plus workers, completedChains);
-                                          default: gibbs runs of ≥ 1e8 site updates use min(chains, cores)
+                                          default: gibbs runs of ≥ 1e8 site updates use min(chains, cores);
+                                          0: this thread
       gibbs:              [--precision f64|f32]   f32: four chains per SIMD vector (f64, default: two)
                           [--scan sequential|colored]   colored: the variables color by color
       relaxation (blockgibbs, dhmc, mala):
@@ -235,7 +236,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
     onProgress: progressReporter(),
   };
-  const workers = integer('workers', values.workers, 1);
+  const workers = integer('workers', values.workers, 0);
   if (workers !== undefined && !PARALLEL_METHODS.includes(method as ParallelMethod)) {
     throw new UsageError(`--workers applies to ${PARALLEL_METHODS.join(', ')}, not --method ${method}`);
   }

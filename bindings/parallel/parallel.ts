@@ -55,13 +55,13 @@ export function runParallel(model: Model, opts: ParallelOptions = {}): Promise<I
 
 /**
  * infer, with a long Gibbs run's chains spread over min(chains, cores) worker threads (autoWorkers;
- * `workers` overrides): the same result as infer bit for bit, plus `workers` and `completedChains`
- * when workers ran. infer itself stays synchronous on the calling thread.
+ * `workers` overrides; 0: this thread): the same result as infer bit for bit, plus `workers` and
+ * `completedChains` when workers ran. infer itself stays synchronous on the calling thread.
  */
 export async function inferAsync(engine: Engine, model: Model, opts: InferOptions & { workers?: number } = {}): Promise<InferenceResult> {
   const method = opts.method ?? 'exact';
   const { workers: given, ...rest } = opts;
   const workers = given ?? autoWorkers(method, model, rest as ParallelOptions, nodeHost.defaultWorkers());
-  if (given === undefined && workers <= 1) return infer(engine, model, rest);
+  if (workers === 0 || (given === undefined && workers <= 1)) return infer(engine, model, rest);
   return withLogZ(engine, model, await runParallel(model, { ...rest, method: method as ParallelMethod, workers } as ParallelOptions), rest);
 }
