@@ -4,7 +4,9 @@ export { rngStateBytes, rngSeed, rngFillUniform, rngFillUniform32, rngFillNormal
 export { pairwiseFormBytes, pairwiseFormInit } from './core/pairwise';
 export { factorGraphBytes, factorGraphInit, factorGraphConditional, factorGraphLogp } from './core/factorgraph';
 export { fgFeasible, fgLocalSearch } from './core/feasible';
+export { vmathExpF64, vmathExpScalar, vmathExpF32 } from './core/vmath';
 export { gibbsStateBytes, gibbsInit, gibbsStep } from './samplers/gibbs_exports';
+export { gibbsLanesBytes, gibbsLanesChangedOffset, gibbsLanesStateOffset, gibbsLanesScratchBytes, gibbsLanesInit, gibbsLanesStep, gibbsLanesStepF32 } from './samplers/gibbs_lanes_exports';
 export { factorGibbsStateBytes, factorGibbsInit, factorGibbsStep } from './samplers/factorgibbs';
 export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';
 export { enumRun } from './exact/exact_enum';

@@ -1,6 +1,7 @@
 // Helpers shared by the benches: summaries of repeated timings, machine and build facts, and where
 // results are written.
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import type { CanonicalForm } from '../bindings/core/canonical.ts';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,4 +64,16 @@ export function resultsPath(name: string): string {
     }
   }
   return target;
+}
+
+/** Writes a canonical form in the native references' model file format (bench/native/gibbs.c). */
+export function writeFormFile(form: CanonicalForm, path: string): void {
+  let maxBlock = 1;
+  for (let v = 0; v < form.n; v++) maxBlock = Math.max(maxBlock, form.blockStart[v + 1] - form.blockStart[v]);
+  const allFree = form.oneHot.every((x) => x === 0) ? 1 : 0;
+  const header = new Int32Array([form.n, form.nBits, form.col.length, allFree, maxBlock]);
+  const parts = [Buffer.from('RMRFCSR1'), header, form.blockStart, form.oneHot, form.a, form.rowPtr, form.col, form.val].map((x) =>
+    Buffer.isBuffer(x) ? x : Buffer.from(x.buffer, x.byteOffset, x.byteLength),
+  );
+  writeFileSync(path, Buffer.concat(parts));
 }

@@ -25,7 +25,7 @@ import { toCanonical, type CanonicalForm } from '../bindings/core/canonical.ts';
 import { GibbsSampler } from '../bindings/samplers/gibbs.ts';
 import { GibbsJS, PhiloxJS } from './js/gibbs.ts';
 import { dataDir, mulberry32 } from '../test/helpers.ts';
-import { cpuModel, dist, QUICK, type Dist } from './common.ts';
+import { cpuModel, dist, QUICK, writeFormFile, type Dist } from './common.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -213,15 +213,8 @@ function buildNative(): void {
 function modelFile(form: CanonicalForm): string {
   let f = modelFiles.get(form);
   if (f) return f;
-  let maxBlock = 1;
-  for (let v = 0; v < form.n; v++) maxBlock = Math.max(maxBlock, form.blockStart[v + 1] - form.blockStart[v]);
-  const allFree = form.oneHot.every((x) => x === 0) ? 1 : 0;
-  const header = new Int32Array([form.n, form.nBits, form.col.length, allFree, maxBlock]);
-  const parts = [Buffer.from('RMRFCSR1'), header, form.blockStart, form.oneHot, form.a, form.rowPtr, form.col, form.val].map((x) =>
-    Buffer.isBuffer(x) ? x : Buffer.from(x.buffer, x.byteOffset, x.byteLength),
-  );
   f = join(work, `model${modelFiles.size}.bin`);
-  writeFileSync(f, Buffer.concat(parts));
+  writeFormFile(form, f);
   modelFiles.set(form, f);
   return f;
 }

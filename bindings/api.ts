@@ -7,6 +7,7 @@ export { toCanonical, encode, canonicalLogPotential, bitsToMarginals, type Canon
 export { exactInference, eliminationPlan, type ExactOptions, type ExactResult } from './exact/exact.ts';
 export { GibbsSampler, runGibbs, GIBBS_DEFAULTS, type GibbsOptions, type GibbsState, type GibbsInfo } from './samplers/gibbs.ts';
 export { FactorGibbsSampler, runFactorGibbs, gibbsKernel, type GibbsKernel } from './samplers/factor-gibbs.ts';
+export { GibbsLanes, coloredOrder, PRECISIONS, SCANS, type Precision, type Scan, type LanesBatch } from './samplers/gibbs-lanes.ts';
 export { infer, METHODS, type Method, type InferOptions } from './infer.ts';
 export { readUAI, readEvidence, readEvidenceWithLines, applyEvidence, writeUAI, readFG, readFGWithLabels, writePR, readPR, writeMAR, readMAR } from './io/formats.ts';
 export { ModelError, FormatError, EngineError } from './core/errors.ts';

@@ -2,4 +2,4 @@
 export * from './api.ts';
 export { loadEngine } from './core/wasm-node.ts';
 export { loadModelFile } from './io/files.ts';
-export { runParallel, PARALLEL_METHODS, type ParallelMethod, type ParallelOptions } from './parallel/parallel.ts';
+export { runParallel, inferAsync, autoWorkers, AUTO_WORKERS_MIN_UPDATES, PARALLEL_METHODS, type ParallelMethod, type ParallelOptions } from './parallel/parallel.ts';

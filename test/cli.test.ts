@@ -83,6 +83,9 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', join(DATA, 'libdai', 'testfast.fg'), '--method', 'lbp'], /--method must be one of exact, gibbs/],
     [['infer', 'ising:3x3', '--method', 'gibbs', '--samples', '0'], /--samples must be an integer ≥ 1/],
     [['infer', 'ising:3x3', '--bogus'], /bogus/],
+    [['infer', 'ising:3x3', '--method', 'gibbs', '--scan', 'random'], /--scan must be one of sequential, colored, got "random"/],
+    [['infer', 'ising:3x3', '--method', 'gibbs', '--precision', 'f16'], /--precision must be one of f64, f32/],
+    [['infer', 'ising:3x3', '--method', 'mf', '--scan', 'colored'], /--precision and --scan apply to --method gibbs/],
     [['infer', 'ising:3xQ'], /bad lattice shape/],
     [['infer', 'model.txt'], /unknown model format/],
     [['frobnicate'], /unknown command/],
@@ -95,6 +98,23 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     assert.match(lines[0], re);
     assert.doesNotMatch(r.err, /\n\s+at /);
   }
+});
+
+test('infer --method gibbs --precision f32 --scan colored: the JSON reports both; the default is f64, sequential', () => {
+  const a = JSON.parse(run('infer', 'ising:4x4', '--method', 'gibbs', '--samples', '200', '--json', '--precision', 'f32', '--scan', 'colored').out);
+  assert.equal(a.diagnostics.precision, 'f32');
+  assert.equal(a.diagnostics.scan, 'colored');
+  assert.ok(a.diagnostics.siteUpdatesPerSecond > 0);
+  const b = JSON.parse(run('infer', 'ising:4x4', '--method', 'gibbs', '--samples', '200', '--json').out);
+  assert.equal(b.diagnostics.precision, 'f64');
+  assert.equal(b.diagnostics.scan, 'sequential');
+  // --workers 0: this thread, the same result; --workers 2: the same result again, with workers.
+  const c = JSON.parse(run('infer', 'ising:4x4', '--method', 'gibbs', '--samples', '200', '--json', '--workers', '0').out);
+  const d = JSON.parse(run('infer', 'ising:4x4', '--method', 'gibbs', '--samples', '200', '--json', '--workers', '2').out);
+  assert.deepEqual(c.marginals, b.marginals);
+  assert.deepEqual(d.marginals, b.marginals);
+  assert.equal(c.diagnostics.workers, undefined);
+  assert.equal(d.diagnostics.workers, 2);
 });
 
 test('past the exact limit the engine refuses with exit 3 and the table size it would need', () => {
@@ -234,7 +254,7 @@ test('--workers runs the chains on worker threads with the same output; refused 
   const bad = run('infer', 'ising:3x3', '--method', 'exact', '--workers', '2');
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--workers applies to gibbs/);
-  assert.equal(run('infer', 'ising:3x3', '--method', 'gibbs', '--workers', '0').code, 2);
+  assert.equal(run('infer', 'ising:3x3', '--method', 'gibbs', '--workers', '-1').code, 2); // 0 is this thread
 });
 
 test('higher-order models: exact by enumeration and mf; zero-probability evidence and all-zero tables exit 3; bad evidence exits 2 naming the line', () => {

@@ -2,7 +2,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
 import { Model, ModelBuilder } from '../bindings/core/model.ts';
+import type { InferenceResult } from '../bindings/core/result.ts';
 
 /** Exact log Z and node marginals by enumerating every configuration (small models only). */
 export function bruteForce(model: Model): { logZ: number; marginals: Float64Array[] } {
@@ -139,4 +141,22 @@ export function randomTreeFactorGraph(rand: () => number, n: number, opts: { car
   }
   b.addConstant(rand() - 0.5);
   return b.build();
+}
+
+/**
+ * Every marginal of a sampler's result within 4 of its Monte Carlo standard errors of enumeration,
+ * with each error below maxSE so the comparison has power.
+ */
+export function assertWithinMCSE(model: Model, r: InferenceResult, maxSE = 0.01): void {
+  const exact = bruteForce(model);
+  assert.equal(r.partial, false);
+  r.marginals.forEach((row, v) => {
+    row.forEach((p, k) => {
+      const se = r.marginalStdErr![v][k];
+      assert.ok(se < maxSE, `variable ${v} state ${k}: standard error ${se} too large for a meaningful test`);
+      // An isolated variable's conditional is constant: its estimate is exact and its error 0.
+      const tol = 4 * se + 1e-12;
+      assert.ok(Math.abs(p - exact.marginals[v][k]) <= tol, `variable ${v} state ${k}: ${p} vs exact ${exact.marginals[v][k]} (tolerance ${tol})`);
+    });
+  });
 }

@@ -3,7 +3,7 @@
 // cancellable with an AbortSignal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runParallel } from '../bindings/parallel/parallel.ts';
+import { runParallel, inferAsync, autoWorkers } from '../bindings/parallel/parallel.ts';
 import { runGibbs } from '../bindings/samplers/gibbs.ts';
 import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
@@ -113,4 +113,28 @@ test('an abort stops dhmc workers mid-run and returns the chains\' completed bat
   assert.equal(r.diagnostics.completedChains, 0);
   assert.ok(r.marginals.every((row) => row.every((x) => x >= 0 && x <= 1)));
   assert.ok((r.diagnostics.acceptRate as number) > 0);
+});
+
+test('Gibbs in f32 lanes with a colored scan: workers 1, 2, 3 equal the single-thread run; inferAsync equals infer', async () => {
+  const engine = await loadEngine();
+  const model = pottsLattice({ shape: [3, 4], q: 3, beta: 0.5, periodic: true });
+  const opts = { seed: 23, chains: 7, samples: 300, burnin: 20, batches: 6, precision: 'f32', scan: 'colored' } as const;
+  const ref = runGibbs(engine, model, opts);
+  for (const workers of [1, 2, 3]) {
+    const r = await runParallel(model, { ...opts, workers });
+    assert.deepEqual(r.marginals, ref.marginals, `workers = ${workers}`);
+    assert.deepEqual(r.marginalStdErr, ref.marginalStdErr);
+    assert.equal(r.diagnostics.changeRate, ref.diagnostics.changeRate);
+  }
+  // Below the work threshold inferAsync runs on this thread; given workers, in workers; the same result.
+  assert.equal(autoWorkers('gibbs', model, opts, 2), 1);
+  assert.equal(autoWorkers('gibbs', model, { ...opts, samples: 1e6 }, 2), 2);
+  assert.equal(autoWorkers('gibbs', model, { ...opts, chains: 1, samples: 1e7 }, 2), 1);
+  assert.equal(autoWorkers('dhmc', model, { ...opts, samples: 1e7 }, 2), 1);
+  const a = await inferAsync(engine, model, { ...opts, method: 'gibbs' });
+  const b = await inferAsync(engine, model, { ...opts, method: 'gibbs', workers: 2 });
+  assert.deepEqual(a.marginals, ref.marginals);
+  assert.deepEqual(b.marginals, ref.marginals);
+  assert.equal(a.diagnostics.workers, undefined);
+  assert.equal(b.diagnostics.workers, 2);
 });

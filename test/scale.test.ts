@@ -6,6 +6,7 @@ import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { isingLattice, latticeBondArrays, pottsLattice } from '../bindings/core/builders.ts';
 import { bitsToMarginals, bitsToStdErr, canonicalSize, toCanonical } from '../bindings/core/canonical.ts';
 import { BoundModel, boundBytes } from '../bindings/core/bound.ts';
+import { lanesMemory } from '../bindings/samplers/gibbs-lanes.ts';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { EngineError, ModelError } from '../bindings/core/errors.ts';
@@ -170,7 +171,7 @@ test('a model past the engine memory limit is refused before anything is allocat
       (e: unknown) => e instanceof EngineError && /^gibbs on 4096 variables needs [\d.]+ KiB of WASM memory, past the engine's limit of [\d.]+ KiB/.test(e.message),
     );
     assert.equal(engine.bytesInUse, before, 'nothing was allocated');
-    engine.memoryLimit = before + boundBytes(engine, size) + 8 * 4096 + 2 * (4096 + 256) + 8;
+    engine.memoryLimit = before + boundBytes(engine, size) + lanesMemory(size, 1, 'f64', 'sequential');
     assert.equal(infer(engine, model, { method: 'gibbs', samples: 10, burnin: 0, chains: 1 }).marginals.length, 4096);
     // One allocation past the limit (any method) fails with a clear EngineError too.
     engine.memoryLimit = before + 1024;

@@ -30,52 +30,14 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct {
-  int32_t nBlocks, nBits, nnz, allFree, maxBlock;
-  int32_t *blockStart; /* nBlocks + 1 */
-  uint8_t *oneHot;     /* nBlocks */
-  double *a;           /* nBits */
-  int32_t *rowPtr;     /* nBits + 1 */
-  int32_t *col;        /* nnz */
-  double *val;         /* nnz */
-} Form;
+#define PROGRAM "gibbs.out"
+#include "csr_form.h"
 
 typedef struct {
   uint32_t key0, key1, ctr0, ctr1, ctr2, ctr3;
   uint32_t out[4];
   uint32_t pos;
 } Philox;
-
-static void die(const char *msg) {
-  fprintf(stderr, "gibbs.out: %s\n", msg);
-  exit(2);
-}
-
-static void *readN(FILE *f, size_t bytes) {
-  void *p = malloc(bytes ? bytes : 1);
-  if (!p) die("out of memory");
-  if (bytes && fread(p, 1, bytes, f) != bytes) die("model file truncated");
-  return p;
-}
-
-/* Model file: "RMRFCSR1", i32 nBlocks nBits nnz allFree maxBlock, then the arrays in Form order. */
-static Form readForm(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) die("cannot open model file");
-  char magic[8];
-  if (fread(magic, 1, 8, f) != 8 || memcmp(magic, "RMRFCSR1", 8) != 0) die("bad model file magic");
-  int32_t h[5];
-  if (fread(h, 4, 5, f) != 5) die("model file truncated");
-  Form m = {h[0], h[1], h[2], h[3], h[4], 0, 0, 0, 0, 0, 0};
-  m.blockStart = readN(f, 4 * (size_t)(m.nBlocks + 1));
-  m.oneHot = readN(f, (size_t)m.nBlocks);
-  m.a = readN(f, 8 * (size_t)m.nBits);
-  m.rowPtr = readN(f, 4 * (size_t)(m.nBits + 1));
-  m.col = readN(f, 4 * (size_t)m.nnz);
-  m.val = readN(f, 8 * (size_t)m.nnz);
-  fclose(f);
-  return m;
-}
 
 static inline void refill(Philox *r) {
   uint32_t c0 = r->ctr0, c1 = r->ctr1, c2 = r->ctr2, c3 = r->ctr3, k0 = r->key0, k1 = r->key1;

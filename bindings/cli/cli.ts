@@ -6,8 +6,9 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { loadEngine } from '../core/wasm-node.ts';
 import { loadModelFile } from '../io/files.ts';
-import { infer, withLogZ, METHODS, type Method } from '../infer.ts';
-import { runParallel, PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
+import { infer, METHODS, type Method } from '../infer.ts';
+import { inferAsync, PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
+import { PRECISIONS, SCANS } from '../samplers/gibbs-lanes.ts';
 import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
 import { BP_SCHEDULES } from '../variational/bp.ts';
 import { isingLattice, pottsLattice } from '../core/builders.ts';
@@ -25,7 +26,11 @@ const USAGE = `usage:
                        [--out-format uai] [--out PREFIX] [--plot FILE.svg]
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
-                                          the same estimates as without (plus workers, completedChains)
+                                          the same estimates as without (plus workers, completedChains);
+                                          default: gibbs runs of ≥ 1e8 site updates use min(chains, cores);
+                                          0: this thread
+      gibbs:              [--precision f64|f32]   f32: four chains per SIMD vector (f64, default: two)
+                          [--scan sequential|colored]   colored: the variables color by color
       relaxation (blockgibbs, dhmc, mala):
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
@@ -175,6 +180,8 @@ async function inferCommand(argv: string[]): Promise<void> {
       burnin: { type: 'string' },
       chains: { type: 'string' },
       workers: { type: 'string' },
+      precision: { type: 'string' },
+      scan: { type: 'string' },
       restarts: { type: 'string' },
       trials: { type: 'string' },
       'max-constraints': { type: 'string' },
@@ -213,6 +220,9 @@ async function inferCommand(argv: string[]): Promise<void> {
   const factor = choice('factor', values.factor, ['auto', 'dense-cholesky', 'dense-eigen', 'sparse-cholesky', 'incidence', 'fft'] as const);
   const logz = choice('logz', values.logz, ['zhang', 'mirror', 'chib', 'ais'] as const);
   const parametrisation = choice('parametrisation', values.parametrisation, ['whitened', 'zhang'] as const);
+  const precision = choice('precision', values.precision, PRECISIONS);
+  const scan = choice('scan', values.scan, SCANS);
+  if ((precision !== undefined || scan !== undefined) && method !== 'gibbs') throw new UsageError('--precision and --scan apply to --method gibbs');
   const ais = {
     runs: integer('ais-runs', values['ais-runs'], 1),
     steps: integer('ais-steps', values['ais-steps'], 1),
@@ -256,6 +266,8 @@ async function inferCommand(argv: string[]): Promise<void> {
     shift,
     factor,
     parametrisation,
+    precision,
+    scan,
     logz,
     ais: aisGiven ? ais : undefined,
     targetAccept,
@@ -267,7 +279,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     trwSteps: integer('trw-steps', values['trw-steps'], 0),
     onProgress: progressReporter(),
   };
-  const workers = integer('workers', values.workers, 1);
+  const workers = integer('workers', values.workers, 0);
   if (workers !== undefined && !PARALLEL_METHODS.includes(method as ParallelMethod)) {
     throw new UsageError(`--workers applies to ${PARALLEL_METHODS.join(', ')}, not --method ${method}`);
   }
@@ -277,9 +289,8 @@ async function inferCommand(argv: string[]): Promise<void> {
   const limitMB = Number(process.env.RELAXMRF_WASM_LIMIT_MB);
   if (limitMB > 0) engine.memoryLimit = Math.min(engine.memoryLimit, limitMB * 2 ** 20);
   // Workers change where chains run, not what they compute: runParallel equals infer bit for bit.
-  const r = workers === undefined
-    ? infer(engine, model, opts)
-    : withLogZ(engine, model, await runParallel(model, { ...opts, method: method as ParallelMethod, workers }), opts);
+  // Without --workers, a long Gibbs run uses min(chains, cores) workers (autoWorkers).
+  const r = await inferAsync(engine, model, { ...opts, workers });
 
   // The result stands (exit 0); each caveat is one line on stderr, and in --json's `warnings`.
   for (const w of r.warnings ?? []) process.stderr.write(`relaxmrf: warning: ${w}\n`);

@@ -10,9 +10,9 @@
 // to the single-thread run and independent of the number of workers.
 import type { Engine } from '../core/engine.ts';
 import { Model, type ModelData } from '../core/model.ts';
-import { stateLayout, toCanonical } from '../core/canonical.ts';
+import { canonicalSize, stateLayout, toCanonical } from '../core/canonical.ts';
 import { DiscreteReducer, type DiscreteEvent } from '../samplers/chains.ts';
-import { GibbsSampler, gibbsChains, gibbsResult, gibbsRun, type GibbsOptions } from '../samplers/gibbs.ts';
+import { gibbsChains, gibbsResult, gibbsRun, gibbsSampler, type GibbsOptions } from '../samplers/gibbs.ts';
 import { FactorGibbsSampler, factorGibbsChains, factorGibbsResult, gibbsKernel } from '../samplers/factor-gibbs.ts';
 import { BlockGibbsSampler, blockGibbsChains, blockGibbsResult, blockGibbsRun, type BlockGibbsOptions } from '../samplers/blockgibbs.ts';
 import { ContinuousReducer, continuousChains, continuousPlan, continuousSampler, DHMC_DEFAULTS, type ContinuousEvent, type ContinuousPlan, type DHMCOptions, type RunSpec } from '../samplers/dhmc.ts';
@@ -35,6 +35,25 @@ export type ParallelOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & M
   /** Workers (default: min(chains, available cores)); never more than chains. */
   workers?: number;
 };
+
+/**
+ * Site updates (chains × sweeps × bits) from which a Gibbs run starts workers by default
+ * (autoWorkers): worker start-up measured at 0.1–0.5 s (engine compile, model copy; more on a loaded
+ * machine) against ~10⁸ site updates/s per core, so below this the workers cost more than they save.
+ */
+export const AUTO_WORKERS_MIN_UPDATES = 1e8;
+
+/**
+ * The default number of workers for a run on `cores` cores: min(chains, cores) for a Gibbs run of
+ * at least AUTO_WORKERS_MIN_UPDATES site updates, 1 (this thread) otherwise and for the other
+ * methods. The result does not depend on it.
+ */
+export function autoWorkers(method: string, model: Model, opts: ParallelOptions, cores: number): number {
+  if (method !== 'gibbs') return 1;
+  const run = gibbsRun(opts);
+  const updates = run.chains * (run.samples + run.burnin) * canonicalSize(model).nBits;
+  return updates >= AUTO_WORKERS_MIN_UPDATES ? Math.max(1, Math.min(run.chains, cores)) : 1;
+}
 
 /** The model as plain data (structured clone of its typed arrays). */
 export type { ModelData };
@@ -107,9 +126,10 @@ export function runJob(engine: Engine, job: WorkerJob, post: (m: WorkerMessage) 
         }
         break;
       }
-      const sampler = new GibbsSampler(engine, model);
+      const run = gibbsRun(o);
+      const sampler = gibbsSampler(engine, model, run, job.chains.length);
       try {
-        gibbsChains(sampler, gibbsRun(o), job.chains, event);
+        gibbsChains(sampler, run, job.chains, event);
       } finally {
         sampler.dispose();
       }

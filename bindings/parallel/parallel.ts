@@ -4,11 +4,13 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { Model } from '../core/model.ts';
+import type { Engine } from '../core/engine.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
-import { runParallelOn, type ParallelHost, type ParallelOptions, type WorkerJob, type WorkerMessage } from './parallel-job.ts';
+import { infer, withLogZ, type InferOptions } from '../infer.ts';
+import { autoWorkers, runParallelOn, type ParallelHost, type ParallelMethod, type ParallelOptions, type WorkerJob, type WorkerMessage } from './parallel-job.ts';
 
-export { PARALLEL_METHODS, type ParallelMethod, type ParallelOptions } from './parallel-job.ts';
+export { PARALLEL_METHODS, AUTO_WORKERS_MIN_UPDATES, autoWorkers, type ParallelMethod, type ParallelOptions } from './parallel-job.ts';
 
 /**
  * Starts the worker module next to this one: parallel-worker.js in the built package (dist/), or
@@ -49,4 +51,17 @@ const nodeHost: ParallelHost = {
  */
 export function runParallel(model: Model, opts: ParallelOptions = {}): Promise<InferenceResult> {
   return runParallelOn(nodeHost, model, opts);
+}
+
+/**
+ * infer, with a long Gibbs run's chains spread over min(chains, cores) worker threads (autoWorkers;
+ * `workers` overrides; 0: this thread): the same result as infer bit for bit, plus `workers` and
+ * `completedChains` when workers ran. infer itself stays synchronous on the calling thread.
+ */
+export async function inferAsync(engine: Engine, model: Model, opts: InferOptions & { workers?: number } = {}): Promise<InferenceResult> {
+  const method = opts.method ?? 'exact';
+  const { workers: given, ...rest } = opts;
+  const workers = given ?? autoWorkers(method, model, rest as ParallelOptions, nodeHost.defaultWorkers());
+  if (workers === 0 || (given === undefined && workers <= 1)) return infer(engine, model, rest);
+  return withLogZ(engine, model, await runParallel(model, { ...rest, method: method as ParallelMethod, workers } as ParallelOptions), rest);
 }

@@ -1,20 +1,22 @@
-// Sequential single-site Gibbs on the discrete model — the baseline sampler. The sweeps run in WASM
-// (assembly/gibbs.ts); this file owns chain memory, seeding and the batch-means aggregation.
+// Single-site Gibbs on the discrete model — the baseline sampler. The sweeps run in WASM: one chain
+// (GibbsSampler, assembly/samplers/gibbs.ts) or a batch of chains in SIMD lanes (runGibbs, through
+// gibbs-lanes.ts, the same chains bit for bit in f64); this file owns seeding and the batch means.
 //
 // Sampler shape (DESIGN.md §3): init(seed, chain) → state; step(state, sweeps, acc?) → info.
 
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
-import type { CanonicalForm } from '../core/canonical.ts';
+import { canonicalSize, type CanonicalForm } from '../core/canonical.ts';
 import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
-import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
+import { batchMeansResult, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
+import { GibbsLanes, checkPrecision, checkScan, lanesChains, type Precision, type Scan } from './gibbs-lanes.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 
 /** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
-const GIBBS_STREAM = 1;
+export const GIBBS_STREAM = 1;
 
 export type GibbsState = DiscreteChainState;
 export type GibbsInfo = DiscreteStepInfo;
@@ -45,34 +47,67 @@ export interface GibbsOptions {
   burnin?: number;
   /** Batches per chain for the standard errors. */
   batches?: number;
+  /**
+   * 'f64' (default): two chains per 128-bit vector, each chain the single-chain kernel's bit for bit.
+   * 'f32': four chains per vector in single precision — different chains, the same target.
+   */
+  precision?: Precision;
+  /** 'sequential' (default): blocks in index order. 'colored': color by color (a different valid chain). */
+  scan?: Scan;
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
 }
 
-export const GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20 } as const;
+export const GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20, precision: 'f64', scan: 'sequential' } as const;
 
-export type GibbsRun = { seed: number; chains: number; samples: number; burnin: number; batches: number };
+export type GibbsRun = { seed: number; chains: number; samples: number; burnin: number; batches: number; precision: Precision; scan: Scan };
 
 /** The run's options with defaults, validated. */
 export function gibbsRun(opts: GibbsOptions): GibbsRun {
-  const { seed, chains, samples, burnin, batches } = { ...GIBBS_DEFAULTS, ...definedOnly(opts) };
+  const { seed, chains, samples, burnin, batches, precision, scan } = { ...GIBBS_DEFAULTS, ...definedOnly(opts) };
   checkCount('chains', chains, 1);
   checkCount('samples', samples, 1);
   checkCount('burnin', burnin, 0);
   checkCount('batches', batches, 1);
+  checkPrecision(precision);
+  checkScan(scan);
   seedWords(seed);
-  return { seed, chains, samples, burnin, batches };
+  return { seed, chains, samples, burnin, batches, precision, scan };
+}
+
+/** The lanes sampler for a run's chains (`width`: the most chains per batch). */
+export function gibbsSampler(engine: Engine, model: Model, run: GibbsRun, width: number): GibbsLanes {
+  return new GibbsLanes(engine, model, width, GIBBS_STREAM, run.precision, run.scan);
 }
 
 /**
- * Runs the given chains of a run, reporting their events (runGibbs: all chains here; runParallel:
- * each worker its share). Each WASM call is kept near 2·10⁶ site updates so progress and
- * cancellation stay responsive; the chunking is part of the result (the change rate is averaged
- * per call), so every host uses this one schedule.
+ * Bytes of batch sums runGibbs may hold for the chains of a batch after its first, which it folds
+ * only when the first chain is done (the estimators take chains one after another).
  */
-export function gibbsChains(sampler: GibbsSampler, run: GibbsRun, chains: Iterable<number>, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
+export const GIBBS_PENDING_BYTES = 2 ** 28;
+
+/** Chains per batch in runGibbs: all, unless the held batch sums would pass GIBBS_PENDING_BYTES. */
+export function gibbsBatchWidth(run: GibbsRun, nBits: number): number {
+  const perChain = 8 * Math.max(1, nBits) * Math.min(run.batches, run.samples);
+  return Math.max(1, Math.min(run.chains, 1 + Math.floor(GIBBS_PENDING_BYTES / perChain)));
+}
+
+/**
+ * Runs the given chains of a run in batches of the sampler's width, each batch in lockstep, and
+ * reports every chain's events as they happen (call by call; runGibbs: all chains here;
+ * runParallel: each worker its share). Each chain's events are those of the chain run alone, so
+ * folded chain after chain they give the same result however the chains were batched. Each WASM
+ * call runs up to ~2·10⁶ site updates per chain so progress and cancellation stay responsive; the
+ * chunking is part of the result (the change rate is averaged per call), so every host uses this
+ * one schedule.
+ */
+export function gibbsChains(sampler: GibbsLanes, run: GibbsRun, chains: Iterable<number>, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
   const chunk = Math.max(1, Math.floor(2e6 / Math.max(1, sampler.form.n)));
-  return emitChains(sampler, { ...run, chains, chunk, signal }, emit);
+  const all = [...chains];
+  for (let i = 0; i < all.length; i += sampler.width) {
+    if (!lanesChains(sampler, { ...run, chains: all.slice(i, i + sampler.width), chunk, signal }, emit)) return false;
+  }
+  return true;
 }
 
 /** The result of a run from its reduced events (chains in order). */
@@ -83,24 +118,37 @@ export function gibbsResult(form: CanonicalForm, red: DiscreteReducer, run: Gibb
     form,
     red,
     run,
-    { changeRate: red.changeRate, siteUpdatesPerSecond: (red.done * form.n) / Math.max(1e-9, seconds), kernel: 'canonical', ...extra },
+    // Site updates of all chains together per second of wall time (workers included).
+    { changeRate: red.changeRate, siteUpdatesPerSecond: (red.done * form.n) / Math.max(1e-9, seconds), kernel: 'canonical', precision: run.precision, scan: run.scan, ...extra },
     seconds,
     partial,
   );
 }
 
-/** Runs independent chains and returns node marginals with Monte Carlo standard errors. */
+/** Runs independent chains (one batch, in SIMD lanes) and returns node marginals with Monte Carlo standard errors. */
 export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}): InferenceResult {
   const run = gibbsRun(opts);
   const t0 = performance.now();
-  const sampler = new GibbsSampler(engine, model);
+  const sampler = gibbsSampler(engine, model, run, gibbsBatchWidth(run, canonicalSize(model).nBits));
   try {
     const red = new DiscreteReducer(sampler.form, false);
     const total = run.chains * (run.samples + run.burnin);
+    // Fold chain after chain: a batch's first chain as it runs, the others' events held until the
+    // batch is done (the next batch starts, or the run ends).
+    const w = sampler.width;
+    let folding = 0;
+    const held: DiscreteEvent[][] = Array.from({ length: run.chains }, () => []);
+    const foldUpTo = (c: number) => {
+      for (; folding < c; folding++) for (const e of held[folding].splice(0)) red.add(e, folding);
+    };
+    let done = 0;
     const finished = gibbsChains(sampler, run, range(run.chains), (c, e) => {
-      red.add(e, c);
-      if (e.kind === 'step') opts.onProgress?.({ phase: 'gibbs', done: red.done, total });
+      foldUpTo(c - (c % w)); // the earlier batches
+      if (c === folding) red.add(e, c);
+      else held[c].push(e);
+      if (e.kind === 'step') opts.onProgress?.({ phase: 'gibbs', done: (done += e.sweeps), total });
     }, opts.signal);
+    foldUpTo(run.chains);
     return gibbsResult(sampler.form, red, run, (performance.now() - t0) / 1000, !finished);
   } finally {
     sampler.dispose();

@@ -1,0 +1,331 @@
+// Single-site Gibbs for a batch of independent chains, one chain per SIMD lane: f64x2 (two chains
+// per vector) or the opt-in f32x4 (four).
+//
+// Batch layout (arena memory), B chains (a multiple of the lane count; the bindings pad):
+//   [Philox × B][the batch's streams (rng_lanes.ts)][change counters × B][changed: f64 × B]
+//   [s: u8 per (bit, chain), bit-major: s[i·B + c]]
+// and the accumulator, when given, is f64 per (bit, chain) in the same order. Bit-major storage
+// puts the lanes of one vector next to each other, so a neighbour's state for two (four) chains
+// is one 16-bit (32-bit) load. The chains stay in lockstep (every chain draws one word per block
+// visit), so their streams advance together and one Philox evaluation serves four chains.
+//
+// f64x2: each lane does exactly the single-chain kernel's IEEE operations in the same order (the
+// local field a_i + Σ_j (s_j ? W_ij : +0.0) in CSR order, expPair = Math.exp bit for bit, the same
+// division, uniform32 from the chain's own stream, the same softmax arithmetic for one-hot blocks),
+// so chain c of a batch is the chain gibbs.ts runs for the same (seed, c), bit for bit: states,
+// accumulators, change counts and the generator's position (test/gibbs-lanes.test.ts).
+// f32x4: the same scan in single precision (expF32x4, fields and probabilities in f32, the accept
+// test on the uniform in f32); a different chain with the same target, accumulators still in f64.
+//
+// `order` (i32 per block, or 0 for 0, 1, …): the blocks' visiting order; a colored scan passes
+// the blocks color by color, so consecutive updates do not depend on each other and overlap.
+
+import { Philox, PHILOX_BYTES, uniform32 } from '../core/rng';
+import { batchStreamsBytes, batchStreamsOpen, batchStreamsNext, batchStreamsClose } from '../core/rng_lanes';
+import { PairwiseForm } from '../core/pairwise';
+import { EXP_K, expPair, expPairK, expF32x4 } from '../core/vmath';
+
+@inline
+function streamsAt(B: i32): usize {
+  return <usize>B * PHILOX_BYTES;
+}
+
+/** Change counters during a call: i64 per chain (f64x2) or i32 per chain (f32x4). */
+@inline
+function countersAt(B: i32): usize {
+  return streamsAt(B) + batchStreamsBytes(B);
+}
+
+/** Where the per-chain change counts of the last call (f64) are. */
+export function lanesChangedOffset(B: i32): usize {
+  return countersAt(B) + (<usize>B << 3);
+}
+
+export function lanesStateOffset(B: i32): usize {
+  return lanesChangedOffset(B) + (<usize>B << 3);
+}
+
+export function lanesBytes(m: PairwiseForm, B: i32): usize {
+  return lanesStateOffset(B) + <usize>m.nBits * <usize>B;
+}
+
+/** Scratch bytes a step needs: a vector per state of the largest block. */
+export function lanesScratchBytes(m: PairwiseForm): usize {
+  return <usize>max(1, m.maxBlock) << 4;
+}
+
+@inline
+function stream(batch: usize, c: i32): Philox {
+  return changetype<Philox>(batch + <usize>c * PHILOX_BYTES);
+}
+
+function openCall(batch: usize, B: i32): void {
+  memory.fill(batch + countersAt(B), 0, <usize>B << 3);
+  batchStreamsOpen(batch + streamsAt(B), B, batch);
+}
+
+function closeCall(batch: usize, B: i32, f32: bool): void {
+  batchStreamsClose(batch + streamsAt(B), B, batch);
+  const cnt = batch + countersAt(B), out = batch + lanesChangedOffset(B);
+  for (let c = 0; c < B; c++) store<f64>(out + (<usize>c << 3), f32 ? <f64>load<i32>(cnt + (<usize>c << 2)) : <f64>load<i64>(cnt + (<usize>c << 3)));
+}
+
+/** Each chain's uniformly random start from its own (already seeded) stream: gibbsChainInit's draws. */
+export function lanesInit(m: PairwiseForm, batch: usize, B: i32): void {
+  const s = batch + lanesStateOffset(B);
+  memory.fill(s, 0, <usize>m.nBits * <usize>B);
+  for (let c = 0; c < B; c++) {
+    const r = stream(batch, c);
+    for (let v = 0; v < m.nBlocks; v++) {
+      const b = load<i32>(m.blockStart + (<usize>v << 2));
+      if (load<u8>(m.oneHot + <usize>v)) {
+        const K = load<i32>(m.blockStart + (<usize>(v + 1) << 2)) - b;
+        const k = min<i32>(<i32>(uniform32(r) * <f64>K), K - 1);
+        store<u8>(s + <usize>(b + k) * <usize>B + <usize>c, 1);
+      } else {
+        store<u8>(s + <usize>b * <usize>B + <usize>c, uniform32(r) < 0.5 ? 1 : 0);
+      }
+    }
+  }
+}
+
+// Masks for two lanes' neighbour terms, indexed by (s_lane0 | s_lane1 << 1).
+const MASK2 = memory.data<u64>([0, 0, 0xFFFFFFFFFFFFFFFF, 0, 0, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF]);
+
+/** Lane masks (all ones where s = 1) of two chains' states of bit j, from their two bytes. */
+@inline
+function mask2(p: usize): v128 {
+  const x = <u32>load<u16>(p);
+  return v128.load(MASK2 + (<usize>((x | (x >> 7)) & 3) << 4));
+}
+
+/** Two chains' local fields of bit i (localField's sum, lane by lane). */
+@inline
+function field2(m: PairwiseForm, sq: usize, B: usize, i: i32): v128 {
+  let u = v128.load64_splat(m.a + (<usize>i << 3));
+  const end = load<i32>(m.rowPtr + (<usize>(i + 1) << 2));
+  for (let k = load<i32>(m.rowPtr + (<usize>i << 2)); k < end; k++) {
+    const j = load<i32>(m.col + (<usize>k << 2));
+    u = f64x2.add(u, v128.and(v128.load64_splat(m.val + (<usize>k << 3)), mask2(sq + <usize>j * B)));
+  }
+  return u;
+}
+
+/** uniform32 of chains c, c+1, as an f64x2; `words`: batchStreamsNext's word vector of group 0. */
+@inline
+function uniform2(words: usize, c: i32): v128 {
+  const w = f64x2.convert_low_i32x4_u(v128.load64_zero(words + (<usize>(c >> 2) << 8) + (<usize>(c & 3) << 2)));
+  return f64x2.mul(f64x2.add(w, f64x2.splat(0.5)), f64x2.splat(2.3283064365386963e-10));
+}
+
+/**
+ * Runs `sweeps` scans of every chain. acc: f64 per (bit, chain) to add the conditional
+ * probabilities into, or 0. scratch: lanesScratchBytes. The batch's `changed` entries receive the
+ * number of variables whose state changed, per chain.
+ */
+export function lanesSweepsF64(m: PairwiseForm, batch: usize, B: i32, sweeps: i32, acc: usize, scratch: usize, order: usize): void {
+  openCall(batch, B);
+  const s = batch + lanesStateOffset(B);
+  const rs = batch + streamsAt(B);
+  const cnt = batch + countersAt(B);
+  const Bz = <usize>B;
+  const one = f64x2.splat(1.0);
+  const kInv = v128.load64_splat(EXP_K, 0), kShift = v128.load64_splat(EXP_K, 8);
+  const kHi = v128.load64_splat(EXP_K, 16), kLo = v128.load64_splat(EXP_K, 24);
+  const c2 = v128.load64_splat(EXP_K, 32), c3 = v128.load64_splat(EXP_K, 40);
+  const c4 = v128.load64_splat(EXP_K, 48), c5 = v128.load64_splat(EXP_K, 56);
+  const lim = v128.load64_splat(EXP_K, 64);
+  for (let t = 0; t < sweeps; t++) {
+    for (let vi = 0; vi < m.nBlocks; vi++) {
+      const v = order ? load<i32>(order + (<usize>vi << 2)) : vi;
+      const b = load<i32>(m.blockStart + (<usize>v << 2));
+      if (load<u8>(m.oneHot + <usize>v)) {
+        const K = load<i32>(m.blockStart + (<usize>(v + 1) << 2)) - b;
+        const words = batchStreamsNext(rs, B, batch);
+        for (let c = 0; c < B; c += 2) oneHot2(m, s + <usize>c, Bz, words, cnt, c, b, K, acc, scratch);
+        continue;
+      }
+      const words = batchStreamsNext(rs, B, batch);
+      for (let c = 0; c < B; c += 2) {
+        const sq = s + <usize>c;
+        const u = field2(m, sq, Bz, b);
+        const p = f64x2.div(one, f64x2.add(one, expPair(f64x2.neg(u), kInv, kShift, kHi, kLo, c2, c3, c4, c5, lim)));
+        const yes = f64x2.lt(uniform2(words, c), p);
+        const at = sq + <usize>b * Bz;
+        const q = cnt + (<usize>c << 3);
+        v128.store(q, i64x2.sub(v128.load(q), v128.xor(mask2(at), yes)));
+        const bits = i64x2.bitmask(yes);
+        store<u16>(at, <u16>((bits & 1) | ((bits & 2) << 7)));
+        if (acc) {
+          const q = acc + ((<usize>b * Bz + <usize>c) << 3);
+          v128.store(q, f64x2.add(v128.load(q), p));
+        }
+      }
+    }
+  }
+  closeCall(batch, B, false);
+}
+
+/** oneHotUpdate (gibbs.ts) for chains c, c+1 at once, lane by lane the same arithmetic. */
+@inline
+function oneHot2(m: PairwiseForm, sq: usize, Bz: usize, words: usize, cnt: usize, c: i32, b: i32, K: i32, acc: usize, scratch: usize): void {
+  let old0 = 0, old1 = 0;
+  let top = f64x2.splat(-Infinity);
+  for (let k = 0; k < K; k++) {
+    const x = <u32>load<u16>(sq + <usize>(b + k) * Bz);
+    old0 = select<i32>(k, old0, (x & 1) != 0);
+    old1 = select<i32>(k, old1, x > 1);
+    const u = field2(m, sq, Bz, b + k);
+    v128.store(scratch + (<usize>k << 4), u);
+    top = v128.bitselect(u, top, f64x2.gt(u, top));
+  }
+  // A lane whose every state is impossible given the neighbours moves uniformly (weights 1).
+  const lost = f64x2.eq(top, f64x2.splat(-Infinity));
+  let total = f64x2.splat(0);
+  for (let k = 0; k < K; k++) {
+    const q = scratch + (<usize>k << 4);
+    const w = v128.bitselect(f64x2.splat(1.0), expPairK(f64x2.sub(v128.load(q), top)), lost);
+    v128.store(q, w);
+    total = f64x2.add(total, w);
+  }
+  const target = f64x2.mul(uniform2(words, c), total);
+  let cum = f64x2.splat(0);
+  let below = i64x2.splat(0);
+  for (let k = 0; k < K; k++) {
+    cum = f64x2.add(cum, v128.load(scratch + (<usize>k << 4)));
+    below = i64x2.sub(below, v128.not(f64x2.lt(target, cum)));
+  }
+  let pick0 = min(<i32>i64x2.extract_lane(below, 0), K - 1);
+  let pick1 = min(<i32>i64x2.extract_lane(below, 1), K - 1);
+  while (load<f64>(scratch + (<usize>pick0 << 4)) == 0.0) pick0--;
+  while (load<f64>(scratch + (<usize>pick1 << 4), 8) == 0.0) pick1--;
+  store<u8>(sq + <usize>(b + old0) * Bz, 0);
+  store<u8>(sq + <usize>(b + pick0) * Bz, 1);
+  store<u8>(sq + <usize>(b + old1) * Bz + 1, 0);
+  store<u8>(sq + <usize>(b + pick1) * Bz + 1, 1);
+  const q = cnt + (<usize>c << 3);
+  store<i64>(q, load<i64>(q) + <i64>(pick0 != old0));
+  store<i64>(q, load<i64>(q, 8) + <i64>(pick1 != old1), 8);
+  if (acc) {
+    const inv = f64x2.div(f64x2.splat(1.0), total);
+    for (let k = 0; k < K; k++) {
+      const q = acc + ((<usize>(b + k) * Bz + <usize>c) << 3);
+      v128.store(q, f64x2.add(v128.load(q), f64x2.mul(v128.load(scratch + (<usize>k << 4)), inv)));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// f32x4: four chains per vector. a32, val32: the form's a and W values rounded to f32 (−∞ stays).
+
+/** Lane masks of four chains' states of bit j, from their four bytes. */
+@inline
+function mask4(p: usize): v128 {
+  return i32x4.neg(i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(p))));
+}
+
+@inline
+function field4(m: PairwiseForm, a32: usize, val32: usize, sq: usize, B: usize, i: i32): v128 {
+  let u = v128.load32_splat(a32 + (<usize>i << 2));
+  const end = load<i32>(m.rowPtr + (<usize>(i + 1) << 2));
+  for (let k = load<i32>(m.rowPtr + (<usize>i << 2)); k < end; k++) {
+    const j = load<i32>(m.col + (<usize>k << 2));
+    u = f32x4.add(u, v128.and(v128.load32_splat(val32 + (<usize>k << 2)), mask4(sq + <usize>j * B)));
+  }
+  return u;
+}
+
+/** Uniforms on (0, 1] of chains c … c+3 (c a multiple of 4), in f32. */
+@inline
+function uniform4(words: usize, c: i32): v128 {
+  const w = v128.load(words + (<usize>(c >> 2) << 8));
+  return f32x4.mul(f32x4.add(f32x4.convert_i32x4_u(w), f32x4.splat(0.5)), f32x4.splat(2.3283064365386963e-10));
+}
+
+/** Adds four f32 lanes into four consecutive f64 accumulators. */
+@inline
+function accumulate4(q: usize, p: v128): void {
+  v128.store(q, f64x2.add(v128.load(q), f64x2.promote_low_f32x4(p)));
+  v128.store(q, f64x2.add(v128.load(q, 16), f64x2.promote_low_f32x4(v128.shuffle<i32>(p, p, 2, 3, 2, 3))), 16);
+}
+
+export function lanesSweepsF32(m: PairwiseForm, a32: usize, val32: usize, batch: usize, B: i32, sweeps: i32, acc: usize, scratch: usize, order: usize): void {
+  openCall(batch, B);
+  const s = batch + lanesStateOffset(B);
+  const rs = batch + streamsAt(B);
+  const cnt = batch + countersAt(B);
+  const Bz = <usize>B;
+  const one = f32x4.splat(1.0);
+  for (let t = 0; t < sweeps; t++) {
+    for (let vi = 0; vi < m.nBlocks; vi++) {
+      const v = order ? load<i32>(order + (<usize>vi << 2)) : vi;
+      const b = load<i32>(m.blockStart + (<usize>v << 2));
+      if (load<u8>(m.oneHot + <usize>v)) {
+        const K = load<i32>(m.blockStart + (<usize>(v + 1) << 2)) - b;
+        const words = batchStreamsNext(rs, B, batch);
+        for (let c = 0; c < B; c += 4) oneHot4(m, a32, val32, s + <usize>c, Bz, words, cnt, c, b, K, acc, scratch);
+        continue;
+      }
+      const words = batchStreamsNext(rs, B, batch);
+      for (let c = 0; c < B; c += 4) {
+        const sq = s + <usize>c;
+        const u = field4(m, a32, val32, sq, Bz, b);
+        const p = f32x4.div(one, f32x4.add(one, expF32x4(f32x4.neg(u))));
+        const yes = f32x4.lt(uniform4(words, c), p);
+        const at = sq + <usize>b * Bz;
+        const q = cnt + (<usize>c << 2);
+        v128.store(q, i32x4.sub(v128.load(q), v128.xor(mask4(at), yes)));
+        // 0/1 bytes from the lane masks: narrow to bytes (−1 or 0), negate.
+        const bytes = i8x16.neg(i8x16.narrow_i16x8_s(i16x8.narrow_i32x4_s(yes, yes), yes));
+        v128.store32_lane(at, bytes, 0);
+        if (acc) accumulate4(acc + ((<usize>b * Bz + <usize>c) << 3), p);
+      }
+    }
+  }
+  closeCall(batch, B, true);
+}
+
+// Four lanes' picks and previous states, read back one lane at a time.
+const PICKS = memory.data(32, 16);
+
+@inline
+function oneHot4(m: PairwiseForm, a32: usize, val32: usize, sq: usize, Bz: usize, words: usize, cnt: usize, c: i32, b: i32, K: i32, acc: usize, scratch: usize): void {
+  let old = i32x4.splat(0);
+  let top = f32x4.splat(-Infinity);
+  for (let k = 0; k < K; k++) {
+    old = v128.bitselect(i32x4.splat(k), old, mask4(sq + <usize>(b + k) * Bz));
+    const u = field4(m, a32, val32, sq, Bz, b + k);
+    v128.store(scratch + (<usize>k << 4), u);
+    top = v128.bitselect(u, top, f32x4.gt(u, top));
+  }
+  const lost = f32x4.eq(top, f32x4.splat(-Infinity));
+  let total = f32x4.splat(0);
+  for (let k = 0; k < K; k++) {
+    const q = scratch + (<usize>k << 4);
+    const w = v128.bitselect(f32x4.splat(1.0), expF32x4(f32x4.sub(v128.load(q), top)), lost);
+    v128.store(q, w);
+    total = f32x4.add(total, w);
+  }
+  const target = f32x4.mul(uniform4(words, c), total);
+  let cum = f32x4.splat(0);
+  let below = i32x4.splat(0);
+  for (let k = 0; k < K; k++) {
+    cum = f32x4.add(cum, v128.load(scratch + (<usize>k << 4)));
+    below = i32x4.sub(below, v128.not(f32x4.lt(target, cum)));
+  }
+  v128.store(PICKS, i32x4.min_s(below, i32x4.splat(K - 1)));
+  v128.store(PICKS, old, 16);
+  for (let l = 0; l < 4; l++) {
+    let p = load<i32>(PICKS + (<usize>l << 2));
+    const o = load<i32>(PICKS + (<usize>l << 2), 16);
+    while (load<f32>(scratch + (<usize>p << 4) + (<usize>l << 2)) == 0.0) p--;
+    store<u8>(sq + <usize>(b + o) * Bz + <usize>l, 0);
+    store<u8>(sq + <usize>(b + p) * Bz + <usize>l, 1);
+    const q = cnt + (<usize>(c + l) << 2);
+    store<i32>(q, load<i32>(q) + <i32>(p != o));
+  }
+  if (acc) {
+    const inv = f32x4.div(f32x4.splat(1.0), total);
+    for (let k = 0; k < K; k++) accumulate4(acc + ((<usize>(b + k) * Bz + <usize>c) << 3), f32x4.mul(v128.load(scratch + (<usize>k << 4)), inv));
+  }
+}

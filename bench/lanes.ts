@@ -1,0 +1,266 @@
+// Gibbs throughput with chains in SIMD lanes: `npm run bench:lanes` (BENCH_QUICK=1 or --quick: smoke).
+//
+// Aggregate site updates per second (all chains together) on a 256×256 periodic Ising lattice, a
+// 256×256 periodic 3-state Potts lattice and a random sparse graph (65 536 binary variables, mean
+// degree 4), for
+//   * the default options end to end (4 chains, 2000 samples, 200 burn-in; f64 lanes, sequential
+//     scan): runGibbs / infer on one thread, and runParallel on min(chains, cores) workers, which
+//     is what the CLI runs at this size (autoWorkers);
+//   * the lanes kernel alone (4 chains per call): f64 / f32, sequential / colored scan;
+//   * native C of the same lanes algorithm (bench/native/gibbs_lanes.c) at -march=x86-64-v2
+//     (128-bit SIMD, like WASM) and -march=native;
+//   * the single-chain WASM kernel, the plain sequential C scan (bench/native/gibbs.c, the textbook
+//     loop, -O3 -march=x86-64-v2) and plain JS (bench/js/gibbs.ts), one chain each.
+// Before timing, the C lanes reference is checked to run the same chains as the WASM lanes kernel
+// (states, accumulators and change counts identical after a few sweeps, every configuration).
+// f32 precision's effect: marginals of f32 and f64 runs on a 64×64 lattice compared in units of
+// their standard errors. Repetitions are interleaved (every configuration once per round) and
+// summarised by medians; the machine may be shared, so ratios are taken within the run.
+// Writes bench/results/lanes.json.
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir, availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
+import { ModelBuilder, type Model } from '../bindings/core/model.ts';
+import { toCanonical, type CanonicalForm } from '../bindings/core/canonical.ts';
+import { GibbsSampler, runGibbs, GIBBS_STREAM } from '../bindings/samplers/gibbs.ts';
+import { GibbsLanes, coloredOrder, type Precision, type Scan } from '../bindings/samplers/gibbs-lanes.ts';
+import { autoWorkers, runParallel } from '../bindings/parallel/parallel.ts';
+import { GibbsJS, PhiloxJS } from './js/gibbs.ts';
+import { mulberry32 } from '../test/helpers.ts';
+import { cpuModel, dist, QUICK, resultsPath, wasmFacts, writeFormFile, type Dist } from './common.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const SEED = 20240611;
+const CHAINS = 4;
+const REPS = QUICK ? 3 : 5;
+/** Site updates per timed measurement (each configuration runs about this much work). */
+const WORK = QUICK ? 2e6 : 4e7;
+const work = mkdtempSync(join(tmpdir(), 'relaxmrf-lanes-'));
+
+function randomSparse(n: number, degree: number, seed: number): Model {
+  const rnd = mulberry32(seed);
+  const b = new ModelBuilder(new Array(n).fill(2));
+  for (let v = 0; v < n; v++) b.addUnary(v, [0, rnd() - 0.5]);
+  const seen = new Set<number>();
+  for (let e = 0; e < (n * degree) / 2; e++) {
+    const i = Math.floor(rnd() * n), j = Math.floor(rnd() * n);
+    if (i === j || seen.has(Math.min(i, j) * n + Math.max(i, j))) continue;
+    seen.add(Math.min(i, j) * n + Math.max(i, j));
+    const w = 2 * rnd() - 1;
+    b.addPairwise(i, j, [0, 0, 0, w]);
+  }
+  return b.build();
+}
+
+const models: { name: string; model: Model }[] = [
+  { name: 'ising 256x256 periodic', model: isingLattice({ shape: [256, 256], beta: 0.4, periodic: true }) },
+  { name: 'potts3 256x256 periodic', model: pottsLattice({ shape: [256, 256], q: 3, beta: 0.9, periodic: true }) },
+  { name: 'random sparse 65536, degree 4', model: randomSparse(65536, 4, 7) },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Native builds
+
+function build(src: string, march: string, out: string): string | null {
+  const cc = spawnSync('gcc', ['-O3', `-march=${march}`, '-ffp-contract=off', '-std=c11', '-D_POSIX_C_SOURCE=199309L', '-o', out, join(HERE, 'native', src), '-lm'], { encoding: 'utf8' });
+  if (cc.error || cc.status !== 0) {
+    console.error(`gcc failed for ${src} ${march}: ${cc.stderr ?? cc.error}`);
+    return null;
+  }
+  return out;
+}
+const gccVersion = spawnSync('gcc', ['--version'], { encoding: 'utf8' }).stdout?.split('\n')[0] ?? null;
+const plainC = build('gibbs.c', 'x86-64-v2', join(work, 'gibbs-v2.out'));
+const lanesC = { 'x86-64-v2': build('gibbs_lanes.c', 'x86-64-v2', join(work, 'lanes-v2.out')), native: build('gibbs_lanes.c', 'native', join(work, 'lanes-native.out')) };
+
+function files(form: CanonicalForm, name: string) {
+  const model = join(work, `${name}.bin`);
+  writeFormFile(form, model);
+  const order = join(work, `${name}.order`);
+  const o = coloredOrder(form).order;
+  writeFileSync(order, Buffer.from(o.buffer, o.byteOffset, o.byteLength));
+  return { model, order };
+}
+
+function runLanesC(exe: string, f: { model: string; order: string }, mode: 'verify' | 'time', sweeps: number, last: string, precision: Precision, scan: Scan): string {
+  const args = [mode, f.model, String(SEED >>> 0), String(Math.floor(SEED / 2 ** 32)), String(CHAINS), String(GIBBS_STREAM), String(sweeps), last, precision, scan === 'colored' ? f.order : '-'];
+  const r = spawnSync(exe, args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`C lanes reference failed: ${r.stderr || r.error}`);
+  return r.stdout;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const engine = await loadEngine();
+const CONFIGS: { precision: Precision; scan: Scan }[] = [
+  { precision: 'f64', scan: 'sequential' },
+  { precision: 'f32', scan: 'sequential' },
+  { precision: 'f64', scan: 'colored' },
+  { precision: 'f32', scan: 'colored' },
+];
+const tag = (c: { precision: Precision; scan: Scan }) => `${c.precision} ${c.scan}`;
+
+/** WASM lanes vs C lanes after a few sweeps from the same seed: identical states, sums and counts. */
+function verify(model: Model, form: CanonicalForm, f: { model: string; order: string }) {
+  const out: Record<string, boolean> = {};
+  if (!lanesC['x86-64-v2']) return out;
+  for (const cfg of CONFIGS) {
+    const sweeps = 5;
+    const L = new GibbsLanes(engine, model, CHAINS, GIBBS_STREAM, cfg.precision, cfg.scan);
+    const batch = L.init(SEED, Array.from({ length: CHAINS }, (_, c) => c));
+    const acc = L.accumulator(batch);
+    const rates = L.step(batch, sweeps, acc);
+    const k = engine.kernels;
+    const s = new Uint8Array(k.memory.buffer, batch.ptr + k.gibbsLanesStateOffset(CHAINS), form.nBits * CHAINS).slice();
+    const a = L.engine.kernels.memory.buffer.slice(acc, acc + 8 * form.nBits * CHAINS);
+    L.dispose();
+    const file = join(work, 'verify.out');
+    runLanesC(lanesC['x86-64-v2'], f, 'verify', sweeps, file, cfg.precision, cfg.scan);
+    const buf = readFileSync(file);
+    const changed = new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + 8 * CHAINS));
+    const cs = buf.subarray(8 * CHAINS, 8 * CHAINS + form.nBits * CHAINS);
+    const ca = buf.subarray(8 * CHAINS + form.nBits * CHAINS);
+    out[tag(cfg)] = Buffer.compare(Buffer.from(s), cs) === 0 && Buffer.compare(Buffer.from(a), ca) === 0 && [...changed].every((x, c) => x / (sweeps * form.n) === rates[c]);
+  }
+  return out;
+}
+
+type Timer = () => number;
+
+/** Default options (quick mode: fewer samples). */
+function defaultOpts() {
+  return QUICK ? { seed: SEED, samples: 100, burnin: 10 } : { seed: SEED };
+} // runs one measurement, returns site updates per second
+
+function timers(model: Model, form: CanonicalForm, f: { model: string; order: string }): Record<string, Timer> {
+  const n = form.n;
+  const sweeps = Math.max(2, Math.round(WORK / (CHAINS * n)));
+  const t: Record<string, Timer> = {};
+  for (const cfg of CONFIGS) {
+    const L = new GibbsLanes(engine, model, CHAINS, GIBBS_STREAM, cfg.precision, cfg.scan);
+    const batch = L.init(SEED, Array.from({ length: CHAINS }, (_, c) => c));
+    const acc = L.accumulator(batch);
+    L.step(batch, 2, acc);
+    t[`wasm lanes ${tag(cfg)}`] = () => {
+      const t0 = performance.now();
+      L.step(batch, sweeps, acc);
+      return (CHAINS * sweeps * n) / ((performance.now() - t0) / 1000);
+    };
+    for (const [march, exe] of Object.entries(lanesC)) {
+      if (exe) t[`C lanes ${tag(cfg)} ${march}`] = () => (CHAINS * sweeps * n) / Number(runLanesC(exe, f, 'time', sweeps, String(Math.max(1, sweeps >> 3)), cfg.precision, cfg.scan).trim());
+    }
+  }
+  const oneSweeps = Math.max(2, Math.round(WORK / n / 2));
+  const one = new GibbsSampler(engine, model);
+  const st = one.init(SEED, 0), oneAcc = one.accumulator();
+  one.step(st, 2, oneAcc);
+  t['wasm single chain'] = () => {
+    const t0 = performance.now();
+    one.step(st, oneSweeps, oneAcc);
+    return (oneSweeps * n) / ((performance.now() - t0) / 1000);
+  };
+  if (plainC) {
+    t['C plain sequential x86-64-v2'] = () => {
+      const r = spawnSync(plainC, ['time', f.model, String(SEED >>> 0), String(Math.floor(SEED / 2 ** 32)), '0', String(GIBBS_STREAM), String(oneSweeps), String(Math.max(1, oneSweeps >> 3))], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`C reference failed: ${r.stderr}`);
+      return (oneSweeps * n) / Number(r.stdout.trim().split(/\s+/)[0]);
+    };
+  }
+  const jsSweeps = Math.max(1, Math.round(oneSweeps / 8));
+  const g = new GibbsJS(form);
+  const r = new PhiloxJS(SEED >>> 0, 0, 0, GIBBS_STREAM);
+  g.init(r);
+  const jsAcc = new Float64Array(form.nBits);
+  t['js single chain'] = () => {
+    const t0 = performance.now();
+    g.sweeps(r, jsSweeps, jsAcc);
+    return (jsSweeps * n) / ((performance.now() - t0) / 1000);
+  };
+  // Default options, end to end as a user sees them (burn-in and batches included): infer's
+  // runGibbs on this thread; the workers run below (async).
+  t['default run (runGibbs, 1 thread)'] = () => runGibbs(engine, model, defaultOpts()).diagnostics.siteUpdatesPerSecond as number;
+  return t;
+}
+
+/**
+ * f32 vs f64 on a 64×64 lattice: marginals of independent runs (different seeds) compared in
+ * standard errors of their difference (z ~ N(0, 1) per site when f32 adds no visible bias), and of
+ * runs from the same seed (f32 chains draw the same words as the f64 chains, so they follow them
+ * until a decision differs — the z are then far below 1).
+ */
+function f32Effect() {
+  const model = isingLattice({ shape: [64, 64], beta: 0.4, h: 0.05, periodic: true });
+  const opts = { chains: 8, samples: QUICK ? 2000 : 20000, burnin: 1000 };
+  const compare = (seedF64: number, seedF32: number) => {
+    const a = runGibbs(engine, model, { ...opts, seed: seedF64, precision: 'f64' });
+    const b = runGibbs(engine, model, { ...opts, seed: seedF32, precision: 'f32' });
+    let maxZ = 0, sumZ2 = 0, sumDiff = 0;
+    for (let v = 0; v < model.n; v++) {
+      const d = b.marginals[v][1] - a.marginals[v][1];
+      const z = d / Math.hypot(a.marginalStdErr![v][1], b.marginalStdErr![v][1]);
+      maxZ = Math.max(maxZ, Math.abs(z));
+      sumZ2 += z * z;
+      sumDiff += d;
+    }
+    return { seedF64, seedF32, maxAbsZ: maxZ, meanZ2: sumZ2 / model.n, meanDifference: sumDiff / model.n, maxStdErrF64: a.diagnostics.maxStdErr, maxStdErrF32: b.diagnostics.maxStdErr };
+  };
+  return { model: 'ising 64x64 periodic, beta 0.4, h 0.05', ...opts, independent: compare(5, 6), sameSeed: compare(5, 5) };
+}
+
+const results: Record<string, unknown>[] = [];
+for (const { name, model } of models) {
+  const form = toCanonical(model);
+  const f = files(form, name.replace(/\W+/g, '_'));
+  const agreement = verify(model, form, f);
+  const t = timers(model, form, f);
+  const samples: Record<string, number[]> = {};
+  // The CLI's default for these options: min(chains, cores) workers when the run is long enough.
+  const cliWorkers = autoWorkers('gibbs', model, defaultOpts(), availableParallelism());
+  const workersKey = `default run (runParallel, ${Math.min(CHAINS, availableParallelism())} workers)`;
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const [k, fn] of Object.entries(t)) (samples[k] ??= []).push(fn());
+    const r = await runParallel(model, { ...defaultOpts(), workers: availableParallelism() });
+    (samples[workersKey] ??= []).push(r.diagnostics.siteUpdatesPerSecond as number);
+  }
+  const d: Record<string, Dist> = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, dist(v)]));
+  const med = (k: string) => d[k]?.median ?? NaN;
+  const plain = med('C plain sequential x86-64-v2');
+  const ratios = {
+    defaultOverPlainC: med('default run (runGibbs, 1 thread)') / plain,
+    workersDefaultOverPlainC: med(workersKey) / plain,
+    ...Object.fromEntries(CONFIGS.flatMap((c) => [
+      [`wasmLanes ${tag(c)} / C lanes x86-64-v2`, med(`wasm lanes ${tag(c)}`) / med(`C lanes ${tag(c)} x86-64-v2`)],
+      [`wasmLanes ${tag(c)} / C lanes native`, med(`wasm lanes ${tag(c)}`) / med(`C lanes ${tag(c)} native`)],
+      [`wasmLanes ${tag(c)} / plain C`, med(`wasm lanes ${tag(c)}`) / plain],
+    ])),
+    wasmSingleOverPlainC: med('wasm single chain') / plain,
+    wasmSingleOverJs: med('wasm single chain') / med('js single chain'),
+    wasmLanesF64OverJs: med('wasm lanes f64 sequential') / med('js single chain'),
+  };
+  results.push({ model: name, cliDefaultWorkers: cliWorkers, n: form.n, nBits: form.nBits, nnz: form.col.length, colors: coloredOrder(form).colors, agreement, medians: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v.median])), ratios, dists: d });
+  console.log(`\n${name} (${form.n} variables, ${form.nBits} bits; C lanes = WASM lanes: ${JSON.stringify(agreement)})`);
+  for (const [k, v] of Object.entries(d)) console.log(`  ${k.padEnd(44)} ${(v.median / 1e6).toFixed(1).padStart(8)} M/s  (${(v.min / 1e6).toFixed(1)}–${(v.max / 1e6).toFixed(1)})`);
+  for (const [k, v] of Object.entries(ratios)) console.log(`  ${k.padEnd(52)} ${v.toFixed(2)}`);
+  if (Object.values(agreement).some((ok) => !ok)) process.exitCode = 1;
+}
+const effect = f32Effect();
+console.log('\nf32 vs f64 marginals:', JSON.stringify(effect));
+const out = {
+  quick: QUICK,
+  date: new Date().toISOString(),
+  machine: { cpu: cpuModel(), cores: availableParallelism(), loadavgAtEnd: loadavg(), note: 'shared machine: other jobs ran at the same time; ratios are within one run, medians of interleaved repetitions' },
+  gcc: gccVersion,
+  node: process.version,
+  wasm: wasmFacts(),
+  chains: CHAINS,
+  reps: REPS,
+  workPerMeasurement: WORK,
+  results,
+  f32Effect: effect,
+};
+writeFileSync(resultsPath('lanes.json'), JSON.stringify(out, null, 1) + '\n');
