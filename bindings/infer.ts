@@ -11,6 +11,7 @@ import { runMFRP, type MFRPOptions } from './variational/mfrp.ts';
 import { runBlockGibbs, type BlockGibbsOptions } from './samplers/blockgibbs.ts';
 import { runDHMC, type DHMCOptions } from './samplers/dhmc.ts';
 import { runMALA, type MALAOptions } from './samplers/langevin.ts';
+import { runTempering, type PTOptions } from './samplers/tempering.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relax/relaxation.ts';
 import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type LogZEstimator } from './logz/logz.ts';
@@ -18,11 +19,11 @@ import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
 
-export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp'] as const;
+export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp', 'pt'] as const;
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
-export type InferOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & {
+export type InferOptions = GibbsOptions & PTOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & {
   method?: Method;
   exact?: ExactOptions;
   /** Also estimate log Z with this estimator (its own run, same seed); the result reports it. */
@@ -102,6 +103,8 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
       return runMeanField(engine, model, opts);
     case 'mfrp':
       return runMFRP(engine, model, opts);
+    case 'pt':
+      return runTempering(engine, model, opts);
     default:
       throw new ModelError(`unknown method "${method}"; expected one of ${METHODS.join(', ')}`);
   }
