@@ -8,6 +8,8 @@ import { runTempering, ptRun, defaultLadder, respaceLadder, type PTOptions } fro
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { ising } from '../bindings/core/builders.ts';
 import { ModelError } from '../bindings/core/errors.ts';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { bruteForce, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();
@@ -98,4 +100,21 @@ test('the power check, determinism, and no log Z without β = 0', () => {
   const d = runTempering(engine, m, { seed: 1, samples: 500, ladder: [0.3, 0.6, 1] });
   assert.equal(d.logZ, null);
   assert.equal(d.diagnostics.replicas, 3);
+});
+
+test('CLI: --method pt reports log Z; bad replicas and ladders exit 2 with one line', () => {
+  const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
+  const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'infer', 'ising:3x3,beta=0.3,h=0.1', ...args], { encoding: 'utf8' });
+  const ok = run('--method', 'pt', '--replicas', '4', '--samples', '500', '--json');
+  assert.equal(ok.status, 0, ok.stderr);
+  const j = JSON.parse(ok.stdout);
+  assert.equal(j.method, 'pt');
+  assert.equal(j.logZKind, 'estimate');
+  assert.equal(j.diagnostics.replicas, 4);
+  for (const bad of [['--replicas', '1'], ['--ladder', '0,0.5,0.5,1'], ['--ladder', '0,0.7,0.3,1'], ['--ladder', '0,0.5'], ['--ladder', '0,0.5,0.9'], ['--ladder', '0,x,1'], ['--replicas', '3', '--ladder', '0,1']]) {
+    const r = run('--method', 'pt', ...bad);
+    assert.equal(r.status, 2, `${bad}: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+  assert.equal(run('--method', 'gibbs', '--replicas', '4').status, 2);
 });

@@ -17,13 +17,17 @@ import type { Model } from '../core/model.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 
 const USAGE = `usage:
-  relaxmrf infer MODEL [--method exact|gibbs|treegibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
+  relaxmrf infer MODEL [--method exact|gibbs|pt|treegibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
                        [--out-format uai] [--out PREFIX]
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
                                           the same estimates as without (plus workers, completedChains)
       relaxation (blockgibbs, dhmc, mala):
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
+      pt:                 [--replicas R] [--ladder B0,B1,…,1]   parallel tempering with Gibbs moves (default
+                          8 replicas: 0, then geometric from 0.05 to 1, re-spaced for equal swap rates
+                          during burn-in; a given ladder — strictly increasing in [0, 1], ending at 1 —
+                          stays fixed); log Z by stepping stone when the ladder starts at 0
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
       mala:               [--target-accept A]
       any method:         [--logz zhang|mirror|chib|ais]   also estimate log Z (reported with its standard error)
@@ -169,6 +173,8 @@ async function inferCommand(argv: string[]): Promise<void> {
       shift: { type: 'string' },
       factor: { type: 'string' },
       'leapfrog-steps': { type: 'string' },
+      replicas: { type: 'string' },
+      ladder: { type: 'string' },
       'target-accept': { type: 'string' },
       parametrisation: { type: 'string' },
       logz: { type: 'string' },
@@ -207,8 +213,18 @@ async function inferCommand(argv: string[]): Promise<void> {
   }
   if (values['out-format'] !== undefined && values['out-format'] !== 'uai') throw new UsageError(`--out-format must be "uai", got "${values['out-format']}"`);
   if (values.out !== undefined && values['out-format'] === undefined) throw new UsageError('--out needs --out-format uai');
+  if ((values.replicas !== undefined || values.ladder !== undefined) && method !== 'pt') throw new UsageError(`--replicas and --ladder apply to --method pt, not --method ${method}`);
+  let ladder: number[] | undefined;
+  if (values.ladder !== undefined) {
+    ladder = values.ladder.split(',').map((t) => {
+      if (t.trim() === '' || !Number.isFinite(Number(t))) throw new UsageError(`--ladder must be comma-separated numbers, got "${values.ladder}"`);
+      return Number(t);
+    });
+  }
   const opts = {
     method,
+    replicas: integer('replicas', values.replicas, 2),
+    ladder,
     seed: integer('seed', values.seed, 0),
     samples: integer('samples', values.samples, 1),
     burnin: integer('burnin', values.burnin, 0),
