@@ -12,6 +12,7 @@ import { runBlockGibbs, type BlockGibbsOptions } from './samplers/blockgibbs.ts'
 import { runDHMC, type DHMCOptions } from './samplers/dhmc.ts';
 import { runMALA, type MALAOptions } from './samplers/langevin.ts';
 import { runTempering, type PTOptions } from './samplers/tempering.ts';
+import { runCluster } from './samplers/cluster.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relax/relaxation.ts';
 import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type LogZEstimator } from './logz/logz.ts';
@@ -19,7 +20,7 @@ import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
 
-export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp', 'pt'] as const;
+export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp', 'pt', 'sw', 'wolff'] as const;
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
@@ -105,6 +106,9 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
       return runMFRP(engine, model, opts);
     case 'pt':
       return runTempering(engine, model, opts);
+    case 'sw':
+    case 'wolff':
+      return runCluster(engine, model, method, opts);
     default:
       throw new ModelError(`unknown method "${method}"; expected one of ${METHODS.join(', ')}`);
   }

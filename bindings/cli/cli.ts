@@ -17,7 +17,7 @@ import type { Model } from '../core/model.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 
 const USAGE = `usage:
-  relaxmrf infer MODEL [--method exact|gibbs|pt|treegibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
+  relaxmrf infer MODEL [--method exact|gibbs|pt|sw|wolff|treegibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
                        [--out-format uai] [--out PREFIX]
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
@@ -28,6 +28,8 @@ const USAGE = `usage:
                           8 replicas: 0, then geometric from 0.05 to 1, re-spaced for equal swap rates
                           during burn-in; a given ladder — strictly increasing in [0, 1], ending at 1 —
                           stays fixed); log Z by stepping stone when the ladder starts at 0
+      sw, wolff:          Swendsen–Wang / Wolff cluster moves for ferromagnetic Ising and Potts models
+                          (any fields); models with couplings of both signs are refused
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
       mala:               [--target-accept A]
       any method:         [--logz zhang|mirror|chib|ais]   also estimate log Z (reported with its standard error)
