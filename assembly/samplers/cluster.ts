@@ -99,6 +99,8 @@ function drawSoftmax(r: Philox, w: usize, q: i32): i32 {
     cum += p;
     if (pick == q - 1 && u < cum) pick = k;
   }
+  // Rounding can leave u past the last sum: never pick a zero-weight state then.
+  while (load<f64>(w + (<usize>pick << 3)) == 0.0) pick--;
   return pick;
 }
 

@@ -154,6 +154,8 @@ export function sweepAt(m: PairwiseForm, r: Philox, s: usize, beta: f64, acc: us
         break;
       }
     }
+    // Rounding can leave the target past the last sum: never pick a zero-weight state then.
+    while (load<f64>(scratch + (<usize>pick << 3)) == 0.0) pick--;
     if (pick != old) changed++;
     store<u8>(s + <usize>(b + old), 0);
     store<u8>(s + <usize>(b + pick), 1);

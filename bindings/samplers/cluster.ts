@@ -15,8 +15,9 @@ import { requirePairwise } from '../core/model.ts';
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly } from '../core/options.ts';
-import type { InferenceResult, Progress } from '../core/result.ts';
+import { checkCount } from '../core/options.ts';
+import type { InferenceResult } from '../core/result.ts';
+import { gibbsRun, type GibbsOptions } from './gibbs.ts';
 import { batchMeansResult, DiscreteReducer, emitChains, range, type BatchSampler } from './chains.ts';
 
 export const SW_STREAM = 0x5357; // "SW"
@@ -183,26 +184,12 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
   }
 }
 
-export interface ClusterOptions {
-  seed?: number;
-  chains?: number;
-  samples?: number;
-  burnin?: number;
-  batches?: number;
-  onProgress?: (p: Progress) => void;
-  signal?: AbortSignal;
-}
-
-export const CLUSTER_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20 } as const;
+/** The options and defaults of Gibbs (seed, chains, samples, burnin, batches, onProgress, signal). */
+export type ClusterOptions = GibbsOptions;
 
 /** Marginals by Swendsen–Wang (Rao–Blackwellised over the cluster relabelling) or Wolff (indicators), with batch-means errors. */
 export function runCluster(engine: Engine, model: Model, kind: 'sw' | 'wolff', opts: ClusterOptions = {}): InferenceResult {
-  const run = { ...CLUSTER_DEFAULTS, ...definedOnly(opts) };
-  checkCount('chains', run.chains, 1);
-  checkCount('samples', run.samples, 1);
-  checkCount('burnin', run.burnin, 0);
-  checkCount('batches', run.batches, 1);
-  seedWords(run.seed);
+  const run = gibbsRun(opts);
   const t0 = performance.now();
   const sampler = new ClusterSampler(engine, model, kind);
   try {
