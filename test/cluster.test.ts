@@ -1,7 +1,8 @@
 // Swendsen–Wang and Wolff against enumeration: marginals within 4 MCSE at fixed seeds on
 // ferromagnetic Ising and Potts models with fields (Potts tables in any gauge, i.e. with row and
 // column terms that the sampler moves into the fields; exact by enumeration, or elimination for the
-// q = 4 lattice); refusals of what cluster moves cannot do.
+// q = 4 lattice); the mean bond energy of the critical 16×16 Ising torus against Kaufman's closed
+// form; refusals of what cluster moves cannot do.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -13,6 +14,7 @@ import { isingLattice, latticeBonds } from '../bindings/core/builders.ts';
 import { ModelError } from '../bindings/core/errors.ts';
 import { infer } from '../bindings/infer.ts';
 import { bruteForce, mulberry32 } from './helpers.ts';
+import { kaufmanLogZ } from './kaufman.ts';
 
 const engine = await loadEngine();
 
@@ -110,4 +112,27 @@ test('CLI: --method sw and wolff run; mixed couplings exit 2 with one line', () 
   assert.equal(bad.status, 2, bad.stderr);
   assert.equal(bad.stderr.trim().split('\n').length, 1);
   assert.match(bad.stderr, /ferromagnetic/);
+});
+
+test('Kaufman at β_c: the mean bond energy of the 16×16 Ising torus from SW, Wolff and heat bath', () => {
+  // ⟨σ_iσ_j⟩ per bond = (d log Z / dK) / (2n), by central differences of Kaufman's closed form.
+  const L = 16, n = L * L, K = Math.log(1 + Math.SQRT2) / 2, h = 1e-4;
+  const exact = (kaufmanLogZ(K + h, L) - kaufmanLogZ(K - h, L)) / (2 * h) / (2 * n);
+  const model = isingLattice({ shape: [L, L], periodic: true, beta: K });
+  for (const kind of ['sw', 'wolff', 'heatbath'] as const) {
+    const s = new ClusterSampler(engine, model, kind);
+    s.calibrate(1);
+    const st = s.init(7, 0);
+    s.step(st, 500);
+    const agree = s.agreementTrace(st, kind === 'heatbath' ? 20000 : 6000);
+    s.dispose();
+    // Mean and its standard error by batch means over 50 batches (each ≫ τ_int of the energy).
+    const B = 50, len = Math.floor(agree.length / B);
+    const means = Array.from({ length: B }, (_, b) => agree.subarray(b * len, (b + 1) * len).reduce((x, y) => x + y, 0) / len);
+    const mean = means.reduce((x, y) => x + y, 0) / B;
+    const se = Math.sqrt(means.reduce((x, y) => x + (y - mean) ** 2, 0) / (B - 1) / B);
+    const corr = 2 * mean - 1;
+    assert.ok(se < 0.01, `${kind}: SE ${se}`);
+    assert.ok(Math.abs(corr - exact) <= 4 * 2 * se, `${kind}: ⟨σσ⟩ ${corr} ± ${2 * se} vs Kaufman ${exact}`);
+  }
 });

@@ -212,10 +212,11 @@ function heatBathSweep(f: ClusterForm, st: usize, acc: usize): f64 {
 /**
  * `sweeps` moves of kind 0 Swendsen–Wang, 1 Wolff (`perSweep` clusters), 2 heat-bath Gibbs.
  * acc (f64 per (variable, state)) gets SW's and Gibbs' conditional probabilities, Wolff's indicators
- * after each sweep; trace (f64 per sweep, or 0) the magnetisation (q·n_0/n − 1)/(q − 1) after each.
+ * after each sweep; trace (f64 per sweep, or 0) the magnetisation (q·n_0/n − 1)/(q − 1) after each,
+ * bondTrace (or 0) the fraction of coupled pairs in the same state.
  * Returns the number of variable updates that changed a state.
  */
-export function clusterStep(hdr: usize, st: usize, kind: i32, sweeps: i32, perSweep: i32, acc: usize, trace: usize): f64 {
+export function clusterStep(hdr: usize, st: usize, kind: i32, sweeps: i32, perSweep: i32, acc: usize, trace: usize, bondTrace: usize): f64 {
   const f = changetype<ClusterForm>(hdr);
   const n = f.n, q = f.q, x = xAt(st);
   let changed: f64 = 0;
@@ -239,6 +240,15 @@ export function clusterStep(hdr: usize, st: usize, kind: i32, sweeps: i32, perSw
       let n0 = 0;
       for (let v = 0; v < n; v++) n0 += i32(load<i32>(x + (<usize>v << 2)) == 0);
       store<f64>(trace + (<usize>t << 3), (<f64>q * <f64>n0 / <f64>n - 1.0) / <f64>(q - 1));
+    }
+    if (bondTrace) {
+      let same = 0;
+      const nnz = load<i32>(f.rowPtr + (<usize>n << 2));
+      for (let v = 0; v < n; v++) {
+        const xv = load<i32>(x + (<usize>v << 2)), end = load<i32>(f.rowPtr + (<usize>(v + 1) << 2));
+        for (let e = load<i32>(f.rowPtr + (<usize>v << 2)); e < end; e++) same += i32(load<i32>(x + (<usize>load<i32>(f.col + (<usize>e << 2)) << 2)) == xv);
+      }
+      store<f64>(bondTrace + (<usize>t << 3), nnz > 0 ? <f64>same / <f64>nnz : 0.0);
     }
   }
   return changed;

@@ -149,11 +149,11 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
     return { ptr, chain };
   }
 
-  /** `sweeps` moves; with acc the marginal terms are added; with trace (f64 per sweep) the magnetisation. */
-  step(state: ClusterState, sweeps: number, acc = 0, trace = 0): { changeRate: number } {
+  /** `sweeps` moves; with acc the marginal terms are added; with trace / bondTrace (f64 per sweep) the magnetisation / agreement. */
+  step(state: ClusterState, sweeps: number, acc = 0, trace = 0, bondTrace = 0): { changeRate: number } {
     checkCount('sweeps', sweeps, 1);
     const per = this.clustersPerSweep;
-    const changed = this.engine.call(`${this.kind} step`, (k) => k.clusterStep(this.header, state.ptr, KIND_CODE[this.kind], sweeps, per, acc, trace));
+    const changed = this.engine.call(`${this.kind} step`, (k) => k.clusterStep(this.header, state.ptr, KIND_CODE[this.kind], sweeps, per, acc, trace, bondTrace));
     return { changeRate: changed / (sweeps * this.form.n) };
   }
 
@@ -161,6 +161,13 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
   magnetisationTrace(state: ClusterState, sweeps: number): Float64Array {
     const buf = this.arena.alloc(8 * sweeps);
     this.step(state, sweeps, 0, buf);
+    return this.arena.f64(buf, sweeps).slice();
+  }
+
+  /** Fraction of coupled pairs in the same state after each of `sweeps` moves (the energy of a uniform model). */
+  agreementTrace(state: ClusterState, sweeps: number): Float64Array {
+    const buf = this.arena.alloc(8 * sweeps);
+    this.step(state, sweeps, 0, 0, buf);
     return this.arena.f64(buf, sweeps).slice();
   }
 
