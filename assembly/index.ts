@@ -5,7 +5,7 @@ export { pairwiseFormBytes, pairwiseFormInit } from './core/pairwise';
 export { factorGraphBytes, factorGraphInit, factorGraphConditional, factorGraphLogp } from './core/factorgraph';
 export { fgFeasible, fgLocalSearch } from './core/feasible';
 export { gibbsStateBytes, gibbsInit, gibbsStep } from './samplers/gibbs_exports';
-export { ptStateBytes, ptInit, ptStep, temperingArray as ptArray, temperingSlot as ptSlot } from './samplers/tempering';
+export { ptStateBytes, ptInit, ptStep, temperingArray as ptArray } from './samplers/tempering';
 export { clusterFormBytes, clusterFormInit, clusterStateBytes, clusterInit, clusterStep, clusterStates, clusterVisited } from './samplers/cluster';
 export { factorGibbsStateBytes, factorGibbsInit, factorGibbsStep } from './samplers/factorgibbs';
 export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';

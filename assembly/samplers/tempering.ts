@@ -95,10 +95,6 @@ function slotAt(t: Tempering, k: i32): usize {
   return t.slots + <usize>load<i32>(t.perm + (<usize>k << 2)) * t.slotBytes;
 }
 
-export function temperingSlot(st: usize, k: i32): usize {
-  return slotAt(changetype<Tempering>(st), k);
-}
-
 /** E(s) = aᵀs + ½ sᵀWs over set bits (−∞ where s has a zero potential). */
 export function energyOf(m: PairwiseForm, s: usize): f64 {
   let e = 0.0;

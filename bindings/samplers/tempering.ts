@@ -162,12 +162,6 @@ export class TemperingSampler {
     return this.bound.arena.f64(this.engine.kernels.ptArray(st, which) >>> 0, len);
   }
 
-  /** Current configuration of the β = 1 replica, as raw bits. */
-  topBits(st: number): Uint8Array {
-    const slot = this.engine.kernels.ptSlot(st, this.R - 1) >>> 0;
-    return new Uint8Array(this.engine.kernels.memory.buffer, slot + this.engine.kernels.rngStateBytes(), this.form.nBits).slice();
-  }
-
   dispose(): void {
     this.bound.dispose();
   }
