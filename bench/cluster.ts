@@ -6,7 +6,8 @@
 //
 // τ_int = ½ + Σ_{t=1}^{W} ρ(t), with Sokal's window: the smallest W ≥ 6·τ_int(W); its statistical
 // error ≈ τ·√(2(2W + 1)/N) (Sokal 1997). Each run is one chain; the first tenth of the trace is
-// dropped as burn-in; it is lengthened until N ≥ max(10⁴, 2000·τ) sweeps or its time cap is spent.
+// dropped as burn-in; it is lengthened until N ≥ 2000·τ sweeps (10⁴ at least, 3000 for L = 256)
+// or its time cap is spent.
 // Runs shorter than 200·τ are marked '≥' (a lower bound: the window may not have seen the tail).
 // Expected: τ ∝ L^z with z ≈ 2.1–2.2 for Gibbs and z ≈ 0.2–0.3 for SW (Sokal; Coddington & Baillie).
 import { writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ const BETA_C = Math.log(1 + Math.SQRT2) / 2;
 const SIDES: Record<ClusterKind, number[]> = QUICK
   ? { sw: [16, 32], wolff: [16, 32], heatbath: [16, 32] }
   : { sw: [16, 32, 64, 128, 256], wolff: [16, 32, 64, 128, 256], heatbath: [16, 32, 64] };
-const CAP_SECONDS = QUICK ? 5 : Number(process.env.BENCH_CLUSTER_CAP) || 40;
+const CAP_SECONDS = QUICK ? 5 : Number(process.env.BENCH_CLUSTER_CAP) || 30;
 const engine = await loadEngine();
 
 function tauInt(x: Float64Array): { tau: number; W: number } {
@@ -44,7 +45,7 @@ for (const kind of ['sw', 'wolff', 'heatbath'] as const) {
     const t0 = performance.now();
     s.step(st, 200);
     let chunks: Float64Array[] = [];
-    let len = 10000, tau = NaN, W = 0, total = 0, sampleSeconds = 0;
+    let len = L >= 256 ? 3000 : 10000, tau = NaN, W = 0, total = 0, sampleSeconds = 0;
     for (;;) {
       const t1 = performance.now();
       chunks.push(s.magnetisationTrace(st, len));

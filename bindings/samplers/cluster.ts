@@ -123,19 +123,25 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
   }
 
   /**
-   * Wolff clusters per sweep: n / (mean cluster size) from a pilot of 50 + n/10 clusters on a chain of
-   * its own stream (seed, PILOT_CHAIN), so every chain of a run uses the same fixed number. 1 until set.
+   * Wolff clusters per sweep: n / (mean cluster size), the mean taken on a pilot chain of its own
+   * stream (seed, PILOT_CHAIN) after that chain has put 20·n sites through clusters (cluster sizes
+   * from a random start are far below their equilibrium sizes), so every chain of a run uses the same
+   * fixed number. 1 until set.
    */
   clustersPerSweep = 1;
 
   calibrate(seed: number): void {
     if (this.kind !== 'wolff') return;
+    const k = this.engine.kernels, n = this.form.n;
     const pilot = this.init(seed, PILOT_CHAIN);
-    const clusters = 50 + Math.ceil(this.form.n / 10);
     this.clustersPerSweep = 1;
+    const chunk = Math.max(1, Math.ceil(n / 100));
+    const visited = () => k.clusterVisited(this.header, pilot.ptr);
+    for (let calls = 0; visited() < 20 * n && calls < 10000; calls++) this.step(pilot, chunk);
+    const before = visited(), clusters = 50 + Math.ceil(n / 10);
     this.step(pilot, clusters);
-    const mean = this.engine.kernels.clusterVisited(this.header, pilot.ptr) / clusters;
-    this.clustersPerSweep = Math.max(1, Math.round(this.form.n / Math.max(1, mean)));
+    const mean = (visited() - before) / clusters;
+    this.clustersPerSweep = Math.max(1, Math.round(n / Math.max(1, mean)));
   }
 
   init(seed: number, chain: number): ClusterState {
