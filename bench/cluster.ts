@@ -5,12 +5,13 @@
 // Gibbs n site updates). `npm run bench:cluster`; BENCH_QUICK=1 for L ≤ 32.
 //
 // τ_int = ½ + Σ_{t=1}^{W} ρ(t), with Sokal's window: the smallest W ≥ 6·τ_int(W); its statistical
-// error ≈ τ·√(2(2W + 1)/N) (Sokal 1997). Each run is one chain; the first tenth of the trace is
+// error ≈ τ·√(2(2W + 1)/N) (Sokal 1997). Each run is one chain after 200·n site updates (Wolff:
+// sites in clusters) from a random start; the first tenth of the trace is also
 // dropped as burn-in; it is lengthened until N ≥ 2000·τ sweeps (10⁴ at least, 3000 for L = 256)
 // or its time cap is spent.
 // Runs shorter than 200·τ are marked '≥' (a lower bound: the window may not have seen the tail).
 // Expected: τ ∝ L^z with z ≈ 2.1–2.2 for Gibbs and z ≈ 0.2–0.3 for SW (Sokal; Coddington & Baillie).
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import { ClusterSampler, type ClusterKind } from '../bindings/samplers/cluster.ts';
@@ -36,14 +37,18 @@ function tauInt(x: Float64Array): { tau: number; W: number } {
 }
 
 const rows: { L: number; kind: ClusterKind; tau: number; tauStdErr: number; lowerBound: boolean; sweeps: number; secondsPerSweep: number; clustersPerSweep: number | null; tauSeconds: number }[] = [];
-for (const kind of ['sw', 'wolff', 'heatbath'] as const) {
+// BENCH_CLUSTER_KINDS=wolff,…: rerun only these; the other kinds' rows are kept from the last file.
+const KINDS = (process.env.BENCH_CLUSTER_KINDS?.split(',') ?? ['sw', 'wolff', 'heatbath']) as ClusterKind[];
+const out = resultsPath('cluster.json');
+if (process.env.BENCH_CLUSTER_KINDS && existsSync(out)) rows.push(...JSON.parse(readFileSync(out, 'utf8')).rows.filter((r: { kind: ClusterKind }) => !KINDS.includes(r.kind)));
+for (const kind of KINDS) {
   for (const L of SIDES[kind]) {
     const model = isingLattice({ shape: [L, L], periodic: true, beta: BETA_C });
     const s = new ClusterSampler(engine, model, kind);
     s.calibrate(1);
     const st = s.init(1, 0);
     const t0 = performance.now();
-    s.step(st, 200);
+    s.burnInSites(st, 200);
     let chunks: Float64Array[] = [];
     let len = L >= 256 ? 3000 : 10000, tau = NaN, W = 0, total = 0, sampleSeconds = 0;
     for (;;) {
@@ -90,6 +95,5 @@ for (const kind of ['sw', 'wolff', 'heatbath']) {
   z[kind] = sxy / sxx;
 }
 console.log('fitted z:', z);
-const out = resultsPath('cluster.json');
 writeFileSync(out, JSON.stringify({ quick: QUICK, cpu: cpuModel(), betaC: BETA_C, capSeconds: CAP_SECONDS, z, rows }, null, 1) + '\n');
 console.log(`wrote ${out}`);

@@ -144,6 +144,20 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
     this.clustersPerSweep = Math.max(1, Math.round(n / Math.max(1, mean)));
   }
 
+  /**
+   * Moves until `perSite`·n sites have been updated: Wolff clusters in chunks until that many sites
+   * were in one (its fixed clusters per sweep, sized for equilibrium, move little from a random
+   * start), the other moves `perSite` sweeps.
+   */
+  burnInSites(state: ClusterState, perSite: number): void {
+    if (this.kind !== 'wolff') {
+      this.step(state, perSite);
+      return;
+    }
+    const k = this.engine.kernels, target = k.clusterVisited(this.header, state.ptr) + perSite * this.form.n;
+    for (let calls = 0; k.clusterVisited(this.header, state.ptr) < target && calls < 100000; calls++) this.step(state, 1);
+  }
+
   init(seed: number, chain: number): ClusterState {
     if (this.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
     const ptr = this.arena.alloc(this.engine.kernels.clusterStateBytes(this.header));
