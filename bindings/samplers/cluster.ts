@@ -224,7 +224,19 @@ export function runCluster(engine: Engine, model: Model, kind: 'sw' | 'wolff', o
     const red = new DiscreteReducer(sampler.layout, true);
     const total = run.chains * (run.samples + run.burnin);
     const chunk = Math.max(1, Math.floor(1e6 / Math.max(1, sampler.form.n)));
-    const finished = emitChains(sampler, { ...run, chains: range(run.chains), chunk, signal: opts.signal }, (c, e) => {
+    // Wolff's fixed clusters per sweep are sized for equilibrium and move little from a random
+    // start: each chain first puts 20·n sites through clusters, then runs its burn-in sweeps.
+    const chains: BatchSampler<ClusterState> = {
+      init: (seed, chain) => {
+        const st = sampler.init(seed, chain);
+        if (kind === 'wolff') sampler.burnInSites(st, 20);
+        return st;
+      },
+      step: (st, sweeps, acc) => sampler.step(st, sweeps, acc),
+      accumulator: () => sampler.accumulator(),
+      readAndClear: (acc) => sampler.readAndClear(acc),
+    };
+    const finished = emitChains(chains, { ...run, chains: range(run.chains), chunk, signal: opts.signal }, (c, e) => {
       red.add(e, c);
       if (e.kind === 'step') opts.onProgress?.({ phase: kind, done: red.done, total });
     });
