@@ -49,7 +49,6 @@
 import { writeFileSync } from 'node:fs';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import type { Engine } from '../bindings/core/engine.ts';
-import { boltzmann, latticeBonds } from '../bindings/core/builders.ts';
 import type { Model } from '../bindings/core/model.ts';
 import { exactInference } from '../bindings/exact/exact.ts';
 import { GibbsSampler } from '../bindings/samplers/gibbs.ts';
@@ -58,8 +57,8 @@ import type { BatchSampler } from '../bindings/samplers/chains.ts';
 import { DHMCSampler } from '../bindings/samplers/dhmc.ts';
 import { buildRelaxation, type Relaxation } from '../bindings/relax/relaxation.ts';
 import { ess, splitRhat } from '../bindings/samplers/diagnostics.ts';
-import { mulberry32 } from '../test/helpers.ts';
 import { cpuModel, QUICK, resultsPath, wasmFacts } from './common.ts';
+import { zhangGrid as zhangGridOf } from './zhang-grids.ts';
 
 const WASM_PATH = process.env.BENCH_WASM || undefined;
 
@@ -83,26 +82,8 @@ type GridType = (typeof TYPES)[number];
 // ---------------------------------------------------------------------------------------------
 // Models
 
+const zhangGrid = (type: GridType, c1: number, c2: number, seed: number): Model => zhangGridOf(type, c1, c2, seed, SIDE);
 
-/** Standard normal by Box–Muller from a uniform generator. */
-function normal(r: () => number): number {
-  let u = r();
-  while (u === 0) u = r();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r());
-}
-
-function zhangGrid(type: GridType, c1: number, c2: number, seed: number): Model {
-  const r = mulberry32(seed);
-  const n = SIDE * SIDE;
-  const edges = latticeBonds([SIDE, SIDE], false).map(([i, j]) => [i, j, c2 * 2 * normal(r)] as [number, number, number]);
-  const rowSum = new Float64Array(n);
-  for (const [i, j, w] of edges) {
-    rowSum[i] += w;
-    rowSum[j] += w;
-  }
-  const a = Float64Array.from({ length: n }, (_, i) => c1 * ((type === 'frustrated' ? rowSum[i] : 0) + 2 * normal(r)));
-  return boltzmann({ a, edges });
-}
 
 // ---------------------------------------------------------------------------------------------
 // Samplers behind one interface (an "iteration" is a Gibbs sweep, a block Gibbs sweep, or one HMC

@@ -11,6 +11,8 @@ import { runMFRP, type MFRPOptions } from './variational/mfrp.ts';
 import { runBlockGibbs, type BlockGibbsOptions } from './samplers/blockgibbs.ts';
 import { runDHMC, type DHMCOptions } from './samplers/dhmc.ts';
 import { runMALA, type MALAOptions } from './samplers/langevin.ts';
+import { runTempering, type PTOptions } from './samplers/tempering.ts';
+import { runCluster } from './samplers/cluster.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relax/relaxation.ts';
 import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type LogZEstimator } from './logz/logz.ts';
@@ -22,12 +24,12 @@ import { runTRW, type TRWOptions } from './variational/trw.ts';
 import { runBounds } from './variational/bounds.ts';
 
 /** Every method `infer` runs, as named in `InferOptions.method` and the CLI's `--method`. */
-export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp', 'bp', 'trw', 'bounds'] as const;
+export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp', 'bp', 'trw', 'bounds', 'pt', 'sw', 'wolff'] as const;
 /** One of `METHODS`. */
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
-export type InferOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & BPOptions & TRWOptions & {
+export type InferOptions = GibbsOptions & PTOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & BPOptions & TRWOptions & {
   /** The method (default 'exact'). */
   method?: Method;
   /** Options of exact inference (its table-size limit and ordering). */
@@ -121,6 +123,11 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
       return runTRW(engine, model, opts);
     case 'bounds':
       return runBounds(engine, model, opts);
+    case 'pt':
+      return runTempering(engine, model, opts);
+    case 'sw':
+    case 'wolff':
+      return runCluster(engine, model, method, opts);
     default:
       throw new ModelError(`unknown method "${method}"; expected one of ${METHODS.join(', ')}`);
   }

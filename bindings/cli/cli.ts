@@ -22,7 +22,7 @@ import type { InferenceResult, Progress } from '../core/result.ts';
 import { learnCommand, LearnUsageError, LEARN_USAGE } from './learn-command.ts';
 
 const USAGE = `usage:
-  relaxmrf infer MODEL [--method exact|gibbs|treegibbs|blockgibbs|dhmc|mala|mf|mfrp|bp|trw|bounds] [--seed N] [--json]
+  relaxmrf infer MODEL [--method exact|gibbs|pt|sw|wolff|treegibbs|blockgibbs|dhmc|mala|mf|mfrp|bp|trw|bounds] [--seed N] [--json]
                        [--out-format uai] [--out PREFIX] [--plot FILE.svg]
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
@@ -33,6 +33,12 @@ const USAGE = `usage:
                           [--scan sequential|colored]   colored: the variables color by color
       relaxation (blockgibbs, dhmc, mala):
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
+      pt:                 [--replicas R] [--ladder B0,B1,…,1]   parallel tempering with Gibbs moves (default
+                          8 replicas: 0, then geometric from 0.05 to 1, re-spaced for equal swap rates
+                          during burn-in; a given ladder — strictly increasing in [0, 1], ending at 1 —
+                          stays fixed); log Z by stepping stone when the ladder starts at 0
+      sw, wolff:          Swendsen–Wang / Wolff cluster moves for ferromagnetic Ising and Potts models
+                          (any fields); models with couplings of both signs are refused
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
       mala:               [--target-accept A]
       any method:         [--logz zhang|mirror|chib|ais]   also estimate log Z (reported with its standard error)
@@ -191,6 +197,8 @@ async function inferCommand(argv: string[]): Promise<void> {
       shift: { type: 'string' },
       factor: { type: 'string' },
       'leapfrog-steps': { type: 'string' },
+      replicas: { type: 'string' },
+      ladder: { type: 'string' },
       'target-accept': { type: 'string' },
       parametrisation: { type: 'string' },
       logz: { type: 'string' },
@@ -251,8 +259,18 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (values['trw-steps'] !== undefined && !['trw', 'bounds'].includes(method)) throw new UsageError(`--trw-steps applies to --method trw or bounds, not ${method}`);
   if (values['out-format'] !== undefined && values['out-format'] !== 'uai') throw new UsageError(`--out-format must be "uai", got "${values['out-format']}"`);
   if (values.out !== undefined && values['out-format'] === undefined) throw new UsageError('--out needs --out-format uai');
+  if ((values.replicas !== undefined || values.ladder !== undefined) && method !== 'pt') throw new UsageError(`--replicas and --ladder apply to --method pt, not --method ${method}`);
+  let ladder: number[] | undefined;
+  if (values.ladder !== undefined) {
+    ladder = values.ladder.split(',').map((t) => {
+      if (t.trim() === '' || !Number.isFinite(Number(t))) throw new UsageError(`--ladder must be comma-separated numbers, got "${values.ladder}"`);
+      return Number(t);
+    });
+  }
   const opts = {
     method,
+    replicas: integer('replicas', values.replicas, 2),
+    ladder,
     seed: integer('seed', values.seed, 0),
     samples: integer('samples', values.samples, 1),
     burnin: integer('burnin', values.burnin, 0),

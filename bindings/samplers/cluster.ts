@@ -1,0 +1,249 @@
+// Swendsen–Wang and Wolff cluster moves (assembly/samplers/cluster.ts) for ferromagnetic Potts and
+// Ising models with any fields. The model must be pairwise over variables of one cardinality q, every
+// pairwise table of Potts form c + r(x_i) + s(x_j) + J·[x_i = x_j] with J ≥ 0 and finite entries;
+// r and s move into the fields. A binary table always has this form, with
+// J = (t₀₀ + t₁₁ − t₀₁ − t₁₀)/2 — so for binary models "ferromagnetic" means every such J ≥ 0.
+//
+// Where this applies (Martens & Sutskever 2010 §5.3 found SW slow on learned RBMs): the bonds only
+// ever join agreeing variables over positive couplings, so models with couplings of both signs
+// (frustrated models, learned RBMs and Boltzmann machines in general) are refused rather than
+// sampled badly; strong fields also shrink the clusters' moves towards single-site ones.
+
+import type { Engine, Arena } from '../core/engine.ts';
+import type { Model } from '../core/model.ts';
+import { requirePairwise } from '../core/model.ts';
+import { stateLayout, type StateLayout } from '../core/canonical.ts';
+import { EngineError, ModelError } from '../core/errors.ts';
+import { seedWords } from '../core/seed.ts';
+import { checkCount } from '../core/options.ts';
+import type { InferenceResult } from '../core/result.ts';
+import { gibbsRun, type GibbsOptions } from './gibbs.ts';
+import { batchMeansResult, DiscreteReducer, emitChains, range, type BatchSampler } from './chains.ts';
+
+export const SW_STREAM = 0x5357; // "SW"
+export const WOLFF_STREAM = 0x574f; // "WO"
+/** Chain id of the Wolff pilot run (never a user chain: chains are < 2^31). */
+const PILOT_CHAIN = 0xffffffff;
+
+export type ClusterKind = 'sw' | 'wolff' | 'heatbath';
+const KIND_CODE: Record<ClusterKind, number> = { sw: 0, wolff: 1, heatbath: 2 };
+
+/** A ferromagnetic Potts model: fields h (n·q, variable-major) and couplings in both-triangle CSR. */
+export interface PottsForm {
+  n: number;
+  q: number;
+  h: Float64Array;
+  rowPtr: Int32Array;
+  col: Int32Array;
+  J: Float64Array;
+}
+
+/** The model as a ferromagnetic Potts form, or a ModelError saying which coupling stops it. */
+export function pottsForm(model: Model): PottsForm {
+  const what = 'cluster moves (Swendsen–Wang, Wolff)';
+  requirePairwise(model, what);
+  const n = model.n, q = model.card[0];
+  for (let v = 0; v < n; v++) if (model.card[v] !== q) throw new ModelError(`${what} need variables of one cardinality: variable 0 has ${q} states, variable ${v} has ${model.card[v]}`);
+  if (q < 2) throw new ModelError(`${what} need at least 2 states per variable`);
+  const h = new Float64Array(n * q);
+  model.unary.forEach((u, v) => u.forEach((x, k) => (h[v * q + k] = x)));
+  const edges = model.edges;
+  const ei = new Int32Array(edges.length), ej = new Int32Array(edges.length), eJ = new Float64Array(edges.length);
+  edges.forEach((e, m) => {
+    const t = e.table;
+    const name = `the coupling of variables ${e.i} and ${e.j}`;
+    for (const x of t) if (!Number.isFinite(x)) throw new ModelError(`${what} need finite potentials: ${name} has a zero entry`);
+    const at = (k: number, l: number) => t[k * q + l];
+    const r = new Float64Array(q), s = new Float64Array(q);
+    let J: number;
+    if (q === 2) {
+      J = (at(0, 0) + at(1, 1) - at(0, 1) - at(1, 0)) / 2;
+      const c0 = at(0, 0) - J; // c with r(0) = s(0) = 0
+      r[1] = at(1, 0) - c0;
+      s[1] = at(0, 1) - c0;
+      for (let k = 0; k < 2; k++) h[e.i * q + k] += r[k];
+      for (let k = 0; k < 2; k++) h[e.j * q + k] += s[k];
+    } else {
+      // Gauge r(0) = s(1) = 0: off the diagonal t(k, l) = c + r(k) + s(l), c = t(0, 1).
+      const c = at(0, 1);
+      for (let l = 2; l < q; l++) s[l] = at(0, l) - at(0, 1);
+      s[0] = at(1, 0) - at(1, 2) + s[2];
+      for (let k = 2; k < q; k++) r[k] = at(k, 1) - at(0, 1);
+      r[1] = at(1, 2) - at(0, 2);
+      let scale = 1;
+      for (const x of t) scale = Math.max(scale, Math.abs(x));
+      const tol = 1e-9 * scale;
+      J = at(0, 0) - (c + r[0] + s[0]);
+      for (let k = 0; k < q; k++) {
+        for (let l = 0; l < q; l++) {
+          const fit = c + r[k] + s[l] + (k === l ? J : 0);
+          if (Math.abs(at(k, l) - fit) > tol) throw new ModelError(`${what} need Potts couplings c + r(x_i) + s(x_j) + J·[x_i = x_j]: ${name} is not of that form`);
+        }
+      }
+      for (let k = 0; k < q; k++) [h[e.i * q + k], h[e.j * q + k]] = [h[e.i * q + k] + r[k], h[e.j * q + k] + s[k]];
+    }
+    if (J < 0) throw new ModelError(`${what} need ferromagnetic couplings (J ≥ 0): ${name} has J = ${+J.toPrecision(6)}; use --method gibbs or pt for couplings of mixed signs`);
+    [ei[m], ej[m], eJ[m]] = [e.i, e.j, J];
+  });
+  const rowPtr = new Int32Array(n + 1);
+  for (let m = 0; m < edges.length; m++) [rowPtr[ei[m] + 1], rowPtr[ej[m] + 1]] = [rowPtr[ei[m] + 1] + 1, rowPtr[ej[m] + 1] + 1];
+  for (let v = 0; v < n; v++) rowPtr[v + 1] += rowPtr[v];
+  const fill = rowPtr.slice(0, n), col = new Int32Array(2 * edges.length), J = new Float64Array(2 * edges.length);
+  for (let m = 0; m < edges.length; m++) {
+    [col[fill[ei[m]]], J[fill[ei[m]]++]] = [ej[m], eJ[m]];
+    [col[fill[ej[m]]], J[fill[ej[m]]++]] = [ei[m], eJ[m]];
+  }
+  return { n, q, h, rowPtr, col, J };
+}
+
+export interface ClusterState {
+  readonly ptr: number;
+  readonly chain: number;
+}
+
+/** One of the three moves on a bound Potts form; the BatchSampler shape, so chains.ts drives it. */
+export class ClusterSampler implements BatchSampler<ClusterState> {
+  readonly form: PottsForm;
+  readonly layout: StateLayout;
+  private readonly arena: Arena;
+  private readonly header: number;
+
+  constructor(readonly engine: Engine, model: Model, readonly kind: ClusterKind) {
+    const f = (this.form = pottsForm(model));
+    this.layout = stateLayout(new Int32Array(f.n).fill(f.q));
+    const k = engine.kernels;
+    engine.ensureFits(24 * f.n * f.q + 16 * f.col.length + 32 * f.n + 1024, `${kind} on ${f.n} variables`);
+    const a = (this.arena = engine.arena());
+    const h = a.allocF64(f.h), rowPtr = a.allocI32(f.rowPtr), col = a.allocI32(Math.max(1, f.col.length)), J = a.allocF64(Math.max(1, f.J.length)), P = a.allocF64(Math.max(1, f.J.length));
+    a.f64(J, f.J.length).set(f.J);
+    a.f64(P, f.J.length).set(f.J.map((x) => -Math.expm1(-x)));
+    a.i32(col, f.col.length).set(f.col);
+    this.header = a.alloc(k.clusterFormBytes());
+    k.clusterFormInit(this.header, f.n, f.q, h, rowPtr, col, J, P);
+  }
+
+  /**
+   * Wolff clusters per sweep: n / (mean cluster size), the mean taken on a pilot chain of its own
+   * stream (seed, PILOT_CHAIN) after that chain has put 20·n sites through clusters (cluster sizes
+   * from a random start are far below their equilibrium sizes), so every chain of a run uses the same
+   * fixed number. 1 until set.
+   */
+  clustersPerSweep = 1;
+
+  calibrate(seed: number): void {
+    if (this.kind !== 'wolff') return;
+    const k = this.engine.kernels, n = this.form.n;
+    const pilot = this.init(seed, PILOT_CHAIN);
+    this.clustersPerSweep = 1;
+    const chunk = Math.max(1, Math.ceil(n / 100));
+    const visited = () => k.clusterVisited(this.header, pilot.ptr);
+    for (let calls = 0; visited() < 20 * n && calls < 10000; calls++) this.step(pilot, chunk);
+    const before = visited(), clusters = 50 + Math.ceil(n / 10);
+    this.step(pilot, clusters);
+    const mean = (visited() - before) / clusters;
+    this.clustersPerSweep = Math.max(1, Math.round(n / Math.max(1, mean)));
+  }
+
+  /**
+   * Moves until `perSite`·n sites have been updated: Wolff clusters in chunks until that many sites
+   * were in one (its fixed clusters per sweep, sized for equilibrium, move little from a random
+   * start), the other moves `perSite` sweeps.
+   */
+  burnInSites(state: ClusterState, perSite: number): void {
+    if (this.kind !== 'wolff') {
+      this.step(state, perSite);
+      return;
+    }
+    const k = this.engine.kernels, target = k.clusterVisited(this.header, state.ptr) + perSite * this.form.n;
+    for (let calls = 0; k.clusterVisited(this.header, state.ptr) < target && calls < 100000; calls++) this.step(state, 1);
+  }
+
+  init(seed: number, chain: number): ClusterState {
+    if (this.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
+    const ptr = this.arena.alloc(this.engine.kernels.clusterStateBytes(this.header));
+    const [lo, hi] = seedWords(seed);
+    this.engine.call(`${this.kind} init`, (k) => {
+      k.rngSeed(ptr, lo, hi, chain, this.kind === 'wolff' ? WOLFF_STREAM : SW_STREAM);
+      k.clusterInit(this.header, ptr);
+    });
+    return { ptr, chain };
+  }
+
+  /** `sweeps` moves; with acc the marginal terms are added; with trace / bondTrace (f64 per sweep) the magnetisation / agreement. */
+  step(state: ClusterState, sweeps: number, acc = 0, trace = 0, bondTrace = 0): { changeRate: number } {
+    checkCount('sweeps', sweeps, 1);
+    const per = this.clustersPerSweep;
+    const changed = this.engine.call(`${this.kind} step`, (k) => k.clusterStep(this.header, state.ptr, KIND_CODE[this.kind], sweeps, per, acc, trace, bondTrace));
+    return { changeRate: changed / (sweeps * this.form.n) };
+  }
+
+  /** Magnetisation after each of `sweeps` moves (no accumulation), for autocorrelation times. */
+  magnetisationTrace(state: ClusterState, sweeps: number): Float64Array {
+    const buf = this.arena.alloc(8 * sweeps);
+    this.step(state, sweeps, 0, buf);
+    return this.arena.f64(buf, sweeps).slice();
+  }
+
+  /** Fraction of coupled pairs in the same state after each of `sweeps` moves (the energy of a uniform model). */
+  agreementTrace(state: ClusterState, sweeps: number): Float64Array {
+    const buf = this.arena.alloc(8 * sweeps);
+    this.step(state, sweeps, 0, 0, buf);
+    return this.arena.f64(buf, sweeps).slice();
+  }
+
+  configuration(state: ClusterState): Int32Array {
+    return this.arena.i32(this.engine.kernels.clusterStates(state.ptr) >>> 0, this.form.n).slice();
+  }
+
+  accumulator(): number {
+    return this.arena.alloc(8 * this.form.n * this.form.q);
+  }
+
+  readAndClear(acc: number): Float64Array {
+    const v = this.arena.f64(acc, this.form.n * this.form.q);
+    const out = v.slice();
+    v.fill(0);
+    return out;
+  }
+
+  dispose(): void {
+    this.arena.dispose();
+  }
+}
+
+/** The options and defaults of Gibbs (seed, chains, samples, burnin, batches, onProgress, signal). */
+export type ClusterOptions = GibbsOptions;
+
+/** Marginals by Swendsen–Wang (Rao–Blackwellised over the cluster relabelling) or Wolff (indicators), with batch-means errors. */
+export function runCluster(engine: Engine, model: Model, kind: 'sw' | 'wolff', opts: ClusterOptions = {}): InferenceResult {
+  const run = gibbsRun(opts);
+  const t0 = performance.now();
+  const sampler = new ClusterSampler(engine, model, kind);
+  try {
+    sampler.calibrate(run.seed);
+    const red = new DiscreteReducer(sampler.layout, true);
+    const total = run.chains * (run.samples + run.burnin);
+    const chunk = Math.max(1, Math.floor(1e6 / Math.max(1, sampler.form.n)));
+    // Wolff's fixed clusters per sweep are sized for equilibrium and move little from a random
+    // start: each chain first puts 20·n sites through clusters, then runs its burn-in sweeps.
+    const chains: BatchSampler<ClusterState> = {
+      init: (seed, chain) => {
+        const st = sampler.init(seed, chain);
+        if (kind === 'wolff') sampler.burnInSites(st, 20);
+        return st;
+      },
+      step: (st, sweeps, acc) => sampler.step(st, sweeps, acc),
+      accumulator: () => sampler.accumulator(),
+      readAndClear: (acc) => sampler.readAndClear(acc),
+    };
+    const finished = emitChains(chains, { ...run, chains: range(run.chains), chunk, signal: opts.signal }, (c, e) => {
+      red.add(e, c);
+      if (e.kind === 'step') opts.onProgress?.({ phase: kind, done: red.done, total });
+    });
+    if (red.stats.batches === 0) throw new EngineError(`${kind} was cancelled before the first batch completed: no estimate`);
+    const seconds = (performance.now() - t0) / 1000;
+    return batchMeansResult(kind, sampler.layout, red, run, { changeRate: red.changeRate, q: sampler.form.q, ...(kind === 'wolff' ? { clustersPerSweep: sampler.clustersPerSweep } : {}), estimator: kind === 'sw' ? 'rao-blackwellised' : 'indicators' }, seconds, !finished);
+  } finally {
+    sampler.dispose();
+  }
+}
