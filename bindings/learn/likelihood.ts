@@ -6,15 +6,11 @@ import type { Engine } from '../core/engine.ts';
 import { ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
-import { logMeanExp } from '../logz/logz.ts';
-import { BoundMachine, type MachineParams } from './machine.ts';
+import { logMeanExp } from '../logz/estimate.ts';
+import { BoundMachine, type BinaryData, type MachineParams } from './machine.ts';
 
-/** Data: `rows` samples of `cols` states (0/1 for binary machines, 0…K−1 for Potts), row-major. */
-export interface BinaryData {
-  readonly rows: number;
-  readonly cols: number;
-  readonly values: Uint8Array;
-}
+export type { BinaryData } from './machine.ts';
+
 
 export interface LikelihoodOptions {
   seed?: number;

@@ -16,7 +16,6 @@ import { BoundModel } from '../core/bound.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
 import { treePartition } from '../samplers/treeblocks.ts';
-import type { BinaryData } from './likelihood.ts';
 
 export type MachineKind = 'boltzmann' | 'rbm' | 'srbm' | 'potts';
 export const MACHINE_KINDS: readonly MachineKind[] = ['boltzmann', 'rbm', 'srbm', 'potts'];
@@ -33,6 +32,14 @@ export interface MachineParams {
   readonly w: Float64Array;
   /** Architecture pairs (i < j) as [i0, j0, i1, j1, …]. */
   readonly pairs: Int32Array;
+}
+
+
+/** Data: `rows` samples of `cols` states (0/1 for binary machines, 0…K−1 for Potts), row-major. */
+export interface BinaryData {
+  readonly rows: number;
+  readonly cols: number;
+  readonly values: Uint8Array;
 }
 
 /** The architecture's pairs, i < j, sorted. */
