@@ -11,7 +11,7 @@ import { runDHMC, type DHMCOptions } from './samplers/dhmc.ts';
 import { runMALA, type MALAOptions } from './samplers/langevin.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relax/relaxation.ts';
 import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
-import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type LogZEstimator } from './logz/logz.ts';
+import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type EstimateLogZOptions, type LogZEstimate, type LogZEstimator } from './logz/logz.ts';
 import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
@@ -50,12 +50,22 @@ export function infer(engine: Engine, model: Model, opts: InferOptions = {}): In
 
 /** Adds the log Z estimate opts.logz asks for (if any) to a marginals result — infer's second half. */
 export function withLogZ(engine: Engine, model: Model, result: InferenceResult, opts: InferOptions): InferenceResult {
-  if (opts.logz === undefined) return result;
+  const request = logZRequest(opts);
+  return request === null ? result : withEstimate(result, request, estimateLogZ(engine, model, request));
+}
+
+/** The estimateLogZ options that opts.logz asks for (null: none), validated. */
+export function logZRequest(opts: InferOptions): EstimateLogZOptions | null {
+  if (opts.logz === undefined) return null;
   if (!LOGZ_ESTIMATORS.includes(opts.logz)) throw new ModelError(`unknown log Z estimator "${opts.logz}"; expected ${LOGZ_ESTIMATORS.join(', ')}`);
   const { seed, chains, samples, burnin, signal } = opts;
   if (opts.ais !== undefined && opts.logz !== 'ais') throw new ModelError(`AIS options apply to logz 'ais', not '${opts.logz}'`);
-  const est = estimateLogZ(engine, model, { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}) } as Parameters<typeof estimateLogZ>[2]);
-  const diagnostics: InferenceResult['diagnostics'] = { ...result.diagnostics, logzEstimator: opts.logz, logzSeconds: est.seconds };
+  return { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}) } as EstimateLogZOptions;
+}
+
+/** A marginals result with a log Z estimate: as infer reports it (the estimator's diagnostics under logz.*). */
+export function withEstimate(result: InferenceResult, request: EstimateLogZOptions, est: LogZEstimate): InferenceResult {
+  const diagnostics: InferenceResult['diagnostics'] = { ...result.diagnostics, logzEstimator: request.estimator, logzSeconds: est.seconds };
   for (const [k, v] of Object.entries(est.diagnostics)) diagnostics[`logz.${k}`] = v;
   return { ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics };
 }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { loadEngine } from '../core/wasm-node.ts';
 import { loadModelFile } from '../io/files.ts';
-import { infer, withLogZ, METHODS, type Method } from '../infer.ts';
+import { infer, withLogZ, METHODS, type InferOptions, type Method } from '../infer.ts';
 import { runParallel, PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
 import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
 import { isingLattice, pottsLattice } from '../core/builders.ts';
@@ -22,6 +22,9 @@ const USAGE = `usage:
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
                                           the same estimates as without (plus workers, completedChains)
+      any method:         [--queue redis://HOST:PORT[/DB]]   run as jobs on \`relaxmrf worker\` processes
+                                          (rediss://:PASSWORD@HOST:PORT for TLS); the same estimates as
+                                          without (plus workers, completedChains, queue); Ctrl-C: partial
       relaxation (blockgibbs, dhmc, mala):
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
@@ -36,6 +39,10 @@ const USAGE = `usage:
       mfrp:   [--restarts J] [--trials T] [--max-constraints M] [--budget V] [--budget-factor K] [--max-sweeps S]
               (defaults 10, 5, 20, 1e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
               m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given)
+  relaxmrf worker --queue redis://HOST:PORT[/DB] [--concurrency N] [--name NAME] [--lock-ms MS]
+                                     run queued jobs until interrupted (N compute threads, default:
+                                     cores; MS: lock duration, default 30000 — a killed worker's job
+                                     is retried elsewhere after about 2 × MS)
   relaxmrf demo                      the default job (npm start)
   relaxmrf --help | --version
 
@@ -156,6 +163,7 @@ async function inferCommand(argv: string[]): Promise<void> {
       burnin: { type: 'string' },
       chains: { type: 'string' },
       workers: { type: 'string' },
+      queue: { type: 'string' },
       restarts: { type: 'string' },
       trials: { type: 'string' },
       'max-constraints': { type: 'string' },
@@ -228,15 +236,9 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (workers !== undefined && !PARALLEL_METHODS.includes(method as ParallelMethod)) {
     throw new UsageError(`--workers applies to ${PARALLEL_METHODS.join(', ')}, not --method ${method}`);
   }
+  if (workers !== undefined && values.queue !== undefined) throw new UsageError('--workers and --queue exclude each other (a queue worker has --concurrency)');
   const { model, description } = await loadModel(positionals[0]);
-  const engine = await loadEngine();
-  // RELAXMRF_WASM_LIMIT_MB lowers the engine's memory limit (tests exercise the up-front refusal with it).
-  const limitMB = Number(process.env.RELAXMRF_WASM_LIMIT_MB);
-  if (limitMB > 0) engine.memoryLimit = Math.min(engine.memoryLimit, limitMB * 2 ** 20);
-  // Workers change where chains run, not what they compute: runParallel equals infer bit for bit.
-  const r = workers === undefined
-    ? infer(engine, model, opts)
-    : withLogZ(engine, model, await runParallel(model, { ...opts, method: method as ParallelMethod, workers }), opts);
+  const r = values.queue !== undefined ? await queuedRun(model, opts, values.queue) : await localRun(model, opts, workers);
 
   if (values['out-format'] === 'uai') {
     const pr = r.logZ !== null ? writePR(r.logZ) : null;
@@ -253,6 +255,61 @@ async function inferCommand(argv: string[]): Promise<void> {
     writeJSON(jsonResult(model, r), (chunk) => process.stdout.write(chunk));
     process.stdout.write('\n');
   } else if (values['out-format'] === undefined || values.out) process.stdout.write(summary(description, model, r) + '\n');
+}
+
+async function localRun(model: Model, opts: InferOptions, workers: number | undefined): Promise<InferenceResult> {
+  const engine = await loadEngine();
+  // RELAXMRF_WASM_LIMIT_MB lowers the engine's memory limit (tests exercise the up-front refusal with it).
+  const limitMB = Number(process.env.RELAXMRF_WASM_LIMIT_MB);
+  if (limitMB > 0) engine.memoryLimit = Math.min(engine.memoryLimit, limitMB * 2 ** 20);
+  // Workers change where chains run, not what they compute: runParallel equals infer bit for bit.
+  return workers === undefined
+    ? infer(engine, model, opts)
+    : withLogZ(engine, model, await runParallel(model, { ...opts, method: opts.method as ParallelMethod, workers }), opts);
+}
+
+/** The run as jobs on the queue (bullmq loads only here); Ctrl-C cancels them and keeps what completed. */
+async function queuedRun(model: Model, opts: InferOptions, url: string): Promise<InferenceResult> {
+  const { runQueued } = await import('../queue/queue-client.ts');
+  const ac = new AbortController();
+  const onInterrupt = () => ac.abort();
+  process.once('SIGINT', onInterrupt);
+  try {
+    return await runQueued(model, { ...opts, signal: ac.signal }, { connection: url });
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
+}
+
+/** `relaxmrf worker`: serves the queue until interrupted (a second interrupt quits at once). */
+async function workerCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { queue: { type: 'string' }, concurrency: { type: 'string' }, name: { type: 'string' }, 'lock-ms': { type: 'string' } },
+  });
+  if (positionals.length > 0) throw new UsageError(`worker takes no positional arguments, got "${positionals[0]}"`);
+  if (values.queue === undefined) throw new UsageError('worker needs --queue redis://HOST:PORT[/DB]');
+  const { runWorker } = await import('../queue/queue-worker.ts');
+  const ac = new AbortController();
+  const onSignal = () => {
+    if (ac.signal.aborted) process.exit(130);
+    ac.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await runWorker(values.queue, {
+      concurrency: integer('concurrency', values.concurrency, 1),
+      name: values.name,
+      lockMs: integer('lock-ms', values['lock-ms'], 500),
+      log: (line) => process.stderr.write(line + '\n'),
+      signal: ac.signal,
+    });
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
 }
 
 /** The default job: Gibbs on a 32×32 periodic Ising model at β = 0.4, checked against exact answers on a smaller grid. */
@@ -298,6 +355,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (cmd === 'infer') await inferCommand(rest);
     else if (cmd === 'demo') await demoCommand();
+    else if (cmd === 'worker') await workerCommand(rest);
     else throw new UsageError(`unknown command "${cmd}" (try --help)`);
     return 0;
   } catch (e) {

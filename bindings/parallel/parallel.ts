@@ -11,18 +11,22 @@ import { runParallelOn, type ParallelHost, type ParallelOptions, type WorkerJob,
 export { PARALLEL_METHODS, type ParallelMethod, type ParallelOptions } from './parallel-job.ts';
 
 /**
- * Starts the worker module next to this one: parallel-worker.js in the built package (dist/), or
- * parallel-worker.ts when running from the sources under tsx — worker threads on Node 20 do not
- * inherit the parent's --import loader hooks, so that worker registers tsx's hooks itself first.
- * The parent's flags are not passed on (e.g. --input-type, which is an error in a worker).
+ * Starts the worker module `name` beside `base` (the caller's import.meta.url): name.js in the
+ * built package (dist/), or name.ts when running from the sources under tsx — worker threads on
+ * Node 20 do not inherit the parent's --import loader hooks, so that worker registers tsx's hooks
+ * itself first. The parent's flags are not passed on (e.g. --input-type, which is an error in a worker).
  */
-function startWorker(job: WorkerJob): Worker {
-  const fromSources = import.meta.url.endsWith('.ts');
-  const script = new URL(fromSources ? './parallel-worker.ts' : './parallel-worker.js', import.meta.url);
-  if (!fromSources) return new Worker(script, { execArgv: [], workerData: job });
+export function startWorkerModule(base: string, name: string, workerData?: unknown): Worker {
+  const fromSources = base.endsWith('.ts');
+  const script = new URL(`./${name}${fromSources ? '.ts' : '.js'}`, base);
+  if (!fromSources) return new Worker(script, { execArgv: [], workerData });
   const api = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(script.href)}); })`;
-  return new Worker(boot, { eval: true, execArgv: [], workerData: job });
+  return new Worker(boot, { eval: true, execArgv: [], workerData });
+}
+
+function startWorker(job: WorkerJob): Worker {
+  return startWorkerModule(import.meta.url, 'parallel-worker', job);
 }
 
 const nodeHost: ParallelHost = {
