@@ -275,7 +275,9 @@ async function queuedRun(model: Model, opts: InferOptions, url: string): Promise
   const onInterrupt = () => ac.abort();
   process.once('SIGINT', onInterrupt);
   try {
-    return await runQueued(model, { ...opts, signal: ac.signal }, { connection: url });
+    // RELAXMRF_QUEUE_LOST_MS: how long Redis may be silent before the run fails (default 10 s; tests set less).
+    const lost = Number(process.env.RELAXMRF_QUEUE_LOST_MS);
+    return await runQueued(model, { ...opts, signal: ac.signal }, { connection: url, lostAfterMs: lost > 0 ? lost : undefined });
   } finally {
     process.removeListener('SIGINT', onInterrupt);
   }
@@ -310,6 +312,8 @@ async function workerCommand(argv: string[]): Promise<void> {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
   }
+  // Stopped: whatever a connection still retries, do not linger.
+  setTimeout(() => process.exit(), 1000).unref();
 }
 
 /** The default job: Gibbs on a 32×32 periodic Ising model at β = 0.4, checked against exact answers on a smaller grid. */

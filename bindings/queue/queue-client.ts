@@ -66,8 +66,10 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
   const redis = await connectRedis(conn);
   const { Queue, QueueEvents } = await import('bullmq');
   const q: Queue = new Queue(QUEUE_NAME, { connection: bullConnection(conn) });
-  const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection: bullConnection(conn) });
+  // A short blocking read: its watchdog timer is what a finished process waits for.
+  const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection: bullConnection(conn), blockingTimeout: 1000 });
   let connectionError: unknown = null;
+  let lost = false;
   q.on('error', (e) => (connectionError = e));
   events.on('error', (e) => (connectionError = e));
   try {
@@ -191,7 +193,7 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
         withTimeout(redis.ping(), 1000, 'no answer').then(() => (lastAnswer = Date.now()), () => {});
         if (Date.now() - lastAnswer > lostAfterMs) {
           const why = connectionError ? `: ${(connectionError as Error).message}` : '';
-          settled = true; // nothing can be cancelled without Redis
+          settled = lost = true; // nothing can be cancelled without Redis
           for (const t of timers) clearInterval(t);
           signal?.removeEventListener('abort', onAbort);
           reject(new EngineError(`lost the queue's Redis at ${conn.display} (no answer for ${lostAfterMs / 1000} s${why}); the run is abandoned`));
@@ -219,7 +221,7 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
     }
     return result;
   } finally {
-    await shutdown(redis, q, events);
+    await shutdown(redis, q, events, lost);
   }
 }
 
@@ -258,8 +260,9 @@ async function cancel(redis: Redis, q: Queue, run: string, ids: string[]): Promi
   }
 }
 
-async function shutdown(redis: Redis, q: Queue, events: QueueEvents): Promise<void> {
-  await Promise.allSettled([withTimeout(q.close(), 2000, 'close'), withTimeout(events.close(), 2000, 'close')]);
-  await Promise.allSettled([q.disconnect(), events.disconnect()]);
+async function shutdown(redis: Redis, q: Queue, events: QueueEvents, lost: boolean): Promise<void> {
+  // Bounded: with Redis gone, close() would wait for it; disconnect() then ends the reconnecting.
+  if (!lost) await Promise.allSettled([withTimeout(q.close(), 2000, 'close'), withTimeout(events.close(), 2000, 'close')]);
+  await Promise.allSettled([withTimeout(q.disconnect(), 1000, 'disconnect'), withTimeout(events.disconnect(), 1000, 'disconnect')]);
   redis.disconnect();
 }

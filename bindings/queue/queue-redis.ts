@@ -17,8 +17,9 @@ export function queueConnection(url: string): QueueConnection {
 }
 
 /** Options of BullMQ's connections: reconnect with backoff (blocking commands need maxRetriesPerRequest null). */
-export function bullConnection(c: QueueConnection): { url: string; maxRetriesPerRequest: null; retryStrategy: (times: number) => number } {
-  return { url: c.url, maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(200 * times, 2000) };
+export function bullConnection(c: QueueConnection): { url: string; maxRetriesPerRequest: null; connectTimeout: number; retryStrategy: (times: number) => number } {
+  // A short connect timeout: its timer outlives disconnect(), and a process waits for it to exit.
+  return { url: c.url, maxRetriesPerRequest: null, connectTimeout: 2000, retryStrategy: (times: number) => Math.min(200 * times, 2000) };
 }
 
 /**

@@ -13,7 +13,7 @@ import { startWorkerModule } from '../parallel/parallel.ts';
 import { ModelError } from '../core/errors.ts';
 import { blobHash } from './model-blob.ts';
 import { checkJob, keys, KEY_TTL_MS, MAX_BLOB_BYTES, QUEUE_NAME, type QueueJob } from './queue-jobs.ts';
-import { bullConnection, connectRedis, queueConnection } from './queue-redis.ts';
+import { bullConnection, connectRedis, queueConnection, withTimeout } from './queue-redis.ts';
 import type { ThreadReply, ThreadTask } from './queue-thread.ts';
 
 export interface WorkerOptions {
@@ -163,7 +163,14 @@ export async function runWorker(url: string, opts: WorkerOptions = {}): Promise<
     },
     { connection: bullConnection(conn), concurrency, lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: 1, name, removeOnComplete: { age: KEY_TTL_MS / 1000 }, removeOnFail: { age: KEY_TTL_MS / 1000 } },
   );
-  worker.on('error', (e) => log(`redis: ${e.message}`));
+  // Connection errors repeat while Redis is away: one line per distinct message and minute.
+  const logged = new Map<string, number>();
+  worker.on('error', (e) => {
+    const now = Date.now();
+    if (now - (logged.get(e.message) ?? -Infinity) < 60_000) return;
+    logged.set(e.message, now);
+    log(`redis: ${e.message}`);
+  });
   log(`relaxmrf worker ${name}: serving queue "${QUEUE_NAME}" at ${conn.display} with ${concurrency} compute thread${concurrency > 1 ? 's' : ''}`);
 
   await new Promise<void>((resolve) => {
@@ -172,7 +179,17 @@ export async function runWorker(url: string, opts: WorkerOptions = {}): Promise<
   });
   stopping = true;
   log(`relaxmrf worker ${name}: stopping (finishing active jobs; interrupt again to quit at once)`);
-  await worker.close();
+  // Active jobs finish and report — unless Redis is gone, when nothing could be reported.
+  const closing = worker.close().then(() => true);
+  while (!(await Promise.race([closing, sleep(1000).then(() => false)]))) {
+    if (!(await withTimeout(redis.ping(), 1000, 'no answer').then(() => true, () => false))) {
+      log(`relaxmrf worker ${name}: Redis does not answer; quitting without finishing the active jobs (they go back to the queue)`);
+      break;
+    }
+  }
+  await withTimeout(worker.disconnect(), 1000, 'disconnect').catch(() => {});
   redis.disconnect();
   await Promise.all(slots.map((s) => s.thread.terminate()));
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
