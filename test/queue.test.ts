@@ -5,9 +5,7 @@
 // a Redis that goes away mid-run is exit 3, promptly. Skipped (with a message) without redis-server.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { isingLattice } from '../bindings/core/builders.ts';
@@ -16,61 +14,21 @@ import { infer, type InferOptions } from '../bindings/infer.ts';
 import { runQueued } from '../bindings/queue/queue-client.ts';
 import { QUEUE_NAME } from '../bindings/queue/queue-jobs.ts';
 import type { InferenceResult } from '../bindings/core/result.ts';
+import { freePort, REDIS_SERVER, sleep, startRedis, startWorker } from '../scripts/redis-local.ts';
 
 const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
-const REDIS = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => existsSync(p)) ?? null;
-const skip = REDIS ? false : 'redis-server is not installed (apt-get install redis-server); the queue tests need a real Redis';
+if (!REDIS_SERVER && process.env.CI) throw new Error('redis-server is missing: CI installs it (.ci/run)');
+const skip = REDIS_SERVER ? false : 'redis-server is not installed (apt-get install redis-server); the queue tests need a real Redis';
 
 let redis: ChildProcess | null = null;
 let url = '';
 const workers: ChildProcess[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Resolves when `child` has written `pattern` to stderr (at most `ms`). */
-function waitFor(child: ChildProcess, pattern: RegExp, ms: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${ms} ms: ${text}`)), ms);
-    child.stderr!.on('data', (d) => {
-      text += d;
-      if (pattern.test(text)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-}
-
-function startWorker(): ChildProcess {
-  const w = spawn(process.execPath, [BIN, 'worker', '--queue', url, '--concurrency', '1', '--lock-ms', '2000'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  workers.push(w);
-  return w;
-}
+const WORKER_ARGS = ['--concurrency', '1', '--lock-ms', '2000'];
 
 before(async () => {
   if (skip) return;
-  const port = await freePort();
-  url = `redis://127.0.0.1:${port}`;
-  redis = spawn(REDIS!, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  // Up within 5 s (bounded: 50 tries).
-  for (let i = 0; i < 50; i++) {
-    const r = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
-    if (r.stdout?.trim() === 'PONG') break;
-    await sleep(100);
-  }
-  await Promise.all([0, 1, 2].map(() => waitFor(startWorker(), /serving queue/, 30_000)));
+  ({ url, process: redis } = await startRedis());
+  workers.push(...(await Promise.all([0, 1, 2].map(() => startWorker(url, WORKER_ARGS)))));
 });
 
 after(() => {
@@ -105,7 +63,7 @@ test('gibbs through the queue equals the single-process run bit for bit, also wh
   assert.equal(r.diagnostics.completedChains, 6);
   assert.equal(r.diagnostics.queue, `${url}/0`);
   assert.deepEqual(comparable(r), comparable(ref));
-  startWorker();
+  workers.push(await startWorker(url, WORKER_ARGS));
 });
 
 test('population annealing (AIS pieces) and exact through the queue equal the single-process run', { skip }, async () => {
