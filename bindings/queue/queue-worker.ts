@@ -9,7 +9,7 @@ import { availableParallelism, hostname } from 'node:os';
 import { serialize } from 'node:v8';
 import type { Redis } from 'ioredis';
 import type { Job } from 'bullmq';
-import { startWorkerModule } from '../parallel/parallel.ts';
+import { startWorkerModule } from '../parallel/start-worker.ts';
 import { ModelError } from '../core/errors.ts';
 import { blobHash } from './model-blob.ts';
 import { checkJob, keys, KEY_TTL_MS, MAX_BLOB_BYTES, QUEUE_NAME, type QueueJob } from './queue-jobs.ts';
