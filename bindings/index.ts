@@ -3,3 +3,4 @@ export * from './api.ts';
 export { loadEngine } from './core/wasm-node.ts';
 export { loadModelFile } from './io/files.ts';
 export { runParallel, inferAsync, autoWorkers, AUTO_WORKERS_MIN_UPDATES, PARALLEL_METHODS, type ParallelMethod, type ParallelOptions } from './parallel/parallel.ts';
+export { runQueued, type QueueOptions } from './queue/queue-client.ts';

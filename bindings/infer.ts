@@ -15,7 +15,7 @@ import { runTempering, type PTOptions } from './samplers/tempering.ts';
 import { runCluster } from './samplers/cluster.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relax/relaxation.ts';
 import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
-import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type LogZEstimator } from './logz/logz.ts';
+import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type EstimateLogZOptions, type LogZEstimate, type LogZEstimator } from './logz/logz.ts';
 import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
@@ -72,14 +72,24 @@ function withWarnings(r: InferenceResult, more: readonly string[] = []): Inferen
 
 /** Adds the log Z estimate opts.logz asks for (if any) to a marginals result — infer's second half. */
 export function withLogZ(engine: Engine, model: Model, result: InferenceResult, opts: InferOptions): InferenceResult {
-  if (opts.logz === undefined) return withWarnings(result);
+  const request = logZRequest(opts);
+  return request === null ? withWarnings(result) : withEstimate(result, request, estimateLogZ(engine, model, request));
+}
+
+/** The estimateLogZ options that opts.logz asks for (null: none), validated. */
+export function logZRequest(opts: InferOptions): EstimateLogZOptions | null {
+  if (opts.logz === undefined) return null;
   if (!LOGZ_ESTIMATORS.includes(opts.logz)) throw new ModelError(`unknown log Z estimator "${opts.logz}"; expected ${LOGZ_ESTIMATORS.join(', ')}`);
   const { seed, chains, samples, burnin, signal } = opts;
   if (opts.ais !== undefined && opts.logz !== 'ais') throw new ModelError(`AIS options apply to logz 'ais', not '${opts.logz}'`);
-  const est = estimateLogZ(engine, model, { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}) } as Parameters<typeof estimateLogZ>[2]);
-  const diagnostics: InferenceResult['diagnostics'] = { ...result.diagnostics, logzEstimator: opts.logz, logzSeconds: est.seconds };
+  return { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}) } as EstimateLogZOptions;
+}
+
+/** A marginals result with a log Z estimate: as infer reports it (the estimator's diagnostics under logz.*). */
+export function withEstimate(result: InferenceResult, request: EstimateLogZOptions, est: LogZEstimate): InferenceResult {
+  const diagnostics: InferenceResult['diagnostics'] = { ...result.diagnostics, logzEstimator: request.estimator, logzSeconds: est.seconds };
   for (const [k, v] of Object.entries(est.diagnostics)) diagnostics[`logz.${k}`] = v;
-  return withWarnings({ ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics }, (est.warnings ?? []).map((w) => `log Z (${opts.logz}): ${w}`));
+  return withWarnings({ ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics }, (est.warnings ?? []).map((w) => `log Z (${request.estimator}): ${w}`));
 }
 
 function inferMarginals(engine: Engine, model: Model, opts: InferOptions): InferenceResult {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { loadEngine } from '../core/wasm-node.ts';
 import { loadModelFile } from '../io/files.ts';
-import { infer, METHODS, type Method } from '../infer.ts';
+import { infer, METHODS, type InferOptions, type Method } from '../infer.ts';
 import { inferAsync, PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
 import { PRECISIONS, SCANS } from '../samplers/gibbs-lanes.ts';
 import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
@@ -31,6 +31,9 @@ const USAGE = `usage:
                                           0: this thread
       gibbs:              [--precision f64|f32]   f32: four chains per SIMD vector (f64, default: two)
                           [--scan sequential|colored]   colored: the variables color by color
+      any method:         [--queue redis://HOST:PORT[/DB]]   run as jobs on \`relaxmrf worker\` processes
+                                          (rediss://:PASSWORD@HOST:PORT for TLS); the same estimates as
+                                          without (plus workers, completedChains, queue); Ctrl-C: partial
       relaxation (blockgibbs, dhmc, mala):
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
       pt:                 [--replicas R] [--ladder B0,B1,…,1]   parallel tempering with Gibbs moves (default
@@ -62,6 +65,10 @@ const USAGE = `usage:
       --plot FILE.svg:    the node marginals as an SVG figure (a heatmap for 2-D built-in lattices,
                           points with ± 2 standard-error bars otherwise), written after the result
 ${LEARN_USAGE}
+  relaxmrf worker --queue redis://HOST:PORT[/DB] [--concurrency N] [--name NAME] [--lock-ms MS]
+                                     run queued jobs until interrupted (N compute threads, default:
+                                     cores; MS: lock duration, default 30000 — a killed worker's job
+                                     is retried elsewhere after about 2 × MS)
   relaxmrf demo                      the default job (npm start)
   relaxmrf help [infer|learn|demo] | --help | --version
 
@@ -188,6 +195,7 @@ async function inferCommand(argv: string[]): Promise<void> {
       workers: { type: 'string' },
       precision: { type: 'string' },
       scan: { type: 'string' },
+      queue: { type: 'string' },
       restarts: { type: 'string' },
       trials: { type: 'string' },
       'max-constraints': { type: 'string' },
@@ -301,14 +309,9 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (workers !== undefined && !PARALLEL_METHODS.includes(method as ParallelMethod)) {
     throw new UsageError(`--workers applies to ${PARALLEL_METHODS.join(', ')}, not --method ${method}`);
   }
+  if (workers !== undefined && values.queue !== undefined) throw new UsageError('--workers and --queue exclude each other (a queue worker has --concurrency)');
   const { model, description } = await loadModel(positionals[0]);
-  const engine = await loadEngine();
-  // RELAXMRF_WASM_LIMIT_MB lowers the engine's memory limit (tests exercise the up-front refusal with it).
-  const limitMB = Number(process.env.RELAXMRF_WASM_LIMIT_MB);
-  if (limitMB > 0) engine.memoryLimit = Math.min(engine.memoryLimit, limitMB * 2 ** 20);
-  // Workers change where chains run, not what they compute: runParallel equals infer bit for bit.
-  // Without --workers, a long Gibbs run uses min(chains, cores) workers (autoWorkers).
-  const r = await inferAsync(engine, model, { ...opts, workers });
+  const r = values.queue !== undefined ? await queuedRun(model, opts, values.queue) : await localRun(model, opts, workers);
 
   // The result stands (exit 0); each caveat is one line on stderr, and in --json's `warnings`.
   for (const w of r.warnings ?? []) process.stderr.write(`relaxmrf: warning: ${w}\n`);
@@ -332,6 +335,64 @@ async function inferCommand(argv: string[]): Promise<void> {
     const failed = await writePlotFile(values.plot, model, r);
     if (failed) throw new UsageError(failed);
   }
+}
+
+async function localRun(model: Model, opts: InferOptions, workers: number | undefined): Promise<InferenceResult> {
+  const engine = await loadEngine();
+  // RELAXMRF_WASM_LIMIT_MB lowers the engine's memory limit (tests exercise the up-front refusal with it).
+  const limitMB = Number(process.env.RELAXMRF_WASM_LIMIT_MB);
+  if (limitMB > 0) engine.memoryLimit = Math.min(engine.memoryLimit, limitMB * 2 ** 20);
+  // Workers change where chains run, not what they compute: runParallel equals infer bit for bit.
+  // Without --workers, a long Gibbs run uses min(chains, cores) workers (autoWorkers).
+  return inferAsync(engine, model, { ...opts, workers });
+}
+
+/** The run as jobs on the queue (bullmq loads only here); Ctrl-C cancels them and keeps what completed. */
+async function queuedRun(model: Model, opts: InferOptions, url: string): Promise<InferenceResult> {
+  const { runQueued } = await import('../queue/queue-client.ts');
+  const ac = new AbortController();
+  const onInterrupt = () => ac.abort();
+  process.once('SIGINT', onInterrupt);
+  try {
+    // RELAXMRF_QUEUE_LOST_MS: how long Redis may be silent before the run fails (default 10 s; tests set less).
+    const lost = Number(process.env.RELAXMRF_QUEUE_LOST_MS);
+    return await runQueued(model, { ...opts, signal: ac.signal }, { connection: url, lostAfterMs: lost > 0 ? lost : undefined });
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
+}
+
+/** `relaxmrf worker`: serves the queue until interrupted (a second interrupt quits at once). */
+async function workerCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { queue: { type: 'string' }, concurrency: { type: 'string' }, name: { type: 'string' }, 'lock-ms': { type: 'string' } },
+  });
+  if (positionals.length > 0) throw new UsageError(`worker takes no positional arguments, got "${positionals[0]}"`);
+  if (values.queue === undefined) throw new UsageError('worker needs --queue redis://HOST:PORT[/DB]');
+  const { runWorker } = await import('../queue/queue-worker.ts');
+  const ac = new AbortController();
+  const onSignal = () => {
+    if (ac.signal.aborted) process.exit(130);
+    ac.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await runWorker(values.queue, {
+      concurrency: integer('concurrency', values.concurrency, 1),
+      name: values.name,
+      lockMs: integer('lock-ms', values['lock-ms'], 500),
+      log: (line) => process.stderr.write(line + '\n'),
+      signal: ac.signal,
+    });
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+  // Stopped: whatever a connection still retries, do not linger.
+  setTimeout(() => process.exit(), 1000).unref();
 }
 
 /** The default job: Gibbs on a 32×32 periodic Ising model at β = 0.4, checked against exact answers on a smaller grid. */
@@ -385,6 +446,7 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'infer') await inferCommand(rest);
     else if (cmd === 'learn') await learnCommand(rest, integer);
     else if (cmd === 'demo') await demoCommand();
+    else if (cmd === 'worker') await workerCommand(rest);
     else throw new UsageError(`unknown command "${cmd}" (try --help)`);
     return 0;
   } catch (e) {

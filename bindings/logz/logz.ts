@@ -350,14 +350,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
       w = runMany(betas, o.runs, firstRun, false).logW;
     }
     const done = w.length;
-    if (done === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
-    const lme = logMeanExp(w);
-    if (lme.value === -Infinity) throw new EngineError(`every AIS run (${done}) started where a zero potential between variables forbids: no estimate; try more runs`);
-    let mean = 0, sq = 0, dead = 0;
-    for (const x of w) if (x === -Infinity) dead++;
-    const live = w.filter((x) => x > -Infinity);
-    for (const x of live) mean += x / live.length;
-    for (const x of live) sq += (x - mean) ** 2;
+    const { lme, deadRuns, logWeightSD } = aisWeightStats(w);
     return {
       logZ: lme.value + logZ0 + form.logZOffset,
       logZStdErr: done > 1 ? lme.stdErr : NaN,
@@ -379,8 +372,8 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
         dimension: null,
         schedule: typeof o.schedule === 'string' ? o.schedule : 'custom',
         weightESS: lme.ess,
-        logWeightSD: live.length > 1 ? Math.sqrt(sq / (live.length - 1)) : null,
-        deadRuns: dead,
+        logWeightSD,
+        deadRuns,
         siteUpdates: sweepsDone * form.n,
         logZ0,
         partial: done * population < o.runs,
@@ -393,6 +386,22 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   } finally {
     bound.dispose();
   }
+}
+
+/**
+ * log-mean-exp of the discrete AIS log weights (one per run, or per population) and the spread
+ * runAIS reports; refuses no runs and all-dead runs. Shared with runs split into pieces (ais-split.ts).
+ */
+export function aisWeightStats(w: Float64Array): { lme: ReturnType<typeof logMeanExp>; deadRuns: number; logWeightSD: number | null } {
+  if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
+  const lme = logMeanExp(w);
+  if (lme.value === -Infinity) throw new EngineError(`every AIS run (${w.length}) started where a zero potential between variables forbids: no estimate; try more runs`);
+  let mean = 0, sq = 0, dead = 0;
+  for (const x of w) if (x === -Infinity) dead++;
+  const live = w.filter((x) => x > -Infinity);
+  for (const x of live) mean += x / live.length;
+  for (const x of live) sq += (x - mean) ** 2;
+  return { lme, deadRuns: dead, logWeightSD: live.length > 1 ? Math.sqrt(sq / (live.length - 1)) : null };
 }
 
 /** AIS on the relaxed joint p_β(x, s) with block-Gibbs transitions (assembly/aisrelaxed.ts). */

@@ -110,8 +110,12 @@ export function transferables(e: ChainEvent | null): ArrayBuffer[] {
 
 /** Worker side: runs the job's chains on `engine`, posting each chain's events as they happen. */
 export function runJob(engine: Engine, job: WorkerJob, post: (m: WorkerMessage) => void): void {
-  const model = fromData(job.model);
-  const o = job.opts;
+  runChains(engine, fromData(job.model), job.method, job.opts, job.chains, post);
+}
+
+/** Runs `chains` of `method` on `engine`, posting each chain's events, then 'finished' (runJob's work, for any host). */
+export function runChains(engine: Engine, model: Model, method: ParallelMethod, o: JobOptions, chains: number[], post: (m: WorkerMessage) => void): void {
+  const job = { method, chains };
   // Progress: a step event's sweeps (discrete samplers) or transitions (continuous ones).
   const length = (e: ChainEvent) => (e.kind !== 'step' ? 0 : 'sweeps' in e ? e.sweeps : e.iterations);
   const event = (chain: number, e: ChainEvent) => post({ type: 'event', chain, event: e, done: length(e) });
@@ -181,12 +185,22 @@ export interface ParallelHost {
 }
 
 /** How the parent folds the chains' events: one per method, shared with the single-thread runs. */
-interface Combiner {
+export interface Combiner {
   add(e: ChainEvent, chain: number): void;
   result(seconds: number, partial: boolean, setup: InferenceResult['diagnostics'], extra: InferenceResult['diagnostics']): InferenceResult;
 }
 
-function combiner(method: ParallelMethod, model: Model, o: ParallelOptions): { chains: number; samples: number; burnin: number; batchesPerChain: number; combine: () => Combiner } {
+/** A run's chains and how to fold them: what every host (threads, Web Workers, the job queue) shares. */
+export interface ChainPlan {
+  chains: number;
+  samples: number;
+  burnin: number;
+  batchesPerChain: number;
+  combine: () => Combiner;
+}
+
+/** Validates the method's model and options (throws ModelError) and plans its chains. */
+export function chainPlan(method: ParallelMethod, model: Model, o: ParallelOptions): ChainPlan {
   if (method === 'gibbs' && gibbsKernel(model) === 'factor-graph') {
     const run = gibbsRun(o);
     const layout = stateLayout(model.card);
@@ -252,7 +266,7 @@ function combiner(method: ParallelMethod, model: Model, o: ParallelOptions): { c
 export async function runParallelOn(host: ParallelHost, model: Model, opts: ParallelOptions = {}): Promise<InferenceResult> {
   const method = opts.method ?? 'gibbs';
   // Validates the model and the options on this thread, before any worker starts.
-  const plan = combiner(method, model, opts);
+  const plan = chainPlan(method, model, opts);
   const workers = Math.min(plan.chains, opts.workers ?? Math.max(1, host.defaultWorkers()));
   checkCount('workers', workers, 1);
   const { signal, onProgress, workers: _w, ...jobOpts } = opts;
@@ -317,11 +331,19 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
     }
   });
 
-  // Fold the chains' events in chain order, exactly as the single-thread run does.
+  return foldChains(plan, events, (performance.now() - t0) / 1000, partial, setup, { workers });
+}
+
+/**
+ * Folds each chain's events in chain order, exactly as the single-thread run does; `extra` (and
+ * completedChains, the chains with all their batches) join the diagnostics.
+ */
+export function foldChains(plan: ChainPlan, events: ChainEvent[][], seconds: number, partial: boolean, setup: InferenceResult['diagnostics'], extra: InferenceResult['diagnostics']): InferenceResult {
   const c = plan.combine();
   events.forEach((list, chain) => list.forEach((e) => c.add(e, chain)));
   const completedChains = events.filter((list) => countBatches(list) === plan.batchesPerChain).length;
-  return c.result((performance.now() - t0) / 1000, partial, setup, { workers, completedChains });
+  // The fields infer() sets for every method (the interval bounds are null outside --method bounds).
+  return { logZLower: null, logZUpper: null, ...c.result(seconds, partial, setup, { ...extra, completedChains }) };
 }
 
 function countBatches(list: ChainEvent[]): number {

@@ -1,7 +1,6 @@
 // runParallel on Node's worker_threads: each worker owns its engine instance; the splitting of the
 // chains, the messages and the exact aggregation are host-independent (parallel-job.ts), shared with
 // the browser version (parallel-browser.ts).
-import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { Model } from '../core/model.ts';
 import type { Engine } from '../core/engine.ts';
@@ -9,22 +8,12 @@ import type { InferenceResult } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
 import { infer, withLogZ, type InferOptions } from '../infer.ts';
 import { autoWorkers, runParallelOn, type ParallelHost, type ParallelMethod, type ParallelOptions, type WorkerJob, type WorkerMessage } from './parallel-job.ts';
+import { startWorkerModule } from './start-worker.ts';
 
 export { PARALLEL_METHODS, AUTO_WORKERS_MIN_UPDATES, autoWorkers, type ParallelMethod, type ParallelOptions } from './parallel-job.ts';
 
-/**
- * Starts the worker module next to this one: parallel-worker.js in the built package (dist/), or
- * parallel-worker.ts when running from the sources under tsx — worker threads on Node 20 do not
- * inherit the parent's --import loader hooks, so that worker registers tsx's hooks itself first.
- * The parent's flags are not passed on (e.g. --input-type, which is an error in a worker).
- */
-function startWorker(job: WorkerJob): Worker {
-  const fromSources = import.meta.url.endsWith('.ts');
-  const script = new URL(fromSources ? './parallel-worker.ts' : './parallel-worker.js', import.meta.url);
-  if (!fromSources) return new Worker(script, { execArgv: [], workerData: job });
-  const api = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(script.href)}); })`;
-  return new Worker(boot, { eval: true, execArgv: [], workerData: job });
+function startWorker(job: WorkerJob) {
+  return startWorkerModule(import.meta.url, 'parallel-worker', job);
 }
 
 const nodeHost: ParallelHost = {

@@ -1,0 +1,143 @@
+// The job queue with a real Redis: redis-server on a free loopback port, three `relaxmrf worker`
+// processes; gibbs and population annealing through the queue equal the single-process run bit for
+// bit, also when a worker is killed mid-run (its job is retried elsewhere); a malformed and an
+// oversized job fail with their reason while the workers keep serving; a wrong URL is exit 2, and
+// a Redis that goes away mid-run is exit 3, promptly. Skipped (with a message) without redis-server.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { isingLattice } from '../bindings/core/builders.ts';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { infer, type InferOptions } from '../bindings/infer.ts';
+import { runQueued } from '../bindings/queue/queue-client.ts';
+import { QUEUE_NAME } from '../bindings/queue/queue-jobs.ts';
+import type { InferenceResult } from '../bindings/core/result.ts';
+import { freePort, REDIS_SERVER, sleep, startRedis, startWorker } from '../scripts/redis-local.ts';
+
+const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
+if (!REDIS_SERVER && process.env.CI) throw new Error('redis-server is missing: CI installs it (.ci/run)');
+const skip = REDIS_SERVER ? false : 'redis-server is not installed (apt-get install redis-server); the queue tests need a real Redis';
+
+let redis: ChildProcess | null = null;
+let url = '';
+const workers: ChildProcess[] = [];
+const WORKER_ARGS = ['--concurrency', '1', '--lock-ms', '2000'];
+
+before(async () => {
+  if (skip) return;
+  ({ url, process: redis } = await startRedis());
+  workers.push(...(await Promise.all([0, 1, 2].map(() => startWorker(url, WORKER_ARGS)))));
+});
+
+after(() => {
+  for (const w of workers) w.kill('SIGKILL');
+  redis?.kill('SIGKILL');
+});
+
+/** The result without what may differ: timing, and the queue's own diagnostics. */
+function comparable(r: InferenceResult): unknown {
+  const d = Object.fromEntries(Object.entries(r.diagnostics).filter(([k]) => !/seconds|PerSecond|^workers$|^completedChains$|^queue$/i.test(k)));
+  return { ...r, seconds: 0, diagnostics: d };
+}
+
+test('gibbs through the queue equals the single-process run bit for bit, also when a worker is killed mid-run', { skip }, async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [24, 24], beta: 0.4, h: 0.05 });
+  const opts: InferOptions = { method: 'gibbs', seed: 11, chains: 6, samples: 6000, burnin: 200 };
+  const ref = infer(engine, model, opts);
+  let killed = false;
+  const r = await runQueued(model, {
+    ...opts,
+    // Every worker is busy with a chain by now: kill one; its job's lock lapses and another worker reruns it.
+    onProgress: (p) => {
+      if (!killed && p.done > 0) {
+        killed = true;
+        workers[0].kill('SIGKILL');
+      }
+    },
+  }, { connection: url });
+  assert.ok(killed, 'a worker was killed during the run');
+  assert.equal(r.partial, false);
+  assert.equal(r.diagnostics.completedChains, 6);
+  assert.equal(r.diagnostics.queue, `${url}/0`);
+  assert.deepEqual(comparable(r), comparable(ref));
+  workers.push(await startWorker(url, WORKER_ARGS));
+});
+
+test('population annealing (AIS pieces) and exact through the queue equal the single-process run', { skip }, async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [6, 6], beta: 0.5, h: 0.1 });
+  for (const opts of [
+    { method: 'gibbs', seed: 4, chains: 2, samples: 500, logz: 'ais', ais: { runs: 48, population: 8, steps: 300 } },
+    { method: 'exact', seed: 5, logz: 'ais', ais: { runs: 20, steps: 200 } },
+  ] as InferOptions[]) {
+    const ref = infer(engine, model, opts);
+    const r = await runQueued(model, opts, { connection: url, aisRunsPerJob: 3 });
+    assert.deepEqual(comparable(r), comparable(ref), JSON.stringify(opts));
+  }
+});
+
+test('a malformed and an oversized job fail at once with their reason; the workers keep serving', { skip }, async () => {
+  const q = new Queue(QUEUE_NAME, { connection: { url } });
+  try {
+    const bad = await q.add('bad', { v: 1, run: 'abcdef0123', kind: 'chains', model: '0'.repeat(64), method: 'gibbs', opts: { samples: 'many' }, chains: [0] }, { attempts: 2 });
+    const big = await q.add('big', { v: 1, run: 'abcdef0123', kind: 'logz', model: '0'.repeat(64), opts: { orderings: Array(60_000).fill('x'.repeat(30)) } }, { attempts: 2 });
+    for (const [job, reason] of [[bad, /options\.samples has a bad value/], [big, /over the limit/]] as const) {
+      let state = '';
+      for (let i = 0; i < 100 && state !== 'failed'; i++, await sleep(100)) state = await job.getState();
+      assert.equal(state, 'failed');
+      const j = (await q.getJob(job.id!))!;
+      assert.match(j.failedReason, reason);
+      assert.equal(j.attemptsMade, 1, 'a malformed job is not retried');
+    }
+  } finally {
+    await q.close();
+  }
+  const model = isingLattice({ shape: [3, 3], beta: 0.3 });
+  const r = await runQueued(model, { method: 'gibbs', seed: 1, chains: 3, samples: 100 }, { connection: url });
+  assert.equal(r.diagnostics.completedChains, 3);
+});
+
+/** Runs the CLI; cliOutput (if set) sees its stderr as it comes. */
+function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; err: string }> {
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    c.stderr!.on('data', (d) => {
+      err += d;
+      cliOutput?.(err);
+    });
+    c.on('exit', (code) => resolve({ code, err }));
+  });
+}
+let cliOutput: ((err: string) => void) | null = null;
+
+test('a wrong queue URL is exit 2 with a clear line', { skip }, async () => {
+  const closed = await freePort();
+  const a = await cli({}, 'infer', 'ising:3x3', '--method', 'gibbs', '--queue', `redis://127.0.0.1:${closed}`);
+  assert.equal(a.code, 2, a.err);
+  assert.match(a.err, new RegExp(`^relaxmrf: cannot use the queue at redis://127\\.0\\.0\\.1:${closed}/0: .*ECONNREFUSED`));
+  const b = await cli({}, 'infer', 'ising:3x3', '--queue', 'http://127.0.0.1:6379');
+  assert.equal(b.code, 2);
+  assert.match(b.err, /not a Redis URL scheme/);
+  const c = await cli({}, 'worker', '--queue', `redis://127.0.0.1:${closed}`);
+  assert.equal(c.code, 2);
+  assert.match(c.err, /cannot use the queue/);
+});
+
+test('a Redis that goes away mid-run: exit 3 with a clear line, no hang', { skip }, async () => {
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  // The run is under way once it reports progress (the workers have its jobs).
+  cliOutput = (err) => /gibbs: \d+%/.test(err) && started();
+  const run = cli({ RELAXMRF_QUEUE_LOST_MS: '2000', RELAXMRF_PROGRESS_MS: '0' }, 'infer', 'ising:32x32,beta=0.4', '--method', 'gibbs', '--chains', '8', '--samples', '200000', '--queue', url);
+  await Promise.race([running, sleep(20_000)]);
+  redis!.kill('SIGKILL');
+  const killedAt = Date.now();
+  const r = await run;
+  assert.equal(r.code, 3, r.err);
+  assert.match(r.err, /lost the queue's Redis at redis:\/\/127\.0\.0\.1:\d+\/0/);
+  assert.ok(Date.now() - killedAt < 8000, `exited ${Date.now() - killedAt} ms after Redis went away`);
+});
