@@ -13,11 +13,18 @@ import { buildTree, schedule, exactTuning } from './junction-tree.ts';
 import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome } from './outcome.ts';
+import { bucketPlan, bucketRefusal, fixedStates, interactionGraph, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
+import { requirePairwise } from '../core/model.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
 
 export interface ExactOptions {
-  method?: 'auto' | 'enumeration' | 'elimination';
+  /** 'elimination' takes the junction tree on pairwise models and bucket elimination otherwise; 'bucket' forces bucket elimination. */
+  method?: 'auto' | 'enumeration' | 'elimination' | 'bucket';
+  /** Largest message bucket elimination accepts (entries). Default 2^26. */
+  maxMessageEntries?: number;
+  /** Most clique configurations bucket elimination streams (both passes). Default 2^38. */
+  maxFlops?: number;
   /** Largest clique table (product of the clique's cardinalities) elimination accepts. Default 2^25. */
   maxTableEntries?: number;
   /** Orderings to try; the one with the smallest total table size within the limit is used. Default: all. */
@@ -37,6 +44,12 @@ export interface ExactResult {
   /** Name of the elimination ordering used ('gray-code' for enumeration). */
   ordering: string;
   seconds: number;
+  /** Which exact algorithm ran: enumeration, the junction tree (pairwise), or bucket elimination (any arity). */
+  algorithm: 'enumeration' | 'junction-tree' | 'bucket';
+  /** Entries of the largest message (bucket elimination; else the largest table). */
+  largestMessage: number;
+  /** Clique configurations streamed (bucket elimination: both passes; else the table entries visited). */
+  flops: number;
 }
 
 export interface EliminationPlan {
@@ -48,6 +61,38 @@ export interface EliminationPlan {
 }
 
 export const DEFAULT_MAX_TABLE_ENTRIES = 2 ** 25;
+export const DEFAULT_MAX_MESSAGE_ENTRIES = 2 ** 26;
+export const DEFAULT_MAX_FLOPS = 2 ** 38;
+
+/**
+ * Bucket elimination's plan: every ordering heuristic on the free variables' interaction graph,
+ * the one streaming the fewest clique configurations among those whose largest message is within
+ * the limit (if none is, the one with the smallest largest message). Pure TypeScript.
+ */
+export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): { plan: BucketPlan; name: string; feasible: boolean; maxMessage: number; maxFlops: number } {
+  const maxMessage = checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES);
+  const maxFlops = checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS);
+  const { fixed, impossible } = fixedStates(model);
+  const graph = interactionGraph(model, fixed);
+  let maxCard = 1;
+  for (let v = 0; v < model.n; v++) maxCard = Math.max(maxCard, graph.card[v]);
+  const cands = orderCandidates(graph, opts.orderings ?? ORDERINGS, maxMessage * maxCard);
+  let best: { plan: BucketPlan; name: string } | null = null;
+  let bestFeasible = false;
+  for (const c of cands) {
+    if (c.order.length === 0) continue;
+    const plan = bucketPlan(model, c.order, fixed, impossible);
+    const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
+    const better = !best || (feasible && !bestFeasible) || (feasible === bestFeasible && (feasible ? plan.flops < best.plan.flops : plan.maxMessage < best.plan.maxMessage || (plan.maxMessage === best.plan.maxMessage && plan.flops < best.plan.flops)));
+    if (better) (best = { plan, name: c.name }), (bestFeasible = feasible);
+  }
+  if (!best) {
+    // Every ordering was abandoned far past the limit: the natural order's plan names the sizes.
+    const plan = bucketPlan(model, Int32Array.from({ length: model.n }, (_, v) => v), fixed, impossible);
+    return { plan, name: 'natural', feasible: false, maxMessage, maxFlops };
+  }
+  return { ...best, feasible: bestFeasible, maxMessage, maxFlops };
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Elimination orderings: see orderings.ts.
@@ -59,6 +104,7 @@ function checkLimit(limit: number): number {
 
 function candidateOrders(model: Model, opts: ExactOptions): OrderStats[] {
   const limit = checkLimit(opts.maxTableEntries ?? DEFAULT_MAX_TABLE_ENTRIES);
+  requirePairwise(model, 'the junction-tree elimination');
   return orderCandidates(model, opts.orderings ?? ORDERINGS, limit);
 }
 
@@ -119,15 +165,15 @@ function result(out: ExactOutcome, rest: Omit<ExactResult, 'logZ' | 'marginals'>
 export function exactInference(engine: Engine, model: Model, opts: ExactOptions = {}): ExactResult {
   const t0 = performance.now();
   const method = opts.method ?? 'auto';
-  if (method !== 'auto' && method !== 'enumeration' && method !== 'elimination') {
-    throw new ModelError(`unknown exact method "${method as string}"; expected auto, enumeration or elimination`);
+  if (method !== 'auto' && method !== 'enumeration' && method !== 'elimination' && method !== 'bucket') {
+    throw new ModelError(`unknown exact method "${method as string}"; expected auto, enumeration, elimination or bucket`);
   }
   const limit = checkLimit(opts.maxTableEntries ?? DEFAULT_MAX_TABLE_ENTRIES);
   const seconds = (): number => (performance.now() - t0) / 1000;
   const dead = model.firstAllZeroFactor();
   if (dead >= 0) {
     const zeroReason = `${model.describeFactor(dead)} is zero everywhere`;
-    return result({ logZ: -Infinity, marginals: null, zeroReason }, { method: 'enumeration', treewidth: 0, maxTableEntries: 0, ordering: 'none', seconds: seconds() });
+    return result({ logZ: -Infinity, marginals: null, zeroReason }, { method: 'enumeration', algorithm: 'enumeration', treewidth: 0, maxTableEntries: 0, largestMessage: 0, flops: 0, ordering: 'none', seconds: seconds() });
   }
   let plan: EnumerationPlan | null = null;
   const enumerable = (): boolean => (plan ??= enumerationPlan(model)).configs <= MAX_ENUMERATION;
@@ -135,19 +181,25 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
     plan ??= enumerationPlan(model);
     const out = runFactorGraphEnumeration(engine, model, plan);
     const width = plan.components.reduce((w, c) => Math.max(w, c.vars.length), 0);
-    return result(out, { method: 'enumeration', treewidth: Math.max(0, width - 1), maxTableEntries: plan.configs, ordering: 'gray-code', seconds: seconds() });
+    return result(out, { method: 'enumeration', algorithm: 'enumeration', treewidth: Math.max(0, width - 1), maxTableEntries: plan.configs, largestMessage: 0, flops: plan.configs, ordering: 'gray-code', seconds: seconds() });
   };
   if (method === 'enumeration') return enumerate();
-  if (!model.isPairwise) {
-    // Elimination on factors of arity > 2 is not written yet: enumeration is the exact method there.
-    if (method === 'auto' && enumerable()) return enumerate();
-    const f = model.firstHigherOrderFactor();
-    throw new EngineError(`exact inference: factor ${f} has arity ${model.arity(f)}, and elimination takes factors of arity ≤ 2 only so far; ${enumerationRefusal(plan ?? enumerationPlan(model))} (gibbs, mf and --logz ais take this model)`);
-  }
+  const bucket = (): ExactResult => {
+    const { plan, name, feasible, maxMessage, maxFlops } = bucketEliminationPlan(model, opts);
+    if (!feasible) {
+      if (method === 'auto' && enumerable()) return enumerate();
+      throw new EngineError(`${bucketRefusal(plan, maxMessage, maxFlops, name)}${method === 'auto' ? `; ${enumerationRefusal(plan_())}` : ''}`);
+    }
+    const out = runBucketElimination(engine, model, plan);
+    return result(out, { method: 'elimination', algorithm: 'bucket', treewidth: plan.treewidth, maxTableEntries: plan.maxMessage, largestMessage: plan.maxMessage, flops: plan.flops, ordering: name, seconds: seconds() });
+  };
+  const plan_ = (): EnumerationPlan => (plan ??= enumerationPlan(model));
+  if (method === 'bucket' || !model.isPairwise) return bucket();
   const cands = candidateOrders(model, opts);
   const { best, feasible } = choose(cands, limit);
+  // Past the clique-table limit, bucket elimination streams the cliques and stores messages only.
   if (!feasible) {
-    if (method === 'auto' && enumerable()) return enumerate();
+    if (method === 'auto') return bucket();
     throw refusal(best, limit, cands.map((c) => c.name));
   }
   const nodes = buildTree(model, best.order);
@@ -155,11 +207,11 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
   try {
     out = runElimination(engine, model, nodes, best.order);
   } catch (e) {
-    // Enumeration works in log space throughout: the fallback when scaled messages under/overflow.
-    if (e instanceof RangeExceeded && method === 'auto' && enumerable()) return enumerate();
+    // Bucket elimination works in log space throughout: the fallback when scaled messages under/overflow.
+    if (e instanceof RangeExceeded) return bucket();
     throw e;
   }
-  return result(out, { method: 'elimination', treewidth: best.treewidth, maxTableEntries: best.maxEntries, ordering: best.name, seconds: seconds() });
+  return result(out, { method: 'elimination', algorithm: 'junction-tree', treewidth: best.treewidth, maxTableEntries: best.maxEntries, largestMessage: best.maxEntries, flops: best.totalEntries, ordering: best.name, seconds: seconds() });
 }
 
 /** For tests and benchmarks: the checkpointing schedule's size for a model (no engine). */

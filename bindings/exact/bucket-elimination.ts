@@ -1,0 +1,251 @@
+// Bucket elimination on factor graphs of any arity and cardinality: log Z and every node marginal
+// (assembly/exact/exact_bucket.ts computes every number).
+//
+// Plan (TypeScript, from the model alone):
+//  * variables whose unary factors (evidence) allow one state are held fixed: they are folded into
+//    the table base addresses and never become a clique digit; a variable allowing none makes Z = 0;
+//  * each factor goes to the bucket of its free variable eliminated first; eliminating v streams
+//    the clique C_v = {v} ∪ S_v over the bucket's tables into the message m_v on S_v (the union of
+//    the bucket's scopes minus v), which goes to the bucket of S_v's first-eliminated variable (its
+//    parent; a bucket with S_v = ∅ is a root and m_v is a scalar: log Z is their sum);
+//  * downward: δ_c (the rest of the model seen from c's separator) is streamed from the parent p's
+//    clique over p's tables except m_c, plus δ_p; v's marginal is streamed from C_v over v's tables
+//    plus δ_v.
+// No clique table is ever stored: memory is Σ_v 2 |S_v| entries (messages and downward messages),
+// each at most the largest message. All tables are log-domain f64, so any dynamic range and zero
+// potentials (−∞) are exact.
+
+import type { Engine } from '../core/engine.ts';
+import type { Model } from '../core/model.ts';
+import { EngineError } from '../core/errors.ts';
+import type { OrderingGraph } from './orderings.ts';
+import { enumerationPlan } from './enumeration.ts';
+import { fmtBytes, fmtEntries, type ExactOutcome } from './outcome.ts';
+
+/** A table the kernel reads: a factor (with fixed variables folded into its base) or a message. */
+interface TableRef {
+  kind: 'factor' | 'up' | 'down';
+  /** Factor index, or the variable whose message it is. */
+  id: number;
+}
+
+export interface BucketPlan {
+  /** Fixed state per variable, −1 where free. */
+  fixed: Int32Array;
+  impossible: number;
+  order: Int32Array;
+  /** Per variable (free): S_v sorted by elimination position; parent (−1: root). */
+  sep: Int32Array[];
+  parent: Int32Array;
+  /** Tables in each free variable's bucket. */
+  bucket: TableRef[][];
+  /** Factors whose every variable is fixed. */
+  constantFactors: number[];
+  treewidth: number;
+  /** Entries of the largest message (≥ 1). */
+  maxMessage: number;
+  /** Σ_v |S_v|: entries of all upward messages (the downward ones are as many). */
+  messageEntries: number;
+  /** Clique configurations streamed: upward, downward and marginals. */
+  flops: number;
+  upFlops: number;
+  /** WASM bytes the run allocates. */
+  bytes: number;
+}
+
+/** The states unary factors (evidence) leave each variable: fixed where one, impossible where none. */
+export function fixedStates(model: Model): { fixed: Int32Array; impossible: number } {
+  const p = enumerationPlan(model);
+  return { fixed: p.fixed, impossible: p.impossible };
+}
+
+/** The interaction graph of the free variables (any arity: every pair sharing a factor). */
+export function interactionGraph(model: Model, fixed: Int32Array): OrderingGraph {
+  const is: number[] = [], js: number[] = [];
+  for (let f = 0; f < model.nFactors; f++) {
+    const sc = Array.from(model.scope(f)).filter((v) => fixed[v] < 0);
+    for (let a = 0; a < sc.length; a++) {
+      for (let b = a + 1; b < sc.length; b++) {
+        if (sc[a] === sc[b]) continue;
+        is.push(Math.min(sc[a], sc[b]));
+        js.push(Math.max(sc[a], sc[b]));
+      }
+    }
+  }
+  const i = Int32Array.from(is), j = Int32Array.from(js);
+  const card = Int32Array.from(model.card, (K, v) => (fixed[v] >= 0 ? 1 : K));
+  return { n: model.n, card, pairwiseFactors: () => ({ i, j }) };
+}
+
+/** The buckets, messages and costs of eliminating in `order` (variables fixed in `fixed` are skipped). */
+export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, impossible = -1): BucketPlan {
+  const n = model.n, card = model.card;
+  const pos = new Int32Array(n).fill(-1);
+  let t = 0;
+  const elim: number[] = [];
+  for (const v of order) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t++, elim.push(v));
+  for (let v = 0; v < n; v++) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t++, elim.push(v));
+  const bucket: TableRef[][] = Array.from({ length: n }, () => []);
+  const scopeOf = (r: TableRef): number[] => (r.kind === 'factor' ? Array.from(model.scope(r.id)).filter((v) => fixed[v] < 0) : Array.from(sep[r.id]));
+  const sep: Int32Array[] = new Array(n).fill(new Int32Array(0));
+  const parent = new Int32Array(n).fill(-1);
+  const constantFactors: number[] = [];
+  for (let f = 0; f < model.nFactors; f++) {
+    let first = -1;
+    for (const v of model.scope(f)) if (fixed[v] < 0 && (first < 0 || pos[v] < pos[first])) first = v;
+    if (first < 0) constantFactors.push(f);
+    else bucket[first].push({ kind: 'factor', id: f });
+  }
+  let treewidth = 0, maxMessage = 1, messageEntries = 0, upFlops = 0;
+  const mark = new Int32Array(n).fill(-1);
+  for (const v of elim) {
+    const s: number[] = [];
+    mark[v] = v;
+    for (const r of bucket[v]) for (const u of scopeOf(r)) if (mark[u] !== v) (mark[u] = v, s.push(u));
+    s.sort((a, b) => pos[a] - pos[b]);
+    sep[v] = Int32Array.from(s);
+    let size = 1;
+    for (const u of s) size *= card[u];
+    treewidth = Math.max(treewidth, s.length);
+    maxMessage = Math.max(maxMessage, size);
+    messageEntries += size;
+    upFlops += size * card[v];
+    if (s.length > 0) {
+      parent[v] = s[0];
+      bucket[s[0]].push({ kind: 'up', id: v });
+    }
+  }
+  // Downward: each clique is streamed once for the marginal and once per child.
+  let flops = upFlops;
+  for (const v of elim) {
+    const clique = sizeOf(sep[v], card) * card[v];
+    let children = 0;
+    for (const r of bucket[v]) if (r.kind === 'up') children++;
+    flops += clique * (1 + children);
+  }
+  const bytes = 8 * (2 * messageEntries + model.tables.length) + 64 * n + 1024;
+  return { fixed, impossible, order: Int32Array.from(elim), sep, parent, bucket, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes };
+}
+
+function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
+  let s = 1;
+  for (let k = 0; k < vars.length; k++) s *= card[vars[k]];
+  return s;
+}
+
+/** The refusal naming what the best order would need. */
+export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: number, name: string): string {
+  return (
+    `exact elimination (best order: ${name}) needs treewidth ${p.treewidth}, a largest message of ${fmtEntries(p.maxMessage)} entries ` +
+    `(${fmtBytes(8 * p.maxMessage)}), ${fmtBytes(p.bytes)} of WASM memory and ${fmtEntries(p.flops)} clique configurations streamed; ` +
+    `the limits are ${fmtEntries(maxMessage)} entries per message and ${fmtEntries(maxFlops)} configurations`
+  );
+}
+
+/** Runs the plan: log Z and every marginal. */
+export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan): ExactOutcome {
+  const { n, card } = model;
+  if (p.impossible >= 0) return { logZ: -Infinity, marginals: null, zeroReason: `variable ${p.impossible}: its unary factors (or evidence) give every state zero potential` };
+  const x0 = Int32Array.from(p.fixed, (s) => Math.max(0, s));
+  let logZ = model.logConst;
+  for (const f of p.constantFactors) logZ += model.tables[model.tableStart[f] + model.entryIndex(f, x0)];
+  if (logZ === -Infinity) return { logZ, marginals: null, zeroReason: 'the observed or fixed variables have zero potential together' };
+  engine.ensureFits(p.bytes, `exact elimination on ${n} variables`, 8 * p.maxMessage);
+
+  // Each factor's strides (last scope variable fastest) and its base with the fixed variables folded in.
+  const fStride = new Map<number, Map<number, number>>();
+  const fBase = new Float64Array(model.nFactors);
+  for (let f = 0; f < model.nFactors; f++) {
+    const sc = model.scope(f);
+    const m = new Map<number, number>();
+    let stride = 1, base = model.tableStart[f];
+    for (let q = sc.length - 1; q >= 0; q--) {
+      const v = sc[q];
+      if (p.fixed[v] >= 0) base += p.fixed[v] * stride;
+      else m.set(v, (m.get(v) ?? 0) + stride);
+      stride *= card[v];
+    }
+    fStride.set(f, m);
+    fBase[f] = base;
+  }
+  // Message strides over S_v (last fastest).
+  const mStride: Map<number, number>[] = new Array(n);
+  const mSize = new Float64Array(n);
+  for (const v of p.order) {
+    const m = new Map<number, number>();
+    let stride = 1;
+    for (let q = p.sep[v].length - 1; q >= 0; q--) (m.set(p.sep[v][q], stride), (stride *= card[p.sep[v][q]]));
+    mStride[v] = m;
+    mSize[v] = stride;
+  }
+
+  const arena = engine.arena();
+  try {
+    let maxIn = 2, maxDigits = 2, maxK = 1;
+    for (const v of p.order) {
+      maxIn = Math.max(maxIn, p.bucket[v].length + 1);
+      maxDigits = Math.max(maxDigits, p.sep[v].length + 2);
+      maxK = Math.max(maxK, card[v]);
+    }
+    for (const v of p.order) for (const u of p.sep[v]) maxK = Math.max(maxK, card[u]);
+    const tablesPtr = arena.allocF64(model.tables);
+    const up = new Float64Array(n), down = new Float64Array(n);
+    for (const v of p.order) {
+      up[v] = arena.alloc(8 * mSize[v]);
+      down[v] = p.parent[v] >= 0 ? arena.alloc(8 * mSize[v]) : 0;
+    }
+    const margOut = arena.alloc(8 * maxK);
+    const pCards = arena.alloc(4 * maxDigits), pTables = arena.alloc(4 * maxIn), pStrides = arena.alloc(4 * maxIn * maxDigits);
+    const pOutStrides = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits), pOff = arena.alloc(4 * (maxIn + 1)), pBuf = arena.alloc(8 * maxK);
+
+    const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * fBase[r.id] : r.kind === 'up' ? up[r.id] : down[r.id]);
+    const strideOf = (r: TableRef, u: number): number => (r.kind === 'factor' ? fStride.get(r.id)!.get(u) : mStride[r.id].get(u)) ?? 0;
+    /** Streams `digits` (the first nKeep kept) over `inputs` into `out` laid out by `outStride`. */
+    const stream = (digits: number[], nKeep: number, inputs: TableRef[], out: number, outStride: (u: number) => number): void => {
+      if (digits.length === nKeep) digits = [...digits, -1]; // a summed digit of cardinality 1
+      const nd = digits.length;
+      arena.i32(pCards, nd).set(digits.map((u) => (u < 0 ? 1 : card[u])));
+      arena.u32(pTables, inputs.length).set(inputs.map(addrOf));
+      const st = arena.i32(pStrides, inputs.length * nd);
+      inputs.forEach((r, i) => digits.forEach((u, j) => (st[i * nd + j] = u < 0 ? 0 : strideOf(r, u))));
+      arena.i32(pOutStrides, nd).set(digits.map((u, j) => (j < nKeep ? outStride(u) : 0)));
+      engine.call('bucket elimination', (k) => k.bucketStream(nd, pCards, nKeep, inputs.length, pTables, pStrides, out, pOutStrides, 0, pDigit, pOff, pBuf));
+    };
+
+    // Upward.
+    for (const v of p.order) {
+      const s = Array.from(p.sep[v]);
+      stream([...s, v], s.length, p.bucket[v], up[v], (u) => mStride[v].get(u)!);
+    }
+    for (const v of p.order) if (p.parent[v] < 0) logZ += arena.f64(up[v], 1)[0];
+    if (!(logZ > -Infinity)) return { logZ: -Infinity, marginals: null };
+
+    // Downward, parents before children (reverse elimination order).
+    const marginals = Array.from(card, (K, v) => {
+      const m = new Float64Array(K);
+      if (p.fixed[v] >= 0) m[p.fixed[v]] = 1;
+      return m;
+    });
+    for (let t = p.order.length - 1; t >= 0; t--) {
+      const v = p.order[t];
+      const inputs = p.parent[v] >= 0 ? [...p.bucket[v], { kind: 'down', id: v } as TableRef] : p.bucket[v];
+      const sepV = Array.from(p.sep[v]);
+      for (const r of p.bucket[v]) {
+        if (r.kind !== 'up') continue;
+        const c = r.id, keep = Array.from(p.sep[c]);
+        const summed = [...sepV, v].filter((u) => !p.sep[c].includes(u));
+        stream([...keep, ...summed], keep.length, inputs.filter((q) => q !== r), down[c], (u) => mStride[c].get(u)!);
+      }
+      stream([v, ...sepV.reverse()], 1, inputs, margOut, () => 1);
+      const lg = arena.f64(margOut, card[v]);
+      let mx = -Infinity;
+      for (let k = 0; k < card[v]; k++) mx = Math.max(mx, lg[k]);
+      let s = 0;
+      for (let k = 0; k < card[v]; k++) s += marginals[v][k] = Math.exp(lg[k] - mx);
+      for (let k = 0; k < card[v]; k++) marginals[v][k] /= s;
+    }
+    return { logZ, marginals };
+  } finally {
+    arena.dispose();
+  }
+}
