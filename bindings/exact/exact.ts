@@ -208,7 +208,7 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
     out = runElimination(engine, model, nodes, best.order);
   } catch (e) {
     // Bucket elimination works in log space throughout: the fallback when scaled messages under/overflow.
-    if (e instanceof RangeExceeded) return bucket();
+    if (e instanceof RangeExceeded && method === 'auto') return bucket();
     throw e;
   }
   return result(out, { method: 'elimination', algorithm: 'junction-tree', treewidth: best.treewidth, maxTableEntries: best.maxEntries, largestMessage: best.maxEntries, flops: best.totalEntries, ordering: best.name, seconds: seconds() });
