@@ -45,48 +45,143 @@
   return false;
 }
 
-/**
- * Streams the clique into `out` (see the file header). cards: i32[nd]; tables: u32[nIn] byte
- * addresses of the inputs (their entry for the all-zero clique configuration); strides:
- * i32[nIn · nd] (input i's stride for digit j at i·nd + j, in entries); outStrides: i32[nd] (0 for
- * the summed digits). Requires nKeep < nd. Workspace: digit i32[nd], off i32[nIn + 1],
- * buf f64[cards[nd − 1]].
- */
-export function bucketStream(
-  nd: i32, cards: usize, nKeep: i32, nIn: i32, tables: usize, strides: usize, out: usize, outStrides: usize,
-  mode: i32, digit: usize, off: usize, buf: usize,
-): void {
-  for (let j = 0; j < nd; j++) store<i32>(digit + (<usize>j << 2), 0);
-  for (let i = 0; i <= nIn; i++) store<i32>(off + (<usize>i << 2), 0);
+// One output entry in log space: the summed digits [nKeep, nd − 1] walked from the current offsets
+// (restored on return). Linear inputs are read as log(x) + scale.
+// @ts-ignore: decorator
+@inline function logEntry(
+  nd: i32, cards: usize, nKeep: i32, nIn: i32, tables: usize, strides: usize, outStrides: usize, mode: i32,
+  digit: usize, off: usize, buf: usize, linear: usize, scale: usize,
+): f64 {
   const last = nd - 1;
   const K = load<i32>(cards + (<usize>last << 2));
   const bufEnd = buf + (<usize>K << 3);
+  let m: f64 = -Infinity;
+  let s: f64 = 0;
   while (true) {
-    let m: f64 = -Infinity;
-    let s: f64 = 0;
-    while (true) {
-      for (let b = buf; b < bufEnd; b += 8) store<f64>(b, 0);
-      for (let i = 0; i < nIn; i++) {
-        let at = <usize>load<u32>(tables + (<usize>i << 2)) + (<usize>load<i32>(off + (<usize>i << 2)) << 3);
-        const step = <usize>load<i32>(strides + (<usize>(i * nd + last) << 2)) << 3;
+    for (let b = buf; b < bufEnd; b += 8) store<f64>(b, 0);
+    for (let i = 0; i < nIn; i++) {
+      let at = <usize>load<u32>(tables + (<usize>i << 2)) + (<usize>load<i32>(off + (<usize>i << 2)) << 3);
+      const step = <usize>load<i32>(strides + (<usize>(i * nd + last) << 2)) << 3;
+      if (load<i32>(linear + (<usize>i << 2))) {
+        const sc = load<f64>(scale + (<usize>i << 3));
+        for (let b = buf; b < bufEnd; b += 8) {
+          store<f64>(b, load<f64>(b) + (Math.log(load<f64>(at)) + sc));
+          at += step;
+        }
+      } else {
         for (let b = buf; b < bufEnd; b += 8) {
           store<f64>(b, load<f64>(b) + load<f64>(at));
           at += step;
         }
       }
-      let cm: f64 = -Infinity;
-      for (let b = buf; b < bufEnd; b += 8) cm = max(cm, load<f64>(b));
-      if (mode == 0) {
-        if (cm > m) {
-          if (m > -Infinity) s *= Math.exp(m - cm);
-          m = cm;
-        }
-        if (m > -Infinity) for (let b = buf; b < bufEnd; b += 8) s += Math.exp(load<f64>(b) - m);
-      } else if (cm > m) m = cm;
-      if (last - 1 < nKeep || !advance(nKeep, last - 1, nd, cards, digit, nIn, strides, off, outStrides)) break;
     }
+    let cm: f64 = -Infinity;
+    for (let b = buf; b < bufEnd; b += 8) cm = max(cm, load<f64>(b));
+    if (mode == 0) {
+      if (cm > m) {
+        if (m > -Infinity) s *= Math.exp(m - cm);
+        m = cm;
+      }
+      if (m > -Infinity) for (let b = buf; b < bufEnd; b += 8) s += Math.exp(load<f64>(b) - m);
+    } else if (cm > m) m = cm;
+    if (last - 1 < nKeep || !advance(nKeep, last - 1, nd, cards, digit, nIn, strides, off, outStrides)) break;
+  }
+  return mode == 0 && m > -Infinity ? m + Math.log(s) : m;
+}
+
+// One output entry from linear inputs (each in [e^−700, 1] or 0): the sum (mode 0) or the maximum
+// (mode 1) of the products, relative to e^(Σ scales).
+// @ts-ignore: decorator
+@inline function linearEntry(
+  nd: i32, cards: usize, nKeep: i32, nIn: i32, tables: usize, strides: usize, outStrides: usize, mode: i32,
+  digit: usize, off: usize, buf: usize,
+): f64 {
+  const last = nd - 1;
+  const K = load<i32>(cards + (<usize>last << 2));
+  const bufEnd = buf + (<usize>K << 3);
+  let s: f64 = 0;
+  while (true) {
+    for (let b = buf; b < bufEnd; b += 8) store<f64>(b, 1);
+    for (let i = 0; i < nIn; i++) {
+      let at = <usize>load<u32>(tables + (<usize>i << 2)) + (<usize>load<i32>(off + (<usize>i << 2)) << 3);
+      const step = <usize>load<i32>(strides + (<usize>(i * nd + last) << 2)) << 3;
+      for (let b = buf; b < bufEnd; b += 8) {
+        store<f64>(b, load<f64>(b) * load<f64>(at));
+        at += step;
+      }
+    }
+    if (mode == 0) for (let b = buf; b < bufEnd; b += 8) s += load<f64>(b);
+    else for (let b = buf; b < bufEnd; b += 8) s = max(s, load<f64>(b));
+    if (last - 1 < nKeep || !advance(nKeep, last - 1, nd, cards, digit, nIn, strides, off, outStrides)) break;
+  }
+  return s;
+}
+
+/**
+ * Streams the clique into `out` (log domain; see the file header). cards: i32[nd]; tables: u32[nIn]
+ * byte addresses of the inputs (their entry for the all-zero clique configuration); strides:
+ * i32[nIn · nd] (input i's stride for digit j at i·nd + j, in entries); outStrides: i32[nd] (0 for
+ * the summed digits); linear: i32[nIn] (1: input i holds e^(value − scale[i]), see
+ * bucketLinearise; 0: it holds log values); scale, ranges: f64[nIn] (ranges: the span of
+ * input i's finite log values). When every input is linear and the ranges add up to at most 700
+ * nats the products are formed without exp or log (no product can underflow); otherwise every
+ * entry is computed in log space. Requires nKeep < nd. Workspace: digit i32[nd], off i32[nIn + 1], buf f64[cards[nd − 1]].
+ */
+export function bucketStream(
+  nd: i32, cards: usize, nKeep: i32, nIn: i32, tables: usize, strides: usize, out: usize, outStrides: usize,
+  mode: i32, digit: usize, off: usize, buf: usize, linear: usize, scale: usize, ranges: usize,
+): void {
+  for (let j = 0; j < nd; j++) store<i32>(digit + (<usize>j << 2), 0);
+  for (let i = 0; i <= nIn; i++) store<i32>(off + (<usize>i << 2), 0);
+  // Linear products are exact when every input is linear and their ranges add up to ≤ 700 nats:
+  // each nonzero product is then ≥ e^−700, a normal number, and a zero product is a true zero.
+  let fast = true;
+  let shift: f64 = 0, range: f64 = 0;
+  for (let i = 0; i < nIn; i++) {
+    if (load<i32>(linear + (<usize>i << 2)) == 0) fast = false;
+    shift += load<f64>(scale + (<usize>i << 3));
+    range += load<f64>(ranges + (<usize>i << 3));
+  }
+  if (range > LINEAR_RANGE) fast = false;
+  while (true) {
+    let v: f64 = 0;
+    if (fast) {
+      const s = linearEntry(nd, cards, nKeep, nIn, tables, strides, outStrides, mode, digit, off, buf);
+      v = s > 0 ? Math.log(s) + shift : -Infinity;
+    } else v = logEntry(nd, cards, nKeep, nIn, tables, strides, outStrides, mode, digit, off, buf, linear, scale);
     const o = load<i32>(off + (<usize>nIn << 2));
-    store<f64>(out + (<usize>o << 3), mode == 0 && m > -Infinity ? m + Math.log(s) : m);
+    store<f64>(out + (<usize>o << 3), v);
     if (nKeep == 0 || !advance(0, nKeep - 1, nd, cards, digit, nIn, strides, off, outStrides)) break;
   }
+}
+
+/** Finite entries spanning at most this many nats are stored linearly (all ≥ e^−700 after the shift). */
+const LINEAR_RANGE: f64 = 700;
+
+/**
+ * Turns a log table into e^(x − max) in place when its finite entries span at most 700 nats (−∞
+ * becomes 0); res (f64[3]) = [1 if converted else 0, max, max − min of the finite entries]. A
+ * table with no finite entry becomes all zeros with scale 0.
+ */
+export function bucketLinearise(p: usize, len: i32, res: usize): void {
+  let hi: f64 = -Infinity, lo: f64 = Infinity;
+  const end = p + (<usize>len << 3);
+  for (let q = p; q < end; q += 8) {
+    const x = load<f64>(q);
+    if (x > -Infinity) {
+      hi = max(hi, x);
+      lo = min(lo, x);
+    }
+  }
+  const span = hi == -Infinity ? 0 : hi - lo;
+  store<f64>(res + 16, span);
+  if (hi == -Infinity) hi = 0;
+  else if (span > LINEAR_RANGE) {
+    store<f64>(res, 0);
+    store<f64>(res + 8, 0);
+    return;
+  }
+  for (let q = p; q < end; q += 8) store<f64>(q, Math.exp(load<f64>(q) - hi));
+  store<f64>(res, 1);
+  store<f64>(res + 8, hi);
 }

@@ -123,7 +123,9 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
     for (const r of bucket[v]) if (r.kind === 'up') children++;
     flops += clique * (1 + children);
   }
-  const bytes = 8 * (2 * messageEntries + model.tables.length) + 64 * n + 1024;
+  let factorEntries = 0;
+  for (let f = 0; f < model.nFactors; f++) factorEntries += model.tableSize(f);
+  const bytes = 8 * (2 * messageEntries + factorEntries) + 80 * n + 1024;
   return { fixed, impossible, order: Int32Array.from(elim), sep, parent, bucket, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes };
 }
 
@@ -158,7 +160,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
   for (let f = 0; f < model.nFactors; f++) {
     const sc = model.scope(f);
     const m = new Map<number, number>();
-    let stride = 1, base = model.tableStart[f];
+    let stride = 1, base = 0;
     for (let q = sc.length - 1; q >= 0; q--) {
       const v = sc[q];
       if (p.fixed[v] >= 0) base += p.fixed[v] * stride;
@@ -188,7 +190,11 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       maxK = Math.max(maxK, card[v]);
     }
     for (const v of p.order) for (const u of p.sep[v]) maxK = Math.max(maxK, card[u]);
-    const tablesPtr = arena.allocF64(model.tables);
+    // Each factor's own copy (tables may be shared between factors; each copy is linearised alone).
+    const fOff = new Float64Array(model.nFactors + 1);
+    for (let f = 0; f < model.nFactors; f++) fOff[f + 1] = fOff[f] + model.tableSize(f);
+    const tablesPtr = arena.alloc(8 * Math.max(1, fOff[model.nFactors]));
+    for (let f = 0; f < model.nFactors; f++) arena.f64(tablesPtr + 8 * fOff[f], model.tableSize(f)).set(model.table(f));
     const up = new Float64Array(n), down = new Float64Array(n);
     for (const v of p.order) {
       up[v] = arena.alloc(8 * mSize[v]);
@@ -197,8 +203,16 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const margOut = arena.alloc(8 * maxK);
     const pCards = arena.alloc(4 * maxDigits), pTables = arena.alloc(4 * maxIn), pStrides = arena.alloc(4 * maxIn * maxDigits);
     const pOutStrides = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits), pOff = arena.alloc(4 * (maxIn + 1)), pBuf = arena.alloc(8 * maxK);
+    const pLinear = arena.alloc(4 * maxIn), pScale = arena.alloc(8 * maxIn), pRange = arena.alloc(8 * maxIn), pRes = arena.alloc(24);
+    // Each table's form: linear (e^(x − scale)) where its finite entries span ≤ 700 nats, else log.
+    const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
+    const linearise = (ptr: number, len: number, into: Float64Array, at: number): void => {
+      engine.call('bucket elimination', (k) => k.bucketLinearise(ptr, len, pRes));
+      into.set(arena.f64(pRes, 3), 3 * at);
+    };
+    for (let f = 0; f < model.nFactors; f++) linearise(tablesPtr + 8 * fOff[f], model.tableSize(f), form.factor, f);
 
-    const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * fBase[r.id] : r.kind === 'up' ? up[r.id] : down[r.id]);
+    const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * (fOff[r.id] + fBase[r.id]) : r.kind === 'up' ? up[r.id] : down[r.id]);
     const strideOf = (r: TableRef, u: number): number => (r.kind === 'factor' ? fStride.get(r.id)!.get(u) : mStride[r.id].get(u)) ?? 0;
     /** Streams `digits` (the first nKeep kept) over `inputs` into `out` laid out by `outStride`. */
     const stream = (digits: number[], nKeep: number, inputs: TableRef[], out: number, outStride: (u: number) => number): void => {
@@ -209,15 +223,23 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       const st = arena.i32(pStrides, inputs.length * nd);
       inputs.forEach((r, i) => digits.forEach((u, j) => (st[i * nd + j] = u < 0 ? 0 : strideOf(r, u))));
       arena.i32(pOutStrides, nd).set(digits.map((u, j) => (j < nKeep ? outStride(u) : 0)));
-      engine.call('bucket elimination', (k) => k.bucketStream(nd, pCards, nKeep, inputs.length, pTables, pStrides, out, pOutStrides, 0, pDigit, pOff, pBuf));
+      const lin = arena.i32(pLinear, inputs.length), sc = arena.f64(pScale, inputs.length), span = arena.f64(pRange, inputs.length);
+      inputs.forEach((r, i) => {
+        const f = form[r.kind];
+        lin[i] = f[3 * r.id];
+        sc[i] = f[3 * r.id + 1];
+        span[i] = f[3 * r.id + 2];
+      });
+      engine.call('bucket elimination', (k) => k.bucketStream(nd, pCards, nKeep, inputs.length, pTables, pStrides, out, pOutStrides, 0, pDigit, pOff, pBuf, pLinear, pScale, pRange));
     };
 
     // Upward.
     for (const v of p.order) {
       const s = Array.from(p.sep[v]);
       stream([...s, v], s.length, p.bucket[v], up[v], (u) => mStride[v].get(u)!);
+      if (p.parent[v] < 0) logZ += arena.f64(up[v], 1)[0];
+      else linearise(up[v], mSize[v], form.up, v);
     }
-    for (const v of p.order) if (p.parent[v] < 0) logZ += arena.f64(up[v], 1)[0];
     if (!(logZ > -Infinity)) return { logZ: -Infinity, marginals: null };
 
     // Downward, parents before children (reverse elimination order).
@@ -235,6 +257,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         const c = r.id, keep = Array.from(p.sep[c]);
         const summed = [...sepV, v].filter((u) => !p.sep[c].includes(u));
         stream([...keep, ...summed], keep.length, inputs.filter((q) => q !== r), down[c], (u) => mStride[c].get(u)!);
+        linearise(down[c], mSize[c], form.down, c);
       }
       stream([v, ...sepV.reverse()], 1, inputs, margOut, () => 1);
       const lg = arena.f64(margOut, card[v]);
