@@ -185,3 +185,87 @@ export function bucketLinearise(p: usize, len: i32, res: usize): void {
   store<f64>(res, 1);
   store<f64>(res + 8, hi);
 }
+
+/**
+ * The downward pass's one stream per clique (linear inputs whose ranges add up to ≤ 700 nats, as
+ * bucketStream's fast case): every clique configuration's product is added into each of nOut
+ * linear outputs (zeroed here) through its strides (outStrides: i32[nOut · nd], outs: u32[nOut]
+ * byte addresses, lens: i32[nOut] entries). The outputs are the clique's belief summed to each
+ * output's scope, relative to e^(Σ scales of the inputs).
+ */
+export function bucketScatter(
+  nd: i32, cards: usize, nIn: i32, tables: usize, strides: usize, nOut: i32, outs: usize, lens: usize, outStrides: usize,
+  digit: usize, off: usize, buf: usize,
+): void {
+  for (let j = 0; j < nOut; j++) {
+    const p = <usize>load<u32>(outs + (<usize>j << 2));
+    const e = p + (<usize>load<i32>(lens + (<usize>j << 2)) << 3);
+    for (let q = p; q < e; q += 8) store<f64>(q, 0);
+  }
+  for (let j = 0; j < nd; j++) store<i32>(digit + (<usize>j << 2), 0);
+  // Offsets: nIn inputs, then nOut outputs (their strides follow the inputs' in one array walk).
+  for (let i = 0; i < nIn + nOut; i++) store<i32>(off + (<usize>i << 2), 0);
+  const last = nd - 1;
+  const K = load<i32>(cards + (<usize>last << 2));
+  const bufEnd = buf + (<usize>K << 3);
+  const nAll = nIn + nOut;
+  while (true) {
+    for (let b = buf; b < bufEnd; b += 8) store<f64>(b, 1);
+    for (let i = 0; i < nIn; i++) {
+      let at = <usize>load<u32>(tables + (<usize>i << 2)) + (<usize>load<i32>(off + (<usize>i << 2)) << 3);
+      const step = <usize>load<i32>(strides + (<usize>(i * nd + last) << 2)) << 3;
+      for (let b = buf; b < bufEnd; b += 8) {
+        store<f64>(b, load<f64>(b) * load<f64>(at));
+        at += step;
+      }
+    }
+    let sum: f64 = 0;
+    let summed = false;
+    for (let j = 0; j < nOut; j++) {
+      let at = <usize>load<u32>(outs + (<usize>j << 2)) + (<usize>load<i32>(off + (<usize>(nIn + j) << 2)) << 3);
+      const step = <usize>load<i32>(outStrides + (<usize>(j * nd + last) << 2)) << 3;
+      if (step == 0) {
+        if (!summed) {
+          for (let b = buf; b < bufEnd; b += 8) sum += load<f64>(b);
+          summed = true;
+        }
+        store<f64>(at, load<f64>(at) + sum);
+      } else {
+        for (let b = buf; b < bufEnd; b += 8) {
+          store<f64>(at, load<f64>(at) + load<f64>(b));
+          at += step;
+        }
+      }
+    }
+    // Odometer over digits [0, nd − 2] moving inputs and outputs alike (strides in two arrays).
+    let j = last - 1;
+    for (; j >= 0; j--) {
+      const d = load<i32>(digit + (<usize>j << 2)) + 1;
+      const Kj = load<i32>(cards + (<usize>j << 2));
+      const back = d < Kj ? -1 : Kj - 1;
+      if (d < Kj) store<i32>(digit + (<usize>j << 2), d);
+      else store<i32>(digit + (<usize>j << 2), 0);
+      for (let i = 0; i < nAll; i++) {
+        const st = i < nIn ? load<i32>(strides + (<usize>(i * nd + j) << 2)) : load<i32>(outStrides + (<usize>((i - nIn) * nd + j) << 2));
+        const p = off + (<usize>i << 2);
+        store<i32>(p, load<i32>(p) - back * st);
+      }
+      if (d < Kj) break;
+    }
+    if (j < 0) break;
+  }
+}
+
+/**
+ * A downward message from its separator belief: out[e] = log(belief[e]) + shift − log m[e] (m the
+ * child's upward message, linear with scale mScale if mLinear, else log), −∞ where the belief is 0
+ * (then m is 0 too and the value is never used). In place over len entries.
+ */
+export function bucketDivide(out: usize, len: i32, shift: f64, m: usize, mLinear: i32, mScale: f64): void {
+  for (let e = 0; e < len; e++) {
+    const b = load<f64>(out + (<usize>e << 3));
+    const x = load<f64>(m + (<usize>e << 3));
+    const lm = mLinear ? Math.log(x) + mScale : x;
+    store<f64>(out + (<usize>e << 3), b > 0 ? Math.log(b) + shift - lm : -Infinity);
+  }
+}

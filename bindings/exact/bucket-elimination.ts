@@ -22,6 +22,9 @@ import type { OrderingGraph } from './orderings.ts';
 import { enumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, type ExactOutcome } from './outcome.ts';
 
+/** Linear products are exact when the inputs' finite log values span ≤ this many nats in total. */
+const LINEAR_RANGE = 700;
+
 /** A table the kernel reads: a factor (with fixed variables folded into its base) or a message. */
 interface TableRef {
   kind: 'factor' | 'up' | 'down';
@@ -202,7 +205,8 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     }
     const margOut = arena.alloc(8 * maxK);
     const pCards = arena.alloc(4 * maxDigits), pTables = arena.alloc(4 * maxIn), pStrides = arena.alloc(4 * maxIn * maxDigits);
-    const pOutStrides = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits), pOff = arena.alloc(4 * (maxIn + 1)), pBuf = arena.alloc(8 * maxK);
+    const pOutStrides = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits), pOff = arena.alloc(4 * (2 * maxIn + 1)), pBuf = arena.alloc(8 * maxK);
+    const pOuts = arena.alloc(4 * maxIn), pLens = arena.alloc(4 * maxIn), pOutStr = arena.alloc(4 * maxIn * maxDigits);
     const pLinear = arena.alloc(4 * maxIn), pScale = arena.alloc(8 * maxIn), pRange = arena.alloc(8 * maxIn), pRes = arena.alloc(24);
     // Each table's form: linear (e^(x − scale)) where its finite entries span ≤ 700 nats, else log.
     const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
@@ -214,24 +218,46 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
 
     const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * (fOff[r.id] + fBase[r.id]) : r.kind === 'up' ? up[r.id] : down[r.id]);
     const strideOf = (r: TableRef, u: number): number => (r.kind === 'factor' ? fStride.get(r.id)!.get(u) : mStride[r.id].get(u)) ?? 0;
-    /** Streams `digits` (the first nKeep kept) over `inputs` into `out` laid out by `outStride`. */
-    const stream = (digits: number[], nKeep: number, inputs: TableRef[], out: number, outStride: (u: number) => number): void => {
-      if (digits.length === nKeep) digits = [...digits, -1]; // a summed digit of cardinality 1
+    /** Writes the clique's cardinalities and the inputs' addresses, strides and forms; returns the fast case's shift or null. */
+    const setInputs = (digits: number[], inputs: TableRef[]): number | null => {
       const nd = digits.length;
       arena.i32(pCards, nd).set(digits.map((u) => (u < 0 ? 1 : card[u])));
       arena.u32(pTables, inputs.length).set(inputs.map(addrOf));
       const st = arena.i32(pStrides, inputs.length * nd);
       inputs.forEach((r, i) => digits.forEach((u, j) => (st[i * nd + j] = u < 0 ? 0 : strideOf(r, u))));
-      arena.i32(pOutStrides, nd).set(digits.map((u, j) => (j < nKeep ? outStride(u) : 0)));
       const lin = arena.i32(pLinear, inputs.length), sc = arena.f64(pScale, inputs.length), span = arena.f64(pRange, inputs.length);
+      let fast = true, shift = 0, range = 0;
       inputs.forEach((r, i) => {
         const f = form[r.kind];
         lin[i] = f[3 * r.id];
         sc[i] = f[3 * r.id + 1];
         span[i] = f[3 * r.id + 2];
+        fast &&= lin[i] === 1;
+        shift += sc[i];
+        range += span[i];
       });
+      return fast && range <= LINEAR_RANGE ? shift : null;
+    };
+    /** Streams `digits` (the first nKeep kept) over `inputs` into `out` laid out by `outStride`. */
+    const stream = (digits: number[], nKeep: number, inputs: TableRef[], out: number, outStride: (u: number) => number): void => {
+      if (digits.length === nKeep) digits = [...digits, -1]; // a summed digit of cardinality 1
+      const nd = digits.length;
+      setInputs(digits, inputs);
+      arena.i32(pOutStrides, nd).set(digits.map((u, j) => (j < nKeep ? outStride(u) : 0)));
       engine.call('bucket elimination', (k) => k.bucketStream(nd, pCards, nKeep, inputs.length, pTables, pStrides, out, pOutStrides, 0, pDigit, pOff, pBuf, pLinear, pScale, pRange));
     };
+    const setMarginal = (v: number, lg: Float64Array, linear: boolean): void => {
+      let mx = -Infinity;
+      for (let k = 0; k < card[v]; k++) mx = Math.max(mx, lg[k]);
+      let s = 0;
+      for (let k = 0; k < card[v]; k++) s += marginals[v][k] = linear ? lg[k] : Math.exp(lg[k] - mx);
+      for (let k = 0; k < card[v]; k++) marginals[v][k] /= s;
+    };
+    const marginals = Array.from(card, (K, v) => {
+      const m = new Float64Array(K);
+      if (p.fixed[v] >= 0) m[p.fixed[v]] = 1;
+      return m;
+    });
 
     // Upward.
     for (const v of p.order) {
@@ -242,16 +268,35 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     }
     if (!(logZ > -Infinity)) return { logZ: -Infinity, marginals: null };
 
-    // Downward, parents before children (reverse elimination order).
-    const marginals = Array.from(card, (K, v) => {
-      const m = new Float64Array(K);
-      if (p.fixed[v] >= 0) m[p.fixed[v]] = 1;
-      return m;
-    });
+    // Downward, parents before children (reverse elimination order). Where the clique's products are
+    // exact in linear arithmetic, one stream gives v's marginal and every child's separator belief
+    // (δ_c = belief / m_c: where m_c = 0 the belief is 0 and δ_c is never used); else one log-space
+    // stream per child and one for the marginal.
     for (let t = p.order.length - 1; t >= 0; t--) {
       const v = p.order[t];
       const inputs = p.parent[v] >= 0 ? [...p.bucket[v], { kind: 'down', id: v } as TableRef] : p.bucket[v];
       const sepV = Array.from(p.sep[v]);
+      const children = p.bucket[v].filter((r) => r.kind === 'up').map((r) => r.id);
+      const digits = [...sepV, v];
+      const shift = setInputs(digits, inputs);
+      if (shift !== null) {
+        const nd = digits.length, nOut = 1 + children.length;
+        const outs = [margOut, ...children.map((c) => down[c])], lens = [card[v], ...children.map((c) => mSize[c])];
+        arena.u32(pOuts, nOut).set(outs);
+        arena.i32(pLens, nOut).set(lens);
+        const os = arena.i32(pOutStr, nOut * nd);
+        digits.forEach((u, j) => {
+          os[j] = u === v ? 1 : 0;
+          children.forEach((c, q) => (os[(q + 1) * nd + j] = mStride[c].get(u) ?? 0));
+        });
+        engine.call('bucket elimination', (k) => k.bucketScatter(nd, pCards, inputs.length, pTables, pStrides, nOut, pOuts, pLens, pOutStr, pDigit, pOff, pBuf));
+        for (const c of children) {
+          engine.call('bucket elimination', (k) => k.bucketDivide(down[c], mSize[c], shift, up[c], form.up[3 * c], form.up[3 * c + 1]));
+          linearise(down[c], mSize[c], form.down, c);
+        }
+        setMarginal(v, arena.f64(margOut, card[v]), true);
+        continue;
+      }
       for (const r of p.bucket[v]) {
         if (r.kind !== 'up') continue;
         const c = r.id, keep = Array.from(p.sep[c]);
@@ -260,12 +305,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         linearise(down[c], mSize[c], form.down, c);
       }
       stream([v, ...sepV.reverse()], 1, inputs, margOut, () => 1);
-      const lg = arena.f64(margOut, card[v]);
-      let mx = -Infinity;
-      for (let k = 0; k < card[v]; k++) mx = Math.max(mx, lg[k]);
-      let s = 0;
-      for (let k = 0; k < card[v]; k++) s += marginals[v][k] = Math.exp(lg[k] - mx);
-      for (let k = 0; k < card[v]; k++) marginals[v][k] /= s;
+      setMarginal(v, arena.f64(margOut, card[v]), false);
     }
     return { logZ, marginals };
   } finally {
