@@ -15,7 +15,7 @@
 // each at most the largest message. All tables are log-domain f64, so any dynamic range and zero
 // potentials (−∞) are exact.
 
-import type { Engine } from '../core/engine.ts';
+import type { Arena, Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
 import type { OrderingGraph } from './orderings.ts';
@@ -118,17 +118,23 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
       bucket[s[0]].push({ kind: 'up', id: v });
     }
   }
-  // Downward: each clique is streamed once for the marginal and once per child.
-  let flops = upFlops;
-  for (const v of elim) {
-    const clique = sizeOf(sep[v], card) * card[v];
-    let children = 0;
-    for (const r of bucket[v]) if (r.kind === 'up') children++;
-    flops += clique * (1 + children);
+  // Downward: each clique is streamed once more (in log space, where linear products would not be
+  // exact, once per child and once for the marginal: flops counts the linear case).
+  const flops = 2 * upFlops;
+  // Peak memory: every upward message, then downward δ_c allocated when c's parent is processed,
+  // δ_v and the children's upward messages freed once v is.
+  let live = messageEntries, peak = live;
+  for (let t = elim.length - 1; t >= 0; t--) {
+    const v = elim[t];
+    let kids = 0;
+    for (const r of bucket[v]) if (r.kind === 'up') kids += sizeOf(sep[r.id], card);
+    live += kids;
+    peak = Math.max(peak, live);
+    live -= kids + (parent[v] >= 0 ? sizeOf(sep[v], card) : 0);
   }
   let factorEntries = 0;
   for (let f = 0; f < model.nFactors; f++) factorEntries += model.tableSize(f);
-  const bytes = 8 * (2 * messageEntries + factorEntries) + 80 * n + 1024;
+  const bytes = 8 * (peak + factorEntries) + 16 * (2 * n + 1) + 96 * n + 1024;
   return { fixed, impossible, order: Int32Array.from(elim), sep, parent, bucket, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes };
 }
 
@@ -185,6 +191,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
   }
 
   const arena = engine.arena();
+  let disposeAll = (): void => {};
   try {
     let maxIn = 2, maxDigits = 2, maxK = 1;
     for (const v of p.order) {
@@ -198,11 +205,17 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     for (let f = 0; f < model.nFactors; f++) fOff[f + 1] = fOff[f] + model.tableSize(f);
     const tablesPtr = arena.alloc(8 * Math.max(1, fOff[model.nFactors]));
     for (let f = 0; f < model.nFactors; f++) arena.f64(tablesPtr + 8 * fOff[f], model.tableSize(f)).set(model.table(f));
+    // Messages in arenas of their own, freed as soon as the downward pass is done with them.
     const up = new Float64Array(n), down = new Float64Array(n);
-    for (const v of p.order) {
-      up[v] = arena.alloc(8 * mSize[v]);
-      down[v] = p.parent[v] >= 0 ? arena.alloc(8 * mSize[v]) : 0;
-    }
+    const upArena: (Arena | null)[] = new Array(n).fill(null), downArena: (Arena | null)[] = new Array(n).fill(null);
+    const own = (list: (Arena | null)[], v: number): number => (list[v] = engine.arena()).alloc(8 * mSize[v]);
+    const release = (list: (Arena | null)[], v: number): void => {
+      list[v]?.dispose();
+      list[v] = null;
+    };
+    disposeAll = () => {
+      for (let v = 0; v < n; v++) (release(upArena, v), release(downArena, v));
+    };
     const margOut = arena.alloc(8 * maxK);
     const pCards = arena.alloc(4 * maxDigits), pTables = arena.alloc(4 * maxIn), pStrides = arena.alloc(4 * maxIn * maxDigits);
     const pOutStrides = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits), pOff = arena.alloc(4 * (2 * maxIn + 1)), pBuf = arena.alloc(8 * maxK);
@@ -262,6 +275,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     // Upward.
     for (const v of p.order) {
       const s = Array.from(p.sep[v]);
+      up[v] = own(upArena, v);
       stream([...s, v], s.length, p.bucket[v], up[v], (u) => mStride[v].get(u)!);
       if (p.parent[v] < 0) logZ += arena.f64(up[v], 1)[0];
       else linearise(up[v], mSize[v], form.up, v);
@@ -277,6 +291,11 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       const inputs = p.parent[v] >= 0 ? [...p.bucket[v], { kind: 'down', id: v } as TableRef] : p.bucket[v];
       const sepV = Array.from(p.sep[v]);
       const children = p.bucket[v].filter((r) => r.kind === 'up').map((r) => r.id);
+      for (const c of children) down[c] = own(downArena, c);
+      const done = (): void => {
+        release(downArena, v);
+        for (const c of children) release(upArena, c);
+      };
       const digits = [...sepV, v];
       const shift = setInputs(digits, inputs);
       if (shift !== null) {
@@ -295,6 +314,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
           linearise(down[c], mSize[c], form.down, c);
         }
         setMarginal(v, arena.f64(margOut, card[v]), true);
+        done();
         continue;
       }
       for (const r of p.bucket[v]) {
@@ -306,9 +326,11 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       }
       stream([v, ...sepV.reverse()], 1, inputs, margOut, () => 1);
       setMarginal(v, arena.f64(margOut, card[v]), false);
+      done();
     }
     return { logZ, marginals };
   } finally {
+    disposeAll();
     arena.dispose();
   }
 }
