@@ -16,6 +16,8 @@
 // input adds its K values into a K-entry buffer, then the buffer is folded into (m, s) with
 // s·e^m = the running sum.
 
+import { Philox, uniform } from '../core/rng';
+
 // Odometer step over digits [lo, hi] (hi fastest): returns false when the digits wrapped to 0.
 // Moves every input offset (i32 per input in `off`) and the output offset (stored after them).
 // @ts-ignore: decorator
@@ -267,5 +269,71 @@ export function bucketDivide(out: usize, len: i32, shift: f64, m: usize, mLinear
     const x = load<f64>(m + (<usize>e << 3));
     const lm = mLinear ? Math.log(x) + mScale : x;
     store<f64>(out + (<usize>e << 3), b > 0 ? Math.log(b) + shift - lm : -Infinity);
+  }
+}
+
+/**
+ * Backward decoding along the elimination order (after an upward pass), `count` times: for
+ * t = nv − 1 … 0, v = order[t], every variable of v's bucket but v is already set, and x_v is
+ * drawn from (mode 0) or chosen to maximise (mode 1; first maximum) Σ_q in_q(x_v, rest), the
+ * bucket's inputs: an exact sample of the model, or a MAP configuration.
+ * Bucket of position t: inputs bStart[t] … bStart[t + 1] − 1; input q: table byte address addr[q]
+ * (u32), linear[q] (i32) and scale[q] (f64) as in bucketStream, scope entries sStart[q] …
+ * sStart[q + 1] − 1 of (sVar, sStride) pairs (i32 each), v's own among them. out: i32[count · n],
+ * each row prefilled (fixed variables at their states). rng: a seeded Philox state. buf: f64[K_max].
+ */
+export function bucketDecode(
+  nv: i32, order: usize, card: usize, bStart: usize, addr: usize, linear: usize, scale: usize, sStart: usize,
+  sVar: usize, sStride: usize, n: i32, count: i32, mode: i32, rng: usize, out: usize, buf: usize,
+): void {
+  const r = changetype<Philox>(rng);
+  for (let c = 0; c < count; c++) {
+    const x = out + (<usize>c * <usize>n << 2);
+    for (let t = nv - 1; t >= 0; t--) {
+      const v = load<i32>(order + (<usize>t << 2));
+      const K = load<i32>(card + (<usize>v << 2));
+      for (let k = 0; k < K; k++) store<f64>(buf + (<usize>k << 3), 0);
+      const qEnd = load<i32>(bStart + (<usize>(t + 1) << 2));
+      for (let q = load<i32>(bStart + (<usize>t << 2)); q < qEnd; q++) {
+        let at: i32 = 0, step: i32 = 0;
+        const e = load<i32>(sStart + (<usize>(q + 1) << 2));
+        for (let p = load<i32>(sStart + (<usize>q << 2)); p < e; p++) {
+          const u = load<i32>(sVar + (<usize>p << 2));
+          const st = load<i32>(sStride + (<usize>p << 2));
+          if (u == v) step += st;
+          else at += load<i32>(x + (<usize>u << 2)) * st;
+        }
+        let a = <usize>load<u32>(addr + (<usize>q << 2)) + (<usize>at << 3);
+        const lin = load<i32>(linear + (<usize>q << 2));
+        const sc = load<f64>(scale + (<usize>q << 3));
+        for (let k = 0; k < K; k++) {
+          const y = load<f64>(a);
+          store<f64>(buf + (<usize>k << 3), load<f64>(buf + (<usize>k << 3)) + (lin ? Math.log(y) + sc : y));
+          a += <usize>step << 3;
+        }
+      }
+      let m: f64 = -Infinity, best = 0;
+      for (let k = 0; k < K; k++) {
+        const y = load<f64>(buf + (<usize>k << 3));
+        if (y > m) (m = y), (best = k);
+      }
+      if (mode == 0 && m > -Infinity) {
+        let s: f64 = 0;
+        for (let k = 0; k < K; k++) s += Math.exp(load<f64>(buf + (<usize>k << 3)) - m);
+        let u = uniform(r) * s;
+        best = K - 1;
+        for (let k = 0; k < K; k++) {
+          const w = Math.exp(load<f64>(buf + (<usize>k << 3)) - m);
+          if (u < w && w > 0) {
+            best = k;
+            break;
+          }
+          u -= w;
+        }
+        // Rounding can leave u past the last weight: the last state of positive weight.
+        if (Math.exp(load<f64>(buf + (<usize>best << 3)) - m) == 0) for (let k = K - 1; k >= 0; k--) if (load<f64>(buf + (<usize>k << 3)) > -Infinity) { best = k; break; }
+      }
+      store<i32>(x + (<usize>v << 2), best);
+    }
   }
 }

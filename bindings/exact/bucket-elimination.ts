@@ -18,9 +18,12 @@
 import type { Arena, Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
+import { seedWords } from '../core/seed.ts';
 import type { OrderingGraph } from './orderings.ts';
 import { enumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, type ExactOutcome } from './outcome.ts';
+
+const EXACT_SAMPLE_STREAM = 0x4553; // "ES"
 
 /** Linear products are exact when the inputs' finite log values span ≤ this many nats in total. */
 const LINEAR_RANGE = 700;
@@ -153,8 +156,19 @@ export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: numbe
   );
 }
 
-/** Runs the plan: log Z and every marginal. */
-export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan): ExactOutcome {
+/** Backward decoding after the upward pass: exact samples (sum) or a MAP configuration (max). */
+export interface DecodeRequest {
+  mode: 'sample' | 'max';
+  count: number;
+  seed: number;
+}
+
+/**
+ * Runs the plan: log Z and every marginal; or, with `decode`, the upward pass (sum or max) and
+ * then `count` configurations decoded backward along the order (ExactOutcome.logZ is then the
+ * largest log-potential in max mode), in `configurations` (count · n, row by row).
+ */
+export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan, decode?: DecodeRequest): ExactOutcome & { configurations?: Int32Array } {
   const { n, card } = model;
   if (p.impossible >= 0) return { logZ: -Infinity, marginals: null, zeroReason: `variable ${p.impossible}: its unary factors (or evidence) give every state zero potential` };
   const x0 = Int32Array.from(p.fixed, (s) => Math.max(0, s));
@@ -257,7 +271,47 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       const nd = digits.length;
       setInputs(digits, inputs);
       arena.i32(pOutStrides, nd).set(digits.map((u, j) => (j < nKeep ? outStride(u) : 0)));
-      engine.call('bucket elimination', (k) => k.bucketStream(nd, pCards, nKeep, inputs.length, pTables, pStrides, out, pOutStrides, 0, pDigit, pOff, pBuf, pLinear, pScale, pRange));
+      engine.call('bucket elimination', (k) => k.bucketStream(nd, pCards, nKeep, inputs.length, pTables, pStrides, out, pOutStrides, decode?.mode === 'max' ? 1 : 0, pDigit, pOff, pBuf, pLinear, pScale, pRange));
+    };
+    /** The decoding kernel's tables: each bucket's inputs with their (variable, stride) scope entries. */
+    const decodeBackward = (req: DecodeRequest): Int32Array => {
+      const bStart = [0], addr: number[] = [], lin: number[] = [], sc: number[] = [], sStart = [0], sVar: number[] = [], sStride: number[] = [];
+      for (const v of p.order) {
+        for (const r of p.bucket[v]) {
+          addr.push(addrOf(r));
+          const f = form[r.kind];
+          lin.push(f[3 * r.id]);
+          sc.push(f[3 * r.id + 1]);
+          const strides = r.kind === 'factor' ? fStride.get(r.id)! : mStride[r.id];
+          for (const [u, st] of strides) (sVar.push(u), sStride.push(st));
+          sStart.push(sVar.length);
+        }
+        bStart.push(addr.length);
+      }
+      const d = engine.arena();
+      try {
+        const ptr = {
+          order: d.allocI32(p.order), card: d.allocI32(card), bStart: d.allocI32(bStart), addr: d.alloc(4 * Math.max(1, addr.length)),
+          lin: d.allocI32(Math.max(1, lin.length)), sc: d.allocF64(Math.max(1, sc.length)), sStart: d.allocI32(sStart),
+          sVar: d.allocI32(Math.max(1, sVar.length)), sStride: d.allocI32(Math.max(1, sStride.length)),
+          rng: d.alloc(engine.kernels.rngStateBytes()), out: d.alloc(4 * req.count * n), buf: d.alloc(8 * maxK),
+        };
+        d.u32(ptr.addr, addr.length).set(addr);
+        d.i32(ptr.lin, lin.length).set(lin);
+        d.f64(ptr.sc, sc.length).set(sc);
+        d.i32(ptr.sVar, sVar.length).set(sVar);
+        d.i32(ptr.sStride, sStride.length).set(sStride);
+        const x0 = Int32Array.from(p.fixed, (s) => Math.max(0, s));
+        for (let c = 0; c < req.count; c++) d.i32(ptr.out + 4 * c * n, n).set(x0);
+        const [lo, hi] = seedWords(req.seed);
+        engine.call('exact decoding', (k) => {
+          k.rngSeed(ptr.rng, lo, hi, 0, EXACT_SAMPLE_STREAM);
+          k.bucketDecode(p.order.length, ptr.order, ptr.card, ptr.bStart, ptr.addr, ptr.lin, ptr.sc, ptr.sStart, ptr.sVar, ptr.sStride, n, req.count, req.mode === 'max' ? 1 : 0, ptr.rng, ptr.out, ptr.buf);
+        });
+        return d.i32(ptr.out, req.count * n).slice();
+      } finally {
+        d.dispose();
+      }
     };
     const setMarginal = (v: number, lg: Float64Array, linear: boolean): void => {
       let mx = -Infinity;
@@ -281,6 +335,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       else linearise(up[v], mSize[v], form.up, v);
     }
     if (!(logZ > -Infinity)) return { logZ: -Infinity, marginals: null };
+    if (decode) return { logZ, marginals: null, configurations: decodeBackward(decode) };
 
     // Downward, parents before children (reverse elimination order). Where the clique's products are
     // exact in linear arithmetic, one stream gives v's marginal and every child's separator belief

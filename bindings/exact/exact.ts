@@ -225,3 +225,45 @@ export function eliminationMemory(model: Model, opts: ExactOptions = {}): { byte
   const huginNodes = nodes.filter((nd) => nd.hugin).length;
   return { bytes: s.bytes, stored: s.stored, recomputed: s.recomputed, steps: s.steps.length, huginNodes };
 }
+
+export interface ExactSampleOptions extends ExactOptions {
+  /** Number of i.i.d. configurations. */
+  count: number;
+  /** Seed of the sampling stream (same seed, same samples). Default 1. */
+  seed?: number;
+}
+
+function decodePlan(model: Model, opts: ExactOptions): { plan: BucketPlan; name: string } {
+  const dead = model.firstAllZeroFactor();
+  if (dead >= 0) throw new EngineError(`${model.describeFactor(dead)} is zero everywhere (Z = 0): there is nothing to decode`);
+  const { plan, name, feasible, maxMessage, maxFlops } = bucketEliminationPlan(model, opts);
+  if (!feasible) throw new EngineError(bucketRefusal(plan, maxMessage, maxFlops, name));
+  if (plan.impossible >= 0) throw new EngineError(`variable ${plan.impossible}: its unary factors (or evidence) give every state zero potential (Z = 0)`);
+  return { plan, name };
+}
+
+/**
+ * Exact i.i.d. samples: the upward pass of bucket elimination, then each configuration drawn
+ * backward along the elimination order from its exact conditional. samples[c] is configuration c.
+ */
+export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptions): { samples: Int32Array[]; logZ: number; treewidth: number; ordering: string } {
+  if (!Number.isInteger(opts.count) || opts.count < 1) throw new ModelError(`count ${opts.count} is not a positive integer`);
+  const { plan, name } = decodePlan(model, opts);
+  const out = runBucketElimination(engine, model, plan, { mode: 'sample', count: opts.count, seed: opts.seed ?? 1 });
+  if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is nothing to sample');
+  const cfg = out.configurations!;
+  const samples = Array.from({ length: opts.count }, (_, c) => cfg.slice(c * model.n, (c + 1) * model.n));
+  return { samples, logZ: out.logZ, treewidth: plan.treewidth, ordering: name };
+}
+
+/**
+ * A MAP configuration by max-product bucket elimination with the same orders: the upward pass with
+ * max in place of sum, then the maximising state of each variable backward along the order.
+ * logPotential = log of its unnormalised probability (including model.logConst).
+ */
+export function exactMAP(engine: Engine, model: Model, opts: ExactOptions = {}): { configuration: Int32Array; logPotential: number; treewidth: number; ordering: string } {
+  const { plan, name } = decodePlan(model, opts);
+  const out = runBucketElimination(engine, model, plan, { mode: 'max', count: 1, seed: 1 });
+  if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is no MAP configuration');
+  return { configuration: out.configurations!, logPotential: out.logZ, treewidth: plan.treewidth, ordering: name };
+}
