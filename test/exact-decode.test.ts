@@ -6,9 +6,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { exactMAP, exactSample } from '../bindings/exact/exact.ts';
-import { applyEvidence } from '../bindings/io/formats.ts';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { applyEvidence, readUAI } from '../bindings/io/formats.ts';
 import type { Model } from '../bindings/core/model.ts';
-import { mulberry32, randomFactorGraph } from './helpers.ts';
+import { dataDir, mulberry32, randomFactorGraph } from './helpers.ts';
 
 const engine = await loadEngine();
 
@@ -83,4 +87,27 @@ test('exact samples: the same seed gives the same samples, another seed others',
   const c = exactSample(engine, m, { count: 50, seed: 8 }).samples;
   assert.deepEqual(a, b);
   assert.notDeepEqual(a, c);
+});
+
+test('CLI: --method exact --map writes the UAI MAP format; --samples N one configuration per line', () => {
+  const bin = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
+  const file = join(dataDir(), 'uai2014-more', 'CSP_12.uai');
+  const map = spawnSync(process.execPath, [bin, 'infer', file, '--map', '--out-format', 'uai'], { encoding: 'utf8' });
+  assert.equal(map.status, 0, map.stderr);
+  const lines = map.stdout.trim().split('\n');
+  assert.equal(lines[0], 'MAP');
+  const tokens = lines[1].split(' ').map(Number);
+  assert.equal(tokens[0], 67);
+  assert.equal(tokens.length, 68);
+  const model = readUAI(readFileSync(file, 'utf8'), file);
+  const r = exactMAP(engine, model);
+  assert.deepEqual(tokens.slice(1), Array.from(r.configuration));
+  const smp = spawnSync(process.execPath, [bin, 'infer', file, '--samples', '5', '--seed', '3'], { encoding: 'utf8' });
+  assert.equal(smp.status, 0, smp.stderr);
+  const rows = smp.stdout.trim().split('\n').map((l) => l.split(' ').map(Number));
+  assert.equal(rows.length, 5);
+  for (const x of rows) assert.ok(Number.isFinite(model.logPotential(x)), 'a configuration of positive probability');
+  assert.deepEqual(rows, exactSample(engine, model, { count: 5, seed: 3 }).samples.map((s) => Array.from(s)));
+  const bad = spawnSync(process.execPath, [bin, 'infer', file, '--map', '--method', 'gibbs'], { encoding: 'utf8' });
+  assert.equal(bad.status, 2);
 });

@@ -12,6 +12,7 @@ import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
 import { isingLattice, pottsLattice } from '../core/builders.ts';
 import { writeMAR, writePR } from '../io/formats.ts';
 import { writeJSON } from './json-stream.ts';
+import { exactDecode } from './exact-decode.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
@@ -19,6 +20,8 @@ import type { InferenceResult, Progress } from '../core/result.ts';
 const USAGE = `usage:
   relaxmrf infer MODEL [--method exact|gibbs|blockgibbs|dhmc|mala|mf|mfrp] [--seed N] [--json]
                        [--out-format uai] [--out PREFIX]
+      exact:              [--map]  a MAP configuration (max-product elimination; --out-format uai: the UAI MAP format)
+                          [--samples N]  N exact i.i.d. configurations, one per line (--seed N; --out PREFIX.samples)
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
                                           the same estimates as without (plus workers, completedChains)
@@ -178,6 +181,7 @@ async function inferCommand(argv: string[]): Promise<void> {
       json: { type: 'boolean' },
       'out-format': { type: 'string' },
       out: { type: 'string' },
+      map: { type: 'boolean' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('infer takes exactly one MODEL');
@@ -231,8 +235,12 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (workers !== undefined && !PARALLEL_METHODS.includes(method as ParallelMethod)) {
     throw new UsageError(`--workers applies to ${PARALLEL_METHODS.join(', ')}, not --method ${method}`);
   }
+  if (values.map && method !== 'exact') throw new UsageError('--map needs --method exact');
   const { model, description } = await loadModel(positionals[0]);
   const engine = await loadEngine();
+  if (method === 'exact' && (values.map || opts.samples !== undefined)) {
+    return exactDecode(engine, model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out });
+  }
   // RELAXMRF_WASM_LIMIT_MB lowers the engine's memory limit (tests exercise the up-front refusal with it).
   const limitMB = Number(process.env.RELAXMRF_WASM_LIMIT_MB);
   if (limitMB > 0) engine.memoryLimit = Math.min(engine.memoryLimit, limitMB * 2 ** 20);
