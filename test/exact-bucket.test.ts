@@ -90,3 +90,17 @@ test('UAI 2014 Grids_12 (pairwise) by bucket elimination: the published log10 Z 
   const mar = readMAR(readFileSync(`${path}.MAR`, 'utf8'));
   mar.forEach((row, v) => row.forEach((p, k) => assert.ok(Math.abs(r.marginals[v][k] - p) <= 2e-6, `x${v}[${k}]`)));
 });
+
+test('randomised order restarts: never a costlier plan, the same plan every time, the same log Z', () => {
+  const rand = mulberry32(1105);
+  const m = randomFactorGraph(rand, 40, { cards: [2, 3], maxArity: 3, factors: 70, scale: 1 });
+  const base = bucketEliminationPlan(m, { orderRestarts: 0 });
+  const a = bucketEliminationPlan(m, { orderRestarts: 12 });
+  const b = bucketEliminationPlan(m, { orderRestarts: 12 });
+  assert.ok(a.plan.flops <= base.plan.flops, `${a.plan.flops} vs ${base.plan.flops}`);
+  assert.deepEqual(a.plan.order, b.plan.order);
+  assert.equal(a.name, b.name);
+  const r0 = exactInference(engine, m, { method: 'bucket', orderRestarts: 0 });
+  const r1 = exactInference(engine, m, { method: 'bucket', orderRestarts: 12 });
+  assert.ok(Math.abs(r0.logZ - r1.logZ) < 1e-9 * Math.abs(r0.logZ));
+});

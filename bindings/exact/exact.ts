@@ -25,6 +25,8 @@ export interface ExactOptions {
   maxMessageEntries?: number;
   /** Most clique configurations bucket elimination streams (both passes). Default 2^38. */
   maxFlops?: number;
+  /** Randomised greedy restarts of the order search (bucket elimination). Default 16 when the best heuristic's plan streams > 2^30 configurations, else 0. */
+  orderRestarts?: number;
   /** Largest clique table (product of the clique's cardinalities) elimination accepts. Default 2^25. */
   maxTableEntries?: number;
   /** Orderings to try; the one with the smallest total table size within the limit is used. Default: all. */
@@ -86,6 +88,31 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): { 
     const better = !best || (feasible && !bestFeasible) || (feasible === bestFeasible && (feasible ? plan.flops < best.plan.flops : plan.maxMessage < best.plan.maxMessage || (plan.maxMessage === best.plan.maxMessage && plan.flops < best.plan.flops)));
     if (better) (best = { plan, name: c.name }), (bestFeasible = feasible);
   }
+  // Randomised restarts of the greedy heuristics (ties broken by a seeded relabelling of the
+  // variables) when the best plan fits but is expensive (> 2^30 configurations; refusals stay
+  // fast): a fixed count, so the order, and with it every result, is reproducible.
+  const restarts = opts.orderRestarts ?? (best && bestFeasible && best.plan.flops > 2 ** 30 ? 16 : 0);
+  const rand = seededUniform(0x0d3e);
+  for (let r = 0; r < restarts && best; r++) {
+    const perm = Int32Array.from({ length: model.n }, (_, v) => v);
+    for (let v = model.n - 1; v > 0; v--) {
+      const w = Math.floor(rand() * (v + 1));
+      [perm[v], perm[w]] = [perm[w], perm[v]];
+    }
+    const pairs = graph.pairwiseFactors();
+    const i = Int32Array.from(pairs.i, (a, k) => Math.min(perm[a], perm[pairs.j[k]]));
+    const j = Int32Array.from(pairs.i, (a, k) => Math.max(perm[a], perm[pairs.j[k]]));
+    const card = new Int32Array(model.n);
+    for (let v = 0; v < model.n; v++) card[perm[v]] = graph.card[v];
+    const inverse = new Int32Array(model.n);
+    for (let v = 0; v < model.n; v++) inverse[perm[v]] = v;
+    const heuristic = r % 2 === 0 ? 'minfill' : 'weightedminfill';
+    const c = orderCandidates({ n: model.n, card, pairwiseFactors: () => ({ i, j }) }, [heuristic], maxMessage * maxCard)[0];
+    if (c.order.length === 0) continue;
+    const plan = bucketPlan(model, Int32Array.from(c.order, (v) => inverse[v]), fixed, impossible);
+    const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
+    if ((feasible && !bestFeasible) || (feasible === bestFeasible && plan.flops < best.plan.flops)) (best = { plan, name: `${heuristic} (restart ${r + 1})` }), (bestFeasible = feasible);
+  }
   if (!best) {
     // Every ordering was abandoned far past the limit: the natural order's plan names the sizes.
     const plan = bucketPlan(model, Int32Array.from({ length: model.n }, (_, v) => v), fixed, impossible);
@@ -96,6 +123,18 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): { 
 
 // ---------------------------------------------------------------------------------------------------
 // Elimination orderings: see orderings.ts.
+
+/** A seeded uniform generator (mulberry32) for the order search's tie-breaking. */
+function seededUniform(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 function checkLimit(limit: number): number {
   if (!(limit >= 1) || !Number.isFinite(limit)) throw new ModelError(`maxTableEntries ${limit} is not a positive number`);
