@@ -15,6 +15,7 @@ import { enumerationPlan, enumerationRefusal, runFactorGraphEnumeration, type En
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome } from './outcome.ts';
 import { bucketPlan, bucketRefusal, fixedStates, interactionGraph, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
 import { requirePairwise } from '../core/model.ts';
+import { mulberry32 } from '../core/seed.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
 
@@ -78,11 +79,18 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): { 
   const graph = interactionGraph(model, fixed);
   let maxCard = 1;
   for (let v = 0; v < model.n; v++) maxCard = Math.max(maxCard, graph.card[v]);
-  const cands = orderCandidates(graph, opts.orderings ?? ORDERINGS, maxMessage * maxCard);
+  // The clique limit is the message limit times a cardinality, so a margin of 4 (log2) past it
+  // already means no heuristic will fit: greedy runs stop there and refusals stay fast.
+  const cands = orderCandidates(graph, opts.orderings ?? ORDERINGS, maxMessage * maxCard, 4);
+
   let best: { plan: BucketPlan; name: string } | null = null;
   let bestFeasible = false;
-  for (const c of cands) {
-    if (c.order.length === 0) continue;
+  // Symbolic plans (the costly part of a refusal) only for orders whose cliques could fit; when none
+  // could, for the one with the smallest largest clique.
+  const limitClique = maxMessage * maxCard;
+  let planned = cands.filter((c) => c.order.length > 0 && !c.aborted && c.maxEntries <= limitClique);
+  if (planned.length === 0) planned = cands.filter((c) => c.order.length > 0).sort((p, q) => p.maxEntries - q.maxEntries).slice(0, 1);
+  for (const c of planned) {
     const plan = bucketPlan(model, c.order, fixed, impossible);
     const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
     const better = !best || (feasible && !bestFeasible) || (feasible === bestFeasible && (feasible ? plan.flops < best.plan.flops : plan.maxMessage < best.plan.maxMessage || (plan.maxMessage === best.plan.maxMessage && plan.flops < best.plan.flops)));
@@ -92,7 +100,7 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): { 
   // variables) when the best plan fits but is expensive (> 2^30 configurations; refusals stay
   // fast): a fixed count, so the order, and with it every result, is reproducible.
   const restarts = opts.orderRestarts ?? (best && bestFeasible && best.plan.flops > 2 ** 30 ? 16 : 0);
-  const rand = seededUniform(0x0d3e);
+  const rand = mulberry32(0x0d3e);
   for (let r = 0; r < restarts && best; r++) {
     const perm = Int32Array.from({ length: model.n }, (_, v) => v);
     for (let v = model.n - 1; v > 0; v--) {
@@ -123,18 +131,6 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): { 
 
 // ---------------------------------------------------------------------------------------------------
 // Elimination orderings: see orderings.ts.
-
-/** A seeded uniform generator (mulberry32) for the order search's tie-breaking. */
-function seededUniform(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function checkLimit(limit: number): number {
   if (!(limit >= 1) || !Number.isFinite(limit)) throw new ModelError(`maxTableEntries ${limit} is not a positive number`);

@@ -444,9 +444,10 @@ export const SKIP_MARGIN_LOG2 = 10;
 
 /**
  * Every requested ordering with its clique sizes, in the order requested (a skipped one is
- * reported as aborted with unknown sizes). They run cheapest first; see SKIP_MARGIN_LOG2.
+ * reported as aborted with unknown sizes). They run cheapest first; see SKIP_MARGIN_LOG2 (the
+ * default of farMarginLog2).
  */
-export function candidateOrders(model: OrderingGraph, names: readonly OrderingHeuristic[], limit: number): OrderStats[] {
+export function candidateOrders(model: OrderingGraph, names: readonly OrderingHeuristic[], limit: number, farMarginLog2 = SKIP_MARGIN_LOG2): OrderStats[] {
   if (names.length === 0) throw new ModelError('orderings: give at least one ordering heuristic');
   for (const name of names) if (!ORDERINGS.includes(name)) throw new ModelError(`unknown ordering "${name as string}"; expected one of ${ORDERINGS.join(', ')}`);
   // Stop simulating an ordering whose cliques are far past the limit (the refusal message then reports a
@@ -461,7 +462,7 @@ export function candidateOrders(model: OrderingGraph, names: readonly OrderingHe
   let uniform = true;
   for (let v = 1; v < model.n; v++) if (model.card[v] !== model.card[0]) uniform = false;
   const twin: Partial<Record<OrderingHeuristic, OrderingHeuristic>> = uniform ? { minweight: 'mindegree', weightedminfill: 'minfill' } : {};
-  const farLog2 = limitLog2 + SKIP_MARGIN_LOG2;
+  const farLog2 = limitLog2 + farMarginLog2;
   const base = new ElimGraph(model); // copied by each run (rcm only reads it)
   let feasible = false, greedyTried = false, bestLog2 = Infinity, tried = 0;
   for (const name of BY_COST) {
