@@ -1,9 +1,11 @@
-// Exact inference: log Z and every node marginal, by enumeration (small models) or by variable elimination
-// on a junction tree built from an elimination ordering (pairwise models of small enough treewidth).
+// Exact inference: log Z and every node marginal, by enumeration (small models), by variable elimination
+// on a junction tree built from an elimination ordering (pairwise models whose clique tables fit), or by
+// bucket elimination with streamed cliques (factor graphs of any arity; exact samples and MAP too).
 // Orderings, the tree, the checkpointing schedule and the memory layout are planned in TypeScript;
 // every number is computed in WASM (assembly/exact/exact_elim.ts, assembly/exact/exact_enum.ts).
 // Files: orderings.ts (elimination orderings), junction-tree.ts (the tree and the schedule),
-// elimination.ts (the message passes), enumeration.ts (enumeration on the factor graph).
+// elimination.ts (the message passes), enumeration.ts (enumeration on the factor graph),
+// bucket-elimination.ts (bucket elimination on the factor graph).
 
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
@@ -191,10 +193,12 @@ function result(out: ExactOutcome, rest: Omit<ExactResult, 'logZ' | 'marginals'>
 
 /**
  * Exact log Z (natural log, including model.logConst) and node marginals.
- * method 'auto' (default) eliminates when the best ordering's largest clique table is within
- * maxTableEntries, else enumerates when that visits at most 2^30 configurations (observed variables
- * held fixed, independent components one by one), else refuses. Models with a factor of arity > 2
- * are enumerated or refused (elimination takes pairwise factors only so far). A model with Z = 0
+ * method 'auto' (default): on pairwise models the junction tree when the best ordering's largest
+ * clique table is within maxTableEntries; otherwise (and on models with a factor of arity > 2)
+ * bucket elimination when its largest message is within maxMessageEntries and its work within
+ * maxFlops; else enumeration when that visits at most 2^30 configurations (observed variables held
+ * fixed, independent components one by one); else a refusal naming the treewidth, the largest
+ * message, the memory and the work the best order found would need. A model with Z = 0
  * gives log Z = −Infinity, and reading its marginals throws an EngineError saying why.
  */
 export function exactInference(engine: Engine, model: Model, opts: ExactOptions = {}): ExactResult {
@@ -219,11 +223,13 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
     return result(out, { method: 'enumeration', algorithm: 'enumeration', treewidth: Math.max(0, width - 1), maxTableEntries: plan.configs, largestMessage: 0, flops: plan.configs, ordering: 'gray-code', seconds: seconds() });
   };
   if (method === 'enumeration') return enumerate();
-  const bucket = (): ExactResult => {
+  /** Bucket elimination; `before` is the junction tree's refusal when that was tried first. */
+  const bucket = (before?: EngineError): ExactResult => {
     const { plan, name, feasible, maxMessage, maxFlops } = bucketEliminationPlan(model, opts);
     if (!feasible) {
       if (method === 'auto' && enumerable()) return enumerate();
-      throw new EngineError(`${bucketRefusal(plan, maxMessage, maxFlops, name)}${method === 'auto' ? `; ${enumerationRefusal(plan_())}` : ''}`);
+      const lead = before ? `${before.message}; ` : '';
+      throw new EngineError(`${lead}${bucketRefusal(plan, maxMessage, maxFlops, name)}${method === 'auto' ? `; ${enumerationRefusal(plan_())}` : ''}`);
     }
     const out = runBucketElimination(engine, model, plan);
     return result(out, { method: 'elimination', algorithm: 'bucket', treewidth: plan.treewidth, maxTableEntries: plan.maxMessage, largestMessage: plan.maxMessage, flops: plan.flops, ordering: name, seconds: seconds() });
@@ -234,8 +240,9 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
   const { best, feasible } = choose(cands, limit);
   // Past the clique-table limit, bucket elimination streams the cliques and stores messages only.
   if (!feasible) {
-    if (method === 'auto') return bucket();
-    throw refusal(best, limit, cands.map((c) => c.name));
+    const jt = refusal(best, limit, cands.map((c) => c.name));
+    if (method === 'auto') return bucket(jt);
+    throw jt;
   }
   const nodes = buildTree(model, best.order);
   let out: ExactOutcome;
