@@ -104,7 +104,7 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
         logZKind: 'exact',
         marginals: r.marginals,
         marginalStdErr: null,
-        diagnostics: { algorithm: r.method, treewidth: r.treewidth, maxTableEntries: r.maxTableEntries, ordering: r.ordering },
+        diagnostics: { algorithm: r.method, treewidth: r.treewidth, maxTableEntries: r.maxTableEntries, ordering: r.ordering, kernel: r.algorithm, largestMessage: r.largestMessage, flops: r.flops },
         seconds: r.seconds,
         partial: false,
       };

@@ -257,12 +257,12 @@ test('--workers runs the chains on worker threads with the same output; refused 
   assert.equal(run('infer', 'ising:3x3', '--method', 'gibbs', '--workers', '-1').code, 2); // 0 is this thread
 });
 
-test('higher-order models: exact by enumeration and mf; zero-probability evidence and all-zero tables exit 3; bad evidence exits 2 naming the line', () => {
+test('higher-order models: exact by bucket elimination and mf; zero-probability evidence and all-zero tables exit 3; bad evidence exits 2 naming the line', () => {
   // p(a) p(b) p(c | a, b): a BAYES network with a factor of arity 3 (c = a XOR b with noise).
   const net = 'BAYES\n3\n2 2 2\n3\n1 0\n1 1\n3 0 1 2\n2\n0.3 0.7\n2\n0.6 0.4\n8\n0.9 0.1 0.2 0.8 0.2 0.8 0.9 0.1\n';
   const path = uaiFile('xor.uai', net);
   const exact = JSON.parse(run('infer', path, '--json').out);
-  assert.equal(exact.diagnostics.algorithm, 'enumeration');
+  assert.equal(exact.diagnostics.kernel, 'bucket');
   assert.ok(Math.abs(exact.logZ) < 1e-12, 'a Bayesian network without evidence has Z = 1');
   const mf = JSON.parse(run('infer', path, '--method', 'mf', '--json').out);
   assert.equal(mf.diagnostics.kernel, 'factor-graph');
@@ -291,11 +291,20 @@ test('higher-order models: exact by enumeration and mf; zero-probability evidenc
   r = run('infer', path);
   assert.equal(r.code, 2);
   assert.match(r.err.trim(), /xor\.uai\.evid \(line 3\): variable 0 is observed twice, as 1 on line 2 and as 0 here$/);
-  // Too large to enumerate: refused at once, naming the configurations.
+  // Too large to enumerate (2^40 configurations) but of treewidth 2: bucket elimination solves it.
   const big = uaiFile('chain3.uai', `MARKOV\n40\n${'2 '.repeat(40)}\n38\n${Array.from({ length: 38 }, (_, v) => `3 ${v} ${v + 1} ${v + 2}`).join('\n')}\n${Array.from({ length: 38 }, () => '8\n1 2 2 1 2 1 1 2').join('\n')}\n`);
-  r = run('infer', big);
+  r = run('infer', big, '--json');
+  assert.equal(r.code, 0, r.err);
+  const chain = JSON.parse(r.out);
+  assert.equal(chain.diagnostics.kernel, 'bucket');
+  assert.equal(chain.diagnostics.treewidth, 2);
+  // Refused at once: 30 six-state variables, every pair coupled (treewidth 29).
+  const pairs: string[] = [];
+  for (let a = 0; a < 30; a++) for (let b = a + 1; b < 30; b++) pairs.push(`${a} ${b}`);
+  const wide = uaiFile('wide.uai', `MARKOV\n30\n${'6 '.repeat(30)}\n${pairs.length}\n${pairs.map((p) => `2 ${p}`).join('\n')}\n${pairs.map(() => `36\n${Array.from({ length: 36 }, (_, k) => 1 + (k % 5)).join(' ')}`).join('\n')}\n`);
+  r = run('infer', wide);
   assert.equal(r.code, 3);
-  assert.match(r.err, /enumeration would visit 2\^40 configurations, past the limit of 2\^30/);
+  assert.match(r.err, /largest message of/);
 });
 
 test('--method bp, trw, bounds: Bethe estimate, upper bound, interval (logZLower/logZUpper) around exact; bad options exit 2 with one line', () => {

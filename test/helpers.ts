@@ -28,16 +28,7 @@ export function bruteForce(model: Model): { logZ: number; marginals: Float64Arra
 }
 
 /** Deterministic pseudo-random numbers for building test models (not the engine's generator). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 } from '../bindings/core/seed.ts';
 
 /** Random pairwise model: cardinalities from `cards`, each pair an edge with probability `density`. */
 export function randomModel(rand: () => number, n: number, opts: { cards?: number[]; density?: number; scale?: number; zeros?: number } = {}): Model {

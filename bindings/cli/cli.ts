@@ -16,6 +16,7 @@ import { writeMAR, writePR } from '../io/formats.ts';
 import { writeJSON } from './json-stream.ts';
 import { writePlotFile } from './plot-file.ts';
 import { commandHelp, COMMANDS } from './help.ts';
+import { exactDecode } from './exact-decode.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
@@ -24,6 +25,8 @@ import { learnCommand, LearnUsageError, LEARN_USAGE } from './learn-command.ts';
 const USAGE = `usage:
   relaxmrf infer MODEL [--method exact|gibbs|pt|sw|wolff|treegibbs|blockgibbs|dhmc|mala|mf|mfrp|bp|trw|bounds] [--seed N] [--json]
                        [--out-format uai] [--out PREFIX] [--plot FILE.svg]
+      exact:              [--map]  a MAP configuration (max-product elimination; --out-format uai: the UAI MAP format)
+                          [--samples N]  N exact i.i.d. configurations, one per line (--seed N; --out PREFIX.samples)
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
                                           the same estimates as without (plus workers, completedChains);
@@ -223,6 +226,7 @@ async function inferCommand(argv: string[]): Promise<void> {
       'out-format': { type: 'string' },
       out: { type: 'string' },
       plot: { type: 'string' },
+      map: { type: 'boolean' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('infer takes exactly one MODEL');
@@ -310,7 +314,11 @@ async function inferCommand(argv: string[]): Promise<void> {
     throw new UsageError(`--workers applies to ${PARALLEL_METHODS.join(', ')}, not --method ${method}`);
   }
   if (workers !== undefined && values.queue !== undefined) throw new UsageError('--workers and --queue exclude each other (a queue worker has --concurrency)');
+  if (values.map && method !== 'exact') throw new UsageError('--map needs --method exact');
   const { model, description } = await loadModel(positionals[0]);
+  if (method === 'exact' && (values.map || opts.samples !== undefined)) {
+    return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out });
+  }
   const r = values.queue !== undefined ? await queuedRun(model, opts, values.queue) : await localRun(model, opts, workers);
 
   // The result stands (exit 0); each caveat is one line on stderr, and in --json's `warnings`.

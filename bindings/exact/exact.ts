@@ -1,9 +1,11 @@
-// Exact inference: log Z and every node marginal, by enumeration (small models) or by variable elimination
-// on a junction tree built from an elimination ordering (pairwise models of small enough treewidth).
+// Exact inference: log Z and every node marginal, by enumeration (small models), by variable elimination
+// on a junction tree built from an elimination ordering (pairwise models whose clique tables fit), or by
+// bucket elimination with streamed cliques (factor graphs of any arity; exact samples and MAP too).
 // Orderings, the tree, the checkpointing schedule and the memory layout are planned in TypeScript;
 // every number is computed in WASM (assembly/exact/exact_elim.ts, assembly/exact/exact_enum.ts).
 // Files: orderings.ts (elimination orderings), junction-tree.ts (the tree and the schedule),
-// elimination.ts (the message passes), enumeration.ts (enumeration on the factor graph).
+// elimination.ts (the message passes), enumeration.ts (enumeration on the factor graph),
+// bucket-elimination.ts (bucket elimination on the factor graph).
 
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
@@ -13,11 +15,21 @@ import { buildTree, schedule, exactTuning } from './junction-tree.ts';
 import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome } from './outcome.ts';
+import { bucketPlan, bucketRefusal, fixedStates, interactionGraph, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
+import { requirePairwise } from '../core/model.ts';
+import { mulberry32 } from '../core/seed.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
 
 export interface ExactOptions {
-  method?: 'auto' | 'enumeration' | 'elimination';
+  /** 'elimination' takes the junction tree on pairwise models and bucket elimination otherwise; 'bucket' forces bucket elimination. */
+  method?: 'auto' | 'enumeration' | 'elimination' | 'bucket';
+  /** Largest message bucket elimination accepts (entries). Default 2^26. */
+  maxMessageEntries?: number;
+  /** Most clique configurations bucket elimination streams (both passes). Default 2^38. */
+  maxFlops?: number;
+  /** Randomised greedy restarts of the order search (bucket elimination). Default 16 when the best heuristic's plan streams > 2^30 configurations, else 0. */
+  orderRestarts?: number;
   /** Largest clique table (product of the clique's cardinalities) elimination accepts. Default 2^25. */
   maxTableEntries?: number;
   /** Orderings to try; the one with the smallest total table size within the limit is used. Default: all. */
@@ -37,6 +49,12 @@ export interface ExactResult {
   /** Name of the elimination ordering used ('gray-code' for enumeration). */
   ordering: string;
   seconds: number;
+  /** Which exact algorithm ran: enumeration, the junction tree (pairwise), or bucket elimination (any arity). */
+  algorithm: 'enumeration' | 'junction-tree' | 'bucket';
+  /** Entries of the largest message (bucket elimination; else the largest table). */
+  largestMessage: number;
+  /** Clique configurations streamed (bucket elimination: both passes; else the table entries visited). */
+  flops: number;
 }
 
 export interface EliminationPlan {
@@ -48,6 +66,70 @@ export interface EliminationPlan {
 }
 
 export const DEFAULT_MAX_TABLE_ENTRIES = 2 ** 25;
+export const DEFAULT_MAX_MESSAGE_ENTRIES = 2 ** 26;
+export const DEFAULT_MAX_FLOPS = 2 ** 38;
+
+/**
+ * Bucket elimination's plan: every ordering heuristic on the free variables' interaction graph,
+ * the one streaming the fewest clique configurations among those whose largest message is within
+ * the limit (if none is, the one with the smallest largest message). Pure TypeScript.
+ */
+export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): { plan: BucketPlan; name: string; feasible: boolean; maxMessage: number; maxFlops: number } {
+  const maxMessage = checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES);
+  const maxFlops = checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS);
+  const { fixed, impossible } = fixedStates(model);
+  const graph = interactionGraph(model, fixed);
+  let maxCard = 1;
+  for (let v = 0; v < model.n; v++) maxCard = Math.max(maxCard, graph.card[v]);
+  // The clique limit is the message limit times a cardinality, so a margin of 4 (log2) past it
+  // already means no heuristic will fit: greedy runs stop there and refusals stay fast.
+  const cands = orderCandidates(graph, opts.orderings ?? ORDERINGS, maxMessage * maxCard, 4);
+
+  let best: { plan: BucketPlan; name: string } | null = null;
+  let bestFeasible = false;
+  // Symbolic plans (the costly part of a refusal) only for orders whose cliques could fit; when none
+  // could, for the one with the smallest largest clique.
+  const limitClique = maxMessage * maxCard;
+  let planned = cands.filter((c) => c.order.length > 0 && !c.aborted && c.maxEntries <= limitClique);
+  if (planned.length === 0) planned = cands.filter((c) => c.order.length > 0).sort((p, q) => p.maxEntries - q.maxEntries).slice(0, 1);
+  for (const c of planned) {
+    const plan = bucketPlan(model, c.order, fixed, impossible);
+    const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
+    const better = !best || (feasible && !bestFeasible) || (feasible === bestFeasible && (feasible ? plan.flops < best.plan.flops : plan.maxMessage < best.plan.maxMessage || (plan.maxMessage === best.plan.maxMessage && plan.flops < best.plan.flops)));
+    if (better) (best = { plan, name: c.name }), (bestFeasible = feasible);
+  }
+  // Randomised restarts of the greedy heuristics (ties broken by a seeded relabelling of the
+  // variables) when the best plan fits but is expensive (> 2^30 configurations; refusals stay
+  // fast): a fixed count, so the order, and with it every result, is reproducible.
+  const restarts = opts.orderRestarts ?? (best && bestFeasible && best.plan.flops > 2 ** 30 ? 16 : 0);
+  const rand = mulberry32(0x0d3e);
+  for (let r = 0; r < restarts && best; r++) {
+    const perm = Int32Array.from({ length: model.n }, (_, v) => v);
+    for (let v = model.n - 1; v > 0; v--) {
+      const w = Math.floor(rand() * (v + 1));
+      [perm[v], perm[w]] = [perm[w], perm[v]];
+    }
+    const pairs = graph.pairwiseFactors();
+    const i = Int32Array.from(pairs.i, (a, k) => Math.min(perm[a], perm[pairs.j[k]]));
+    const j = Int32Array.from(pairs.i, (a, k) => Math.max(perm[a], perm[pairs.j[k]]));
+    const card = new Int32Array(model.n);
+    for (let v = 0; v < model.n; v++) card[perm[v]] = graph.card[v];
+    const inverse = new Int32Array(model.n);
+    for (let v = 0; v < model.n; v++) inverse[perm[v]] = v;
+    const heuristic = r % 2 === 0 ? 'minfill' : 'weightedminfill';
+    const c = orderCandidates({ n: model.n, card, pairwiseFactors: () => ({ i, j }) }, [heuristic], maxMessage * maxCard)[0];
+    if (c.order.length === 0) continue;
+    const plan = bucketPlan(model, Int32Array.from(c.order, (v) => inverse[v]), fixed, impossible);
+    const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
+    if ((feasible && !bestFeasible) || (feasible === bestFeasible && plan.flops < best.plan.flops)) (best = { plan, name: `${heuristic} (restart ${r + 1})` }), (bestFeasible = feasible);
+  }
+  if (!best) {
+    // Every ordering was abandoned far past the limit: the natural order's plan names the sizes.
+    const plan = bucketPlan(model, Int32Array.from({ length: model.n }, (_, v) => v), fixed, impossible);
+    return { plan, name: 'natural', feasible: false, maxMessage, maxFlops };
+  }
+  return { ...best, feasible: bestFeasible, maxMessage, maxFlops };
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Elimination orderings: see orderings.ts.
@@ -59,6 +141,7 @@ function checkLimit(limit: number): number {
 
 function candidateOrders(model: Model, opts: ExactOptions): OrderStats[] {
   const limit = checkLimit(opts.maxTableEntries ?? DEFAULT_MAX_TABLE_ENTRIES);
+  requirePairwise(model, 'the junction-tree elimination');
   return orderCandidates(model, opts.orderings ?? ORDERINGS, limit);
 }
 
@@ -110,24 +193,26 @@ function result(out: ExactOutcome, rest: Omit<ExactResult, 'logZ' | 'marginals'>
 
 /**
  * Exact log Z (natural log, including model.logConst) and node marginals.
- * method 'auto' (default) eliminates when the best ordering's largest clique table is within
- * maxTableEntries, else enumerates when that visits at most 2^30 configurations (observed variables
- * held fixed, independent components one by one), else refuses. Models with a factor of arity > 2
- * are enumerated or refused (elimination takes pairwise factors only so far). A model with Z = 0
+ * method 'auto' (default): on pairwise models the junction tree when the best ordering's largest
+ * clique table is within maxTableEntries; otherwise (and on models with a factor of arity > 2)
+ * bucket elimination when its largest message is within maxMessageEntries and its work within
+ * maxFlops; else enumeration when that visits at most 2^30 configurations (observed variables held
+ * fixed, independent components one by one); else a refusal naming the treewidth, the largest
+ * message, the memory and the work the best order found would need. A model with Z = 0
  * gives log Z = −Infinity, and reading its marginals throws an EngineError saying why.
  */
 export function exactInference(engine: Engine, model: Model, opts: ExactOptions = {}): ExactResult {
   const t0 = performance.now();
   const method = opts.method ?? 'auto';
-  if (method !== 'auto' && method !== 'enumeration' && method !== 'elimination') {
-    throw new ModelError(`unknown exact method "${method as string}"; expected auto, enumeration or elimination`);
+  if (method !== 'auto' && method !== 'enumeration' && method !== 'elimination' && method !== 'bucket') {
+    throw new ModelError(`unknown exact method "${method as string}"; expected auto, enumeration, elimination or bucket`);
   }
   const limit = checkLimit(opts.maxTableEntries ?? DEFAULT_MAX_TABLE_ENTRIES);
   const seconds = (): number => (performance.now() - t0) / 1000;
   const dead = model.firstAllZeroFactor();
   if (dead >= 0) {
     const zeroReason = `${model.describeFactor(dead)} is zero everywhere`;
-    return result({ logZ: -Infinity, marginals: null, zeroReason }, { method: 'enumeration', treewidth: 0, maxTableEntries: 0, ordering: 'none', seconds: seconds() });
+    return result({ logZ: -Infinity, marginals: null, zeroReason }, { method: 'enumeration', algorithm: 'enumeration', treewidth: 0, maxTableEntries: 0, largestMessage: 0, flops: 0, ordering: 'none', seconds: seconds() });
   }
   let plan: EnumerationPlan | null = null;
   const enumerable = (): boolean => (plan ??= enumerationPlan(model)).configs <= MAX_ENUMERATION;
@@ -135,31 +220,40 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
     plan ??= enumerationPlan(model);
     const out = runFactorGraphEnumeration(engine, model, plan);
     const width = plan.components.reduce((w, c) => Math.max(w, c.vars.length), 0);
-    return result(out, { method: 'enumeration', treewidth: Math.max(0, width - 1), maxTableEntries: plan.configs, ordering: 'gray-code', seconds: seconds() });
+    return result(out, { method: 'enumeration', algorithm: 'enumeration', treewidth: Math.max(0, width - 1), maxTableEntries: plan.configs, largestMessage: 0, flops: plan.configs, ordering: 'gray-code', seconds: seconds() });
   };
   if (method === 'enumeration') return enumerate();
-  if (!model.isPairwise) {
-    // Elimination on factors of arity > 2 is not written yet: enumeration is the exact method there.
-    if (method === 'auto' && enumerable()) return enumerate();
-    const f = model.firstHigherOrderFactor();
-    throw new EngineError(`exact inference: factor ${f} has arity ${model.arity(f)}, and elimination takes factors of arity ≤ 2 only so far; ${enumerationRefusal(plan ?? enumerationPlan(model))} (gibbs, mf and --logz ais take this model)`);
-  }
+  /** Bucket elimination; `before` is the junction tree's refusal when that was tried first. */
+  const bucket = (before?: EngineError): ExactResult => {
+    const { plan, name, feasible, maxMessage, maxFlops } = bucketEliminationPlan(model, opts);
+    if (!feasible) {
+      if (method === 'auto' && enumerable()) return enumerate();
+      const lead = before ? `${before.message}; ` : '';
+      throw new EngineError(`${lead}${bucketRefusal(plan, maxMessage, maxFlops, name)}${method === 'auto' ? `; ${enumerationRefusal(plan_())}` : ''}`);
+    }
+    const out = runBucketElimination(engine, model, plan);
+    return result(out, { method: 'elimination', algorithm: 'bucket', treewidth: plan.treewidth, maxTableEntries: plan.maxMessage, largestMessage: plan.maxMessage, flops: plan.flops, ordering: name, seconds: seconds() });
+  };
+  const plan_ = (): EnumerationPlan => (plan ??= enumerationPlan(model));
+  if (method === 'bucket' || !model.isPairwise) return bucket();
   const cands = candidateOrders(model, opts);
   const { best, feasible } = choose(cands, limit);
+  // Past the clique-table limit, bucket elimination streams the cliques and stores messages only.
   if (!feasible) {
-    if (method === 'auto' && enumerable()) return enumerate();
-    throw refusal(best, limit, cands.map((c) => c.name));
+    const jt = refusal(best, limit, cands.map((c) => c.name));
+    if (method === 'auto') return bucket(jt);
+    throw jt;
   }
   const nodes = buildTree(model, best.order);
   let out: ExactOutcome;
   try {
     out = runElimination(engine, model, nodes, best.order);
   } catch (e) {
-    // Enumeration works in log space throughout: the fallback when scaled messages under/overflow.
-    if (e instanceof RangeExceeded && method === 'auto' && enumerable()) return enumerate();
+    // Bucket elimination works in log space throughout: the fallback when scaled messages under/overflow.
+    if (e instanceof RangeExceeded && method === 'auto') return bucket();
     throw e;
   }
-  return result(out, { method: 'elimination', treewidth: best.treewidth, maxTableEntries: best.maxEntries, ordering: best.name, seconds: seconds() });
+  return result(out, { method: 'elimination', algorithm: 'junction-tree', treewidth: best.treewidth, maxTableEntries: best.maxEntries, largestMessage: best.maxEntries, flops: best.totalEntries, ordering: best.name, seconds: seconds() });
 }
 
 /** For tests and benchmarks: the checkpointing schedule's size for a model (no engine). */
@@ -172,4 +266,46 @@ export function eliminationMemory(model: Model, opts: ExactOptions = {}): { byte
   const s = schedule(nodes, best.order);
   const huginNodes = nodes.filter((nd) => nd.hugin).length;
   return { bytes: s.bytes, stored: s.stored, recomputed: s.recomputed, steps: s.steps.length, huginNodes };
+}
+
+export interface ExactSampleOptions extends ExactOptions {
+  /** Number of i.i.d. configurations. */
+  count: number;
+  /** Seed of the sampling stream (same seed, same samples). Default 1. */
+  seed?: number;
+}
+
+function decodePlan(model: Model, opts: ExactOptions): { plan: BucketPlan; name: string } {
+  const dead = model.firstAllZeroFactor();
+  if (dead >= 0) throw new EngineError(`${model.describeFactor(dead)} is zero everywhere (Z = 0): there is nothing to decode`);
+  const { plan, name, feasible, maxMessage, maxFlops } = bucketEliminationPlan(model, opts);
+  if (!feasible) throw new EngineError(bucketRefusal(plan, maxMessage, maxFlops, name));
+  if (plan.impossible >= 0) throw new EngineError(`variable ${plan.impossible}: its unary factors (or evidence) give every state zero potential (Z = 0)`);
+  return { plan, name };
+}
+
+/**
+ * Exact i.i.d. samples: the upward pass of bucket elimination, then each configuration drawn
+ * backward along the elimination order from its exact conditional. samples[c] is configuration c.
+ */
+export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptions): { samples: Int32Array[]; logZ: number; treewidth: number; ordering: string } {
+  if (!Number.isInteger(opts.count) || opts.count < 1) throw new ModelError(`count ${opts.count} is not a positive integer`);
+  const { plan, name } = decodePlan(model, opts);
+  const out = runBucketElimination(engine, model, plan, { mode: 'sample', count: opts.count, seed: opts.seed ?? 1 });
+  if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is nothing to sample');
+  const cfg = out.configurations!;
+  const samples = Array.from({ length: opts.count }, (_, c) => cfg.slice(c * model.n, (c + 1) * model.n));
+  return { samples, logZ: out.logZ, treewidth: plan.treewidth, ordering: name };
+}
+
+/**
+ * A MAP configuration by max-product bucket elimination with the same orders: the upward pass with
+ * max in place of sum, then the maximising state of each variable backward along the order.
+ * logPotential = log of its unnormalised probability (including model.logConst).
+ */
+export function exactMAP(engine: Engine, model: Model, opts: ExactOptions = {}): { configuration: Int32Array; logPotential: number; treewidth: number; ordering: string } {
+  const { plan, name } = decodePlan(model, opts);
+  const out = runBucketElimination(engine, model, plan, { mode: 'max', count: 1, seed: 1 });
+  if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is no MAP configuration');
+  return { configuration: out.configurations!, logPotential: out.logZ, treewidth: plan.treewidth, ordering: name };
 }

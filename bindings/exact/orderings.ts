@@ -6,7 +6,12 @@
 // orderings — scores, floating sums and tie-breaks — the same as those of the Set-based code they
 // replace, so exact results do not move.
 
-import { requirePairwise, type Model } from '../core/model.ts';
+/** What the orderings read of a model: its size and the pairs of variables that share a factor. */
+export interface OrderingGraph {
+  n: number;
+  card: Int32Array;
+  pairwiseFactors(): { i: Int32Array; j: Int32Array };
+}
 import { ModelError } from '../core/errors.ts';
 
 export type OrderingHeuristic = 'minfill' | 'weightedminfill' | 'mindegree' | 'minweight' | 'rcm' | 'natural';
@@ -34,7 +39,7 @@ class ElimGraph {
   private stamp = 0;
 
   /** The graph of `model`'s pair factors, or a copy of `from` (built once, eliminated many times). */
-  constructor(model: Model, from?: ElimGraph) {
+  constructor(model: OrderingGraph, from?: ElimGraph) {
     const n = model.n;
     this.mark = new Int32Array(n);
     if (from) {
@@ -244,7 +249,7 @@ type Greedy = 'minfill' | 'weightedminfill' | 'mindegree' | 'minweight';
  * Greedy elimination by a local score, ties broken by a second score, then by index. Returns null
  * as soon as the variable to eliminate has a clique of more than 2^abortLog2 entries.
  */
-function greedyOrder(model: Model, kind: Greedy, abortLog2: number, base?: ElimGraph): Int32Array | null {
+function greedyOrder(model: OrderingGraph, kind: Greedy, abortLog2: number, base?: ElimGraph): Int32Array | null {
   const n = model.n, card = model.card;
   const g = new ElimGraph(model, base);
   const logK = Float64Array.from(card, (k) => Math.log2(k));
@@ -314,7 +319,7 @@ function greedyOrder(model: Model, kind: Greedy, abortLog2: number, base?: ElimG
 }
 
 /** Reverse Cuthill–McKee: BFS from a pseudo-peripheral vertex of each component, neighbours by degree. */
-function rcmOrder(model: Model, base?: ElimGraph): Int32Array {
+function rcmOrder(model: OrderingGraph, base?: ElimGraph): Int32Array {
   const n = model.n;
   const g = base ?? new ElimGraph(model);
   const deg = g.deg;
@@ -387,7 +392,7 @@ export interface Simulation {
 }
 
 /** Eliminates in the given order, measuring every clique. */
-export function simulate(model: Model, order: Int32Array, wantCliques: boolean, abortLog2: number, base?: ElimGraph): Simulation {
+export function simulate(model: OrderingGraph, order: Int32Array, wantCliques: boolean, abortLog2: number, base?: ElimGraph): Simulation {
   const n = model.n;
   const card = model.card;
   const pos = new Int32Array(n);
@@ -439,11 +444,11 @@ export const SKIP_MARGIN_LOG2 = 10;
 
 /**
  * Every requested ordering with its clique sizes, in the order requested (a skipped one is
- * reported as aborted with unknown sizes). They run cheapest first; see SKIP_MARGIN_LOG2.
+ * reported as aborted with unknown sizes). They run cheapest first; see SKIP_MARGIN_LOG2 (the
+ * default of farMarginLog2).
  */
-export function candidateOrders(model: Model, names: readonly OrderingHeuristic[], limit: number): OrderStats[] {
+export function candidateOrders(model: OrderingGraph, names: readonly OrderingHeuristic[], limit: number, farMarginLog2 = SKIP_MARGIN_LOG2): OrderStats[] {
   if (names.length === 0) throw new ModelError('orderings: give at least one ordering heuristic');
-  requirePairwise(model, 'this operation');
   for (const name of names) if (!ORDERINGS.includes(name)) throw new ModelError(`unknown ordering "${name as string}"; expected one of ${ORDERINGS.join(', ')}`);
   // Stop simulating an ordering whose cliques are far past the limit (the refusal message then reports a
   // lower bound); ordinary refusals (up to 4096 times the limit) are measured exactly.
@@ -457,7 +462,7 @@ export function candidateOrders(model: Model, names: readonly OrderingHeuristic[
   let uniform = true;
   for (let v = 1; v < model.n; v++) if (model.card[v] !== model.card[0]) uniform = false;
   const twin: Partial<Record<OrderingHeuristic, OrderingHeuristic>> = uniform ? { minweight: 'mindegree', weightedminfill: 'minfill' } : {};
-  const farLog2 = limitLog2 + SKIP_MARGIN_LOG2;
+  const farLog2 = limitLog2 + farMarginLog2;
   const base = new ElimGraph(model); // copied by each run (rcm only reads it)
   let feasible = false, greedyTried = false, bestLog2 = Infinity, tried = 0;
   for (const name of BY_COST) {

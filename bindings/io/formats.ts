@@ -350,6 +350,11 @@ export function writePR(logZ: number): string {
   return `PR\n${String(logZ / Math.LN10)}\n`;
 }
 
+/** A UAI competition MAP result: the number of variables, then each one's state, on one line. */
+export function writeMAP(configuration: ArrayLike<number>): string {
+  return `MAP\n${[String(configuration.length), ...Array.from(configuration, String)].join(' ')}\n`;
+}
+
 /** Reads a PR result file; returns log10 Z as written. */
 export function readPR(text: string, file = '<PR>'): number {
   const tok = new Tokens(text, file);

@@ -1,0 +1,49 @@
+// npm run bench:exact [-- --runs R] [-- --only NAME]: exact inference on every UAI 2014 file shipped in
+// shared/data (uai2014, uai2014-more, with their evidence): wall time (median of R runs, default 3,
+// each in a fresh engine), WASM memory after the run, the kernel, treewidth, log2 of the largest
+// message, log2 of the clique configurations streamed, and the log10 Z error against the published
+// PR. Pairwise files are also run with bucket elimination forced (method: 'bucket'), beside the
+// junction tree. Refusals are timed too.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { loadModelFile } from '../bindings/io/files.ts';
+import { readPR } from '../bindings/io/formats.ts';
+import { exactInference, type ExactOptions } from '../bindings/exact/exact.ts';
+import { dataDir } from '../test/helpers.ts';
+
+const args = process.argv.slice(2);
+const runs = Number(args[args.indexOf('--runs') + 1] ?? 3) || 3;
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+console.log('| instance | method | kernel | treewidth | log2 largest message | log2 flops | seconds (median) | WASM MiB | log10 Z error |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const dir of ['uai2014', 'uai2014-more']) {
+  for (const f of readdirSync(join(dataDir(), dir)).filter((f) => f.endsWith('.uai')).sort()) {
+    if (only && !f.includes(only)) continue;
+    const path = join(dataDir(), dir, f);
+    const { model } = await loadModelFile(path);
+    const published = readPR(readFileSync(`${path}.PR`, 'utf8'));
+    const variants: [string, ExactOptions][] = [['auto', {}]];
+    if (model.isPairwise) variants.push(['bucket', { method: 'bucket' }]);
+    for (const [name, opts] of variants) {
+      const times: number[] = [];
+      let line = '';
+      for (let r = 0; r < runs; r++) {
+        const engine = await loadEngine();
+        const t0 = performance.now();
+        try {
+          const res = exactInference(engine, model, opts);
+          times.push((performance.now() - t0) / 1000);
+          const err = Math.abs(res.logZ / Math.LN10 - published);
+          line = `| ${f} | ${name} | ${res.algorithm} | ${res.treewidth} | ${Math.log2(res.largestMessage || 1).toFixed(1)} | ${Math.log2(res.flops).toFixed(1)} | %T | ${(engine.memoryBytes / 2 ** 20).toFixed(0)} | ${err.toExponential(1)} |`;
+        } catch (e) {
+          times.push((performance.now() - t0) / 1000);
+          line = `| ${f} | ${name} | refused | | | | %T | ${(engine.memoryBytes / 2 ** 20).toFixed(0)} | ${(e as Error).message.slice(0, 120)} |`;
+        }
+      }
+      console.log(line.replace('%T', median(times).toFixed(3)));
+    }
+  }
+}

@@ -1,0 +1,391 @@
+// Bucket elimination on factor graphs of any arity and cardinality: log Z and every node marginal
+// (assembly/exact/exact_bucket.ts computes every number).
+//
+// Plan (TypeScript, from the model alone):
+//  * variables whose unary factors (evidence) allow one state are held fixed: they are folded into
+//    the table base addresses and never become a clique digit; a variable allowing none makes Z = 0;
+//  * each factor goes to the bucket of its free variable eliminated first; eliminating v streams
+//    the clique C_v = {v} ∪ S_v over the bucket's tables into the message m_v on S_v (the union of
+//    the bucket's scopes minus v), which goes to the bucket of S_v's first-eliminated variable (its
+//    parent; a bucket with S_v = ∅ is a root and m_v is a scalar: log Z is their sum);
+//  * downward: δ_c (the rest of the model seen from c's separator) is streamed from the parent p's
+//    clique over p's tables except m_c, plus δ_p; v's marginal is streamed from C_v over v's tables
+//    plus δ_v.
+// No clique table is ever stored: memory is Σ_v 2 |S_v| entries (messages and downward messages),
+// each at most the largest message. All tables are log-domain f64, so any dynamic range and zero
+// potentials (−∞) are exact.
+
+import type { Arena, Engine } from '../core/engine.ts';
+import type { Model } from '../core/model.ts';
+import { EngineError } from '../core/errors.ts';
+import { seedWords } from '../core/seed.ts';
+import type { OrderingGraph } from './orderings.ts';
+import { enumerationPlan } from './enumeration.ts';
+import { fmtBytes, fmtEntries, type ExactOutcome } from './outcome.ts';
+
+const EXACT_SAMPLE_STREAM = 0x4553; // "ES"
+
+/** Linear products are exact when the inputs' finite log values span ≤ this many nats in total. */
+const LINEAR_RANGE = 700;
+
+/** A table the kernel reads: a factor (with fixed variables folded into its base) or a message. */
+interface TableRef {
+  kind: 'factor' | 'up' | 'down';
+  /** Factor index, or the variable whose message it is. */
+  id: number;
+}
+
+export interface BucketPlan {
+  /** Fixed state per variable, −1 where free. */
+  fixed: Int32Array;
+  impossible: number;
+  order: Int32Array;
+  /** Per variable (free): S_v sorted by elimination position; parent (−1: root). */
+  sep: Int32Array[];
+  parent: Int32Array;
+  /** Tables in each free variable's bucket. */
+  bucket: TableRef[][];
+  /** Factors whose every variable is fixed. */
+  constantFactors: number[];
+  treewidth: number;
+  /** Entries of the largest message (≥ 1). */
+  maxMessage: number;
+  /** Σ_v |S_v|: entries of all upward messages (the downward ones are as many). */
+  messageEntries: number;
+  /** Clique configurations streamed: upward, downward and marginals. */
+  flops: number;
+  upFlops: number;
+  /** WASM bytes the run allocates. */
+  bytes: number;
+}
+
+/** The states unary factors (evidence) leave each variable: fixed where one, impossible where none. */
+export function fixedStates(model: Model): { fixed: Int32Array; impossible: number } {
+  const p = enumerationPlan(model);
+  return { fixed: p.fixed, impossible: p.impossible };
+}
+
+/** The interaction graph of the free variables (any arity: every pair sharing a factor). */
+export function interactionGraph(model: Model, fixed: Int32Array): OrderingGraph {
+  const is: number[] = [], js: number[] = [];
+  for (let f = 0; f < model.nFactors; f++) {
+    const sc = Array.from(model.scope(f)).filter((v) => fixed[v] < 0);
+    for (let a = 0; a < sc.length; a++) {
+      for (let b = a + 1; b < sc.length; b++) {
+        if (sc[a] === sc[b]) continue;
+        is.push(Math.min(sc[a], sc[b]));
+        js.push(Math.max(sc[a], sc[b]));
+      }
+    }
+  }
+  const i = Int32Array.from(is), j = Int32Array.from(js);
+  const card = Int32Array.from(model.card, (K, v) => (fixed[v] >= 0 ? 1 : K));
+  return { n: model.n, card, pairwiseFactors: () => ({ i, j }) };
+}
+
+/** The buckets, messages and costs of eliminating in `order` (variables fixed in `fixed` are skipped). */
+export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, impossible = -1): BucketPlan {
+  const n = model.n, card = model.card;
+  const pos = new Int32Array(n).fill(-1);
+  let t = 0;
+  const elim: number[] = [];
+  for (const v of order) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t++, elim.push(v));
+  for (let v = 0; v < n; v++) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t++, elim.push(v));
+  const bucket: TableRef[][] = Array.from({ length: n }, () => []);
+  const scopeOf = (r: TableRef): number[] => (r.kind === 'factor' ? Array.from(model.scope(r.id)).filter((v) => fixed[v] < 0) : Array.from(sep[r.id]));
+  const sep: Int32Array[] = new Array(n).fill(new Int32Array(0));
+  const parent = new Int32Array(n).fill(-1);
+  const constantFactors: number[] = [];
+  for (let f = 0; f < model.nFactors; f++) {
+    let first = -1;
+    for (const v of model.scope(f)) if (fixed[v] < 0 && (first < 0 || pos[v] < pos[first])) first = v;
+    if (first < 0) constantFactors.push(f);
+    else bucket[first].push({ kind: 'factor', id: f });
+  }
+  let treewidth = 0, maxMessage = 1, messageEntries = 0, upFlops = 0;
+  const mark = new Int32Array(n).fill(-1);
+  for (const v of elim) {
+    const s: number[] = [];
+    mark[v] = v;
+    for (const r of bucket[v]) for (const u of scopeOf(r)) if (mark[u] !== v) (mark[u] = v, s.push(u));
+    s.sort((a, b) => pos[a] - pos[b]);
+    sep[v] = Int32Array.from(s);
+    let size = 1;
+    for (const u of s) size *= card[u];
+    treewidth = Math.max(treewidth, s.length);
+    maxMessage = Math.max(maxMessage, size);
+    messageEntries += size;
+    upFlops += size * card[v];
+    if (s.length > 0) {
+      parent[v] = s[0];
+      bucket[s[0]].push({ kind: 'up', id: v });
+    }
+  }
+  // Downward: each clique is streamed once more (in log space, where linear products would not be
+  // exact, once per child and once for the marginal: flops counts the linear case).
+  const flops = 2 * upFlops;
+  // Peak memory: every upward message, then downward δ_c allocated when c's parent is processed,
+  // δ_v and the children's upward messages freed once v is.
+  let live = messageEntries, peak = live;
+  for (let t = elim.length - 1; t >= 0; t--) {
+    const v = elim[t];
+    let kids = 0;
+    for (const r of bucket[v]) if (r.kind === 'up') kids += sizeOf(sep[r.id], card);
+    live += kids;
+    peak = Math.max(peak, live);
+    live -= kids + (parent[v] >= 0 ? sizeOf(sep[v], card) : 0);
+  }
+  let factorEntries = 0;
+  for (let f = 0; f < model.nFactors; f++) factorEntries += model.tableSize(f);
+  const bytes = 8 * (peak + factorEntries) + 16 * (2 * n + 1) + 96 * n + 1024;
+  return { fixed, impossible, order: Int32Array.from(elim), sep, parent, bucket, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes };
+}
+
+function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
+  let s = 1;
+  for (let k = 0; k < vars.length; k++) s *= card[vars[k]];
+  return s;
+}
+
+/** The refusal naming what the best order would need. */
+export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: number, name: string): string {
+  return (
+    `exact elimination (best order: ${name}) needs treewidth ${p.treewidth}, a largest message of ${fmtEntries(p.maxMessage)} entries ` +
+    `(${fmtBytes(8 * p.maxMessage)}), ${fmtBytes(p.bytes)} of WASM memory and ${fmtEntries(p.flops)} clique configurations streamed; ` +
+    `the limits are ${fmtEntries(maxMessage)} entries per message and ${fmtEntries(maxFlops)} configurations`
+  );
+}
+
+/** Backward decoding after the upward pass: exact samples (sum) or a MAP configuration (max). */
+export interface DecodeRequest {
+  mode: 'sample' | 'max';
+  count: number;
+  seed: number;
+}
+
+/**
+ * Runs the plan: log Z and every marginal; or, with `decode`, the upward pass (sum or max) and
+ * then `count` configurations decoded backward along the order (ExactOutcome.logZ is then the
+ * largest log-potential in max mode), in `configurations` (count · n, row by row).
+ */
+export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan, decode?: DecodeRequest): ExactOutcome & { configurations?: Int32Array } {
+  const { n, card } = model;
+  if (p.impossible >= 0) return { logZ: -Infinity, marginals: null, zeroReason: `variable ${p.impossible}: its unary factors (or evidence) give every state zero potential` };
+  const x0 = Int32Array.from(p.fixed, (s) => Math.max(0, s));
+  let logZ = model.logConst;
+  for (const f of p.constantFactors) logZ += model.tables[model.tableStart[f] + model.entryIndex(f, x0)];
+  if (logZ === -Infinity) return { logZ, marginals: null, zeroReason: 'the observed or fixed variables have zero potential together' };
+  engine.ensureFits(p.bytes, `exact elimination on ${n} variables`, 8 * p.maxMessage);
+
+  // Each factor's strides (last scope variable fastest) and its base with the fixed variables folded in.
+  const fStride = new Map<number, Map<number, number>>();
+  const fBase = new Float64Array(model.nFactors);
+  for (let f = 0; f < model.nFactors; f++) {
+    const sc = model.scope(f);
+    const m = new Map<number, number>();
+    let stride = 1, base = 0;
+    for (let q = sc.length - 1; q >= 0; q--) {
+      const v = sc[q];
+      if (p.fixed[v] >= 0) base += p.fixed[v] * stride;
+      else m.set(v, (m.get(v) ?? 0) + stride);
+      stride *= card[v];
+    }
+    fStride.set(f, m);
+    fBase[f] = base;
+  }
+  // Message strides over S_v (last fastest).
+  const mStride: Map<number, number>[] = new Array(n);
+  const mSize = new Float64Array(n);
+  for (const v of p.order) {
+    const m = new Map<number, number>();
+    let stride = 1;
+    for (let q = p.sep[v].length - 1; q >= 0; q--) (m.set(p.sep[v][q], stride), (stride *= card[p.sep[v][q]]));
+    mStride[v] = m;
+    mSize[v] = stride;
+  }
+
+  const arena = engine.arena();
+  let disposeAll = (): void => {};
+  try {
+    let maxIn = 2, maxDigits = 2, maxK = 1;
+    for (const v of p.order) {
+      maxIn = Math.max(maxIn, p.bucket[v].length + 1);
+      maxDigits = Math.max(maxDigits, p.sep[v].length + 2);
+      maxK = Math.max(maxK, card[v]);
+    }
+    for (const v of p.order) for (const u of p.sep[v]) maxK = Math.max(maxK, card[u]);
+    // Each factor's own copy (tables may be shared between factors; each copy is linearised alone).
+    const fOff = new Float64Array(model.nFactors + 1);
+    for (let f = 0; f < model.nFactors; f++) fOff[f + 1] = fOff[f] + model.tableSize(f);
+    const tablesPtr = arena.alloc(8 * Math.max(1, fOff[model.nFactors]));
+    for (let f = 0; f < model.nFactors; f++) arena.f64(tablesPtr + 8 * fOff[f], model.tableSize(f)).set(model.table(f));
+    // Messages in arenas of their own, freed as soon as the downward pass is done with them.
+    const up = new Float64Array(n), down = new Float64Array(n);
+    const upArena: (Arena | null)[] = new Array(n).fill(null), downArena: (Arena | null)[] = new Array(n).fill(null);
+    const own = (list: (Arena | null)[], v: number): number => (list[v] = engine.arena()).alloc(8 * mSize[v]);
+    const release = (list: (Arena | null)[], v: number): void => {
+      list[v]?.dispose();
+      list[v] = null;
+    };
+    disposeAll = () => {
+      for (let v = 0; v < n; v++) (release(upArena, v), release(downArena, v));
+    };
+    const margOut = arena.alloc(8 * maxK);
+    const pCards = arena.alloc(4 * maxDigits), pTables = arena.alloc(4 * maxIn), pStrides = arena.alloc(4 * maxIn * maxDigits);
+    const pOutStrides = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits), pOff = arena.alloc(4 * (2 * maxIn + 1)), pBuf = arena.alloc(8 * maxK);
+    const pOuts = arena.alloc(4 * maxIn), pLens = arena.alloc(4 * maxIn), pOutStr = arena.alloc(4 * maxIn * maxDigits);
+    const pLinear = arena.alloc(4 * maxIn), pScale = arena.alloc(8 * maxIn), pRange = arena.alloc(8 * maxIn), pRes = arena.alloc(24);
+    // Each table's form: linear (e^(x − scale)) where its finite entries span ≤ 700 nats, else log.
+    const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
+    const linearise = (ptr: number, len: number, into: Float64Array, at: number): void => {
+      engine.call('bucket elimination', (k) => k.bucketLinearise(ptr, len, pRes));
+      into.set(arena.f64(pRes, 3), 3 * at);
+    };
+    for (let f = 0; f < model.nFactors; f++) linearise(tablesPtr + 8 * fOff[f], model.tableSize(f), form.factor, f);
+
+    const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * (fOff[r.id] + fBase[r.id]) : r.kind === 'up' ? up[r.id] : down[r.id]);
+    const strideOf = (r: TableRef, u: number): number => (r.kind === 'factor' ? fStride.get(r.id)!.get(u) : mStride[r.id].get(u)) ?? 0;
+    /** Writes the clique's cardinalities and the inputs' addresses, strides and forms; returns the fast case's shift or null. */
+    const setInputs = (digits: number[], inputs: TableRef[]): number | null => {
+      const nd = digits.length;
+      arena.i32(pCards, nd).set(digits.map((u) => (u < 0 ? 1 : card[u])));
+      arena.u32(pTables, inputs.length).set(inputs.map(addrOf));
+      const st = arena.i32(pStrides, inputs.length * nd);
+      inputs.forEach((r, i) => digits.forEach((u, j) => (st[i * nd + j] = u < 0 ? 0 : strideOf(r, u))));
+      const lin = arena.i32(pLinear, inputs.length), sc = arena.f64(pScale, inputs.length), span = arena.f64(pRange, inputs.length);
+      let fast = true, shift = 0, range = 0;
+      inputs.forEach((r, i) => {
+        const f = form[r.kind];
+        lin[i] = f[3 * r.id];
+        sc[i] = f[3 * r.id + 1];
+        span[i] = f[3 * r.id + 2];
+        fast &&= lin[i] === 1;
+        shift += sc[i];
+        range += span[i];
+      });
+      return fast && range <= LINEAR_RANGE ? shift : null;
+    };
+    /** Streams `digits` (the first nKeep kept) over `inputs` into `out` laid out by `outStride`. */
+    const stream = (digits: number[], nKeep: number, inputs: TableRef[], out: number, outStride: (u: number) => number): void => {
+      if (digits.length === nKeep) digits = [...digits, -1]; // a summed digit of cardinality 1
+      const nd = digits.length;
+      setInputs(digits, inputs);
+      arena.i32(pOutStrides, nd).set(digits.map((u, j) => (j < nKeep ? outStride(u) : 0)));
+      engine.call('bucket elimination', (k) => k.bucketStream(nd, pCards, nKeep, inputs.length, pTables, pStrides, out, pOutStrides, decode?.mode === 'max' ? 1 : 0, pDigit, pOff, pBuf, pLinear, pScale, pRange));
+    };
+    /** The decoding kernel's tables: each bucket's inputs with their (variable, stride) scope entries. */
+    const decodeBackward = (req: DecodeRequest): Int32Array => {
+      const bStart = [0], addr: number[] = [], lin: number[] = [], sc: number[] = [], sStart = [0], sVar: number[] = [], sStride: number[] = [];
+      for (const v of p.order) {
+        for (const r of p.bucket[v]) {
+          addr.push(addrOf(r));
+          const f = form[r.kind];
+          lin.push(f[3 * r.id]);
+          sc.push(f[3 * r.id + 1]);
+          const strides = r.kind === 'factor' ? fStride.get(r.id)! : mStride[r.id];
+          for (const [u, st] of strides) (sVar.push(u), sStride.push(st));
+          sStart.push(sVar.length);
+        }
+        bStart.push(addr.length);
+      }
+      const d = engine.arena();
+      try {
+        const ptr = {
+          order: d.allocI32(p.order), card: d.allocI32(card), bStart: d.allocI32(bStart), addr: d.alloc(4 * Math.max(1, addr.length)),
+          lin: d.allocI32(Math.max(1, lin.length)), sc: d.allocF64(Math.max(1, sc.length)), sStart: d.allocI32(sStart),
+          sVar: d.allocI32(Math.max(1, sVar.length)), sStride: d.allocI32(Math.max(1, sStride.length)),
+          rng: d.alloc(engine.kernels.rngStateBytes()), out: d.alloc(4 * req.count * n), buf: d.alloc(8 * maxK),
+        };
+        d.u32(ptr.addr, addr.length).set(addr);
+        d.i32(ptr.lin, lin.length).set(lin);
+        d.f64(ptr.sc, sc.length).set(sc);
+        d.i32(ptr.sVar, sVar.length).set(sVar);
+        d.i32(ptr.sStride, sStride.length).set(sStride);
+        const x0 = Int32Array.from(p.fixed, (s) => Math.max(0, s));
+        for (let c = 0; c < req.count; c++) d.i32(ptr.out + 4 * c * n, n).set(x0);
+        const [lo, hi] = seedWords(req.seed);
+        engine.call('exact decoding', (k) => {
+          k.rngSeed(ptr.rng, lo, hi, 0, EXACT_SAMPLE_STREAM);
+          k.bucketDecode(p.order.length, ptr.order, ptr.card, ptr.bStart, ptr.addr, ptr.lin, ptr.sc, ptr.sStart, ptr.sVar, ptr.sStride, n, req.count, req.mode === 'max' ? 1 : 0, ptr.rng, ptr.out, ptr.buf);
+        });
+        return d.i32(ptr.out, req.count * n).slice();
+      } finally {
+        d.dispose();
+      }
+    };
+    const setMarginal = (v: number, lg: Float64Array, linear: boolean): void => {
+      let mx = -Infinity;
+      for (let k = 0; k < card[v]; k++) mx = Math.max(mx, lg[k]);
+      let s = 0;
+      for (let k = 0; k < card[v]; k++) s += marginals[v][k] = linear ? lg[k] : Math.exp(lg[k] - mx);
+      for (let k = 0; k < card[v]; k++) marginals[v][k] /= s;
+    };
+    const marginals = Array.from(card, (K, v) => {
+      const m = new Float64Array(K);
+      if (p.fixed[v] >= 0) m[p.fixed[v]] = 1;
+      return m;
+    });
+
+    // Upward.
+    for (const v of p.order) {
+      const s = Array.from(p.sep[v]);
+      up[v] = own(upArena, v);
+      stream([...s, v], s.length, p.bucket[v], up[v], (u) => mStride[v].get(u)!);
+      if (p.parent[v] < 0) logZ += arena.f64(up[v], 1)[0];
+      else linearise(up[v], mSize[v], form.up, v);
+    }
+    if (!(logZ > -Infinity)) return { logZ: -Infinity, marginals: null };
+    if (decode) return { logZ, marginals: null, configurations: decodeBackward(decode) };
+
+    // Downward, parents before children (reverse elimination order). Where the clique's products are
+    // exact in linear arithmetic, one stream gives v's marginal and every child's separator belief
+    // (δ_c = belief / m_c: where m_c = 0 the belief is 0 and δ_c is never used); else one log-space
+    // stream per child and one for the marginal.
+    for (let t = p.order.length - 1; t >= 0; t--) {
+      const v = p.order[t];
+      const inputs = p.parent[v] >= 0 ? [...p.bucket[v], { kind: 'down', id: v } as TableRef] : p.bucket[v];
+      const sepV = Array.from(p.sep[v]);
+      const children = p.bucket[v].filter((r) => r.kind === 'up').map((r) => r.id);
+      for (const c of children) down[c] = own(downArena, c);
+      const done = (): void => {
+        release(downArena, v);
+        for (const c of children) release(upArena, c);
+      };
+      const digits = [...sepV, v];
+      const shift = setInputs(digits, inputs);
+      if (shift !== null) {
+        const nd = digits.length, nOut = 1 + children.length;
+        const outs = [margOut, ...children.map((c) => down[c])], lens = [card[v], ...children.map((c) => mSize[c])];
+        arena.u32(pOuts, nOut).set(outs);
+        arena.i32(pLens, nOut).set(lens);
+        const os = arena.i32(pOutStr, nOut * nd);
+        digits.forEach((u, j) => {
+          os[j] = u === v ? 1 : 0;
+          children.forEach((c, q) => (os[(q + 1) * nd + j] = mStride[c].get(u) ?? 0));
+        });
+        engine.call('bucket elimination', (k) => k.bucketScatter(nd, pCards, inputs.length, pTables, pStrides, nOut, pOuts, pLens, pOutStr, pDigit, pOff, pBuf));
+        for (const c of children) {
+          engine.call('bucket elimination', (k) => k.bucketDivide(down[c], mSize[c], shift, up[c], form.up[3 * c], form.up[3 * c + 1]));
+          linearise(down[c], mSize[c], form.down, c);
+        }
+        setMarginal(v, arena.f64(margOut, card[v]), true);
+        done();
+        continue;
+      }
+      for (const r of p.bucket[v]) {
+        if (r.kind !== 'up') continue;
+        const c = r.id, keep = Array.from(p.sep[c]);
+        const summed = [...sepV, v].filter((u) => !p.sep[c].includes(u));
+        stream([...keep, ...summed], keep.length, inputs.filter((q) => q !== r), down[c], (u) => mStride[c].get(u)!);
+        linearise(down[c], mSize[c], form.down, c);
+      }
+      stream([v, ...sepV.reverse()], 1, inputs, margOut, () => 1);
+      setMarginal(v, arena.f64(margOut, card[v]), false);
+      done();
+    }
+    return { logZ, marginals };
+  } finally {
+    disposeAll();
+    arena.dispose();
+  }
+}
