@@ -51,7 +51,9 @@ export const AUTO_WORKERS_MIN_UPDATES = 1e8;
 export function autoWorkers(method: string, model: Model, opts: ParallelOptions, cores: number): number {
   if (method !== 'gibbs') return 1;
   const run = gibbsRun(opts);
-  const updates = run.chains * (run.samples + run.burnin) * canonicalSize(model).nBits;
+  // Site updates: bits of the canonical form, or variables for the factor-graph kernel (arity > 2).
+  const sites = gibbsKernel(model) === 'canonical' ? canonicalSize(model).nBits : model.n;
+  const updates = run.chains * (run.samples + run.burnin) * sites;
   return updates >= AUTO_WORKERS_MIN_UPDATES ? Math.max(1, Math.min(run.chains, cores)) : 1;
 }
 
