@@ -13,13 +13,8 @@ import { join } from 'node:path';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOCUMENTED = [
   'bindings/plot/',
-  'bindings/core/model.ts',
-  'bindings/core/engine.ts',
-  'bindings/core/canonical.ts',
-  'bindings/core/errors.ts',
-  'bindings/core/builders.ts',
-  'bindings/core/wasm-node.ts',
-  'bindings/core/wasm-browser.ts',
+  'bindings/core/',
+  'bindings/learn/',
   'bindings/io/',
   'bindings/parallel/',
   'bindings/infer.ts',
