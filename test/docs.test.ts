@@ -18,6 +18,7 @@ const DOCUMENTED = [
   'bindings/logz/',
   'bindings/relax/',
   'bindings/linalg/',
+  'bindings/variational/',
   'bindings/io/',
   'bindings/parallel/',
   'bindings/infer.ts',
