@@ -50,7 +50,7 @@ export interface Progress {
    * adaptation).
    */
   phase: string;
-  /** Work done so far (samples, restarts or trials, as the method counts them). */
+  /** Work done so far, in the method's unit (sweeps of all chains for the samplers, starts for mean field, trials for MFRP). */
   done: number;
   /** Units of work the phase will do in all (same unit as `done`). */
   total: number;
