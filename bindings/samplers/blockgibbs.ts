@@ -36,8 +36,8 @@ export interface BlockGibbsInfo {
 }
 
 /**
- * Block Gibbs on the relaxation's joint p(x, s) (Martens & Sutskever): alternately x ~ p(x | s) (Gaussian) and s ~
- * p(s | x) (independent per variable). Call dispose() when done.
+ * Block Gibbs on the relaxation's joint p(x, s) (Martens & Sutskever): alternately s ~ p(s | x) (independent per
+ * variable) and x ~ p(x | s) (Gaussian). Call dispose() when done.
  */
 export class BlockGibbsSampler {
   /** What the sampler runs on: form, d and any factor (dense, sparse, or the FFT factor). */
