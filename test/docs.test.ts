@@ -19,6 +19,7 @@ const DOCUMENTED = [
   'bindings/relax/',
   'bindings/linalg/',
   'bindings/variational/',
+  'bindings/samplers/',
   'bindings/io/',
   'bindings/parallel/',
   'bindings/infer.ts',
