@@ -11,11 +11,11 @@ export type LogZKind = 'exact' | 'estimate' | 'lower-bound' | 'upper-bound' | 'i
  * object.
  */
 export interface InferenceResult {
-  /** The method that produced the result (e.g. 'enumeration', 'gibbs', 'dhmc', 'mf', 'bounds'). */
+  /** The method that produced the result (e.g. 'exact', 'gibbs', 'dhmc', 'mf', 'bounds'). */
   method: string;
   /** Natural log of the partition function of the model as the user built it, or null. */
   logZ: number | null;
-  /** Monte Carlo standard error of logZ (nats); null when logZ is exact, a bound or absent. */
+  /** Monte Carlo standard error of logZ (nats); null when logZ is exact, a bound or absent (NaN: too few runs for one). */
   logZStdErr: number | null;
   /** What logZ is (see LogZKind); null when there is no logZ. */
   logZKind: LogZKind | null;

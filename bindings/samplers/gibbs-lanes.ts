@@ -109,7 +109,7 @@ export function coloredOrder(form: CanonicalForm): { order: Int32Array; colors: 
 }
 
 /**
- * Sequential Gibbs chains in SIMD lanes: 2 (f64) or 4 (f32) chains per 128-bit vector, each with its own stream.
+ * Single-site Gibbs chains in SIMD lanes: 2 (f64) or 4 (f32) chains per 128-bit vector, each with its own stream.
  * Call dispose() when done.
  */
 export class GibbsLanes {
