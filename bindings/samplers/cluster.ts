@@ -178,7 +178,7 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
     for (let calls = 0; k.clusterVisited(this.header, state.ptr) < target && calls < 100000; calls++) this.step(state, 1);
   }
 
-  /** A chain's state: a random start from stream (seed, chain). */
+  /** A chain's state: every variable uniform over its q states, from stream (seed, chain). */
   init(seed: number, chain: number): ClusterState {
     if (this.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
     const ptr = this.arena.alloc(this.engine.kernels.clusterStateBytes(this.header));

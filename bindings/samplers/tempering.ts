@@ -26,7 +26,7 @@ import { BatchMeans, splitEvenly } from './estimators.ts';
 /** Stream tags: (seed, chain, PT_STREAM) for the swaps, PT_STREAM + 1 + k for replica slot k. */
 export const PT_STREAM = 0x50540000; // "PT"
 
-/** Options of parallel tempering (`runPT`); defaults in PT_DEFAULTS. */
+/** Options of parallel tempering (`runTempering`); defaults in PT_DEFAULTS. */
 export interface PTOptions {
   /** Seed: chain c draws from stream (seed, c) (default 1). */
   seed?: number;
