@@ -4,11 +4,15 @@
 
 import { FormatError } from '../core/errors.ts';
 
+/** A data set read from CSV: `rows` samples of `cols` integer states. */
 export interface CSVData {
+  /** Number of samples (data lines). */
   rows: number;
+  /** Number of variables (fields a line). */
   cols: number;
   /** Row-major states. */
   values: Uint8Array;
+  /** Column names from the header line; null when the file has none. */
   header: string[] | null;
 }
 

@@ -8,6 +8,7 @@ import { seedWords } from '../core/seed.ts';
 import { BoundMachine, type MachineParams } from './machine.ts';
 import type { BinaryData } from './likelihood.ts';
 
+/** Expectations of one phase of the log-likelihood gradient (data or model), in the parameters' layout. */
 export interface PhaseStatistics {
   /** Mean of x_p per unit (Potts: per unit and state). */
   a: Float64Array;
@@ -15,6 +16,12 @@ export interface PhaseStatistics {
   w: Float64Array;
 }
 
+/**
+ * Both phases of the log-likelihood gradient at `params`: the data statistics (hidden units at their conditional
+ * means) and the model statistics over `particles` chains (default 1000) after `sweeps` sweeps (default 100) of
+ * sequential ('gibbs', default) or tree-block ('tree') Gibbs from `seed` (default 1). The gradient of the average
+ * log-likelihood is data − model.
+ */
 export function gradientStatistics(
   engine: Engine, params: MachineParams, data: BinaryData, opts: { particles?: number; sweeps?: number; seed?: number; sampler?: 'gibbs' | 'tree' } = {},
 ): { data: PhaseStatistics; model: PhaseStatistics } {

@@ -15,48 +15,71 @@ import type { Model } from '../core/model.ts';
 import { BoundMachine, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
 import { baseRateBiases, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
 
+/**
+ * How the model phase of the gradient is sampled: 'pcd' persistent contrastive divergence (particles kept across
+ * updates), 'cd' CD-k (chains restarted at the minibatch).
+ */
 export type LearnMethod = 'pcd' | 'cd';
+/** The Gibbs kernel of the learner's particles: 'gibbs' sequential single-site, 'tree' tree-block Gibbs. */
 export type LearnSampler = 'gibbs' | 'tree';
+/** The samplers `learn()` accepts. */
 export const LEARN_SAMPLERS: readonly LearnSampler[] = ['gibbs', 'tree'];
+/** Learning-rate schedule over the run. */
 export type RateSchedule = 'constant' | 'linear';
 
+/** Options of `learn()`; defaults in LEARN_DEFAULTS. */
 export interface LearnOptions {
+  /** The architecture (default 'boltzmann'). */
   model?: MachineKind;
   /** Hidden units (rbm, srbm). */
   hidden?: number;
   /** States per unit (potts; default: the data's largest value + 1). */
   states?: number;
+  /** 'pcd' (default) or 'cd'. */
   method?: LearnMethod;
   /** Gibbs sweeps per update (CD-k's k; PCD's sweeps between updates). */
   cdSteps?: number;
+  /** Particle kernel (default 'gibbs'). */
   sampler?: LearnSampler;
   /** Persistent particles (PCD; CD uses one chain per minibatch row). */
   particles?: number;
+  /** Data rows per gradient update (minibatch size; default 100, at most the number of rows). */
   batch?: number;
+  /** Passes over the data (default 20). */
   epochs?: number;
+  /** Initial learning rate η (default 0.05). */
   learningRate?: number;
   /** 'linear': η decays linearly to 0 over the run; 'constant'. */
   schedule?: RateSchedule;
+  /** L2 weight decay on the couplings: −decay·W added to their gradient (default 0). */
   weightDecay?: number;
+  /** Momentum factor in [0, 1): velocity = momentum·velocity + η·gradient (default 0). */
   momentum?: number;
   /** Learning-rate factor of visible–visible couplings (srbm). */
   visibleRate?: number;
+  /** Seed of the particles, the initial parameters and the minibatch shuffles (default 1). */
   seed?: number;
   /** A parameter past this size (or NaN) stops the run as divergent. */
   maxWeight?: number;
   /** Evaluate the training (and test) log-likelihood at the end. */
   evaluate?: boolean;
+  /** Held-out data whose log-likelihood is evaluated at the end (with `evaluate`). */
   test?: BinaryData;
+  /** Options of the log-likelihood evaluation (AIS or exact; see LIKELIHOOD_DEFAULTS). */
   likelihood?: LikelihoodOptions;
+  /** Called after every epoch with its statistics. */
   onEpoch?: (e: EpochStats) => void;
 }
 
+/** Defaults of LearnOptions. */
 export const LEARN_DEFAULTS = {
   model: 'boltzmann', hidden: 0, states: 0, method: 'pcd', cdSteps: 1, sampler: 'gibbs', particles: 100, batch: 100, epochs: 20,
   learningRate: 0.05, schedule: 'linear', weightDecay: 0, momentum: 0, visibleRate: 1, seed: 1, maxWeight: 1e3, evaluate: true,
 } as const;
 
+/** Statistics of one epoch of learning. */
 export interface EpochStats {
+  /** Epoch number, from 1. */
   epoch: number;
   /** Learning rate of the epoch's last update. */
   learningRate: number;
@@ -68,20 +91,33 @@ export interface EpochStats {
   changeRate: number;
 }
 
+/** What `learn()` returns. */
 export interface LearnResult {
+  /** The options used, defaults filled in. */
   settings: Required<Omit<LearnOptions, 'onEpoch' | 'test' | 'likelihood'>>;
+  /** The learned parameters. */
   params: MachineParams;
+  /** The learned machine as a Model (for inference with the other methods). */
   model: Model;
+  /** Statistics per epoch, in order. */
   epochs: EpochStats[];
   /** Set when the run stopped early: why. `params` are then the last good ones (end of the previous epoch). */
   diverged: string | null;
+  /** Average log-likelihood of the training data (when `evaluate`). */
   train?: LogLikelihood;
+  /** Average log-likelihood of `opts.test` (when given and `evaluate`). */
   test?: LogLikelihood;
+  /** Wall-clock time of the run, in seconds. */
   seconds: number;
 }
 
 const PARTICLE_STREAM = 31, INIT_STREAM = 32, SHUFFLE_STREAM = 33;
 
+/**
+ * Fits a Boltzmann machine, RBM, semi-restricted BM or Potts model to `data` by stochastic gradient ascent on the
+ * average log-likelihood (PCD or CD-k), and evaluates the log-likelihood at the end. Throws ModelError on bad
+ * options or data.
+ */
 export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {}): LearnResult {
   const o = { ...LEARN_DEFAULTS, ...definedOnly(opts) };
   const { onEpoch, test, likelihood, ...rest } = o as typeof o & Pick<LearnOptions, 'onEpoch' | 'test' | 'likelihood'>;

@@ -12,7 +12,9 @@ import { BoundMachine, type BinaryData, type MachineParams } from './machine.ts'
 export type { BinaryData } from './machine.ts';
 
 
+/** Options of `logLikelihood()`; defaults in LIKELIHOOD_DEFAULTS. */
 export interface LikelihoodOptions {
+  /** Seed of the AIS runs (default 1). */
   seed?: number;
   /** AIS runs. */
   runs?: number;
@@ -22,11 +24,17 @@ export interface LikelihoodOptions {
   baseData?: BinaryData;
   /** 'auto': exact when the visible configurations number at most 2^maxExactVisible, else AIS. */
   method?: 'auto' | 'exact' | 'ais';
+  /**
+   * Largest number of visible units (binary; Potts: log₂ of the visible configurations) summed exactly under
+   * 'auto' (default 20).
+   */
   maxExactVisible?: number;
 }
 
+/** Defaults of LikelihoodOptions. */
 export const LIKELIHOOD_DEFAULTS = { seed: 1, runs: 100, steps: 2000, method: 'auto', maxExactVisible: 20 } as const;
 
+/** The average log-likelihood of a data set under a machine, with how log Z was found. */
 export interface LogLikelihood {
   /** Average log-likelihood per sample (nats). */
   value: number;
@@ -34,12 +42,19 @@ export interface LogLikelihood {
   stdErr: number;
   /** Standard deviation of the per-sample log-likelihoods over √samples: the spread over data sets. */
   sampleStdErr: number;
+  /** Natural log of the machine's partition function. */
   logZ: number;
+  /** Standard error of logZ (nats; 0 when exact). */
   logZStdErr: number;
+  /** How logZ was found: enumeration of visible states or AIS. */
   method: 'exact' | 'ais';
+  /** Number of data rows evaluated. */
   samples: number;
+  /** AIS runs (AIS only). */
   aisRuns?: number;
+  /** AIS temperatures (AIS only). */
   aisSteps?: number;
+  /** Effective sample size of the AIS weights, (Σw)²/Σw² (AIS only). */
   aisEss?: number;
 }
 
@@ -66,6 +81,10 @@ function logSumExp(x: ArrayLike<number>): number {
   return m + Math.log(t);
 }
 
+/**
+ * Average log-likelihood per sample (nats) of `data` under `params`, hidden units summed out; log Z exact by
+ * enumeration when small enough, otherwise by AIS from the base-rate model.
+ */
 export function logLikelihood(engine: Engine, params: MachineParams, data: BinaryData, opts: LikelihoodOptions = {}): LogLikelihood {
   const o = { ...LIKELIHOOD_DEFAULTS, ...definedOnly(opts) };
   checkCount('runs', o.runs, 2);

@@ -17,12 +17,21 @@ import type { CanonicalForm } from '../core/canonical.ts';
 import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
 import { treePartition } from '../samplers/treeblocks.ts';
 
+/**
+ * Architectures: 'boltzmann' fully visible binary, 'rbm' restricted (visible–hidden couplings), 'srbm'
+ * semi-restricted (also visible–visible), 'potts' fully visible with K states a unit.
+ */
 export type MachineKind = 'boltzmann' | 'rbm' | 'srbm' | 'potts';
+/** All machine kinds. */
 export const MACHINE_KINDS: readonly MachineKind[] = ['boltzmann', 'rbm', 'srbm', 'potts'];
 
+/** The parameters of a learned machine. */
 export interface MachineParams {
+  /** The architecture. */
   readonly kind: MachineKind;
+  /** Number of visible units (data columns). */
   readonly nVisible: number;
+  /** Number of hidden units (0 for boltzmann and potts). */
   readonly nHidden: number;
   /** States per unit: K for potts, 2 otherwise. */
   readonly states: number;
@@ -37,8 +46,11 @@ export interface MachineParams {
 
 /** Data: `rows` samples of `cols` states (0/1 for binary machines, 0…K−1 for Potts), row-major. */
 export interface BinaryData {
+  /** Number of samples. */
   readonly rows: number;
+  /** Number of variables per sample. */
   readonly cols: number;
+  /** The states, row-major: values[r·cols + c]. */
   readonly values: Uint8Array;
 }
 

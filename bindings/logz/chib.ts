@@ -9,17 +9,25 @@ import { checkCount, definedOnly } from '../core/options.ts';
 import { logMeanExpBatched, type LogZEstimate } from './estimate.ts';
 
 
+/** Options of Chib's log Z estimator (`runChibLogZ`); defaults in CHIB_DEFAULTS. */
 export interface ChibOptions {
+  /** Seed of the Gibbs chains (default 1). */
   seed?: number;
+  /** Independent Gibbs chains (default 4). */
   chains?: number;
+  /** Evaluations of K(s → s*) per chain after burn-in, `thin` sweeps apart (default 2000). */
   samples?: number;
+  /** Sequential Gibbs sweeps per chain before the first evaluation (default 200). */
   burnin?: number;
   /** Sweeps between evaluations of K(s → s*). Default 1. */
   thin?: number;
+  /** Batches per chain for the batch-means standard error (default 10). */
   batches?: number;
+  /** Stops the run between chains; the estimate then uses the chains done. */
   signal?: AbortSignal;
 }
 
+/** Defaults of ChibOptions. */
 export const CHIB_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, thin: 1, batches: 10 } as const;
 
 /** Stream tag of Chib's Gibbs chains (distinct from the Gibbs sampler's own runs). */

@@ -1,11 +1,17 @@
 // What every log Z estimator returns, and the log-mean-exp they combine weights with.
 import { logMeanExpChains } from './logz-checks.ts';
 
+/** What every log Z estimator returns. */
 export interface LogZEstimate {
+  /** Estimate of the natural log of the partition function of the model as built (nats). */
   logZ: number;
+  /** Monte Carlo standard error of logZ (nats). */
   logZStdErr: number;
+  /** Always 'estimate'. */
   logZKind: 'estimate';
+  /** Estimator-specific figures (runs, effective sample sizes, acceptance rates, settings…). */
   diagnostics: Record<string, number | string | boolean | null>;
+  /** Wall-clock time of the estimate, in seconds. */
   seconds: number;
   /** Caveats: the estimator's own checks that failed (logz-checks.ts); empty or absent when none. */
   warnings?: string[];

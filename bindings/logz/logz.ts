@@ -54,7 +54,12 @@ export { logMeanExp, logMeanExpBatched, type AISSchedule, type LogZEstimate } fr
 export { runZhangLogZ, runMirrorLogZ, RELAXED_LOGZ_DEFAULTS, type RelaxedLogZOptions } from './relaxed-logz.ts';
 export { runChibLogZ, CHIB_DEFAULTS, type ChibOptions } from './chib.ts';
 
+/**
+ * The log Z estimators of `estimateLogZ`: 'zhang' and 'mirror' from DHMC samples of the relaxation, 'chib' from
+ * Gibbs samples, 'ais' annealed importance sampling.
+ */
 export type LogZEstimator = 'zhang' | 'mirror' | 'chib' | 'ais';
+/** All log Z estimators. */
 export const LOGZ_ESTIMATORS: readonly LogZEstimator[] = ['zhang', 'mirror', 'chib', 'ais'];
 
 /** Tag of AIS's stream within a chain (Gibbs uses 1, block Gibbs 3). */
@@ -72,7 +77,9 @@ const POPULATION_STREAM = 0x5041; // "PA"
 // AIS.
 
 
+/** Options of AIS and population annealing (`runAIS`); defaults in AIS_DEFAULTS. */
 export interface AISOptions {
+  /** Seed: run r draws from stream (seed, r) (default 1). */
   seed?: number;
   /** Independent runs (log-mean-exp over them). Default 32. */
   runs?: number;
@@ -127,10 +134,13 @@ export interface AISOptions {
   pilotRuns?: number;
   /** Temperatures of each pilot run (linear). Default max(200, steps/4). */
   pilotSteps?: number;
+  /** Stops the run between runs (or populations); the estimate then uses those done. */
   signal?: AbortSignal;
 }
 
+/** AIS transition kernel at each temperature (see AISOptions.transition). */
 export type AISTransition = 'tree' | 'gibbs' | 'relaxed';
+/** All AIS transitions. */
 export const AIS_TRANSITIONS: readonly AISTransition[] = ['tree', 'gibbs', 'relaxed'];
 
 // transition 'tree' by default: per temperature it redraws whole trees exactly, at about twice the
@@ -143,6 +153,7 @@ export const AIS_TRANSITIONS: readonly AISTransition[] = ['tree', 'gibbs', 'rela
 // population annealing: SE 0.05 in 4 s vs 0.07 in 9 s); on Grids_11 with population annealing it
 // is mixed (Gibbs SE 0.041 in 2 s but stuck 0.07–0.11 nats high at 2 and 8 s; tree SE 0.022 and
 // 0.013 nats off at 15 s).
+/** Defaults of AISOptions. */
 export const AIS_DEFAULTS = { seed: 1, runs: 32, steps: 2000, sweepsPerStep: 1, schedule: 'adaptive', pilotRuns: 4, transition: 'tree' } as const;
 
 /** The β values of a schedule (length T + 1, β_0 = 0, β_T = 1). */
@@ -469,6 +480,7 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
 // ---------------------------------------------------------------------------------------------
 // One entry point.
 
+/** Options of `estimateLogZ`: the estimator's name with that estimator's options. */
 export type EstimateLogZOptions =
   | ({ estimator: 'ais' } & AISOptions)
   | ({ estimator: 'zhang' | 'mirror' } & RelaxedLogZOptions)

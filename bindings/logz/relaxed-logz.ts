@@ -10,15 +10,26 @@ import { DHMCSampler } from '../samplers/dhmc.ts';
 import { logMeanExpBatched, type LogZEstimate } from './estimate.ts';
 
 
+/**
+ * Options of the relaxation-based log Z estimators (`runZhangLogZ`, `runMirrorLogZ`); defaults in
+ * RELAXED_LOGZ_DEFAULTS.
+ */
 export interface RelaxedLogZOptions {
+  /** Seed of the DHMC chains (default 1). */
   seed?: number;
+  /** Independent DHMC chains (default 4). */
   chains?: number;
+  /** DHMC transitions per chain after warm-up (default 2000). */
   samples?: number;
+  /** Warm-up transitions per chain, adapting the step size (default 500). */
   burnin?: number;
   /** Batches per chain for the standard error. Default 10. */
   batches?: number;
+  /** Leapfrog steps per DHMC transition (default 5). */
   leapfrogSteps?: number;
+  /** Acceptance rate the warm-up's step-size adaptation aims at (default 0.9). */
   targetAccept?: number;
+  /** Shift and factor of the relaxation (default buildRelaxation's). */
   relaxation?: RelaxationOptions;
   /**
    * zhang: the state s* whose probability is estimated. 'mode' (default): each variable's most
@@ -38,9 +49,11 @@ export interface RelaxedLogZOptions {
    * Zhang's plain fit.
    */
   covarianceCap?: number;
+  /** Stops the run between chains; the estimate then uses the chains done. */
   signal?: AbortSignal;
 }
 
+/** Defaults of RelaxedLogZOptions. */
 export const RELAXED_LOGZ_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 500, batches: 10, leapfrogSteps: 5, targetAccept: 0.9 } as const;
 
 /** x samples (per chain: samples × m, row-major), ℓ(x) and π per sample, from DHMC on the relaxation. */

@@ -9,16 +9,30 @@ export type { FactorData, RelaxationData } from './relaxation-types.ts';
 
 const KIND_CODE = { dense: 0, sparse: 1 } as const;
 
+/**
+ * A relaxation bound into one engine's memory: the factor and relaxed-density headers the continuous samplers'
+ * kernels read. Call dispose() when done.
+ */
 export class BoundRelaxation {
+  /** The engine memory holding the relaxation (freed by dispose()). */
   readonly arena: Arena;
+  /** Address of the relaxed-density header in WASM memory. */
   readonly relaxed: number;
+  /** Address of the factor M's header in WASM memory. */
   readonly factor: number;
   /** f64 × nBits in WASM: π = p(s_i = 1 | x) after each density call. */
   readonly prob: number;
+  /** Number of bits n (rows of M). */
   readonly n: number;
+  /** Dimension m of the continuous variable x (columns of M). */
   readonly m: number;
   private scratch: { x: number; g: number } | null = null;
 
+  /**
+   * Copies `data` into `engine`'s memory and initialises the headers.
+   * @param engine The engine whose memory holds the relaxation.
+   * @param data The relaxation: canonical form, diagonal d and factor M with M Mᵀ = W + D.
+   */
   constructor(readonly engine: Engine, readonly data: RelaxationData) {
     const { form, d, factor } = data;
     if (factor.n !== form.nBits) throw new EngineError(`factor has ${factor.n} rows for ${form.nBits} bits`);
@@ -58,6 +72,7 @@ export class BoundRelaxation {
     return { logp, grad: a.readF64(gp, this.m), prob: a.readF64(this.prob, this.n) };
   }
 
+  /** Frees the relaxation's engine memory. */
   dispose(): void {
     this.arena.dispose();
   }

@@ -2,9 +2,16 @@
 // binds it into an engine (relaxation-bound.ts); a file of its own so none of them import each other.
 import type { CanonicalForm } from '../core/canonical.ts';
 
+/**
+ * The FFT factor of a periodic lattice's relaxation: M applied by fast Fourier transforms (translation-invariant
+ * W).
+ */
 export interface FFTFactorData {
+  /** Tag of the FFT factor. */
   kind: 'fft';
+  /** Number of bits n (lattice sites). */
   n: number;
+  /** Dimension m of x (equal to n). */
   m: number;
   /** Lattice side lengths (powers of two), first axis slowest, as in latticeIndex. */
   shape: number[];
@@ -18,16 +25,25 @@ export type FactorData =
   | { kind: 'sparse'; n: number; m: number; rowPtr: Int32Array; col: Int32Array; values: Float64Array }
   | FFTFactorData;
 
+/** A relaxation as plain data: W + D = M Mᵀ for the canonical form's coupling matrix W. */
 export interface RelaxationData {
+  /** The model's canonical pairwise form (biases a, couplings W over bits). */
   form: CanonicalForm;
   /** The diagonal D added to W (per bit). */
   d: Float64Array;
+  /** The factor M (n × m) with M Mᵀ = W + D. */
   factor: FactorData;
 }
 
+/**
+ * How M was built: dense Cholesky, dense symmetric eigendecomposition, sparse Cholesky, the incidence factor (one
+ * column per coupling) or FFT.
+ */
 export type FactorKind = 'dense-cholesky' | 'dense-eigen' | 'sparse-cholesky' | 'incidence' | 'fft';
 
+/** A relaxation with the facts of its construction: the factor's kind, the shift, spectra and timings. */
 export interface Relaxation extends RelaxationData {
+  /** How the factor M was built. */
   factorKind: FactorKind;
   /**
    * How d was chosen: 'martens', 'min-lambda-max', 'martens-fallback' (min-lambda-max on a model too
@@ -36,9 +52,11 @@ export interface Relaxation extends RelaxationData {
   shiftKind: 'martens' | 'min-lambda-max' | 'martens-fallback' | 'user' | 'incidence';
   /** Smallest and largest eigenvalue of W (within-block entries 0). Lanczos estimates on large models. */
   lambdaMin: number;
+  /** λ_max(W) (see lambdaMin). */
   lambdaMaxW: number;
   /** λ_min(W + D) and λ_max(W + D). */
   lambdaMinWD: number;
+  /** λ_max(W + D) (see lambdaMinWD). */
   lambdaMaxWD: number;
   /** λ_max(S(W+D)S) (see relaxation.ts's header); p(x) is log-concave when ≤ 1. All-free models: λ_max(W+D)/4. */
   concavityIndex: number;

@@ -45,10 +45,12 @@ import type { FactorData, FactorKind, Relaxation } from './relaxation-types.ts';
 
 export type { FactorKind, Relaxation } from './relaxation-types.ts';
 
+/** The diagonal shift d: a named rule ('martens', 'min-lambda-max') or the user's d, one entry per bit. */
 export type ShiftOption = 'martens' | 'min-lambda-max' | Float64Array;
 /** 'fft' needs an engine and a periodic lattice: it is built by relaxationFor (bindings/infer.ts). */
 export type FactorChoice = 'auto' | 'dense-cholesky' | 'dense-eigen' | 'sparse-cholesky' | 'incidence' | 'fft';
 
+/** Options of the Gaussian-integral relaxation (shift and factor); see each field for its default. */
 export interface RelaxationOptions {
   /**
    * 'martens' (default): d = max(0, −λ_min(W)) + margin·max(ρ(W), 1) on every bit (Martens' (1+ε)
@@ -87,10 +89,15 @@ export function relaxationDiagnostics(rel: Relaxation): Record<string, number | 
   };
 }
 
+/**
+ * The Gaussian-integral (Hubbard–Stratonovich) relaxation of `model`: the shift d making W + D positive definite
+ * and a factor M with M Mᵀ = W + D. Throws ModelError on bad options; the FFT factor is built by relaxationFor.
+ */
 export function buildRelaxation(engine: Engine, model: Model, opts: RelaxationOptions = {}): Relaxation {
   return relaxCanonical(engine, toCanonical(model), opts);
 }
 
+/** As buildRelaxation, for a model already in canonical form. */
 export function relaxCanonical(engine: Engine, form: CanonicalForm, opts: RelaxationOptions = {}): Relaxation {
   const t0 = performance.now();
   const n = form.nBits;

@@ -19,18 +19,26 @@ import { GIBBS_DEFAULTS, gibbsRun, type GibbsOptions, type GibbsRun } from './gi
 /** Tag of the block Gibbs sampler's stream within a chain (Gibbs on p(s) uses 1). */
 const BLOCK_GIBBS_STREAM = 3;
 
+/** A block Gibbs chain's state. */
 export interface BlockGibbsState {
   /** Address of the chain's state in WASM memory: generator stream, x (f64 × m), s (f64 × bits). */
   readonly ptr: number;
+  /** The chain's id (its stream is (seed, chain)). */
   readonly chain: number;
 }
 
+/** What a block Gibbs step reports. */
 export interface BlockGibbsInfo {
+  /** Sweeps run (each draws s | x, then x | s). */
   sweeps: number;
   /** Fraction of variable draws (of s) that changed the variable's state. */
   changeRate: number;
 }
 
+/**
+ * Block Gibbs on the relaxation's joint p(x, s) (Martens & Sutskever): alternately s ~ p(s | x) (independent per
+ * variable) and x ~ p(x | s) (Gaussian). Call dispose() when done.
+ */
 export class BlockGibbsSampler {
   /** What the sampler runs on: form, d and any factor (dense, sparse, or the FFT factor). */
   readonly relaxation: RelaxationData;
@@ -38,7 +46,10 @@ export class BlockGibbsSampler {
   private readonly stateBytes: number;
   private readonly xOffset: number;
 
-  /** From a model (the relaxation is built with `opts`) or from relaxation data already built. */
+  /**
+   * From a model (the relaxation is built with `opts`) or from relaxation data already built.
+   * @param engine The engine whose memory holds the sampler.
+   */
   constructor(readonly engine: Engine, source: Model | RelaxationData, opts: RelaxationOptions = {}) {
     this.relaxation = 'factor' in source && 'form' in source ? source : buildRelaxation(engine, source, opts);
     this.bound = new BoundRelaxation(engine, this.relaxation);
@@ -46,6 +57,7 @@ export class BlockGibbsSampler {
     this.xOffset = engine.kernels.blockGibbsXOffset();
   }
 
+  /** The model's canonical form (the relaxation's). */
   get form() {
     return this.relaxation.form;
   }
@@ -105,6 +117,7 @@ export class BlockGibbsSampler {
     return this.bound.arena.alloc(this.form.nBits * 8);
   }
 
+  /** The accumulator's sums (copied), then zeroes it. */
   readAndClear(acc: number): Float64Array {
     const view = this.bound.arena.f64(acc, this.form.nBits);
     const out = view.slice();
@@ -112,11 +125,13 @@ export class BlockGibbsSampler {
     return out;
   }
 
+  /** Frees the sampler's engine memory. */
   dispose(): void {
     this.bound.dispose();
   }
 }
 
+/** Options of block Gibbs: GibbsOptions (defaults GIBBS_DEFAULTS) and the relaxation's options. */
 export interface BlockGibbsOptions extends GibbsOptions, RelaxationOptions {}
 
 /** Block Gibbs runs like Gibbs: the same options (kept sweeps, burn-in, batches), defaults and checks. */

@@ -13,26 +13,42 @@ const TRACED_BITS = 1024;
 
 /** What the driver needs of a sampler: the shape init → state, step(state, sweeps, acc) → info. */
 export interface BatchSampler<S> {
+  /** A chain's state, its generator on stream (seed, chain). */
   init(seed: number, chain: number): S;
+  /**
+   * Runs `sweeps` sweeps; with `acc` (non-zero) adds the per-bit (or per-state) conditional probabilities into
+   * that accumulator once per sweep. Returns the fraction of draws that changed a variable.
+   */
   step(state: S, sweeps: number, acc: number): { changeRate: number };
+  /** A zeroed accumulator in the sampler's memory; returns its address. */
   accumulator(): number;
+  /** The accumulator's sums (copied), then zeroes it. */
   readAndClear(acc: number): Float64Array;
 }
 
+/** What driveChains runs: chains, burn-in, kept sweeps in batches. */
 export interface ChainSchedule {
+  /** Seed: chain c draws from stream (seed, c). */
   seed: number;
+  /** The chain ids to run, in order. */
   chains: Iterable<number>;
+  /** Sweeps per chain that are kept. */
   samples: number;
+  /** Sweeps per chain discarded first. */
   burnin: number;
+  /** Batches per chain (samples split as evenly as possible). */
   batches: number;
   /** Sweeps per WASM call at most. */
   chunk: number;
+  /** Stops the run between WASM calls. */
   signal?: AbortSignal;
 }
 
+/** Callbacks of driveChains. */
 export interface ChainEvents {
   /** After every WASM call. */
   onStep?(chain: number, sweeps: number, changeRate: number): void;
+  /** When a chain's burn-in has finished. */
   onBurnin?(chain: number): void;
   /** After every batch: per-bit sums of the accumulated probabilities over `length` sweeps. */
   onBatch?(chain: number, sums: Float64Array, length: number): void;

@@ -25,16 +25,27 @@ export const WOLFF_STREAM = 0x574f; // "WO"
 /** Chain id of the Wolff pilot run (never a user chain: chains are < 2^31). */
 const PILOT_CHAIN = 0xffffffff;
 
+/**
+ * The move: 'sw' Swendsen–Wang (bonds drawn between agreeing neighbours, every cluster redrawn), 'wolff' (one
+ * cluster grown from a random site and redrawn, clustersPerSweep a sweep), 'heatbath' (single-site heat-bath Gibbs
+ * on the same form, for comparison).
+ */
 export type ClusterKind = 'sw' | 'wolff' | 'heatbath';
 const KIND_CODE: Record<ClusterKind, number> = { sw: 0, wolff: 1, heatbath: 2 };
 
 /** A ferromagnetic Potts model: fields h (n·q, variable-major) and couplings in both-triangle CSR. */
 export interface PottsForm {
+  /** Number of variables. */
   n: number;
+  /** States per variable (q). */
   q: number;
+  /** Fields h[v·q + k] (log-potential units). */
   h: Float64Array;
+  /** CSR row starts (n + 1), both triangles. */
   rowPtr: Int32Array;
+  /** CSR column indices. */
   col: Int32Array;
+  /** Couplings J ≥ 0 per CSR entry: J·[x_i = x_j] (log-potential units). */
   J: Float64Array;
 }
 
@@ -103,11 +114,19 @@ export interface ClusterState {
 
 /** One of the three moves on a bound Potts form; the BatchSampler shape, so chains.ts drives it. */
 export class ClusterSampler implements BatchSampler<ClusterState> {
+  /** The model as a ferromagnetic Potts form. */
   readonly form: PottsForm;
+  /** The states' layout (q per variable). */
   readonly layout: StateLayout;
   private readonly arena: Arena;
   private readonly header: number;
 
+  /**
+   * Binds the model's Potts form into `engine`'s memory (ModelError when the model is not a ferromagnetic Potts
+   * model).
+   * @param engine The engine whose memory holds the sampler.
+   * @param kind The move.
+   */
   constructor(readonly engine: Engine, model: Model, readonly kind: ClusterKind) {
     const f = (this.form = pottsForm(model));
     this.layout = stateLayout(new Int32Array(f.n).fill(f.q));
@@ -130,6 +149,7 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
    */
   clustersPerSweep = 1;
 
+  /** Sets clustersPerSweep from a Wolff pilot chain of stream (seed, PILOT_CHAIN); other moves do nothing. */
   calibrate(seed: number): void {
     if (this.kind !== 'wolff') return;
     const k = this.engine.kernels, n = this.form.n;
@@ -158,6 +178,7 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
     for (let calls = 0; k.clusterVisited(this.header, state.ptr) < target && calls < 100000; calls++) this.step(state, 1);
   }
 
+  /** A chain's state: every variable uniform over its q states, from stream (seed, chain). */
   init(seed: number, chain: number): ClusterState {
     if (this.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
     const ptr = this.arena.alloc(this.engine.kernels.clusterStateBytes(this.header));
@@ -191,14 +212,17 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
     return this.arena.f64(buf, sweeps).slice();
   }
 
+  /** The chain's current states, one per variable (copied). */
   configuration(state: ClusterState): Int32Array {
     return this.arena.i32(this.engine.kernels.clusterStates(state.ptr) >>> 0, this.form.n).slice();
   }
 
+  /** A zeroed f64 accumulator (n·q entries) in the sampler's memory; returns its address. */
   accumulator(): number {
     return this.arena.alloc(8 * this.form.n * this.form.q);
   }
 
+  /** The accumulator's sums (copied), then zeroes it. */
   readAndClear(acc: number): Float64Array {
     const v = this.arena.f64(acc, this.form.n * this.form.q);
     const out = v.slice();
@@ -206,6 +230,7 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
     return out;
   }
 
+  /** Frees the sampler's engine memory. */
   dispose(): void {
     this.arena.dispose();
   }

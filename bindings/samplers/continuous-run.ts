@@ -18,8 +18,14 @@ import { ContinuousSampler, checkStepSize, type IntegratorName, type MoveKind, t
 // ---------------------------------------------------------------------------------------------
 // Runs: chains, warm-up, batches, estimators and diagnostics.
 
+/**
+ * Options of the continuous samplers' runs (`runDHMC`, `runMALA`, `runULA`); defaults in DHMC_DEFAULTS,
+ * MALA_DEFAULTS, ULA_DEFAULTS.
+ */
 export interface ContinuousRunOptions {
+  /** Seed: chain c draws from streams keyed by (seed, c) (default 1). */
   seed?: number;
+  /** Independent chains (default 4). */
   chains?: number;
   /** Transitions per chain that are kept. */
   samples?: number;
@@ -33,6 +39,7 @@ export interface ContinuousRunOptions {
   stepSize?: number;
   /** Adapt a diagonal mass matrix during warm-up (Stan's windows). Default false. */
   adaptMass?: boolean;
+  /** How the chains move: 'whitened' (default) or 'zhang' (see Parametrisation). */
   parametrisation?: Parametrisation;
   /** User-variable pairs (u ≠ v) whose pairwise marginals to estimate (Rao–Blackwellised). */
   pairs?: readonly (readonly [number, number])[];
@@ -45,7 +52,9 @@ export interface ContinuousRunOptions {
   trace?: 'auto' | 'none' | readonly number[];
   /** Trace entries per chain (f64); the trace is thinned to fit. Default 2²¹ (16 MB). */
   traceBudget?: number;
+  /** Called as transitions are done (phase '<method>-warmup' during warm-up, then '<method>'). */
   onProgress?: (p: Progress) => void;
+  /** Stops the run; the result is then marked partial and uses the batches completed. */
   signal?: AbortSignal;
 }
 
@@ -56,18 +65,26 @@ export const DHMC_DEFAULTS = {
   adaptMass: false, parametrisation: 'whitened', empirical: true, integrator: 'leapfrog', trace: 'auto', traceBudget: 2 ** 21,
 } as const;
 
+/** Rao–Blackwellised pairwise marginals of user-variable pairs. */
 export interface PairMarginals {
+  /** The pairs (u, v), as requested. */
   pairs: [number, number][];
   /** tables[t][k·K_v + l] = p(x_u = k, x_v = l). */
   tables: Float64Array[];
+  /** Batch-means standard error of each entry of `tables`. */
   stdErr: Float64Array[];
 }
 
+/**
+ * What the continuous samplers return: the InferenceResult with pairwise and empirical marginals and per-variable
+ * ESS and R̂.
+ */
 export interface ContinuousResult extends InferenceResult {
   /** Rao–Blackwellised pairwise marginals of the requested pairs, with batch-means errors. */
   pairMarginals: PairMarginals | null;
   /** Marginals from draws s ~ p(s|x), with batch-means errors (null when not requested). */
   empiricalMarginals: Float64Array[] | null;
+  /** Batch-means standard errors of empiricalMarginals (null when not requested). */
   empiricalStdErr: Float64Array[] | null;
   /** Per user variable: bulk/tail ESS of its RB marginal (min over both and its states; NaN when not traced or constant). */
   ess: Float64Array;

@@ -55,24 +55,34 @@ export const INTEGRATORS = {
   /** Three-stage scheme of Blanes, Casas & Sanz-Serna 2014 (as BlackJAX's "yoshida"). */
   yoshida: [0.11888010966548, 0.29619504261126, 0.5 - 0.11888010966548, 1 - 2 * 0.29619504261126, 0.5 - 0.11888010966548, 0.29619504261126, 0.11888010966548],
 } as const;
+/** The named integrators (see INTEGRATORS). */
 export type IntegratorName = keyof typeof INTEGRATORS;
 
 /** A Gaussian target log p(x) = −½ (x − μ)ᵀ P (x − μ): a reference path for testing the samplers. */
 export interface GaussianTarget {
+  /** Tag of the Gaussian target. */
   kind: 'gaussian';
+  /** Mean μ (length m). */
   mean: Float64Array;
   /** Precision P, m × m row-major, symmetric positive definite. */
   precision: Float64Array;
 }
 
+/** What a continuous sampler runs on: a relaxation's p(x) or a Gaussian test target. */
 export type ContinuousTarget = RelaxationData | GaussianTarget;
 
 /** An explicit mass matrix: diagonal (given by its inverse) or dense G (m × m, SPD). */
 export type MassSpec = { kind: 'diag'; inverse: ArrayLike<number> } | { kind: 'dense'; matrix: ArrayLike<number> };
 
+/**
+ * How HMC moves on the relaxation: 'whitened' (x with M Mᵀ = W + D, identity or adapted diagonal mass) or 'zhang'
+ * (Zhang's A = I form: mass matrix MᵀM). Both sample the same p(s); samples are reported in whitened x either way.
+ */
 export type Parametrisation = 'whitened' | 'zhang';
 
+/** Options of a ContinuousSampler. */
 export interface ContinuousSamplerOptions {
+  /** 'whitened' (default) or 'zhang'. */
   parametrisation?: Parametrisation;
   /** Overrides the parametrisation's mass matrix (not with 'zhang'). */
   mass?: MassSpec;
@@ -92,27 +102,37 @@ export interface ContinuousSamplerOptions {
   thin?: number;
 }
 
+/** A chain of a ContinuousSampler (release with release(state) or dispose()). */
 export interface ContinuousState {
+  /** Address of the chain's state in WASM memory. */
   readonly ptr: number;
+  /** The chain's id (its streams are keyed by (seed, chain)). */
   readonly chain: number;
   /** @internal */ readonly arena: Arena;
   /** @internal */ readonly buffers: { info: number; acc: number; accEmp: number; accPair: number; traceBuf: number; traceCap: number; nTrace: number };
 }
 
+/** What a call of step() or warmup() reports, over its transitions. */
 export interface ContinuousInfo {
+  /** Transitions run. */
   iterations: number;
   /** Mean acceptance statistic min(1, e^{−ΔH}) (divergent transitions count 0). ULA: fraction of finite moves. */
   acceptRate: number;
   /** Fraction of proposals accepted. */
   acceptedFraction: number;
+  /** Step size ε at the end of the call. */
   stepSize: number;
+  /** Divergent transitions (energy error beyond the divergence threshold; the trajectory is abandoned). */
   divergences: number;
   /** Mean energy error ΔH over non-divergent transitions (Langevin: −log α of MALA's test). */
   energyError: number;
+  /** Largest |ΔH| over the transitions. */
   maxAbsEnergyError: number;
+  /** Gradient evaluations of log p(x). */
   gradientEvaluations: number;
 }
 
+/** Options of warm-up (step-size and optional mass adaptation). */
 export interface WarmupOptions {
   /** Target mean acceptance statistic of dual averaging. */
   targetAccept: number;
@@ -165,12 +185,17 @@ const INFO_WORDS = 8;
  * (released with release(state) or dispose()).
  */
 export class ContinuousSampler {
+  /** Dimension of x. */
   readonly m: number;
   /** Bits of the canonical form (0 for a Gaussian target). */
   readonly n: number;
+  /** The relaxation's canonical form (null for a Gaussian target). */
   readonly form: CanonicalForm | null;
+  /** The integrator's coefficient table [b0, a0, …, bS] (leapfrog for MALA and ULA). */
   readonly integrator: readonly number[];
+  /** Integrator steps per HMC trajectory (default 5; 1 for MALA and ULA). */
   readonly steps: number;
+  /** The parametrisation ('whitened' by default). */
   readonly parametrisation: Parametrisation;
   private readonly arena: Arena;
   private readonly bound: BoundRelaxation | null;
@@ -191,6 +216,11 @@ export class ContinuousSampler {
   /** Work per gradient evaluation, in multiply-adds (for sizing WASM calls). */
   readonly gradientCost: number;
 
+  /**
+   * Binds the target into `engine`'s memory (ModelError on bad options).
+   * @param engine The engine whose memory holds the sampler and its chains.
+   * @param move The move: 'hmc', 'mala' or 'ula'.
+   */
   constructor(readonly engine: Engine, target: ContinuousTarget, readonly move: MoveKind, opts: ContinuousSamplerOptions = {}) {
     this.parametrisation = opts.parametrisation ?? 'whitened';
     if (this.parametrisation !== 'whitened' && this.parametrisation !== 'zhang') {
@@ -482,11 +512,13 @@ export class ContinuousSampler {
     return Array.from({ length: nTrace }, (_, q) => Float64Array.from({ length: len }, (_, t) => rows[t * nTrace + q]));
   }
 
+  /** Empties the chain's trace buffer. */
   resetTrace(state: ContinuousState): void {
     this.liveState(state);
     this.engine.kernels.chainResetTrace(state.ptr);
   }
 
+  /** The chain's current x (copied). */
   position(state: ContinuousState): Float64Array {
     this.liveState(state);
     return state.arena.readF64(this.engine.kernels.chainPosition(state.ptr), this.m);
@@ -498,16 +530,19 @@ export class ContinuousSampler {
     return state.arena.readF64(this.engine.kernels.chainProb(state.ptr), this.n);
   }
 
+  /** log p(x) at the chain's current x, up to the target's constant. */
   logDensity(state: ContinuousState): number {
     this.liveState(state);
     return this.engine.kernels.chainLogp(state.ptr);
   }
 
+  /** The chain's current step size ε. */
   stepSize(state: ContinuousState): number {
     this.liveState(state);
     return this.engine.kernels.chainStepSize(state.ptr);
   }
 
+  /** Sets the chain's step size ε (a finite number > 0). */
   setStepSize(state: ContinuousState, eps: number): void {
     this.liveState(state);
     checkStepSize(eps);
@@ -555,6 +590,7 @@ export class ContinuousSampler {
     if (this.states.delete(state)) state.arena.dispose();
   }
 
+  /** Frees the engine memory of the sampler and all its chains. */
   dispose(): void {
     if (this.disposed) return;
     for (const s of this.states) s.arena.dispose();

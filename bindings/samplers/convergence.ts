@@ -16,13 +16,17 @@ export const ESS_PER_CHAIN = 100;
 /** For series of batch means: an ESS below this fraction of the batches means batches are too short. */
 export const ESS_BATCH_FRACTION = 0.1;
 
+/** ESS and R̂ of the traced series of a run, and the warnings they call for. */
 export interface SeriesDiagnostics {
   /** Per variable (NaN: not traced or constant): ESS = min(bulk, tail) over its states. */
   ess: Float64Array;
   /** Per variable: rank-normalised split-R̂, max over its states. */
   rhat: Float64Array;
+  /** Smallest ESS over the traced variables (null when none). */
   essMin: number | null;
+  /** Median ESS over the traced variables (null when none). */
   essMedian: number | null;
+  /** Largest R̂ over the traced variables (null when none). */
   rhatMax: number | null;
   /** Variables whose R̂ exceeds max(1.01, the noise level of a converged run this long). */
   rhatFlagged: number;

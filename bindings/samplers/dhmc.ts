@@ -42,9 +42,11 @@ export class DHMCSampler extends ContinuousSampler {
   }
 }
 
+/** Options of `runDHMC`: the run's options and the HMC integrator's; defaults in DHMC_DEFAULTS. */
 export interface DHMCOptions extends ContinuousRunOptions {
   /** Integrator steps per trajectory. Default 5. */
   leapfrogSteps?: number;
+  /** The integrator: a name from INTEGRATORS or a palindromic coefficient table (default 'leapfrog'). */
   integrator?: IntegratorName | readonly number[];
 }
 

@@ -372,6 +372,7 @@ export function mcse(chains: Chains): number {
   return Math.sqrt(varianceOf(pooled) / e);
 }
 
+/** ESS, R̂ and MCSE of several traced quantities over chains. */
 export interface TraceSummary {
   /** Per quantity: ESS of the mean (NaN for constant series). */
   ess: Float64Array;
@@ -379,8 +380,11 @@ export interface TraceSummary {
   rhat: Float64Array;
   /** Per quantity: MCSE of the mean, sd/√ESS (0 for constant series). */
   mcse: Float64Array;
+  /** Median ESS over the quantities (null when none is defined). */
   essMedian: number | null;
+  /** Smallest ESS over the quantities (null when none is defined). */
   essMin: number | null;
+  /** Largest R̂ over the quantities (null when none is defined). */
   rhatMax: number | null;
 }
 

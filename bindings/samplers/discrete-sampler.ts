@@ -10,27 +10,40 @@ import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 
+/** A discrete chain's state in WASM memory. */
 export interface DiscreteChainState {
   /** Address of the chain's state in WASM memory: generator stream, then one byte per bit. */
   readonly ptr: number;
+  /** The chain's id (its stream is (seed, chain)). */
   readonly chain: number;
 }
 
+/** What a step of a discrete sampler reports. */
 export interface DiscreteStepInfo {
+  /** Sweeps run. */
   sweeps: number;
   /** Fraction of variable updates that changed the variable's state. */
   changeRate: number;
 }
 
+/**
+ * The samplers on the discrete model's canonical form (single-site and tree-block Gibbs): the model bound into
+ * engine memory and the chains' states. Call dispose() when done.
+ */
 export abstract class DiscreteChainSampler {
+  /** The model's canonical form bound into engine memory. */
   protected readonly bound: BoundModel;
 
-  /** `stream`: the sampler's tag within a chain, so different samplers never share draws. */
+  /**
+   * `stream`: the sampler's tag within a chain, so different samplers never share draws.
+   * @param engine The engine whose memory holds the sampler and its chains.
+   */
   constructor(readonly engine: Engine, model: Model, private readonly stream: number, private readonly label: string) {
     // Refused up front when the form, an accumulator and two chains' states cannot fit.
     this.bound = BoundModel.fromModel(engine, model, label, (s) => 8 * s.nBits + 2 * (s.nBits + 256) + 8 * s.maxBlock);
   }
 
+  /** The model's canonical form. */
   get form(): CanonicalForm {
     return this.bound.form;
   }
@@ -89,6 +102,7 @@ export abstract class DiscreteChainSampler {
     return this.bound.arena.alloc(this.form.nBits * 8);
   }
 
+  /** The accumulator's sums (copied), then zeroes it. */
   readAndClear(acc: number): Float64Array {
     const view = this.bound.arena.f64(acc, this.form.nBits);
     const out = view.slice();
@@ -96,6 +110,7 @@ export abstract class DiscreteChainSampler {
     return out;
   }
 
+  /** Frees the sampler's engine memory (its chains' states included). */
   dispose(): void {
     this.bound.dispose();
   }

@@ -42,6 +42,7 @@ export class BatchMeans {
   /** series[q][chain]: batch means of traced coordinate q, chain by chain. */
   private readonly seriesData: number[][][];
 
+  /** @param dim Number of coordinates averaged. */
   constructor(readonly dim: number, traced: ArrayLike<number> = []) {
     this.sum = new Float64Array(dim);
     [this.within, this.lag, this.wSum, this.wSum2, this.cSum, this.cSq, this.cLag, this.cFirst, this.cLast] = Array.from({ length: 9 }, () => new Float64Array(dim));
@@ -98,14 +99,17 @@ export class BatchMeans {
     this.cCount = 0;
   }
 
+  /** Batches added so far, over all chains. */
   get batches(): number {
     return this.count;
   }
 
+  /** Chains seen so far. */
   get chains(): number {
     return this.chainCount;
   }
 
+  /** The mean of the batch means, per coordinate. */
   mean(): Float64Array {
     return this.sum.map((s) => s / this.count);
   }

@@ -26,11 +26,17 @@ const FACTOR_GIBBS_STREAM = 0x4647; // "FG"
 /** Which Gibbs kernel method 'gibbs' runs on a model: the canonical form's when every factor is pairwise. */
 export type GibbsKernel = 'canonical' | 'factor-graph';
 
+/** The Gibbs kernel method 'gibbs' runs on `model`. */
 export function gibbsKernel(model: Model): GibbsKernel {
   return model.isPairwise ? 'canonical' : 'factor-graph';
 }
 
+/**
+ * Sequential single-site Gibbs on the factor graph itself (factors of any arity): each sweep redraws every
+ * variable in index order from its conditional. Call dispose() when done.
+ */
 export class FactorGibbsSampler {
+  /** The model's factor graph in engine memory. */
   readonly graph: BoundFactorGraph;
   /** Entries of the accumulator: Σ_v card_v (one per variable and state, variables in order). */
   readonly nStates: number;
@@ -39,6 +45,11 @@ export class FactorGibbsSampler {
   private readonly scratch: number;
   private readonly stateBytes: number;
 
+  /**
+   * Binds the model's factor graph into `engine`'s memory (EngineError when it cannot fit).
+   * @param engine The engine whose memory holds the sampler.
+   * @param model The model (factors of any arity).
+   */
   constructor(readonly engine: Engine, readonly model: Model) {
     let states = 0;
     for (let v = 0; v < model.n; v++) states += model.card[v];
@@ -101,6 +112,7 @@ export class FactorGibbsSampler {
     return this.graph.arena.alloc(this.nStates * 8);
   }
 
+  /** The accumulator's sums (copied), then zeroes it. */
   readAndClear(acc: number): Float64Array {
     const view = this.graph.arena.f64(acc, this.nStates);
     const out = view.slice();
@@ -108,6 +120,7 @@ export class FactorGibbsSampler {
     return out;
   }
 
+  /** Frees the sampler's engine memory. */
   dispose(): void {
     this.graph.dispose();
   }

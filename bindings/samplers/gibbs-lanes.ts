@@ -18,9 +18,13 @@ import { checkCount } from '../core/options.ts';
 import { splitEvenly } from './estimators.ts';
 import type { DiscreteEvent } from './chains.ts';
 
+/** Arithmetic of the lanes' Gibbs kernel: 'f64' (two chains per vector) or 'f32' (four). */
 export const PRECISIONS = ['f64', 'f32'] as const;
+/** See PRECISIONS. */
 export type Precision = (typeof PRECISIONS)[number];
+/** Visiting orders of a sweep: 'sequential' blocks in index order, 'colored' color by color (coloredOrder). */
 export const SCANS = ['sequential', 'colored'] as const;
+/** See SCANS. */
 export type Scan = (typeof SCANS)[number];
 
 export function checkPrecision(p: unknown): Precision {
@@ -43,7 +47,9 @@ export function lanesMemory(s: FormSize, chains: number, precision: Precision, s
   return B * (9 * s.nBits + 256) + 16 * s.maxBlock + 64 + (scan === 'colored' ? 4 * s.n + 16 : 0) + (precision === 'f32' ? 4 * (s.nBits + s.nnz) + 32 : 0);
 }
 
+/** A batch of chains run together in SIMD lanes. */
 export interface LanesBatch {
+  /** Address of the batch's states in WASM memory. */
   readonly ptr: number;
   /** The chain ids of the batch's lanes (padding lanes excluded). */
   readonly chains: number[];
@@ -102,6 +108,10 @@ export function coloredOrder(form: CanonicalForm): { order: Int32Array; colors: 
   return { order, colors, color };
 }
 
+/**
+ * Single-site Gibbs chains in SIMD lanes: 2 (f64) or 4 (f32) chains per 128-bit vector, each with its own stream.
+ * Call dispose() when done.
+ */
 export class GibbsLanes {
   private readonly bound: BoundModel;
   private readonly scratch: number;
@@ -111,6 +121,7 @@ export class GibbsLanes {
   private readonly val32: number = 0;
   /** Chains per vector. */
   readonly lanes: number;
+  /** Number of colors of the colored scan (0 for the sequential scan). */
   readonly colors: number = 0;
   /** The most chains a batch holds (padded to whole vectors). */
   readonly width: number;
@@ -121,6 +132,9 @@ export class GibbsLanes {
   /**
    * `width`: the most chains a batch will hold (memory is checked for it up front). `stream`: the
    * sampler's tag within a chain (GibbsSampler's, so the lanes reproduce its chains).
+   * @param engine The engine whose memory holds the sampler.
+   * @param precision 'f64' (default) or 'f32'.
+   * @param scan 'sequential' (default) or 'colored'.
    */
   constructor(readonly engine: Engine, model: Model, width: number, private readonly stream: number, readonly precision: Precision = 'f64', readonly scan: Scan = 'sequential') {
     checkPrecision(precision);
@@ -147,6 +161,7 @@ export class GibbsLanes {
     }
   }
 
+  /** The model's canonical form. */
   get form(): CanonicalForm {
     return this.bound.form;
   }
@@ -232,6 +247,7 @@ export class GibbsLanes {
     return x;
   }
 
+  /** Frees the sampler's engine memory. */
   dispose(): void {
     this.bound.dispose();
   }

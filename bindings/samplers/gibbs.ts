@@ -18,9 +18,15 @@ import { checkCount, definedOnly } from '../core/options.ts';
 /** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
 export const GIBBS_STREAM = 1;
 
+/** A sequential Gibbs chain's state (its address in WASM memory and chain id). */
 export type GibbsState = DiscreteChainState;
+/** What a Gibbs step reports: sweeps run and the fraction of variable draws that changed the variable's state. */
 export type GibbsInfo = DiscreteStepInfo;
 
+/**
+ * Sequential (systematic-scan) single-site Gibbs on the model's canonical form: each sweep redraws every variable
+ * in index order from its conditional. Call dispose() when done.
+ */
 export class GibbsSampler extends DiscreteChainSampler {
   private readonly scratch: number;
 
@@ -38,8 +44,11 @@ export class GibbsSampler extends DiscreteChainSampler {
   }
 }
 
+/** Options of the Gibbs samplers (`runGibbs`, and the others that run like it); defaults in GIBBS_DEFAULTS. */
 export interface GibbsOptions {
+  /** Seed: chain c draws from stream (seed, c) (default 1). */
   seed?: number;
+  /** Independent chains (default 4). */
   chains?: number;
   /** Sweeps per chain that are kept. */
   samples?: number;
@@ -54,10 +63,13 @@ export interface GibbsOptions {
   precision?: Precision;
   /** 'sequential' (default): blocks in index order. 'colored': color by color (a different valid chain). */
   scan?: Scan;
+  /** Called as sweeps are done (done/total in sweeps of all chains). */
   onProgress?: (p: Progress) => void;
+  /** Stops the run; the result is then marked partial and uses the batches completed. */
   signal?: AbortSignal;
 }
 
+/** Defaults of GibbsOptions. */
 export const GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20, precision: 'f64', scan: 'sequential' } as const;
 
 export type GibbsRun = { seed: number; chains: number; samples: number; burnin: number; batches: number; precision: Precision; scan: Scan };

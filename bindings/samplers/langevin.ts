@@ -22,11 +22,17 @@ import type { Engine } from '../core/engine.ts';
 import type { RelaxationData } from '../relax/relaxation-bound.ts';
 import { ContinuousSampler, runContinuous, DHMC_DEFAULTS, type ContinuousRunOptions, type ContinuousResult, type ContinuousSamplerOptions, type ContinuousTarget, type ContinuousState } from './dhmc.ts';
 
+/** Defaults of `runMALA`: DHMC_DEFAULTS with targetAccept 0.574. */
 export const MALA_DEFAULTS = { ...DHMC_DEFAULTS, targetAccept: 0.574 } as const;
+/** Defaults of `runULA`: DHMC_DEFAULTS with targetAccept 0.574. */
 export const ULA_DEFAULTS = { ...DHMC_DEFAULTS, targetAccept: 0.574 } as const;
 
 type LangevinSamplerOptions = Omit<ContinuousSamplerOptions, 'integrator' | 'leapfrogSteps'>;
 
+/**
+ * The Metropolis-adjusted Langevin algorithm on a continuous target: one gradient step plus Gaussian noise,
+ * accepted by a Metropolis–Hastings test.
+ */
 export class MALASampler extends ContinuousSampler {
   constructor(engine: Engine, target: ContinuousTarget, opts: LangevinSamplerOptions = {}) {
     super(engine, target, 'mala', opts);
@@ -44,13 +50,16 @@ export class MALASampler extends ContinuousSampler {
   }
 }
 
+/** The unadjusted Langevin algorithm: MALA's move without the accept test (biased by the step size). */
 export class ULASampler extends ContinuousSampler {
   constructor(engine: Engine, target: ContinuousTarget, opts: LangevinSamplerOptions = {}) {
     super(engine, target, 'ula', opts);
   }
 }
 
+/** Options of `runMALA` (as ContinuousRunOptions). */
 export type MALAOptions = ContinuousRunOptions;
+/** Options of `runULA` (as ContinuousRunOptions). */
 export type ULAOptions = ContinuousRunOptions;
 
 /** MALA on the relaxation's p(x): method 'mala'. Options as runDHMC without the integrator ones. */

@@ -26,13 +26,17 @@ import { BatchMeans, splitEvenly } from './estimators.ts';
 /** Stream tags: (seed, chain, PT_STREAM) for the swaps, PT_STREAM + 1 + k for replica slot k. */
 export const PT_STREAM = 0x50540000; // "PT"
 
+/** Options of parallel tempering (`runTempering`); defaults in PT_DEFAULTS. */
 export interface PTOptions {
+  /** Seed: chain c draws from stream (seed, c) (default 1). */
   seed?: number;
+  /** Independent chains, each with its own R replicas (default 4). */
   chains?: number;
   /** Sweeps of every replica per chain that are kept. */
   samples?: number;
   /** Warm-up sweeps per chain (the ladder is tuned in their first three quarters). */
   burnin?: number;
+  /** Batches per chain for the standard errors (default 20). */
   batches?: number;
   /** Number of temperatures R (≥ 2); with `ladder`, its length. */
   replicas?: number;
@@ -42,10 +46,13 @@ export interface PTOptions {
   betaMin?: number;
   /** Re-space the ladder for equal swap rates during warm-up (default: on for the default ladder, off for a given one). */
   adaptLadder?: boolean;
+  /** Called as sweeps are done. */
   onProgress?: (p: Progress) => void;
+  /** Stops the run; the result is then marked partial and uses the batches completed. */
   signal?: AbortSignal;
 }
 
+/** Defaults of PTOptions. */
 export const PT_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 400, batches: 20, replicas: 8, betaMin: 0.05 } as const;
 
 /** Warm-up rounds; the ladder is re-spaced after each of the first ADAPT_ROUNDS of them. */
@@ -125,12 +132,19 @@ export function respaceLadder(betas: readonly number[], acceptRate: readonly num
 
 /** The PT kernel on one bound model: each state is one chain's R replicas. */
 export class TemperingSampler {
+  /** The model in engine memory. */
   readonly bound: BoundModel;
 
+  /**
+   * Binds `model` into `engine`'s memory for chains of `R` replicas.
+   * @param engine The engine whose memory holds the sampler.
+   * @param R Number of replicas (temperatures) per chain.
+   */
   constructor(readonly engine: Engine, model: Model, readonly R: number) {
     this.bound = BoundModel.fromModel(engine, model, 'parallel tempering', (s) => R * (s.nBits + 96) + 80 * R + 8 * s.maxBlock + 8 * s.nBits + 256);
   }
 
+  /** The model's canonical form. */
   get form() {
     return this.bound.form;
   }
@@ -140,6 +154,10 @@ export class TemperingSampler {
     return this.bound.header;
   }
 
+  /**
+   * A chain's state of R replicas at the inverse temperatures `ladder` (from 0 to 1), from stream (seed, chain);
+   * returns its address.
+   */
   init(seed: number, chain: number, ladder: readonly number[]): number {
     const header = this.header();
     const st = this.bound.arena.alloc(this.engine.kernels.ptStateBytes(header, this.R));
@@ -162,6 +180,7 @@ export class TemperingSampler {
     return this.bound.arena.f64(this.engine.kernels.ptArray(st, which) >>> 0, len);
   }
 
+  /** Frees the sampler's engine memory. */
   dispose(): void {
     this.bound.dispose();
   }

@@ -19,6 +19,7 @@
 import type { CanonicalForm } from '../core/canonical.ts';
 import { ModelError } from '../core/errors.ts';
 
+/** A partition of the variables into blocks that each induce a forest of the model's graph (tree-block Gibbs). */
 export interface TreePartition {
   /** Number of user variables. */
   readonly n: number;

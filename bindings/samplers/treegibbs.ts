@@ -24,9 +24,16 @@ const TREE_STREAM = 0x5442; // "TB"
  * sharing the model's structure (AIS's tempered copy).
  */
 export class BoundTreeBlocks {
+  /** Address of the tree blocks' header in WASM memory. */
   readonly header: number;
+  /** Address of the work buffer of the tree kernels. */
   readonly work: number;
 
+  /**
+   * Copies `partition` into `bound`'s arena (ModelError when it is not a valid tree partition of the form).
+   * @param bound The bound model the blocks belong to.
+   * @param partition The blocks.
+   */
   constructor(readonly bound: BoundModel, readonly partition: TreePartition) {
     const form = bound.form;
     const { arena, engine } = bound;
@@ -71,10 +78,17 @@ export class BoundTreeBlocks {
   }
 }
 
+/** A tree-block Gibbs chain's state (its address in WASM memory and chain id). */
 export type TreeGibbsState = DiscreteChainState;
+/** What a tree-block Gibbs step reports: sweeps run and the fraction of variables that changed state. */
 export type TreeGibbsInfo = DiscreteStepInfo;
 
+/**
+ * Tree-block Gibbs: each sweep redraws every block of an induced-forest partition exactly given the rest (forward
+ * filtering, backward sampling). Call dispose() when done.
+ */
 export class TreeGibbsSampler extends DiscreteChainSampler {
+  /** The partition bound into the sampler's memory. */
   readonly tree: BoundTreeBlocks;
 
   constructor(engine: Engine, model: Model, partition?: TreePartition) {
@@ -82,6 +96,7 @@ export class TreeGibbsSampler extends DiscreteChainSampler {
     this.tree = new BoundTreeBlocks(this.bound, partition ?? treePartition(this.form));
   }
 
+  /** The partition the sampler runs on. */
   get partition(): TreePartition {
     return this.tree.partition;
   }
@@ -95,6 +110,7 @@ export class TreeGibbsSampler extends DiscreteChainSampler {
   }
 }
 
+/** Options of `runTreeGibbs`: GibbsOptions (defaults GIBBS_DEFAULTS) and the partition. */
 export interface TreeGibbsOptions extends GibbsOptions {
   /** The blocks (default: treePartition's greedy induced forests). */
   partition?: TreePartition;

@@ -13,8 +13,13 @@ import { bpConfig } from './bp.ts';
 import { trwDiagnostics, trwUpperBound, type TRWOptions } from './trw.ts';
 import { runMeanField, type MeanFieldOptions } from './meanfield.ts';
 
+/** Options of `runBounds`: TRW's (upper end) and mean field's (lower end). */
 export type BoundsOptions = TRWOptions & MeanFieldOptions;
 
+/**
+ * An interval for log Z (nats): mean field's lower bound and TRW's upper bound (pairwise models), in logZLower and
+ * logZUpper (logZ null); marginals are TRW's pseudo-marginals.
+ */
 export function runBounds(engine: Engine, model: Model, opts: BoundsOptions = {}): InferenceResult {
   const t0 = performance.now();
   const c = bpConfig(opts);

@@ -13,9 +13,12 @@ import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 
+/** The message-passing schedules of belief propagation (see BPOptions.schedule). */
 export const BP_SCHEDULES = ['parallel', 'sequential', 'residual'] as const;
+/** A belief-propagation schedule. */
 export type BPSchedule = (typeof BP_SCHEDULES)[number];
 
+/** Options of loopy belief propagation (`runBP`; TRW takes them too); defaults in BP_DEFAULTS. */
 export interface BPOptions {
   /** α ∈ [0, 1): each new message (in log space) is (1 − α) new + α old. Default 0. */
   damping?: number;
@@ -29,18 +32,26 @@ export interface BPOptions {
   maxIterations?: number;
   /** Converged when an iteration changes no message entry (on the probability scale, max 1) by more than this. Default 1e-9. */
   tolerance?: number;
+  /** Stops the iterations (checked every 10 iterations); the result is then that of the messages reached. */
   signal?: AbortSignal;
 }
 
+/** Defaults of BPOptions. */
 export const BP_DEFAULTS = { damping: 0, schedule: 'parallel', maxIterations: 1000, tolerance: 1e-9 } as const;
 
+/** BPOptions validated, defaults filled in (see BPOptions for each field). */
 export interface BPConfig {
+  /** Damping α ∈ [0, 1). */
   damping: number;
+  /** Message schedule. */
   schedule: BPSchedule;
+  /** Iterations at most. */
   maxIterations: number;
+  /** Convergence threshold on the largest message change (probability scale). */
   tolerance: number;
 }
 
+/** Merges `opts` with BP_DEFAULTS and validates them (ModelError on a bad value). */
 export function bpConfig(opts: BPOptions): BPConfig {
   const c = { ...BP_DEFAULTS, ...definedOnly({ damping: opts.damping, schedule: opts.schedule, maxIterations: opts.maxIterations, tolerance: opts.tolerance }) };
   if (typeof c.damping !== 'number' || !(c.damping >= 0 && c.damping < 1)) throw new ModelError(`damping must be a number in [0, 1), got ${c.damping}`);
@@ -50,14 +61,19 @@ export function bpConfig(opts: BPOptions): BPConfig {
   return c;
 }
 
+/** How a run of belief propagation ended. */
 export interface BPRunInfo {
+  /** Iterations (sweeps over all factors) run. */
   iterations: number;
+  /** True when the last iteration changed no message entry by more than the tolerance. */
   converged: boolean;
+  /** Largest message change of the last iteration (probability scale); Infinity when no iteration ran. */
   maxResidual: number;
 }
 
 /** Messages, beliefs and weights of one model in engine memory; run() continues from the current messages. */
 export class BPSolver {
+  /** The model's factor graph in engine memory (messages, beliefs and scratch live in its arena). */
   readonly fg: BoundFactorGraph;
   private readonly st: number;
   private readonly weightPtr: number;
@@ -75,6 +91,11 @@ export class BPSolver {
   /** Factor weights ρ_f (1: BP). */
   readonly weights: Float64Array;
 
+  /**
+   * Binds `model` into `engine`'s memory with messages at their initial values and every weight ρ_f = 1.
+   * @param engine The engine whose memory holds the solver.
+   * @param model The model (factors of any arity).
+   */
   constructor(readonly engine: Engine, readonly model: Model, what = 'belief propagation') {
     const { n, card, scopeStart, scopeVars } = model;
     const F = model.nFactors, S = scopeVars.length;
@@ -226,6 +247,7 @@ export class BPSolver {
     return { logZ, factorEntropy: hf, nodeEntropy: hv };
   }
 
+  /** Frees the solver's engine memory. */
   dispose(): void {
     this.fg.dispose();
   }

@@ -32,7 +32,9 @@ import { MF_STREAM, type AscentInfo, type MeanFieldKernel } from './meanfield-ke
 
 export { MF_STREAM, type MeanFieldKernel, type AscentInfo };
 
+/** Options of mean field (`runMeanField`); defaults in MF_DEFAULTS. */
 export interface MeanFieldOptions {
+  /** Seed: random restart j draws from stream (seed, j) (default 1). */
   seed?: number;
   /** Random initialisations at most (the budget may stop earlier); the best bound is kept. */
   restarts?: number;
@@ -44,14 +46,18 @@ export interface MeanFieldOptions {
   tol?: number;
   /** Work for all starts together, in coupling visits (a sweep costs nBits + nnz(W)); ≥ one sweep always runs. */
   budget?: number;
+  /** Called as starts finish (phase 'mf', done/total in starts). */
   onProgress?: (p: Progress) => void;
+  /** Stops between starts; the result is then the best start so far. */
   signal?: AbortSignal;
 }
 
+/** Defaults of MeanFieldOptions. */
 export const MF_DEFAULTS = { seed: 1, restarts: 10, orderedStarts: true, maxSweeps: 1000, tol: 1e-9, budget: 1e8 } as const;
 
 /** One model's mean-field state in WASM memory: marginals per bit, entropies per block. */
 export class MeanFieldSolver implements MeanFieldKernel {
+  /** The model's canonical pairwise form. */
   readonly form: CanonicalForm;
   readonly sweepCost: number;
   private readonly bound: BoundModel;
@@ -61,6 +67,10 @@ export class MeanFieldSolver implements MeanFieldKernel {
   private readonly out: number;
   private readonly rng: number;
 
+  /**
+   * Binds the model's canonical form into `engine`'s memory.
+   * @param engine The engine whose memory holds the solver.
+   */
   constructor(readonly engine: Engine, model: Model | CanonicalForm) {
     this.form = 'nBits' in model ? model : toCanonical(model);
     this.sweepCost = this.form.nBits + this.form.rowPtr[this.form.nBits];
@@ -106,6 +116,7 @@ export class MeanFieldSolver implements MeanFieldKernel {
     this.engine.call('mean field entropies', (k) => k.mfEntropies(h, this.mu, this.ent));
   }
 
+  /** The current marginals per bit, p(s_i = 1) (copied). */
   bitMarginals(): Float64Array {
     this.header();
     return this.bound.arena.readF64(this.mu, this.form.nBits);
@@ -125,41 +136,64 @@ export class MeanFieldSolver implements MeanFieldKernel {
     return { logZ: o[0] + this.form.logZOffset, sweeps, converged: o[1] === 1, lastIncrease: o[2], lastStep: o[3] };
   }
 
+  /** Frees the solver's engine memory. */
   dispose(): void {
     this.bound.dispose();
   }
 }
 
+/** MeanFieldOptions validated, defaults filled in (see MeanFieldOptions for each field). */
 export interface RestartsConfig {
+  /** Seed of the random starts. */
   seed: number;
+  /** Random restarts at most. */
   restarts: number;
+  /** Whether the two ordered starts run first. */
   orderedStarts: boolean;
+  /** Sweeps per start at most. */
   maxSweeps: number;
+  /** Relative convergence tolerance of a start. */
   tol: number;
+  /** Work for all starts, in coupling visits. */
   budget: number;
+  /** Called as starts finish. */
   onProgress?: (p: Progress) => void;
+  /** Stops between starts. */
   signal?: AbortSignal;
 }
 
+/** What mean field's restarts found. */
 export interface RestartsOutcome {
+  /** The best start's ascent (highest bound). */
   best: AscentInfo;
   /** The best start's state (kernel layout). */
   bestState: Float64Array;
   /** Index of the best random restart, −1 when an ordered start was best. */
   bestRestart: number;
+  /**
+   * Which start gave the best bound: an ordered one, a random one, or the start from a configuration of positive
+   * probability.
+   */
   bestStart: 'first-state' | 'last-state' | 'random' | 'feasible';
   /** Random restarts run; ordered starts run. */
   restarts: number;
+  /** Ordered starts run. */
   ordered: number;
+  /** Sweeps of all starts together. */
   sweeps: number;
   /** Most sweeps of one start; sweeps of the random restarts alone. */
   longest: number;
+  /** Sweeps of the random restarts alone. */
   randomSweeps: number;
+  /** Starts that converged. */
   converged: number;
+  /** The lowest bound over the starts (nats). */
   worst: number;
   /** Coupling visits spent. */
   work: number;
+  /** True when the budget cut the starts short (fewer sweeps or fewer starts than asked). */
   budgetExhausted: boolean;
+  /** True when the signal stopped the starts. */
   cancelled: boolean;
 }
 

@@ -38,7 +38,9 @@ import { MeanFieldSolver, meanFieldConfig, meanFieldRestarts, MF_DEFAULTS } from
 /** Tag of MFRP's generator streams (projection, then the J starts of that trial). */
 export const MFRP_STREAM = 0x5250; // "RP"
 
+/** Options of mean field with random projections (`runMFRP`); defaults in MFRP_DEFAULTS. */
 export interface MFRPOptions {
+  /** Seed of the projections and their starts (default 1). */
   seed?: number;
   /** J: random initialisations per projection; the best bound is kept. */
   restarts?: number;
@@ -46,7 +48,9 @@ export interface MFRPOptions {
   trials?: number;
   /** m_max: constraints m = minConstraints … maxConstraints are tried (clamped to n). */
   maxConstraints?: number;
+  /** Smallest number of constraints m tried (default 0: plain mean field). */
   minConstraints?: number;
+  /** Sweeps per ascent at most (default 1000). */
   maxSweeps?: number;
   /** An ascent has converged when a sweep raises the bound by at most tol · max(n, |bound|). */
   tol?: number;
@@ -56,10 +60,13 @@ export interface MFRPOptions {
   orderedStarts?: boolean;
   /** The projected trials' budget as a multiple of mean field's work (Infinity: none). */
   budgetFactor?: number;
+  /** Called after each trial (phase 'mfrp', done/total in trials). */
   onProgress?: (p: Progress) => void;
+  /** Stops between trials; the result then uses the numbers of constraints completed. */
   signal?: AbortSignal;
 }
 
+/** Defaults of MFRPOptions. */
 export const MFRP_DEFAULTS = {
   seed: 1, restarts: MF_DEFAULTS.restarts, trials: 5, maxConstraints: 20, minConstraints: 0, maxSweeps: MF_DEFAULTS.maxSweeps,
   tol: MF_DEFAULTS.tol, budget: MF_DEFAULTS.budget, orderedStarts: MF_DEFAULTS.orderedStarts, budgetFactor: 4,
@@ -68,6 +75,7 @@ export const MFRP_DEFAULTS = {
 /** The projected trials' budget never goes below this many coupling visits (small models run every m). */
 export const MFRP_MIN_BUDGET = 2e7;
 
+/** A random XOR projection Ax = b over GF(2), reduced to pivot rows. */
 export interface Projection {
   /** Rank of A; equals the number of pivot rows. */
   rank: number;
@@ -77,16 +85,21 @@ export interface Projection {
   pivots: Int32Array;
   /** Row l: x_{pivots[l]} = rhs[l] ⊕ ⊕_{f ∈ support[l]} x_f, every f free. */
   support: Int32Array[];
+  /** Right-hand side bit of each reduced row. */
   rhs: Uint8Array;
 }
 
+/** The outcome of one coordinate ascent over a projection's free marginals. */
 export interface ProjectedAscent {
   /** log γ: the projected bound of the model as the user built it (offset included). */
   logGamma: number;
+  /** Sweeps run. */
   sweeps: number;
+  /** True when the convergence test passed before maxSweeps. */
   converged: boolean;
   /** The last sweep's increase of the bound as the kernel tracked it, and largest change of a marginal. */
   lastIncrease: number;
+  /** Largest change of a marginal in the last sweep. */
   lastStep: number;
   /** p(x_i = 1) for every variable (pivots by Proposition 1). */
   marginals: Float64Array;
@@ -112,7 +125,9 @@ export function checkMFRPModel(model: Model, form?: CanonicalForm): CanonicalFor
 
 /** A binary model's MFRP state in WASM memory: one projection at a time, and its free marginals. */
 export class MFRPSolver {
+  /** The model's canonical pairwise form (binary, strictly positive potentials). */
   readonly form: CanonicalForm;
+  /** Number of variables (bits). */
   readonly n: number;
   /** Largest number of constraints this solver holds. */
   readonly maxRows: number;
@@ -123,6 +138,11 @@ export class MFRPSolver {
   /** The free marginals belong to the current projection (set after it by randomStart or setFreeMarginals). */
   private fresh = false;
 
+  /**
+   * Binds a binary pairwise model into `engine`'s memory, with room for up to `maxRows` constraints (ModelError
+   * for models MFRP does not cover).
+   * @param engine The engine whose memory holds the solver.
+   */
   constructor(readonly engine: Engine, model: Model, maxRows: number) {
     this.form = checkMFRPModel(model);
     this.n = this.form.nBits;
@@ -263,6 +283,7 @@ export class MFRPSolver {
     return this.engine.call('mfrp pair marginal', (k) => k.mfrpPairMarginal(st, i, j));
   }
 
+  /** False when the current projection is empty (Ax = b has no solution). */
   consistent(): boolean {
     return this.engine.kernels.mfrpInfo(this.live(), 1) === 1;
   }
@@ -280,6 +301,7 @@ export class MFRPSolver {
     };
   }
 
+  /** Frees the solver's engine memory. */
   dispose(): void {
     this.bound.dispose();
   }
@@ -296,25 +318,37 @@ export function logMedian(xs: readonly number[]): number {
   return b + Math.log1p(Math.exp(a - b)) - Math.LN2;
 }
 
+/** One projection trial of MFRP. */
 export interface TrialRecord {
   /** log γ_t (−∞ for an empty projection). */
   logGamma: number;
+  /** Rank of the projection's A. */
   rank: number;
+  /** True when the projection was empty (no solution). */
   empty: boolean;
+  /** Sweeps of the trial's J restarts together. */
   sweeps: number;
+  /** True when all J restarts converged. */
   converged: boolean;
 }
 
+/** The trials at one number of constraints m. */
 export interface PerM {
+  /** Number of constraints. */
   m: number;
   /** m log 2 + median_t log γ_t: this m's estimate of the lower bound. */
   bound: number;
+  /** Its trials, in order. */
   trials: TrialRecord[];
+  /** Wall-clock time of this m's trials, in seconds. */
   seconds: number;
 }
 
+/** MFRP's result with every trial's record. */
 export interface MFRPDetail {
+  /** The result runMFRP returns. */
   result: InferenceResult;
+  /** One entry per number of constraints m run. */
   perM: PerM[];
 }
 

@@ -30,7 +30,12 @@ import { exactInference } from '../exact/exact.ts';
 import { seedWords } from '../core/seed.ts';
 import { BPSolver, bpConfig, type BPConfig, type BPOptions } from './bp.ts';
 
+/**
+ * Options of tree-reweighted BP (`trwUpperBound`, `runTRW`): BP's options plus the spanning-tree weights'
+ * (defaults in TRW_DEFAULTS and BP_DEFAULTS).
+ */
 export interface TRWOptions extends BPOptions {
+  /** Seed of the random spanning forests (default 1). */
   seed?: number;
   /** Random spanning forests ρ starts from (more if some edge is in none). Default 10. */
   trwTrees?: number;
@@ -38,6 +43,7 @@ export interface TRWOptions extends BPOptions {
   trwSteps?: number;
 }
 
+/** Defaults of TRWOptions' own fields. */
 export const TRW_DEFAULTS = { seed: 1, trwTrees: 10, trwSteps: 10 } as const;
 
 /** The model with factors on the same scope summed (a lattice's shared bond table stays shared when no scope repeats). */
@@ -168,20 +174,27 @@ function treeDecompositionBound(engine: Engine, m: Model, solver: BPSolver, edge
   return bound;
 }
 
+/** TRW's upper bound on log Z and what led to it. */
 export interface TRWBound {
   /** The certified bound (tree decomposition at the final messages). */
   logZ: number;
   /** The weighted free energy at the final beliefs (equal to logZ at a fixed point). */
   freeEnergy: number;
+  /** Pseudo-marginals τ at the final messages: marginals[v][k]. */
   marginals: Float64Array[];
   /** ρ per factor of the (merged) model the bound was computed on. */
   rho: Float64Array;
+  /** True when the last BP run at the final ρ converged. */
   converged: boolean;
+  /** BP iterations over all ρ evaluated, in total. */
   iterations: number;
   /** The free energy of the random-tree ρ, before conditional-gradient steps. */
   initialLogZ: number;
+  /** Conditional-gradient steps on ρ accepted. */
   steps: number;
+  /** Spanning forests in the final distribution μ. */
   trees: number;
+  /** Largest message change of the final BP run (probability scale). */
   maxResidual: number;
 }
 
