@@ -23,6 +23,8 @@ const DOCUMENTED = [
   'bindings/io/',
   'bindings/parallel/',
   'bindings/infer.ts',
+  'bindings/exact/',
+  'bindings/queue/',
 ];
 
 /** Exported symbols of `entries` (and their members) declared under `root` + 'bindings/' without a doc comment. */

@@ -21,6 +21,7 @@ import { mulberry32 } from '../core/seed.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
 
+/** Options of exactInference (`infer`'s `exact` option): which algorithm and the limits past which it refuses. */
 export interface ExactOptions {
   /** 'elimination' takes the junction tree on pairwise models and bucket elimination otherwise; 'bucket' forces bucket elimination. */
   method?: 'auto' | 'enumeration' | 'elimination' | 'bucket';
@@ -36,11 +37,13 @@ export interface ExactOptions {
   orderings?: OrderingHeuristic[];
 }
 
+/** log Z and every node marginal, computed exactly, with the plan's size. */
 export interface ExactResult {
   /** Natural log of the partition function, including model.logConst; −Infinity if every configuration has zero potential. */
   logZ: number;
   /** marginals[v][k] = p(x_v = k). Reading it throws an EngineError when logZ = −Infinity. */
   marginals: Float64Array[];
+  /** 'enumeration', or 'elimination' (junction tree or bucket elimination: see `algorithm`). */
   method: 'enumeration' | 'elimination';
   /** Largest clique size − 1 (enumeration: the variables of the largest enumerated component − 1). */
   treewidth: number;
@@ -48,6 +51,7 @@ export interface ExactResult {
   maxTableEntries: number;
   /** Name of the elimination ordering used ('gray-code' for enumeration). */
   ordering: string;
+  /** Wall time of the plan and both passes, seconds. */
   seconds: number;
   /** Which exact algorithm ran: enumeration, the junction tree (pairwise), or bucket elimination (any arity). */
   algorithm: 'enumeration' | 'junction-tree' | 'bucket';

@@ -26,6 +26,7 @@ import { checkJobOpts, keys, KEY_TTL_MS, MAX_BLOB_BYTES, QUEUE_NAME, WHOLE_METHO
 import { bullConnection, connectRedis, queueConnection, withTimeout, type QueueConnection } from './queue-redis.ts';
 import type { ChainsResult } from './queue-thread.ts';
 
+/** Where runQueued finds the queue, and how it splits and waits. */
 export interface QueueOptions {
   /** The queue's Redis: redis://[user:password@]host[:port][/db], or rediss://… for TLS. */
   connection: string;
