@@ -1,5 +1,6 @@
 // The denoising page: draws a clean binary image, flips pixels at random, and shows the posterior
 // the worker samples, the thresholded image and the error rates against the clean image.
+import { mulberry32 } from '../bindings/core/seed.ts';
 import type { DenoiseFrame, FromDenoiseWorker, ToDenoiseWorker } from './denoise-protocol.ts';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -48,17 +49,8 @@ function cleanImage(shape: string, n: number): Int8Array {
   return Int8Array.from({ length: n * n }, (_, i) => (px[4 * i] > 127 ? 1 : -1));
 }
 
-/** mulberry32: a small seeded generator, so the same seed gives the same noise. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator (mulberry32), so the same seed gives the same noise. */
+const rng = mulberry32;
 
 function paint(id: string, values: ArrayLike<number>, toGrey: (v: number) => number): void {
   const c = $<HTMLCanvasElement>(id);

@@ -3,7 +3,7 @@
 // product are contiguous; the sums run in four partial sums (two f64x2 accumulators), added at the
 // end, then the odd tail; rows i are taken two at a time against row j.
 
-import { ldf, stf } from './access';
+import { ldf, stf } from '../core/access';
 
 /** Σ_{k<len} a_k b_k over contiguous f64 rows, in the lane order described above. */
 @inline

@@ -1,7 +1,8 @@
 // Dense symmetric eigendecomposition: Householder tridiagonalisation and implicit QL (tred2/tql2,
 // after EISPACK via JAMA). Values ascending; vectors row-major, column k = vector k.
 
-import { at, ldf, stf, ldi, sti } from './access';
+import { ldf, stf, ldi, sti } from '../core/access';
+import { at } from './access';
 
 /**
  * Tridiagonalises V (row-major n × n, symmetric on entry) in place: d = diagonal, e[i] = subdiagonal

@@ -8,7 +8,7 @@
 // β_k |y_k| valid, so full reorthogonalisation (O(k²n)) is not worth its cost here. The Ritz values
 // lie inside the spectrum; θ_min − residual is the conservative estimate of λ_min used for shifts.
 
-import { ldf, stf, ldi } from './access';
+import { ldf, stf, ldi } from '../core/access';
 
 /** The operator: CSR W (n rows), optional diagonal, optional one-hot blocks for S. */
 @unmanaged

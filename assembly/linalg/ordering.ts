@@ -9,7 +9,7 @@
 // stops with its whole state in the workspace; the caller copies the pool into a larger one and
 // calls again to resume (the result does not depend on the pool's size).
 
-import { ldi, sti } from './access';
+import { ldi, sti } from '../core/access';
 
 /** i32 words of workspace for n vertices (besides the pool). */
 export function minDegreeWorkWords(n: i32): i32 {

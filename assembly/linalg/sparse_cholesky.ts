@@ -11,7 +11,7 @@
 // and choleskyRows, which writes M = Pᵀ L as CSR rows over bits (row `bit` of M is row pos[bit] of
 // L; its diagonal last) for the relaxation's factor.
 
-import { ldf, stf, ldi, sti } from './access';
+import { ldf, stf, ldi, sti } from '../core/access';
 
 /** parent (i32 × n, −1 = root) and counts (i32 × n, strictly-lower nnz per column); flag: i32 × n. */
 export function symbolicCounts(n: i32, rowPtr: usize, col: usize, perm: usize, pos: usize, parent: usize, counts: usize, flag: usize): f64 {
