@@ -131,6 +131,10 @@ test('Gibbs in f32 lanes with a colored scan: workers 1, 2, 3 equal the single-t
   assert.equal(autoWorkers('gibbs', model, { ...opts, samples: 1e6 }, 2), 2);
   assert.equal(autoWorkers('gibbs', model, { ...opts, chains: 1, samples: 1e7 }, 2), 1);
   assert.equal(autoWorkers('dhmc', model, { ...opts, samples: 1e7 }, 2), 1);
+  // A short run on a huge model stays on this thread (each worker would copy the model).
+  const big = isingLattice({ shape: [1024, 1024], beta: 0.4, periodic: true });
+  assert.equal(autoWorkers('gibbs', big, { chains: 2, samples: 100, burnin: 10 }, 2), 1);
+  assert.equal(autoWorkers('gibbs', big, { chains: 2, samples: 1000, burnin: 10 }, 2), 2);
   const a = await inferAsync(engine, model, { ...opts, method: 'gibbs' });
   const b = await inferAsync(engine, model, { ...opts, method: 'gibbs', workers: 2 });
   assert.deepEqual(a.marginals, ref.marginals);

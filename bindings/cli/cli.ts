@@ -30,8 +30,8 @@ const USAGE = `usage:
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
                                           the same estimates as without (plus workers, completedChains);
-                                          default: gibbs runs of ≥ 1e8 site updates use min(chains, cores);
-                                          0: this thread
+                                          default: gibbs runs of ≥ 1e8 site updates and ≥ 1000 sweeps
+                                          per chain use min(chains, cores); 0: this thread
       gibbs:              [--precision f64|f32]   f32: four chains per SIMD vector (f64, default: two)
                           [--scan sequential|colored]   colored: the variables color by color
       any method:         [--queue redis://HOST:PORT[/DB]]   run as jobs on \`relaxmrf worker\` processes
