@@ -39,11 +39,13 @@ test('progress is reported and a different seed gives different marginals', asyn
 test('an abort terminates the workers and returns the batches done so far, marked partial', async () => {
   const model = isingLattice({ shape: [20, 20], beta: 0.3 });
   const ac = new AbortController();
-  // 4 chains × 10⁶ sweeps of 400 sites: the abort after 20 000 sweeps must cut that short (checked
-  // by the work done, not by the clock).
+  // 4 chains × 10⁶ sweeps of 400 sites: the abort after 100 000 sweeps must cut that short (checked
+  // by the work done, not by the clock). A worker advances its two chains together in SIMD lanes, so
+  // by then each chain has about 25 000 sweeps, several 5000-sweep batches (at 20 000 a chain could
+  // still be at its first batch boundary).
   const r = await runParallel(model, {
     seed: 5, chains: 4, workers: 2, samples: 1_000_000, burnin: 0, batches: 200, signal: ac.signal,
-    onProgress: (p) => { if (p.done >= 20_000) ac.abort(); },
+    onProgress: (p) => { if (p.done >= 100_000) ac.abort(); },
   });
   assert.equal(r.partial, true);
   assert.ok(r.marginals.every((row) => row.every((x) => x >= 0 && x <= 1)));
