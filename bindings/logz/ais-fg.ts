@@ -19,17 +19,16 @@ import type { Model } from '../core/model.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import type { AISSchedule, LogZEstimate } from './estimate.ts';
+import { aisWeightStats, type AISSchedule, type LogZEstimate } from './estimate.ts';
 import { aisWarnings } from './logz-checks.ts';
 
 type Runs = { logW: Float64Array; energies: Float64Array[] };
 type ScheduleRuns = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => Runs;
 
-/** What runAIS lends this file: its schedule choice, run loop, log-mean-exp and stream tags. */
+/** What runAIS lends this file: its schedule choice, run loop and stream tags. */
 export interface AISHelpers {
   chooseSchedule(o: { schedule: AISSchedule; steps: number; pilotRuns: number }, pilotSteps: number, runMany: ScheduleRuns): Float64Array;
   runSchedule(engine: Engine, arena: Arena, betas: Float64Array, runs: number, traces: boolean, signal: AbortSignal | undefined, label: string, oneRun: (k: Kernels, r: number, betaPtr: number, ePtr: number) => number): Runs;
-  logMeanExp(l: ArrayLike<number>): { value: number; stdErr: number; ess: number };
   aisStream: number;
   populationStream: number;
   resampleBelow: number;
@@ -116,13 +115,7 @@ export function runFactorGraphAIS(engine: Engine, model: Model, o: FactorGraphAI
       w = runMany(betas, o.runs, o.firstRun, false).logW;
     }
     const done = w.length;
-    if (done === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
-    const lme = h.logMeanExp(w);
-    if (lme.value === -Infinity) throw new EngineError(`every AIS run (${done * P}) started where a zero potential of a factor of arity ≥ 2 forbids: no estimate; try more runs`);
-    const live = w.filter((x) => x > -Infinity);
-    let mean = 0, sq = 0;
-    for (const x of live) mean += x / live.length;
-    for (const x of live) sq += (x - mean) ** 2;
+    const { lme, deadRuns, logWeightSD } = aisWeightStats(w, done * P);
     return {
       logZ: lme.value + logZ0 + model.logConst,
       logZStdErr: done > 1 ? lme.stdErr : NaN,
@@ -144,8 +137,8 @@ export function runFactorGraphAIS(engine: Engine, model: Model, o: FactorGraphAI
         dimension: null,
         schedule: typeof o.schedule === 'string' ? o.schedule : 'custom',
         weightESS: lme.ess,
-        logWeightSD: live.length > 1 ? Math.sqrt(sq / (live.length - 1)) : null,
-        deadRuns: done - live.length,
+        logWeightSD,
+        deadRuns,
         siteUpdates: sweepsDone * model.n,
         logZ0,
         partial: done * P < o.runs,

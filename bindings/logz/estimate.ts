@@ -1,4 +1,5 @@
 // What every log Z estimator returns, and the log-mean-exp they combine weights with.
+import { EngineError } from '../core/errors.ts';
 import { logMeanExpChains } from './logz-checks.ts';
 
 /** What every log Z estimator returns. */
@@ -54,3 +55,19 @@ export function logMeanExpBatched(chains: Float64Array[], batches: number): { va
   return logMeanExpChains(chains, batches);
 }
 
+/**
+ * log-mean-exp of the discrete AIS log weights (one per run, or per population) and the spread
+ * AIS reports (runAIS, the factor-graph AIS and runs split into pieces); refuses no runs and all-dead
+ * runs. `runs`: the runs behind the weights (a population's weight stands for its particles).
+ */
+export function aisWeightStats(w: Float64Array, runs = w.length): { lme: ReturnType<typeof logMeanExp>; deadRuns: number; logWeightSD: number | null } {
+  if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
+  const lme = logMeanExp(w);
+  if (lme.value === -Infinity) throw new EngineError(`every AIS run (${runs}) started where a zero potential forbids: no estimate; try more runs`);
+  let mean = 0, sq = 0, dead = 0;
+  for (const x of w) if (x === -Infinity) dead++;
+  const live = w.filter((x) => x > -Infinity);
+  for (const x of live) mean += x / live.length;
+  for (const x of live) sq += (x - mean) ** 2;
+  return { lme, deadRuns: dead, logWeightSD: live.length > 1 ? Math.sqrt(sq / (live.length - 1)) : null };
+}

@@ -45,12 +45,12 @@ import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
 import { treePartition, type TreePartition } from '../samplers/treeblocks.ts';
 import { runFactorGraphAIS } from './ais-fg.ts';
 import { aisWarnings } from './logz-checks.ts';
-import { logMeanExp, type AISSchedule, type LogZEstimate } from './estimate.ts';
+import { aisWeightStats, logMeanExp, type AISSchedule, type LogZEstimate } from './estimate.ts';
 import { runZhangLogZ, runMirrorLogZ, type RelaxedLogZOptions } from './relaxed-logz.ts';
 import { runChibLogZ, type ChibOptions } from './chib.ts';
 
 // The pieces in their own files, re-exported so importers of logz.ts keep working.
-export { logMeanExp, logMeanExpBatched, type AISSchedule, type LogZEstimate } from './estimate.ts';
+export { aisWeightStats, logMeanExp, logMeanExpBatched, type AISSchedule, type LogZEstimate } from './estimate.ts';
 export { runZhangLogZ, runMirrorLogZ, RELAXED_LOGZ_DEFAULTS, type RelaxedLogZOptions } from './relaxed-logz.ts';
 export { runChibLogZ, CHIB_DEFAULTS, type ChibOptions } from './chib.ts';
 
@@ -299,7 +299,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   checkCount('pilotSteps', pilotSteps, 2);
   if (!model.isPairwise) {
     if (o.transition !== 'gibbs') requirePairwise(model, `AIS with transition '${o.transition}'`, "AIS takes higher-order factors with transition 'gibbs' (its default for them)");
-    const helpers = { chooseSchedule, runSchedule, logMeanExp, aisStream: AIS_STREAM, populationStream: POPULATION_STREAM, resampleBelow: RESAMPLE_BELOW };
+    const helpers = { chooseSchedule, runSchedule, aisStream: AIS_STREAM, populationStream: POPULATION_STREAM, resampleBelow: RESAMPLE_BELOW };
     return runFactorGraphAIS(engine, model, { ...o, pilotSteps, firstRun, population }, helpers);
   }
   if (o.transition === 'relaxed') {
@@ -397,22 +397,6 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   } finally {
     bound.dispose();
   }
-}
-
-/**
- * log-mean-exp of the discrete AIS log weights (one per run, or per population) and the spread
- * runAIS reports; refuses no runs and all-dead runs. Shared with runs split into pieces (ais-split.ts).
- */
-export function aisWeightStats(w: Float64Array): { lme: ReturnType<typeof logMeanExp>; deadRuns: number; logWeightSD: number | null } {
-  if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
-  const lme = logMeanExp(w);
-  if (lme.value === -Infinity) throw new EngineError(`every AIS run (${w.length}) started where a zero potential between variables forbids: no estimate; try more runs`);
-  let mean = 0, sq = 0, dead = 0;
-  for (const x of w) if (x === -Infinity) dead++;
-  const live = w.filter((x) => x > -Infinity);
-  for (const x of live) mean += x / live.length;
-  for (const x of live) sq += (x - mean) ** 2;
-  return { lme, deadRuns: dead, logWeightSD: live.length > 1 ? Math.sqrt(sq / (live.length - 1)) : null };
 }
 
 /** AIS on the relaxed joint p_β(x, s) with block-Gibbs transitions (assembly/aisrelaxed.ts). */
