@@ -28,6 +28,7 @@ export { chibRun } from './logz/chib';
 export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeRefresh, treeGibbsStep } from './samplers/treegibbs';
 export { popAnnealWorkBytes, popAnnealRun } from './logz/popanneal';
 export { aisRelaxedStateBytes, aisRelaxedRun } from './logz/aisrelaxed';
+export { aisHMCStateBytes, aisHMCXOffset, aisHMCRun } from './logz/ais_hmc';
 export { aisFgStateBytes, aisFgRun, popAnnealFgWorkBytes, popAnnealFgRun } from './logz/ais_fg';
 export { bpStateBytes, bpInit, bpReset, bpRefresh, bpRun, bpMarginals, bpFactorBeliefs, bpEntropies } from './variational/bp';
 export { denseCholesky } from './linalg/cholesky';

@@ -48,7 +48,7 @@ const USAGE = `usage:
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
       mala:               [--target-accept A]
       any method:         [--logz zhang|mirror|chib|ais]   also estimate log Z (reported with its standard error)
-      --logz ais:         [--ais-runs R] [--ais-steps T] [--ais-population P] [--ais-transition tree|gibbs|relaxed]
+      --logz ais:         [--ais-runs R] [--ais-steps T] [--ais-population P] [--ais-transition tree|gibbs|relaxed|hmc]
                           (defaults 32 runs, 2000 temperatures, population 1 = independent runs, tree —
                           gibbs on the factor graph for models with factors of arity > 2, which tree
                           and relaxed refuse; P > 1: population annealing, R a multiple of P — what
@@ -247,7 +247,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     runs: integer('ais-runs', values['ais-runs'], 1),
     steps: integer('ais-steps', values['ais-steps'], 1),
     population: integer('ais-population', values['ais-population'], 1),
-    transition: choice('ais-transition', values['ais-transition'], ['tree', 'gibbs', 'relaxed'] as const),
+    transition: choice('ais-transition', values['ais-transition'], ['tree', 'gibbs', 'relaxed', 'hmc'] as const),
   };
   const aisGiven = Object.values(ais).some((v) => v !== undefined);
   if (aisGiven && logz !== 'ais') throw new UsageError('--ais-* options need --logz ais');
