@@ -8,6 +8,8 @@ export { vmathExpF64, vmathExpScalar, vmathExpF32 } from './core/vmath';
 export { gibbsStateBytes, gibbsInit, gibbsStep } from './samplers/gibbs_exports';
 export { gibbsLanesBytes, gibbsLanesChangedOffset, gibbsLanesStateOffset, gibbsLanesScratchBytes, gibbsLanesInit, gibbsLanesStep, gibbsLanesStepF32 } from './samplers/gibbs_lanes_exports';
 export { ptStateBytes, ptInit, ptStep, temperingArray as ptArray } from './samplers/tempering';
+export { ptFgStateBytes, ptFgInit, ptFgStep } from './samplers/tempering_fg';
+export { ptRelaxedStateBytes, ptRelaxedStepSizes, ptRelaxedInit, ptRelaxedStep } from './samplers/tempering_relaxed';
 export { clusterFormBytes, clusterFormInit, clusterStateBytes, clusterInit, clusterStep, clusterStates, clusterVisited } from './samplers/cluster';
 export { factorGibbsStateBytes, factorGibbsInit, factorGibbsStep } from './samplers/factorgibbs';
 export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';

@@ -44,7 +44,7 @@ export function aisHMCXOffset(): usize {
  * log f_β up to −½|x|² from uRaw = M x: Σ softplus / logsumexp of u = √β uRaw + β b, with π = p(s|x)
  * at β into r.prob. −∞ when a block has no possible state.
  */
-function softSum(r: Relaxed, uRaw: usize, sb: f64, beta: f64): f64 {
+export function softSum(r: Relaxed, uRaw: usize, sb: f64, beta: f64): f64 {
   const u = r.u, prob = r.prob, bias = r.bias;
   for (let i = 0; i < r.nBits; i++) {
     const bi = load<f64>(bias + (<usize>i << 3));
@@ -88,7 +88,7 @@ function halfSquare(x: usize, m: i32): f64 {
 }
 
 /** log f_β(x) (up to the constant) and, when grad ≠ 0, ∇ = √β Mᵀπ − x; uRaw receives M x. */
-function logF(r: Relaxed, x: usize, grad: usize, uRaw: usize, sb: f64, beta: f64): f64 {
+export function logF(r: Relaxed, x: usize, grad: usize, uRaw: usize, sb: f64, beta: f64): f64 {
   const f = changetype<Factor>(r.factor);
   factorApply(f, x, uRaw);
   const lp = softSum(r, uRaw, sb, beta) - halfSquare(x, r.m);
@@ -108,6 +108,50 @@ function axpy(y: usize, h: f64, x: usize, m: i32): void {
     const q = y + (<usize>i << 3);
     store<f64>(q, load<f64>(q) + h * load<f64>(x + (<usize>i << 3)));
   }
+}
+
+/** Whether the last hmcMove accepted, and its log acceptance probability (NaN: divergent). */
+export let lastAccepted: bool = false;
+export let lastLogAccept: f64 = 0;
+
+/**
+ * One HMC transition with identity mass on log f_β from x (gradient grad, log f_β = lp), updated in
+ * place: p ~ N(0, I), `leapfrog` steps of size eps, Metropolis test; a non-finite trajectory is
+ * rejected. Scratch p, xp, gp (f64 × m), uRaw (f64 × nBits). Returns log f_β at the new x.
+ */
+export function hmcMove(r: Relaxed, rng: Philox, x: usize, grad: usize, lp: f64, sb: f64, beta: f64, eps: f64, leapfrog: i32, p: usize, xp: usize, gp: usize, uRaw: usize): f64 {
+  const m = r.m;
+  const mb = <usize>m << 3;
+  let k0: f64 = 0;
+  for (let i = 0; i < m; i++) {
+    const z = normal(rng);
+    store<f64>(p + (<usize>i << 3), z);
+    k0 += z * z;
+  }
+  memory.copy(xp, x, mb);
+  memory.copy(gp, grad, mb);
+  let lp1 = lp;
+  for (let l = 0; l < leapfrog; l++) {
+    axpy(p, 0.5 * eps, gp, m);
+    axpy(xp, eps, p, m);
+    lp1 = logF(r, xp, gp, uRaw, sb, beta);
+    if (!isFinite(lp1)) break;
+    axpy(p, 0.5 * eps, gp, m);
+  }
+  // log α = −ΔH; a non-finite end is a rejected (divergent) trajectory.
+  const logA = isFinite(lp1) ? lp1 - lp - halfSquare(p, m) + 0.5 * k0 : NaN;
+  lastLogAccept = logA;
+  lastAccepted = logA == logA && Math.log(uniform(rng)) < logA;
+  if (!lastAccepted) return lp;
+  memory.copy(x, xp, mb);
+  memory.copy(grad, gp, mb);
+  return lp1;
+}
+
+/** One Robbins–Monro step of log ε towards the target acceptance rate, ε kept below 1.9. */
+export function adaptLogEps(logEps: f64, logA: f64, target: f64): f64 {
+  const alpha = logA == logA ? (logA >= 0 ? 1.0 : Math.exp(logA)) : 0.0;
+  return min(max(logEps + ADAPT_GAIN * (alpha - target), -20.0), Math.log(1.9));
 }
 
 /**
@@ -154,36 +198,10 @@ export function aisHMCRun(relaxed: usize, chain: usize, betas: usize, nBetas: i3
     if (adaptTarget > 0) store<f64>(eps + (<usize>t << 3), epsT);
     let lp = logF(r, x, grad, uRaw, sb, beta);
     for (let it = 0; it < transitions; it++) {
-      let k0: f64 = 0;
-      for (let i = 0; i < m; i++) {
-        const z = normal(rng);
-        store<f64>(p + (<usize>i << 3), z);
-        k0 += z * z;
-      }
-      memory.copy(xp, x, mb);
-      memory.copy(gp, grad, mb);
-      let lp1 = lp;
-      for (let l = 0; l < leapfrog; l++) {
-        axpy(p, 0.5 * epsT, gp, m);
-        axpy(xp, epsT, p, m);
-        lp1 = logF(r, xp, gp, uRaw, sb, beta);
-        if (!isFinite(lp1)) break;
-        axpy(p, 0.5 * epsT, gp, m);
-      }
-      // log α = −ΔH; a non-finite end is a rejected (divergent) trajectory.
-      const logA = isFinite(lp1) ? lp1 - lp - halfSquare(p, m) + 0.5 * k0 : -Infinity;
-      const ok = logA == logA && Math.log(uniform(rng)) < logA;
-      if (ok) {
-        memory.copy(x, xp, mb);
-        memory.copy(grad, gp, mb);
-        lp = lp1;
-        accepted += 1;
-      }
+      lp = hmcMove(r, rng, x, grad, lp, sb, beta, epsT, leapfrog, p, xp, gp, uRaw);
+      if (lastAccepted) accepted += 1;
       proposals += 1;
-      if (adaptTarget > 0) {
-        const alpha = logA == logA ? (logA >= 0 ? 1.0 : Math.exp(logA)) : 0.0;
-        logEps = min(max(logEps + ADAPT_GAIN * (alpha - adaptTarget), -20.0), Math.log(1.9));
-      }
+      if (adaptTarget > 0) logEps = adaptLogEps(logEps, lastLogAccept, adaptTarget);
     }
   }
   if (info) {
