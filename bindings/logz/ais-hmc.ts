@@ -30,6 +30,7 @@ export interface HMCAISHelpers {
   pilotChain: number;
 }
 
+/** runAIS's options as this file takes them (defaults applied). */
 export interface HMCAISRun {
   seed: number;
   runs: number;

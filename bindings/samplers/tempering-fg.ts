@@ -14,10 +14,14 @@ const PT_FG_STREAM = 0x50540000;
 /** Parallel tempering's replicas on the factor graph (any arity): each state is one chain's R replicas. */
 export class FactorGraphTemperingSampler implements ReplicaKernel {
   readonly kernel = 'factor-graph' as const;
+  /** The model's factor graph in engine memory. */
   readonly graph: BoundFactorGraph;
+  /** One accumulator entry per (variable, state). */
   readonly layout: StateLayout;
+  /** Σ_v log K_v plus the model's constant: log Z at β = 0. */
   readonly logZ0: number;
 
+  /** Binds the model's factor graph for chains of R replicas (EngineError when it cannot fit). */
   constructor(readonly engine: Engine, readonly model: Model, readonly R: number) {
     let states = 0;
     for (let v = 0; v < model.n; v++) states += model.card[v];
@@ -28,10 +32,12 @@ export class FactorGraphTemperingSampler implements ReplicaKernel {
     this.logZ0 = z;
   }
 
+  /** The engine memory holding the sampler and its chains. */
   get arena(): Arena {
     return this.graph.arena;
   }
 
+  /** A chain's R replicas (uniform starts) at the inverse temperatures `ladder`; returns the state's address. */
   init(seed: number, chain: number, ladder: readonly number[]): number {
     const header = this.graph.live();
     const st = this.arena.alloc(this.engine.kernels.ptFgStateBytes(header, this.R));
@@ -48,15 +54,18 @@ export class FactorGraphTemperingSampler implements ReplicaKernel {
     return changed / (sweeps * this.R * this.model.n);
   }
 
+  /** A view of one of the state's arrays (ReplicaKernel). */
   array(st: number, which: number): Float64Array {
     const len = which >= 4 ? this.R - 1 : this.R;
     return this.arena.f64(this.engine.kernels.ptArray(st, which) >>> 0, len);
   }
 
+  /** No diagnostics of its own. */
   facts(): Record<string, number | string | boolean | null> {
     return {};
   }
 
+  /** Frees the sampler's engine memory. */
   dispose(): void {
     this.graph.dispose();
   }

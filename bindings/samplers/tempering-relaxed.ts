@@ -23,12 +23,16 @@ const PT_HMC_STREAM = 0x50480000;
 /** Parallel tempering's replicas as HMC chains on p_β(x): each state is one chain's R replicas. */
 export class RelaxedTemperingSampler implements ReplicaKernel {
   readonly kernel = 'relaxed' as const;
+  /** The relaxation in engine memory. */
   readonly bound: BoundRelaxation;
+  /** The canonical form's bits (π per bit is accumulated). */
   readonly layout: StateLayout;
+  /** log Z_0 of f_0 (states the biases allow) plus the canonical form's offset. */
   readonly logZ0: number;
   private readonly factorKind: string;
   private readonly dimension: number;
 
+  /** Builds and binds the relaxation (ModelError when the model has none) for chains of R replicas. */
   constructor(readonly engine: Engine, model: Model, readonly R: number, readonly leapfrog: number, relaxation: RelaxationOptions) {
     const relax = buildRelaxation(engine, model, relaxation);
     this.layout = relax.form;
@@ -38,10 +42,12 @@ export class RelaxedTemperingSampler implements ReplicaKernel {
     this.bound = new BoundRelaxation(engine, relax);
   }
 
+  /** The engine memory holding the sampler and its chains. */
   get arena(): Arena {
     return this.bound.arena;
   }
 
+  /** A chain's R replicas (x ~ N(0, I)) at the inverse temperatures `ladder`; returns the state's address. */
   init(seed: number, chain: number, ladder: readonly number[]): number {
     const st = this.arena.alloc(this.engine.kernels.ptRelaxedStateBytes(this.bound.relaxed, this.R));
     const betas = this.arena.allocF64(ladder);
@@ -56,6 +62,7 @@ export class RelaxedTemperingSampler implements ReplicaKernel {
     return accepted / (sweeps * this.R);
   }
 
+  /** A view of one of the state's arrays (ReplicaKernel). */
   array(st: number, which: number): Float64Array {
     const len = which >= 4 ? this.R - 1 : this.R;
     return this.arena.f64(this.engine.kernels.ptArray(st, which) >>> 0, len);
@@ -73,6 +80,7 @@ export class RelaxedTemperingSampler implements ReplicaKernel {
     return { leapfrogSteps: this.leapfrog, stepSizeMin: Number.isFinite(lo) ? lo : null, stepSizeMax: hi > 0 ? hi : null, factor: this.factorKind, dimension: this.dimension };
   }
 
+  /** Frees the sampler's engine memory. */
   dispose(): void {
     this.bound.dispose();
   }

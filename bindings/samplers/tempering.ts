@@ -165,6 +165,7 @@ export function respaceLadder(betas: readonly number[], acceptRate: readonly num
  * 6 shift, 7 gap sums).
  */
 export interface ReplicaKernel {
+  /** Replicas (temperatures) per chain. */
   readonly R: number;
   /** Where the β = 1 marginals' accumulator puts each variable's states. */
   readonly layout: StateLayout;
@@ -172,13 +173,17 @@ export interface ReplicaKernel {
   readonly logZ0: number;
   /** Which moves: 'canonical' (Gibbs on the canonical form), 'factor-graph' or 'relaxed' (HMC on p_β(x)). */
   readonly kernel: 'canonical' | 'factor-graph' | 'relaxed';
+  /** The engine memory holding the kernel and its chains. */
   readonly arena: Arena;
+  /** A chain's R replicas at the inverse temperatures `ladder`, from stream (seed, chain); returns the state's address. */
   init(seed: number, chain: number, ladder: readonly number[]): number;
   /** Runs sweeps (warmup: adapting what the kernel adapts); returns the rate the kernel reports (change or acceptance). */
   step(st: number, sweeps: number, accumulate: boolean, acc: number, warmup: boolean): number;
+  /** A view of one of the state's arrays (see above). */
   array(st: number, which: number): Float64Array;
   /** Diagnostics of the kernel's own (after the run). */
   facts(states: readonly number[]): Record<string, number | string | boolean | null>;
+  /** Frees the kernel's engine memory. */
   dispose(): void;
 }
 
@@ -202,20 +207,24 @@ export class TemperingSampler implements ReplicaKernel {
     return this.bound.form;
   }
 
+  /** The accumulator's layout: the canonical form's bits. */
   get layout(): StateLayout {
     return this.bound.form;
   }
 
+  /** The engine memory holding the sampler and its chains. */
   get arena(): Arena {
     return this.bound.arena;
   }
 
+  /** Σ_v log K_v plus the model's constant: log Z at β = 0 of the user's model. */
   get logZ0(): number {
     let z = this.form.logZOffset;
     for (let v = 0; v < this.form.n; v++) z += Math.log(this.form.card[v]);
     return z;
   }
 
+  /** No diagnostics of its own. */
   facts(): Record<string, number | string | boolean | null> {
     return {};
   }
