@@ -2,11 +2,12 @@
 // Writes bench/results/bp.json (quick: bp-quick.json).
 //
 // 1. Speed: one BP iteration (a sweep over all factors) on a 100×100 open grid with couplings and
-//    fields ~ U[−1,1] (binary pairs: the kernel's one-exp-one-log path), parallel and sequential,
+//    fields ~ U[−1,1] (binary pairs: the parallel schedule runs on message ratios, no exp or log per
+//    message — bp_odds.ts; sequential and residual on the one-exp-one-log log-space path), parallel and sequential,
 //    and the same sweep with TRW weights; wall-clock medians and process CPU-time medians over
 //    repetitions of 50 iterations (tolerance 0, so every iteration runs). The issue's target is
 //    ≤ 0.5 ms per sweep; libDAI's BP takes about 21 ms (figure from the issue, not run here). Beside
-//    it the same parallel sweep in C (bench/native/bp.c, gcc -O3 -march=x86-64-v2 and -march=native,
+//    it the same parallel sweep in C (bench/native/bp.c: the ratio sweep, gcc -O3 -march=x86-64-v2 and -march=native,
 //    -ffp-contract=off), timed in one run with the WASM figures; its marginals after the same sweeps
 //    are compared with the kernel's.
 // 2. Accuracy and intervals: 10×10 spin glasses with w ~ U[−2,2], f ~ U[−1,1] (log Z ≈ 130–170, the
@@ -53,13 +54,13 @@ const speed: Record<string, { wallMs: ReturnType<typeof dist>; cpuMs: ReturnType
   const { rho } = randomTreeWeights(grid.n, Int32Array.from(edges, (f) => grid.scope(f)[0]), Int32Array.from(edges, (f) => grid.scope(f)[1]), 10, 1);
   const trwWeights = new Float64Array(grid.nFactors).fill(1);
   edges.forEach((f, e) => (trwWeights[f] = rho[e]));
-  for (const [name, schedule, weights] of [['bp-parallel', 'parallel', null], ['bp-sequential', 'sequential', null], ['bp-residual', 'residual', null], ['trw-parallel', 'parallel', trwWeights]] as const) {
+  for (const [name, schedule, weights, damping] of [['bp-parallel', 'parallel', null, 0], ['bp-parallel-damped', 'parallel', null, 0.5], ['bp-sequential', 'sequential', null, 0], ['bp-residual', 'residual', null, 0], ['trw-parallel', 'parallel', trwWeights, 0]] as const) {
     solver.setWeights(weights ?? new Float64Array(grid.nFactors).fill(1));
     const wall: number[] = [], cpu: number[] = [];
     for (let r = 0; r < CFG.reps; r++) {
       solver.reset();
       const t = performance.now(), c = process.cpuUsage();
-      solver.run(bpConfig({ schedule, tolerance: 0, maxIterations: CFG.iters }));
+      solver.run(bpConfig({ schedule, tolerance: 0, maxIterations: CFG.iters, damping }));
       const u = process.cpuUsage(c);
       wall.push((performance.now() - t) / CFG.iters);
       cpu.push((u.user + u.system) / 1000 / CFG.iters);
