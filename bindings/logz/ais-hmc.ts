@@ -7,7 +7,7 @@
 // their own history); the estimating runs keep ε(β) fixed, so every transition leaves f_β invariant
 // and each run's weight is unbiased for Z_1/Z_0. The same pilot runs' energy traces space an
 // adaptive schedule.
-import type { Arena, Engine, Kernels } from '../core/engine.ts';
+import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
@@ -17,15 +17,15 @@ import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts'
 import { BoundRelaxation } from '../relax/relaxation-bound.ts';
 import { aisWeightStats, type AISSchedule, type LogZEstimate } from './estimate.ts';
 import { aisWarnings } from './logz-checks.ts';
-
-type Runs = { logW: Float64Array; energies: Float64Array[] };
+import type { AISHelpers } from './ais-fg.ts';
+import type { Relaxation } from '../relax/relaxation.ts';
 
 /** What runAIS lends this file: its schedules, run loop, log Z_0 and stream tags. */
 export interface HMCAISHelpers {
   aisSchedule(schedule: Exclude<AISSchedule, 'adaptive'>, steps: number): Float64Array;
   adaptiveSchedule(pilotBetas: Float64Array, energies: Float64Array[], steps: number): Float64Array;
   aisLogZ0(form: CanonicalForm): number;
-  runSchedule(engine: Engine, arena: Arena, betas: Float64Array, runs: number, traces: boolean, signal: AbortSignal | undefined, label: string, oneRun: (k: Kernels, r: number, betaPtr: number, ePtr: number) => number): Runs;
+  runSchedule: AISHelpers['runSchedule'];
   aisStream: number;
   pilotChain: number;
 }
@@ -127,52 +127,65 @@ export function runHMCAIS(engine: Engine, model: Model, o: HMCAISRun, h: HMCAISH
     arena.f64(info, 2).fill(0);
     const w = runMany(betas, eps, o.runs, 0, false).logW;
     if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
-    const { lme, deadRuns, logWeightSD } = aisWeightStats(w);
-    if (lme.value === -Infinity) throw new EngineError(`every HMC AIS run (${w.length}) has weight 0: no estimate`);
     const [accepted, proposals] = arena.readF64(info, 2);
     let epsMin = Infinity, epsMax = 0;
     for (let t = 1; t < eps.length - 1; t++) {
       epsMin = Math.min(epsMin, eps[t]);
       epsMax = Math.max(epsMax, eps[t]);
     }
-    return {
-      logZ: lme.value + logZ0 + form.logZOffset,
-      logZStdErr: w.length > 1 ? lme.stdErr : NaN,
-      logZKind: 'estimate',
-      logWeights: w,
-      schedule: betas,
-      stepSizes: eps,
-      diagnostics: {
-        estimator: 'ais',
-        runs: w.length,
-        temperatures: betas.length - 1,
-        sweepsPerStep: o.sweepsPerStep,
-        transition: 'hmc',
-        collapsed: false,
-        population: 1,
-        populations: null,
-        resamplingsPerPopulation: null,
-        treeBlocks: null,
-        factor: relax.factorKind,
-        dimension: relax.factor.m,
-        schedule: typeof o.schedule === 'string' ? o.schedule : 'custom',
-        weightESS: lme.ess,
-        logWeightSD,
-        deadRuns,
-        siteUpdates: null,
-        logZ0,
-        partial: w.length < o.runs,
-        seed: o.seed,
-        kernel: 'relaxed',
-        leapfrogSteps: leapfrog,
-        stepSizeMin: Number.isFinite(epsMin) ? epsMin : null,
-        stepSizeMax: epsMax > 0 ? epsMax : null,
-        acceptRate: proposals > 0 ? accepted / proposals : null,
-      },
-      seconds: (performance.now() - t0) / 1000,
-      warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population: 1, partial: w.length < o.runs }),
+    const hmc = {
+      leapfrogSteps: leapfrog,
+      stepSizeMin: Number.isFinite(epsMin) ? epsMin : null,
+      stepSizeMax: epsMax > 0 ? epsMax : null,
+      acceptRate: proposals > 0 ? accepted / proposals : null,
     };
+    return { ...relaxedAISResult(w, betas, relax, logZ0, o, 'hmc', t0, hmc), stepSizes: eps };
   } finally {
     bound.dispose();
   }
+}
+
+/**
+ * The result of AIS on the relaxed path (transition 'relaxed' or 'hmc') from its log weights: the
+ * discrete transitions' diagnostic keys too (null: not applicable), plus `extra`.
+ */
+export function relaxedAISResult(
+  w: Float64Array, betas: Float64Array, relax: Relaxation, logZ0: number,
+  o: { runs: number; sweepsPerStep: number; schedule: AISSchedule; seed: number }, transition: 'relaxed' | 'hmc', t0: number,
+  extra: Record<string, number | string | boolean | null> = {},
+): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
+  const { lme, deadRuns, logWeightSD } = aisWeightStats(w);
+  return {
+    logZ: lme.value + logZ0 + relax.form.logZOffset,
+    logZStdErr: w.length > 1 ? lme.stdErr : NaN,
+    logZKind: 'estimate',
+    logWeights: w,
+    schedule: betas,
+    diagnostics: {
+      estimator: 'ais',
+      runs: w.length,
+      temperatures: betas.length - 1,
+      sweepsPerStep: o.sweepsPerStep,
+      transition,
+      collapsed: false,
+      population: 1,
+      populations: null,
+      resamplingsPerPopulation: null,
+      treeBlocks: null,
+      factor: relax.factorKind,
+      dimension: relax.factor.m,
+      schedule: typeof o.schedule === 'string' ? o.schedule : 'custom',
+      weightESS: lme.ess,
+      logWeightSD,
+      deadRuns,
+      siteUpdates: null,
+      logZ0,
+      partial: w.length < o.runs,
+      seed: o.seed,
+      kernel: 'relaxed',
+      ...extra,
+    },
+    seconds: (performance.now() - t0) / 1000,
+    warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population: 1, partial: w.length < o.runs }),
+  };
 }

@@ -44,7 +44,7 @@ import { BoundRelaxation } from '../relax/relaxation-bound.ts';
 import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
 import { treePartition, type TreePartition } from '../samplers/treeblocks.ts';
 import { runFactorGraphAIS } from './ais-fg.ts';
-import { runHMCAIS } from './ais-hmc.ts';
+import { runHMCAIS, relaxedAISResult } from './ais-hmc.ts';
 import { aisWarnings } from './logz-checks.ts';
 import { aisWeightStats, logMeanExp, type AISSchedule, type LogZEstimate } from './estimate.ts';
 import { runZhangLogZ, runMirrorLogZ, type RelaxedLogZOptions } from './relaxed-logz.ts';
@@ -431,45 +431,7 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
       });
     const betas = chooseSchedule(o, pilotSteps, runMany);
     const w = runMany(betas, o.runs, 0, false).logW;
-    if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
-    const lme = logMeanExp(w);
-    if (lme.value === -Infinity) throw new EngineError(`every relaxed AIS run (${w.length}) has weight 0: no estimate`);
-    let mean = 0, sq = 0;
-    for (const x of w) mean += x / w.length;
-    for (const x of w) sq += (x - mean) ** 2;
-    return {
-      logZ: lme.value + logZ0 + form.logZOffset,
-      logZStdErr: w.length > 1 ? lme.stdErr : NaN,
-      logZKind: 'estimate',
-      logWeights: w,
-      schedule: betas,
-      diagnostics: {
-        estimator: 'ais',
-        runs: w.length,
-        temperatures: betas.length - 1,
-        sweepsPerStep: o.sweepsPerStep,
-        transition: 'relaxed',
-        // The discrete transitions' keys too (null: not applicable), so the keys do not depend on it.
-        collapsed: false,
-        population: 1,
-        populations: null,
-        resamplingsPerPopulation: null,
-        treeBlocks: null,
-        factor: relax.factorKind,
-        dimension: relax.factor.m,
-        schedule: typeof o.schedule === 'string' ? o.schedule : 'custom',
-        weightESS: lme.ess,
-        logWeightSD: w.length > 1 ? Math.sqrt(sq / (w.length - 1)) : null,
-        deadRuns: 0,
-        siteUpdates: null,
-        logZ0,
-        partial: w.length < o.runs,
-        seed: o.seed,
-        kernel: 'relaxed',
-      },
-      seconds: (performance.now() - t0) / 1000,
-      warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population: 1, partial: w.length < o.runs }),
-    };
+    return relaxedAISResult(w, betas, relax, logZ0, o, 'relaxed', t0);
   } finally {
     bound.dispose();
   }
