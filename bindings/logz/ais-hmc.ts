@@ -17,7 +17,7 @@ import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts'
 import { BoundRelaxation } from '../relax/relaxation-bound.ts';
 import { aisWeightStats, type AISSchedule, type LogZEstimate } from './estimate.ts';
 import { aisWarnings } from './logz-checks.ts';
-import type { AISHelpers } from './ais-fg.ts';
+import type { AISHelpers, FactorGraphAISRun } from './ais-fg.ts';
 import type { Relaxation } from '../relax/relaxation.ts';
 
 /** What runAIS lends this file: its schedules, run loop, log Z_0 and stream tags. */
@@ -30,21 +30,12 @@ export interface HMCAISHelpers {
   pilotChain: number;
 }
 
-/** runAIS's options as this file takes them (defaults applied). */
-export interface HMCAISRun {
-  seed: number;
-  runs: number;
-  steps: number;
-  /** HMC transitions per temperature. */
-  sweepsPerStep: number;
-  schedule: AISSchedule;
-  pilotRuns: number;
-  pilotSteps: number;
+/** runAIS's options as this file takes them (defaults applied; sweepsPerStep: HMC transitions per temperature). */
+export type HMCAISRun = Omit<FactorGraphAISRun, 'firstRun' | 'population'> & {
   relaxation?: RelaxationOptions;
   leapfrogSteps?: number;
   stepSize?: number;
-  signal?: AbortSignal;
-}
+};
 
 /** Leapfrog steps per HMC transition by default (as DHMC's). */
 export const AIS_HMC_LEAPFROG = 5;
