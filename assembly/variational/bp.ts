@@ -530,17 +530,13 @@ export function bpRun(st: usize, maxIter: i32, tol: f64, schedule: i32, damping:
   let linear = odds && damping == 0.0 && linearSetup(s);
   while (it < maxIter) {
     res = 0.0;
-    if (linear) {
-      res = linearSweep(s);
-      if (isNaN(res)) {
-        linearToOdds(s);
+    if (odds) {
+      if (linear) res = linearSweep(s);
+      if (linear && isNaN(res)) {
+        linearToOdds(s); // a belief ratio left the double range: this sweep and the rest on log-odds
         linear = false;
       }
-    }
-    if (odds && !linear) {
-      res = oddsSweep(s, damping);
-    } else if (odds) {
-      // done above
+      if (!linear) res = oddsSweep(s, damping);
     } else if (schedule == 0) {
       for (let f = 0; f < g.nFactors; f++) if (ldI(g.scopeStart, f + 1) - ldI(g.scopeStart, f) > 1) updateFactor(s, g, f);
       if (s.vanished) return -1;
