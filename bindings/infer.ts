@@ -134,7 +134,8 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
     case 'bounds':
       return runBounds(engine, model, opts);
     case 'pt':
-      return runTempering(engine, model, opts);
+      // HMC replicas take the relaxation's shift and factor as dhmc does.
+      return runTempering(engine, model, opts.moves === 'hmc' && opts.relaxation === undefined && (opts.shift !== undefined || opts.factor !== undefined) ? { ...opts, relaxation: { shift: opts.shift, factor: opts.factor } } : opts);
     case 'sw':
     case 'wolff':
       return runCluster(engine, model, method, opts);

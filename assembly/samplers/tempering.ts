@@ -47,15 +47,15 @@ function slotBytes(m: PairwiseForm): usize {
 }
 
 export function temperingBytes(m: PairwiseForm, R: i32): usize {
-  const arr = round16(<usize>R << 3);
-  return round16(offsetof<Tempering>()) + 8 * arr + round16(<usize>m.maxBlock << 3) + round16(PHILOX_BYTES) + <usize>R * slotBytes(m);
+  return temperingLayoutBytes(R, <usize>m.maxBlock << 3, slotBytes(m));
 }
 
 /**
- * Lays out the state at st (temperingBytes of zeroed memory), copies the ladder and draws every
- * replica's start uniformly from its own stream (seed, chain, tag + 1 + k); swaps use (seed, chain, tag).
+ * Lays out the state at st (temperingBytes of zeroed memory, or the factor-graph / relaxed
+ * variants'), copies the ladder and seeds the swap stream (seed, chain, tag) and each slot's stream
+ * (seed, chain, tag + 1 + k); the caller draws the replicas' starts.
  */
-export function temperingInit(m: PairwiseForm, st: usize, R: i32, betas: usize, seedLo: u32, seedHi: u32, chain: u32, tag: u32): void {
+export function temperingLayout(st: usize, R: i32, betas: usize, scratchBytes: usize, slotSize: usize, seedLo: u32, seedHi: u32, chain: u32, tag: u32): Tempering {
   const t = changetype<Tempering>(st);
   const arr = round16(<usize>R << 3);
   let p = st + round16(offsetof<Tempering>());
@@ -69,18 +69,32 @@ export function temperingInit(m: PairwiseForm, st: usize, R: i32, betas: usize, 
   t.attempts = p; p += arr;
   t.shift = p; p += arr;
   t.gapAcc = p; p += arr;
-  t.scratch = p; p += round16(<usize>m.maxBlock << 3);
+  t.scratch = p; p += round16(scratchBytes);
   t.swapRng = p; p += round16(PHILOX_BYTES);
   t.slots = p;
-  t.slotBytes = slotBytes(m);
+  t.slotBytes = slotSize;
   memory.copy(t.betas, betas, <usize>R << 3);
   rngInit(changetype<Philox>(t.swapRng), seedLo, seedHi, chain, tag);
   for (let k = 0; k < R; k++) {
     store<i32>(t.perm + (<usize>k << 2), k);
-    const slot = t.slots + <usize>k * t.slotBytes;
-    rngInit(changetype<Philox>(slot), seedLo, seedHi, chain, tag + 1 + <u32>k);
-    gibbsChainInit(m, slot);
+    rngInit(changetype<Philox>(t.slots + <usize>k * t.slotBytes), seedLo, seedHi, chain, tag + 1 + <u32>k);
   }
+  return t;
+}
+
+/** Bytes of a state laid out by temperingLayout. */
+export function temperingLayoutBytes(R: i32, scratchBytes: usize, slotSize: usize): usize {
+  const arr = round16(<usize>R << 3);
+  return round16(offsetof<Tempering>()) + 8 * arr + round16(scratchBytes) + round16(PHILOX_BYTES) + <usize>R * slotSize;
+}
+
+/**
+ * Lays out the state at st (temperingBytes of zeroed memory), copies the ladder and draws every
+ * replica's start uniformly from its own stream (seed, chain, tag + 1 + k); swaps use (seed, chain, tag).
+ */
+export function temperingInit(m: PairwiseForm, st: usize, R: i32, betas: usize, seedLo: u32, seedHi: u32, chain: u32, tag: u32): void {
+  const t = temperingLayout(st, R, betas, <usize>m.maxBlock << 3, slotBytes(m), seedLo, seedHi, chain, tag);
+  for (let k = 0; k < R; k++) gibbsChainInit(m, t.slots + <usize>k * t.slotBytes);
   for (let k = 0; k < R; k++) store<f64>(t.energy + (<usize>k << 3), energyOf(m, slotAt(t, k) + PHILOX_BYTES));
 }
 
@@ -91,7 +105,7 @@ export function temperingArray(st: usize, which: i32): usize {
 
 /** Address of the slot holding temperature k (its stream, then its bits). */
 @inline
-function slotAt(t: Tempering, k: i32): usize {
+export function slotAt(t: Tempering, k: i32): usize {
   return t.slots + <usize>load<i32>(t.perm + (<usize>k << 2)) * t.slotBytes;
 }
 
@@ -174,7 +188,6 @@ export function sweepAt(m: PairwiseForm, r: Philox, s: usize, beta: f64, acc: us
 export function temperingSweeps(m: PairwiseForm, st: usize, sweeps: i32, accumulate: i32, acc: usize): f64 {
   const t = changetype<Tempering>(st);
   const R = t.R;
-  const swapRng = changetype<Philox>(t.swapRng);
   let changed: f64 = 0;
   for (let it = 0; it < sweeps; it++) {
     for (let k = 0; k < R; k++) {
@@ -186,34 +199,48 @@ export function temperingSweeps(m: PairwiseForm, st: usize, sweeps: i32, accumul
       store<f64>(t.energy + (<usize>k << 3), e);
       store<f64>(t.energyAcc + (<usize>k << 3), load<f64>(t.energyAcc + (<usize>k << 3)) + e);
     }
-    if (accumulate) {
-      for (let k = 0; k + 1 < R; k++) {
-        const d = load<f64>(t.betas + (<usize>(k + 1) << 3)) - load<f64>(t.betas + (<usize>k << 3));
-        const q = t.gapAcc + (<usize>k << 3);
-        store<f64>(q, load<f64>(q) + Math.exp(d * (load<f64>(t.energy + (<usize>k << 3)) - load<f64>(t.shift + (<usize>k << 3)))));
-      }
-    }
-    for (let k = t.parity; k + 1 < R; k += 2) {
-      const d = load<f64>(t.betas + (<usize>(k + 1) << 3)) - load<f64>(t.betas + (<usize>k << 3));
-      const ek = load<f64>(t.energy + (<usize>k << 3));
-      const ek1 = load<f64>(t.energy + (<usize>(k + 1) << 3));
-      const x = d * (ek - ek1);
-      store<f64>(t.attempts + (<usize>k << 3), load<f64>(t.attempts + (<usize>k << 3)) + 1);
-      // NaN (both states outside the support) is refused.
-      if (x >= 0 || uniform32(swapRng) < Math.exp(x)) {
-        const pk = t.perm + (<usize>k << 2);
-        const pk1 = t.perm + (<usize>(k + 1) << 2);
-        const a = load<i32>(pk);
-        store<i32>(pk, load<i32>(pk1));
-        store<i32>(pk1, a);
-        store<f64>(t.energy + (<usize>k << 3), ek1);
-        store<f64>(t.energy + (<usize>(k + 1) << 3), ek);
-        store<f64>(t.accepts + (<usize>k << 3), load<f64>(t.accepts + (<usize>k << 3)) + 1);
-      }
-    }
-    t.parity ^= 1;
+    if (accumulate) temperingGaps(t);
+    temperingExchange(t);
   }
   return changed;
+}
+
+/** Adds exp((β_{k+1} − β_k)(E_k − shift_k)) into the stepping-stone sums, for every gap k. */
+export function temperingGaps(t: Tempering): void {
+  for (let k = 0; k + 1 < t.R; k++) {
+    const d = load<f64>(t.betas + (<usize>(k + 1) << 3)) - load<f64>(t.betas + (<usize>k << 3));
+    const q = t.gapAcc + (<usize>k << 3);
+    store<f64>(q, load<f64>(q) + Math.exp(d * (load<f64>(t.energy + (<usize>k << 3)) - load<f64>(t.shift + (<usize>k << 3)))));
+  }
+}
+
+/** One round of neighbour swaps (pairs of the current parity) on the energies E_k; flips the parity. */
+export function temperingExchange(t: Tempering): void {
+  const swapRng = changetype<Philox>(t.swapRng);
+  for (let k = t.parity; k + 1 < t.R; k += 2) {
+    const d = load<f64>(t.betas + (<usize>(k + 1) << 3)) - load<f64>(t.betas + (<usize>k << 3));
+    const ek = load<f64>(t.energy + (<usize>k << 3));
+    const ek1 = load<f64>(t.energy + (<usize>(k + 1) << 3));
+    const x = d * (ek - ek1);
+    store<f64>(t.attempts + (<usize>k << 3), load<f64>(t.attempts + (<usize>k << 3)) + 1);
+    // NaN (both states outside the support) is refused.
+    if (x >= 0 || uniform32(swapRng) < Math.exp(x)) {
+      swapSlots(t, k);
+      store<f64>(t.energy + (<usize>k << 3), ek1);
+      store<f64>(t.energy + (<usize>(k + 1) << 3), ek);
+    }
+  }
+  t.parity ^= 1;
+}
+
+/** Exchanges the slots of temperatures k and k + 1 and counts the accepted swap. */
+export function swapSlots(t: Tempering, k: i32): void {
+  const pk = t.perm + (<usize>k << 2);
+  const pk1 = t.perm + (<usize>(k + 1) << 2);
+  const a = load<i32>(pk);
+  store<i32>(pk, load<i32>(pk1));
+  store<i32>(pk1, a);
+  store<f64>(t.accepts + (<usize>k << 3), load<f64>(t.accepts + (<usize>k << 3)) + 1);
 }
 
 // Pointer-level entry points (the bindings pass arena addresses).

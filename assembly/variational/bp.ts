@@ -26,6 +26,7 @@
 // entries, card of the variable long. incPos[q] is the scope entry of incidence entry q.
 
 import { FactorGraph, cardOf } from '../core/factorgraph';
+import { oddsSetup, oddsSweep, oddsStore, linearSetup, linearSweep, linearToOdds } from './bp_odds';
 
 @unmanaged
 export class BPState {
@@ -46,6 +47,7 @@ export class BPState {
   heap: usize; // i32[nFactors]: factors of arity ≥ 2 in a max-heap by prio
   heapPos: usize; // i32[nFactors]
   heapSize: i32;
+  odds: usize; // f64[bpOddsEntries]: the log-odds work memory of bp_odds.ts
   /** Set when every state of some message or belief became −∞ (no consistent configuration). */
   vanished: i32;
 }
@@ -57,7 +59,7 @@ export function bpStateBytes(): usize {
 export function bpInit(
   st: usize, g: usize, msgStart: usize, incPos: usize, belStart: usize, weight: usize,
   fac2var: usize, var2fac: usize, newMsg: usize, belief: usize, scratchE: usize, scratchS: usize, digits: usize, pairConst: usize,
-  prio: usize, heap: usize, heapPos: usize,
+  prio: usize, heap: usize, heapPos: usize, odds: usize,
 ): void {
   const s = changetype<BPState>(st);
   s.g = g;
@@ -76,6 +78,7 @@ export function bpInit(
   s.prio = prio;
   s.heap = heap;
   s.heapPos = heapPos;
+  s.odds = odds;
   bpReset(st);
 }
 
@@ -122,7 +125,12 @@ function pairConstants(s: BPState): void {
 /** The binary pair message m(1) − m(0) from the incoming n (two log entries, max 0). */
 @inline
 function pairDelta(c: f64, A: f64, B: f64, n: usize): f64 {
-  const nu = ldF(n, 1) - ldF(n, 0);
+  return pairDelta1(c, A, B, ldF(n, 1) - ldF(n, 0));
+}
+
+/** The binary pair message m(1) − m(0) from the incoming log-odds ν = n(1) − n(0). */
+@inline
+export function pairDelta1(c: f64, A: f64, B: f64, nu: f64): f64 {
   if (nu <= 0.0) {
     const t = Math.exp(nu);
     return c + Math.log((1.0 + A * t) / (1.0 + B * t));
@@ -133,7 +141,7 @@ function pairDelta(c: f64, A: f64, B: f64, n: usize): f64 {
 
 /** Writes the two-state log-message (0, δ) shifted to max 0. */
 @inline
-function storeDelta(out: usize, d: f64): void {
+export function storeDelta(out: usize, d: f64): void {
   if (d > 0.0) {
     stF(out, 0, -d);
     stF(out, 1, 0.0);
@@ -516,9 +524,20 @@ export function bpRun(st: usize, maxIter: i32, tol: f64, schedule: i32, damping:
   let it = 0;
   let res = Infinity;
   let converged = false;
+  // The parallel schedule on binary pairs runs on log-odds (bp_odds.ts); the messages return to fac2var after.
+  // Undamped, on ratios (no exp or log per message) while the beliefs stay in the double range.
+  const odds = schedule == 0 && maxIter > 0 && oddsSetup(s);
+  let linear = odds && damping == 0.0 && linearSetup(s);
   while (it < maxIter) {
     res = 0.0;
-    if (schedule == 0) {
+    if (odds) {
+      if (linear) res = linearSweep(s);
+      if (linear && isNaN(res)) {
+        linearToOdds(s); // a belief ratio left the double range: this sweep and the rest on log-odds
+        linear = false;
+      }
+      if (!linear) res = oddsSweep(s, damping);
+    } else if (schedule == 0) {
       for (let f = 0; f < g.nFactors; f++) if (ldI(g.scopeStart, f + 1) - ldI(g.scopeStart, f) > 1) updateFactor(s, g, f);
       if (s.vanished) return -1;
       for (let f = 0; f < g.nFactors; f++) {
@@ -553,6 +572,8 @@ export function bpRun(st: usize, maxIter: i32, tol: f64, schedule: i32, damping:
       break;
     }
   }
+  if (linear) linearToOdds(s);
+  if (odds) oddsStore(s);
   refreshAll(s, false);
   stF(out, 0, converged ? 1.0 : 0.0);
   stF(out, 1, res);

@@ -10,6 +10,7 @@ import { infer, METHODS, type InferOptions, type Method } from '../infer.ts';
 import { inferAsync, PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
 import { PRECISIONS, SCANS } from '../samplers/gibbs-lanes.ts';
 import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
+import { PT_MOVES } from '../samplers/tempering.ts';
 import { BP_SCHEDULES } from '../variational/bp.ts';
 import { isingLattice, pottsLattice } from '../core/builders.ts';
 import { writeMAR, writePR } from '../io/formats.ts';
@@ -39,7 +40,9 @@ const USAGE = `usage:
                                           without (plus workers, completedChains, queue); Ctrl-C: partial
       relaxation (blockgibbs, dhmc, mala):
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
-      pt:                 [--replicas R] [--ladder B0,B1,…,1]   parallel tempering with Gibbs moves (default
+      pt:                 [--replicas R] [--ladder B0,B1,…,1] [--pt-moves gibbs|hmc]   parallel tempering with
+                          Gibbs moves (on the factor graph itself for factors of arity > 2) or HMC replicas
+                          on the relaxed density p_β(x) (--pt-moves hmc [--leapfrog-steps L]) (default
                           8 replicas: 0, then geometric from 0.05 to 1, re-spaced for equal swap rates
                           during burn-in; a given ladder — strictly increasing in [0, 1], ending at 1 —
                           stays fixed); log Z by stepping stone when the ladder starts at 0
@@ -48,7 +51,7 @@ const USAGE = `usage:
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
       mala:               [--target-accept A]
       any method:         [--logz zhang|mirror|chib|ais]   also estimate log Z (reported with its standard error)
-      --logz ais:         [--ais-runs R] [--ais-steps T] [--ais-population P] [--ais-transition tree|gibbs|relaxed]
+      --logz ais:         [--ais-runs R] [--ais-steps T] [--ais-population P] [--ais-transition tree|gibbs|relaxed|hmc]
                           (defaults 32 runs, 2000 temperatures, population 1 = independent runs, tree —
                           gibbs on the factor graph for models with factors of arity > 2, which tree
                           and relaxed refuse; P > 1: population annealing, R a multiple of P — what
@@ -209,6 +212,7 @@ async function inferCommand(argv: string[]): Promise<void> {
       factor: { type: 'string' },
       'leapfrog-steps': { type: 'string' },
       replicas: { type: 'string' },
+      'pt-moves': { type: 'string' },
       ladder: { type: 'string' },
       'target-accept': { type: 'string' },
       parametrisation: { type: 'string' },
@@ -247,7 +251,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     runs: integer('ais-runs', values['ais-runs'], 1),
     steps: integer('ais-steps', values['ais-steps'], 1),
     population: integer('ais-population', values['ais-population'], 1),
-    transition: choice('ais-transition', values['ais-transition'], ['tree', 'gibbs', 'relaxed'] as const),
+    transition: choice('ais-transition', values['ais-transition'], ['tree', 'gibbs', 'relaxed', 'hmc'] as const),
   };
   const aisGiven = Object.values(ais).some((v) => v !== undefined);
   if (aisGiven && logz !== 'ais') throw new UsageError('--ais-* options need --logz ais');
@@ -272,6 +276,8 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (values['out-format'] !== undefined && values['out-format'] !== 'uai') throw new UsageError(`--out-format must be "uai", got "${values['out-format']}"`);
   if (values.out !== undefined && values['out-format'] === undefined) throw new UsageError('--out needs --out-format uai');
   if ((values.replicas !== undefined || values.ladder !== undefined) && method !== 'pt') throw new UsageError(`--replicas and --ladder apply to --method pt, not --method ${method}`);
+  const moves = choice('pt-moves', values['pt-moves'], PT_MOVES);
+  if (moves !== undefined && method !== 'pt') throw new UsageError(`--pt-moves applies to --method pt, not --method ${method}`);
   let ladder: number[] | undefined;
   if (values.ladder !== undefined) {
     ladder = values.ladder.split(',').map((t) => {
@@ -283,6 +289,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     method,
     replicas: integer('replicas', values.replicas, 2),
     ladder,
+    moves,
     seed: integer('seed', values.seed, 0),
     samples: integer('samples', values.samples, 1),
     burnin: integer('burnin', values.burnin, 0),

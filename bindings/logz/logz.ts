@@ -44,6 +44,7 @@ import { BoundRelaxation } from '../relax/relaxation-bound.ts';
 import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
 import { treePartition, type TreePartition } from '../samplers/treeblocks.ts';
 import { runFactorGraphAIS } from './ais-fg.ts';
+import { runHMCAIS, relaxedAISResult } from './ais-hmc.ts';
 import { aisWarnings } from './logz-checks.ts';
 import { aisWeightStats, logMeanExp, type AISSchedule, type LogZEstimate } from './estimate.ts';
 import { runZhangLogZ, runMirrorLogZ, type RelaxedLogZOptions } from './relaxed-logz.ts';
@@ -93,13 +94,22 @@ export interface AISOptions {
    * rest); 'gibbs' — one sequential single-site Gibbs sweep. Both leave f_β invariant. See
    * AIS_DEFAULTS for why tree is the default. 'relaxed' — AIS on the relaxed joint p_β(x, s)
    * (M_β = √β M) with Martens & Sutskever's block-Gibbs sweeps (assembly/aisrelaxed.ts); models
-   * with zero potentials between variables have no relaxation (ModelError). Models with a factor
+   * with zero potentials between variables have no relaxation (ModelError). 'hmc' — AIS on the
+   * relaxed density p_β(x) (s summed out) with HMC transitions (bindings/logz/ais-hmc.ts; step
+   * sizes per temperature tuned by pilot runs unless `stepSize` is given). Models with a factor
    * of arity > 2 take 'gibbs' only — its default for them — on the factor graph itself
    * (bindings/logz/ais-fg.ts).
    */
   transition?: AISTransition;
-  /** relaxed: options of the relaxation (shift and factor; default buildRelaxation's). */
+  /** relaxed, hmc: options of the relaxation (shift and factor; default buildRelaxation's). */
   relaxation?: RelaxationOptions;
+  /** hmc: leapfrog steps per HMC transition (default 5). */
+  leapfrogSteps?: number;
+  /**
+   * hmc: the leapfrog step size at every temperature, in (0, 2) (the potential's curvature is at most
+   * 1 at every β). Default: per temperature, tuned by the pilot runs towards 80 % acceptance.
+   */
+  stepSize?: number;
   /** tree: the partition (default treePartition of the canonical form). */
   partition?: TreePartition;
   /**
@@ -139,9 +149,9 @@ export interface AISOptions {
 }
 
 /** AIS transition kernel at each temperature (see AISOptions.transition). */
-export type AISTransition = 'tree' | 'gibbs' | 'relaxed';
+export type AISTransition = 'tree' | 'gibbs' | 'relaxed' | 'hmc';
 /** All AIS transitions. */
-export const AIS_TRANSITIONS: readonly AISTransition[] = ['tree', 'gibbs', 'relaxed'];
+export const AIS_TRANSITIONS: readonly AISTransition[] = ['tree', 'gibbs', 'relaxed', 'hmc'];
 
 // transition 'tree' by default: per temperature it redraws whole trees exactly, at about twice the
 // cost of a single-site sweep (free-bit models). Where single-site sweeps already mix (weakly coupled
@@ -291,7 +301,8 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   if ((o.firstRun ?? 0) % population !== 0) throw new ModelError(`AIS firstRun (${o.firstRun}) must be a multiple of the population size (${population})`);
   if (o.collapse && (o.transition !== 'tree' || population > 1)) throw new ModelError('collapsed AIS weights need the tree transition and independent runs (population 1)');
   if (o.partition !== undefined && o.transition !== 'tree') throw new ModelError(`an AIS tree partition applies to transition 'tree', not '${o.transition}'`);
-  if (o.relaxation !== undefined && o.transition !== 'relaxed') throw new ModelError(`AIS relaxation options apply to transition 'relaxed', not '${o.transition}'`);
+  if (o.relaxation !== undefined && o.transition !== 'relaxed' && o.transition !== 'hmc') throw new ModelError(`AIS relaxation options apply to transition 'relaxed' or 'hmc', not '${o.transition}'`);
+  if ((o.leapfrogSteps !== undefined || o.stepSize !== undefined) && o.transition !== 'hmc') throw new ModelError(`AIS leapfrogSteps and stepSize apply to transition 'hmc', not '${o.transition}'`);
   checkCount('pilotRuns', o.pilotRuns, 2);
   const firstRun = o.firstRun ?? 0;
   checkCount('firstRun', firstRun, 0, PILOT_CHAIN - o.runs);
@@ -302,10 +313,13 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
     const helpers = { chooseSchedule, runSchedule, aisStream: AIS_STREAM, populationStream: POPULATION_STREAM, resampleBelow: RESAMPLE_BELOW };
     return runFactorGraphAIS(engine, model, { ...o, pilotSteps, firstRun, population }, helpers);
   }
-  if (o.transition === 'relaxed') {
+  if (o.transition === 'relaxed' || o.transition === 'hmc') {
     if (population > 1) throw new ModelError('population annealing runs on the discrete model (transition tree or gibbs)');
     if (firstRun !== 0) throw new ModelError('firstRun applies to the discrete transitions (tree or gibbs)');
-    return runRelaxedAIS(engine, model, o, pilotSteps);
+    if (o.transition === 'relaxed') return runRelaxedAIS(engine, model, o, pilotSteps);
+    const helpers = { aisSchedule, adaptiveSchedule, aisLogZ0, runSchedule, aisStream: AIS_STREAM, pilotChain: PILOT_CHAIN };
+    const { stepSizes: _e, ...r } = runHMCAIS(engine, model, { ...o, pilotSteps }, helpers);
+    return r;
   }
   const t0 = performance.now();
   const form = toCanonical(model);
@@ -417,45 +431,7 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
       });
     const betas = chooseSchedule(o, pilotSteps, runMany);
     const w = runMany(betas, o.runs, 0, false).logW;
-    if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
-    const lme = logMeanExp(w);
-    if (lme.value === -Infinity) throw new EngineError(`every relaxed AIS run (${w.length}) has weight 0: no estimate`);
-    let mean = 0, sq = 0;
-    for (const x of w) mean += x / w.length;
-    for (const x of w) sq += (x - mean) ** 2;
-    return {
-      logZ: lme.value + logZ0 + form.logZOffset,
-      logZStdErr: w.length > 1 ? lme.stdErr : NaN,
-      logZKind: 'estimate',
-      logWeights: w,
-      schedule: betas,
-      diagnostics: {
-        estimator: 'ais',
-        runs: w.length,
-        temperatures: betas.length - 1,
-        sweepsPerStep: o.sweepsPerStep,
-        transition: 'relaxed',
-        // The discrete transitions' keys too (null: not applicable), so the keys do not depend on it.
-        collapsed: false,
-        population: 1,
-        populations: null,
-        resamplingsPerPopulation: null,
-        treeBlocks: null,
-        factor: relax.factorKind,
-        dimension: relax.factor.m,
-        schedule: typeof o.schedule === 'string' ? o.schedule : 'custom',
-        weightESS: lme.ess,
-        logWeightSD: w.length > 1 ? Math.sqrt(sq / (w.length - 1)) : null,
-        deadRuns: 0,
-        siteUpdates: null,
-        logZ0,
-        partial: w.length < o.runs,
-        seed: o.seed,
-        kernel: 'relaxed',
-      },
-      seconds: (performance.now() - t0) / 1000,
-      warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population: 1, partial: w.length < o.runs }),
-    };
+    return relaxedAISResult(w, betas, relax, logZ0, o, 'relaxed', t0);
   } finally {
     bound.dispose();
   }

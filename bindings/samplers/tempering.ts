@@ -1,7 +1,9 @@
-// Parallel tempering (replica exchange) with Gibbs moves on the discrete model. The sweeps and swaps
-// of all replicas run in one WASM call (assembly/samplers/tempering.ts); this file owns the ladder,
-// its tuning during warm-up, chain memory, the batch means of the β = 1 marginals and the
-// stepping-stone estimate of log Z.
+// Parallel tempering (replica exchange). The moves and swaps of all replicas run in one WASM call;
+// the replicas' moves are a ReplicaKernel: single-site Gibbs on the canonical form (pairwise models,
+// assembly/samplers/tempering.ts, this file), Gibbs on the factor graph itself (models with a factor
+// of arity > 2, tempering-fg.ts), or HMC on the relaxed density p_β(x) (moves 'hmc',
+// tempering-relaxed.ts). This file owns the ladder, its tuning during warm-up, chain memory, the
+// batch means of the β = 1 marginals and the stepping-stone estimate of log Z.
 //
 // A run is `chains` independent tempering chains, each of R replicas on one shared ladder
 // 0 ≤ β_0 < … < β_{R−1} = 1. Warm-up runs all chains round by round; after each of the first
@@ -13,15 +15,19 @@
 // method, through the batch means of the linearised series Σ_k ḡ_{b,k} / m_k (BatchMeans, so it
 // sees between-chain spread as the marginals' errors do).
 
-import type { Engine } from '../core/engine.ts';
-import type { Model } from '../core/model.ts';
+import type { Arena, Engine } from '../core/engine.ts';
+import { requirePairwise, type Model } from '../core/model.ts';
 import { BoundModel } from '../core/bound.ts';
+import type { StateLayout } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { batchMeansResult, DiscreteReducer } from './chains.ts';
+import type { RelaxationOptions } from '../relax/relaxation.ts';
 import { BatchMeans, splitEvenly } from './estimators.ts';
+import { FactorGraphTemperingSampler } from './tempering-fg.ts';
+import { RelaxedTemperingSampler, PT_HMC_LEAPFROG } from './tempering-relaxed.ts';
 
 /** Stream tags: (seed, chain, PT_STREAM) for the swaps, PT_STREAM + 1 + k for replica slot k. */
 export const PT_STREAM = 0x50540000; // "PT"
@@ -46,11 +52,27 @@ export interface PTOptions {
   betaMin?: number;
   /** Re-space the ladder for equal swap rates during warm-up (default: on for the default ladder, off for a given one). */
   adaptLadder?: boolean;
+  /**
+   * The replicas' moves: 'gibbs' (default) — a single-site Gibbs scan at each β (on the canonical
+   * form, or on the factor graph itself for models with a factor of arity > 2); 'hmc' — one HMC
+   * transition on the relaxed density p_β(x) (DESIGN.md §2; pairwise models without zero couplings),
+   * identity mass, a step size per temperature adapted during warm-up towards 80 % acceptance.
+   */
+  moves?: PTMoves;
+  /** moves 'hmc': leapfrog steps per transition (default 5). */
+  leapfrogSteps?: number;
+  /** moves 'hmc': options of the relaxation (shift and factor). */
+  relaxation?: RelaxationOptions;
   /** Called as sweeps are done. */
   onProgress?: (p: Progress) => void;
   /** Stops the run; the result is then marked partial and uses the batches completed. */
   signal?: AbortSignal;
 }
+
+/** The replicas' moves (PTOptions.moves). */
+export type PTMoves = 'gibbs' | 'hmc';
+/** All replica moves. */
+export const PT_MOVES: readonly PTMoves[] = ['gibbs', 'hmc'];
 
 /** Defaults of PTOptions. */
 export const PT_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 400, batches: 20, replicas: 8, betaMin: 0.05 } as const;
@@ -67,6 +89,8 @@ export interface PTRun {
   batches: number;
   ladder: number[];
   adapt: boolean;
+  moves: PTMoves;
+  leapfrogSteps: number;
 }
 
 /** 0, then R − 1 temperatures geometric from betaMin to 1. */
@@ -103,7 +127,12 @@ export function ptRun(opts: PTOptions): PTRun {
   const ladder = opts.ladder ? [...opts.ladder] : defaultLadder(o.replicas, o.betaMin);
   checkLadder(ladder);
   checkCount('replicas', ladder.length, 2, 4096);
-  return { seed: o.seed, chains: o.chains, samples: o.samples, burnin: o.burnin, batches: o.batches, ladder, adapt: opts.adaptLadder ?? opts.ladder === undefined };
+  const moves = opts.moves ?? 'gibbs';
+  if (!PT_MOVES.includes(moves)) throw new ModelError(`parallel tempering moves must be one of ${PT_MOVES.join(', ')}, got "${String(moves)}"`);
+  if ((opts.leapfrogSteps !== undefined || opts.relaxation !== undefined) && moves !== 'hmc') throw new ModelError("leapfrogSteps and relaxation apply to parallel tempering with moves 'hmc'");
+  const leapfrogSteps = opts.leapfrogSteps ?? PT_HMC_LEAPFROG;
+  checkCount('leapfrogSteps', leapfrogSteps, 1);
+  return { seed: o.seed, chains: o.chains, samples: o.samples, burnin: o.burnin, batches: o.batches, ladder, adapt: opts.adaptLadder ?? opts.ladder === undefined, moves, leapfrogSteps };
 }
 
 /**
@@ -130,8 +159,37 @@ export function respaceLadder(betas: readonly number[], acceptRate: readonly num
   return out;
 }
 
+/**
+ * The replicas' moves on one bound model: each state is one chain's R replicas, laid out as
+ * assembly/samplers/tempering.ts says (arrays: 0 β, 1 perm, 2 E, 3 ΣE, 4 accepts, 5 attempts,
+ * 6 shift, 7 gap sums).
+ */
+export interface ReplicaKernel {
+  /** Replicas (temperatures) per chain. */
+  readonly R: number;
+  /** Where the β = 1 marginals' accumulator puts each variable's states. */
+  readonly layout: StateLayout;
+  /** log Z at β = 0 (of the path's f_0) plus the model's constant: the stepping stone's start. */
+  readonly logZ0: number;
+  /** Which moves: 'canonical' (Gibbs on the canonical form), 'factor-graph' or 'relaxed' (HMC on p_β(x)). */
+  readonly kernel: 'canonical' | 'factor-graph' | 'relaxed';
+  /** The engine memory holding the kernel and its chains. */
+  readonly arena: Arena;
+  /** A chain's R replicas at the inverse temperatures `ladder`, from stream (seed, chain); returns the state's address. */
+  init(seed: number, chain: number, ladder: readonly number[]): number;
+  /** Runs sweeps (warmup: adapting what the kernel adapts); returns the rate the kernel reports (change or acceptance). */
+  step(st: number, sweeps: number, accumulate: boolean, acc: number, warmup: boolean): number;
+  /** A view of one of the state's arrays (see above). */
+  array(st: number, which: number): Float64Array;
+  /** Diagnostics of the kernel's own (after the run). */
+  facts(states: readonly number[]): Record<string, number | string | boolean | null>;
+  /** Frees the kernel's engine memory. */
+  dispose(): void;
+}
+
 /** The PT kernel on one bound model: each state is one chain's R replicas. */
-export class TemperingSampler {
+export class TemperingSampler implements ReplicaKernel {
+  readonly kernel = 'canonical' as const;
   /** The model in engine memory. */
   readonly bound: BoundModel;
 
@@ -147,6 +205,28 @@ export class TemperingSampler {
   /** The model's canonical form. */
   get form() {
     return this.bound.form;
+  }
+
+  /** The accumulator's layout: the canonical form's bits. */
+  get layout(): StateLayout {
+    return this.bound.form;
+  }
+
+  /** The engine memory holding the sampler and its chains. */
+  get arena(): Arena {
+    return this.bound.arena;
+  }
+
+  /** Σ_v log K_v plus the model's constant: log Z at β = 0 of the user's model. */
+  get logZ0(): number {
+    let z = this.form.logZOffset;
+    for (let v = 0; v < this.form.n; v++) z += Math.log(this.form.card[v]);
+    return z;
+  }
+
+  /** No diagnostics of its own. */
+  facts(): Record<string, number | string | boolean | null> {
+    return {};
   }
 
   private header(): number {
@@ -168,7 +248,7 @@ export class TemperingSampler {
   }
 
   /** Runs sweeps; with accumulate the β = 1 conditionals go into acc (f64 per bit). Returns the change rate. */
-  step(st: number, sweeps: number, accumulate: boolean, acc = 0): number {
+  step(st: number, sweeps: number, accumulate: boolean, acc = 0, _warmup = false): number {
     const header = this.header();
     const changed = this.engine.call('pt step', (k) => k.ptStep(header, st, sweeps, accumulate ? 1 : 0, acc));
     return changed / (sweeps * this.R * this.form.n);
@@ -193,10 +273,12 @@ export function runTempering(engine: Engine, model: Model, opts: PTOptions = {})
   const run = ptRun(opts);
   const t0 = performance.now();
   const R = run.ladder.length;
-  const sampler = new TemperingSampler(engine, model, R);
+  if (run.moves === 'hmc' && !model.isPairwise) requirePairwise(model, "parallel tempering with moves 'hmc'", "parallel tempering takes higher-order factors with moves 'gibbs' (its default)");
+  const sampler: ReplicaKernel = run.moves === 'hmc' ? new RelaxedTemperingSampler(engine, model, R, run.leapfrogSteps, opts.relaxation ?? {})
+    : model.isPairwise ? new TemperingSampler(engine, model, R) : new FactorGraphTemperingSampler(engine, model, R);
   try {
-    const form = sampler.form;
-    const chunk = Math.max(1, Math.floor(2e6 / Math.max(1, R * form.n)));
+    const form = sampler.layout;
+    const chunk = Math.max(1, Math.floor(2e6 / Math.max(1, R * form.n * (run.moves === 'hmc' ? 4 * run.leapfrogSteps : 1))));
     const total = run.chains * (run.samples + run.burnin);
     const red = new DiscreteReducer(form, false);
     let cancelled = false;
@@ -204,7 +286,7 @@ export function runTempering(engine: Engine, model: Model, opts: PTOptions = {})
       for (let left = sweeps; left > 0; ) {
         if (opts.signal?.aborted) return false;
         const m = Math.min(chunk, left);
-        const changeRate = sampler.step(st, m, accumulate, acc);
+        const changeRate = sampler.step(st, m, accumulate, acc, !accumulate);
         left -= m;
         red.add({ kind: 'step', sweeps: m, changeRate }, 0);
         opts.onProgress?.({ phase: 'pt', done: red.done, total });
@@ -249,7 +331,7 @@ export function runTempering(engine: Engine, model: Model, opts: PTOptions = {})
     for (const st of states) sampler.array(st, SHIFT).set(shift);
 
     // Sampling: chains one after another, fixed ladder.
-    const accum = sampler.bound.arena.alloc(form.nBits * 8);
+    const accum = sampler.arena.alloc(form.nBits * 8);
     const gapStats = new BatchMeans(R - 1);
     const gapBatches: { chain: number; g: Float64Array }[] = [];
     const swapAcc = new Float64Array(R - 1), swapAtt = new Float64Array(R - 1);
@@ -260,7 +342,7 @@ export function runTempering(engine: Engine, model: Model, opts: PTOptions = {})
           cancelled = true;
           break;
         }
-        const view = sampler.bound.arena.f64(accum, form.nBits);
+        const view = sampler.arena.f64(accum, form.nBits);
         red.add({ kind: 'batch', sums: view.slice(), length: len }, c);
         view.fill(0);
         const gaps = sampler.array(st, GAPS);
@@ -285,15 +367,19 @@ export function runTempering(engine: Engine, model: Model, opts: PTOptions = {})
         ladderAdapted: run.adapt,
         swapRateMin: Math.min(...swapRates),
         swapRateMean: swapRates.reduce((s, x) => s + x, 0) / swapRates.length,
-        changeRate: red.changeRate,
-        siteUpdatesPerSecond: (red.done * R * form.n) / Math.max(1e-9, (performance.now() - t0) / 1000),
+        changeRate: sampler.kernel === 'relaxed' ? null : red.changeRate,
+        siteUpdatesPerSecond: sampler.kernel === 'relaxed' ? null : (red.done * R * form.n) / Math.max(1e-9, (performance.now() - t0) / 1000),
+        kernel: sampler.kernel,
+        moves: run.moves,
+        ...(sampler.kernel === 'relaxed' ? { acceptRate: red.changeRate } : {}),
+        ...sampler.facts(states),
       },
       (performance.now() - t0) / 1000,
       cancelled,
     );
     const warnings = result.warnings ?? [];
     if (Math.min(...swapRates) < 0.05) warnings.push(`swap rate ${Math.min(...swapRates).toFixed(3)} between some neighbouring temperatures: the ladder has a bottleneck; use more replicas`);
-    const lz = steppingStone(form, ladder, shift, gapStats, gapBatches);
+    const lz = steppingStone(sampler.logZ0, ladder, shift, gapStats, gapBatches);
     if (lz !== null && !Number.isFinite(lz.logZ)) warnings.push('stepping-stone log Z is not finite (an energy gap overflowed); no log Z reported');
     const ok = lz !== null && Number.isFinite(lz.logZ);
     return { ...result, logZ: ok ? lz.logZ : null, logZStdErr: ok ? lz.se : null, logZKind: ok ? 'estimate' : null, warnings };
@@ -304,7 +390,7 @@ export function runTempering(engine: Engine, model: Model, opts: PTOptions = {})
 
 /** log Z of the user's model by stepping stone over the ladder, with its delta-method standard error; null unless β_0 = 0. */
 function steppingStone(
-  form: TemperingSampler['form'],
+  logZ0: number,
   ladder: readonly number[],
   shift: readonly number[],
   gapStats: BatchMeans,
@@ -312,8 +398,7 @@ function steppingStone(
 ): { logZ: number; se: number | null } | null {
   if (ladder[0] !== 0) return null;
   const m = gapStats.mean();
-  let logZ = form.logZOffset;
-  for (let v = 0; v < form.n; v++) logZ += Math.log(form.card[v]);
+  let logZ = logZ0;
   for (let k = 0; k < m.length; k++) logZ += Math.log(m[k]) + (ladder[k + 1] - ladder[k]) * shift[k];
   const lin = new BatchMeans(1);
   for (const { chain, g } of gapBatches) {

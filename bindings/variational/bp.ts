@@ -118,7 +118,7 @@ export class BPSolver {
       maxArity = Math.max(maxArity, scopeStart[f + 1] - scopeStart[f]);
     }
     const M = msgStart[S];
-    const extra = () => 8 * (3 * M + belStart[n] + 2 * factorOffsets[F] + 8 * F + n + maxT + maxStates + 2) + 4 * (2 * S + n + 3 * F + 3 + maxArity) + 512;
+    const extra = () => 8 * (3 * M + belStart[n] + 2 * factorOffsets[F] + 10 * F + 3 * n + maxT + maxStates + 2) + 4 * (2 * S + n + 3 * F + 3 + maxArity) + 512;
     this.fg = BoundFactorGraph.fromModel(engine, model, what, extra);
     try {
       // Incidence entry q → its scope entry (the incidence rows list factors in increasing order per variable).
@@ -148,6 +148,7 @@ export class BPSolver {
         prio: a.alloc(8 * F),
         heap: a.alloc(4 * F),
         heapPos: a.alloc(4 * F),
+        odds: a.alloc(8 * engine.kernels.bpOddsEntries(F, n)),
       };
       this.weightPtr = ptr.weight;
       this.fac2varPtr = ptr.fac2var;
@@ -159,7 +160,7 @@ export class BPSolver {
       this.entV = a.alloc(8 * n);
       this.out = a.alloc(16);
       this.st = a.alloc(engine.kernels.bpStateBytes());
-      engine.call('bp init', (k) => k.bpInit(this.st, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairConst, ptr.prio, ptr.heap, ptr.heapPos));
+      engine.call('bp init', (k) => k.bpInit(this.st, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairConst, ptr.prio, ptr.heap, ptr.heapPos, ptr.odds));
     } catch (e) {
       this.fg.dispose();
       throw e;

@@ -1,0 +1,255 @@
+// The parallel schedule of bp.ts on log-odds, for models whose factors of arity ≥ 2 are all binary
+// pairs with pair constants (bp.ts, pairConstants): a two-state log-message shifted to max 0 is
+// (0, δ) up to the shift, so each message is the one number δ = m(1) − m(0), each belief the one
+// number L_v = b_v(1) − b_v(0) = U_v + Σ_{pairs f ∋ v} ρ_f δ_fv (U_v: the unary factors' part,
+// fixed), and the var → factor message n_uf is L_u − δ_fu. A sweep is then, per pair, the two
+// closed-form updates of bp.ts's pairDelta (one exp and one log each) and their commit — the same
+// arithmetic as the general loop (damping (1 − α) δ_new + α δ_old is its log-space damping of the
+// shifted entries; the residual the same max_k |e^{m_new(k)} − e^{m_old(k)}|), without its
+// per-entry passes over beliefs, var → factor messages and shifts. The messages go back into
+// fac2var in bp.ts's form when the run ends.
+//
+// Undamped BP (ρ ≡ 1 on the pairs, α = 0) goes one step further, to ratios r = e^δ (linearSweep): the
+// belief ratio is R_v = e^{U_v} Π_f r_fv and the update r = e^c (1 + A T)/(1 + B T), T = R_u / r_fu —
+// no exp or log at all. Pairs whose messages could leave the double range (|c| + |a − b| > 700,
+// bp.ts's constants) keep the log-odds sweep; a belief ratio out of range sends the run back to
+// log-odds before anything of that sweep is committed.
+//
+// Work memory (BPState.odds, f64): δ per scope entry of the pairs at 2f, 2f + 1 (the pair's two
+// positions), then L (or R) per variable, then U per variable; for linear sweeps, per pair k in
+// factor order the record (r0, r1, e^c0, A0, B0, e^c1, A1, B1) (towards positions 0 and 1), the
+// pairs as i32 (f, u, v), and e^U per variable.
+
+import { FactorGraph, cardOf } from '../core/factorgraph';
+import { BPState, pairDelta1, storeDelta } from './bp';
+
+@inline function ldI(p: usize, i: i32): i32 { return load<i32>(p + (<usize>i << 2)); }
+@inline function ldF(p: usize, i: i32): f64 { return load<f64>(p + (<usize>i << 3)); }
+@inline function stF(p: usize, i: i32, x: f64): void { store<f64>(p + (<usize>i << 3), x); }
+
+/** f64 entries of the log-odds work memory. */
+export function bpOddsEntries(nFactors: i32, n: i32): i32 {
+  return 12 * nFactors + 3 * n;
+}
+
+/**
+ * Whether the run can use log-odds (every factor of arity ≥ 2 a binary pair with pair constants,
+ * every message and unary part finite); if so, loads δ and U from the current messages.
+ */
+export function oddsSetup(s: BPState): bool {
+  const g = changetype<FactorGraph>(s.g);
+  const F = g.nFactors, n = g.n;
+  const delta = s.odds, U = s.odds + (<usize>(2 * F + n) << 3);
+  for (let v = 0; v < n; v++) stF(U, v, 0.0);
+  for (let f = 0; f < F; f++) {
+    const p0 = ldI(g.scopeStart, f), a = ldI(g.scopeStart, f + 1) - p0;
+    if (a == 0) continue;
+    if (a == 1) {
+      const v = ldI(g.scopeVars, p0);
+      if (cardOf(g, v) != 2) continue; // no pair touches it (pairs are binary): its belief is left to bp.ts
+      const m = s.fac2var + (<usize>ldI(s.msgStart, p0) << 3);
+      const x0 = ldF(m, 0), x1 = ldF(m, 1);
+      const rho = ldF(s.weight, f);
+      // bp.ts adds ρ·x only where x ≠ 0: a −∞ entry would make the belief infinite.
+      if (!(isFinite(x0) && isFinite(x1))) return false;
+      stF(U, v, ldF(U, v) + rho * x1 - rho * x0);
+      continue;
+    }
+    if (isNaN(ldF(s.pairConst + (<usize>(6 * f) << 3), 0))) return false;
+    for (let j = 0; j < 2; j++) {
+      const m = s.fac2var + (<usize>ldI(s.msgStart, p0 + j) << 3);
+      const d = ldF(m, 1) - ldF(m, 0);
+      if (!isFinite(d)) return false;
+      stF(delta, 2 * f + j, d);
+    }
+  }
+  return true;
+}
+
+/** Residual of the two-state message (0, o) → (0, x), both shifted to max 0: max_k |e^{x_k} − e^{o_k}|. */
+@inline
+function residual(o: f64, x: f64, r: f64): f64 {
+  const o0 = o > 0.0 ? -o : 0.0, o1 = o > 0.0 ? 0.0 : o;
+  const x0 = x > 0.0 ? -x : 0.0, x1 = x > 0.0 ? 0.0 : x;
+  // |e^a − e^b| ≤ |a − b| (both ≤ 0): the exps only where the change could raise r, as bp.ts's commit.
+  if (o0 != x0 && Math.abs(x0 - o0) > r) r = max(r, Math.abs(Math.exp(x0) - Math.exp(o0)));
+  if (o1 != x1 && Math.abs(x1 - o1) > r) r = max(r, Math.abs(Math.exp(x1) - Math.exp(o1)));
+  return r;
+}
+
+/** One parallel iteration on log-odds; returns its largest residual. */
+export function oddsSweep(s: BPState, damping: f64): f64 {
+  const g = changetype<FactorGraph>(s.g);
+  const F = g.nFactors, n = g.n;
+  const delta = s.odds, L = s.odds + (<usize>(2 * F) << 3), U = L + (<usize>n << 3);
+  memory.copy(L, U, <usize>n << 3);
+  for (let f = 0; f < F; f++) {
+    const p0 = ldI(g.scopeStart, f);
+    if (ldI(g.scopeStart, f + 1) - p0 != 2) continue;
+    const rho = ldF(s.weight, f);
+    const u = ldI(g.scopeVars, p0), v = ldI(g.scopeVars, p0 + 1);
+    stF(L, u, ldF(L, u) + rho * ldF(delta, 2 * f));
+    stF(L, v, ldF(L, v) + rho * ldF(delta, 2 * f + 1));
+  }
+  // Each factor reads only L (fixed for the sweep) and its own δ: committing at once is the parallel schedule.
+  let r = 0.0;
+  const keep = 1.0 - damping;
+  for (let f = 0; f < F; f++) {
+    const p0 = ldI(g.scopeStart, f);
+    if (ldI(g.scopeStart, f + 1) - p0 != 2) continue;
+    const u = ldI(g.scopeVars, p0), v = ldI(g.scopeVars, p0 + 1);
+    const pc = s.pairConst + (<usize>(6 * f) << 3);
+    const d0 = ldF(delta, 2 * f), d1 = ldF(delta, 2 * f + 1);
+    let x0 = pairDelta1(ldF(pc, 0), ldF(pc, 1), ldF(pc, 2), ldF(L, v) - d1);
+    let x1 = pairDelta1(ldF(pc, 3), ldF(pc, 4), ldF(pc, 5), ldF(L, u) - d0);
+    if (damping > 0.0) {
+      x0 = keep * x0 + damping * d0;
+      x1 = keep * x1 + damping * d1;
+    }
+    r = residual(d0, x0, r);
+    r = residual(d1, x1, r);
+    stF(delta, 2 * f, x0);
+    stF(delta, 2 * f + 1, x1);
+  }
+  return r;
+}
+
+/** Writes the pairs' δ back into fac2var as bp.ts's shifted two-state messages. */
+export function oddsStore(s: BPState): void {
+  const g = changetype<FactorGraph>(s.g);
+  for (let f = 0; f < g.nFactors; f++) {
+    const p0 = ldI(g.scopeStart, f);
+    if (ldI(g.scopeStart, f + 1) - p0 != 2) continue;
+    for (let j = 0; j < 2; j++) storeDelta(s.fac2var + (<usize>ldI(s.msgStart, p0 + j) << 3), ldF(s.odds, 2 * f + j));
+  }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Undamped BP on ratios r = e^δ.
+
+/** Largest |log| of a ratio the linear sweep lets a message reach. */
+const LINEAR_RANGE: f64 = 700.0;
+const REC: i32 = 8; // f64 per pair record
+
+@inline function records(s: BPState, g: FactorGraph): usize { return s.odds + (<usize>(2 * g.nFactors + 2 * g.n) << 3); }
+@inline function pairList(s: BPState, g: FactorGraph): usize { return records(s, g) + (<usize>(REC * g.nFactors) << 3); }
+@inline function expU(s: BPState, g: FactorGraph): usize { return pairList(s, g) + (<usize>(2 * g.nFactors) << 3); }
+
+/** Pairs laid out by the last linearSetup. */
+let linearPairs: i32 = 0;
+
+/**
+ * Whether the loaded log-odds run can continue on ratios (every pair weight 1, every message's range
+ * within ±LINEAR_RANGE); if so, lays out the pair records from δ. Call after oddsSetup, with damping 0.
+ */
+export function linearSetup(s: BPState): bool {
+  const g = changetype<FactorGraph>(s.g);
+  const F = g.nFactors;
+  for (let f = 0; f < F; f++) {
+    const p0 = ldI(g.scopeStart, f);
+    if (ldI(g.scopeStart, f + 1) - p0 != 2) continue;
+    if (ldF(s.weight, f) != 1.0) return false;
+    const pc = s.pairConst + (<usize>(6 * f) << 3);
+    // pc: (c, A, B) towards position 0, then position 1; |δ| ≤ |c| + |log A − log B|.
+    for (let j = 0; j < 2; j++) {
+      const c = ldF(pc, 3 * j);
+      if (!(Math.abs(c) + Math.abs(Math.log(ldF(pc, 3 * j + 1)) - Math.log(ldF(pc, 3 * j + 2))) <= LINEAR_RANGE)) return false;
+      if (!(Math.abs(ldF(s.odds, 2 * f + j)) <= LINEAR_RANGE)) return false;
+    }
+  }
+  const rec = records(s, g), list = pairList(s, g), eU = expU(s, g);
+  const U = s.odds + (<usize>(2 * F + g.n) << 3);
+  let k = 0;
+  for (let f = 0; f < F; f++) {
+    const p0 = ldI(g.scopeStart, f);
+    if (ldI(g.scopeStart, f + 1) - p0 != 2) continue;
+    const pc = s.pairConst + (<usize>(6 * f) << 3);
+    const r = rec + (<usize>(REC * k) << 3);
+    stF(r, 0, Math.exp(ldF(s.odds, 2 * f)));
+    stF(r, 1, Math.exp(ldF(s.odds, 2 * f + 1)));
+    for (let j = 0; j < 2; j++) {
+      stF(r, 2 + 3 * j, Math.exp(ldF(pc, 3 * j)));
+      stF(r, 3 + 3 * j, ldF(pc, 3 * j + 1));
+      stF(r, 4 + 3 * j, ldF(pc, 3 * j + 2));
+    }
+    const q = list + (<usize>(3 * k) << 2);
+    store<i32>(q, f);
+    store<i32>(q, ldI(g.scopeVars, p0), 4);
+    store<i32>(q, ldI(g.scopeVars, p0 + 1), 8);
+    k++;
+  }
+  linearPairs = k;
+  for (let v = 0; v < g.n; v++) stF(eU, v, Math.exp(ldF(U, v)));
+  return true;
+}
+
+/** Turns the pair records' ratios back into log-odds δ. */
+export function linearToOdds(s: BPState): void {
+  const g = changetype<FactorGraph>(s.g);
+  const rec = records(s, g), list = pairList(s, g);
+  for (let k = 0; k < linearPairs; k++) {
+    const f = load<i32>(list + (<usize>(3 * k) << 2));
+    const r = rec + (<usize>(REC * k) << 3);
+    stF(s.odds, 2 * f, Math.log(ldF(r, 0)));
+    stF(s.odds, 2 * f + 1, Math.log(ldF(r, 1)));
+  }
+}
+
+/** e^c (1 + A T)/(1 + B T) with T = R / r (r the incoming ratio), as (r + A R)/(r + B R) unless that overflows. */
+@inline
+function pairRatio(ec: f64, A: f64, B: f64, R: f64, r: f64): f64 {
+  const x = ec * ((r + A * R) / (r + B * R));
+  if (x < Infinity && x == x) return x;
+  if (R <= r) {
+    const t = R / r;
+    return ec * ((1.0 + A * t) / (1.0 + B * t));
+  }
+  const t = r / R;
+  return ec * ((t + A) / (t + B));
+}
+
+/** Residual of the ratio message o → x: shifted to max 0 a message is (1/r, 1) for r > 1, else (1, r). */
+@inline
+function ratioResidual(o: f64, x: f64, res: f64): f64 {
+  let d: f64;
+  if (o > 1.0) d = x > 1.0 ? Math.abs(x - o) / (x * o) : max(1.0 - 1.0 / o, 1.0 - x);
+  else d = x > 1.0 ? max(1.0 - 1.0 / x, 1.0 - o) : Math.abs(x - o);
+  return max(res, d);
+}
+
+/**
+ * One undamped parallel iteration on ratios; returns its largest residual, or NaN — nothing changed —
+ * when a belief ratio leaves the double range (the caller goes back to log-odds).
+ */
+export function linearSweep(s: BPState): f64 {
+  const g = changetype<FactorGraph>(s.g);
+  const n = g.n;
+  const R = s.odds + (<usize>(2 * g.nFactors) << 3);
+  const rec = records(s, g), list = pairList(s, g);
+  memory.copy(R, expU(s, g), <usize>n << 3);
+  const P = linearPairs;
+  for (let k = 0; k < P; k++) {
+    const q = list + (<usize>(3 * k) << 2), r = rec + (<usize>(REC * k) << 3);
+    const u = load<i32>(q, 4), v = load<i32>(q, 8);
+    stF(R, u, ldF(R, u) * ldF(r, 0));
+    stF(R, v, ldF(R, v) * ldF(r, 1));
+  }
+  for (let v = 0; v < n; v++) {
+    const x = ldF(R, v);
+    if (!(x >= 2.2250738585072014e-308 && x < Infinity)) return NaN;
+  }
+  let res = 0.0;
+  for (let k = 0; k < P; k++) {
+    const q = list + (<usize>(3 * k) << 2), r = rec + (<usize>(REC * k) << 3);
+    const u = load<i32>(q, 4), v = load<i32>(q, 8);
+    const r0 = ldF(r, 0), r1 = ldF(r, 1);
+    const x0 = pairRatio(ldF(r, 2), ldF(r, 3), ldF(r, 4), ldF(R, v), r1);
+    const x1 = pairRatio(ldF(r, 5), ldF(r, 6), ldF(r, 7), ldF(R, u), r0);
+    res = ratioResidual(r0, x0, res);
+    res = ratioResidual(r1, x1, res);
+    stF(r, 0, x0);
+    stF(r, 1, x1);
+  }
+  return res;
+}
