@@ -149,6 +149,30 @@ export function bitMarginals(form: StateLayout, stats: BatchMeans): { marginals:
   return { marginals, marginalStdErr, maxStdErr: Number.isFinite(maxSE) ? maxSE : null };
 }
 
+/** Chains per batch of the relaxed samplers' lockstep runs (block Gibbs, DHMC): bench/batch.ts. */
+export const RELAXED_BATCH_WIDTH = 8;
+
+/**
+ * Folds the events of chains 0 … chains − 1 run in consecutive batches of `width` (a batch's chains
+ * interleaved) chain after chain, as the estimators take them: a batch's first chain as it runs, the
+ * others' events held until the batch is done (the next batch starts, or finish()).
+ */
+export function chainOrderFolder<E>(chains: number, width: number, add: (e: E, chain: number) => void): { emit(chain: number, e: E): void; finish(): void } {
+  let folding = 0;
+  const held: E[][] = Array.from({ length: chains }, () => []);
+  const foldUpTo = (c: number) => {
+    for (; folding < c; folding++) for (const e of held[folding].splice(0)) add(e, folding);
+  };
+  return {
+    emit(c: number, e: E) {
+      foldUpTo(c - (c % width)); // the earlier batches
+      if (c === folding) add(e, c);
+      else held[c].push(e);
+    },
+    finish: () => foldUpTo(chains),
+  };
+}
+
 /** 0, 1, …, n − 1. */
 export function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
