@@ -40,7 +40,7 @@ function rowIsZero(v: usize, B: i32): bool {
 }
 
 // Dense. The single product's lane 0 sums the even k, lane 1 the odd k, then adds the two and the odd
-// tail; here `ev` and `od` hold those two sums for two chains.
+// tail; here `ev` and `od` hold those two sums for two chains, four chains per pass over a row.
 function denseApplyBatch(f: Factor, x: usize, u: usize, B: i32): void {
   const n = f.n, m = f.m;
   const stride = <usize>B << 3;
@@ -48,6 +48,28 @@ function denseApplyBatch(f: Factor, x: usize, u: usize, B: i32): void {
     const row = f.data + ((<usize>i * <usize>m) << 3);
     const out = u + <usize>i * stride;
     let b = 0;
+    for (; b + 3 < B; b += 4) {
+      let ev0 = f64x2.splat(0), od0 = f64x2.splat(0), ev1 = f64x2.splat(0), od1 = f64x2.splat(0);
+      let px = x + (<usize>b << 3);
+      let k = 0;
+      for (; k + 1 < m; k += 2) {
+        const pr = row + (<usize>k << 3);
+        const w0 = f64x2.splat(load<f64>(pr)), w1 = f64x2.splat(load<f64>(pr, 8));
+        ev0 = f64x2.add(ev0, f64x2.mul(w0, v128.load(px)));
+        ev1 = f64x2.add(ev1, f64x2.mul(w0, v128.load(px, 16)));
+        od0 = f64x2.add(od0, f64x2.mul(w1, v128.load(px + stride)));
+        od1 = f64x2.add(od1, f64x2.mul(w1, v128.load(px + stride, 16)));
+        px += stride << 1;
+      }
+      let s0 = f64x2.add(ev0, od0), s1 = f64x2.add(ev1, od1);
+      if (k < m) {
+        const w = f64x2.splat(load<f64>(row + (<usize>k << 3)));
+        s0 = f64x2.add(s0, f64x2.mul(w, v128.load(px)));
+        s1 = f64x2.add(s1, f64x2.mul(w, v128.load(px, 16)));
+      }
+      v128.store(out + (<usize>b << 3), s0);
+      v128.store(out + (<usize>b << 3), s1, 16);
+    }
     for (; b + 1 < B; b += 2) {
       let ev = f64x2.splat(0), od = f64x2.splat(0);
       let px = x + (<usize>b << 3);
@@ -79,14 +101,52 @@ function denseApplyBatch(f: Factor, x: usize, u: usize, B: i32): void {
   }
 }
 
+/**
+ * G = Mᵀ V, four rows per pass (as the single product): G is loaded and stored once per four rows, and
+ * each entry still receives the rows' terms in row order. A group of rows zero in every chain is skipped.
+ */
 function denseApplyTBatch(f: Factor, v: usize, g: usize, B: i32): void {
   const n = f.n, m = f.m;
   const stride = <usize>B << 3;
+  const rowBytes = <usize>m << 3;
   memory.fill(g, 0, <usize>m * stride);
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    const v0 = v + <usize>i * stride;
+    if (rowIsZero(v0, B << 2)) continue; // the four rows are consecutive in V
+    const v1 = v0 + stride, v2 = v1 + stride, v3 = v2 + stride;
+    const r0 = f.data + <usize>i * rowBytes, r1 = r0 + rowBytes, r2 = r1 + rowBytes, r3 = r2 + rowBytes;
+    let b = 0;
+    for (; b + 1 < B; b += 2) {
+      const o = <usize>b << 3;
+      const s0 = v128.load(v0 + o), s1 = v128.load(v1 + o), s2 = v128.load(v2 + o), s3 = v128.load(v3 + o);
+      let q = g + o;
+      for (let k = 0; k < m; k++) {
+        const c = <usize>k << 3;
+        let a = v128.load(q);
+        a = f64x2.add(a, f64x2.mul(s0, f64x2.splat(load<f64>(r0 + c))));
+        a = f64x2.add(a, f64x2.mul(s1, f64x2.splat(load<f64>(r1 + c))));
+        a = f64x2.add(a, f64x2.mul(s2, f64x2.splat(load<f64>(r2 + c))));
+        a = f64x2.add(a, f64x2.mul(s3, f64x2.splat(load<f64>(r3 + c))));
+        v128.store(q, a);
+        q += stride;
+      }
+    }
+    if (b < B) {
+      const o = <usize>b << 3;
+      const s0 = load<f64>(v0 + o), s1 = load<f64>(v1 + o), s2 = load<f64>(v2 + o), s3 = load<f64>(v3 + o);
+      let q = g + o;
+      for (let k = 0; k < m; k++) {
+        const c = <usize>k << 3;
+        store<f64>(q, load<f64>(q) + s0 * load<f64>(r0 + c) + s1 * load<f64>(r1 + c) + s2 * load<f64>(r2 + c) + s3 * load<f64>(r3 + c));
+        q += stride;
+      }
+    }
+  }
+  for (; i < n; i++) {
     const vi = v + <usize>i * stride;
     if (rowIsZero(vi, B)) continue;
-    const row = f.data + ((<usize>i * <usize>m) << 3);
+    const row = f.data + <usize>i * rowBytes;
     let b = 0;
     for (; b + 1 < B; b += 2) {
       const vv = v128.load(vi + (<usize>b << 3));

@@ -7,6 +7,7 @@
 // (n per chain, chain after chain), which the caller reads after the call.
 
 import { Factor } from './factor';
+import { expPairK } from '../core/vmath';
 import { factorBatchable, factorApplyBatch, factorApplyTBatch } from './factor_batch';
 import { Relaxed, conditionalsFromU, gradientFinish, halfSquare, relaxedLogDensity, relaxedGradient } from './relaxed';
 
@@ -19,10 +20,38 @@ export function relaxedBatchScratchBytes(r: Relaxed, B: i32): usize {
   return (<usize>B * <usize>(r.m + 2 * r.nBits)) << 3;
 }
 
-/** Chain b's π after relaxedBatchEval (f64 × nBits). */
+/** Chain b's π after a relaxedBatchEval with some chain in EVAL_LOGP mode (f64 × nBits). */
 @inline
 export function batchProb(r: Relaxed, scratch: usize, B: i32, b: i32): usize {
   return scratch + ((<usize>B * <usize>(r.m + r.nBits) + <usize>b * <usize>r.nBits) << 3);
+}
+
+/**
+ * All-free models: U (n × B, M x per chain) becomes π = σ(M x + b) in place, two chains per f64x2 with
+ * expPair (Math.exp bit for bit): per chain the operations conditionalsFromU performs for a free bit.
+ */
+export function sigmoidBatch(r: Relaxed, U: usize, B: i32): void {
+  const n = r.nBits;
+  const stride = <usize>B << 3;
+  const one = f64x2.splat(1.0), zero = f64x2.splat(0.0);
+  for (let i = 0; i < n; i++) {
+    const bi = load<f64>(r.bias + (<usize>i << 3));
+    const bv = f64x2.splat(bi);
+    const row = U + <usize>i * stride;
+    let b = 0;
+    for (; b + 1 < B; b += 2) {
+      const q = row + (<usize>b << 3);
+      const u = f64x2.add(v128.load(q), bv);
+      const e = expPairK(f64x2.neg(f64x2.abs(u)));
+      v128.store(q, f64x2.div(v128.bitselect(one, e, f64x2.ge(u, zero)), f64x2.add(one, e)));
+    }
+    if (b < B) {
+      const q = row + (<usize>b << 3);
+      const u = load<f64>(q) + bi;
+      const e = Math.exp(-Math.abs(u));
+      store<f64>(q, (u >= 0 ? 1.0 : e) / (1.0 + e));
+    }
+  }
 }
 
 /**
@@ -58,9 +87,22 @@ export function relaxedBatchEval(r: Relaxed, B: i32, xs: usize, grads: usize, mo
     }
   }
   factorApplyBatch(f, X, U, B);
-  // Per chain: its column of U into r.u, the nonlinear part, π back into its column (Π, in U's place).
+  // Gradients only, all bits free: π for every chain at once, in place (batchProb is not written).
+  let fast = r.allFree != 0;
+  for (let b = 0; b < B && fast; b++) fast = load<i32>(mode + (<usize>b << 2)) != EVAL_LOGP;
+  if (fast) {
+    sigmoidBatch(r, U, B);
+    for (let b = 0; b < B; b++) {
+      const md = load<i32>(mode + (<usize>b << 2));
+      store<f64>(out + (<usize>b << 3), 0.0);
+      if (md != EVAL_SKIP) continue;
+      let q = U + (<usize>b << 3);
+      for (let i = 0; i < n; i++, q += stride) store<f64>(q, 0);
+    }
+  }
+  // Otherwise per chain: its column of U into r.u, the nonlinear part, π back into its column (Π, in U's place).
   const uu = r.u;
-  for (let b = 0; b < B; b++) {
+  for (let b = 0; b < B && !fast; b++) {
     const md = load<i32>(mode + (<usize>b << 2));
     let q = U + (<usize>b << 3);
     if (md == EVAL_SKIP) {

@@ -4,8 +4,9 @@
 // stream, in the single-chain order. Chain b is blockGibbsSweeps on the same state, bit for bit. A factor
 // without batched products (FFT) runs the chains one after another.
 
-import { Philox, normal } from '../core/rng';
+import { Philox, normal, uniform32 } from '../core/rng';
 import { Relaxed, conditionalsFromU } from '../relax/relaxed';
+import { sigmoidBatch } from '../relax/relaxed_batch';
 import { Factor } from '../relax/factor';
 import { factorBatchable, factorApplyBatch, factorApplyTBatch } from '../relax/factor_batch';
 import { xOffset, sOffset, drawS, addInto, blockGibbsSweeps } from './blockgibbs';
@@ -44,7 +45,28 @@ export function blockGibbsBatchStep(relaxed: usize, chains: usize, B: i32, sweep
       for (let k = 0; k < m; k++, q += stride) store<f64>(q, load<f64>(x + (<usize>k << 3)));
     }
     factorApplyBatch(f, X, U, B);
+    if (r.allFree) sigmoidBatch(r, U, B);
     for (let b = 0; b < B; b++) {
+      if (r.allFree) {
+        // drawS's free-bit draw on π in place, s into its column (S, in Π's place).
+        const chain = load<usize>(chains + (<usize>b << 2));
+        const rng = changetype<Philox>(chain);
+        const s = chain + so, ab = acc + <usize>b * accBytes;
+        let q = U + (<usize>b << 3);
+        let ch = 0;
+        for (let i = 0; i < n; i++, q += stride) {
+          const p = load<f64>(q);
+          if (acc) store<f64>(ab + (<usize>i << 3), load<f64>(ab + (<usize>i << 3)) + p);
+          const bit: f64 = uniform32(rng) < p ? 1.0 : 0.0;
+          const qs = s + (<usize>i << 3);
+          ch += <i32>(bit != load<f64>(qs));
+          store<f64>(qs, bit);
+          store<f64>(q, bit);
+        }
+        const qc = changed + (<usize>b << 3);
+        store<f64>(qc, load<f64>(qc) + <f64>ch);
+        continue;
+      }
       const chain = load<usize>(chains + (<usize>b << 2));
       let q = U + (<usize>b << 3);
       for (let i = 0; i < n; i++, q += stride) store<f64>(r.u + (<usize>i << 3), load<f64>(q));
