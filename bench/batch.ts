@@ -13,8 +13,9 @@
 // Plain JS (bench/js/relaxed-batch.ts): the same batched algorithm (layout, summation order, streams) in
 // JavaScript, for the WASM / JS ratio; its batched products are first checked to equal the WASM ones bit
 // for bit (exit 1 otherwise). The JS reference implements free bits only, which all three models are.
-// Repetitions are interleaved (every configuration once per round) and summarised by medians; the machine
-// may be shared, so ratios are taken within the run.
+// Times are this process's CPU time (process.cpuUsage; wall-time ratios are in the JSON too): the machine
+// is shared and loaded, where wall time mostly measures the scheduler. Repetitions are interleaved (every
+// configuration once per round) and summarised by medians; ratios are taken within the run.
 
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -38,6 +39,11 @@ const STEP_SIZE = 0.15;
 const LEAPFROG = 5;
 
 const engine = await loadEngine();
+/** Seconds of this process's CPU time (user + system): on a shared, loaded machine far steadier than wall time. */
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 const now = () => performance.now() / 1000;
 
 const models: { name: string; model: Model; factor: 'incidence' | 'sparse-cholesky' | 'dense-cholesky' }[] = [
@@ -57,7 +63,10 @@ interface Config {
   B: number;
   run: (iters: number) => void;
   iters: number;
+  /** CPU seconds per measurement. */
   times: number[];
+  /** Wall seconds per measurement. */
+  wall: number[];
 }
 
 function checkProducts(rel: Relaxation): void {
@@ -87,7 +96,7 @@ function checkProducts(rel: Relaxation): void {
 
 const configs: Config[] = [];
 const cleanup: (() => void)[] = [];
-const facts: Record<string, unknown>[] = [];
+const facts: { model: string; factor: string; n: number; m: number; entries: number }[] = [];
 
 for (const { name, model, factor } of models) {
   const rel = buildRelaxation(engine, model, { factor });
@@ -102,21 +111,21 @@ for (const { name, model, factor } of models) {
   cleanup.push(() => dhmc.dispose(), () => gibbs.dispose());
   for (const B of WIDTHS) {
     const states: ContinuousState[] = Array.from({ length: B }, (_, c) => dhmc.init(SEED, c, { stepSize: STEP_SIZE }));
-    configs.push({ model: name, kind: 'dhmc', impl: 'wasm', B, iters: 0, times: [], run: (it) => void dhmc.stepChains(states, it) });
+    configs.push({ model: name, kind: 'dhmc', impl: 'wasm', B, iters: 0, times: [], wall: [], run: (it) => void dhmc.stepChains(states, it) });
     // B = 1: the single-chain kernel; otherwise one lockstep batch.
     const single: BlockGibbsState | null = B === 1 ? gibbs.init(SEED, 0) : null;
     const batch: BlockGibbsBatch | null = B === 1 ? null : gibbs.initBatch(SEED, Array.from({ length: B }, (_, c) => c));
-    configs.push({ model: name, kind: 'blockgibbs', impl: 'wasm', B, iters: 0, times: [], run: (it) => void (single ? gibbs.step(single, it) : gibbs.stepBatch(batch!, it, false)) });
+    configs.push({ model: name, kind: 'blockgibbs', impl: 'wasm', B, iters: 0, times: [], wall: [], run: (it) => void (single ? gibbs.step(single, it) : gibbs.stepBatch(batch!, it, false)) });
 
     const js = new RelaxedBatchJS(f, bias, B);
     const rngs = Array.from({ length: B }, (_, c) => new StreamJS(SEED, 0, c, 3));
     const X = Float64Array.from({ length: f.m * B }, () => rngs[0].normal());
     const S = new Float64Array(f.n * B);
-    configs.push({ model: name, kind: 'blockgibbs', impl: 'js', B, iters: 0, times: [], run: (it) => void js.blockGibbs(X, S, rngs, it) });
+    configs.push({ model: name, kind: 'blockgibbs', impl: 'js', B, iters: 0, times: [], wall: [], run: (it) => void js.blockGibbs(X, S, rngs, it) });
     const Xh = Float64Array.from({ length: f.m * B }, () => rngs[0].normal()), G = new Float64Array(f.m * B), logp = new Float64Array(B);
     js.gradient(Xh, G, new Uint8Array(B).fill(1), logp);
     const eps = new Float64Array(B).fill(STEP_SIZE);
-    configs.push({ model: name, kind: 'dhmc', impl: 'js', B, iters: 0, times: [], run: (it) => void js.hmc(Xh, G, logp, eps, LEAPFROG, it, rngs) });
+    configs.push({ model: name, kind: 'dhmc', impl: 'js', B, iters: 0, times: [], wall: [], run: (it) => void js.hmc(Xh, G, logp, eps, LEAPFROG, it, rngs) });
   }
 }
 
@@ -124,9 +133,9 @@ for (const { name, model, factor } of models) {
 for (const c of configs.filter((c) => c.B === 1)) {
   let it = 1;
   for (;;) {
-    const t0 = now();
+    const t0 = cpu();
     c.run(it);
-    const t = now() - t0;
+    const t = cpu() - t0;
     if (t > TARGET_SECONDS / 4 || it > 1e6) {
       c.iters = Math.max(1, Math.round((it * TARGET_SECONDS) / Math.max(t, 1e-6)));
       break;
@@ -140,9 +149,10 @@ const load0 = loadavg()[0];
 for (let rep = 0; rep < REPS; rep++) {
   for (let q = 0; q < configs.length; q++) {
     const c = configs[(q + rep * 5) % configs.length];
-    const t0 = now();
+    const t0 = now(), c0 = cpu();
     c.run(c.iters);
-    c.times.push(now() - t0);
+    c.times.push(cpu() - c0);
+    c.wall.push(now() - t0);
   }
 }
 const load1 = loadavg()[0];
@@ -150,8 +160,8 @@ cleanup.forEach((f) => f());
 
 interface Row {
   B: number;
-  wasm: { perChainPerSecond: number; seconds: Dist; cost: number };
-  js: { perChainPerSecond: number; seconds: Dist; cost: number };
+  wasm: { perChainPerSecond: number; seconds: Dist; cost: number; wallCost: number };
+  js: { perChainPerSecond: number; seconds: Dist; cost: number; wallCost: number };
   wasmOverJs: number;
 }
 const results = facts.map((fact) => {
@@ -165,14 +175,14 @@ const results = facts.map((fact) => {
         const c = find(impl, B), one = find(impl, 1);
         // Ratios of medians within the run; each rep's ratio would pair unrelated moments of load.
         const t = dist(c.times), t1 = dist(one.times);
-        row[impl] = { perChainPerSecond: c.iters / t.median, seconds: t, cost: t.median / t1.median };
+        row[impl] = { perChainPerSecond: c.iters / t.median, seconds: t, cost: t.median / t1.median, wallCost: dist(c.wall).median / dist(one.wall).median };
       }
       row.wasmOverJs = row.wasm.perChainPerSecond / row.js.perChainPerSecond;
       out[kind].push(row);
     }
   }
   const within = (k: Kind) => out[k].find((r) => r.B === 4)!.wasm.cost <= 2;
-  return { ...fact, transitions: { dhmc: find4(fact.model as string, 'dhmc'), blockgibbs: find4(fact.model as string, 'blockgibbs') }, ...out, batchOf4Within2x: { dhmc: within('dhmc'), blockgibbs: within('blockgibbs') } };
+  return { ...fact, transitionsPerMeasurement: { dhmc: find4(fact.model, 'dhmc'), blockgibbs: find4(fact.model, 'blockgibbs') }, ...out, batchOf4Within2x: { dhmc: within('dhmc'), blockgibbs: within('blockgibbs') } };
 });
 
 function find4(model: string, kind: Kind): { wasm: number; js: number } {
@@ -184,7 +194,7 @@ const report = {
   bench: 'batch',
   quick: QUICK,
   date: new Date().toISOString(),
-  machine: { cpu: cpuModel(), node: process.version, loadavgStart: load0, loadavgEnd: load1, note: 'shared machine: medians of interleaved repetitions; ratios within the run' },
+  machine: { cpu: cpuModel(), node: process.version, loadavgStart: load0, loadavgEnd: load1, note: 'shared machine: CPU time of this process (wall time beside it), medians of interleaved repetitions; ratios within the run' },
   wasm: wasmFacts(),
   settings: { reps: REPS, widths: WIDTHS, stepSize: STEP_SIZE, leapfrogSteps: LEAPFROG, targetSecondsSingle: TARGET_SECONDS },
   results,
