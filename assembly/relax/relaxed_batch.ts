@@ -9,7 +9,7 @@
 import { Factor } from './factor';
 import { expPairK } from '../core/vmath';
 import { factorBatchable, factorApplyBatch, factorApplyTBatch } from './factor_batch';
-import { Relaxed, conditionalsFromU, gradientFinish, halfSquare, relaxedLogDensity, relaxedGradient } from './relaxed';
+import { Relaxed, conditionalsFromU, halfSquare, relaxedLogDensity, relaxedGradient } from './relaxed';
 
 /** mode per chain: skip it, its gradient only (relaxedGradient), or log p and gradient (relaxedLogDensity). */
 export const EVAL_SKIP: i32 = 0;
@@ -24,6 +24,31 @@ export function relaxedBatchScratchBytes(r: Relaxed, B: i32): usize {
 @inline
 export function batchProb(r: Relaxed, scratch: usize, B: i32, b: i32): usize {
   return scratch + ((<usize>B * <usize>(r.m + r.nBits) + <usize>b * <usize>r.nBits) << 3);
+}
+
+/**
+ * g = Mᵀ π − x from a column of G (entries `stride` bytes apart), in one pass: relaxed.ts's gradientFinish
+ * on the gathered column, its sum kept as the same two partial sums (even and odd k) in the same order.
+ */
+function gatherGradient(col: usize, stride: usize, m: i32, x: usize, g: usize): f64 {
+  let se = 0.0, so = 0.0;
+  let k = 0;
+  for (; k + 1 < m; k += 2) {
+    const ge = load<f64>(col) - load<f64>(x + (<usize>k << 3));
+    const go = load<f64>(col + stride) - load<f64>(x + (<usize>k << 3), 8);
+    store<f64>(g + (<usize>k << 3), ge);
+    store<f64>(g + (<usize>k << 3), go, 8);
+    se += ge;
+    so += go;
+    col += stride << 1;
+  }
+  let s = se + so;
+  if (k < m) {
+    const gl = load<f64>(col) - load<f64>(x + (<usize>k << 3));
+    store<f64>(g + (<usize>k << 3), gl);
+    s += gl;
+  }
+  return s;
 }
 
 /**
@@ -57,9 +82,9 @@ export function sigmoidBatch(r: Relaxed, U: usize, B: i32): void {
 /**
  * For each chain b with mode[b] ≠ EVAL_SKIP: the density at x_b (xs: pointer per chain), gradient into
  * grads[b], π into batchProb(b); out[b] is what the single-chain call returns. Modes and pointers are
- * arrays of B entries (i32, usize).
+ * arrays of B entries (i32, usize). With `gathered`, X (the start of the scratch) already holds them.
  */
-export function relaxedBatchEval(r: Relaxed, B: i32, xs: usize, grads: usize, mode: usize, out: usize, scratch: usize): void {
+export function relaxedBatchEval(r: Relaxed, B: i32, xs: usize, grads: usize, mode: usize, out: usize, scratch: usize, gathered: bool = false): void {
   const f = changetype<Factor>(r.factor);
   const n = r.nBits, m = r.m;
   const stride = <usize>B << 3;
@@ -76,7 +101,8 @@ export function relaxedBatchEval(r: Relaxed, B: i32, xs: usize, grads: usize, mo
     return;
   }
   const X = scratch, U = scratch + <usize>m * stride;
-  for (let b = 0; b < B; b++) {
+  // gathered: the caller has written the chains' x into X already (a skipped chain's column is ignored).
+  for (let b = 0; b < B && !gathered; b++) {
     const md = load<i32>(mode + (<usize>b << 2));
     const x = load<usize>(xs + (<usize>b << 2));
     let q = X + (<usize>b << 3);
@@ -127,9 +153,7 @@ export function relaxedBatchEval(r: Relaxed, B: i32, xs: usize, grads: usize, mo
     const md = load<i32>(mode + (<usize>b << 2));
     if (md == EVAL_SKIP || load<f64>(out + (<usize>b << 3)) == -Infinity) continue;
     const x = load<usize>(xs + (<usize>b << 2)), g = load<usize>(grads + (<usize>b << 2));
-    let q = X + (<usize>b << 3);
-    for (let k = 0; k < m; k++, q += stride) store<f64>(g + (<usize>k << 3), load<f64>(q));
-    const s = gradientFinish(m, x, g);
+    const s = gatherGradient(X + (<usize>b << 3), stride, m, x, g);
     if (md == EVAL_GRADIENT) store<f64>(out + (<usize>b << 3), isFinite(s) ? 0.0 : NaN);
   }
 }

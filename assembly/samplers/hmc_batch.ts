@@ -12,7 +12,7 @@ import { Relaxed } from '../relax/relaxed';
 import { Factor } from '../relax/factor';
 import { factorBatchable } from '../relax/factor_batch';
 import { EVAL_SKIP, EVAL_GRADIENT, EVAL_LOGP, relaxedBatchEval, relaxedBatchScratchBytes, batchProb } from '../relax/relaxed_batch';
-import { Chain, TARGET_RELAXED, axpy, velocity, resetInfo, hmcBegin, hmcFinish, hmcStep } from './hmc';
+import { Chain, TARGET_RELAXED, MASS_DIAG, axpy, velocity, resetInfo, hmcBegin, hmcFinish, hmcStep } from './hmc';
 
 /** Bytes of a batch's scratch: the batched density's, then per chain x and ∇ pointers, a mode, three f64. */
 export function hmcBatchScratchBytes(relaxed: usize, B: i32): usize {
@@ -37,6 +37,34 @@ function lockstep(hdrs: usize, B: i32): bool {
 }
 
 /**
+ * The drift x += h G⁻¹ p (hmc.ts's velocity, then axpy: the same operations per entry), writing x also
+ * into the chain's column of the batch's X (`col`, entries `stride` bytes apart). With a diagonal mass
+ * in one pass (c.v and the kinetic energy, which the trajectory does not use, are not computed).
+ */
+function drift(c: Chain, h: f64, col: usize, stride: usize): void {
+  const m = c.m;
+  const xp = c.xp, p = c.p;
+  if (c.massKind == MASS_DIAG) {
+    const im = c.invMass;
+    for (let i = 0; i < m; i++, col += stride) {
+      const o = <usize>i << 3;
+      const x = load<f64>(xp + o) + h * (load<f64>(im + o) * load<f64>(p + o));
+      store<f64>(xp + o, x);
+      store<f64>(col, x);
+    }
+    return;
+  }
+  velocity(c, p, c.v);
+  const v = c.v;
+  for (let i = 0; i < m; i++, col += stride) {
+    const o = <usize>i << 3;
+    const x = load<f64>(xp + o) + h * load<f64>(v + o);
+    store<f64>(xp + o, x);
+    store<f64>(col, x);
+  }
+}
+
+/**
  * `iters` HMC transitions of each of the B chains whose headers are at hdrs (usize × B); each chain's
  * info (chainInfo) covers the call, as after hmcStep(hdr, iters, flags).
  */
@@ -50,6 +78,7 @@ export function hmcStepBatch(hdrs: usize, B: i32, iters: i32, flags: i32, scratc
   const r = changetype<Relaxed>(c0.target);
   const m = c0.m;
   const S = c0.nStages, steps = c0.nSteps;
+  const stride = <usize>B << 3;
   const xs = scratch + relaxedBatchScratchBytes(r, B);
   const gs = xs + (<usize>B << 2);
   const mode = gs + (<usize>B << 2);
@@ -74,8 +103,7 @@ export function hmcStepBatch(hdrs: usize, B: i32, iters: i32, flags: i32, scratc
           const c = chainAt(hdrs, b);
           axpy(c.p, load<f64>(c.coef + (<usize>(2 * k) << 3)) * c.eps, c.gp, m);
           if (k == S) continue;
-          velocity(c, c.p, c.v);
-          axpy(c.xp, load<f64>(c.coef + (<usize>(2 * k + 1) << 3)) * c.eps, c.v, m);
+          drift(c, load<f64>(c.coef + (<usize>(2 * k + 1) << 3)) * c.eps, scratch + (<usize>b << 3), stride);
         }
         if (k == S) break;
         const last = s == steps - 1 && k == S - 1;
@@ -83,7 +111,7 @@ export function hmcStepBatch(hdrs: usize, B: i32, iters: i32, flags: i32, scratc
           const q = mode + (<usize>b << 2);
           if (load<i32>(q) != EVAL_SKIP) store<i32>(q, last ? EVAL_LOGP : EVAL_GRADIENT);
         }
-        relaxedBatchEval(r, B, xs, gs, mode, out, scratch);
+        relaxedBatchEval(r, B, xs, gs, mode, out, scratch, true);
         for (let b = 0; b < B; b++) {
           const q = mode + (<usize>b << 2);
           if (load<i32>(q) == EVAL_SKIP) continue;
