@@ -8,7 +8,10 @@
 // bits (dense Cholesky). B = 1 is the single-chain kernel (hmcStep, blockGibbsStep), what a chain ran
 // before batching. "cost" is the time of B chains' transitions over one chain's (a batch of B costs
 // cost × a single chain; per-chain throughput is B / cost times the single chain's); the target asks
-// whether a batch of 4 costs ≤ 2× a single chain.
+// whether a batch of 4 costs ≤ 2× a single chain. Beside them: the batched factor products alone (M·X then
+// Mᵀ·V; B = 1 the single-chain products factorMul / factorMulT), and m standard normals per chain (one
+// DHMC momentum, one block Gibbs x | s draw) — per-chain work a batch cannot share, since every chain
+// draws from its own stream (Box–Muller: a log, a square root, a sine and a cosine per pair, scalar).
 //
 // Plain JS (bench/js/relaxed-batch.ts): the same batched algorithm (layout, summation order, streams) in
 // JavaScript, for the WASM / JS ratio; its batched products are first checked to equal the WASM ones bit
@@ -32,9 +35,9 @@ import { cpuModel, dist, QUICK, resultsPath, wasmFacts, type Dist } from './comm
 
 const SEED = 20241125;
 const WIDTHS = [1, 2, 4, 8];
-const REPS = QUICK ? 3 : 7;
+const REPS = QUICK ? 3 : 5;
 /** Seconds one measurement of a single chain takes (the number of transitions is fixed from it). */
-const TARGET_SECONDS = QUICK ? 0.02 : 0.15;
+const TARGET_SECONDS = QUICK ? 0.02 : 0.08;
 const STEP_SIZE = 0.15;
 const LEAPFROG = 5;
 
@@ -52,7 +55,8 @@ const models: { name: string; model: Model; factor: 'incidence' | 'sparse-choles
   { name: 'Boltzmann 256 (dense), dense Cholesky', model: randomModel(mulberry32(SEED), 256, { density: 1, scale: 0.05 }), factor: 'dense-cholesky' },
 ];
 
-type Kind = 'dhmc' | 'blockgibbs';
+type Kind = 'dhmc' | 'blockgibbs' | 'products' | 'normals';
+const KINDS: Kind[] = ['dhmc', 'blockgibbs', 'products', 'normals'];
 type Impl = 'wasm' | 'js';
 
 /** One configuration: `run(iters)` advances each of its B chains by iters transitions. */
@@ -105,6 +109,42 @@ for (const { name, model, factor } of models) {
   const f = rel.factor as Extract<typeof rel.factor, { kind: 'dense' | 'sparse' }>;
   facts.push({ model: name, factor, n: f.n, m: f.m, entries: f.values.length });
   const bias = Float64Array.from(rel.form.a, (a, i) => a - 0.5 * rel.d[i]);
+
+  // The factor products alone (M·X then Mᵀ·V; B = 1: factorMul / factorMulT, the single-chain products),
+  // and m standard normals per chain (the momentum of one transition; x | s of one block Gibbs sweep).
+  const bound = new BoundRelaxation(engine, rel);
+  cleanup.push(() => bound.dispose());
+  {
+    const a = bound.arena, W = Math.max(...WIDTHS), r = mulberry32(SEED + 2);
+    const xp = a.allocF64(Float64Array.from({ length: f.m * W }, () => r() - 0.5)), up = a.allocF64(f.n * W);
+    const vp = a.allocF64(Float64Array.from({ length: f.n * W }, () => r())), gp = a.allocF64(f.m * W);
+    const rng = a.alloc(engine.kernels.rngStateBytes()), normals = a.allocF64(f.m);
+    engine.kernels.rngSeed(rng, SEED, 0, 0, 4);
+    const k = engine.kernels;
+    for (const B of WIDTHS) {
+      configs.push({
+        model: name, kind: 'products', impl: 'wasm', B, iters: 0, times: [], wall: [],
+        run: (it) => {
+          for (let i = 0; i < it; i++) {
+            if (B === 1) {
+              k.factorMul(bound.factor, xp, up);
+              k.factorMulT(bound.factor, vp, gp);
+            } else {
+              k.factorMulBatch(bound.factor, xp, up, B);
+              k.factorMulTBatch(bound.factor, vp, gp, B);
+            }
+          }
+        },
+      });
+      const js = new RelaxedBatchJS(f, bias, B);
+      const X = new Float64Array(f.m * B).fill(0.25), U = new Float64Array(f.n * B), V = new Float64Array(f.n * B).fill(0.5), G = new Float64Array(f.m * B);
+      configs.push({ model: name, kind: 'products', impl: 'js', B, iters: 0, times: [], wall: [], run: (it) => { for (let i = 0; i < it; i++) { js.apply(X, U); js.applyT(V, G); } } });
+      const streams = Array.from({ length: B }, (_, c) => new StreamJS(SEED, 0, c, 4));
+      const out = new Float64Array(f.m);
+      configs.push({ model: name, kind: 'normals', impl: 'wasm', B, iters: 0, times: [], wall: [], run: (it) => { for (let i = 0; i < it * B; i++) k.rngFillNormal(rng, normals, f.m); } });
+      configs.push({ model: name, kind: 'normals', impl: 'js', B, iters: 0, times: [], wall: [], run: (it) => { for (let i = 0; i < it; i++) for (const st of streams) for (let q = 0; q < f.m; q++) out[q] = st.normal(); } });
+    }
+  }
 
   const dhmc = new DHMCSampler(engine, rel, { leapfrogSteps: LEAPFROG });
   const gibbs = new BlockGibbsSampler(engine, rel);
@@ -165,8 +205,8 @@ interface Row {
   wasmOverJs: number;
 }
 const results = facts.map((fact) => {
-  const out: Record<Kind, Row[]> = { dhmc: [], blockgibbs: [] };
-  for (const kind of ['dhmc', 'blockgibbs'] as Kind[]) {
+  const out: Record<Kind, Row[]> = { dhmc: [], blockgibbs: [], products: [], normals: [] };
+  for (const kind of KINDS) {
     const find = (impl: Impl, B: number) => configs.find((c) => c.model === fact.model && c.kind === kind && c.impl === impl && c.B === B)!;
     for (const B of WIDTHS) {
       const row = {} as Row;
@@ -182,7 +222,16 @@ const results = facts.map((fact) => {
     }
   }
   const within = (k: Kind) => out[k].find((r) => r.B === 4)!.wasm.cost <= 2;
-  return { ...fact, transitionsPerMeasurement: { dhmc: find4(fact.model, 'dhmc'), blockgibbs: find4(fact.model, 'blockgibbs') }, ...out, batchOf4Within2x: { dhmc: within('dhmc'), blockgibbs: within('blockgibbs') } };
+  // One chain's m normals against its transition (single-chain kernels): the share batching cannot touch.
+  const perOne = (k: Kind) => out[k][0].wasm.seconds.median / find4(fact.model, k).wasm;
+  const normalsShare = { dhmc: perOne('normals') / perOne('dhmc'), blockgibbs: perOne('normals') / perOne('blockgibbs') };
+  return {
+    ...fact,
+    transitionsPerMeasurement: { dhmc: find4(fact.model, 'dhmc'), blockgibbs: find4(fact.model, 'blockgibbs'), products: find4(fact.model, 'products'), normals: find4(fact.model, 'normals') },
+    ...out,
+    normalsShareOfSingleTransition: normalsShare,
+    batchOf4Within2x: { dhmc: within('dhmc'), blockgibbs: within('blockgibbs'), products: within('products') },
+  };
 });
 
 function find4(model: string, kind: Kind): { wasm: number; js: number } {
@@ -204,12 +253,13 @@ writeFileSync(path, JSON.stringify(report, (_k, v) => (v instanceof Float64Array
 
 for (const r of results) {
   console.log(`\n${r.model} (${r.factor}: n = ${r.n}, m = ${r.m}, ${r.entries} entries)`);
-  for (const kind of ['dhmc', 'blockgibbs'] as Kind[]) {
+  for (const kind of KINDS) {
     console.log(`  ${kind}: B | WASM transitions/s per chain | cost vs B=1 | JS transitions/s per chain | JS cost | WASM/JS`);
     for (const row of r[kind]) {
       console.log(`    ${row.B} | ${row.wasm.perChainPerSecond.toFixed(0).padStart(8)} | ${row.wasm.cost.toFixed(2)} | ${row.js.perChainPerSecond.toFixed(0).padStart(8)} | ${row.js.cost.toFixed(2)} | ${row.wasmOverJs.toFixed(2)}`);
     }
-    console.log(`    batch of 4 ≤ 2× a single chain: ${r.batchOf4Within2x[kind] ? 'yes' : 'no'}`);
+    if (kind !== 'normals') console.log(`    batch of 4 ≤ 2× a single chain: ${r.batchOf4Within2x[kind as 'dhmc'] ? 'yes' : 'no'}`);
   }
 }
+for (const r of results) console.log(`${r.model}: one chain's m normals = ${(100 * r.normalsShareOfSingleTransition.dhmc).toFixed(0)}% of a DHMC transition, ${(100 * r.normalsShareOfSingleTransition.blockgibbs).toFixed(0)}% of a block Gibbs sweep (single-chain kernels)`);
 console.log(`\nload average ${load0.toFixed(2)} → ${load1.toFixed(2)}; wrote ${path}`);
