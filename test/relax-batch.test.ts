@@ -170,7 +170,7 @@ test('batched DHMC: warm-up and sampling of each chain are the single-chain kern
 
 test('runBlockGibbs and runDHMC with batched chains: the result of their chains run one by one', () => {
   const rel = buildRelaxation(engine, potts, { factor: 'incidence' });
-  // Block Gibbs: 11 chains (a batch of 8 and one of 3) against each chain's events from the one-chain driver.
+  // Block Gibbs: 11 chains (batches of 4, 4 and 3) against each chain's events from the one-chain driver.
   const bgOpts = { seed: 3, chains: 11, samples: 300, burnin: 50, batches: 10 };
   const r = runBlockGibbs(engine, rel, bgOpts);
   const sampler = new BlockGibbsSampler(engine, rel);
@@ -187,7 +187,7 @@ test('runBlockGibbs and runDHMC with batched chains: the result of their chains 
   } finally {
     sampler.dispose();
   }
-  // DHMC: 10 chains (batches of 8 and 2) against the chains run one at a time (a batch of one each).
+  // DHMC: 10 chains (batches of 4, 4 and 2) against the chains run one at a time (a batch of one each).
   const dOpts = { seed: 5, chains: 10, samples: 120, burnin: 100, batches: 6 };
   const d = runDHMC(engine, rel, dOpts);
   const plan = continuousPlan(rel.form, dOpts, { move: 'hmc', method: 'dhmc', defaults: { targetAccept: DHMC_DEFAULTS.targetAccept }, leapfrogSteps: DHMC_DEFAULTS.leapfrogSteps, integrator: DHMC_DEFAULTS.integrator });

@@ -9,7 +9,7 @@ import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { BoundRelaxation, type RelaxationData } from '../relax/relaxation-bound.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from '../relax/relaxation.ts';
-import { batchMeansResult, chainOrderFolder, range, DiscreteReducer, RELAXED_BATCH_WIDTH, type DiscreteEvent } from './chains.ts';
+import { batchMeansResult, chainOrderFolder, range, DiscreteReducer, relaxedBatchWidth, type DiscreteEvent } from './chains.ts';
 import { splitEvenly } from './estimators.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import type { InferenceResult } from '../core/result.ts';
@@ -198,8 +198,14 @@ export const BLOCK_GIBBS_DEFAULTS = GIBBS_DEFAULTS;
 export type BlockGibbsRun = GibbsRun;
 export const blockGibbsRun: (opts: BlockGibbsOptions) => BlockGibbsRun = gibbsRun;
 
+/** Chains per lockstep batch: a chain's state and accumulator, and its share of the batch's scratch. */
+export function blockGibbsWidth(sampler: BlockGibbsSampler): number {
+  const n = sampler.form.nBits, m = sampler.m;
+  return relaxedBatchWidth(8 * (2 * m + 3 * n + 8) + 64);
+}
+
 /**
- * Runs the given chains of a run in consecutive batches of RELAXED_BATCH_WIDTH chains in lockstep
+ * Runs the given chains of a run in consecutive batches of blockGibbsWidth chains in lockstep
  * (stepBatch), reporting every chain's events as they happen (runBlockGibbs, or a worker's share): each
  * chain's events are those of the chain run alone (chains.ts driveChains), bit for bit.
  */
@@ -209,8 +215,9 @@ export function blockGibbsChains(sampler: BlockGibbsSampler, run: BlockGibbsRun,
   const perSweep = 2 * Math.max(1, f.kind === 'dense' ? f.n * f.m : f.kind === 'sparse' ? f.values.length : 10 * f.m * Math.log2(f.m + 1)) + sampler.form.nBits * 8;
   const chunk = Math.max(1, Math.floor(2e6 / perSweep));
   const all = [...chains];
-  for (let at = 0; at < all.length; at += RELAXED_BATCH_WIDTH) {
-    const ids = all.slice(at, at + RELAXED_BATCH_WIDTH);
+  const width = blockGibbsWidth(sampler);
+  for (let at = 0; at < all.length; at += width) {
+    const ids = all.slice(at, at + width);
     const batch = sampler.initBatch(run.seed, ids);
     const advance = (sweeps: number, accumulate: boolean): boolean => {
       for (let left = sweeps; left > 0; ) {
@@ -257,7 +264,7 @@ export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: B
     const red = new DiscreteReducer(rel.form, true);
     const total = run.chains * (run.samples + run.burnin);
     const tSample = performance.now();
-    const fold = chainOrderFolder<DiscreteEvent>(run.chains, RELAXED_BATCH_WIDTH, (e, c) => red.add(e, c));
+    const fold = chainOrderFolder<DiscreteEvent>(run.chains, blockGibbsWidth(sampler), (e, c) => red.add(e, c));
     let done = 0;
     const finished = blockGibbsChains(sampler, run, range(run.chains), (c, e) => {
       fold.emit(c, e);

@@ -149,8 +149,17 @@ export function bitMarginals(form: StateLayout, stats: BatchMeans): { marginals:
   return { marginals, marginalStdErr, maxStdErr: Number.isFinite(maxSE) ? maxSE : null };
 }
 
-/** Chains per batch of the relaxed samplers' lockstep runs (block Gibbs, DHMC): bench/batch.ts. */
-export const RELAXED_BATCH_WIDTH = 8;
+/** Chains per batch of the relaxed samplers' lockstep runs (block Gibbs, DHMC): bench/batch.ts (past 4, the
+ * per-chain work a batch cannot share — normal draws, O(m) vector updates — leaves the throughput flat). */
+export const RELAXED_BATCH_WIDTH = 4;
+
+/**
+ * A lockstep batch's width for chains of `perChainBytes` of engine memory each: RELAXED_BATCH_WIDTH, fewer
+ * when the batch would pass 256 MiB (a batch holds all its chains at once, a chain alone only its own).
+ */
+export function relaxedBatchWidth(perChainBytes: number): number {
+  return Math.max(1, Math.min(RELAXED_BATCH_WIDTH, Math.floor(2 ** 28 / Math.max(1, perChainBytes))));
+}
 
 /**
  * Folds the events of chains 0 … chains − 1 run in consecutive batches of `width` (a batch's chains

@@ -12,7 +12,7 @@ import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { summarizeTraces } from './diagnostics.ts';
 import { adaptationWarnings, convergenceWarnings, seriesDiagnostics } from './convergence.ts';
-import { chainOrderFolder, range, RELAXED_BATCH_WIDTH } from './chains.ts';
+import { chainOrderFolder, range, relaxedBatchWidth } from './chains.ts';
 import { ContinuousSampler, checkStepSize, type ContinuousState, type IntegratorName, type MoveKind, type Parametrisation } from './continuous-sampler.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -234,8 +234,11 @@ export function continuousSampler(engine: Engine, relaxation: RelaxationData, pl
 }
 
 /** Chains per lockstep batch: HMC's chains share batched gradients; Langevin chains run one by one. */
-export function continuousWidth(sampler: ContinuousSampler): number {
-  return sampler.move === 'hmc' && sampler.form ? RELAXED_BATCH_WIDTH : 1;
+export function continuousWidth(sampler: ContinuousSampler, plan: ContinuousPlan): number {
+  if (sampler.move !== 'hmc' || !sampler.form) return 1;
+  const { m, n } = sampler;
+  // A chain's work area, accumulators and trace, and its share of the batch's scratch (hmc_batch.ts).
+  return relaxedBatchWidth(8 * (13 * m + 4 * n + plan.traceCapacity * plan.traceCodes.length + m + 2 * n + 8));
 }
 
 /**
@@ -249,7 +252,7 @@ export function continuousChains(sampler: ContinuousSampler, plan: ContinuousPla
   const abort = () => signal?.aborted ?? false;
   const chunk = sampler.chunkSize();
   const all = [...chains];
-  const width = continuousWidth(sampler);
+  const width = continuousWidth(sampler, plan);
   for (let at = 0; at < all.length; at += width) {
     if (abort()) return false;
     const ids = all.slice(at, at + width);
@@ -459,7 +462,7 @@ export function runContinuous(engine: Engine, relaxation: RelaxationData, opts: 
     const red = new ContinuousReducer(form, plan);
     const total = plan.chains * (plan.samples + plan.burnin);
     let done = 0;
-    const fold = chainOrderFolder<ContinuousEvent>(plan.chains, continuousWidth(sampler), (e, c) => red.add(e, c));
+    const fold = chainOrderFolder<ContinuousEvent>(plan.chains, continuousWidth(sampler, plan), (e, c) => red.add(e, c));
     const finished = continuousChains(sampler, plan, range(plan.chains), fold.emit, opts.signal, (warmup, k) => {
       done += k;
       opts.onProgress?.({ phase: warmup ? `${spec.method}-warmup` : spec.method, done, total });
