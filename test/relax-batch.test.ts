@@ -12,7 +12,7 @@ import { BoundRelaxation, type RelaxationData } from '../bindings/relax/relaxati
 import { fftFactor } from '../bindings/relax/fft-factor.ts';
 import { BlockGibbsSampler, runBlockGibbs } from '../bindings/samplers/blockgibbs.ts';
 import { DHMCSampler, runDHMC, continuousChains, continuousPlan, continuousSampler, ContinuousReducer, DHMC_DEFAULTS } from '../bindings/samplers/dhmc.ts';
-import { emitChains, DiscreteReducer, range } from '../bindings/samplers/chains.ts';
+import { emitChains, DiscreteReducer, range, relaxedBatchWidth, RELAXED_BATCH_WIDTH } from '../bindings/samplers/chains.ts';
 import { blockGibbsRun, blockGibbsResult } from '../bindings/samplers/blockgibbs.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import { toCanonical } from '../bindings/core/canonical.ts';
@@ -202,4 +202,10 @@ test('runBlockGibbs and runDHMC with batched chains: the result of their chains 
   } finally {
     cs.dispose();
   }
+});
+
+test('batch width: RELAXED_BATCH_WIDTH chains, fewer when a batch would pass 256 MiB, never none', () => {
+  assert.equal(relaxedBatchWidth(1024), RELAXED_BATCH_WIDTH);
+  assert.equal(relaxedBatchWidth(2 ** 28 / 3), 3);
+  assert.equal(relaxedBatchWidth(2 ** 30), 1);
 });
