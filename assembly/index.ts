@@ -41,3 +41,6 @@ export { minDegreeWorkWords, minimumDegreeOrder } from './linalg/ordering';
 export { symbolicCounts, symbolicPattern, choleskyNumeric, choleskyRows } from './linalg/sparse_cholesky';
 export { learnParticleBytes, learnParticlesInit, learnParticlesFromData, learnParticlesAdvance, learnParticlesAdvanceTree, learnAccumulate, learnUpdate, learnFormBiases, learnFormCouplings, learnOneHotRows, learnAccumulateScratchBytes } from './learn/stats';
 export { learnLogVisible, learnExactLogZ, learnAIS } from './learn/evaluate';
+export { factorMulBatch, factorMulTBatch } from './relax/factor_batch';
+export { hmcBatchScratchBytes, hmcStepBatch } from './samplers/hmc_batch';
+export { blockGibbsBatchScratchBytes, blockGibbsBatchStep } from './samplers/blockgibbs_batch';

@@ -55,9 +55,17 @@ export function sigmoid(u: f64): f64 {
  * block has no possible state, and NaN propagates from a non-finite x.
  */
 function conditionals(r: Relaxed, x: usize, wantLogp: bool, lp0: f64): f64 {
+  factorApply(changetype<Factor>(r.factor), x, r.u);
+  return conditionalsFromU(r, r.u, r.prob, wantLogp, lp0);
+}
+
+/**
+ * conditionals() after the product: uu holds M x (f64 × nBits) and becomes u = M x + b; π goes to prob.
+ * The batched samplers call it per chain on their own buffers.
+ */
+export function conditionalsFromU(r: Relaxed, uu: usize, prob: usize, wantLogp: bool, lp0: f64): f64 {
   const n = r.nBits;
-  const uu = r.u, bias = r.bias, prob = r.prob;
-  factorApply(changetype<Factor>(r.factor), x, uu);
+  const bias = r.bias;
   let lp = lp0;
   if (r.allFree) {
     for (let i = 0; i < n; i++) {
@@ -103,8 +111,12 @@ function conditionals(r: Relaxed, x: usize, wantLogp: bool, lp0: f64): f64 {
 
 /** grad = Mᵀ π − x; returns Σ grad_i, finite iff every entry is (up to overflow of the sum itself). */
 function gradientFromProb(r: Relaxed, x: usize, grad: usize): f64 {
-  const m = r.m;
   factorApplyT(changetype<Factor>(r.factor), r.prob, grad);
+  return gradientFinish(r.m, x, grad);
+}
+
+/** gradientFromProb() after the product: grad holds Mᵀ π and becomes Mᵀ π − x; returns Σ grad_i. */
+export function gradientFinish(m: i32, x: usize, grad: usize): f64 {
   let sum = f64x2.splat(0);
   let i = 0;
   for (; i + 1 < m; i += 2) {
@@ -123,18 +135,22 @@ function gradientFromProb(r: Relaxed, x: usize, grad: usize): f64 {
   return s;
 }
 
-/**
- * log p(x) up to its constant; fills π into r.prob and, when grad ≠ 0, ∇ log p(x) into grad (f64 × m).
- * x and grad must not overlap.
- */
-export function relaxedLogDensity(r: Relaxed, x: usize, grad: usize): f64 {
-  const m = r.m;
+/** −½|x|², summed in index order (the start of log p). */
+export function halfSquare(m: i32, x: usize): f64 {
   let sq = 0.0;
   for (let i = 0; i < m; i++) {
     const xi = load<f64>(x + (<usize>i << 3));
     sq -= 0.5 * xi * xi;
   }
-  const lp = conditionals(r, x, true, sq);
+  return sq;
+}
+
+/**
+ * log p(x) up to its constant; fills π into r.prob and, when grad ≠ 0, ∇ log p(x) into grad (f64 × m).
+ * x and grad must not overlap.
+ */
+export function relaxedLogDensity(r: Relaxed, x: usize, grad: usize): f64 {
+  const lp = conditionals(r, x, true, halfSquare(r.m, x));
   if (lp == -Infinity) return lp;
   if (grad) gradientFromProb(r, x, grad);
   return lp;

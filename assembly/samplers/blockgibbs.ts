@@ -13,12 +13,12 @@ import { Relaxed, relaxedConditionals } from '../relax/relaxed';
 import { Factor, factorApplyT } from '../relax/factor';
 
 @inline
-function xOffset(): usize {
+export function xOffset(): usize {
   return (PHILOX_BYTES + 7) & ~(<usize>7);
 }
 
 @inline
-function sOffset(r: Relaxed): usize {
+export function sOffset(r: Relaxed): usize {
   return xOffset() + (<usize>r.m << 3);
 }
 
@@ -103,6 +103,19 @@ export function blockGibbsChainInit(r: Relaxed, chain: usize): void {
   drawX(r, rng, x, s);
 }
 
+/** acc += prob (n entries). */
+export function addInto(acc: usize, prob: usize, n: i32): void {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const q = acc + (<usize>i << 3);
+    v128.store(q, f64x2.add(v128.load(q), v128.load(prob + (<usize>i << 3))));
+  }
+  if (i < n) {
+    const q = acc + (<usize>i << 3);
+    store<f64>(q, load<f64>(q) + load<f64>(prob + (<usize>i << 3)));
+  }
+}
+
 /**
  * Runs `sweeps` sweeps. acc: f64 per bit to add π(x) into before each s-draw (or 0).
  * Returns the number of variable changes in s over all sweeps.
@@ -115,18 +128,7 @@ export function blockGibbsSweeps(r: Relaxed, chain: usize, sweeps: i32, acc: usi
   for (let t = 0; t < sweeps; t++) {
     const st = relaxedConditionals(r, x);
     if (st == -Infinity) abort('block Gibbs: p(x) is 0 (a variable with no possible state)');
-    if (acc) {
-      const prob = r.prob;
-      let i = 0;
-      for (; i + 1 < n; i += 2) {
-        const q = acc + (<usize>i << 3);
-        v128.store(q, f64x2.add(v128.load(q), v128.load(prob + (<usize>i << 3))));
-      }
-      if (i < n) {
-        const q = acc + (<usize>i << 3);
-        store<f64>(q, load<f64>(q) + load<f64>(prob + (<usize>i << 3)));
-      }
-    }
+    if (acc) addInto(acc, r.prob, n);
     changed += <f64>drawS(r, rng, s);
     drawX(r, rng, x, s);
   }

@@ -711,25 +711,38 @@ export function acceptProposal(c: Chain, logp: f64): void {
  */
 export function hmcStep(hdr: usize, iters: i32, flags: i32): void {
   const c = changetype<Chain>(hdr);
-  const m = c.m;
-  const r = changetype<Philox>(c.rng);
   resetInfo(c);
   for (let it = 0; it < iters; it++) {
-    const K0 = drawMomentum(c, c.p);
-    const H0 = -c.logp + K0;
-    memory.copy(c.xp, c.x, <usize>m << 3);
-    memory.copy(c.gp, c.grad, <usize>m << 3);
+    const H0 = hmcBegin(c);
     const lp1 = integrate(c, c.xp, c.gp, c.p, c.logp, c.eps, c.nSteps);
-    let dH = NaN;
-    if (isFinite(lp1)) dH = -lp1 + kinetic(c, c.p) - H0;
-    const divergent = !isFinite(dH) || dH > DIVERGENCE_THRESHOLD;
-    const alpha = divergent ? 0.0 : (dH <= 0 ? 1.0 : Math.exp(-dH));
-    const u = uniform(r);
-    const accepted = !divergent && Math.log(u) < -dH;
-    if (accepted) acceptProposal(c, lp1);
-    recordInfo(c, dH, divergent, alpha, accepted);
-    afterMove(c, flags, alpha);
+    hmcFinish(c, lp1, H0, flags);
   }
+}
+
+/** A transition's start: p ~ N(0, G), the proposal (xp, gp) at the current state; returns H0. */
+export function hmcBegin(c: Chain): f64 {
+  const m = c.m;
+  const K0 = drawMomentum(c, c.p);
+  const H0 = -c.logp + K0;
+  memory.copy(c.xp, c.x, <usize>m << 3);
+  memory.copy(c.gp, c.grad, <usize>m << 3);
+  return H0;
+}
+
+/**
+ * A transition's end, once the trajectory ended at log p = lp1 (π of its last density call in the Relaxed
+ * header): the Metropolis test, the info and what follows a move.
+ */
+export function hmcFinish(c: Chain, lp1: f64, H0: f64, flags: i32): void {
+  let dH = NaN;
+  if (isFinite(lp1)) dH = -lp1 + kinetic(c, c.p) - H0;
+  const divergent = !isFinite(dH) || dH > DIVERGENCE_THRESHOLD;
+  const alpha = divergent ? 0.0 : (dH <= 0 ? 1.0 : Math.exp(-dH));
+  const u = uniform(changetype<Philox>(c.rng));
+  const accepted = !divergent && Math.log(u) < -dH;
+  if (accepted) acceptProposal(c, lp1);
+  recordInfo(c, dH, divergent, alpha, accepted);
+  afterMove(c, flags, alpha);
 }
 
 /**

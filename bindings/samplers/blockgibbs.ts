@@ -9,10 +9,11 @@ import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { BoundRelaxation, type RelaxationData } from '../relax/relaxation-bound.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from '../relax/relaxation.ts';
-import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
+import { batchMeansResult, chainOrderFolder, range, DiscreteReducer, relaxedBatchWidth, type DiscreteEvent } from './chains.ts';
+import { splitEvenly } from './estimators.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import type { InferenceResult } from '../core/result.ts';
-import { EngineError } from '../core/errors.ts';
+import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { GIBBS_DEFAULTS, gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
 
@@ -45,6 +46,7 @@ export class BlockGibbsSampler {
   private readonly bound: BoundRelaxation;
   private readonly stateBytes: number;
   private readonly xOffset: number;
+  private readonly batchBuffers = new Map<number, { ptrs: number; scratch: number; changed: number; acc: number }>();
 
   /**
    * From a model (the relaxation is built with `opts`) or from relaxation data already built.
@@ -125,10 +127,67 @@ export class BlockGibbsSampler {
     return out;
   }
 
+  /**
+   * A batch of chains run in lockstep (stepBatch): each chain's state is init(seed, chain)'s. The batch's
+   * buffers (chain pointers, scratch, accumulators) are allocated once per width and reused by later batches.
+   */
+  initBatch(seed: number, chains: readonly number[]): BlockGibbsBatch {
+    if (chains.length === 0) throw new ModelError('a batch needs at least one chain');
+    const states = chains.map((c) => this.init(seed, c));
+    const B = chains.length;
+    let buf = this.batchBuffers.get(B);
+    if (!buf) {
+      const a = this.bound.arena, nBits = this.form.nBits;
+      buf = {
+        ptrs: a.alloc(4 * B),
+        scratch: a.alloc(this.engine.kernels.blockGibbsBatchScratchBytes(this.bound.relaxed, B) >>> 0),
+        changed: a.allocF64(B),
+        acc: a.allocF64(Math.max(1, nBits * B)),
+      };
+      this.batchBuffers.set(B, buf);
+    }
+    this.bound.arena.u32(buf.ptrs, B).set(states.map((s) => s.ptr));
+    this.bound.arena.f64(buf.acc, this.form.nBits * B).fill(0);
+    return { states, ...buf };
+  }
+
+  /**
+   * Runs `sweeps` sweeps of every chain of the batch (assembly/samplers/blockgibbs_batch.ts: one batched
+   * product per half-sweep); with `accumulate`, adds each chain's π(x) into its accumulator once per sweep.
+   * Each chain's info; each chain is the one step() runs, bit for bit.
+   */
+  stepBatch(batch: BlockGibbsBatch, sweeps: number, accumulate: boolean): BlockGibbsInfo[] {
+    const header = this.header();
+    const B = batch.states.length;
+    this.engine.call('block gibbs batch step', (k) => k.blockGibbsBatchStep(header, batch.ptrs, B, sweeps, accumulate ? batch.acc : 0, batch.changed, batch.scratch));
+    const changed = this.bound.arena.readF64(batch.changed, B);
+    return Array.from(changed, (c) => ({ sweeps, changeRate: c / Math.max(1, sweeps * this.form.n) }));
+  }
+
+  /** Each chain's accumulated sums (copied), then the accumulators zeroed. */
+  readAndClearBatch(batch: BlockGibbsBatch): Float64Array[] {
+    this.header();
+    const nBits = this.form.nBits;
+    const view = this.bound.arena.f64(batch.acc, nBits * batch.states.length);
+    const out = batch.states.map((_, b) => view.slice(b * nBits, (b + 1) * nBits));
+    view.fill(0);
+    return out;
+  }
+
   /** Frees the sampler's engine memory. */
   dispose(): void {
     this.bound.dispose();
   }
+}
+
+/** Chains run in lockstep by BlockGibbsSampler.stepBatch. */
+export interface BlockGibbsBatch {
+  /** Each chain's state, in batch order. */
+  readonly states: BlockGibbsState[];
+  /** @internal */ readonly ptrs: number;
+  /** @internal */ readonly scratch: number;
+  /** @internal */ readonly changed: number;
+  /** @internal */ readonly acc: number;
 }
 
 /** Options of block Gibbs: GibbsOptions (defaults GIBBS_DEFAULTS) and the relaxation's options. */
@@ -139,13 +198,45 @@ export const BLOCK_GIBBS_DEFAULTS = GIBBS_DEFAULTS;
 export type BlockGibbsRun = GibbsRun;
 export const blockGibbsRun: (opts: BlockGibbsOptions) => BlockGibbsRun = gibbsRun;
 
-/** Runs the given chains of a run, reporting their events (runBlockGibbs, or a worker's share). */
+/** Chains per lockstep batch: a chain's state and accumulator, and its share of the batch's scratch. */
+export function blockGibbsWidth(sampler: BlockGibbsSampler): number {
+  const n = sampler.form.nBits, m = sampler.m;
+  return relaxedBatchWidth(8 * (2 * m + 3 * n + 8) + 64);
+}
+
+/**
+ * Runs the given chains of a run in consecutive batches of blockGibbsWidth chains in lockstep
+ * (stepBatch), reporting every chain's events as they happen (runBlockGibbs, or a worker's share): each
+ * chain's events are those of the chain run alone (chains.ts driveChains), bit for bit.
+ */
 export function blockGibbsChains(sampler: BlockGibbsSampler, run: BlockGibbsRun, chains: Iterable<number>, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
-  // Keep each WASM call near 2·10⁶ multiply-adds of the factor for progress and cancellation.
+  // Keep each WASM call near 2·10⁶ multiply-adds of the factor per chain for progress and cancellation.
   const f = sampler.relaxation.factor;
   const perSweep = 2 * Math.max(1, f.kind === 'dense' ? f.n * f.m : f.kind === 'sparse' ? f.values.length : 10 * f.m * Math.log2(f.m + 1)) + sampler.form.nBits * 8;
   const chunk = Math.max(1, Math.floor(2e6 / perSweep));
-  return emitChains(sampler, { ...run, chains, chunk, signal }, emit);
+  const all = [...chains];
+  const width = blockGibbsWidth(sampler);
+  for (let at = 0; at < all.length; at += width) {
+    const ids = all.slice(at, at + width);
+    const batch = sampler.initBatch(run.seed, ids);
+    const advance = (sweeps: number, accumulate: boolean): boolean => {
+      for (let left = sweeps; left > 0; ) {
+        if (signal?.aborted) return false;
+        const m = Math.min(chunk, left);
+        const infos = sampler.stepBatch(batch, m, accumulate);
+        left -= m;
+        ids.forEach((c, i) => emit(c, { kind: 'step', sweeps: m, changeRate: infos[i].changeRate }));
+      }
+      return true;
+    };
+    if (!advance(run.burnin, false)) return false;
+    for (const len of splitEvenly(run.samples, Math.min(run.batches, run.samples))) {
+      if (!advance(len, true)) return false;
+      const sums = sampler.readAndClearBatch(batch);
+      ids.forEach((c, i) => emit(c, { kind: 'batch', sums: sums[i], length: len }));
+    }
+  }
+  return true;
 }
 
 /** The result of a run from its reduced events (chains in order); `sampling`: seconds spent sampling. */
@@ -173,10 +264,13 @@ export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: B
     const red = new DiscreteReducer(rel.form, true);
     const total = run.chains * (run.samples + run.burnin);
     const tSample = performance.now();
+    const fold = chainOrderFolder<DiscreteEvent>(run.chains, blockGibbsWidth(sampler), (e, c) => red.add(e, c));
+    let done = 0;
     const finished = blockGibbsChains(sampler, run, range(run.chains), (c, e) => {
-      red.add(e, c);
-      if (e.kind === 'step') opts.onProgress?.({ phase: 'blockgibbs', done: red.done, total });
+      fold.emit(c, e);
+      if (e.kind === 'step') opts.onProgress?.({ phase: 'blockgibbs', done: (done += e.sweeps), total });
     }, opts.signal);
+    fold.finish();
     const sampling = (performance.now() - tSample) / 1000;
     return blockGibbsResult(rel.form, red, run, (performance.now() - t0) / 1000, sampling, !finished, relaxationDiagnostics(rel));
   } finally {

@@ -149,6 +149,39 @@ export function bitMarginals(form: StateLayout, stats: BatchMeans): { marginals:
   return { marginals, marginalStdErr, maxStdErr: Number.isFinite(maxSE) ? maxSE : null };
 }
 
+/** Chains per batch of the relaxed samplers' lockstep runs (block Gibbs, DHMC): bench/batch.ts (past 4, the
+ * per-chain work a batch cannot share — normal draws, O(m) vector updates — leaves the throughput flat). */
+export const RELAXED_BATCH_WIDTH = 4;
+
+/**
+ * A lockstep batch's width for chains of `perChainBytes` of engine memory each: RELAXED_BATCH_WIDTH, fewer
+ * when the batch would pass 256 MiB (a batch holds all its chains at once, a chain alone only its own).
+ */
+export function relaxedBatchWidth(perChainBytes: number): number {
+  return Math.max(1, Math.min(RELAXED_BATCH_WIDTH, Math.floor(2 ** 28 / Math.max(1, perChainBytes))));
+}
+
+/**
+ * Folds the events of chains 0 … chains − 1 run in consecutive batches of `width` (a batch's chains
+ * interleaved) chain after chain, as the estimators take them: a batch's first chain as it runs, the
+ * others' events held until the batch is done (the next batch starts, or finish()).
+ */
+export function chainOrderFolder<E>(chains: number, width: number, add: (e: E, chain: number) => void): { emit(chain: number, e: E): void; finish(): void } {
+  let folding = 0;
+  const held: E[][] = Array.from({ length: chains }, () => []);
+  const foldUpTo = (c: number) => {
+    for (; folding < c; folding++) for (const e of held[folding].splice(0)) add(e, folding);
+  };
+  return {
+    emit(c: number, e: E) {
+      foldUpTo(c - (c % width)); // the earlier batches
+      if (c === folding) add(e, c);
+      else held[c].push(e);
+    },
+    finish: () => foldUpTo(chains),
+  };
+}
+
 /** 0, 1, …, n − 1. */
 export function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);

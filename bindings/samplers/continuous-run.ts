@@ -12,8 +12,8 @@ import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { summarizeTraces } from './diagnostics.ts';
 import { adaptationWarnings, convergenceWarnings, seriesDiagnostics } from './convergence.ts';
-import { range } from './chains.ts';
-import { ContinuousSampler, checkStepSize, type IntegratorName, type MoveKind, type Parametrisation } from './continuous-sampler.ts';
+import { chainOrderFolder, range, relaxedBatchWidth } from './chains.ts';
+import { ContinuousSampler, checkStepSize, type ContinuousState, type IntegratorName, type MoveKind, type Parametrisation } from './continuous-sampler.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Runs: chains, warm-up, batches, estimators and diagnostics.
@@ -233,48 +233,64 @@ export function continuousSampler(engine: Engine, relaxation: RelaxationData, pl
   });
 }
 
+/** Chains per lockstep batch: HMC's chains share batched gradients; Langevin chains run one by one. */
+export function continuousWidth(sampler: ContinuousSampler, plan: ContinuousPlan): number {
+  if (sampler.move !== 'hmc' || !sampler.form) return 1;
+  const { m, n } = sampler;
+  // A chain's work area, accumulators and trace, and its share of the batch's scratch (hmc_batch.ts).
+  return relaxedBatchWidth(8 * (13 * m + 4 * n + plan.traceCapacity * plan.traceCodes.length + m + 2 * n + 8));
+}
+
 /**
- * Runs the given chains of a plan (all of them in runContinuous, a worker's share in runParallel),
- * reporting each chain's events as they happen; `onProgress(k)`: k more transitions done. Returns
- * false when the signal stopped it (an unfinished batch is dropped with its chain).
+ * Runs the given chains of a plan (all of them in runContinuous, a worker's share in runParallel) in
+ * consecutive batches of continuousWidth chains in lockstep, reporting each chain's events as they
+ * happen (a batch's chains interleaved, each chain's events those of the chain run alone, bit for bit);
+ * `onProgress(k)`: k more transitions done. Returns false when the signal stopped it (an unfinished
+ * batch is dropped with its chains).
  */
 export function continuousChains(sampler: ContinuousSampler, plan: ContinuousPlan, chains: Iterable<number>, emit: (chain: number, e: ContinuousEvent) => void, signal?: AbortSignal, onProgress?: (warmup: boolean, k: number) => void): boolean {
   const abort = () => signal?.aborted ?? false;
   const chunk = sampler.chunkSize();
-  for (const c of chains) {
+  const all = [...chains];
+  const width = continuousWidth(sampler, plan);
+  for (let at = 0; at < all.length; at += width) {
     if (abort()) return false;
-    const state = sampler.init(plan.seed, c);
+    const ids = all.slice(at, at + width);
+    const states: ContinuousState[] = [];
     try {
+      for (const c of ids) states.push(sampler.init(plan.seed, c));
       let reported = 0;
-      const wu = sampler.warmup(state, plan.burnin, {
+      const wu = sampler.warmupChains(states, plan.burnin, {
         targetAccept: plan.targetAccept,
         adaptMass: plan.adaptMass,
         stepSize: plan.opts.stepSize,
         onChunk: (k) => {
-          onProgress?.(true, k - reported);
+          onProgress?.(true, (k - reported) * ids.length);
           reported = k;
           return !abort();
         },
       });
-      emit(c, { kind: 'warmup', iterations: wu.iterations, divergences: wu.divergences, gradientEvaluations: wu.gradientEvaluations, stopped: wu.stopped });
-      if (wu.stopped) return false;
-      emit(c, { kind: 'stepSize', value: sampler.stepSize(state) });
-      sampler.resetTrace(state);
+      ids.forEach((c, i) => emit(c, { kind: 'warmup', iterations: wu[i].iterations, divergences: wu[i].divergences, gradientEvaluations: wu[i].gradientEvaluations, stopped: wu[i].stopped }));
+      if (wu[0].stopped) return false;
+      ids.forEach((c, i) => emit(c, { kind: 'stepSize', value: sampler.stepSize(states[i]) }));
+      for (const s of states) sampler.resetTrace(s);
       for (const len of splitEvenly(plan.samples, plan.nBatches)) {
         for (let left = len; left > 0; ) {
           if (abort()) return false;
           const it = Math.min(chunk, left);
-          const info = sampler.step(state, it, { accumulate: true, trace: true });
+          const infos = sampler.stepChains(states, it, { accumulate: true, trace: true });
           left -= it;
-          emit(c, { kind: 'step', ...info });
-          onProgress?.(false, it);
+          ids.forEach((c, i) => emit(c, { kind: 'step', ...infos[i] }));
+          onProgress?.(false, it * ids.length);
         }
-        const sums = sampler.readAndClear(state);
-        emit(c, { kind: 'batch', prob: sums.prob, empirical: sums.empirical, pairs: sums.pairs, length: len });
+        ids.forEach((c, i) => {
+          const sums = sampler.readAndClear(states[i]);
+          emit(c, { kind: 'batch', prob: sums.prob, empirical: sums.empirical, pairs: sums.pairs, length: len });
+        });
       }
-      emit(c, { kind: 'trace', series: sampler.trace(state) });
+      ids.forEach((c, i) => emit(c, { kind: 'trace', series: sampler.trace(states[i]) }));
     } finally {
-      sampler.release(state);
+      for (const s of states) sampler.release(s);
     }
   }
   return true;
@@ -446,10 +462,12 @@ export function runContinuous(engine: Engine, relaxation: RelaxationData, opts: 
     const red = new ContinuousReducer(form, plan);
     const total = plan.chains * (plan.samples + plan.burnin);
     let done = 0;
-    const finished = continuousChains(sampler, plan, range(plan.chains), (c, e) => red.add(e, c), opts.signal, (warmup, k) => {
+    const fold = chainOrderFolder<ContinuousEvent>(plan.chains, continuousWidth(sampler, plan), (e, c) => red.add(e, c));
+    const finished = continuousChains(sampler, plan, range(plan.chains), fold.emit, opts.signal, (warmup, k) => {
       done += k;
       opts.onProgress?.({ phase: warmup ? `${spec.method}-warmup` : spec.method, done, total });
     });
+    fold.finish();
     const samplingSeconds = (performance.now() - t0) / 1000;
     return red.result((performance.now() - t0) / 1000, samplingSeconds, !finished);
   } finally {

@@ -212,6 +212,8 @@ export class ContinuousSampler {
   private readonly thin: number;
   private readonly empirical: boolean;
   private readonly states = new Set<ContinuousState>();
+  /** hmcStepBatch's buffers per batch width. */
+  private readonly batches = new Map<number, { hdrs: number; scratch: number }>();
   private disposed = false;
   /** Work per gradient evaluation, in multiply-adds (for sizing WASM calls). */
   readonly gradientCost: number;
@@ -381,15 +383,40 @@ export class ContinuousSampler {
 
   /** Raw moves with kernel flags; `adjusted` (Langevin only) overrides the sampler's MALA/ULA choice. */
   protected moves(state: ContinuousState, iterations: number, flags: number, adjusted?: boolean): ContinuousInfo {
-    this.liveState(state);
+    return this.movesAll([state], iterations, flags, adjusted)[0];
+  }
+
+  /**
+   * moves() of several chains: HMC runs them in lockstep (assembly/samplers/hmc_batch.ts, one batched
+   * gradient for all), the same chains as one by one, bit for bit; Langevin moves run one by one.
+   */
+  protected movesAll(states: readonly ContinuousState[], iterations: number, flags: number, adjusted?: boolean): ContinuousInfo[] {
+    for (const s of states) this.liveState(s);
     if (!Number.isInteger(iterations) || iterations < 0) throw new ModelError(`iterations must be an integer ≥ 0, got ${iterations}`);
     const what = `${this.move} step`;
-    if (this.move === 'hmc') this.engine.call(what, (k) => k.hmcStep(state.ptr, iterations, flags));
-    else {
+    if (this.move === 'hmc' && states.length > 1) {
+      const { hdrs, scratch } = this.batchBuffers(states.length);
+      this.arena.u32(hdrs, states.length).set(states.map((s) => s.ptr));
+      this.engine.call(what, (k) => k.hmcStepBatch(hdrs, states.length, iterations, flags, scratch));
+    } else if (this.move === 'hmc') {
+      this.engine.call(what, (k) => k.hmcStep(states[0].ptr, iterations, flags));
+    } else {
       const adj = adjusted ?? this.move === 'mala';
-      this.engine.call(what, (k) => k.langevinStep(state.ptr, iterations, flags, adj ? 1 : 0));
+      for (const s of states) this.engine.call(what, (k) => k.langevinStep(s.ptr, iterations, flags, adj ? 1 : 0));
     }
-    return this.info(state);
+    return states.map((s) => this.info(s));
+  }
+
+  /** The chain-pointer array and scratch of hmcStepBatch for B chains, allocated once per B. */
+  private batchBuffers(B: number): { hdrs: number; scratch: number } {
+    let b = this.batches.get(B);
+    if (!b) {
+      if (!this.bound) throw new EngineError('batched HMC needs a relaxed target');
+      const k = this.engine.kernels;
+      b = { hdrs: this.arena.alloc(4 * B), scratch: this.arena.alloc(k.hmcBatchScratchBytes(this.bound.relaxed, B) >>> 0) };
+      this.batches.set(B, b);
+    }
+    return b;
   }
 
   private info(state: ContinuousState): ContinuousInfo {
@@ -415,7 +442,12 @@ export class ContinuousSampler {
    * quantities are recorded.
    */
   step(state: ContinuousState, iterations: number, opts: { accumulate?: boolean; trace?: boolean } = {}): ContinuousInfo {
-    return this.moves(state, iterations, (opts.accumulate ? STEP_ACCUMULATE : 0) | (opts.trace ? STEP_TRACE : 0));
+    return this.stepChains([state], iterations, opts)[0];
+  }
+
+  /** step() of several chains, in lockstep for HMC (see movesAll); each chain's info. */
+  stepChains(states: readonly ContinuousState[], iterations: number, opts: { accumulate?: boolean; trace?: boolean } = {}): ContinuousInfo[] {
+    return this.movesAll(states, iterations, (opts.accumulate ? STEP_ACCUMULATE : 0) | (opts.trace ? STEP_TRACE : 0));
   }
 
   /**
@@ -425,20 +457,30 @@ export class ContinuousSampler {
    * and dual averaging restarts). At the end ε is fixed at the dual-averaging average.
    */
   warmup(state: ContinuousState, iterations: number, opts: WarmupOptions): ContinuousInfo & { stopped: boolean } {
-    this.liveState(state);
+    return this.warmupChains([state], iterations, opts)[0];
+  }
+
+  /**
+   * warmup() of several chains in lockstep (each adapts on its own draws; HMC's transitions run batched):
+   * each chain's result is that of warmup() on it alone. onChunk sees the iterations per chain.
+   */
+  warmupChains(states: readonly ContinuousState[], iterations: number, opts: WarmupOptions): (ContinuousInfo & { stopped: boolean })[] {
+    for (const s of states) this.liveState(s);
     const k = this.engine.kernels;
     const adaptStep = opts.stepSize === undefined;
     if (!adaptStep) {
       checkStepSize(opts.stepSize!);
-      k.chainSetStepSize(state.ptr, opts.stepSize!);
+      for (const s of states) k.chainSetStepSize(s.ptr, opts.stepSize!);
     }
     const adaptMass = opts.adaptMass ?? false;
     if (adaptMass && this.massKind !== MASS_DIAG) throw new ModelError('mass matrix adaptation is diagonal: not available with a dense mass matrix (zhang parametrisation)');
     const target = opts.targetAccept;
     if (!(target > 0 && target < 1)) throw new ModelError(`targetAccept must be in (0, 1), got ${target}`);
-    if (adaptStep) k.chainDaRestart(state.ptr, target);
-    const total: ContinuousInfo = { iterations: 0, acceptRate: 0, acceptedFraction: 0, stepSize: NaN, divergences: 0, energyError: 0, maxAbsEnergyError: 0, gradientEvaluations: 0 };
-    let accSum = 0, accepted = 0, eSum = 0, eCount = 0;
+    if (adaptStep) for (const s of states) k.chainDaRestart(s.ptr, target);
+    const sums = states.map(() => ({
+      total: { iterations: 0, acceptRate: 0, acceptedFraction: 0, stepSize: NaN, divergences: 0, energyError: 0, maxAbsEnergyError: 0, gradientEvaluations: 0 } as ContinuousInfo,
+      accSum: 0, accepted: 0, eSum: 0, eCount: 0,
+    }));
     const chunk = this.chunkSize();
     // ULA adapts its step as MALA would (the unadjusted chain has no acceptance to steer by).
     const adjusted = this.move === 'ula' ? adaptStep : undefined;
@@ -447,39 +489,47 @@ export class ContinuousSampler {
       const flags = (adaptStep ? STEP_ADAPT : 0) | (phase.slow ? STEP_WELFORD : 0);
       for (let left = phase.iterations; left > 0; ) {
         const len = Math.min(chunk, left);
-        const info = this.moves(state, len, flags, adjusted);
+        const infos = this.movesAll(states, len, flags, adjusted);
         left -= len;
-        total.iterations += info.iterations;
-        accSum += info.acceptRate * info.iterations;
-        accepted += info.acceptedFraction * info.iterations;
-        total.divergences += info.divergences;
-        total.gradientEvaluations += info.gradientEvaluations;
-        const ok = info.iterations - info.divergences;
-        if (ok > 0) {
-          eSum += info.energyError * ok;
-          eCount += ok;
-        }
-        total.maxAbsEnergyError = Math.max(total.maxAbsEnergyError, info.maxAbsEnergyError);
-        if (opts.onChunk && opts.onChunk(total.iterations) === false) {
+        infos.forEach((info, i) => {
+          const a = sums[i], total = a.total;
+          total.iterations += info.iterations;
+          a.accSum += info.acceptRate * info.iterations;
+          a.accepted += info.acceptedFraction * info.iterations;
+          total.divergences += info.divergences;
+          total.gradientEvaluations += info.gradientEvaluations;
+          const ok = info.iterations - info.divergences;
+          if (ok > 0) {
+            a.eSum += info.energyError * ok;
+            a.eCount += ok;
+          }
+          total.maxAbsEnergyError = Math.max(total.maxAbsEnergyError, info.maxAbsEnergyError);
+        });
+        if (opts.onChunk && opts.onChunk(sums[0].total.iterations) === false) {
           stopped = true;
           break outer;
         }
       }
       if (phase.slow) {
-        k.chainUpdateMass(state.ptr);
-        if (adaptStep) {
-          k.chainDaFinal(state.ptr);
-          this.engine.call('step size heuristic', (kk) => kk.hmcFindStepSize(state.ptr, kk.chainStepSize(state.ptr)));
-          k.chainDaRestart(state.ptr, target);
+        for (const s of states) {
+          k.chainUpdateMass(s.ptr);
+          if (adaptStep) {
+            k.chainDaFinal(s.ptr);
+            this.engine.call('step size heuristic', (kk) => kk.hmcFindStepSize(s.ptr, kk.chainStepSize(s.ptr)));
+            k.chainDaRestart(s.ptr, target);
+          }
         }
       }
     }
-    if (adaptStep) k.chainDaFinal(state.ptr);
-    total.acceptRate = total.iterations ? accSum / total.iterations : NaN;
-    total.acceptedFraction = total.iterations ? accepted / total.iterations : NaN;
-    total.energyError = eCount ? eSum / eCount : NaN;
-    total.stepSize = k.chainStepSize(state.ptr);
-    return { ...total, stopped };
+    return states.map((s, i) => {
+      if (adaptStep) k.chainDaFinal(s.ptr);
+      const { total, accSum, accepted, eSum, eCount } = sums[i];
+      total.acceptRate = total.iterations ? accSum / total.iterations : NaN;
+      total.acceptedFraction = total.iterations ? accepted / total.iterations : NaN;
+      total.energyError = eCount ? eSum / eCount : NaN;
+      total.stepSize = k.chainStepSize(s.ptr);
+      return { ...total, stopped };
+    });
   }
 
   /** Iterations per WASM call, keeping each call near 4·10⁷ multiply-adds. */

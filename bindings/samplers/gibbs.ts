@@ -8,7 +8,7 @@ import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { canonicalSize, type CanonicalForm } from '../core/canonical.ts';
 import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
-import { batchMeansResult, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
+import { batchMeansResult, chainOrderFolder, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
 import { GibbsLanes, checkPrecision, checkScan, lanesChains, type Precision, type Scan } from './gibbs-lanes.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
@@ -147,20 +147,13 @@ export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}):
     const total = run.chains * (run.samples + run.burnin);
     // Fold chain after chain: a batch's first chain as it runs, the others' events held until the
     // batch is done (the next batch starts, or the run ends).
-    const w = sampler.width;
-    let folding = 0;
-    const held: DiscreteEvent[][] = Array.from({ length: run.chains }, () => []);
-    const foldUpTo = (c: number) => {
-      for (; folding < c; folding++) for (const e of held[folding].splice(0)) red.add(e, folding);
-    };
+    const fold = chainOrderFolder<DiscreteEvent>(run.chains, sampler.width, (e, c) => red.add(e, c));
     let done = 0;
     const finished = gibbsChains(sampler, run, range(run.chains), (c, e) => {
-      foldUpTo(c - (c % w)); // the earlier batches
-      if (c === folding) red.add(e, c);
-      else held[c].push(e);
+      fold.emit(c, e);
       if (e.kind === 'step') opts.onProgress?.({ phase: 'gibbs', done: (done += e.sweeps), total });
     }, opts.signal);
-    foldUpTo(run.chains);
+    fold.finish();
     return gibbsResult(sampler.form, red, run, (performance.now() - t0) / 1000, !finished);
   } finally {
     sampler.dispose();
