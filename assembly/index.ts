@@ -37,3 +37,4 @@ export { minDegreeWorkWords, minimumDegreeOrder } from './linalg/ordering';
 export { symbolicCounts, symbolicPattern, choleskyNumeric, choleskyRows } from './linalg/sparse_cholesky';
 export { learnParticleBytes, learnParticlesInit, learnParticlesFromData, learnParticlesAdvance, learnParticlesAdvanceTree, learnAccumulate, learnUpdate, learnFormBiases, learnFormCouplings, learnOneHotRows, learnAccumulateScratchBytes } from './learn/stats';
 export { learnLogVisible, learnExactLogZ, learnAIS } from './learn/evaluate';
+export { learnLayerWorkBytes, learnLayerGibbs, learnLayerHMC, learnVisibleMatrix, learnDensePattern } from './learn/gaussian_layer';

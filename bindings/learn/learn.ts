@@ -13,6 +13,7 @@ import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 import type { Model } from '../core/model.ts';
 import { BoundMachine, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
+import { LAYER_DEFAULTS, LEARN_SAMPLERS, ParticleKernel, type LayerOptions, type LearnSampler } from './particles.ts';
 import { baseRateBiases, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
 
 /**
@@ -20,15 +21,12 @@ import { baseRateBiases, logLikelihood, type BinaryData, type LikelihoodOptions,
  * updates), 'cd' CD-k (chains restarted at the minibatch).
  */
 export type LearnMethod = 'pcd' | 'cd';
-/** The Gibbs kernel of the learner's particles: 'gibbs' sequential single-site, 'tree' tree-block Gibbs. */
-export type LearnSampler = 'gibbs' | 'tree';
-/** The samplers `learn()` accepts. */
-export const LEARN_SAMPLERS: readonly LearnSampler[] = ['gibbs', 'tree'];
+export { LEARN_SAMPLERS, type LearnSampler } from './particles.ts';
 /** Learning-rate schedule over the run. */
 export type RateSchedule = 'constant' | 'linear';
 
 /** Options of `learn()`; defaults in LEARN_DEFAULTS. */
-export interface LearnOptions {
+export interface LearnOptions extends LayerOptions {
   /** The architecture (default 'boltzmann'). */
   model?: MachineKind;
   /** Hidden units (rbm, srbm). */
@@ -39,7 +37,11 @@ export interface LearnOptions {
   method?: LearnMethod;
   /** Gibbs sweeps per update (CD-k's k; PCD's sweeps between updates). */
   cdSteps?: number;
-  /** Particle kernel (default 'gibbs'). */
+  /**
+   * Particle kernel (default 'gibbs'): 'gibbs' sequential, 'tree' tree-block Gibbs, 'blockgibbs' block Gibbs through
+   * Gaussian units on the visible–visible couplings (Martens & Sutskever §3.5), 'dhmc' HMC on those units
+   * (binary machines only; see particles.ts).
+   */
   sampler?: LearnSampler;
   /** Persistent particles (PCD; CD uses one chain per minibatch row). */
   particles?: number;
@@ -75,6 +77,7 @@ export interface LearnOptions {
 export const LEARN_DEFAULTS = {
   model: 'boltzmann', hidden: 0, states: 0, method: 'pcd', cdSteps: 1, sampler: 'gibbs', particles: 100, batch: 100, epochs: 20,
   learningRate: 0.05, schedule: 'linear', weightDecay: 0, momentum: 0, visibleRate: 1, seed: 1, maxWeight: 1e3, evaluate: true,
+  ...LAYER_DEFAULTS,
 } as const;
 
 /** Statistics of one epoch of learning. */
@@ -89,6 +92,14 @@ export interface EpochStats {
   maxAbsParameter: number;
   /** Fraction of particle bits flipped per sweep (sequential Gibbs; tree-block Gibbs: its own change count per bit). */
   changeRate: number;
+  /** blockgibbs / dhmc on a machine with visible–visible couplings: the shift α and λ_min(W_vv) of the epoch's last update. */
+  shiftAlpha?: number;
+  lambdaMin?: number;
+  /** blockgibbs / dhmc: seconds spent re-factoring the Gaussian layer in the epoch. */
+  refreshSeconds?: number;
+  /** dhmc: mean acceptance probability of the epoch's last update, and the step size after it. */
+  acceptance?: number;
+  stepSize?: number;
 }
 
 /** What `learn()` returns. */
@@ -157,10 +168,10 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
     const rowsPtr = ar.allocI32(B), order = new Int32Array(data.rows).map((_, i) => i);
     const posA = ar.allocF64(n), negA = ar.allocF64(n), velA = ar.allocF64(n), x = ar.alloc(k.learnAccumulateScratchBytes(m.header) >>> 0);
     const posW = ar.allocF64(nnz), negW = ar.allocF64(nnz), velW = ar.allocF64(nnz);
-    const out = ar.allocF64(2), scratch = ar.allocF64(m.width);
+    const out = ar.allocF64(2);
     const rng = ar.alloc(k.rngStateBytes() >>> 0), uniforms = ar.allocF64(Math.max(data.rows, nnz / 2, 1));
     const particles = ar.alloc(P * particleBytes);
-    const tree = o.sampler === 'tree' ? m.treeBlocks() : null;
+    const kernel = new ParticleKernel(engine, m, o.sampler, o);
 
     // Start: visible biases at the data's log-odds (Potts: log frequencies), hidden at 0, couplings
     // N(0, 0.01²) (breaks the hidden units' symmetry).
@@ -171,7 +182,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
 
     const batches = Math.ceil(data.rows / B), total = Math.max(1, o.epochs * batches);
     const epochs: EpochStats[] = [];
-    let good = m.get(), diverged: string | null = null, update = 0;
+    let good = m.get(), diverged: string | null = null, update = 0, refreshed = 0;
     for (let epoch = 1; epoch <= o.epochs && !diverged; epoch++) {
       shuffle(engine, rng, uniforms, order);
       let sqSum = 0, flips = 0, rate = o.learningRate, biggest = 0;
@@ -180,12 +191,12 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
         ar.i32(rowsPtr, B).set(order.subarray(lo, lo + cnt));
         rate = o.schedule === 'linear' ? o.learningRate * (1 - update / total) : o.learningRate;
         const pCount = o.method === 'pcd' ? P : cnt;
-        engine.call('learn step', (kk) => {
+        engine.call('learn data phase', (kk) => {
           kk.learnAccumulate(m.header, dp, nV, rowsPtr, cnt, nV, posA, posW, x);
           if (o.method === 'cd') kk.learnParticlesFromData(m.header, particles, cnt, dp, nV, rowsPtr, nV);
-          flips += tree
-            ? kk.learnParticlesAdvanceTree(m.header, tree.header, particles, pCount, o.cdSteps, tree.work)
-            : kk.learnParticlesAdvance(m.header, particles, pCount, o.cdSteps, scratch);
+        });
+        flips += kernel.advance(particles, pCount, o.cdSteps);
+        engine.call('learn step', (kk) => {
           kk.learnAccumulate(m.header, particles + (k.rngStateBytes() >>> 0), particleBytes, 0, pCount, nV, negA, negW, x);
           biggest = kk.learnUpdate(m.header, nV, posA, posW, negA, negW, velA, velW, 1 / cnt, 1 / pCount, rate, o.visibleRate, o.weightDecay, o.momentum, out);
         });
@@ -199,6 +210,13 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
       if (diverged) break;
       good = m.get();
       const st: EpochStats = { epoch, learningRate: rate, gradientRms: sqSum / batches, maxAbsParameter: biggest, changeRate: flips / (batches * o.cdSteps * n * (o.method === 'pcd' ? P : B)) };
+      const layer = kernel.layer;
+      if (layer) {
+        if (layer.m > 0) Object.assign(st, { shiftAlpha: layer.info.alpha, lambdaMin: layer.info.lambdaMin });
+        st.refreshSeconds = layer.info.refreshSeconds - refreshed;
+        refreshed = layer.info.refreshSeconds;
+        if (o.sampler === 'dhmc') Object.assign(st, { acceptance: layer.info.acceptance, stepSize: layer.info.stepSize });
+      }
       epochs.push(st);
       onEpoch?.(st);
     }
