@@ -38,3 +38,5 @@ export { symbolicCounts, symbolicPattern, choleskyNumeric, choleskyRows } from '
 export { learnParticleBytes, learnParticlesInit, learnParticlesFromData, learnParticlesAdvance, learnParticlesAdvanceTree, learnAccumulate, learnUpdate, learnFormBiases, learnFormCouplings, learnOneHotRows, learnAccumulateScratchBytes } from './learn/stats';
 export { learnLogVisible, learnExactLogZ, learnAIS } from './learn/evaluate';
 export { learnLayerWorkBytes, learnLayerGibbs, learnLayerHMC, learnVisibleMatrix, learnDensePattern } from './learn/gaussian_layer';
+export { learnHxAccumulate } from './learn/mixing';
+export { learnFactorGradient, learnFactorApply } from './learn/factored';

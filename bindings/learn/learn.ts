@@ -13,6 +13,7 @@ import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 import type { Model } from '../core/model.ts';
 import { BoundMachine, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
+import { VisibleFactor } from './factored.ts';
 import { LAYER_DEFAULTS, LEARN_SAMPLERS, ParticleKernel, type LayerOptions, type LearnSampler } from './particles.ts';
 import { baseRateBiases, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
 
@@ -57,8 +58,13 @@ export interface LearnOptions extends LayerOptions {
   weightDecay?: number;
   /** Momentum factor in [0, 1): velocity = momentum·velocity + η·gradient (default 0). */
   momentum?: number;
-  /** Learning-rate factor of visible–visible couplings (srbm). */
+  /** Learning-rate factor of visible–visible couplings (srbm; with `equivalentRBM`, of the Gaussian units' weights). */
   visibleRate?: number;
+  /**
+   * Learn the visible–visible couplings (boltzmann, srbm) in the equivalent-RBM parametrisation W_vv = F Fᵀ, F the
+   * weights of nV Gaussian units (Martens & Sutskever §4; see factored.ts). Default false.
+   */
+  equivalentRBM?: boolean;
   /** Seed of the particles, the initial parameters and the minibatch shuffles (default 1). */
   seed?: number;
   /** A parameter past this size (or NaN) stops the run as divergent. */
@@ -76,7 +82,7 @@ export interface LearnOptions extends LayerOptions {
 /** Defaults of LearnOptions. */
 export const LEARN_DEFAULTS = {
   model: 'boltzmann', hidden: 0, states: 0, method: 'pcd', cdSteps: 1, sampler: 'gibbs', particles: 100, batch: 100, epochs: 20,
-  learningRate: 0.05, schedule: 'linear', weightDecay: 0, momentum: 0, visibleRate: 1, seed: 1, maxWeight: 1e3, evaluate: true,
+  learningRate: 0.05, schedule: 'linear', weightDecay: 0, momentum: 0, visibleRate: 1, seed: 1, maxWeight: 1e3, evaluate: true, equivalentRBM: false,
   ...LAYER_DEFAULTS,
 } as const;
 
@@ -106,8 +112,10 @@ export interface EpochStats {
 export interface LearnResult {
   /** The options used, defaults filled in. */
   settings: Required<Omit<LearnOptions, 'onEpoch' | 'test' | 'likelihood'>>;
-  /** The learned parameters. */
+  /** The learned parameters (with `equivalentRBM`: the marginal machine, W_vv = F Fᵀ off the diagonal). */
   params: MachineParams;
+  /** With `equivalentRBM`: the Gaussian units' weights F, row-major nVisible × nVisible. */
+  factor?: Float64Array;
   /** The learned machine as a Model (for inference with the other methods). */
   model: Model;
   /** Statistics per epoch, in order. */
@@ -146,6 +154,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   for (const [name, x, lo] of [['learningRate', o.learningRate, 0], ['weightDecay', o.weightDecay, 0], ['momentum', o.momentum, 0], ['visibleRate', o.visibleRate, 0], ['maxWeight', o.maxWeight, 0]] as const) {
     if (!(typeof x === 'number' && Number.isFinite(x) && x >= lo)) throw new ModelError(`${name} must be a finite number ≥ ${lo}, got ${x}`);
   }
+  if (o.equivalentRBM && o.model !== 'boltzmann' && o.model !== 'srbm') throw new ModelError(`equivalentRBM applies to boltzmann and srbm machines (visible–visible couplings), not ${o.model}`);
   if (o.momentum >= 1) throw new ModelError(`momentum must be below 1, got ${o.momentum}`);
   if (data.rows < 1 || data.cols < 1) throw new ModelError('no data to learn from');
   if (data.values.length !== data.rows * data.cols) throw new ModelError(`data has ${data.values.length} values, expected ${data.rows} × ${data.cols}`);
@@ -177,11 +186,19 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
     // N(0, 0.01²) (breaks the hidden units' symmetry).
     const init = initialParams(engine, m, data, seedLo, seedHi, rng, uniforms);
     m.set(init);
+    let factor: VisibleFactor | null = null;
+    if (o.equivalentRBM) {
+      const nn = data.cols * data.cols, normals = ar.allocF64(nn);
+      k.rngFillNormal(rng, normals, nn);
+      factor = new VisibleFactor(engine, m, ar.readF64(normals, nn));
+      kernel.layer?.useFactor(factor.F, factor.d);
+    }
     engine.call('learn particles init', (kk) => kk.learnParticlesInit(m.header, particles, P, seedLo, seedHi, 0, PARTICLE_STREAM));
     k.rngSeed(rng, seedLo, seedHi, 0, SHUFFLE_STREAM);
 
     const batches = Math.ceil(data.rows / B), total = Math.max(1, o.epochs * batches);
     const epochs: EpochStats[] = [];
+    let goodFactor: Float64Array | null = null;
     let good = m.get(), diverged: string | null = null, update = 0, refreshed = 0;
     for (let epoch = 1; epoch <= o.epochs && !diverged; epoch++) {
       shuffle(engine, rng, uniforms, order);
@@ -198,7 +215,9 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
         flips += kernel.advance(particles, pCount, o.cdSteps);
         engine.call('learn step', (kk) => {
           kk.learnAccumulate(m.header, particles + (k.rngStateBytes() >>> 0), particleBytes, 0, pCount, nV, negA, negW, x);
+          factor?.gradient(posA, posW, negA, negW, 1 / cnt, 1 / pCount);
           biggest = kk.learnUpdate(m.header, nV, posA, posW, negA, negW, velA, velW, 1 / cnt, 1 / pCount, rate, o.visibleRate, o.weightDecay, o.momentum, out);
+          if (factor) biggest = Math.max(biggest, factor.apply(rate * o.visibleRate, o.momentum, o.weightDecay));
         });
         update++;
         sqSum += Math.sqrt(ar.f64(out, 1)[0] / (n + m.nnz / 2));
@@ -209,6 +228,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
       }
       if (diverged) break;
       good = m.get();
+      goodFactor = factor?.read() ?? null;
       const st: EpochStats = { epoch, learningRate: rate, gradientRms: sqSum / batches, maxAbsParameter: biggest, changeRate: flips / (batches * o.cdSteps * n * (o.method === 'pcd' ? P : B)) };
       const layer = kernel.layer;
       if (layer) {
@@ -222,6 +242,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
     }
     const settings = { ...rest, hidden, states } as LearnResult['settings'];
     const result: LearnResult = { settings, params: good, model: machineModel(good), epochs, diverged, seconds: 0 };
+    if (factor) result.factor = goodFactor ?? factor.read();
     if (o.evaluate && !diverged) {
       result.train = logLikelihood(engine, good, data, { baseData: data, ...likelihood });
       if (test) result.test = logLikelihood(engine, good, test, { baseData: data, ...likelihood });

@@ -52,8 +52,8 @@ export class GaussianLayer {
   readonly nV: number;
   /** Gaussian units (nV; 0 when the machine has no visible–visible couplings). */
   readonly m: number;
-  readonly M: number;
-  readonly d: number;
+  M: number;
+  d: number;
   private readonly work: number;
   private readonly A: number;
   private readonly op: number;
@@ -61,6 +61,10 @@ export class GaussianLayer {
   private readonly out: number;
   private readonly opts: Required<LayerOptions>;
   readonly info: LayerInfo;
+  /** M is lower triangular (a Cholesky factor); a factor given to setFactor is not. */
+  private lower = 1;
+  /** A factor given to setFactor: refresh() keeps it. */
+  private fixed = false;
 
   constructor(readonly engine: Engine, readonly machine: BoundMachine, readonly sampler: 'blockgibbs' | 'dhmc', opts: LayerOptions = {}) {
     if (machine.width !== 1) throw new ModelError(`${sampler} particles take binary machines (boltzmann, rbm, srbm), not a Potts model`);
@@ -95,7 +99,7 @@ export class GaussianLayer {
 
   /** Re-factors W_vv + αI = M Mᵀ from the current couplings (call after every parameter change). */
   refresh(): void {
-    if (this.m === 0) return;
+    if (this.m === 0 || this.fixed) return;
     const t0 = performance.now();
     const k = this.engine.kernels, nV = this.nV, ar = this.machine.arena, eps = this.opts.shiftEpsilon;
     const h = this.machine.header;
@@ -119,9 +123,34 @@ export class GaussianLayer {
     this.info.refreshSeconds += (performance.now() - t0) / 1000;
   }
 
+  /**
+   * Uses the given factor from now on (refresh() keeps it): M (nV × nV, row-major, any shape) and d with
+   * M Mᵀ = W_vv + diag(d) — the caller's responsibility (e.g. Martens' §6 example, whose d is not uniform).
+   */
+  setFactor(M: ArrayLike<number>, d: ArrayLike<number>): void {
+    const nV = this.nV;
+    if (this.m === 0 || M.length !== nV * nV || d.length !== nV) throw new ModelError(`setFactor: M must be ${nV} × ${nV} and d of length ${nV} (machines with visible–visible couplings)`);
+    this.machine.arena.f64(this.M, nV * nV).set(M);
+    this.machine.arena.f64(this.d, nV).set(d);
+    this.lower = 0;
+    this.fixed = true;
+  }
+
+  /**
+   * Reads M (nV × nV, row-major) and d from these engine addresses from now on, as they change (the
+   * equivalent-RBM parametrisation's F and diag(F Fᵀ), bindings/learn/factored.ts); refresh() keeps them.
+   */
+  useFactor(M: number, d: number): void {
+    if (this.m === 0) throw new ModelError('useFactor: the machine has no visible–visible couplings');
+    this.M = M;
+    this.d = d;
+    this.lower = 0;
+    this.fixed = true;
+  }
+
   /** Advances `count` particles (Gibbs layout) `sweeps` sweeps; returns the number of bit changes. */
   advance(particles: number, count: number, sweeps: number): number {
-    const k = this.engine.kernels, h = this.machine.header, lower = 1;
+    const k = this.engine.kernels, h = this.machine.header, lower = this.lower;
     if (this.sampler === 'blockgibbs') return k.learnLayerGibbs(h, this.nV, this.M, this.m, lower, this.d, particles, count, sweeps, this.work);
     const out = this.machine.arena.f64(this.out, 1);
     out[0] = 0;
