@@ -21,7 +21,7 @@ import { seedWords } from '../../bindings/core/seed.ts';
 import { QUICK, resultsPath } from '../common.ts';
 
 const engine = await loadEngine();
-const N = QUICK ? 2000 : 20000, STEPS = QUICK ? 100 : 1000, TS = QUICK ? [1, 3] : [1, 2, 3, 4, 5];
+const N = QUICK ? 2000 : 5000, STEPS = QUICK ? 100 : 500, TS = QUICK ? [1, 3] : [1, 2, 3, 4];
 const CHECKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].filter((k) => k <= STEPS);
 
 function machine(a1: number, a2: number, w: number): MachineParams {

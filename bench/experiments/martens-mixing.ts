@@ -9,8 +9,9 @@
 // over the same steps (our diagnostics' multi-chain ESS; the paper used CODA on 15 000 steps of one
 // chain). One "step" is one sweep over all variables (SGS) or one y → x → h pass (block Gibbs).
 //
-// Usage: node --import tsx bench/experiments/martens-mixing.ts [--quick]
-// Writes bench/results/martens-mixing.json and bench/results/figures/martens-fig2.svg.
+// Usage: node --import tsx bench/experiments/martens-mixing.ts [--quick | --full]
+// Writes bench/results/martens-mixing[-full].json and bench/results/figures/martens-fig2[-full].svg
+// (default ≈ 6 min, --full ≈ 17 min on the shared 2-core machine: 2–3× more chains and steps).
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadEngine } from '../../bindings/core/wasm-node.ts';
@@ -24,9 +25,12 @@ import { QUICK, cpuModel, resultsPath } from '../common.ts';
 import { loadMnist } from './mnist-data.ts';
 
 const engine = await loadEngine();
+const FULL = process.argv.includes('--full');
 const CFG = QUICK
   ? { hidden: 20, epochs: 2, chains: 32, burn: 50, steps: 100, truthChains: 64, truthBurn: 100, truthSteps: 300, traceChains: 8, eps: [0.01, 1] }
-  : { hidden: 50, epochs: 20, chains: 256, burn: 200, steps: 800, truthChains: 384, truthBurn: 500, truthSteps: 2500, traceChains: 16, eps: [0.01, 0.1, 1, 4] };
+  : FULL
+    ? { hidden: 50, epochs: 20, chains: 256, burn: 200, steps: 800, truthChains: 384, truthBurn: 500, truthSteps: 2500, traceChains: 16, eps: [0.01, 0.1, 1, 4] }
+    : { hidden: 50, epochs: 20, chains: 128, burn: 100, steps: 500, truthChains: 256, truthBurn: 300, truthSteps: 1500, traceChains: 16, eps: [0.01, 0.1, 1, 4] };
 const TRAIN = { model: 'srbm', hidden: CFG.hidden, particles: 100, batch: 100, epochs: CFG.epochs, learningRate: 0.05, schedule: 'linear', visibleRate: 0.1, momentum: 0.5, seed: 1, evaluate: false } as const;
 
 const { train, side } = loadMnist(14);
@@ -133,6 +137,7 @@ for (const [label, sampler, eps] of methods) {
 const out = {
   experiment: 'Martens & Sutskever 2010 §5.2 (Figure 2, Table 1)',
   quick: QUICK,
+  full: FULL,
   date: new Date().toISOString(),
   cpu: cpuModel(),
   data: { source: 'mnist package (10 000 digits), 80 % per digit training in file order', side, binarised: '2×2 average > 0.5', trainRows: train.rows },
@@ -142,13 +147,13 @@ const out = {
   runs,
   paperTable1: { 'SRBM, USPS': [264, 153], 'Equiv. RBM, USPS': [188, 142], 'SRBM, MNIST': [377, 218], 'Equiv. RBM, MNIST': [401, 416] },
 };
-const path = resultsPath('martens-mixing.json');
+const path = resultsPath(FULL ? 'martens-mixing-full.json' : 'martens-mixing.json');
 writeFileSync(path, JSON.stringify(out, null, 1));
 const svg = plotLines(runs.map((r) => ({ label: r.label, points: r.errors.map((e) => ({ x: e.step, y: e.relError })) })), {
   title: 'hx-statistic relative error against step (Martens Fig. 2)', subtitle: `SRBM ${side}×${side} + ${CFG.hidden} hidden (PCD, MNIST); ${CFG.chains} chains after ${CFG.burn} burn-in steps`,
   xLabel: 'step', yLabel: 'relative error', logX: true, logY: true,
 });
-const fig = path.replace(/martens-mixing(-quick)?\.json$/, 'figures/martens-fig2$1.svg');
+const fig = path.replace(/martens-mixing(-full|-quick)?\.json$/, 'figures/martens-fig2$1.svg');
 mkdirSync(dirname(fig), { recursive: true });
 writeFileSync(fig, svg);
 console.log(`wrote ${path} and ${fig}`);

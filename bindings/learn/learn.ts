@@ -3,8 +3,10 @@
 //   ∂/∂a_p = ⟨x_p⟩_data − ⟨x_p⟩_model,   ∂/∂W_pq = ⟨x_p x_q⟩_data − ⟨x_p x_q⟩_model,
 // the data term over a minibatch (hidden units at their exact conditional means), the model term
 // over particles: persistent chains (PCD, Tieleman 2008) or chains restarted at the minibatch and
-// run k sweeps (CD-k), advanced by sequential Gibbs or tree-block Gibbs (blocks that are forests
-// of the architecture's graph, each redrawn exactly given the rest). Every per-sample and per-particle loop runs in
+// run k sweeps (CD-k), advanced by sequential Gibbs, tree-block Gibbs (blocks that are forests
+// of the architecture's graph, each redrawn exactly given the rest), or block Gibbs / DHMC through
+// Gaussian units on the visible–visible couplings (particles.ts). The visible–visible couplings may be
+// learned in the equivalent-RBM parametrisation W_vv = F Fᵀ (factored.ts). Every per-sample and per-particle loop runs in
 // WASM (assembly/learn/stats.ts) on parameters that stay in engine memory; this file drives epochs.
 
 import type { Engine } from '../core/engine.ts';
@@ -75,8 +77,8 @@ export interface LearnOptions extends LayerOptions {
   test?: BinaryData;
   /** Options of the log-likelihood evaluation (AIS or exact; see LIKELIHOOD_DEFAULTS). */
   likelihood?: LikelihoodOptions;
-  /** Called after every epoch with its statistics. */
-  onEpoch?: (e: EpochStats) => void;
+  /** Called after every epoch with its statistics and a getter of the parameters after it (a copy). */
+  onEpoch?: (e: EpochStats, params: () => MachineParams) => void;
 }
 
 /** Defaults of LearnOptions. */
@@ -98,13 +100,15 @@ export interface EpochStats {
   maxAbsParameter: number;
   /** Fraction of particle bits flipped per sweep (sequential Gibbs; tree-block Gibbs: its own change count per bit). */
   changeRate: number;
-  /** blockgibbs / dhmc on a machine with visible–visible couplings: the shift α and λ_min(W_vv) of the epoch's last update. */
+  /** blockgibbs / dhmc on a machine with visible–visible couplings: the shift α of the epoch's last update. */
   shiftAlpha?: number;
+  /** With shiftAlpha: the Lanczos estimate of λ_min(W_vv) at the epoch's last update. */
   lambdaMin?: number;
   /** blockgibbs / dhmc: seconds spent re-factoring the Gaussian layer in the epoch. */
   refreshSeconds?: number;
-  /** dhmc: mean acceptance probability of the epoch's last update, and the step size after it. */
+  /** dhmc: mean acceptance probability of the epoch's last update. */
   acceptance?: number;
+  /** dhmc: the step size after the epoch's last update. */
   stepSize?: number;
 }
 
@@ -232,13 +236,13 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
       const st: EpochStats = { epoch, learningRate: rate, gradientRms: sqSum / batches, maxAbsParameter: biggest, changeRate: flips / (batches * o.cdSteps * n * (o.method === 'pcd' ? P : B)) };
       const layer = kernel.layer;
       if (layer) {
-        if (layer.m > 0) Object.assign(st, { shiftAlpha: layer.info.alpha, lambdaMin: layer.info.lambdaMin });
+        if (layer.m > 0 && !o.equivalentRBM) Object.assign(st, { shiftAlpha: layer.info.alpha, lambdaMin: layer.info.lambdaMin });
         st.refreshSeconds = layer.info.refreshSeconds - refreshed;
         refreshed = layer.info.refreshSeconds;
         if (o.sampler === 'dhmc') Object.assign(st, { acceptance: layer.info.acceptance, stepSize: layer.info.stepSize });
       }
       epochs.push(st);
-      onEpoch?.(st);
+      onEpoch?.(st, () => good);
     }
     const settings = { ...rest, hidden, states } as LearnResult['settings'];
     const result: LearnResult = { settings, params: good, model: machineModel(good), epochs, diverged, seconds: 0 };

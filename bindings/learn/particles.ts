@@ -37,11 +37,13 @@ export interface LayerInfo {
   alpha: number;
   /** λ_min(W_vv) estimated by Lanczos (Ritz value minus its residual) at the last factorisation. */
   lambdaMin: number;
-  /** Factorisations so far (one per parameter update) and their total seconds. */
+  /** Factorisations so far (one per parameter update). */
   refreshes: number;
+  /** Their total seconds. */
   refreshSeconds: number;
-  /** DHMC: mean acceptance probability of the last advance, and the step size now. */
+  /** DHMC: mean acceptance probability of the last advance. */
   acceptance: number;
+  /** DHMC: the step size now. */
   stepSize: number;
 }
 
