@@ -9,13 +9,13 @@
 // over the same steps (our diagnostics' multi-chain ESS; the paper used CODA on 15 000 steps of one
 // chain). One "step" is one sweep over all variables (SGS) or one y → x → h pass (block Gibbs).
 //
-// Usage: node --import tsx bench/experiments/martens-mixing.ts [--quick | --full]
+// Usage: node --import tsx bench/experiments/martens-mixing.ts [--quick | --full] [--equivalent]
 // Writes bench/results/martens-mixing[-full].json and bench/results/figures/martens-fig2[-full].svg
 // (default ≈ 6 min, --full ≈ 17 min on the shared 2-core machine: 2–3× more chains and steps).
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadEngine } from '../../bindings/core/wasm-node.ts';
-import { learn } from '../../bindings/learn/learn.ts';
+import { learn, type LearnOptions } from '../../bindings/learn/learn.ts';
 import { BoundMachine, type MachineParams } from '../../bindings/learn/machine.ts';
 import { ParticleKernel, type LearnSampler } from '../../bindings/learn/particles.ts';
 import { seedWords } from '../../bindings/core/seed.ts';
@@ -31,13 +31,20 @@ const CFG = QUICK
   : FULL
     ? { hidden: 50, epochs: 20, chains: 256, burn: 200, steps: 800, truthChains: 384, truthBurn: 500, truthSteps: 2500, traceChains: 16, eps: [0.01, 0.1, 1, 4] }
     : { hidden: 50, epochs: 20, chains: 128, burn: 100, steps: 500, truthChains: 256, truthBurn: 300, truthSteps: 1500, traceChains: 16, eps: [0.01, 0.1, 1, 4] };
-const TRAIN = { model: 'srbm', hidden: CFG.hidden, particles: 100, batch: 100, epochs: CFG.epochs, learningRate: 0.05, schedule: 'linear', visibleRate: 0.1, momentum: 0.5, seed: 1, evaluate: false } as const;
+// --equivalent: the model is trained in the equivalent-RBM parametrisation (W_vv = F Fᵀ; block Gibbs
+// particles, 3 steps an update, as in the paper's §5.4), and block Gibbs runs on its own Gaussian units
+// (M = F, d = diag(F Fᵀ)) beside SGS on its marginal SRBM: Table 1's "Equiv. RBM" rows.
+const EQUIVALENT = process.argv.includes('--equivalent');
+const TRAIN: LearnOptions = {
+  model: 'srbm', hidden: CFG.hidden, particles: 100, batch: 100, epochs: CFG.epochs, learningRate: 0.05, schedule: 'linear', visibleRate: 0.1, momentum: 0.5, seed: 1, evaluate: false,
+  ...(EQUIVALENT ? { equivalentRBM: true, sampler: 'blockgibbs', cdSteps: 3 } : { sampler: 'gibbs' }),
+};
 
 const { train, side } = loadMnist(14);
 const t0 = performance.now();
 const trained = learn(engine, train, TRAIN);
 const trainSeconds = (performance.now() - t0) / 1000;
-console.log(`SRBM ${side}×${side} + ${CFG.hidden} hidden trained by PCD: ${CFG.epochs} epochs in ${trainSeconds.toFixed(1)} s`);
+console.log(`${EQUIVALENT ? 'equivalent RBM' : 'SRBM'} ${side}×${side} + ${CFG.hidden} hidden trained by PCD: ${CFG.epochs} epochs in ${trainSeconds.toFixed(1)} s`);
 
 interface Run {
   label: string;
@@ -53,11 +60,15 @@ interface Run {
 }
 
 /** Runs P chains of `sampler` on the trained machine; returns the hx-statistic after `steps` and at checkpoints. */
-function runChains(params: MachineParams, sampler: LearnSampler, epsilon: number, P: number, burn: number, steps: number, seed: number, traceChains: number, truth: Float64Array | null) {
+function runChains(params: MachineParams, sampler: LearnSampler, epsilon: number, P: number, burn: number, steps: number, seed: number, traceChains: number, truth: Float64Array | null, factor: Float64Array | null = null) {
   const m = new BoundMachine(engine, 'srbm', params.nVisible, params.nHidden);
   try {
     m.set(params);
     const kernel = new ParticleKernel(engine, m, sampler, { shiftEpsilon: epsilon });
+    if (factor && kernel.layer) {
+      const nV = params.nVisible;
+      kernel.layer.setFactor(factor, Float64Array.from({ length: nV }, (_, i) => factor.subarray(i * nV, (i + 1) * nV).reduce((acc, f) => acc + f * f, 0)));
+    }
     const k = engine.kernels, ar = m.arena, nV = params.nVisible, nH = params.nHidden, n = nV + nH;
     const pb = k.learnParticleBytes(m.header) >>> 0, particles = ar.alloc(P * pb);
     const sx = ar.allocF64(nV), sh = ar.allocF64(nH), shx = ar.allocF64(nH * nV);
@@ -125,10 +136,12 @@ console.log(`ground truth: SGS, ${CFG.truthChains} chains × ${CFG.truthSteps} s
 const truth = truthRun.C;
 
 const runs: Run[] = [];
-const methods: [string, LearnSampler, number | null][] = [['SGS on the SRBM', 'gibbs', null], ...CFG.eps.map((e) => [`block Gibbs, ε = ${e}`, 'blockgibbs', e] as [string, LearnSampler, number])];
+const methods: [string, LearnSampler, number | null][] = EQUIVALENT
+  ? [['SGS on the marginal SRBM', 'gibbs', null], ['block Gibbs on its Gaussian units', 'blockgibbs', null]]
+  : [['SGS on the SRBM', 'gibbs', null], ...CFG.eps.map((e) => [`block Gibbs, ε = ${e}`, 'blockgibbs', e] as [string, LearnSampler, number])];
 for (const [label, sampler, eps] of methods) {
   const t2 = performance.now();
-  const r = runChains(params, sampler, eps ?? 0.01, CFG.chains, CFG.burn, CFG.steps, 202, CFG.traceChains, truth);
+  const r = runChains(params, sampler, eps ?? 0.01, CFG.chains, CFG.burn, CFG.steps, 202, CFG.traceChains, truth, EQUIVALENT ? trained.factor! : null);
   runs.push({ label, sampler, epsilon: eps, alpha: r.alpha, lambdaMin: r.lambdaMin, errors: r.errors, essMedian: r.essMedian, essDimensions: r.essDimensions, secondsPerStep: r.secondsPerStep });
   const last = r.errors.at(-1)!;
   console.log(`${label.padEnd(24)} α ${r.alpha?.toFixed(3) ?? '—'}  rel. error at step 10: ${r.errors.find((e) => e.step >= 10)?.relError.toFixed(3)}, 100: ${r.errors.find((e) => e.step >= 100)?.relError.toFixed(3)}, ${last.step}: ${last.relError.toFixed(3)}; median ESS ${r.essMedian.toFixed(1)} (${CFG.traceChains} chains × ${CFG.steps} steps, ${r.essDimensions} dims); ${(r.secondsPerStep * 1e3).toFixed(2)} ms/step for ${CFG.chains} chains (${((performance.now() - t2) / 1000).toFixed(1)} s)`);
@@ -138,22 +151,23 @@ const out = {
   experiment: 'Martens & Sutskever 2010 §5.2 (Figure 2, Table 1)',
   quick: QUICK,
   full: FULL,
+  equivalentRBM: EQUIVALENT,
   date: new Date().toISOString(),
   cpu: cpuModel(),
   data: { source: 'mnist package (10 000 digits), 80 % per digit training in file order', side, binarised: '2×2 average > 0.5', trainRows: train.rows },
-  training: { ...TRAIN, seconds: trainSeconds, sampler: 'gibbs', method: 'pcd' },
+  training: { ...TRAIN, seconds: trainSeconds, method: 'pcd' },
   truth: { sampler: 'gibbs', chains: CFG.truthChains, burn: CFG.truthBurn, steps: CFG.truthSteps, frobenius: Math.hypot(...truth) },
   settings: { chains: CFG.chains, burn: CFG.burn, steps: CFG.steps, traceChains: CFG.traceChains, hiddenMeans: 'Rao–Blackwellised σ(u_h)' },
   runs,
   paperTable1: { 'SRBM, USPS': [264, 153], 'Equiv. RBM, USPS': [188, 142], 'SRBM, MNIST': [377, 218], 'Equiv. RBM, MNIST': [401, 416] },
 };
-const path = resultsPath(FULL ? 'martens-mixing-full.json' : 'martens-mixing.json');
+const path = resultsPath(`martens-mixing${EQUIVALENT ? '-equivalent' : ''}${FULL ? '-full' : ''}.json`);
 writeFileSync(path, JSON.stringify(out, null, 1));
 const svg = plotLines(runs.map((r) => ({ label: r.label, points: r.errors.map((e) => ({ x: e.step, y: e.relError })) })), {
   title: 'hx-statistic relative error against step (Martens Fig. 2)', subtitle: `SRBM ${side}×${side} + ${CFG.hidden} hidden (PCD, MNIST); ${CFG.chains} chains after ${CFG.burn} burn-in steps`,
   xLabel: 'step', yLabel: 'relative error', logX: true, logY: true,
 });
-const fig = path.replace(/martens-mixing(-full|-quick)?\.json$/, 'figures/martens-fig2$1.svg');
+const fig = path.replace(/martens-mixing((-equivalent)?(-full|-quick)?)\.json$/, 'figures/martens-fig2$1.svg');
 mkdirSync(dirname(fig), { recursive: true });
 writeFileSync(fig, svg);
 console.log(`wrote ${path} and ${fig}`);
