@@ -1,7 +1,7 @@
 // Learning throughput.
 // 1. One PCD epoch (batch 100, 100 particles, one Gibbs sweep per update, random binary data) in WASM
 //    (`learn()`: the second epoch of a 2-epoch run, between the epoch callbacks) against the plain-JS reference of the same
-//    algorithm (bench/js/learn.ts), for a 784 × 500 RBM (MNIST's shape), a 196 × 50 SRBM (14 × 14 MNIST)
+//    algorithm (bench/js/learn.ts) and the native C one (bench/native/learn.c, gcc -O3, -march=x86-64-v2 and native), for a 784 × 500 RBM (MNIST's shape), a 196 × 50 SRBM (14 × 14 MNIST)
 //    and a 100-unit fully visible BM. Medians of 3 runs (JS: 1 run for the RBM).
 // 2. Particle kernels on the 196 × 50 SRBM: seconds per epoch with sequential Gibbs, tree-block Gibbs, block
 //    Gibbs and DHMC particles (the last two re-factor W_vv + αI every update) and the equivalent-RBM
@@ -17,7 +17,12 @@ import { seedWords } from '../bindings/core/seed.ts';
 import { mulberry32 } from '../test/helpers.ts';
 import { PhiloxJS } from './js/gibbs.ts';
 import { pcdEpochJS } from './js/learn.ts';
-import { QUICK, cpuModel, dist, resultsPath } from './common.ts';
+import { QUICK, cpuModel, dist, resultsPath, writeFormFile } from './common.ts';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const engine = await loadEngine();
 const rand = mulberry32(1);
@@ -32,7 +37,18 @@ const wasmEpoch = (data: ReturnType<typeof randomData>, opts: LearnOptions) => {
   return (at[1] - at[0]) / 1000;
 };
 
-// 1. WASM against plain JS.
+// The native reference (bench/native/learn.c), built at x86-64-v2 (128-bit SIMD, as WASM) and native.
+const TMP = mkdtempSync(join(tmpdir(), 'relaxmrf-learn-bench-'));
+const SRC = join(dirname(fileURLToPath(import.meta.url)), 'native', 'learn.c');
+const natives: Record<string, string | null> = {};
+for (const march of ['x86-64-v2', 'native']) {
+  const exe = join(TMP, `learn-${march}.out`);
+  const cc = spawnSync('gcc', ['-O3', `-march=${march}`, '-ffp-contract=off', '-std=c11', '-D_POSIX_C_SOURCE=199309L', '-o', exe, SRC, '-lm'], { encoding: 'utf8' });
+  natives[march] = cc.status === 0 ? exe : null;
+  if (cc.status !== 0) console.log(`gcc -march=${march} failed: the native reference is skipped (${cc.stderr ?? cc.error})`);
+}
+
+// 1. WASM against plain JS and C.
 for (const [model, nV, nH] of [['rbm', 784, 500], ['srbm', 196, 50], ['boltzmann', 100, 0]] as const) {
   const rows = model === 'rbm' ? 300 : ROWS;
   const data = randomData(rows, nV);
@@ -53,9 +69,17 @@ for (const [model, nV, nH] of [['rbm', 784, 500], ['srbm', 196, 50], ['boltzmann
     jsTimes.push((performance.now() - t0) / 1000);
   }
   const js = dist(jsTimes);
+  const formFile = join(TMP, `${model}.form`), dataFile = join(TMP, `${model}.data`);
+  writeFormFile({ ...form, a: r0.params.a.slice() }, formFile);
+  writeFileSync(dataFile, data.values);
+  const c: Record<string, number | null> = {};
+  for (const [march, exe] of Object.entries(natives)) {
+    const run = exe ? spawnSync(exe, [formFile, dataFile, String(nV), String(rows), '100', '100', '1', String(REPS)], { encoding: 'utf8' }) : null;
+    c[march] = run && run.status === 0 ? Number(run.stdout.trim()) : null;
+  }
   const name = `${model} ${nV}${nH ? ` × ${nH}` : ''}`;
-  results[name] = { rows, updates: rows / 100, wasmSeconds: wasm, jsSeconds: js, jsOverWasm: js.median / wasm.median };
-  console.log(`${name}: one PCD epoch of ${rows / 100} updates: WASM ${wasm.median.toFixed(3)} s, plain JS ${js.median.toFixed(3)} s (JS/WASM ${(js.median / wasm.median).toFixed(1)}×)`);
+  results[name] = { rows, updates: rows / 100, wasmSeconds: wasm, jsSeconds: js, jsOverWasm: js.median / wasm.median, cSeconds: c, wasmOverC: c['x86-64-v2'] ? wasm.median / c['x86-64-v2'] : null };
+  console.log(`${name}: one PCD epoch of ${rows / 100} updates: WASM ${wasm.median.toFixed(3)} s, plain JS ${js.median.toFixed(3)} s (JS/WASM ${(js.median / wasm.median).toFixed(1)}×), C x86-64-v2 ${c['x86-64-v2']?.toFixed(3)} s, C native ${c.native?.toFixed(3)} s (WASM/C ${c['x86-64-v2'] ? (wasm.median / c['x86-64-v2']).toFixed(2) : '—'}×)`);
 }
 
 // 2. Particle kernels on the 14 × 14 MNIST-shaped SRBM.
