@@ -167,7 +167,7 @@ export class GaussianLayer {
    * multiplicative step towards the target (between kernel calls, never within a move).
    */
   adapt(gain = 0.5): void {
-    if (this.sampler !== 'dhmc' || !(this.info.acceptance >= 0)) return;
+    if (this.sampler !== 'dhmc' || this.m === 0 || !(this.info.acceptance >= 0)) return;
     this.info.stepSize *= Math.exp(gain * (this.info.acceptance - this.opts.targetAcceptance));
   }
 }
