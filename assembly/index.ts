@@ -44,3 +44,6 @@ export { learnLogVisible, learnExactLogZ, learnAIS } from './learn/evaluate';
 export { factorMulBatch, factorMulTBatch } from './relax/factor_batch';
 export { hmcBatchScratchBytes, hmcStepBatch } from './samplers/hmc_batch';
 export { blockGibbsBatchScratchBytes, blockGibbsBatchStep } from './samplers/blockgibbs_batch';
+export { learnLayerWorkBytes, learnLayerGibbs, learnLayerHMC, learnVisibleMatrix, learnDensePattern } from './learn/gaussian_layer';
+export { learnHxAccumulate } from './learn/mixing';
+export { learnFactorGradient, learnFactorApply } from './learn/factored';

@@ -71,6 +71,21 @@ test('learn --json: settings, epochs, log-likelihoods; the UAI file is the learn
   assert.ok(j.trainLogLikelihood.value > -3.6, `train log-likelihood ${j.trainLogLikelihood.value}`);
 });
 
+test('learn --sampler blockgibbs / dhmc: an SRBM learns; epochs report the shift and the DHMC acceptance', () => {
+  const data = file('srbm.csv', csv(400, 4)), out = join(tmp, 'srbm.uai');
+  for (const sampler of ['blockgibbs', 'dhmc']) {
+    const r = run('learn', data, '--model', 'srbm', '--hidden', '2', '--sampler', sampler, '--epochs', '20', '--learning-rate', '0.3', '--batch', '20', '--out', out, '--json', '--seed', '3');
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.settings.sampler, sampler);
+    assert.equal(j.settings.shiftEpsilon, 0.01);
+    const last = j.epochs.at(-1);
+    assert.ok(last.shiftAlpha >= 0 && last.lambdaMin <= 0 && last.refreshSeconds >= 0, JSON.stringify(last));
+    if (sampler === 'dhmc') assert.ok(last.acceptance > 0.5 && last.stepSize > 0, JSON.stringify(last));
+    assert.ok(j.trainLogLikelihood.value > -3.6, `${sampler}: train log-likelihood ${j.trainLogLikelihood.value}`);
+  }
+});
+
 test('learn: bad data files and usage exit 2 with one line naming the file and line', () => {
   const out = join(tmp, 'bad.uai');
   const cases: [string, string, RegExp][] = [
@@ -88,7 +103,8 @@ test('learn: bad data files and usage exit 2 with one line naming the file and l
   const good = file('ok.csv', '0,1\n1,0\n');
   assert.equal(run('learn', good).code, 2);
   assert.match(run('learn', good, '--out', out, '--model', 'rbm').err, /needs --hidden/);
-  assert.match(run('learn', good, '--out', out, '--sampler', 'dhmc').err, /not available for learning yet/);
+  assert.match(run('learn', good, '--out', out, '--sampler', 'mala').err, /not available for learning/);
+  assert.match(run('learn', good, '--out', out, '--sampler', 'dhmc', '--leapfrog-steps', '0').err, /--leapfrog-steps/);
 });
 
 test('learn: a divergent run stops with exit 3 and writes the last good model', () => {

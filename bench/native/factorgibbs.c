@@ -36,11 +36,7 @@ typedef struct {
   int32_t *incStart, *incFactor, *incStride;
 } Graph;
 
-typedef struct {
-  uint32_t key0, key1, ctr0, ctr1, ctr2, ctr3;
-  uint32_t out[4];
-  uint32_t pos;
-} Philox;
+#include "philox.h"
 
 static void die(const char *msg) {
   fprintf(stderr, "factorgibbs.out: %s\n", msg);
@@ -98,33 +94,6 @@ static Graph readGraph(const char *path) {
     g.nStates += g.card[v];
   }
   return g;
-}
-
-static inline void refill(Philox *r) {
-  uint32_t c0 = r->ctr0, c1 = r->ctr1, c2 = r->ctr2, c3 = r->ctr3, k0 = r->key0, k1 = r->key1;
-  for (int i = 0; i < 10; i++) {
-    uint64_t p0 = (uint64_t)0xD2511F53u * c0;
-    uint64_t p1 = (uint64_t)0xCD9E8D57u * c2;
-    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
-    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-    c0 = n0;
-    c1 = (uint32_t)p1;
-    c2 = n2;
-    c3 = (uint32_t)p0;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  r->out[0] = c0;
-  r->out[1] = c1;
-  r->out[2] = c2;
-  r->out[3] = c3;
-  if (++r->ctr0 == 0) r->ctr1++;
-  r->pos = 0;
-}
-
-static inline double uniform32(Philox *r) {
-  if (r->pos >= 4) refill(r);
-  return ((double)r->out[r->pos++] + 0.5) * 2.3283064365386963e-10; /* 2^-32 */
 }
 
 static void chainInit(const Graph *g, Philox *r, int32_t *x) {

@@ -16,6 +16,7 @@ const ABOUT: Record<string, { what: string; examples: string[] }> = {
     examples: [
       'relaxmrf learn data.csv --model rbm --hidden 16 --epochs 20 --out rbm.uai --json',
       'relaxmrf learn train.csv --test test.csv --method cd --cd-steps 5 --out bm.uai',
+      'relaxmrf learn digits.csv --model srbm --hidden 50 --sampler blockgibbs --visible-rate 0.1 --out srbm.uai',
     ],
   },
   demo: {

@@ -14,12 +14,17 @@ import type { LogLikelihood } from '../learn/likelihood.ts';
 import { writeJSON } from './json-stream.ts';
 
 export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model boltzmann|rbm|srbm|potts] [--hidden H] [--states K]
-                       [--method pcd|cd] [--cd-steps K] [--sampler gibbs|tree] [--particles P] [--batch B]
+                       [--method pcd|cd] [--cd-steps K] [--sampler gibbs|tree|blockgibbs|dhmc] [--particles P] [--batch B]
                        [--epochs E] [--learning-rate η] [--schedule linear|constant] [--weight-decay λ]
                        [--momentum μ] [--visible-rate f] [--max-weight M] [--seed S]
+                       [--shift-epsilon ε] [--leapfrog-steps L] [--step-size h] [--equivalent-rbm]
                        [--test TEST.csv] [--ais-runs R] [--ais-steps T] [--json]
       DATA: CSV of 0/1 (potts: 0…K−1), one sample a row (optional header). Log-likelihood per sample of the
-      training (and test) data: exact for ≤ 20 visible units, else AIS from the base-rate model.`;
+      training (and test) data: exact for ≤ 20 visible units, else AIS from the base-rate model.
+      blockgibbs / dhmc (binary machines): particles through Gaussian units on the visible–visible couplings,
+      W_vv + αI = M Mᵀ re-factored every update with α = (1 + ε)·max(0, −λ_min) (--shift-epsilon, default 0.01);
+      dhmc: --leapfrog-steps (default 5), --step-size (initial; adapted to 0.9 acceptance).
+      --equivalent-rbm (boltzmann, srbm): learn W_vv = F Fᵀ through the weights F of nV Gaussian units.`;
 
 export class LearnUsageError extends Error {}
 
@@ -43,7 +48,8 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
       'learning-rate': { type: 'string' }, schedule: { type: 'string' }, 'weight-decay': { type: 'string' },
       momentum: { type: 'string' }, 'visible-rate': { type: 'string' }, 'max-weight': { type: 'string' },
       seed: { type: 'string' }, out: { type: 'string' }, test: { type: 'string' }, 'ais-runs': { type: 'string' },
-      'ais-steps': { type: 'string' }, json: { type: 'boolean' },
+      'ais-steps': { type: 'string' }, json: { type: 'boolean' }, 'shift-epsilon': { type: 'string' }, 'leapfrog-steps': { type: 'string' },
+      'step-size': { type: 'string' }, 'equivalent-rbm': { type: 'boolean' },
     },
   });
   if (positionals.length !== 1) throw new LearnUsageError('learn takes exactly one DATA.csv');
@@ -52,7 +58,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   if (!(MACHINE_KINDS as readonly string[]).includes(model)) throw new LearnUsageError(`--model must be one of ${MACHINE_KINDS.join(', ')}, got "${model}"`);
   if (values.method !== undefined && values.method !== 'pcd' && values.method !== 'cd') throw new LearnUsageError(`--method must be pcd or cd, got "${values.method}"`);
   if (values.sampler !== undefined && !(LEARN_SAMPLERS as readonly string[]).includes(values.sampler)) {
-    throw new LearnUsageError(`--sampler ${values.sampler} is not available for learning yet (available: ${LEARN_SAMPLERS.join(', ')})`);
+    throw new LearnUsageError(`--sampler ${values.sampler} is not available for learning (available: ${LEARN_SAMPLERS.join(', ')})`);
   }
   if (values.schedule !== undefined && values.schedule !== 'linear' && values.schedule !== 'constant') throw new LearnUsageError(`--schedule must be linear or constant, got "${values.schedule}"`);
   const num = (name: string, v: string | undefined): number | undefined => {
@@ -86,6 +92,10 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
     visibleRate: num('visible-rate', values['visible-rate']),
     maxWeight: num('max-weight', values['max-weight']),
     seed: integer('seed', values.seed, 0),
+    shiftEpsilon: num('shift-epsilon', values['shift-epsilon']),
+    leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
+    stepSize: num('step-size', values['step-size']),
+    equivalentRBM: values['equivalent-rbm'],
     likelihood: { runs: integer('ais-runs', values['ais-runs'], 2), steps: integer('ais-steps', values['ais-steps'], 2) },
   };
   const data = await loadCSV(positionals[0], maxState);

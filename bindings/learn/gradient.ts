@@ -1,11 +1,12 @@
 // One evaluation of the log-likelihood gradient's two phases for given parameters, through the same
 // kernels the learner runs: the data statistics (hidden units at their conditional means) and the
-// statistics over `particles` chains after `sweeps` sweeps of sequential or tree-block Gibbs. For checking the estimator against
+// statistics over `particles` chains after `sweeps` sweeps of any of the learner's particle kernels. For checking the estimator against
 // exact expectations, and for callers that run their own optimiser.
 
 import type { Engine } from '../core/engine.ts';
 import { seedWords } from '../core/seed.ts';
 import { BoundMachine, type MachineParams } from './machine.ts';
+import { ParticleKernel, type LayerOptions, type LearnSampler } from './particles.ts';
 import type { BinaryData } from './likelihood.ts';
 
 /** Expectations of one phase of the log-likelihood gradient (data or model), in the parameters' layout. */
@@ -19,11 +20,11 @@ export interface PhaseStatistics {
 /**
  * Both phases of the log-likelihood gradient at `params`: the data statistics (hidden units at their conditional
  * means) and the model statistics over `particles` chains (default 1000) after `sweeps` sweeps (default 100) of
- * sequential ('gibbs', default) or tree-block ('tree') Gibbs from `seed` (default 1). The gradient of the average
- * log-likelihood is data − model.
+ * the particle kernel `sampler` (default 'gibbs'; see LearnSampler) from `seed` (default 1). DHMC adapts its step
+ * size over the first half of the sweeps, then holds it. The gradient of the average log-likelihood is data − model.
  */
 export function gradientStatistics(
-  engine: Engine, params: MachineParams, data: BinaryData, opts: { particles?: number; sweeps?: number; seed?: number; sampler?: 'gibbs' | 'tree' } = {},
+  engine: Engine, params: MachineParams, data: BinaryData, opts: { particles?: number; sweeps?: number; seed?: number; sampler?: LearnSampler } & LayerOptions = {},
 ): { data: PhaseStatistics; model: PhaseStatistics } {
   const P = opts.particles ?? 1000, sweeps = opts.sweeps ?? 100;
   const [lo, hi] = seedWords(opts.seed ?? 1);
@@ -32,8 +33,8 @@ export function gradientStatistics(
     m.set(params);
     const k = engine.kernels, ar = m.arena, n = m.nBits, nnz = Math.max(1, m.nnz), vb = m.visibleBits;
     const dp = m.loadData(data);
-    const sa = ar.allocF64(n), sw = ar.allocF64(nnz), x = ar.alloc(k.learnAccumulateScratchBytes(m.header) >>> 0), scratch = ar.allocF64(m.width);
-    const tree = opts.sampler === 'tree' ? m.treeBlocks() : null;
+    const sa = ar.allocF64(n), sw = ar.allocF64(nnz), x = ar.alloc(k.learnAccumulateScratchBytes(m.header) >>> 0);
+    const kernel = new ParticleKernel(engine, m, opts.sampler ?? 'gibbs', opts);
     const pb = k.learnParticleBytes(m.header) >>> 0, particles = ar.alloc(P * pb);
     const read = (count: number): PhaseStatistics => {
       const a = ar.readF64(sa, n).map((v) => v / count);
@@ -45,10 +46,14 @@ export function gradientStatistics(
     };
     engine.call('learn data statistics', (kk) => kk.learnAccumulate(m.header, dp, vb, 0, data.rows, vb, sa, sw, x));
     const dataStats = read(data.rows);
+    k.learnParticlesInit(m.header, particles, P, lo, hi, 0, 31);
+    if (kernel.sampler === 'dhmc') {
+      // Step-size adaptation in chunks of 5 sweeps over the first half; the second half runs at the final size.
+      let done = 0;
+      for (; done + 5 <= sweeps / 2; done += 5) kernel.advance(particles, P, 5, done === 0);
+      kernel.advance(particles, P, sweeps - done, done === 0, false);
+    } else kernel.advance(particles, P, sweeps);
     engine.call('learn model statistics', (kk) => {
-      kk.learnParticlesInit(m.header, particles, P, lo, hi, 0, 31);
-      if (tree) kk.learnParticlesAdvanceTree(m.header, tree.header, particles, P, sweeps, tree.work);
-      else kk.learnParticlesAdvance(m.header, particles, P, sweeps, scratch);
       kk.learnAccumulate(m.header, particles + (kk.rngStateBytes() >>> 0), pb, 0, P, vb, sa, sw, x);
     });
     return { data: dataStats, model: read(P) };

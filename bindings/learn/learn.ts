@@ -3,8 +3,10 @@
 //   ∂/∂a_p = ⟨x_p⟩_data − ⟨x_p⟩_model,   ∂/∂W_pq = ⟨x_p x_q⟩_data − ⟨x_p x_q⟩_model,
 // the data term over a minibatch (hidden units at their exact conditional means), the model term
 // over particles: persistent chains (PCD, Tieleman 2008) or chains restarted at the minibatch and
-// run k sweeps (CD-k), advanced by sequential Gibbs or tree-block Gibbs (blocks that are forests
-// of the architecture's graph, each redrawn exactly given the rest). Every per-sample and per-particle loop runs in
+// run k sweeps (CD-k), advanced by sequential Gibbs, tree-block Gibbs (blocks that are forests
+// of the architecture's graph, each redrawn exactly given the rest), or block Gibbs / DHMC through
+// Gaussian units on the visible–visible couplings (particles.ts). The visible–visible couplings may be
+// learned in the equivalent-RBM parametrisation W_vv = F Fᵀ (factored.ts). Every per-sample and per-particle loop runs in
 // WASM (assembly/learn/stats.ts) on parameters that stay in engine memory; this file drives epochs.
 
 import type { Engine } from '../core/engine.ts';
@@ -13,6 +15,8 @@ import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 import type { Model } from '../core/model.ts';
 import { BoundMachine, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
+import { VisibleFactor } from './factored.ts';
+import { LAYER_DEFAULTS, LEARN_SAMPLERS, ParticleKernel, type LayerOptions, type LearnSampler } from './particles.ts';
 import { baseRateBiases, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
 
 /**
@@ -20,15 +24,12 @@ import { baseRateBiases, logLikelihood, type BinaryData, type LikelihoodOptions,
  * updates), 'cd' CD-k (chains restarted at the minibatch).
  */
 export type LearnMethod = 'pcd' | 'cd';
-/** The Gibbs kernel of the learner's particles: 'gibbs' sequential single-site, 'tree' tree-block Gibbs. */
-export type LearnSampler = 'gibbs' | 'tree';
-/** The samplers `learn()` accepts. */
-export const LEARN_SAMPLERS: readonly LearnSampler[] = ['gibbs', 'tree'];
+export { LEARN_SAMPLERS, type LearnSampler } from './particles.ts';
 /** Learning-rate schedule over the run. */
 export type RateSchedule = 'constant' | 'linear';
 
 /** Options of `learn()`; defaults in LEARN_DEFAULTS. */
-export interface LearnOptions {
+export interface LearnOptions extends LayerOptions {
   /** The architecture (default 'boltzmann'). */
   model?: MachineKind;
   /** Hidden units (rbm, srbm). */
@@ -39,7 +40,11 @@ export interface LearnOptions {
   method?: LearnMethod;
   /** Gibbs sweeps per update (CD-k's k; PCD's sweeps between updates). */
   cdSteps?: number;
-  /** Particle kernel (default 'gibbs'). */
+  /**
+   * Particle kernel (default 'gibbs'): 'gibbs' sequential, 'tree' tree-block Gibbs, 'blockgibbs' block Gibbs through
+   * Gaussian units on the visible–visible couplings (Martens & Sutskever §3.5), 'dhmc' HMC on those units
+   * (binary machines only; see particles.ts).
+   */
   sampler?: LearnSampler;
   /** Persistent particles (PCD; CD uses one chain per minibatch row). */
   particles?: number;
@@ -55,8 +60,13 @@ export interface LearnOptions {
   weightDecay?: number;
   /** Momentum factor in [0, 1): velocity = momentum·velocity + η·gradient (default 0). */
   momentum?: number;
-  /** Learning-rate factor of visible–visible couplings (srbm). */
+  /** Learning-rate factor of visible–visible couplings (srbm; with `equivalentRBM`, of the Gaussian units' weights). */
   visibleRate?: number;
+  /**
+   * Learn the visible–visible couplings (boltzmann, srbm) in the equivalent-RBM parametrisation W_vv = F Fᵀ, F the
+   * weights of nV Gaussian units (Martens & Sutskever §4; see factored.ts). Default false.
+   */
+  equivalentRBM?: boolean;
   /** Seed of the particles, the initial parameters and the minibatch shuffles (default 1). */
   seed?: number;
   /** A parameter past this size (or NaN) stops the run as divergent. */
@@ -67,14 +77,15 @@ export interface LearnOptions {
   test?: BinaryData;
   /** Options of the log-likelihood evaluation (AIS or exact; see LIKELIHOOD_DEFAULTS). */
   likelihood?: LikelihoodOptions;
-  /** Called after every epoch with its statistics. */
-  onEpoch?: (e: EpochStats) => void;
+  /** Called after every epoch with its statistics and a getter of the parameters after it (a copy). */
+  onEpoch?: (e: EpochStats, params: () => MachineParams) => void;
 }
 
 /** Defaults of LearnOptions. */
 export const LEARN_DEFAULTS = {
   model: 'boltzmann', hidden: 0, states: 0, method: 'pcd', cdSteps: 1, sampler: 'gibbs', particles: 100, batch: 100, epochs: 20,
-  learningRate: 0.05, schedule: 'linear', weightDecay: 0, momentum: 0, visibleRate: 1, seed: 1, maxWeight: 1e3, evaluate: true,
+  learningRate: 0.05, schedule: 'linear', weightDecay: 0, momentum: 0, visibleRate: 1, seed: 1, maxWeight: 1e3, evaluate: true, equivalentRBM: false,
+  ...LAYER_DEFAULTS,
 } as const;
 
 /** Statistics of one epoch of learning. */
@@ -89,14 +100,26 @@ export interface EpochStats {
   maxAbsParameter: number;
   /** Fraction of particle bits flipped per sweep (sequential Gibbs; tree-block Gibbs: its own change count per bit). */
   changeRate: number;
+  /** blockgibbs / dhmc on a machine with visible–visible couplings: the shift α of the epoch's last update. */
+  shiftAlpha?: number;
+  /** With shiftAlpha: the Lanczos estimate of λ_min(W_vv) at the epoch's last update. */
+  lambdaMin?: number;
+  /** blockgibbs / dhmc: seconds spent re-factoring the Gaussian layer in the epoch. */
+  refreshSeconds?: number;
+  /** dhmc: mean acceptance probability of the epoch's last update. */
+  acceptance?: number;
+  /** dhmc: the step size after the epoch's last update. */
+  stepSize?: number;
 }
 
 /** What `learn()` returns. */
 export interface LearnResult {
   /** The options used, defaults filled in. */
   settings: Required<Omit<LearnOptions, 'onEpoch' | 'test' | 'likelihood'>>;
-  /** The learned parameters. */
+  /** The learned parameters (with `equivalentRBM`: the marginal machine, W_vv = F Fᵀ off the diagonal). */
   params: MachineParams;
+  /** With `equivalentRBM`: the Gaussian units' weights F, row-major nVisible × nVisible. */
+  factor?: Float64Array;
   /** The learned machine as a Model (for inference with the other methods). */
   model: Model;
   /** Statistics per epoch, in order. */
@@ -135,6 +158,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   for (const [name, x, lo] of [['learningRate', o.learningRate, 0], ['weightDecay', o.weightDecay, 0], ['momentum', o.momentum, 0], ['visibleRate', o.visibleRate, 0], ['maxWeight', o.maxWeight, 0]] as const) {
     if (!(typeof x === 'number' && Number.isFinite(x) && x >= lo)) throw new ModelError(`${name} must be a finite number ≥ ${lo}, got ${x}`);
   }
+  if (o.equivalentRBM && o.model !== 'boltzmann' && o.model !== 'srbm') throw new ModelError(`equivalentRBM applies to boltzmann and srbm machines (visible–visible couplings), not ${o.model}`);
   if (o.momentum >= 1) throw new ModelError(`momentum must be below 1, got ${o.momentum}`);
   if (data.rows < 1 || data.cols < 1) throw new ModelError('no data to learn from');
   if (data.values.length !== data.rows * data.cols) throw new ModelError(`data has ${data.values.length} values, expected ${data.rows} × ${data.cols}`);
@@ -157,21 +181,29 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
     const rowsPtr = ar.allocI32(B), order = new Int32Array(data.rows).map((_, i) => i);
     const posA = ar.allocF64(n), negA = ar.allocF64(n), velA = ar.allocF64(n), x = ar.alloc(k.learnAccumulateScratchBytes(m.header) >>> 0);
     const posW = ar.allocF64(nnz), negW = ar.allocF64(nnz), velW = ar.allocF64(nnz);
-    const out = ar.allocF64(2), scratch = ar.allocF64(m.width);
+    const out = ar.allocF64(2);
     const rng = ar.alloc(k.rngStateBytes() >>> 0), uniforms = ar.allocF64(Math.max(data.rows, nnz / 2, 1));
     const particles = ar.alloc(P * particleBytes);
-    const tree = o.sampler === 'tree' ? m.treeBlocks() : null;
+    const kernel = new ParticleKernel(engine, m, o.sampler, o);
 
     // Start: visible biases at the data's log-odds (Potts: log frequencies), hidden at 0, couplings
     // N(0, 0.01²) (breaks the hidden units' symmetry).
     const init = initialParams(engine, m, data, seedLo, seedHi, rng, uniforms);
     m.set(init);
+    let factor: VisibleFactor | null = null;
+    if (o.equivalentRBM) {
+      const nn = data.cols * data.cols, normals = ar.allocF64(nn);
+      k.rngFillNormal(rng, normals, nn);
+      factor = new VisibleFactor(engine, m, ar.readF64(normals, nn));
+      kernel.layer?.useFactor(factor.F, factor.d);
+    }
     engine.call('learn particles init', (kk) => kk.learnParticlesInit(m.header, particles, P, seedLo, seedHi, 0, PARTICLE_STREAM));
     k.rngSeed(rng, seedLo, seedHi, 0, SHUFFLE_STREAM);
 
     const batches = Math.ceil(data.rows / B), total = Math.max(1, o.epochs * batches);
     const epochs: EpochStats[] = [];
-    let good = m.get(), diverged: string | null = null, update = 0;
+    let goodFactor: Float64Array | null = null;
+    let good = m.get(), diverged: string | null = null, update = 0, refreshed = 0;
     for (let epoch = 1; epoch <= o.epochs && !diverged; epoch++) {
       shuffle(engine, rng, uniforms, order);
       let sqSum = 0, flips = 0, rate = o.learningRate, biggest = 0;
@@ -180,14 +212,16 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
         ar.i32(rowsPtr, B).set(order.subarray(lo, lo + cnt));
         rate = o.schedule === 'linear' ? o.learningRate * (1 - update / total) : o.learningRate;
         const pCount = o.method === 'pcd' ? P : cnt;
-        engine.call('learn step', (kk) => {
+        engine.call('learn data phase', (kk) => {
           kk.learnAccumulate(m.header, dp, nV, rowsPtr, cnt, nV, posA, posW, x);
           if (o.method === 'cd') kk.learnParticlesFromData(m.header, particles, cnt, dp, nV, rowsPtr, nV);
-          flips += tree
-            ? kk.learnParticlesAdvanceTree(m.header, tree.header, particles, pCount, o.cdSteps, tree.work)
-            : kk.learnParticlesAdvance(m.header, particles, pCount, o.cdSteps, scratch);
+        });
+        flips += kernel.advance(particles, pCount, o.cdSteps);
+        engine.call('learn step', (kk) => {
           kk.learnAccumulate(m.header, particles + (k.rngStateBytes() >>> 0), particleBytes, 0, pCount, nV, negA, negW, x);
+          factor?.gradient(posA, posW, negA, negW, 1 / cnt, 1 / pCount);
           biggest = kk.learnUpdate(m.header, nV, posA, posW, negA, negW, velA, velW, 1 / cnt, 1 / pCount, rate, o.visibleRate, o.weightDecay, o.momentum, out);
+          if (factor) biggest = Math.max(biggest, factor.apply(rate * o.visibleRate, o.momentum, o.weightDecay));
         });
         update++;
         sqSum += Math.sqrt(ar.f64(out, 1)[0] / (n + m.nnz / 2));
@@ -198,12 +232,21 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
       }
       if (diverged) break;
       good = m.get();
+      goodFactor = factor?.read() ?? null;
       const st: EpochStats = { epoch, learningRate: rate, gradientRms: sqSum / batches, maxAbsParameter: biggest, changeRate: flips / (batches * o.cdSteps * n * (o.method === 'pcd' ? P : B)) };
+      const layer = kernel.layer;
+      if (layer) {
+        if (layer.m > 0 && !o.equivalentRBM) Object.assign(st, { shiftAlpha: layer.info.alpha, lambdaMin: layer.info.lambdaMin });
+        st.refreshSeconds = layer.info.refreshSeconds - refreshed;
+        refreshed = layer.info.refreshSeconds;
+        if (o.sampler === 'dhmc') Object.assign(st, { acceptance: layer.info.acceptance, stepSize: layer.info.stepSize });
+      }
       epochs.push(st);
-      onEpoch?.(st);
+      onEpoch?.(st, () => good);
     }
     const settings = { ...rest, hidden, states } as LearnResult['settings'];
     const result: LearnResult = { settings, params: good, model: machineModel(good), epochs, diverged, seconds: 0 };
+    if (factor) result.factor = goodFactor ?? factor.read();
     if (o.evaluate && !diverged) {
       result.train = logLikelihood(engine, good, data, { baseData: data, ...likelihood });
       if (test) result.test = logLikelihood(engine, good, test, { baseData: data, ...likelihood });

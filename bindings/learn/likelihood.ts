@@ -29,6 +29,11 @@ export interface LikelihoodOptions {
    * 'auto' (default 20).
    */
   maxExactVisible?: number;
+  /**
+   * A log Z already estimated for these parameters (e.g. by the call for the training data), reused instead of
+   * running AIS again: `value` and `stdErr` of a previous result's logZ and logZStdErr.
+   */
+  logZ?: { value: number; stdErr: number };
 }
 
 /** Defaults of LikelihoodOptions. */
@@ -112,6 +117,10 @@ export function logLikelihood(engine: Engine, params: MachineParams, data: Binar
       const s = ar.alloc(n);
       const logZ = engine.call('learn exact log Z', (kk) => kk.learnExactLogZ(m.header, vb, m.width, s));
       return { value: mean - logZ, stdErr: 0, sampleStdErr, logZ, logZStdErr: 0, method: 'exact', samples: data.rows };
+    }
+    if (opts.logZ) {
+      const { value: lz, stdErr } = opts.logZ;
+      return { value: mean - lz, stdErr, sampleStdErr, logZ: lz, logZStdErr: stdErr, method: 'ais', samples: data.rows };
     }
     const b0 = baseRateBiases(o.baseData ?? data, params.states, m.width > 1);
     let logZ0 = params.nHidden * Math.LN2;
