@@ -28,6 +28,9 @@ const EXACT_SAMPLE_STREAM = 0x4553; // "ES"
 /** Linear products are exact when the inputs' finite log values span ≤ this many nats in total. */
 const LINEAR_RANGE = 700;
 
+/** Clique configurations per block of the linear kernel (assembly/exact/exact_block.ts). */
+const BLOCK = 2048;
+
 /** A table the kernel reads: a factor (with fixed variables folded into its base) or a message. */
 interface TableRef {
   kind: 'factor' | 'up' | 'down';
@@ -175,23 +178,27 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
   let logZ = model.logConst;
   for (const f of p.constantFactors) logZ += model.tables[model.tableStart[f] + model.entryIndex(f, x0)];
   if (logZ === -Infinity) return { logZ, marginals: null, zeroReason: 'the observed or fixed variables have zero potential together' };
-  engine.ensureFits(p.bytes, `exact elimination on ${n} variables`, 8 * p.maxMessage);
+  // The block kernel's workspace: a block buffer and each table's segment offsets.
+  let maxIn = 2, maxK = 1;
+  for (const v of p.order) (maxIn = Math.max(maxIn, p.bucket[v].length + 1), (maxK = Math.max(maxK, card[v])));
+  const maxBlock = Math.max(BLOCK, maxK), maxTables = 2 * maxIn + 1;
+  engine.ensureFits(p.bytes + maxBlock * (8 + 4 * maxTables), `exact elimination on ${n} variables`, 8 * p.maxMessage);
 
-  // Each factor's strides (last scope variable fastest) and its base with the fixed variables folded in.
+  // Each factor is copied with its free variables in elimination order (the first eliminated
+  // slowest, as in the messages: see assembly/exact/exact_block.ts) and the fixed ones folded in.
+  const pos = new Int32Array(n).fill(-1);
+  p.order.forEach((v, t) => (pos[v] = t));
   const fStride = new Map<number, Map<number, number>>();
-  const fBase = new Float64Array(model.nFactors);
+  const fVars: number[][] = [];
+  const fOff = new Float64Array(model.nFactors + 1);
   for (let f = 0; f < model.nFactors; f++) {
-    const sc = model.scope(f);
+    const vars = [...new Set(Array.from(model.scope(f)).filter((v) => p.fixed[v] < 0))].sort((a, b) => pos[a] - pos[b]);
     const m = new Map<number, number>();
-    let stride = 1, base = 0;
-    for (let q = sc.length - 1; q >= 0; q--) {
-      const v = sc[q];
-      if (p.fixed[v] >= 0) base += p.fixed[v] * stride;
-      else m.set(v, (m.get(v) ?? 0) + stride);
-      stride *= card[v];
-    }
+    let stride = 1;
+    for (let q = vars.length - 1; q >= 0; q--) (m.set(vars[q], stride), (stride *= card[vars[q]]));
     fStride.set(f, m);
-    fBase[f] = base;
+    fVars.push(vars);
+    fOff[f + 1] = fOff[f] + stride;
   }
   // Message strides over S_v (last fastest).
   const mStride: Map<number, number>[] = new Array(n);
@@ -207,18 +214,12 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
   const arena = engine.arena();
   let disposeAll = (): void => {};
   try {
-    let maxIn = 2, maxDigits = 2, maxK = 1;
-    for (const v of p.order) {
-      maxIn = Math.max(maxIn, p.bucket[v].length + 1);
-      maxDigits = Math.max(maxDigits, p.sep[v].length + 2);
-      maxK = Math.max(maxK, card[v]);
-    }
+    let maxDigits = 2;
+    for (const v of p.order) maxDigits = Math.max(maxDigits, p.sep[v].length + 2);
     for (const v of p.order) for (const u of p.sep[v]) maxK = Math.max(maxK, card[u]);
     // Each factor's own copy (tables may be shared between factors; each copy is linearised alone).
-    const fOff = new Float64Array(model.nFactors + 1);
-    for (let f = 0; f < model.nFactors; f++) fOff[f + 1] = fOff[f] + model.tableSize(f);
     const tablesPtr = arena.alloc(8 * Math.max(1, fOff[model.nFactors]));
-    for (let f = 0; f < model.nFactors; f++) arena.f64(tablesPtr + 8 * fOff[f], model.tableSize(f)).set(model.table(f));
+    for (let f = 0; f < model.nFactors; f++) arena.f64(tablesPtr + 8 * fOff[f], fOff[f + 1] - fOff[f]).set(factorInOrder(model, f, fVars[f], p.fixed));
     // Messages in arenas of their own, freed as soon as the downward pass is done with them.
     const up = new Float64Array(n), down = new Float64Array(n);
     const upArena: (Arena | null)[] = new Array(n).fill(null), downArena: (Arena | null)[] = new Array(n).fill(null);
@@ -234,6 +235,8 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const pCards = arena.alloc(4 * maxDigits), pTables = arena.alloc(4 * maxIn), pStrides = arena.alloc(4 * maxIn * maxDigits);
     const pOutStrides = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits), pOff = arena.alloc(4 * (2 * maxIn + 1)), pBuf = arena.alloc(8 * maxK);
     const pOuts = arena.alloc(4 * maxIn), pLens = arena.alloc(4 * maxIn), pOutStr = arena.alloc(4 * maxIn * maxDigits);
+    const pBlockBuf = arena.alloc(8 * maxBlock), pSegs = arena.alloc(4 * maxBlock * maxTables), pRuns = arena.alloc(12 * maxTables);
+    const pAddr = arena.alloc(4 * maxTables), pBlockStrides = arena.alloc(4 * maxTables * maxDigits), pBlockOff = arena.alloc(4 * maxTables);
     const pLinear = arena.alloc(4 * maxIn), pScale = arena.alloc(8 * maxIn), pRange = arena.alloc(8 * maxIn), pRes = arena.alloc(24);
     // Each table's form: linear (e^(x − scale)) where its finite entries span ≤ 700 nats, else log.
     const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
@@ -241,9 +244,9 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       engine.call('bucket elimination', (k) => k.bucketLinearise(ptr, len, pRes));
       into.set(arena.f64(pRes, 3), 3 * at);
     };
-    for (let f = 0; f < model.nFactors; f++) linearise(tablesPtr + 8 * fOff[f], model.tableSize(f), form.factor, f);
+    for (let f = 0; f < model.nFactors; f++) linearise(tablesPtr + 8 * fOff[f], fOff[f + 1] - fOff[f], form.factor, f);
 
-    const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * (fOff[r.id] + fBase[r.id]) : r.kind === 'up' ? up[r.id] : down[r.id]);
+    const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * fOff[r.id] : r.kind === 'up' ? up[r.id] : down[r.id]);
     const strideOf = (r: TableRef, u: number): number => (r.kind === 'factor' ? fStride.get(r.id)!.get(u) : mStride[r.id].get(u)) ?? 0;
     /** Writes the clique's cardinalities and the inputs' addresses, strides and forms; returns the fast case's shift or null. */
     const setInputs = (digits: number[], inputs: TableRef[]): number | null => {
@@ -272,6 +275,47 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       setInputs(digits, inputs);
       arena.i32(pOutStrides, nd).set(digits.map((u, j) => (j < nKeep ? outStride(u) : 0)));
       engine.call('bucket elimination', (k) => k.bucketStream(nd, pCards, nKeep, inputs.length, pTables, pStrides, out, pOutStrides, decode?.mode === 'max' ? 1 : 0, pDigit, pOff, pBuf, pLinear, pScale, pRange));
+    };
+    /**
+     * Streams v's clique (S_v and v) over linear `inputs` (see setInputs) into `outs` (prefilled),
+     * in blocks of the trailing separator variables (assembly/exact/exact_block.ts): outer digits
+     * S_v's others then v, the block S_v's last ones.
+     */
+    const blockStream = (v: number, inputs: TableRef[], outs: { addr: number; stride: (u: number) => number }[], mode: number): void => {
+      const sepV = p.sep[v];
+      let nb = 0, B = 1;
+      while (nb < sepV.length && (nb === 0 || B * card[sepV[sepV.length - 1 - nb]] <= BLOCK)) B *= card[sepV[sepV.length - 1 - nb++]];
+      const blockVars = Array.from(sepV.subarray(sepV.length - nb)), outer = [...sepV.subarray(0, sepV.length - nb), v];
+      const strides = [...inputs.map((r) => (u: number) => strideOf(r, u)), ...outs.map((o) => o.stride)];
+      const nT = strides.length, nOuter = outer.length;
+      arena.i32(pCards, nOuter).set(outer.map((u) => card[u]));
+      arena.u32(pAddr, nT).set([...inputs.map(addrOf), ...outs.map((o) => o.addr)]);
+      const st = arena.i32(pBlockStrides, nT * nOuter), runs = arena.i32(pRuns, 3 * nT);
+      strides.forEach((stride, t) => {
+        outer.forEach((u, j) => (st[t * nOuter + j] = stride(u)));
+        // The table's run over the block: its trailing digits held contiguously (kind 0) or not at all (kind 1).
+        const bs = blockVars.map(stride);
+        let L = 0, R = 1, kind = 1;
+        if (nb > 0 && bs[nb - 1] !== 0) {
+          kind = 0;
+          while (L < nb && bs[nb - 1 - L] === R) R *= card[blockVars[nb - 1 - L++]];
+        } else while (L < nb && bs[nb - 1 - L] === 0) R *= card[blockVars[nb - 1 - L++]];
+        const nSeg = B / R, segPtr = pSegs + 4 * maxBlock * t, segs = arena.i32(segPtr, nSeg);
+        const digit = new Int32Array(nb - L);
+        for (let s = 0, at = 0; s < nSeg; s++) {
+          segs[s] = at;
+          for (let j = nb - L - 1; j >= 0; j--) {
+            if (++digit[j] < card[blockVars[j]]) {
+              at += bs[j];
+              break;
+            }
+            at -= (card[blockVars[j]] - 1) * bs[j];
+            digit[j] = 0;
+          }
+        }
+        runs.set([kind, R, segPtr], 3 * t);
+      });
+      engine.call('bucket elimination', (k) => k.bucketBlock(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, mode, pDigit, pBlockOff, pBlockBuf));
     };
     /** The decoding kernel's tables: each bucket's inputs with their (variable, stride) scope entries. */
     const decodeBackward = (req: DecodeRequest): Int32Array => {
@@ -330,7 +374,12 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     for (const v of p.order) {
       const s = Array.from(p.sep[v]);
       up[v] = own(upArena, v);
-      stream([...s, v], s.length, p.bucket[v], up[v], (u) => mStride[v].get(u)!);
+      const shift = setInputs([...s, v], p.bucket[v]);
+      if (shift !== null) {
+        arena.f64(up[v], mSize[v]).fill(0);
+        blockStream(v, p.bucket[v], [{ addr: up[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
+        engine.call('bucket elimination', (k) => k.bucketLogShift(up[v], mSize[v], shift));
+      } else stream([...s, v], s.length, p.bucket[v], up[v], (u) => mStride[v].get(u)!);
       if (p.parent[v] < 0) logZ += arena.f64(up[v], 1)[0];
       else linearise(up[v], mSize[v], form.up, v);
     }
@@ -354,16 +403,10 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       const digits = [...sepV, v];
       const shift = setInputs(digits, inputs);
       if (shift !== null) {
-        const nd = digits.length, nOut = 1 + children.length;
-        const outs = [margOut, ...children.map((c) => down[c])], lens = [card[v], ...children.map((c) => mSize[c])];
-        arena.u32(pOuts, nOut).set(outs);
-        arena.i32(pLens, nOut).set(lens);
-        const os = arena.i32(pOutStr, nOut * nd);
-        digits.forEach((u, j) => {
-          os[j] = u === v ? 1 : 0;
-          children.forEach((c, q) => (os[(q + 1) * nd + j] = mStride[c].get(u) ?? 0));
-        });
-        engine.call('bucket elimination', (k) => k.bucketScatter(nd, pCards, inputs.length, pTables, pStrides, nOut, pOuts, pLens, pOutStr, pDigit, pOff, pBuf));
+        arena.f64(margOut, card[v]).fill(0);
+        for (const c of children) arena.f64(down[c], mSize[c]).fill(0);
+        const outs = [{ addr: margOut, stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: down[c], stride: (u: number) => mStride[c].get(u) ?? 0 }))];
+        blockStream(v, inputs, outs, 0);
         for (const c of children) {
           engine.call('bucket elimination', (k) => k.bucketDivide(down[c], mSize[c], shift, up[c], form.up[3 * c], form.up[3 * c + 1]));
           linearise(down[c], mSize[c], form.down, c);
@@ -388,4 +431,39 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     disposeAll();
     arena.dispose();
   }
+}
+
+/** Factor f's log table over its free variables `vars` (the last fastest), the fixed ones at their states. */
+function factorInOrder(model: Model, f: number, vars: number[], fixed: Int32Array): Float64Array {
+  const sc = model.scope(f), table = model.table(f), card = model.card;
+  const oldStride = new Float64Array(sc.length);
+  let base = 0;
+  for (let q = sc.length - 1, st = 1; q >= 0; q--) {
+    oldStride[q] = st;
+    if (fixed[sc[q]] >= 0) base += fixed[sc[q]] * st;
+    st *= card[sc[q]];
+  }
+  // Each free variable's old stride (summed where a variable appears twice in the scope).
+  const step = vars.map((v) => {
+    let s = 0;
+    for (let q = 0; q < sc.length; q++) if (sc[q] === v) s += oldStride[q];
+    return s;
+  });
+  let size = 1;
+  for (const v of vars) size *= card[v];
+  const out = new Float64Array(size);
+  const digit = new Int32Array(vars.length);
+  let at = base;
+  for (let e = 0; e < size; e++) {
+    out[e] = table[at];
+    for (let j = vars.length - 1; j >= 0; j--) {
+      if (++digit[j] < card[vars[j]]) {
+        at += step[j];
+        break;
+      }
+      at -= (card[vars[j]] - 1) * step[j];
+      digit[j] = 0;
+    }
+  }
+  return out;
 }
