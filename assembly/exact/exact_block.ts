@@ -146,11 +146,49 @@ export function bucketBlock(
   }
 }
 
-/** p[e] = log(p[e]) + shift where p[e] > 0, else −∞ (a linear message back to the log domain). */
-export function bucketLogShift(p: usize, len: i32, shift: f64): void {
+/**
+ * A linear table relative to e^shift (entries ≥ 0) put into the form bucketLinearise gives:
+ * when its positive entries span at most 700 nats, divided by its maximum in place, res (f64[3]) =
+ * [1, shift + log max, log(max / min positive)]; else turned into logs (log x + shift, −∞ for 0),
+ * res = [0, 0, span]. An all-zero table stays zero with res = [1, 0, 0].
+ */
+export function bucketRescale(p: usize, len: i32, shift: f64, res: usize): void {
   const end = p + (<usize>len << 3);
+  let hi: f64 = 0, lo: f64 = Infinity;
   for (let q = p; q < end; q += 8) {
     const x = load<f64>(q);
-    store<f64>(q, x > 0 ? Math.log(x) + shift : -Infinity);
+    hi = max(hi, x);
+    if (x > 0) lo = min(lo, x);
+  }
+  if (hi == 0) {
+    store<f64>(res, 1);
+    store<f64>(res, 0, 8);
+    store<f64>(res, 0, 16);
+    return;
+  }
+  const span = Math.log(hi / lo);
+  store<f64>(res, span, 16);
+  if (span <= 700) {
+    const inv = f64x2.splat(1 / hi);
+    let q = p;
+    for (; q + 16 <= end; q += 16) v128.store(q, f64x2.mul(v128.load(q), inv));
+    if (q < end) store<f64>(q, load<f64>(q) / hi);
+    store<f64>(res, 1);
+    store<f64>(res, shift + Math.log(hi), 8);
+  } else {
+    for (let q = p; q < end; q += 8) {
+      const x = load<f64>(q);
+      store<f64>(q, x > 0 ? Math.log(x) + shift : -Infinity);
+    }
+    store<f64>(res, 0);
+    store<f64>(res, 0, 8);
+  }
+}
+
+/** out[e] /= m[e] where m[e] > 0, else 0 (a separator belief over the child's linear upward message). */
+export function bucketQuotient(out: usize, len: i32, m: usize): void {
+  for (let e: usize = 0; e < <usize>len << 3; e += 8) {
+    const x = load<f64>(m + e);
+    store<f64>(out + e, x > 0 ? load<f64>(out + e) / x : 0);
   }
 }

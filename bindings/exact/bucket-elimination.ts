@@ -223,6 +223,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     // Messages in arenas of their own, freed as soon as the downward pass is done with them.
     const up = new Float64Array(n), down = new Float64Array(n);
     const upArena: (Arena | null)[] = new Array(n).fill(null), downArena: (Arena | null)[] = new Array(n).fill(null);
+    /** A message's own zero-filled table. */
     const own = (list: (Arena | null)[], v: number): number => (list[v] = engine.arena()).alloc(8 * mSize[v]);
     const release = (list: (Arena | null)[], v: number): void => {
       list[v]?.dispose();
@@ -242,6 +243,11 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
     const linearise = (ptr: number, len: number, into: Float64Array, at: number): void => {
       engine.call('bucket elimination', (k) => k.bucketLinearise(ptr, len, pRes));
+      into.set(arena.f64(pRes, 3), 3 * at);
+    };
+    /** A linear table relative to e^shift (bucketStream's fast case) put into a form. */
+    const rescale = (ptr: number, len: number, shift: number, into: Float64Array, at: number): void => {
+      engine.call('bucket elimination', (k) => k.bucketRescale(ptr, len, shift, pRes));
       into.set(arena.f64(pRes, 3), 3 * at);
     };
     for (let f = 0; f < model.nFactors; f++) linearise(tablesPtr + 8 * fOff[f], fOff[f + 1] - fOff[f], form.factor, f);
@@ -315,6 +321,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         }
         runs.set([kind, R, segPtr], 3 * t);
       });
+      if (process.env.SHOWRUNS && B >= 2048) console.log('clique', v, 'B', B, 'nOuter', nOuter, 'nIn', inputs.length, Array.from(runs).filter((_, i) => i % 3 < 2).join(' '));
       engine.call('bucket elimination', (k) => k.bucketBlock(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, mode, pDigit, pBlockOff, pBlockBuf));
     };
     /** The decoding kernel's tables: each bucket's inputs with their (variable, stride) scope entries. */
@@ -374,14 +381,18 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     for (const v of p.order) {
       const s = Array.from(p.sep[v]);
       up[v] = own(upArena, v);
+      const T0 = performance.now();
       const shift = setInputs([...s, v], p.bucket[v]);
       if (shift !== null) {
-        arena.f64(up[v], mSize[v]).fill(0);
         blockStream(v, p.bucket[v], [{ addr: up[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
-        engine.call('bucket elimination', (k) => k.bucketLogShift(up[v], mSize[v], shift));
-      } else stream([...s, v], s.length, p.bucket[v], up[v], (u) => mStride[v].get(u)!);
-      if (p.parent[v] < 0) logZ += arena.f64(up[v], 1)[0];
-      else linearise(up[v], mSize[v], form.up, v);
+        rescale(up[v], mSize[v], shift, form.up, v);
+      } else {
+        stream([...s, v], s.length, p.bucket[v], up[v], (u) => mStride[v].get(u)!);
+        linearise(up[v], mSize[v], form.up, v);
+      }
+      (globalThis as any).PROF?.push(['up', v, s.length, card[v], p.bucket[v].length, shift === null ? 'LOG' : 'lin', mSize[v] * card[v], performance.now() - T0]);
+      // A root's message is one entry: e^scale, or 0 (linear), or its log.
+      if (p.parent[v] < 0) logZ += form.up[3 * v] ? (arena.f64(up[v], 1)[0] > 0 ? form.up[3 * v + 1] : -Infinity) : arena.f64(up[v], 1)[0];
     }
     if (!(logZ > -Infinity)) return { logZ: -Infinity, marginals: null };
     if (decode) return { logZ, marginals: null, configurations: decodeBackward(decode) };
@@ -401,17 +412,24 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         for (const c of children) release(upArena, c);
       };
       const digits = [...sepV, v];
+      const T0 = performance.now();
       const shift = setInputs(digits, inputs);
+      (globalThis as any).PROF?.push(['dn', v, sepV.length, card[v], inputs.length, shift === null ? 'LOG' : 'lin', mSize[v] * card[v], T0]);
       if (shift !== null) {
         arena.f64(margOut, card[v]).fill(0);
-        for (const c of children) arena.f64(down[c], mSize[c]).fill(0);
         const outs = [{ addr: margOut, stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: down[c], stride: (u: number) => mStride[c].get(u) ?? 0 }))];
         blockStream(v, inputs, outs, 0);
         for (const c of children) {
-          engine.call('bucket elimination', (k) => k.bucketDivide(down[c], mSize[c], shift, up[c], form.up[3 * c], form.up[3 * c + 1]));
-          linearise(down[c], mSize[c], form.down, c);
+          if (form.up[3 * c]) {
+            engine.call('bucket elimination', (k) => k.bucketQuotient(down[c], mSize[c], up[c]));
+            rescale(down[c], mSize[c], shift - form.up[3 * c + 1], form.down, c);
+          } else {
+            engine.call('bucket elimination', (k) => k.bucketDivide(down[c], mSize[c], shift, up[c], form.up[3 * c], form.up[3 * c + 1]));
+            linearise(down[c], mSize[c], form.down, c);
+          }
         }
         setMarginal(v, arena.f64(margOut, card[v]), true);
+        { const P = (globalThis as any).PROF; if (P) P[P.length - 1][7] = performance.now() - P[P.length - 1][7]; }
         done();
         continue;
       }
@@ -424,6 +442,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       }
       stream([v, ...sepV.reverse()], 1, inputs, margOut, () => 1);
       setMarginal(v, arena.f64(margOut, card[v]), false);
+      { const P = (globalThis as any).PROF; if (P) P[P.length - 1][7] = performance.now() - P[P.length - 1][7]; }
       done();
     }
     return { logZ, marginals };
