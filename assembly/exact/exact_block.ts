@@ -60,7 +60,7 @@
       let a1: f64 = 0;
       if ((R & 1) == 0) {
         if (mode == 0) for (; b < e; b += 16) acc = f64x2.add(acc, v128.load(b));
-        else for (; b < e; b += 16) acc = f64x2.max(acc, v128.load(b));
+        else for (; b < e; b += 16) acc = f64x2.pmax(acc, v128.load(b));
       } else {
         if (mode == 0) for (; b < e; b += 8) a1 += load<f64>(b);
         else for (; b < e; b += 8) a1 = max(a1, load<f64>(b));
@@ -76,7 +76,7 @@
       const e = b + rb;
       if ((R & 1) == 0) {
         if (mode == 0) for (; b < e; b += 16, a += 16) v128.store(a, f64x2.add(v128.load(a), v128.load(b)));
-        else for (; b < e; b += 16, a += 16) v128.store(a, f64x2.max(v128.load(a), v128.load(b)));
+        else for (; b < e; b += 16, a += 16) v128.store(a, f64x2.pmax(v128.load(a), v128.load(b)));
       } else {
         if (mode == 0) for (; b < e; b += 8, a += 8) store<f64>(a, load<f64>(a) + load<f64>(b));
         else for (; b < e; b += 8, a += 8) store<f64>(a, max(load<f64>(a), load<f64>(b)));
@@ -154,8 +154,18 @@ export function bucketBlock(
  */
 export function bucketRescale(p: usize, len: i32, shift: f64, res: usize): void {
   const end = p + (<usize>len << 3);
-  let hi: f64 = 0, lo: f64 = Infinity;
-  for (let q = p; q < end; q += 8) {
+  // Largest entry and smallest positive one, two lanes at a time (zeros read as +∞ for the minimum).
+  const inf = f64x2.splat(Infinity), zero = f64x2.splat(0);
+  let hv = zero, lv = inf;
+  let q = p;
+  for (; q + 16 <= end; q += 16) {
+    const x = v128.load(q);
+    hv = f64x2.pmax(hv, x);
+    lv = f64x2.pmin(lv, v128.bitselect(x, inf, f64x2.gt(x, zero)));
+  }
+  let hi = max(f64x2.extract_lane(hv, 0), f64x2.extract_lane(hv, 1));
+  let lo = min(f64x2.extract_lane(lv, 0), f64x2.extract_lane(lv, 1));
+  if (q < end) {
     const x = load<f64>(q);
     hi = max(hi, x);
     if (x > 0) lo = min(lo, x);
@@ -170,9 +180,9 @@ export function bucketRescale(p: usize, len: i32, shift: f64, res: usize): void 
   store<f64>(res, span, 16);
   if (span <= 700) {
     const inv = f64x2.splat(1 / hi);
-    let q = p;
+    q = p;
     for (; q + 16 <= end; q += 16) v128.store(q, f64x2.mul(v128.load(q), inv));
-    if (q < end) store<f64>(q, load<f64>(q) / hi);
+    if (q < end) store<f64>(q, load<f64>(q) * (1 / hi));
     store<f64>(res, 1);
     store<f64>(res, shift + Math.log(hi), 8);
   } else {
@@ -187,7 +197,13 @@ export function bucketRescale(p: usize, len: i32, shift: f64, res: usize): void 
 
 /** out[e] /= m[e] where m[e] > 0, else 0 (a separator belief over the child's linear upward message). */
 export function bucketQuotient(out: usize, len: i32, m: usize): void {
-  for (let e: usize = 0; e < <usize>len << 3; e += 8) {
+  const bytes = <usize>len << 3, zero = f64x2.splat(0);
+  let e: usize = 0;
+  for (; e + 16 <= bytes; e += 16) {
+    const x = v128.load(m + e);
+    v128.store(out + e, v128.and(f64x2.div(v128.load(out + e), x), f64x2.gt(x, zero)));
+  }
+  if (e < bytes) {
     const x = load<f64>(m + e);
     store<f64>(out + e, x > 0 ? load<f64>(out + e) / x : 0);
   }

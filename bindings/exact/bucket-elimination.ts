@@ -29,7 +29,15 @@ const EXACT_SAMPLE_STREAM = 0x4553; // "ES"
 const LINEAR_RANGE = 700;
 
 /** Clique configurations per block of the linear kernel (assembly/exact/exact_block.ts). */
-const BLOCK = 2048;
+const BLOCK = 4096;
+/** Entries of the table P[x_v][block] the inputs over v and the block alone are multiplied into. */
+const PREMULTIPLIED = 1 << 16;
+
+/** A table as the block kernel reads it: its address and each variable's stride (0 if absent). */
+interface BlockTable {
+  addr: number;
+  stride: (u: number) => number;
+}
 
 /** A table the kernel reads: a factor (with fixed variables folded into its base) or a message. */
 interface TableRef {
@@ -182,7 +190,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
   let maxIn = 2, maxK = 1;
   for (const v of p.order) (maxIn = Math.max(maxIn, p.bucket[v].length + 1), (maxK = Math.max(maxK, card[v])));
   const maxBlock = Math.max(BLOCK, maxK), maxTables = 2 * maxIn + 1;
-  engine.ensureFits(p.bytes + maxBlock * (8 + 4 * maxTables), `exact elimination on ${n} variables`, 8 * p.maxMessage);
+  engine.ensureFits(p.bytes + maxBlock * (8 + 4 * maxTables) + 8 * PREMULTIPLIED, `exact elimination on ${n} variables`, 8 * p.maxMessage);
 
   // Each factor is copied with its free variables in elimination order (the first eliminated
   // slowest, as in the messages: see assembly/exact/exact_block.ts) and the fixed ones folded in.
@@ -237,7 +245,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const pOutStrides = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits), pOff = arena.alloc(4 * (2 * maxIn + 1)), pBuf = arena.alloc(8 * maxK);
     const pOuts = arena.alloc(4 * maxIn), pLens = arena.alloc(4 * maxIn), pOutStr = arena.alloc(4 * maxIn * maxDigits);
     const pBlockBuf = arena.alloc(8 * maxBlock), pSegs = arena.alloc(4 * maxBlock * maxTables), pRuns = arena.alloc(12 * maxTables);
-    const pAddr = arena.alloc(4 * maxTables), pBlockStrides = arena.alloc(4 * maxTables * maxDigits), pBlockOff = arena.alloc(4 * maxTables);
+    const pAddr = arena.alloc(4 * maxTables), pBlockStrides = arena.alloc(4 * maxTables * maxDigits), pBlockOff = arena.alloc(4 * maxTables), pPre = arena.alloc(8 * PREMULTIPLIED);
     const pLinear = arena.alloc(4 * maxIn), pScale = arena.alloc(8 * maxIn), pRange = arena.alloc(8 * maxIn), pRes = arena.alloc(24);
     // Each table's form: linear (e^(x − scale)) where its finite entries span ≤ 700 nats, else log.
     const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
@@ -287,17 +295,30 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
      * in blocks of the trailing separator variables (assembly/exact/exact_block.ts): outer digits
      * S_v's others then v, the block S_v's last ones.
      */
-    const blockStream = (v: number, inputs: TableRef[], outs: { addr: number; stride: (u: number) => number }[], mode: number): void => {
+    const blockStream = (v: number, inputs: BlockTable[], outs: BlockTable[], mode: number): void => {
       const sepV = p.sep[v];
       let nb = 0, B = 1;
       while (nb < sepV.length && (nb === 0 || B * card[sepV[sepV.length - 1 - nb]] <= BLOCK)) B *= card[sepV[sepV.length - 1 - nb++]];
       const blockVars = Array.from(sepV.subarray(sepV.length - nb)), outer = [...sepV.subarray(0, sepV.length - nb), v];
-      const strides = [...inputs.map((r) => (u: number) => strideOf(r, u)), ...outs.map((o) => o.stride)];
-      const nT = strides.length, nOuter = outer.length;
+      // The inputs over v and block variables only are multiplied once into one table P[x_v][block].
+      const inner = inputs.filter((t) => outer.every((u) => u === v || t.stride(u) === 0) && blockVars.some((u) => t.stride(u) !== 0));
+      if (inner.length >= 2 && card[v] * B <= PREMULTIPLIED) {
+        const blockStride = new Map<number, number>();
+        for (let j = nb - 1, st = 1; j >= 0; j--) (blockStride.set(blockVars[j], st), (st *= card[blockVars[j]]));
+        const pre = { addr: pPre, stride: (u: number) => (u === v ? B : (blockStride.get(u) ?? 0)) };
+        arena.f64(pPre, card[v] * B).fill(0);
+        blockRun([v], blockVars, B, inner, [pre], 0);
+        inputs = [pre, ...inputs.filter((t) => !inner.includes(t))];
+      }
+      blockRun(outer, blockVars, B, inputs, outs, mode);
+    };
+    /** One bucketBlock call: the outer digits' strides and each table's runs and segments over the block. */
+    const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], mode: number): void => {
+      const tables = [...inputs, ...outs], nT = tables.length, nOuter = outer.length, nb = blockVars.length;
       arena.i32(pCards, nOuter).set(outer.map((u) => card[u]));
-      arena.u32(pAddr, nT).set([...inputs.map(addrOf), ...outs.map((o) => o.addr)]);
+      arena.u32(pAddr, nT).set(tables.map((t) => t.addr));
       const st = arena.i32(pBlockStrides, nT * nOuter), runs = arena.i32(pRuns, 3 * nT);
-      strides.forEach((stride, t) => {
+      tables.forEach(({ stride }, t) => {
         outer.forEach((u, j) => (st[t * nOuter + j] = stride(u)));
         // The table's run over the block: its trailing digits held contiguously (kind 0) or not at all (kind 1).
         const bs = blockVars.map(stride);
@@ -321,9 +342,9 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         }
         runs.set([kind, R, segPtr], 3 * t);
       });
-      if (process.env.SHOWRUNS && B >= 2048) console.log('clique', v, 'B', B, 'nOuter', nOuter, 'nIn', inputs.length, Array.from(runs).filter((_, i) => i % 3 < 2).join(' '));
       engine.call('bucket elimination', (k) => k.bucketBlock(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, mode, pDigit, pBlockOff, pBlockBuf));
     };
+    const blockTable = (r: TableRef): BlockTable => ({ addr: addrOf(r), stride: (u) => strideOf(r, u) });
     /** The decoding kernel's tables: each bucket's inputs with their (variable, stride) scope entries. */
     const decodeBackward = (req: DecodeRequest): Int32Array => {
       const bStart = [0], addr: number[] = [], lin: number[] = [], sc: number[] = [], sStart = [0], sVar: number[] = [], sStride: number[] = [];
@@ -384,7 +405,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       const T0 = performance.now();
       const shift = setInputs([...s, v], p.bucket[v]);
       if (shift !== null) {
-        blockStream(v, p.bucket[v], [{ addr: up[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
+        blockStream(v, p.bucket[v].map(blockTable), [{ addr: up[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
         rescale(up[v], mSize[v], shift, form.up, v);
       } else {
         stream([...s, v], s.length, p.bucket[v], up[v], (u) => mStride[v].get(u)!);
@@ -418,7 +439,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       if (shift !== null) {
         arena.f64(margOut, card[v]).fill(0);
         const outs = [{ addr: margOut, stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: down[c], stride: (u: number) => mStride[c].get(u) ?? 0 }))];
-        blockStream(v, inputs, outs, 0);
+        blockStream(v, inputs.map(blockTable), outs, 0);
         for (const c of children) {
           if (form.up[3 * c]) {
             engine.call('bucket elimination', (k) => k.bucketQuotient(down[c], mSize[c], up[c]));
