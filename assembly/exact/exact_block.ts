@@ -195,16 +195,19 @@ export function bucketRescale(p: usize, len: i32, shift: f64, res: usize): void 
   }
 }
 
-/** out[e] /= m[e] where m[e] > 0, else 0 (a separator belief over the child's linear upward message). */
-export function bucketQuotient(out: usize, len: i32, m: usize): void {
+/**
+ * dst[e] = belief[e] / m[e] where m[e] > 0, else 0: a separator belief over the child's linear
+ * upward message (dst may be m: the downward message then takes the upward one's place).
+ */
+export function bucketQuotient(belief: usize, len: i32, m: usize, dst: usize): void {
   const bytes = <usize>len << 3, zero = f64x2.splat(0);
   let e: usize = 0;
   for (; e + 16 <= bytes; e += 16) {
     const x = v128.load(m + e);
-    v128.store(out + e, v128.and(f64x2.div(v128.load(out + e), x), f64x2.gt(x, zero)));
+    v128.store(dst + e, v128.and(f64x2.div(v128.load(belief + e), x), f64x2.gt(x, zero)));
   }
   if (e < bytes) {
     const x = load<f64>(m + e);
-    store<f64>(out + e, x > 0 ? load<f64>(out + e) / x : 0);
+    store<f64>(dst + e, x > 0 ? load<f64>(belief + e) / x : 0);
   }
 }

@@ -15,7 +15,7 @@
 // each at most the largest message. All tables are log-domain f64, so any dynamic range and zero
 // potentials (−∞) are exact.
 
-import type { Arena, Engine } from '../core/engine.ts';
+import { WASM_MAX_BLOCK, type Arena, type Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
@@ -182,6 +182,7 @@ export interface DecodeRequest {
 export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan, decode?: DecodeRequest): ExactOutcome & { configurations?: Int32Array } {
   const { n, card } = model;
   if (p.impossible >= 0) return { logZ: -Infinity, marginals: null, zeroReason: `variable ${p.impossible}: its unary factors (or evidence) give every state zero potential` };
+  if (process.env.SHOWMEM) console.log('plan bytes', p.bytes / 2 ** 20, 'up MiB', (8 * p.messageEntries) / 2 ** 20, 'maxMessage', p.maxMessage);
   const x0 = Int32Array.from(p.fixed, (s) => Math.max(0, s));
   let logZ = model.logConst;
   for (const f of p.constantFactors) logZ += model.tables[model.tableStart[f] + model.entryIndex(f, x0)];
@@ -190,7 +191,14 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
   let maxIn = 2, maxK = 1;
   for (const v of p.order) (maxIn = Math.max(maxIn, p.bucket[v].length + 1), (maxK = Math.max(maxK, card[v])));
   const maxBlock = Math.max(BLOCK, maxK), maxTables = 2 * maxIn + 1;
-  engine.ensureFits(p.bytes + maxBlock * (8 + 4 * maxTables) + 8 * PREMULTIPLIED, `exact elimination on ${n} variables`, 8 * p.maxMessage);
+  // The downward pass's workspace: the largest set of one clique's children's separator beliefs.
+  let wsEntries = 1;
+  for (const v of p.order) {
+    let kids = 0;
+    for (const r of p.bucket[v]) if (r.kind === 'up') kids += sizeOf(p.sep[r.id], card);
+    wsEntries = Math.max(wsEntries, kids);
+  }
+  engine.ensureFits(p.bytes + 8 * wsEntries + maxBlock * (8 + 4 * maxTables) + 8 * PREMULTIPLIED, `exact elimination on ${n} variables`, 8 * p.maxMessage);
 
   // Each factor is copied with its free variables in elimination order (the first eliminated
   // slowest, as in the messages: see assembly/exact/exact_block.ts) and the fixed ones folded in.
@@ -228,17 +236,24 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     // Each factor's own copy (tables may be shared between factors; each copy is linearised alone).
     const tablesPtr = arena.alloc(8 * Math.max(1, fOff[model.nFactors]));
     for (let f = 0; f < model.nFactors; f++) arena.f64(tablesPtr + 8 * fOff[f], fOff[f + 1] - fOff[f]).set(factorInOrder(model, f, fVars[f], p.fixed));
-    // Messages in arenas of their own, freed as soon as the downward pass is done with them.
+    // The messages (each δ_c later takes m_c's place) and the downward workspace: one zero-filled
+    // block allocated after everything else, so the allocator grows memory by just that much (it
+    // would double it for a block that does not fit); past the largest block, one arena per
+    // message, freed as soon as the downward pass is done with it.
     const up = new Float64Array(n), down = new Float64Array(n);
-    const upArena: (Arena | null)[] = new Array(n).fill(null), downArena: (Arena | null)[] = new Array(n).fill(null);
-    /** A message's own zero-filled table. */
-    const own = (list: (Arena | null)[], v: number): number => (list[v] = engine.arena()).alloc(8 * mSize[v]);
+    const upArena: (Arena | null)[] = new Array(n).fill(null);
+    let slab = 0, slabAt = 0;
+    const own = (list: (Arena | null)[], v: number): number => {
+      if (slab === 0) return (list[v] = engine.arena()).alloc(8 * mSize[v]);
+      slabAt += 8 * mSize[v];
+      return slabAt - 8 * mSize[v];
+    };
     const release = (list: (Arena | null)[], v: number): void => {
       list[v]?.dispose();
       list[v] = null;
     };
     disposeAll = () => {
-      for (let v = 0; v < n; v++) (release(upArena, v), release(downArena, v));
+      for (let v = 0; v < n; v++) release(upArena, v);
     };
     const margOut = arena.alloc(8 * maxK);
     const pCards = arena.alloc(4 * maxDigits), pTables = arena.alloc(4 * maxIn), pStrides = arena.alloc(4 * maxIn * maxDigits);
@@ -398,6 +413,10 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       return m;
     });
 
+    let slabEntries = wsEntries;
+    for (const v of p.order) slabEntries += mSize[v];
+    if (8 * slabEntries <= WASM_MAX_BLOCK) slabAt = slab = arena.alloc(8 * slabEntries);
+
     // Upward.
     for (const v of p.order) {
       const s = Array.from(p.sep[v]);
@@ -421,50 +440,56 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     // Downward, parents before children (reverse elimination order). Where the clique's products are
     // exact in linear arithmetic, one stream gives v's marginal and every child's separator belief
     // (δ_c = belief / m_c: where m_c = 0 the belief is 0 and δ_c is never used); else one log-space
-    // stream per child and one for the marginal.
+    // stream per child and one for the marginal. The children's beliefs go to one workspace, then
+    // each δ_c overwrites m_c (no longer needed): memory stays the upward messages and the workspace.
+    const ws = slab ? slabAt : arena.alloc(8 * wsEntries);
     for (let t = p.order.length - 1; t >= 0; t--) {
       const v = p.order[t];
       const inputs = p.parent[v] >= 0 ? [...p.bucket[v], { kind: 'down', id: v } as TableRef] : p.bucket[v];
       const sepV = Array.from(p.sep[v]);
       const children = p.bucket[v].filter((r) => r.kind === 'up').map((r) => r.id);
-      for (const c of children) down[c] = own(downArena, c);
-      const done = (): void => {
-        release(downArena, v);
-        for (const c of children) release(upArena, c);
-      };
+      const belief = new Map<number, number>();
+      let at = ws;
+      for (const c of children) (belief.set(c, at), (at += 8 * mSize[c]));
       const digits = [...sepV, v];
       const T0 = performance.now();
       const shift = setInputs(digits, inputs);
       (globalThis as any).PROF?.push(['dn', v, sepV.length, card[v], inputs.length, shift === null ? 'LOG' : 'lin', mSize[v] * card[v], T0]);
       if (shift !== null) {
         arena.f64(margOut, card[v]).fill(0);
-        const outs = [{ addr: margOut, stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: down[c], stride: (u: number) => mStride[c].get(u) ?? 0 }))];
+        arena.f64(ws, (at - ws) / 8).fill(0);
+        const outs = [{ addr: margOut, stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, stride: (u: number) => mStride[c].get(u) ?? 0 }))];
         blockStream(v, inputs.map(blockTable), outs, 0);
         for (const c of children) {
           if (form.up[3 * c]) {
-            engine.call('bucket elimination', (k) => k.bucketQuotient(down[c], mSize[c], up[c]));
-            rescale(down[c], mSize[c], shift - form.up[3 * c + 1], form.down, c);
+            engine.call('bucket elimination', (k) => k.bucketQuotient(belief.get(c)!, mSize[c], up[c], up[c]));
+            rescale(up[c], mSize[c], shift - form.up[3 * c + 1], form.down, c);
           } else {
-            engine.call('bucket elimination', (k) => k.bucketDivide(down[c], mSize[c], shift, up[c], form.up[3 * c], form.up[3 * c + 1]));
-            linearise(down[c], mSize[c], form.down, c);
+            engine.call('bucket elimination', (k) => k.bucketDivide(belief.get(c)!, mSize[c], shift, up[c], form.up[3 * c], form.up[3 * c + 1]));
+            arena.f64(up[c], mSize[c]).set(arena.f64(belief.get(c)!, mSize[c]));
+            linearise(up[c], mSize[c], form.down, c);
           }
+          down[c] = up[c];
         }
         setMarginal(v, arena.f64(margOut, card[v]), true);
-        { const P = (globalThis as any).PROF; if (P) P[P.length - 1][7] = performance.now() - P[P.length - 1][7]; }
-        done();
-        continue;
+      } else {
+        for (const r of p.bucket[v]) {
+          if (r.kind !== 'up') continue;
+          const c = r.id, keep = Array.from(p.sep[c]);
+          const summed = [...sepV, v].filter((u) => !p.sep[c].includes(u));
+          stream([...keep, ...summed], keep.length, inputs.filter((q) => q !== r), belief.get(c)!, (u) => mStride[c].get(u)!);
+        }
+        stream([v, ...sepV.reverse()], 1, inputs, margOut, () => 1);
+        setMarginal(v, arena.f64(margOut, card[v]), false);
+        for (const c of children) {
+          arena.f64(up[c], mSize[c]).set(arena.f64(belief.get(c)!, mSize[c]));
+          linearise(up[c], mSize[c], form.down, c);
+          down[c] = up[c];
+        }
       }
-      for (const r of p.bucket[v]) {
-        if (r.kind !== 'up') continue;
-        const c = r.id, keep = Array.from(p.sep[c]);
-        const summed = [...sepV, v].filter((u) => !p.sep[c].includes(u));
-        stream([...keep, ...summed], keep.length, inputs.filter((q) => q !== r), down[c], (u) => mStride[c].get(u)!);
-        linearise(down[c], mSize[c], form.down, c);
-      }
-      stream([v, ...sepV.reverse()], 1, inputs, margOut, () => 1);
-      setMarginal(v, arena.f64(margOut, card[v]), false);
       { const P = (globalThis as any).PROF; if (P) P[P.length - 1][7] = performance.now() - P[P.length - 1][7]; }
-      done();
+      // v's table (its δ_v, or a root's message) is done with.
+      release(upArena, v);
     }
     return { logZ, marginals };
   } finally {
