@@ -13,22 +13,27 @@
 // into its own entries the same way. Nothing of the clique's size is stored: the block buffer is
 // the only workspace.
 
+import { expPairK } from '../core/vmath';
+
 // @ts-ignore: decorator
-@inline function segRun(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, buf: usize, first: bool, c: f64): void {
+@inline function segRun(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, buf: usize, first: bool, c: f64, op: i32): void {
   const rb = <usize>R << 3;
   if (kind == 1) {
     // Constant over each run: one entry per segment.
     let b = buf;
     for (let s = 0; s < nSeg; s++) {
-      const x = load<f64>(base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3)) * (first ? c : 1);
+      const y = load<f64>(base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3));
+      const x = op == 0 ? y * (first ? c : 1) : y + (first ? c : 0);
       const e = b + rb;
       if ((R & 1) == 0) {
         const xv = f64x2.splat(x);
         if (first) for (; b < e; b += 16) v128.store(b, xv);
-        else for (; b < e; b += 16) v128.store(b, f64x2.mul(v128.load(b), xv));
+        else if (op == 0) for (; b < e; b += 16) v128.store(b, f64x2.mul(v128.load(b), xv));
+        else for (; b < e; b += 16) v128.store(b, f64x2.add(v128.load(b), xv));
       } else {
         if (first) for (; b < e; b += 8) store<f64>(b, x);
-        else for (; b < e; b += 8) store<f64>(b, load<f64>(b) * x);
+        else if (op == 0) for (; b < e; b += 8) store<f64>(b, load<f64>(b) * x);
+        else for (; b < e; b += 8) store<f64>(b, load<f64>(b) + x);
       }
     }
   } else {
@@ -38,11 +43,13 @@
       let a = base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3);
       const e = b + rb;
       if ((R & 1) == 0) {
-        if (first) for (; b < e; b += 16, a += 16) v128.store(b, f64x2.mul(v128.load(a), cv));
-        else for (; b < e; b += 16, a += 16) v128.store(b, f64x2.mul(v128.load(b), v128.load(a)));
+        if (first) for (; b < e; b += 16, a += 16) v128.store(b, op == 0 ? f64x2.mul(v128.load(a), cv) : f64x2.add(v128.load(a), cv));
+        else if (op == 0) for (; b < e; b += 16, a += 16) v128.store(b, f64x2.mul(v128.load(b), v128.load(a)));
+        else for (; b < e; b += 16, a += 16) v128.store(b, f64x2.add(v128.load(b), v128.load(a)));
       } else {
-        if (first) for (; b < e; b += 8, a += 8) store<f64>(b, load<f64>(a) * c);
-        else for (; b < e; b += 8, a += 8) store<f64>(b, load<f64>(b) * load<f64>(a));
+        if (first) for (; b < e; b += 8, a += 8) store<f64>(b, op == 0 ? load<f64>(a) * c : load<f64>(a) + c);
+        else if (op == 0) for (; b < e; b += 8, a += 8) store<f64>(b, load<f64>(b) * load<f64>(a));
+        else for (; b < e; b += 8, a += 8) store<f64>(b, load<f64>(b) + load<f64>(a));
       }
     }
   }
@@ -50,14 +57,14 @@
 
 // out op= the block (op: + in mode 0, max in mode 1), through the output's runs.
 // @ts-ignore: decorator
-@inline function segGather(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, buf: usize, mode: i32): void {
+@inline function segGather(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, buf: usize, mode: i32, init: f64): void {
   const rb = <usize>R << 3;
   let b = buf;
   if (kind == 1) {
     for (let s = 0; s < nSeg; s++) {
       const e = b + rb;
-      let acc = f64x2.splat(0);
-      let a1: f64 = 0;
+      let acc = f64x2.splat(init);
+      let a1: f64 = init;
       if ((R & 1) == 0) {
         if (mode == 0) for (; b < e; b += 16) acc = f64x2.add(acc, v128.load(b));
         else for (; b < e; b += 16) acc = f64x2.pmax(acc, v128.load(b));
@@ -104,45 +111,130 @@ export function bucketBlock(
   for (let j = 0; j < nOuter; j++) store<i32>(digit + (<usize>j << 2), 0);
   for (let t = 0; t < nT; t++) store<i32>(off + (<usize>t << 2), 0);
   while (true) {
-    // Scalar inputs first, then the block inputs (the first one writes the buffer).
-    let c: f64 = 1;
-    for (let t = 0; t < nIn; t++) {
-      const r = runs + <usize>(t * 12);
-      if (load<i32>(r) == 1 && load<i32>(r, 4) == B) c *= load<f64>(<usize>load<u32>(addr + (<usize>t << 2)) + (<usize>load<i32>(off + (<usize>t << 2)) << 3));
-    }
-    let first = true;
-    for (let t = 0; t < nIn; t++) {
-      const r = runs + <usize>(t * 12);
-      const kind = load<i32>(r), R = load<i32>(r, 4);
-      if (kind == 1 && R == B) continue;
-      const base = <usize>load<u32>(addr + (<usize>t << 2)) + (<usize>load<i32>(off + (<usize>t << 2)) << 3);
-      segRun(kind, R, <usize>load<u32>(r, 8), B / R, base, buf, first, c);
-      first = false;
-    }
-    if (first) {
-      const bufEnd = buf + (<usize>B << 3);
-      for (let b = buf; b < bufEnd; b += 8) store<f64>(b, c);
-    }
+    combine(nIn, addr, B, runs, off, buf, 0);
     for (let t = nIn; t < nT; t++) {
       const r = runs + <usize>(t * 12);
       const R = load<i32>(r, 4);
       const base = <usize>load<u32>(addr + (<usize>t << 2)) + (<usize>load<i32>(off + (<usize>t << 2)) << 3);
-      segGather(load<i32>(r), R, <usize>load<u32>(r, 8), B / R, base, buf, mode);
+      segGather(load<i32>(r), R, <usize>load<u32>(r, 8), B / R, base, buf, mode, 0);
     }
-    // Outer odometer (last digit fastest), moving every table's offset.
-    let j = nOuter - 1;
-    for (; j >= 0; j--) {
-      const d = load<i32>(digit + (<usize>j << 2)) + 1;
-      const K = load<i32>(cards + (<usize>j << 2));
-      const back = d < K ? -1 : K - 1;
-      store<i32>(digit + (<usize>j << 2), d < K ? d : 0);
-      for (let t = 0; t < nT; t++) {
-        const p = off + (<usize>t << 2);
-        store<i32>(p, load<i32>(p) - back * load<i32>(strides + (<usize>(t * nOuter + j) << 2)));
+    if (!nextOuter(nOuter, cards, nT, strides, digit, off)) break;
+  }
+}
+
+// The block's product (op 0: linear inputs multiplied) or sum (op 1: log inputs added) into buf:
+// inputs holding no block digit first, as one scalar; the first block input writes the buffer.
+// @ts-ignore: decorator
+@inline function combine(nIn: i32, addr: usize, B: i32, runs: usize, off: usize, buf: usize, op: i32): void {
+  let c: f64 = op == 0 ? 1 : 0;
+  for (let t = 0; t < nIn; t++) {
+    const r = runs + <usize>(t * 12);
+    if (load<i32>(r) == 1 && load<i32>(r, 4) == B) {
+      const x = load<f64>(<usize>load<u32>(addr + (<usize>t << 2)) + (<usize>load<i32>(off + (<usize>t << 2)) << 3));
+      c = op == 0 ? c * x : c + x;
+    }
+  }
+  let first = true;
+  for (let t = 0; t < nIn; t++) {
+    const r = runs + <usize>(t * 12);
+    const kind = load<i32>(r), R = load<i32>(r, 4);
+    if (kind == 1 && R == B) continue;
+    const base = <usize>load<u32>(addr + (<usize>t << 2)) + (<usize>load<i32>(off + (<usize>t << 2)) << 3);
+    segRun(kind, R, <usize>load<u32>(r, 8), B / R, base, buf, first, c, op);
+    first = false;
+  }
+  if (first) {
+    const bufEnd = buf + (<usize>B << 3);
+    for (let b = buf; b < bufEnd; b += 8) store<f64>(b, c);
+  }
+}
+
+// Outer odometer step (last digit fastest), moving every table's offset; false once it wrapped.
+// @ts-ignore: decorator
+@inline function nextOuter(nOuter: i32, cards: usize, nT: i32, strides: usize, digit: usize, off: usize): bool {
+  let j = nOuter - 1;
+  for (; j >= 0; j--) {
+    const d = load<i32>(digit + (<usize>j << 2)) + 1;
+    const K = load<i32>(cards + (<usize>j << 2));
+    const back = d < K ? -1 : K - 1;
+    store<i32>(digit + (<usize>j << 2), d < K ? d : 0);
+    for (let t = 0; t < nT; t++) {
+      const p = off + (<usize>t << 2);
+      store<i32>(p, load<i32>(p) - back * load<i32>(strides + (<usize>(t * nOuter + j) << 2)));
+    }
+    if (d < K) break;
+  }
+  return j >= 0;
+}
+
+/**
+ * bucketBlock over log tables, for cliques whose linear products could underflow: the block's
+ * log-products are sums. Pass 0: each output entry (prefilled with −∞) becomes the largest
+ * log-product it gathers (also max-product elimination). Pass 1: s-tables (one per output at
+ * sAddr u32[nOut], laid out as the output, zero-filled) gather Σ exp(x − max) with the maxima of
+ * pass 0 read from the outputs: out = max + log s then (bucketLogFinish). One exp per
+ * configuration and output, every term ≤ 1 and the largest = 1: exact for any dynamic range.
+ */
+export function bucketBlockLog(
+  nOuter: i32, cards: usize, nIn: i32, nOut: i32, addr: usize, strides: usize, B: i32, runs: usize, pass: i32, sAddr: usize,
+  digit: usize, off: usize, buf: usize,
+): void {
+  const nT = nIn + nOut;
+  for (let j = 0; j < nOuter; j++) store<i32>(digit + (<usize>j << 2), 0);
+  for (let t = 0; t < nT; t++) store<i32>(off + (<usize>t << 2), 0);
+  const ninf = f64x2.splat(-Infinity);
+  while (true) {
+    combine(nIn, addr, B, runs, off, buf, 1);
+    for (let t = nIn; t < nT; t++) {
+      const r = runs + <usize>(t * 12);
+      const kind = load<i32>(r), R = load<i32>(r, 4), segs = <usize>load<u32>(r, 8), nSeg = B / R;
+      const o = <usize>load<i32>(off + (<usize>t << 2)) << 3;
+      const base = <usize>load<u32>(addr + (<usize>t << 2)) + o;
+      if (pass == 0) {
+        segGather(kind, R, segs, nSeg, base, buf, 1, -Infinity);
+        continue;
       }
-      if (d < K) break;
+      const sBase = <usize>load<u32>(sAddr + (<usize>(t - nIn) << 2)) + o;
+      let b = buf;
+      for (let s = 0; s < nSeg; s++) {
+        const so = <usize>load<i32>(segs + (<usize>s << 2)) << 3;
+        const e = b + (<usize>R << 3);
+        if (kind == 1) {
+          // One entry gathers the run: Σ exp(x − m), nothing where m = −∞ (every term is 0).
+          const m = load<f64>(base + so);
+          if (m == -Infinity) {
+            b = e;
+            continue;
+          }
+          let acc: f64 = 0;
+          for (; b < e; b += 8) acc += Math.exp(load<f64>(b) - m);
+          store<f64>(sBase + so, load<f64>(sBase + so) + acc);
+        } else {
+          let a = so;
+          if ((R & 1) == 0) {
+            for (; b < e; b += 16, a += 16) {
+              const m = v128.load(base + a);
+              const x = v128.and(expPairK(f64x2.sub(v128.load(b), m)), f64x2.gt(m, ninf));
+              v128.store(sBase + a, f64x2.add(v128.load(sBase + a), x));
+            }
+          } else {
+            for (; b < e; b += 8, a += 8) {
+              const m = load<f64>(base + a);
+              if (m > -Infinity) store<f64>(sBase + a, load<f64>(sBase + a) + Math.exp(load<f64>(b) - m));
+            }
+          }
+        }
+      }
     }
-    if (j < 0) break;
+    if (!nextOuter(nOuter, cards, nT, strides, digit, off)) break;
+  }
+}
+
+/** m[e] += log s[e] where m[e] > −∞ (bucketBlockLog's last step). */
+export function bucketLogFinish(m: usize, s: usize, len: i32): void {
+  for (let e: usize = 0; e < <usize>len << 3; e += 8) {
+    const x = load<f64>(m + e);
+    if (x > -Infinity) store<f64>(m + e, x + Math.log(load<f64>(s + e)));
   }
 }
 
@@ -209,5 +301,22 @@ export function bucketQuotient(belief: usize, len: i32, m: usize, dst: usize): v
   if (e < bytes) {
     const x = load<f64>(m + e);
     store<f64>(dst + e, x > 0 ? load<f64>(belief + e) / x : 0);
+  }
+}
+
+/** p[e] = log(p[e]) + scale (−∞ for 0): a linear table back to the log domain, in place. */
+export function bucketToLog(p: usize, len: i32, scale: f64): void {
+  const end = p + (<usize>len << 3);
+  for (let q = p; q < end; q += 8) {
+    const x = load<f64>(q);
+    store<f64>(q, x > 0 ? Math.log(x) + scale : -Infinity);
+  }
+}
+
+/** dst[e] = belief[e] − m[e] where both are > −∞, else −∞ (bucketQuotient in the log domain; dst may be m). */
+export function bucketLogQuotient(belief: usize, len: i32, m: usize, dst: usize): void {
+  for (let e: usize = 0; e < <usize>len << 3; e += 8) {
+    const x = load<f64>(m + e), b = load<f64>(belief + e);
+    store<f64>(dst + e, x > -Infinity && b > -Infinity ? b - x : -Infinity);
   }
 }

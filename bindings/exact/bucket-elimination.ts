@@ -243,6 +243,8 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const up = new Float64Array(n), down = new Float64Array(n);
     const upArena: (Arena | null)[] = new Array(n).fill(null);
     let slab = 0, slabAt = 0;
+    // The log-space streams' s-tables (bucketBlockLog), allocated when a clique first needs them.
+    let logScratch: Arena | null = null, logScratchEntries = 0, logScratchPtr = 0;
     const own = (list: (Arena | null)[], v: number): number => {
       if (slab === 0) return (list[v] = engine.arena()).alloc(8 * mSize[v]);
       slabAt += 8 * mSize[v];
@@ -254,13 +256,14 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     };
     disposeAll = () => {
       for (let v = 0; v < n; v++) release(upArena, v);
+      logScratch?.dispose();
     };
     const margOut = arena.alloc(8 * maxK);
     const pCards = arena.alloc(4 * maxDigits), pTables = arena.alloc(4 * maxIn), pStrides = arena.alloc(4 * maxIn * maxDigits);
     const pOutStrides = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits), pOff = arena.alloc(4 * (2 * maxIn + 1)), pBuf = arena.alloc(8 * maxK);
     const pOuts = arena.alloc(4 * maxIn), pLens = arena.alloc(4 * maxIn), pOutStr = arena.alloc(4 * maxIn * maxDigits);
     const pBlockBuf = arena.alloc(8 * maxBlock), pSegs = arena.alloc(4 * maxBlock * maxTables), pRuns = arena.alloc(12 * maxTables);
-    const pAddr = arena.alloc(4 * maxTables), pBlockStrides = arena.alloc(4 * maxTables * maxDigits), pBlockOff = arena.alloc(4 * maxTables), pPre = arena.alloc(8 * PREMULTIPLIED);
+    const pAddr = arena.alloc(4 * maxTables), pBlockStrides = arena.alloc(4 * maxTables * maxDigits), pBlockOff = arena.alloc(4 * maxTables), pSAddr = arena.alloc(4 * maxTables), pPre = arena.alloc(8 * PREMULTIPLIED);
     const pLinear = arena.alloc(4 * maxIn), pScale = arena.alloc(8 * maxIn), pRange = arena.alloc(8 * maxIn), pRes = arena.alloc(24);
     // Each table's form: linear (e^(x − scale)) where its finite entries span ≤ 700 nats, else log.
     const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
@@ -297,6 +300,21 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       });
       return fast && range <= LINEAR_RANGE ? shift : null;
     };
+    /**
+     * Turns the linear ones of `inputs` into log tables in place (the log-space stream then reads
+     * every input without a log per configuration). Safe: a bucket's tables are read by its own
+     * clique only, in both passes, and by decoding, all through their forms.
+     */
+    const toLog = (inputs: TableRef[]): void => {
+      for (const r of inputs) {
+        const f = form[r.kind];
+        if (!f[3 * r.id]) continue;
+        const len = r.kind === 'factor' ? fOff[r.id + 1] - fOff[r.id] : mSize[r.id];
+        engine.call('bucket elimination', (k) => k.bucketToLog(addrOf(r), len, f[3 * r.id + 1]));
+        f[3 * r.id] = 0;
+        f[3 * r.id + 1] = 0;
+      }
+    };
     /** Streams `digits` (the first nKeep kept) over `inputs` into `out` laid out by `outStride`. */
     const stream = (digits: number[], nKeep: number, inputs: TableRef[], out: number, outStride: (u: number) => number): void => {
       if (digits.length === nKeep) digits = [...digits, -1]; // a summed digit of cardinality 1
@@ -310,25 +328,56 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
      * in blocks of the trailing separator variables (assembly/exact/exact_block.ts): outer digits
      * S_v's others then v, the block S_v's last ones.
      */
-    const blockStream = (v: number, inputs: BlockTable[], outs: BlockTable[], mode: number): void => {
+    /** v's clique as the block kernels walk it: outer digits (S_v's first ones, then v) and the block (S_v's last ones). */
+    const cliqueBlock = (v: number): { outer: number[]; blockVars: number[]; B: number } => {
       const sepV = p.sep[v];
       let nb = 0, B = 1;
       while (nb < sepV.length && (nb === 0 || B * card[sepV[sepV.length - 1 - nb]] <= BLOCK)) B *= card[sepV[sepV.length - 1 - nb++]];
-      const blockVars = Array.from(sepV.subarray(sepV.length - nb)), outer = [...sepV.subarray(0, sepV.length - nb), v];
+      return { outer: [...sepV.subarray(0, sepV.length - nb), v], blockVars: Array.from(sepV.subarray(sepV.length - nb)), B };
+    };
+    const blockStream = (v: number, inputs: BlockTable[], outs: BlockTable[], mode: number): void => {
+      const { outer, blockVars, B } = cliqueBlock(v);
       // The inputs over v and block variables only are multiplied once into one table P[x_v][block].
       const inner = inputs.filter((t) => outer.every((u) => u === v || t.stride(u) === 0) && blockVars.some((u) => t.stride(u) !== 0));
       if (inner.length >= 2 && card[v] * B <= PREMULTIPLIED) {
         const blockStride = new Map<number, number>();
-        for (let j = nb - 1, st = 1; j >= 0; j--) (blockStride.set(blockVars[j], st), (st *= card[blockVars[j]]));
+        for (let j = blockVars.length - 1, st = 1; j >= 0; j--) (blockStride.set(blockVars[j], st), (st *= card[blockVars[j]]));
         const pre = { addr: pPre, stride: (u: number) => (u === v ? B : (blockStride.get(u) ?? 0)) };
         arena.f64(pPre, card[v] * B).fill(0);
-        blockRun([v], blockVars, B, inner, [pre], 0);
+        blockRun([v], blockVars, B, inner, [pre], (nOuter) => k0.bucketBlock(nOuter, pCards, inner.length, 1, pAddr, pBlockStrides, B, pRuns, 0, pDigit, pBlockOff, pBlockBuf));
         inputs = [pre, ...inputs.filter((t) => !inner.includes(t))];
       }
-      blockRun(outer, blockVars, B, inputs, outs, mode);
+      blockRun(outer, blockVars, B, inputs, outs, (nOuter) => k0.bucketBlock(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, mode, pDigit, pBlockOff, pBlockBuf));
     };
-    /** One bucketBlock call: the outer digits' strides and each table's runs and segments over the block. */
-    const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], mode: number): void => {
+    /**
+     * blockStream over log tables (assembly/exact/exact_block.ts, bucketBlockLog): each output
+     * becomes the log of its sum (mode 0) or its largest log-product (mode 1).
+     */
+    const blockStreamLog = (v: number, inputs: BlockTable[], outs: (BlockTable & { len: number })[], mode: number): void => {
+      const { outer, blockVars, B } = cliqueBlock(v);
+      for (const o of outs) arena.f64(o.addr, o.len).fill(-Infinity);
+      const run = (pass: number): void => blockRun(outer, blockVars, B, inputs, outs, (nOuter) => k0.bucketBlockLog(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, pass, pSAddr, pDigit, pBlockOff, pBlockBuf));
+      run(0);
+      if (mode === 1) return;
+      let total = 0;
+      for (const o of outs) total += o.len;
+      if (!logScratch || logScratchEntries < total) {
+        logScratch?.dispose();
+        logScratch = engine.arena();
+        logScratchEntries = total;
+        logScratchPtr = logScratch.alloc(8 * total);
+      }
+      arena.f64(logScratchPtr, total).fill(0);
+      const sAddr = arena.u32(pSAddr, outs.length);
+      let at = logScratchPtr;
+      outs.forEach((o, q) => ((sAddr[q] = at), (at += 8 * o.len)));
+      const sList = Array.from(sAddr);
+      run(1);
+      outs.forEach((o, q) => engine.call('bucket elimination', (k) => k.bucketLogFinish(o.addr, sList[q], o.len)));
+    };
+    const k0 = engine.kernels;
+    /** Writes one block call's tables (the outer digits' strides, each table's runs and segments over the block) and runs `call`. */
+    const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], call: (nOuter: number) => void): void => {
       const tables = [...inputs, ...outs], nT = tables.length, nOuter = outer.length, nb = blockVars.length;
       arena.i32(pCards, nOuter).set(outer.map((u) => card[u]));
       arena.u32(pAddr, nT).set(tables.map((t) => t.addr));
@@ -357,7 +406,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         }
         runs.set([kind, R, segPtr], 3 * t);
       });
-      engine.call('bucket elimination', (k) => k.bucketBlock(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, mode, pDigit, pBlockOff, pBlockBuf));
+      engine.call('bucket elimination', () => call(nOuter));
     };
     const blockTable = (r: TableRef): BlockTable => ({ addr: addrOf(r), stride: (u) => strideOf(r, u) });
     /** The decoding kernel's tables: each bucket's inputs with their (variable, stride) scope entries. */
@@ -427,7 +476,8 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         blockStream(v, p.bucket[v].map(blockTable), [{ addr: up[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
         rescale(up[v], mSize[v], shift, form.up, v);
       } else {
-        stream([...s, v], s.length, p.bucket[v], up[v], (u) => mStride[v].get(u)!);
+        toLog(p.bucket[v]);
+        blockStreamLog(v, p.bucket[v].map(blockTable), [{ addr: up[v], len: mSize[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
         linearise(up[v], mSize[v], form.up, v);
       }
       (globalThis as any).PROF?.push(['up', v, s.length, card[v], p.bucket[v].length, shift === null ? 'LOG' : 'lin', mSize[v] * card[v], performance.now() - T0]);
@@ -473,16 +523,12 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         }
         setMarginal(v, arena.f64(margOut, card[v]), true);
       } else {
-        for (const r of p.bucket[v]) {
-          if (r.kind !== 'up') continue;
-          const c = r.id, keep = Array.from(p.sep[c]);
-          const summed = [...sepV, v].filter((u) => !p.sep[c].includes(u));
-          stream([...keep, ...summed], keep.length, inputs.filter((q) => q !== r), belief.get(c)!, (u) => mStride[c].get(u)!);
-        }
-        stream([v, ...sepV.reverse()], 1, inputs, margOut, () => 1);
+        toLog(inputs);
+        const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => mStride[c].get(u) ?? 0 }))];
+        blockStreamLog(v, inputs.map(blockTable), outs, 0);
         setMarginal(v, arena.f64(margOut, card[v]), false);
         for (const c of children) {
-          arena.f64(up[c], mSize[c]).set(arena.f64(belief.get(c)!, mSize[c]));
+          engine.call('bucket elimination', (k) => k.bucketLogQuotient(belief.get(c)!, mSize[c], up[c], up[c]));
           linearise(up[c], mSize[c], form.down, c);
           down[c] = up[c];
         }
