@@ -1,19 +1,20 @@
 // Bucket elimination on factor graphs of any arity and cardinality: log Z and every node marginal
-// (assembly/exact/exact_bucket.ts computes every number).
+// (assembly/exact/exact_block.ts streams the cliques, exact_bucket.ts holds forms and decoding).
 //
 // Plan (TypeScript, from the model alone):
 //  * variables whose unary factors (evidence) allow one state are held fixed: they are folded into
-//    the table base addresses and never become a clique digit; a variable allowing none makes Z = 0;
+//    the factor copies and never become a clique digit; a variable allowing none makes Z = 0;
 //  * each factor goes to the bucket of its free variable eliminated first; eliminating v streams
 //    the clique C_v = {v} ∪ S_v over the bucket's tables into the message m_v on S_v (the union of
 //    the bucket's scopes minus v), which goes to the bucket of S_v's first-eliminated variable (its
 //    parent; a bucket with S_v = ∅ is a root and m_v is a scalar: log Z is their sum);
-//  * downward: δ_c (the rest of the model seen from c's separator) is streamed from the parent p's
-//    clique over p's tables except m_c, plus δ_p; v's marginal is streamed from C_v over v's tables
-//    plus δ_v.
-// No clique table is ever stored: memory is Σ_v 2 |S_v| entries (messages and downward messages),
-// each at most the largest message. All tables are log-domain f64, so any dynamic range and zero
-// potentials (−∞) are exact.
+//  * downward: one stream of v's clique over its tables and δ_v (the rest of the model seen from
+//    S_v) gives v's marginal and each child's separator belief, and δ_c = belief / m_c.
+// Every table is laid out in elimination order (factors are copied so), which lets the kernel walk
+// a clique in blocks of its last variables with contiguous runs (exact_block.ts). No clique table is
+// ever stored: memory is the upward messages (each δ_c overwrites m_c) plus one clique's children's
+// beliefs. Tables are linear with a log scale where their range allows (products then exact
+// without exp), log values otherwise, so any dynamic range and zero potentials are exact.
 
 import { WASM_MAX_BLOCK, type Arena, type Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
@@ -182,7 +183,6 @@ export interface DecodeRequest {
 export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan, decode?: DecodeRequest): ExactOutcome & { configurations?: Int32Array } {
   const { n, card } = model;
   if (p.impossible >= 0) return { logZ: -Infinity, marginals: null, zeroReason: `variable ${p.impossible}: its unary factors (or evidence) give every state zero potential` };
-  if (process.env.SHOWMEM) console.log('plan bytes', p.bytes / 2 ** 20, 'up MiB', (8 * p.messageEntries) / 2 ** 20, 'maxMessage', p.maxMessage);
   const x0 = Int32Array.from(p.fixed, (s) => Math.max(0, s));
   let logZ = model.logConst;
   for (const f of p.constantFactors) logZ += model.tables[model.tableStart[f] + model.entryIndex(f, x0)];
@@ -259,19 +259,17 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       logScratch?.dispose();
     };
     const margOut = arena.alloc(8 * maxK);
-    const pCards = arena.alloc(4 * maxDigits), pTables = arena.alloc(4 * maxIn), pStrides = arena.alloc(4 * maxIn * maxDigits);
-    const pOutStrides = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits), pOff = arena.alloc(4 * (2 * maxIn + 1)), pBuf = arena.alloc(8 * maxK);
-    const pOuts = arena.alloc(4 * maxIn), pLens = arena.alloc(4 * maxIn), pOutStr = arena.alloc(4 * maxIn * maxDigits);
+    const pCards = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits);
     const pBlockBuf = arena.alloc(8 * maxBlock), pSegs = arena.alloc(4 * maxBlock * maxTables), pRuns = arena.alloc(12 * maxTables);
     const pAddr = arena.alloc(4 * maxTables), pBlockStrides = arena.alloc(4 * maxTables * maxDigits), pBlockOff = arena.alloc(4 * maxTables), pSAddr = arena.alloc(4 * maxTables), pPre = arena.alloc(8 * PREMULTIPLIED);
-    const pLinear = arena.alloc(4 * maxIn), pScale = arena.alloc(8 * maxIn), pRange = arena.alloc(8 * maxIn), pRes = arena.alloc(24);
+    const pRes = arena.alloc(24);
     // Each table's form: linear (e^(x − scale)) where its finite entries span ≤ 700 nats, else log.
     const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
     const linearise = (ptr: number, len: number, into: Float64Array, at: number): void => {
       engine.call('bucket elimination', (k) => k.bucketLinearise(ptr, len, pRes));
       into.set(arena.f64(pRes, 3), 3 * at);
     };
-    /** A linear table relative to e^shift (bucketStream's fast case) put into a form. */
+    /** A linear table relative to e^shift (a linear clique's output) put into a form. */
     const rescale = (ptr: number, len: number, shift: number, into: Float64Array, at: number): void => {
       engine.call('bucket elimination', (k) => k.bucketRescale(ptr, len, shift, pRes));
       into.set(arena.f64(pRes, 3), 3 * at);
@@ -280,25 +278,20 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
 
     const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * fOff[r.id] : r.kind === 'up' ? up[r.id] : down[r.id]);
     const strideOf = (r: TableRef, u: number): number => (r.kind === 'factor' ? fStride.get(r.id)!.get(u) : mStride[r.id].get(u)) ?? 0;
-    /** Writes the clique's cardinalities and the inputs' addresses, strides and forms; returns the fast case's shift or null. */
-    const setInputs = (digits: number[], inputs: TableRef[]): number | null => {
-      const nd = digits.length;
-      arena.i32(pCards, nd).set(digits.map((u) => (u < 0 ? 1 : card[u])));
-      arena.u32(pTables, inputs.length).set(inputs.map(addrOf));
-      const st = arena.i32(pStrides, inputs.length * nd);
-      inputs.forEach((r, i) => digits.forEach((u, j) => (st[i * nd + j] = u < 0 ? 0 : strideOf(r, u))));
-      const lin = arena.i32(pLinear, inputs.length), sc = arena.f64(pScale, inputs.length), span = arena.f64(pRange, inputs.length);
-      let fast = true, shift = 0, range = 0;
-      inputs.forEach((r, i) => {
+    /**
+     * The linear case's shift (Σ of the inputs' scales) when every input is linear and their
+     * ranges add up to ≤ 700 nats (every nonzero product is then ≥ e^−700, a normal number: the
+     * linear products are exact); null when the clique needs log space.
+     */
+    const linearShift = (inputs: TableRef[]): number | null => {
+      let shift = 0, range = 0;
+      for (const r of inputs) {
         const f = form[r.kind];
-        lin[i] = f[3 * r.id];
-        sc[i] = f[3 * r.id + 1];
-        span[i] = f[3 * r.id + 2];
-        fast &&= lin[i] === 1;
-        shift += sc[i];
-        range += span[i];
-      });
-      return fast && range <= LINEAR_RANGE ? shift : null;
+        if (!f[3 * r.id]) return null;
+        shift += f[3 * r.id + 1];
+        range += f[3 * r.id + 2];
+      }
+      return range <= LINEAR_RANGE ? shift : null;
     };
     /**
      * Turns the linear ones of `inputs` into log tables in place (the log-space stream then reads
@@ -315,16 +308,8 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         f[3 * r.id + 1] = 0;
       }
     };
-    /** Streams `digits` (the first nKeep kept) over `inputs` into `out` laid out by `outStride`. */
-    const stream = (digits: number[], nKeep: number, inputs: TableRef[], out: number, outStride: (u: number) => number): void => {
-      if (digits.length === nKeep) digits = [...digits, -1]; // a summed digit of cardinality 1
-      const nd = digits.length;
-      setInputs(digits, inputs);
-      arena.i32(pOutStrides, nd).set(digits.map((u, j) => (j < nKeep ? outStride(u) : 0)));
-      engine.call('bucket elimination', (k) => k.bucketStream(nd, pCards, nKeep, inputs.length, pTables, pStrides, out, pOutStrides, decode?.mode === 'max' ? 1 : 0, pDigit, pOff, pBuf, pLinear, pScale, pRange));
-    };
     /**
-     * Streams v's clique (S_v and v) over linear `inputs` (see setInputs) into `outs` (prefilled),
+     * Streams v's clique (S_v and v) over linear `inputs` (see linearShift) into `outs` (prefilled),
      * in blocks of the trailing separator variables (assembly/exact/exact_block.ts): outer digits
      * S_v's others then v, the block S_v's last ones.
      */
@@ -470,8 +455,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     for (const v of p.order) {
       const s = Array.from(p.sep[v]);
       up[v] = own(upArena, v);
-      const T0 = performance.now();
-      const shift = setInputs([...s, v], p.bucket[v]);
+      const shift = linearShift(p.bucket[v]);
       if (shift !== null) {
         blockStream(v, p.bucket[v].map(blockTable), [{ addr: up[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
         rescale(up[v], mSize[v], shift, form.up, v);
@@ -480,7 +464,6 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         blockStreamLog(v, p.bucket[v].map(blockTable), [{ addr: up[v], len: mSize[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
         linearise(up[v], mSize[v], form.up, v);
       }
-      (globalThis as any).PROF?.push(['up', v, s.length, card[v], p.bucket[v].length, shift === null ? 'LOG' : 'lin', mSize[v] * card[v], performance.now() - T0]);
       // A root's message is one entry: e^scale, or 0 (linear), or its log.
       if (p.parent[v] < 0) logZ += form.up[3 * v] ? (arena.f64(up[v], 1)[0] > 0 ? form.up[3 * v + 1] : -Infinity) : arena.f64(up[v], 1)[0];
     }
@@ -501,24 +484,16 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       const belief = new Map<number, number>();
       let at = ws;
       for (const c of children) (belief.set(c, at), (at += 8 * mSize[c]));
-      const digits = [...sepV, v];
-      const T0 = performance.now();
-      const shift = setInputs(digits, inputs);
-      (globalThis as any).PROF?.push(['dn', v, sepV.length, card[v], inputs.length, shift === null ? 'LOG' : 'lin', mSize[v] * card[v], T0]);
+      const shift = linearShift(inputs);
       if (shift !== null) {
         arena.f64(margOut, card[v]).fill(0);
         arena.f64(ws, (at - ws) / 8).fill(0);
         const outs = [{ addr: margOut, stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, stride: (u: number) => mStride[c].get(u) ?? 0 }))];
         blockStream(v, inputs.map(blockTable), outs, 0);
         for (const c of children) {
-          if (form.up[3 * c]) {
-            engine.call('bucket elimination', (k) => k.bucketQuotient(belief.get(c)!, mSize[c], up[c], up[c]));
-            rescale(up[c], mSize[c], shift - form.up[3 * c + 1], form.down, c);
-          } else {
-            engine.call('bucket elimination', (k) => k.bucketDivide(belief.get(c)!, mSize[c], shift, up[c], form.up[3 * c], form.up[3 * c + 1]));
-            arena.f64(up[c], mSize[c]).set(arena.f64(belief.get(c)!, mSize[c]));
-            linearise(up[c], mSize[c], form.down, c);
-          }
+          // m_c is an input here, so linear: δ_c = belief / m_c, relative to e^(shift − its scale).
+          engine.call('bucket elimination', (k) => k.bucketQuotient(belief.get(c)!, mSize[c], up[c], up[c]));
+          rescale(up[c], mSize[c], shift - form.up[3 * c + 1], form.down, c);
           down[c] = up[c];
         }
         setMarginal(v, arena.f64(margOut, card[v]), true);
@@ -533,7 +508,6 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
           down[c] = up[c];
         }
       }
-      { const P = (globalThis as any).PROF; if (P) P[P.length - 1][7] = performance.now() - P[P.length - 1][7]; }
       // v's table (its δ_v, or a root's message) is done with.
       release(upArena, v);
     }
