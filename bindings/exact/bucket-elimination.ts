@@ -159,6 +159,34 @@ function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
   return s;
 }
 
+/**
+ * A table's run over a block (bucketBlock's runs): the block's digits have cardinalities `cards`
+ * (the last fastest, B configurations) and the table the strides `strides` (0 where it lacks the
+ * digit). Its trailing digits are held contiguously (kind 0: entries seg[s] + r) or not at all
+ * (kind 1: one entry seg[s] per run), R configurations per run; segs: the B / R run offsets.
+ */
+export function blockRuns(cards: number[], strides: number[], B: number): { kind: number; R: number; segs: Int32Array } {
+  const nb = cards.length;
+  let L = 0, R = 1, kind = 1;
+  if (nb > 0 && strides[nb - 1] !== 0) {
+    kind = 0;
+    while (L < nb && strides[nb - 1 - L] === R) R *= cards[nb - 1 - L++];
+  } else while (L < nb && strides[nb - 1 - L] === 0) R *= cards[nb - 1 - L++];
+  const segs = new Int32Array(B / R), digit = new Int32Array(nb - L);
+  for (let s = 0, at = 0; s < segs.length; s++) {
+    segs[s] = at;
+    for (let j = nb - L - 1; j >= 0; j--) {
+      if (++digit[j] < cards[j]) {
+        at += strides[j];
+        break;
+      }
+      at -= (cards[j] - 1) * strides[j];
+      digit[j] = 0;
+    }
+  }
+  return { kind, R, segs };
+}
+
 /** The refusal naming what the best order would need. */
 export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: number, name: string): string {
   return (
@@ -363,32 +391,15 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const k0 = engine.kernels;
     /** Writes one block call's tables (the outer digits' strides, each table's runs and segments over the block) and runs `call`. */
     const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], call: (nOuter: number) => void): void => {
-      const tables = [...inputs, ...outs], nT = tables.length, nOuter = outer.length, nb = blockVars.length;
+      const tables = [...inputs, ...outs], nT = tables.length, nOuter = outer.length;
       arena.i32(pCards, nOuter).set(outer.map((u) => card[u]));
       arena.u32(pAddr, nT).set(tables.map((t) => t.addr));
       const st = arena.i32(pBlockStrides, nT * nOuter), runs = arena.i32(pRuns, 3 * nT);
       tables.forEach(({ stride }, t) => {
         outer.forEach((u, j) => (st[t * nOuter + j] = stride(u)));
-        // The table's run over the block: its trailing digits held contiguously (kind 0) or not at all (kind 1).
-        const bs = blockVars.map(stride);
-        let L = 0, R = 1, kind = 1;
-        if (nb > 0 && bs[nb - 1] !== 0) {
-          kind = 0;
-          while (L < nb && bs[nb - 1 - L] === R) R *= card[blockVars[nb - 1 - L++]];
-        } else while (L < nb && bs[nb - 1 - L] === 0) R *= card[blockVars[nb - 1 - L++]];
-        const nSeg = B / R, segPtr = pSegs + 4 * maxBlock * t, segs = arena.i32(segPtr, nSeg);
-        const digit = new Int32Array(nb - L);
-        for (let s = 0, at = 0; s < nSeg; s++) {
-          segs[s] = at;
-          for (let j = nb - L - 1; j >= 0; j--) {
-            if (++digit[j] < card[blockVars[j]]) {
-              at += bs[j];
-              break;
-            }
-            at -= (card[blockVars[j]] - 1) * bs[j];
-            digit[j] = 0;
-          }
-        }
+        const { kind, R, segs } = blockRuns(blockVars.map((u) => card[u]), blockVars.map(stride), B);
+        const segPtr = pSegs + 4 * maxBlock * t;
+        arena.i32(segPtr, segs.length).set(segs);
         runs.set([kind, R, segPtr], 3 * t);
       });
       engine.call('bucket elimination', () => call(nOuter));
