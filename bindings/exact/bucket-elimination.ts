@@ -40,7 +40,7 @@ interface BlockTable {
   stride: (u: number) => number;
 }
 
-/** A table the kernel reads: a factor (with fixed variables folded into its base) or a message. */
+/** A table the kernel reads: a factor (its copy, fixed variables folded in) or a message. */
 interface TableRef {
   kind: 'factor' | 'up' | 'down';
   /** Factor index, or the variable whose message it is. */
@@ -260,7 +260,6 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
   try {
     let maxDigits = 2;
     for (const v of p.order) maxDigits = Math.max(maxDigits, p.sep[v].length + 2);
-    for (const v of p.order) for (const u of p.sep[v]) maxK = Math.max(maxK, card[u]);
     // Each factor's own copy (tables may be shared between factors; each copy is linearised alone).
     const tablesPtr = arena.alloc(8 * Math.max(1, fOff[model.nFactors]));
     for (let f = 0; f < model.nFactors; f++) arena.f64(tablesPtr + 8 * fOff[f], fOff[f + 1] - fOff[f]).set(factorInOrder(model, f, fVars[f], p.fixed));
