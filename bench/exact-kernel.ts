@@ -10,6 +10,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { blockRuns } from '../bindings/exact/bucket-elimination.ts';
+import { mulberry32 } from '../bindings/core/seed.ts';
 import { QUICK, cpuModel, dist, resultsPath, wasmFacts } from './common.ts';
 
 const HERE = new URL('.', import.meta.url).pathname;
@@ -22,17 +23,6 @@ interface Clique {
   card: number;
   nv: number;
   inputs: number[][];
-}
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
 
 const cliques: Clique[] = [
@@ -57,7 +47,7 @@ interface Problem {
 }
 
 function problem(c: Clique, seed: number): Problem {
-  const rand = rng(seed);
+  const rand = mulberry32(seed);
   // The block: the message's last variables, up to BLOCK configurations; outer: the rest, then 0.
   let nb = 0, B = 1;
   while (nb < c.nv - 1 && B * c.card <= BLOCK) (B *= c.card, nb++);
