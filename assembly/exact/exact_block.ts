@@ -1,5 +1,6 @@
-// The linear-arithmetic clique stream of bucket elimination, block by block (the planning and the
-// layouts are in bindings/exact/bucket-elimination.ts).
+// The clique streams of bucket elimination, block by block: linear tables (bucketBlock) and log
+// tables (bucketBlockLog), and the per-message steps around them (the planning and the layouts are
+// in bindings/exact/bucket-elimination.ts).
 //
 // Every table is laid out in elimination order (the first-eliminated variable slowest), so within
 // a clique the latest-eliminated variables are the fastest digits of every table containing them.
@@ -15,6 +16,8 @@
 
 import { expPairK } from '../core/vmath';
 
+// buf ·= (op 0) or += (op 1) one input over the block through its runs; the first input writes
+// buf, with c (the block's scalar inputs) folded in.
 // @ts-ignore: decorator
 @inline function segRun(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, buf: usize, first: bool, c: f64, op: i32): void {
   const rb = <usize>R << 3;
