@@ -14,7 +14,8 @@ export { clusterFormBytes, clusterFormInit, clusterStateBytes, clusterInit, clus
 export { factorGibbsStateBytes, factorGibbsInit, factorGibbsStep } from './samplers/factorgibbs';
 export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';
 export { enumRun } from './exact/exact_enum';
-export { bucketStream, bucketLinearise, bucketScatter, bucketDivide, bucketDecode } from './exact/exact_bucket';
+export { bucketLinearise, bucketDecode } from './exact/exact_bucket';
+export { bucketBlock, bucketBlockLog, bucketLogFinish, bucketRescale, bucketQuotient, bucketLogQuotient, bucketToLog } from './exact/exact_block';
 export { factorBytes, factorInit, factorMul, factorMulT } from './relax/factor';
 export { relaxedBytes, relaxedInit, relaxedLogp } from './relax/relaxed';
 export { gf2Reduce } from './variational/gf2';

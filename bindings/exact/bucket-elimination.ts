@@ -1,21 +1,22 @@
 // Bucket elimination on factor graphs of any arity and cardinality: log Z and every node marginal
-// (assembly/exact/exact_bucket.ts computes every number).
+// (assembly/exact/exact_block.ts streams the cliques, exact_bucket.ts holds forms and decoding).
 //
 // Plan (TypeScript, from the model alone):
 //  * variables whose unary factors (evidence) allow one state are held fixed: they are folded into
-//    the table base addresses and never become a clique digit; a variable allowing none makes Z = 0;
+//    the factor copies and never become a clique digit; a variable allowing none makes Z = 0;
 //  * each factor goes to the bucket of its free variable eliminated first; eliminating v streams
 //    the clique C_v = {v} ∪ S_v over the bucket's tables into the message m_v on S_v (the union of
 //    the bucket's scopes minus v), which goes to the bucket of S_v's first-eliminated variable (its
 //    parent; a bucket with S_v = ∅ is a root and m_v is a scalar: log Z is their sum);
-//  * downward: δ_c (the rest of the model seen from c's separator) is streamed from the parent p's
-//    clique over p's tables except m_c, plus δ_p; v's marginal is streamed from C_v over v's tables
-//    plus δ_v.
-// No clique table is ever stored: memory is Σ_v 2 |S_v| entries (messages and downward messages),
-// each at most the largest message. All tables are log-domain f64, so any dynamic range and zero
-// potentials (−∞) are exact.
+//  * downward: one stream of v's clique over its tables and δ_v (the rest of the model seen from
+//    S_v) gives v's marginal and each child's separator belief, and δ_c = belief / m_c.
+// Every table is laid out in elimination order (factors are copied so), which lets the kernel walk
+// a clique in blocks of its last variables with contiguous runs (exact_block.ts). No clique table is
+// ever stored: memory is the upward messages (each δ_c overwrites m_c) plus one clique's children's
+// beliefs. Tables are linear with a log scale where their range allows (products then exact
+// without exp), log values otherwise, so any dynamic range and zero potentials are exact.
 
-import type { Arena, Engine } from '../core/engine.ts';
+import { WASM_MAX_BLOCK, type Arena, type Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
@@ -28,7 +29,18 @@ const EXACT_SAMPLE_STREAM = 0x4553; // "ES"
 /** Linear products are exact when the inputs' finite log values span ≤ this many nats in total. */
 const LINEAR_RANGE = 700;
 
-/** A table the kernel reads: a factor (with fixed variables folded into its base) or a message. */
+/** Clique configurations per block of the linear kernel (assembly/exact/exact_block.ts). */
+const BLOCK = 4096;
+/** Entries of the table P[x_v][block] the inputs over v and the block alone are multiplied into. */
+const PREMULTIPLIED = 1 << 16;
+
+/** A table as the block kernel reads it: its address and each variable's stride (0 if absent). */
+interface BlockTable {
+  addr: number;
+  stride: (u: number) => number;
+}
+
+/** A table the kernel reads: a factor (its copy, fixed variables folded in) or a message. */
 interface TableRef {
   kind: 'factor' | 'up' | 'down';
   /** Factor index, or the variable whose message it is. */
@@ -147,6 +159,34 @@ function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
   return s;
 }
 
+/**
+ * A table's run over a block (bucketBlock's runs): the block's digits have cardinalities `cards`
+ * (the last fastest, B configurations) and the table the strides `strides` (0 where it lacks the
+ * digit). Its trailing digits are held contiguously (kind 0: entries seg[s] + r) or not at all
+ * (kind 1: one entry seg[s] per run), R configurations per run; segs: the B / R run offsets.
+ */
+export function blockRuns(cards: number[], strides: number[], B: number): { kind: number; R: number; segs: Int32Array } {
+  const nb = cards.length;
+  let L = 0, R = 1, kind = 1;
+  if (nb > 0 && strides[nb - 1] !== 0) {
+    kind = 0;
+    while (L < nb && strides[nb - 1 - L] === R) R *= cards[nb - 1 - L++];
+  } else while (L < nb && strides[nb - 1 - L] === 0) R *= cards[nb - 1 - L++];
+  const segs = new Int32Array(B / R), digit = new Int32Array(nb - L);
+  for (let s = 0, at = 0; s < segs.length; s++) {
+    segs[s] = at;
+    for (let j = nb - L - 1; j >= 0; j--) {
+      if (++digit[j] < cards[j]) {
+        at += strides[j];
+        break;
+      }
+      at -= (cards[j] - 1) * strides[j];
+      digit[j] = 0;
+    }
+  }
+  return { kind, R, segs };
+}
+
 /** The refusal naming what the best order would need. */
 export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: number, name: string): string {
   return (
@@ -175,23 +215,34 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
   let logZ = model.logConst;
   for (const f of p.constantFactors) logZ += model.tables[model.tableStart[f] + model.entryIndex(f, x0)];
   if (logZ === -Infinity) return { logZ, marginals: null, zeroReason: 'the observed or fixed variables have zero potential together' };
-  engine.ensureFits(p.bytes, `exact elimination on ${n} variables`, 8 * p.maxMessage);
+  // The block kernel's workspace: a block buffer and each table's segment offsets.
+  let maxIn = 2, maxK = 1;
+  for (const v of p.order) (maxIn = Math.max(maxIn, p.bucket[v].length + 1), (maxK = Math.max(maxK, card[v])));
+  const maxBlock = Math.max(BLOCK, maxK), maxTables = 2 * maxIn + 1;
+  // The downward pass's workspace: the largest set of one clique's children's separator beliefs.
+  let wsEntries = 1;
+  for (const v of p.order) {
+    let kids = 0;
+    for (const r of p.bucket[v]) if (r.kind === 'up') kids += sizeOf(p.sep[r.id], card);
+    wsEntries = Math.max(wsEntries, kids);
+  }
+  engine.ensureFits(p.bytes + 8 * wsEntries + maxBlock * (8 + 4 * maxTables) + 8 * PREMULTIPLIED, `exact elimination on ${n} variables`, 8 * p.maxMessage);
 
-  // Each factor's strides (last scope variable fastest) and its base with the fixed variables folded in.
+  // Each factor is copied with its free variables in elimination order (the first eliminated
+  // slowest, as in the messages: see assembly/exact/exact_block.ts) and the fixed ones folded in.
+  const pos = new Int32Array(n).fill(-1);
+  p.order.forEach((v, t) => (pos[v] = t));
   const fStride = new Map<number, Map<number, number>>();
-  const fBase = new Float64Array(model.nFactors);
+  const fVars: number[][] = [];
+  const fOff = new Float64Array(model.nFactors + 1);
   for (let f = 0; f < model.nFactors; f++) {
-    const sc = model.scope(f);
+    const vars = [...new Set(Array.from(model.scope(f)).filter((v) => p.fixed[v] < 0))].sort((a, b) => pos[a] - pos[b]);
     const m = new Map<number, number>();
-    let stride = 1, base = 0;
-    for (let q = sc.length - 1; q >= 0; q--) {
-      const v = sc[q];
-      if (p.fixed[v] >= 0) base += p.fixed[v] * stride;
-      else m.set(v, (m.get(v) ?? 0) + stride);
-      stride *= card[v];
-    }
+    let stride = 1;
+    for (let q = vars.length - 1; q >= 0; q--) (m.set(vars[q], stride), (stride *= card[vars[q]]));
     fStride.set(f, m);
-    fBase[f] = base;
+    fVars.push(vars);
+    fOff[f + 1] = fOff[f] + stride;
   }
   // Message strides over S_v (last fastest).
   const mStride: Map<number, number>[] = new Array(n);
@@ -207,72 +258,152 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
   const arena = engine.arena();
   let disposeAll = (): void => {};
   try {
-    let maxIn = 2, maxDigits = 2, maxK = 1;
-    for (const v of p.order) {
-      maxIn = Math.max(maxIn, p.bucket[v].length + 1);
-      maxDigits = Math.max(maxDigits, p.sep[v].length + 2);
-      maxK = Math.max(maxK, card[v]);
-    }
-    for (const v of p.order) for (const u of p.sep[v]) maxK = Math.max(maxK, card[u]);
+    let maxDigits = 2;
+    for (const v of p.order) maxDigits = Math.max(maxDigits, p.sep[v].length + 2);
     // Each factor's own copy (tables may be shared between factors; each copy is linearised alone).
-    const fOff = new Float64Array(model.nFactors + 1);
-    for (let f = 0; f < model.nFactors; f++) fOff[f + 1] = fOff[f] + model.tableSize(f);
     const tablesPtr = arena.alloc(8 * Math.max(1, fOff[model.nFactors]));
-    for (let f = 0; f < model.nFactors; f++) arena.f64(tablesPtr + 8 * fOff[f], model.tableSize(f)).set(model.table(f));
-    // Messages in arenas of their own, freed as soon as the downward pass is done with them.
+    for (let f = 0; f < model.nFactors; f++) arena.f64(tablesPtr + 8 * fOff[f], fOff[f + 1] - fOff[f]).set(factorInOrder(model, f, fVars[f], p.fixed));
+    // The messages (each δ_c later takes m_c's place) and the downward workspace: one zero-filled
+    // block allocated after everything else, so the allocator grows memory by just that much (it
+    // would double it for a block that does not fit); past the largest block, one arena per
+    // message, freed as soon as the downward pass is done with it.
     const up = new Float64Array(n), down = new Float64Array(n);
-    const upArena: (Arena | null)[] = new Array(n).fill(null), downArena: (Arena | null)[] = new Array(n).fill(null);
-    const own = (list: (Arena | null)[], v: number): number => (list[v] = engine.arena()).alloc(8 * mSize[v]);
+    const upArena: (Arena | null)[] = new Array(n).fill(null);
+    let slab = 0, slabAt = 0;
+    // The log-space streams' s-tables (bucketBlockLog), allocated when a clique first needs them.
+    let logScratch: Arena | null = null, logScratchEntries = 0, logScratchPtr = 0;
+    const own = (list: (Arena | null)[], v: number): number => {
+      if (slab === 0) return (list[v] = engine.arena()).alloc(8 * mSize[v]);
+      slabAt += 8 * mSize[v];
+      return slabAt - 8 * mSize[v];
+    };
     const release = (list: (Arena | null)[], v: number): void => {
       list[v]?.dispose();
       list[v] = null;
     };
     disposeAll = () => {
-      for (let v = 0; v < n; v++) (release(upArena, v), release(downArena, v));
+      for (let v = 0; v < n; v++) release(upArena, v);
+      logScratch?.dispose();
     };
     const margOut = arena.alloc(8 * maxK);
-    const pCards = arena.alloc(4 * maxDigits), pTables = arena.alloc(4 * maxIn), pStrides = arena.alloc(4 * maxIn * maxDigits);
-    const pOutStrides = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits), pOff = arena.alloc(4 * (2 * maxIn + 1)), pBuf = arena.alloc(8 * maxK);
-    const pOuts = arena.alloc(4 * maxIn), pLens = arena.alloc(4 * maxIn), pOutStr = arena.alloc(4 * maxIn * maxDigits);
-    const pLinear = arena.alloc(4 * maxIn), pScale = arena.alloc(8 * maxIn), pRange = arena.alloc(8 * maxIn), pRes = arena.alloc(24);
+    const pCards = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits);
+    const pBlockBuf = arena.alloc(8 * maxBlock), pSegs = arena.alloc(4 * maxBlock * maxTables), pRuns = arena.alloc(12 * maxTables);
+    const pAddr = arena.alloc(4 * maxTables), pBlockStrides = arena.alloc(4 * maxTables * maxDigits), pBlockOff = arena.alloc(4 * maxTables), pSAddr = arena.alloc(4 * maxTables), pPre = arena.alloc(8 * PREMULTIPLIED);
+    const pRes = arena.alloc(24);
     // Each table's form: linear (e^(x − scale)) where its finite entries span ≤ 700 nats, else log.
     const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
     const linearise = (ptr: number, len: number, into: Float64Array, at: number): void => {
       engine.call('bucket elimination', (k) => k.bucketLinearise(ptr, len, pRes));
       into.set(arena.f64(pRes, 3), 3 * at);
     };
-    for (let f = 0; f < model.nFactors; f++) linearise(tablesPtr + 8 * fOff[f], model.tableSize(f), form.factor, f);
+    /** A linear table relative to e^shift (a linear clique's output) put into a form. */
+    const rescale = (ptr: number, len: number, shift: number, into: Float64Array, at: number): void => {
+      engine.call('bucket elimination', (k) => k.bucketRescale(ptr, len, shift, pRes));
+      into.set(arena.f64(pRes, 3), 3 * at);
+    };
+    for (let f = 0; f < model.nFactors; f++) linearise(tablesPtr + 8 * fOff[f], fOff[f + 1] - fOff[f], form.factor, f);
 
-    const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * (fOff[r.id] + fBase[r.id]) : r.kind === 'up' ? up[r.id] : down[r.id]);
+    const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * fOff[r.id] : r.kind === 'up' ? up[r.id] : down[r.id]);
     const strideOf = (r: TableRef, u: number): number => (r.kind === 'factor' ? fStride.get(r.id)!.get(u) : mStride[r.id].get(u)) ?? 0;
-    /** Writes the clique's cardinalities and the inputs' addresses, strides and forms; returns the fast case's shift or null. */
-    const setInputs = (digits: number[], inputs: TableRef[]): number | null => {
-      const nd = digits.length;
-      arena.i32(pCards, nd).set(digits.map((u) => (u < 0 ? 1 : card[u])));
-      arena.u32(pTables, inputs.length).set(inputs.map(addrOf));
-      const st = arena.i32(pStrides, inputs.length * nd);
-      inputs.forEach((r, i) => digits.forEach((u, j) => (st[i * nd + j] = u < 0 ? 0 : strideOf(r, u))));
-      const lin = arena.i32(pLinear, inputs.length), sc = arena.f64(pScale, inputs.length), span = arena.f64(pRange, inputs.length);
-      let fast = true, shift = 0, range = 0;
-      inputs.forEach((r, i) => {
+    /**
+     * The linear case's shift (Σ of the inputs' scales) when every input is linear and their
+     * ranges add up to ≤ 700 nats (every nonzero product is then ≥ e^−700, a normal number: the
+     * linear products are exact); null when the clique needs log space.
+     */
+    const linearShift = (inputs: TableRef[]): number | null => {
+      let shift = 0, range = 0;
+      for (const r of inputs) {
         const f = form[r.kind];
-        lin[i] = f[3 * r.id];
-        sc[i] = f[3 * r.id + 1];
-        span[i] = f[3 * r.id + 2];
-        fast &&= lin[i] === 1;
-        shift += sc[i];
-        range += span[i];
+        if (!f[3 * r.id]) return null;
+        shift += f[3 * r.id + 1];
+        range += f[3 * r.id + 2];
+      }
+      return range <= LINEAR_RANGE ? shift : null;
+    };
+    /**
+     * Turns the linear ones of `inputs` into log tables in place (the log-space stream then reads
+     * every input without a log per configuration). Safe: a bucket's tables are read by its own
+     * clique only, in both passes, and by decoding, all through their forms.
+     */
+    const toLog = (inputs: TableRef[]): void => {
+      for (const r of inputs) {
+        const f = form[r.kind];
+        if (!f[3 * r.id]) continue;
+        const len = r.kind === 'factor' ? fOff[r.id + 1] - fOff[r.id] : mSize[r.id];
+        engine.call('bucket elimination', (k) => k.bucketToLog(addrOf(r), len, f[3 * r.id + 1]));
+        f[3 * r.id] = 0;
+        f[3 * r.id + 1] = 0;
+      }
+    };
+    /**
+     * Streams v's clique (S_v and v) over linear `inputs` (see linearShift) into `outs` (prefilled),
+     * in blocks of the trailing separator variables (assembly/exact/exact_block.ts): outer digits
+     * S_v's others then v, the block S_v's last ones.
+     */
+    /** v's clique as the block kernels walk it: outer digits (S_v's first ones, then v) and the block (S_v's last ones). */
+    const cliqueBlock = (v: number): { outer: number[]; blockVars: number[]; B: number } => {
+      const sepV = p.sep[v];
+      let nb = 0, B = 1;
+      while (nb < sepV.length && (nb === 0 || B * card[sepV[sepV.length - 1 - nb]] <= BLOCK)) B *= card[sepV[sepV.length - 1 - nb++]];
+      return { outer: [...sepV.subarray(0, sepV.length - nb), v], blockVars: Array.from(sepV.subarray(sepV.length - nb)), B };
+    };
+    const blockStream = (v: number, inputs: BlockTable[], outs: BlockTable[], mode: number): void => {
+      const { outer, blockVars, B } = cliqueBlock(v);
+      // The inputs over v and block variables only are multiplied once into one table P[x_v][block].
+      const inner = inputs.filter((t) => outer.every((u) => u === v || t.stride(u) === 0) && blockVars.some((u) => t.stride(u) !== 0));
+      if (inner.length >= 2 && card[v] * B <= PREMULTIPLIED) {
+        const blockStride = new Map<number, number>();
+        for (let j = blockVars.length - 1, st = 1; j >= 0; j--) (blockStride.set(blockVars[j], st), (st *= card[blockVars[j]]));
+        const pre = { addr: pPre, stride: (u: number) => (u === v ? B : (blockStride.get(u) ?? 0)) };
+        arena.f64(pPre, card[v] * B).fill(0);
+        blockRun([v], blockVars, B, inner, [pre], (nOuter) => k0.bucketBlock(nOuter, pCards, inner.length, 1, pAddr, pBlockStrides, B, pRuns, 0, pDigit, pBlockOff, pBlockBuf));
+        inputs = [pre, ...inputs.filter((t) => !inner.includes(t))];
+      }
+      blockRun(outer, blockVars, B, inputs, outs, (nOuter) => k0.bucketBlock(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, mode, pDigit, pBlockOff, pBlockBuf));
+    };
+    /**
+     * blockStream over log tables (assembly/exact/exact_block.ts, bucketBlockLog): each output
+     * becomes the log of its sum (mode 0) or its largest log-product (mode 1).
+     */
+    const blockStreamLog = (v: number, inputs: BlockTable[], outs: (BlockTable & { len: number })[], mode: number): void => {
+      const { outer, blockVars, B } = cliqueBlock(v);
+      for (const o of outs) arena.f64(o.addr, o.len).fill(-Infinity);
+      const run = (pass: number): void => blockRun(outer, blockVars, B, inputs, outs, (nOuter) => k0.bucketBlockLog(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, pass, pSAddr, pDigit, pBlockOff, pBlockBuf));
+      run(0);
+      if (mode === 1) return;
+      let total = 0;
+      for (const o of outs) total += o.len;
+      if (!logScratch || logScratchEntries < total) {
+        logScratch?.dispose();
+        logScratch = engine.arena();
+        logScratchEntries = total;
+        logScratchPtr = logScratch.alloc(8 * total);
+      }
+      arena.f64(logScratchPtr, total).fill(0);
+      const sAddr = arena.u32(pSAddr, outs.length);
+      let at = logScratchPtr;
+      outs.forEach((o, q) => ((sAddr[q] = at), (at += 8 * o.len)));
+      const sList = Array.from(sAddr);
+      run(1);
+      outs.forEach((o, q) => engine.call('bucket elimination', (k) => k.bucketLogFinish(o.addr, sList[q], o.len)));
+    };
+    const k0 = engine.kernels;
+    /** Writes one block call's tables (the outer digits' strides, each table's runs and segments over the block) and runs `call`. */
+    const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], call: (nOuter: number) => void): void => {
+      const tables = [...inputs, ...outs], nT = tables.length, nOuter = outer.length;
+      arena.i32(pCards, nOuter).set(outer.map((u) => card[u]));
+      arena.u32(pAddr, nT).set(tables.map((t) => t.addr));
+      const st = arena.i32(pBlockStrides, nT * nOuter), runs = arena.i32(pRuns, 3 * nT);
+      tables.forEach(({ stride }, t) => {
+        outer.forEach((u, j) => (st[t * nOuter + j] = stride(u)));
+        const { kind, R, segs } = blockRuns(blockVars.map((u) => card[u]), blockVars.map(stride), B);
+        const segPtr = pSegs + 4 * maxBlock * t;
+        arena.i32(segPtr, segs.length).set(segs);
+        runs.set([kind, R, segPtr], 3 * t);
       });
-      return fast && range <= LINEAR_RANGE ? shift : null;
+      engine.call('bucket elimination', () => call(nOuter));
     };
-    /** Streams `digits` (the first nKeep kept) over `inputs` into `out` laid out by `outStride`. */
-    const stream = (digits: number[], nKeep: number, inputs: TableRef[], out: number, outStride: (u: number) => number): void => {
-      if (digits.length === nKeep) digits = [...digits, -1]; // a summed digit of cardinality 1
-      const nd = digits.length;
-      setInputs(digits, inputs);
-      arena.i32(pOutStrides, nd).set(digits.map((u, j) => (j < nKeep ? outStride(u) : 0)));
-      engine.call('bucket elimination', (k) => k.bucketStream(nd, pCards, nKeep, inputs.length, pTables, pStrides, out, pOutStrides, decode?.mode === 'max' ? 1 : 0, pDigit, pOff, pBuf, pLinear, pScale, pRange));
-    };
+    const blockTable = (r: TableRef): BlockTable => ({ addr: addrOf(r), stride: (u) => strideOf(r, u) });
     /** The decoding kernel's tables: each bucket's inputs with their (variable, stride) scope entries. */
     const decodeBackward = (req: DecodeRequest): Int32Array => {
       const bStart = [0], addr: number[] = [], lin: number[] = [], sc: number[] = [], sStart = [0], sVar: number[] = [], sStride: number[] = [];
@@ -326,13 +457,25 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       return m;
     });
 
+    let slabEntries = wsEntries;
+    for (const v of p.order) slabEntries += mSize[v];
+    if (8 * slabEntries <= WASM_MAX_BLOCK) slabAt = slab = arena.alloc(8 * slabEntries);
+
     // Upward.
     for (const v of p.order) {
       const s = Array.from(p.sep[v]);
       up[v] = own(upArena, v);
-      stream([...s, v], s.length, p.bucket[v], up[v], (u) => mStride[v].get(u)!);
-      if (p.parent[v] < 0) logZ += arena.f64(up[v], 1)[0];
-      else linearise(up[v], mSize[v], form.up, v);
+      const shift = linearShift(p.bucket[v]);
+      if (shift !== null) {
+        blockStream(v, p.bucket[v].map(blockTable), [{ addr: up[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
+        rescale(up[v], mSize[v], shift, form.up, v);
+      } else {
+        toLog(p.bucket[v]);
+        blockStreamLog(v, p.bucket[v].map(blockTable), [{ addr: up[v], len: mSize[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
+        linearise(up[v], mSize[v], form.up, v);
+      }
+      // A root's message is one entry: e^scale, or 0 (linear), or its log.
+      if (p.parent[v] < 0) logZ += form.up[3 * v] ? (arena.f64(up[v], 1)[0] > 0 ? form.up[3 * v + 1] : -Infinity) : arena.f64(up[v], 1)[0];
     }
     if (!(logZ > -Infinity)) return { logZ: -Infinity, marginals: null };
     if (decode) return { logZ, marginals: null, configurations: decodeBackward(decode) };
@@ -340,52 +483,82 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     // Downward, parents before children (reverse elimination order). Where the clique's products are
     // exact in linear arithmetic, one stream gives v's marginal and every child's separator belief
     // (δ_c = belief / m_c: where m_c = 0 the belief is 0 and δ_c is never used); else one log-space
-    // stream per child and one for the marginal.
+    // stream per child and one for the marginal. The children's beliefs go to one workspace, then
+    // each δ_c overwrites m_c (no longer needed): memory stays the upward messages and the workspace.
+    const ws = slab ? slabAt : arena.alloc(8 * wsEntries);
     for (let t = p.order.length - 1; t >= 0; t--) {
       const v = p.order[t];
       const inputs = p.parent[v] >= 0 ? [...p.bucket[v], { kind: 'down', id: v } as TableRef] : p.bucket[v];
       const sepV = Array.from(p.sep[v]);
       const children = p.bucket[v].filter((r) => r.kind === 'up').map((r) => r.id);
-      for (const c of children) down[c] = own(downArena, c);
-      const done = (): void => {
-        release(downArena, v);
-        for (const c of children) release(upArena, c);
-      };
-      const digits = [...sepV, v];
-      const shift = setInputs(digits, inputs);
+      const belief = new Map<number, number>();
+      let at = ws;
+      for (const c of children) (belief.set(c, at), (at += 8 * mSize[c]));
+      const shift = linearShift(inputs);
       if (shift !== null) {
-        const nd = digits.length, nOut = 1 + children.length;
-        const outs = [margOut, ...children.map((c) => down[c])], lens = [card[v], ...children.map((c) => mSize[c])];
-        arena.u32(pOuts, nOut).set(outs);
-        arena.i32(pLens, nOut).set(lens);
-        const os = arena.i32(pOutStr, nOut * nd);
-        digits.forEach((u, j) => {
-          os[j] = u === v ? 1 : 0;
-          children.forEach((c, q) => (os[(q + 1) * nd + j] = mStride[c].get(u) ?? 0));
-        });
-        engine.call('bucket elimination', (k) => k.bucketScatter(nd, pCards, inputs.length, pTables, pStrides, nOut, pOuts, pLens, pOutStr, pDigit, pOff, pBuf));
+        arena.f64(margOut, card[v]).fill(0);
+        arena.f64(ws, (at - ws) / 8).fill(0);
+        const outs = [{ addr: margOut, stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, stride: (u: number) => mStride[c].get(u) ?? 0 }))];
+        blockStream(v, inputs.map(blockTable), outs, 0);
         for (const c of children) {
-          engine.call('bucket elimination', (k) => k.bucketDivide(down[c], mSize[c], shift, up[c], form.up[3 * c], form.up[3 * c + 1]));
-          linearise(down[c], mSize[c], form.down, c);
+          // m_c is an input here, so linear: δ_c = belief / m_c, relative to e^(shift − its scale).
+          engine.call('bucket elimination', (k) => k.bucketQuotient(belief.get(c)!, mSize[c], up[c], up[c]));
+          rescale(up[c], mSize[c], shift - form.up[3 * c + 1], form.down, c);
+          down[c] = up[c];
         }
         setMarginal(v, arena.f64(margOut, card[v]), true);
-        done();
-        continue;
+      } else {
+        toLog(inputs);
+        const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => mStride[c].get(u) ?? 0 }))];
+        blockStreamLog(v, inputs.map(blockTable), outs, 0);
+        setMarginal(v, arena.f64(margOut, card[v]), false);
+        for (const c of children) {
+          engine.call('bucket elimination', (k) => k.bucketLogQuotient(belief.get(c)!, mSize[c], up[c], up[c]));
+          linearise(up[c], mSize[c], form.down, c);
+          down[c] = up[c];
+        }
       }
-      for (const r of p.bucket[v]) {
-        if (r.kind !== 'up') continue;
-        const c = r.id, keep = Array.from(p.sep[c]);
-        const summed = [...sepV, v].filter((u) => !p.sep[c].includes(u));
-        stream([...keep, ...summed], keep.length, inputs.filter((q) => q !== r), down[c], (u) => mStride[c].get(u)!);
-        linearise(down[c], mSize[c], form.down, c);
-      }
-      stream([v, ...sepV.reverse()], 1, inputs, margOut, () => 1);
-      setMarginal(v, arena.f64(margOut, card[v]), false);
-      done();
+      // v's table (its δ_v, or a root's message) is done with.
+      release(upArena, v);
     }
     return { logZ, marginals };
   } finally {
     disposeAll();
     arena.dispose();
   }
+}
+
+/** Factor f's log table over its free variables `vars` (the last fastest), the fixed ones at their states. */
+function factorInOrder(model: Model, f: number, vars: number[], fixed: Int32Array): Float64Array {
+  const sc = model.scope(f), table = model.table(f), card = model.card;
+  const oldStride = new Float64Array(sc.length);
+  let base = 0;
+  for (let q = sc.length - 1, st = 1; q >= 0; q--) {
+    oldStride[q] = st;
+    if (fixed[sc[q]] >= 0) base += fixed[sc[q]] * st;
+    st *= card[sc[q]];
+  }
+  // Each free variable's old stride (summed where a variable appears twice in the scope).
+  const step = vars.map((v) => {
+    let s = 0;
+    for (let q = 0; q < sc.length; q++) if (sc[q] === v) s += oldStride[q];
+    return s;
+  });
+  let size = 1;
+  for (const v of vars) size *= card[v];
+  const out = new Float64Array(size);
+  const digit = new Int32Array(vars.length);
+  let at = base;
+  for (let e = 0; e < size; e++) {
+    out[e] = table[at];
+    for (let j = vars.length - 1; j >= 0; j--) {
+      if (++digit[j] < card[vars[j]]) {
+        at += step[j];
+        break;
+      }
+      at -= (card[vars[j]] - 1) * step[j];
+      digit[j] = 0;
+    }
+  }
+  return out;
 }

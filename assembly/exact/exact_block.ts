@@ -1,0 +1,325 @@
+// The clique streams of bucket elimination, block by block: linear tables (bucketBlock) and log
+// tables (bucketBlockLog), and the per-message steps around them (the planning and the layouts are
+// in bindings/exact/bucket-elimination.ts).
+//
+// Every table is laid out in elimination order (the first-eliminated variable slowest), so within
+// a clique the latest-eliminated variables are the fastest digits of every table containing them.
+// The clique's digits are split into outer digits (an odometer) and a block: the trailing digits,
+// B configurations. Seen over the block, each table is a run of R entries repeated over B/R
+// segments: contiguous (kind 0: the table holds the block's last digits, entries at seg[s] + r) or
+// constant (kind 1: it holds none of them, one entry at seg[s] per segment). So for every outer
+// configuration the product of the inputs over the whole block is formed with f64x2 loads and
+// multiplies, a table holding no block digit costs one multiply per block, and the offsets are
+// moved once per block, never per configuration; then each output gathers the block (sum or max)
+// into its own entries the same way. Nothing of the clique's size is stored: the block buffer is
+// the only workspace.
+
+import { expPairK } from '../core/vmath';
+
+// buf ·= (op 0) or += (op 1) one input over the block through its runs; the first input writes
+// buf, with c (the block's scalar inputs) folded in.
+// @ts-ignore: decorator
+@inline function segRun(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, buf: usize, first: bool, c: f64, op: i32): void {
+  const rb = <usize>R << 3;
+  if (kind == 1) {
+    // Constant over each run: one entry per segment.
+    let b = buf;
+    for (let s = 0; s < nSeg; s++) {
+      const y = load<f64>(base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3));
+      const x = op == 0 ? y * (first ? c : 1) : y + (first ? c : 0);
+      const e = b + rb;
+      if ((R & 1) == 0) {
+        const xv = f64x2.splat(x);
+        if (first) for (; b < e; b += 16) v128.store(b, xv);
+        else if (op == 0) for (; b < e; b += 16) v128.store(b, f64x2.mul(v128.load(b), xv));
+        else for (; b < e; b += 16) v128.store(b, f64x2.add(v128.load(b), xv));
+      } else {
+        if (first) for (; b < e; b += 8) store<f64>(b, x);
+        else if (op == 0) for (; b < e; b += 8) store<f64>(b, load<f64>(b) * x);
+        else for (; b < e; b += 8) store<f64>(b, load<f64>(b) + x);
+      }
+    }
+  } else {
+    let b = buf;
+    const cv = f64x2.splat(c);
+    for (let s = 0; s < nSeg; s++) {
+      let a = base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3);
+      const e = b + rb;
+      if ((R & 1) == 0) {
+        if (first) for (; b < e; b += 16, a += 16) v128.store(b, op == 0 ? f64x2.mul(v128.load(a), cv) : f64x2.add(v128.load(a), cv));
+        else if (op == 0) for (; b < e; b += 16, a += 16) v128.store(b, f64x2.mul(v128.load(b), v128.load(a)));
+        else for (; b < e; b += 16, a += 16) v128.store(b, f64x2.add(v128.load(b), v128.load(a)));
+      } else {
+        if (first) for (; b < e; b += 8, a += 8) store<f64>(b, op == 0 ? load<f64>(a) * c : load<f64>(a) + c);
+        else if (op == 0) for (; b < e; b += 8, a += 8) store<f64>(b, load<f64>(b) * load<f64>(a));
+        else for (; b < e; b += 8, a += 8) store<f64>(b, load<f64>(b) + load<f64>(a));
+      }
+    }
+  }
+}
+
+// out op= the block (op: + in mode 0, max in mode 1), through the output's runs.
+// @ts-ignore: decorator
+@inline function segGather(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, buf: usize, mode: i32, init: f64): void {
+  const rb = <usize>R << 3;
+  let b = buf;
+  if (kind == 1) {
+    for (let s = 0; s < nSeg; s++) {
+      const e = b + rb;
+      let acc = f64x2.splat(init);
+      let a1: f64 = init;
+      if ((R & 1) == 0) {
+        if (mode == 0) for (; b < e; b += 16) acc = f64x2.add(acc, v128.load(b));
+        else for (; b < e; b += 16) acc = f64x2.pmax(acc, v128.load(b));
+      } else {
+        if (mode == 0) for (; b < e; b += 8) a1 += load<f64>(b);
+        else for (; b < e; b += 8) a1 = max(a1, load<f64>(b));
+      }
+      const p = base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3);
+      const l0 = f64x2.extract_lane(acc, 0), l1 = f64x2.extract_lane(acc, 1);
+      if (mode == 0) store<f64>(p, load<f64>(p) + (a1 + l0 + l1));
+      else store<f64>(p, max(load<f64>(p), max(a1, max(l0, l1))));
+    }
+  } else {
+    for (let s = 0; s < nSeg; s++) {
+      let a = base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3);
+      const e = b + rb;
+      if ((R & 1) == 0) {
+        if (mode == 0) for (; b < e; b += 16, a += 16) v128.store(a, f64x2.add(v128.load(a), v128.load(b)));
+        else for (; b < e; b += 16, a += 16) v128.store(a, f64x2.pmax(v128.load(a), v128.load(b)));
+      } else {
+        if (mode == 0) for (; b < e; b += 8, a += 8) store<f64>(a, load<f64>(a) + load<f64>(b));
+        else for (; b < e; b += 8, a += 8) store<f64>(a, max(load<f64>(a), load<f64>(b)));
+      }
+    }
+  }
+}
+
+/**
+ * Streams a clique block by block: for every configuration of the nOuter outer digits (cards:
+ * i32[nOuter], the last fastest), the product of the nIn linear inputs over the B block
+ * configurations, added (mode 0) or maxed (mode 1) into each of the nOut outputs (prefilled by
+ * the caller, usually with zeros). Tables t = 0 … nIn − 1 are the inputs, nIn … nIn + nOut − 1
+ * the outputs: addr u32[t] (byte address of the entry at the all-zero configuration), strides
+ * i32[t · nOuter + j] (entries per step of outer digit j), runs i32[3 t …] = (kind, R, byte
+ * address of the i32[B / R] segment offsets) as in the file header; an input of kind 1 with
+ * R = B (no block digit) is a scalar factor of the block. Workspace: digit i32[nOuter],
+ * off i32[nIn + nOut], buf f64[B].
+ */
+export function bucketBlock(
+  nOuter: i32, cards: usize, nIn: i32, nOut: i32, addr: usize, strides: usize, B: i32, runs: usize, mode: i32,
+  digit: usize, off: usize, buf: usize,
+): void {
+  const nT = nIn + nOut;
+  for (let j = 0; j < nOuter; j++) store<i32>(digit + (<usize>j << 2), 0);
+  for (let t = 0; t < nT; t++) store<i32>(off + (<usize>t << 2), 0);
+  while (true) {
+    combine(nIn, addr, B, runs, off, buf, 0);
+    for (let t = nIn; t < nT; t++) {
+      const r = runs + <usize>(t * 12);
+      const R = load<i32>(r, 4);
+      const base = <usize>load<u32>(addr + (<usize>t << 2)) + (<usize>load<i32>(off + (<usize>t << 2)) << 3);
+      segGather(load<i32>(r), R, <usize>load<u32>(r, 8), B / R, base, buf, mode, 0);
+    }
+    if (!nextOuter(nOuter, cards, nT, strides, digit, off)) break;
+  }
+}
+
+// The block's product (op 0: linear inputs multiplied) or sum (op 1: log inputs added) into buf:
+// inputs holding no block digit first, as one scalar; the first block input writes the buffer.
+// @ts-ignore: decorator
+@inline function combine(nIn: i32, addr: usize, B: i32, runs: usize, off: usize, buf: usize, op: i32): void {
+  let c: f64 = op == 0 ? 1 : 0;
+  for (let t = 0; t < nIn; t++) {
+    const r = runs + <usize>(t * 12);
+    if (load<i32>(r) == 1 && load<i32>(r, 4) == B) {
+      const x = load<f64>(<usize>load<u32>(addr + (<usize>t << 2)) + (<usize>load<i32>(off + (<usize>t << 2)) << 3));
+      c = op == 0 ? c * x : c + x;
+    }
+  }
+  let first = true;
+  for (let t = 0; t < nIn; t++) {
+    const r = runs + <usize>(t * 12);
+    const kind = load<i32>(r), R = load<i32>(r, 4);
+    if (kind == 1 && R == B) continue;
+    const base = <usize>load<u32>(addr + (<usize>t << 2)) + (<usize>load<i32>(off + (<usize>t << 2)) << 3);
+    segRun(kind, R, <usize>load<u32>(r, 8), B / R, base, buf, first, c, op);
+    first = false;
+  }
+  if (first) {
+    const bufEnd = buf + (<usize>B << 3);
+    for (let b = buf; b < bufEnd; b += 8) store<f64>(b, c);
+  }
+}
+
+// Outer odometer step (last digit fastest), moving every table's offset; false once it wrapped.
+// @ts-ignore: decorator
+@inline function nextOuter(nOuter: i32, cards: usize, nT: i32, strides: usize, digit: usize, off: usize): bool {
+  let j = nOuter - 1;
+  for (; j >= 0; j--) {
+    const d = load<i32>(digit + (<usize>j << 2)) + 1;
+    const K = load<i32>(cards + (<usize>j << 2));
+    const back = d < K ? -1 : K - 1;
+    store<i32>(digit + (<usize>j << 2), d < K ? d : 0);
+    for (let t = 0; t < nT; t++) {
+      const p = off + (<usize>t << 2);
+      store<i32>(p, load<i32>(p) - back * load<i32>(strides + (<usize>(t * nOuter + j) << 2)));
+    }
+    if (d < K) break;
+  }
+  return j >= 0;
+}
+
+/**
+ * bucketBlock over log tables, for cliques whose linear products could underflow: the block's
+ * log-products are sums. Pass 0: each output entry (prefilled with −∞) becomes the largest
+ * log-product it gathers (also max-product elimination). Pass 1: s-tables (one per output at
+ * sAddr u32[nOut], laid out as the output, zero-filled) gather Σ exp(x − max) with the maxima of
+ * pass 0 read from the outputs: out = max + log s then (bucketLogFinish). One exp per
+ * configuration and output, every term ≤ 1 and the largest = 1: exact for any dynamic range.
+ */
+export function bucketBlockLog(
+  nOuter: i32, cards: usize, nIn: i32, nOut: i32, addr: usize, strides: usize, B: i32, runs: usize, pass: i32, sAddr: usize,
+  digit: usize, off: usize, buf: usize,
+): void {
+  const nT = nIn + nOut;
+  for (let j = 0; j < nOuter; j++) store<i32>(digit + (<usize>j << 2), 0);
+  for (let t = 0; t < nT; t++) store<i32>(off + (<usize>t << 2), 0);
+  const ninf = f64x2.splat(-Infinity);
+  while (true) {
+    combine(nIn, addr, B, runs, off, buf, 1);
+    for (let t = nIn; t < nT; t++) {
+      const r = runs + <usize>(t * 12);
+      const kind = load<i32>(r), R = load<i32>(r, 4), segs = <usize>load<u32>(r, 8), nSeg = B / R;
+      const o = <usize>load<i32>(off + (<usize>t << 2)) << 3;
+      const base = <usize>load<u32>(addr + (<usize>t << 2)) + o;
+      if (pass == 0) {
+        segGather(kind, R, segs, nSeg, base, buf, 1, -Infinity);
+        continue;
+      }
+      const sBase = <usize>load<u32>(sAddr + (<usize>(t - nIn) << 2)) + o;
+      let b = buf;
+      for (let s = 0; s < nSeg; s++) {
+        const so = <usize>load<i32>(segs + (<usize>s << 2)) << 3;
+        const e = b + (<usize>R << 3);
+        if (kind == 1) {
+          // One entry gathers the run: Σ exp(x − m), nothing where m = −∞ (every term is 0).
+          const m = load<f64>(base + so);
+          if (m == -Infinity) {
+            b = e;
+            continue;
+          }
+          let acc: f64 = 0;
+          for (; b < e; b += 8) acc += Math.exp(load<f64>(b) - m);
+          store<f64>(sBase + so, load<f64>(sBase + so) + acc);
+        } else {
+          let a = so;
+          if ((R & 1) == 0) {
+            for (; b < e; b += 16, a += 16) {
+              const m = v128.load(base + a);
+              const x = v128.and(expPairK(f64x2.sub(v128.load(b), m)), f64x2.gt(m, ninf));
+              v128.store(sBase + a, f64x2.add(v128.load(sBase + a), x));
+            }
+          } else {
+            for (; b < e; b += 8, a += 8) {
+              const m = load<f64>(base + a);
+              if (m > -Infinity) store<f64>(sBase + a, load<f64>(sBase + a) + Math.exp(load<f64>(b) - m));
+            }
+          }
+        }
+      }
+    }
+    if (!nextOuter(nOuter, cards, nT, strides, digit, off)) break;
+  }
+}
+
+/** m[e] += log s[e] where m[e] > −∞ (bucketBlockLog's last step). */
+export function bucketLogFinish(m: usize, s: usize, len: i32): void {
+  for (let e: usize = 0; e < <usize>len << 3; e += 8) {
+    const x = load<f64>(m + e);
+    if (x > -Infinity) store<f64>(m + e, x + Math.log(load<f64>(s + e)));
+  }
+}
+
+/**
+ * A linear table relative to e^shift (entries ≥ 0) put into the form bucketLinearise gives:
+ * when its positive entries span at most 700 nats, divided by its maximum in place, res (f64[3]) =
+ * [1, shift + log max, log(max / min positive)]; else turned into logs (log x + shift, −∞ for 0),
+ * res = [0, 0, span]. An all-zero table stays zero with res = [1, 0, 0].
+ */
+export function bucketRescale(p: usize, len: i32, shift: f64, res: usize): void {
+  const end = p + (<usize>len << 3);
+  // Largest entry and smallest positive one, two lanes at a time (zeros read as +∞ for the minimum).
+  const inf = f64x2.splat(Infinity), zero = f64x2.splat(0);
+  let hv = zero, lv = inf;
+  let q = p;
+  for (; q + 16 <= end; q += 16) {
+    const x = v128.load(q);
+    hv = f64x2.pmax(hv, x);
+    lv = f64x2.pmin(lv, v128.bitselect(x, inf, f64x2.gt(x, zero)));
+  }
+  let hi = max(f64x2.extract_lane(hv, 0), f64x2.extract_lane(hv, 1));
+  let lo = min(f64x2.extract_lane(lv, 0), f64x2.extract_lane(lv, 1));
+  if (q < end) {
+    const x = load<f64>(q);
+    hi = max(hi, x);
+    if (x > 0) lo = min(lo, x);
+  }
+  if (hi == 0) {
+    store<f64>(res, 1);
+    store<f64>(res, 0, 8);
+    store<f64>(res, 0, 16);
+    return;
+  }
+  const span = Math.log(hi / lo);
+  store<f64>(res, span, 16);
+  if (span <= 700) {
+    const inv = f64x2.splat(1 / hi);
+    q = p;
+    for (; q + 16 <= end; q += 16) v128.store(q, f64x2.mul(v128.load(q), inv));
+    if (q < end) store<f64>(q, load<f64>(q) * (1 / hi));
+    store<f64>(res, 1);
+    store<f64>(res, shift + Math.log(hi), 8);
+  } else {
+    for (let q = p; q < end; q += 8) {
+      const x = load<f64>(q);
+      store<f64>(q, x > 0 ? Math.log(x) + shift : -Infinity);
+    }
+    store<f64>(res, 0);
+    store<f64>(res, 0, 8);
+  }
+}
+
+/**
+ * dst[e] = belief[e] / m[e] where m[e] > 0, else 0: a separator belief over the child's linear
+ * upward message (dst may be m: the downward message then takes the upward one's place).
+ */
+export function bucketQuotient(belief: usize, len: i32, m: usize, dst: usize): void {
+  const bytes = <usize>len << 3, zero = f64x2.splat(0);
+  let e: usize = 0;
+  for (; e + 16 <= bytes; e += 16) {
+    const x = v128.load(m + e);
+    v128.store(dst + e, v128.and(f64x2.div(v128.load(belief + e), x), f64x2.gt(x, zero)));
+  }
+  if (e < bytes) {
+    const x = load<f64>(m + e);
+    store<f64>(dst + e, x > 0 ? load<f64>(belief + e) / x : 0);
+  }
+}
+
+/** p[e] = log(p[e]) + scale (−∞ for 0): a linear table back to the log domain, in place. */
+export function bucketToLog(p: usize, len: i32, scale: f64): void {
+  const end = p + (<usize>len << 3);
+  for (let q = p; q < end; q += 8) {
+    const x = load<f64>(q);
+    store<f64>(q, x > 0 ? Math.log(x) + scale : -Infinity);
+  }
+}
+
+/** dst[e] = belief[e] − m[e] where both are > −∞, else −∞ (bucketQuotient in the log domain; dst may be m). */
+export function bucketLogQuotient(belief: usize, len: i32, m: usize, dst: usize): void {
+  for (let e: usize = 0; e < <usize>len << 3; e += 8) {
+    const x = load<f64>(m + e), b = load<f64>(belief + e);
+    store<f64>(dst + e, x > -Infinity && b > -Infinity ? b - x : -Infinity);
+  }
+}

@@ -1,0 +1,141 @@
+// npm run bench:exact-kernel [-- --quick]: the block kernel of bucket elimination (bucketBlock,
+// assembly/exact/exact_block.ts) on two synthetic cliques shaped like the UAI files' largest —
+// cardinality 16 (ObjectDetection: 6 variables, 16^6 configurations) and binary (a grid's frontier:
+// 22 variables, 2^22) — in WASM and in a native C reference of the same kernel
+// (bench/native/bucket_block.c, gcc -O3 at -march=x86-64-v2, 128-bit SIMD like WASM, and at
+// -march=native), after checking all give the same message. Medians of REPEATS runs, alternated.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { blockRuns } from '../bindings/exact/bucket-elimination.ts';
+import { mulberry32 } from '../bindings/core/seed.ts';
+import { QUICK, cpuModel, dist, resultsPath, wasmFacts } from './common.ts';
+
+const HERE = new URL('.', import.meta.url).pathname;
+const REPEATS = QUICK ? 3 : 7;
+const BLOCK = 4096;
+
+/** A clique: variables 0 … nv − 1 (0 is eliminated, 0 slowest in every table), inputs by scope, the message on 1 … nv − 1. */
+interface Clique {
+  name: string;
+  card: number;
+  nv: number;
+  inputs: number[][];
+}
+
+const cliques: Clique[] = [
+  { name: 'cardinality 16, 6 variables (ObjectDetection-like)', card: 16, nv: QUICK ? 5 : 6, inputs: [] },
+  { name: 'binary, 22 variables (a grid frontier)', card: 2, nv: QUICK ? 18 : 22, inputs: [] },
+];
+{
+  const [a, b] = cliques;
+  // Pairwise factors of the eliminated variable with every other, and children's messages.
+  for (let u = 1; u < a.nv; u++) a.inputs.push([0, u]);
+  a.inputs.push([0, 1, 3, a.nv - 1], [0, 2, a.nv - 2, a.nv - 1], [0, ...Array.from({ length: a.nv - 3 }, (_, k) => k + 3)]);
+  for (const u of [1, 7, b.nv - 7, b.nv - 1]) b.inputs.push([0, u]);
+  b.inputs.push([0, ...Array.from({ length: b.nv - 1 }, (_, k) => k + 1).filter((u) => u !== 5 && u !== b.nv - 4)]);
+  b.inputs.push([0, ...Array.from({ length: 13 }, (_, k) => b.nv - 13 + k)]);
+}
+
+interface Problem {
+  outer: number[];
+  B: number;
+  tables: { size: number; kind: number; R: number; strides: number[]; segs: Int32Array; data: Float64Array }[];
+  nIn: number;
+}
+
+function problem(c: Clique, seed: number): Problem {
+  const rand = mulberry32(seed);
+  // The block: the message's last variables, up to BLOCK configurations; outer: the rest, then 0.
+  let nb = 0, B = 1;
+  while (nb < c.nv - 1 && B * c.card <= BLOCK) (B *= c.card, nb++);
+  const blockVars = Array.from({ length: nb }, (_, k) => c.nv - nb + k);
+  const outer = [...Array.from({ length: c.nv - 1 - nb }, (_, k) => k + 1), 0];
+  const scopes = [...c.inputs, Array.from({ length: c.nv - 1 }, (_, k) => k + 1)];
+  const tables = scopes.map((scope, t) => {
+    const stride = new Map<number, number>();
+    let size = 1;
+    for (let q = scope.length - 1; q >= 0; q--) (stride.set(scope[q], size), (size *= c.card));
+    const st = (u: number) => stride.get(u) ?? 0;
+    const { kind, R, segs } = blockRuns(blockVars.map(() => c.card), blockVars.map(st), B);
+    const data = new Float64Array(size);
+    if (t < c.inputs.length) for (let e = 0; e < size; e++) data[e] = 0.5 + 0.5 * rand();
+    return { size, kind, R, strides: outer.map(st), segs, data };
+  });
+  return { outer, B, tables, nIn: c.inputs.length };
+}
+
+function writeProblem(p: Problem, card: number, path: string): void {
+  const parts: Buffer[] = [Buffer.from(Int32Array.from([p.outer.length, p.nIn, p.tables.length - p.nIn, p.B]).buffer), Buffer.from(Int32Array.from(p.outer.map(() => card)).buffer)];
+  for (const t of p.tables) {
+    parts.push(Buffer.from(Int32Array.from([t.size, t.kind, t.R, ...t.strides]).buffer), Buffer.from(t.segs.buffer, t.segs.byteOffset, t.segs.byteLength));
+    parts.push(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+  }
+  writeFileSync(path, Buffer.concat(parts));
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'relaxmrf-bucket-'));
+const builds: { name: string; exe: string; flags: string }[] = [];
+if (spawnSync('gcc', ['--version']).status === 0) {
+  for (const [name, march] of [['c-v2', 'x86-64-v2'], ['c-native', 'native']]) {
+    const exe = join(tmp, `${name}.out`);
+    const flags = ['-O3', `-march=${march}`, '-ffp-contract=off', '-std=c11', '-D_POSIX_C_SOURCE=199309L'];
+    const cc = spawnSync('gcc', [...flags, '-o', exe, join(HERE, 'native', 'bucket_block.c')], { encoding: 'utf8' });
+    if (cc.status !== 0) throw new Error(`gcc failed:\n${cc.stderr}`);
+    builds.push({ name, exe, flags: flags.join(' ') });
+  }
+} else console.log('NOTE: gcc not found: the native C reference is skipped');
+
+const engine = await loadEngine();
+const results: Record<string, unknown>[] = [];
+console.log(`CPU ${cpuModel() ?? 'unknown'}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}; ${REPEATS} repetitions, medians`);
+for (const [i, c] of cliques.entries()) {
+  const p = problem(c, 11 + i);
+  const file = join(tmp, 'clique.bin');
+  writeProblem(p, c.card, file);
+  const configs = c.card ** c.nv;
+  // WASM: the tables in one arena, the kernel called as the binding calls it.
+  const arena = engine.arena();
+  const nT = p.tables.length, nOuter = p.outer.length;
+  const addr = p.tables.map((t) => arena.allocF64(t.data));
+  const segPtr = p.tables.map((t) => arena.allocI32(t.segs));
+  const pCards = arena.allocI32(p.outer.map(() => c.card)), pAddr = arena.alloc(4 * nT), pStrides = arena.allocI32(p.tables.flatMap((t) => t.strides));
+  const pRuns = arena.allocI32(p.tables.flatMap((t, k) => [t.kind, t.R, segPtr[k]])), pDigit = arena.alloc(4 * (nOuter + 1)), pOff = arena.alloc(4 * nT), pBuf = arena.alloc(8 * p.B);
+  arena.u32(pAddr, nT).set(addr);
+  const outs = p.tables.slice(p.nIn).map((t, k) => [addr[p.nIn + k], t.size]);
+  const times: Record<string, number[]> = { wasm: [], ...Object.fromEntries(builds.map((b) => [b.name, []])) };
+  const sums: Record<string, number> = {};
+  const runs: Record<string, () => void> = {
+    wasm: () => {
+      for (const [a, len] of outs) arena.f64(a, len).fill(0);
+      const t0 = performance.now();
+      engine.kernels.bucketBlock(nOuter, pCards, p.nIn, nT - p.nIn, pAddr, pStrides, p.B, pRuns, 0, pDigit, pOff, pBuf);
+      times.wasm.push((performance.now() - t0) / 1000);
+      sums.wasm = outs.reduce((s, [a, len]) => arena.f64(a, len).reduce((x, y) => x + y, s), 0);
+    },
+  };
+  for (const b of builds) {
+    runs[b.name] = () => {
+      const out = spawnSync(b.exe, [file, '1'], { encoding: 'utf8' }).stdout.trim().split(' ').map(Number);
+      times[b.name].push(out[0]);
+      sums[b.name] = out[1];
+    };
+  }
+  const names = Object.keys(runs);
+  for (let rep = 0; rep < REPEATS + 1; rep++) {
+    for (let k = 0; k < names.length; k++) runs[names[(rep + k) % names.length]]();
+    if (rep === 0) for (const k of names) times[k].length = 0; // the first round warms up
+  }
+  arena.dispose();
+  for (const k of names) if (!(Math.abs(sums[k] - sums.wasm) <= 1e-12 * Math.abs(sums.wasm))) throw new Error(`${c.name}: ${k} sums the message to ${sums[k]}, WASM to ${sums.wasm}`);
+  const d = Object.fromEntries(names.map((k) => [k, dist(times[k])]));
+  const rate = (k: string) => configs / d[k].median / 1e6;
+  console.log(`${c.name}: ${configs} configurations, ${p.nIn} inputs, block ${p.B}; M configurations/s: ${names.map((k) => `${k} ${rate(k).toFixed(0)}`).join(', ')}; WASM runs at ${names.filter((k) => k !== 'wasm').map((k) => `${(d[k].median / d.wasm.median).toFixed(2)}× ${k}'s speed`).join(', ')}`);
+  results.push({ name: c.name, configurations: configs, inputs: p.nIn, block: p.B, seconds: d, mConfigsPerSecond: Object.fromEntries(names.map((k) => [k, rate(k)])) });
+}
+rmSync(tmp, { recursive: true });
+const out = resultsPath('exact-kernel.json');
+writeFileSync(out, JSON.stringify({ quick: QUICK, date: new Date().toISOString(), cpu: cpuModel(), loadavg: loadavg(), wasm: wasmFacts(), native: builds.map((b) => b.flags), repeats: REPEATS, results }, null, 2) + '\n');
+console.log(`wrote ${out}`);
