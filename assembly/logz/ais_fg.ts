@@ -90,9 +90,9 @@ export function aisFgRun(hdr: usize, chain: usize, betas: usize, nBetas: i32, sw
   return logw;
 }
 
-/** Bytes of popAnnealFgRun's work buffer for P particles: weights, energies (and copies), configurations. */
+/** Bytes of popAnnealFgRun's work buffer for P particles: weights, energies (and copies), configurations, picks. */
 export function popAnnealFgWorkBytes(hdr: usize, P: i32): usize {
-  return <usize>P * 24 + <usize>P * (<usize>changetype<FactorGraph>(hdr).n << 2);
+  return <usize>P * 28 + <usize>P * (<usize>changetype<FactorGraph>(hdr).n << 2);
 }
 
 /**

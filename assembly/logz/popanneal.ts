@@ -48,19 +48,14 @@ export function ess(l: usize, P: i32): f64 {
 }
 
 /**
- * Systematic resampling of the P configurations (nBits bytes each, at chains + r·stride + 64) in
- * proportion to exp(l_r); copies through buf (P·nBits bytes) and resets l to 0. energies (f64 × P)
- * follow their configurations. (assembly/logz/ais_fg.ts passes 4 bytes per variable as nBits.)
+ * Systematic resampling's choice: picks[j] (i32 × P) is the particle slot j takes, in proportion to
+ * exp(l_r), from one uniform of pop. Never a particle of weight 0.
  */
-export function resample(pop: Philox, chains: usize, stride: usize, nBits: i32, P: i32, l: usize, en: usize, buf: usize, ebuf: usize): void {
+export function systematicPicks(pop: Philox, l: usize, P: i32, picks: usize): void {
   let top = -Infinity;
   for (let r = 0; r < P; r++) top = max(top, load<f64>(l + (<usize>r << 3)));
   let total: f64 = 0;
   for (let r = 0; r < P; r++) total += Math.exp(load<f64>(l + (<usize>r << 3)) - top);
-  for (let r = 0; r < P; r++) {
-    memory.copy(buf + <usize>r * <usize>nBits, chains + <usize>r * stride + PHILOX_BYTES, <usize>nBits);
-    store<f64>(ebuf + (<usize>r << 3), load<f64>(en + (<usize>r << 3)));
-  }
   // Slot j takes the particle whose cumulative weight interval holds (j + u)/P · total.
   const u = uniform(pop);
   let cum = Math.exp(load<f64>(l) - top);
@@ -74,16 +69,35 @@ export function resample(pop: Philox, chains: usize, stride: usize, nBits: i32, 
     // Never a zero-weight particle (only reachable through rounding at the end of the sum).
     let pick = src;
     while (pick > 0 && load<f64>(l + (<usize>pick << 3)) == -Infinity) pick--;
+    store<i32>(picks + (<usize>j << 2), pick);
+  }
+}
+
+/**
+ * Systematic resampling of the P configurations (nBits bytes each, at chains + r·stride + 64) in
+ * proportion to exp(l_r); copies through buf (P·nBits bytes, then P i32 picks) and resets l to 0.
+ * energies (f64 × P) follow their configurations. (assembly/logz/ais_fg.ts passes 4 bytes per
+ * variable as nBits.)
+ */
+export function resample(pop: Philox, chains: usize, stride: usize, nBits: i32, P: i32, l: usize, en: usize, buf: usize, ebuf: usize): void {
+  const picks = buf + <usize>P * <usize>nBits;
+  systematicPicks(pop, l, P, picks);
+  for (let r = 0; r < P; r++) {
+    memory.copy(buf + <usize>r * <usize>nBits, chains + <usize>r * stride + PHILOX_BYTES, <usize>nBits);
+    store<f64>(ebuf + (<usize>r << 3), load<f64>(en + (<usize>r << 3)));
+  }
+  for (let j = 0; j < P; j++) {
+    const pick = load<i32>(picks + (<usize>j << 2));
     memory.copy(chains + <usize>j * stride + PHILOX_BYTES, buf + <usize>pick * <usize>nBits, <usize>nBits);
     store<f64>(en + (<usize>j << 3), load<f64>(ebuf + (<usize>pick << 3)));
   }
   memory.fill(l, 0, <usize>P << 3);
 }
 
-/** Bytes of popAnnealRun's work buffer for P particles: weights, energies (and copies), configurations. */
+/** Bytes of popAnnealRun's work buffer for P particles: weights, energies (and copies), configurations, picks. */
 export function popAnnealWorkBytes(model: usize, P: i32): usize {
   const m = changetype<PairwiseForm>(model);
-  return (<usize>P << 5) + <usize>P * <usize>m.nBits;
+  return (<usize>P << 5) + <usize>P * <usize>m.nBits + (<usize>P << 2);
 }
 
 /**

@@ -44,6 +44,7 @@ import { BoundRelaxation } from '../relax/relaxation-bound.ts';
 import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
 import { treePartition, type TreePartition } from '../samplers/treeblocks.ts';
 import { runFactorGraphAIS } from './ais-fg.ts';
+import { lanesApply, runLanesSchedule, runPopulationsLanes, type LanesSetup } from './ais-lanes.ts';
 import { aisWarnings } from './logz-checks.ts';
 import { aisWeightStats, logMeanExp, type AISSchedule, type LogZEstimate } from './estimate.ts';
 import { runZhangLogZ, runMirrorLogZ, type RelaxedLogZOptions } from './relaxed-logz.ts';
@@ -134,6 +135,14 @@ export interface AISOptions {
   pilotRuns?: number;
   /** Temperatures of each pilot run (linear). Default max(200, steps/4). */
   pilotSteps?: number;
+  /**
+   * Run the chains in SIMD lanes (assembly/logz/ais_lanes.ts: independent runs in batches of 64, a
+   * population as one batch, two chains per f64x2 vector), with tree or Gibbs transitions, on models
+   * whose canonical form is all free bits with finite tables (Ising, Boltzmann machines, the UAI
+   * grids); others, and collapsed weights, take the one-chain kernels. The same runs bit for bit,
+   * faster. Default true; false forces the one-chain kernels.
+   */
+  lanes?: boolean;
   /** Stops the run between runs (or populations); the estimate then uses those done. */
   signal?: AbortSignal;
 }
@@ -323,7 +332,16 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
     const zSlot = collapse ? arena.allocF64(1) : 0;
     const [lo, hi] = seedWords(o.seed);
     let sweepsDone = 0;
-    const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) =>
+    const lanes: LanesSetup | null = (o.lanes ?? true) && !collapse && lanesApply(form)
+      ? { engine, arena, bound, tempered, tree, seedLo: lo, seedHi: hi, stream: AIS_STREAM, sweepsPerStep: o.sweepsPerStep }
+      : null;
+    const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => {
+      if (!lanes) return runOneByOne(betas, runs, chainBase, traces);
+      const done = runLanesSchedule(lanes, betas, runs, chainBase, traces, opts.signal);
+      sweepsDone += (betas.length - 2) * o.sweepsPerStep * done.logW.length;
+      return done;
+    };
+    const runOneByOne = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) =>
       runSchedule(engine, arena, betas, runs, traces, opts.signal, 'AIS', (kk, r, betaPtr, ePtr) => {
         kk.rngSeed(chain, lo, hi, chainBase + r, AIS_STREAM);
         sweepsDone += (betas.length - 2) * o.sweepsPerStep;
@@ -333,7 +351,12 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
     const betas = chooseSchedule(o, pilotSteps, runMany);
     let w: Float64Array;
     let resamplings = NaN;
-    if (population > 1) {
+    if (population > 1 && lanes) {
+      const done = runPopulationsLanes(lanes, betas, population, o.runs / population, firstRun, POPULATION_STREAM, RESAMPLE_BELOW, opts.signal);
+      w = done.logZ;
+      resamplings = done.resamplings;
+      sweepsDone += (betas.length - 2) * o.sweepsPerStep * population * w.length;
+    } else if (population > 1) {
       const pops = o.runs / population;
       const stride = Math.ceil(Number(k.aisStateBytes(bound.header)) / 16) * 16;
       const particles = arena.alloc(stride * population);
@@ -390,6 +413,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
         partial: done * population < o.runs,
         seed: o.seed,
         kernel: 'canonical',
+        lanes: lanes !== null,
       },
       seconds: (performance.now() - t0) / 1000,
       warnings: aisWarnings({ weightESS: lme.ess, estimates: done, population, partial: done * population < o.runs }),
@@ -452,6 +476,7 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
         partial: w.length < o.runs,
         seed: o.seed,
         kernel: 'relaxed',
+        lanes: false,
       },
       seconds: (performance.now() - t0) / 1000,
       warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population: 1, partial: w.length < o.runs }),
