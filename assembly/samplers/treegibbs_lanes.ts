@@ -12,15 +12,22 @@
 // old states sit in the top bit of each byte while it is redrawn.
 
 import { PHILOX_BYTES } from '../core/rng';
-import { batchStreamsOpen, batchStreamsNext, batchStreamsClose } from '../core/rng_lanes';
+import { batchStreamsBytes, batchStreamsOpen, batchStreamsNext, batchStreamsClose } from '../core/rng_lanes';
 import { PairwiseForm } from '../core/pairwise';
 import { EXP_K, expPair } from '../core/vmath';
+import { logPair } from '../core/vlog';
 import { TreeBlocks } from './treegibbs';
 import { lanesStateOffset } from './gibbs_lanes';
 
-/** Work bytes of treeLanesSweeps: λ, e^{−λ} and the outside field per (variable, chain). */
+/**
+ * Chains per tile: the batch is swept TILE chains at a time (each tile all its sweeps), so a tile's
+ * λ, e^{−λ} and outside fields stay in the L1 cache across a block's passes.
+ */
+const TILE = 8;
+
+/** Work bytes of treeLanesSweeps: a tile's streams; λ, e^{−λ} and the outside field per (variable, chain of a tile). */
 export function treeLanesWorkBytes(m: PairwiseForm, B: i32): usize {
-  return <usize>m.nBlocks * <usize>B * 24;
+  return batchStreamsBytes(TILE) + <usize>m.nBlocks * TILE * 24;
 }
 
 // Lane masks indexed by (lane 0's flag | lane 1's flag << 1).
@@ -52,6 +59,12 @@ function usable(x: f64): bool {
   return x > 0 && x < Infinity;
 }
 
+/** usable on both lanes. */
+@inline
+function usablePair(e: v128): bool {
+  return i64x2.all_true(v128.and(f64x2.gt(e, f64x2.splat(0)), f64x2.lt(e, f64x2.splat(Infinity))));
+}
+
 @inline
 function softplus(x: f64): f64 {
   return max(x, 0.0) + Math.log1p(Math.exp(-Math.abs(x)));
@@ -75,11 +88,18 @@ function probGivenOne(e: f64, fast: f64, ewOk: bool, lv: f64, w: f64): f64 {
  * aᵀs + ½ sᵀWs (of m's values) over the call.
  */
 export function treeLanesSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, sweeps: i32, work: usize, dE: usize): void {
-  const rs = batch + <usize>B * PHILOX_BYTES;
-  batchStreamsOpen(rs, B, batch);
-  const s = batch + lanesStateOffset(B);
-  const Bz = <usize>B;
-  const lam = work, en = work + <usize>m.nBlocks * Bz * 8, uo = en + <usize>m.nBlocks * Bz * 8;
+  for (let c0 = 0; c0 < B; c0 += TILE) tileSweeps(m, t, batch, B, c0, min(TILE, B - c0), sweeps, work, dE);
+}
+
+/** treeLanesSweeps for chains c0 … c0 + W − 1 (W even) of the batch. */
+function tileSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, c0: i32, W: i32, sweeps: i32, work: usize, dE0: usize): void {
+  const p0 = batch + <usize>c0 * PHILOX_BYTES;
+  const rs = work;
+  batchStreamsOpen(rs, W, p0);
+  const s = batch + lanesStateOffset(B) + <usize>c0;
+  const dE = dE0 + (<usize>c0 << 3);
+  const Bz = <usize>B, Wz = <usize>W;
+  const lam = work + batchStreamsBytes(TILE), en = lam + <usize>m.nBlocks * TILE * 8, uo = en + <usize>m.nBlocks * TILE * 8;
   const order = t.order, parent = t.parent, coup = t.coup, expCoup = t.expCoup;
   const one = f64x2.splat(1.0);
   const kInv = v128.load64_splat(EXP_K, 0), kShift = v128.load64_splat(EXP_K, 8);
@@ -87,21 +107,21 @@ export function treeLanesSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B:
   const c2 = v128.load64_splat(EXP_K, 32), c3 = v128.load64_splat(EXP_K, 40);
   const c4 = v128.load64_splat(EXP_K, 48), c5 = v128.load64_splat(EXP_K, 56);
   const lim = v128.load64_splat(EXP_K, 64);
-  memory.fill(dE, 0, Bz << 3);
+  memory.fill(dE, 0, Wz << 3);
   for (let sw = 0; sw < sweeps; sw++) {
     for (let tb = 0; tb < t.nTreeBlocks; tb++) {
       const lo = load<i32>(t.blockPtr + (<usize>tb << 2)), hi = load<i32>(t.blockPtr + (<usize>(tb + 1) << 2));
       for (let i = lo; i < hi; i++) {
         const row = s + <usize>load<i32>(order + (<usize>i << 2)) * Bz;
-        for (let c: usize = 0; c < Bz; c += 2) store<u16>(row + c, <u16>((<u32>load<u16>(row + c) << 7) & 0x8080));
+        for (let c: usize = 0; c < Wz; c += 2) store<u16>(row + c, <u16>((<u32>load<u16>(row + c) << 7) & 0x8080));
       }
       // The outside fields (block bits read as cleared).
       for (let i = lo; i < hi; i++) {
         const v = load<i32>(order + (<usize>i << 2));
         const av = v128.load64_splat(m.a + (<usize>v << 3));
         const k0 = load<i32>(m.rowPtr + (<usize>v << 2)), k1 = load<i32>(m.rowPtr + (<usize>(v + 1) << 2));
-        const q = <usize>v * Bz << 3;
-        for (let c: usize = 0; c < Bz; c += 2) {
+        const q = <usize>v * Wz << 3;
+        for (let c: usize = 0; c < Wz; c += 2) {
           let u = av;
           for (let k = k0; k < k1; k++) {
             const j = load<i32>(m.col + (<usize>k << 2));
@@ -115,39 +135,43 @@ export function treeLanesSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B:
       for (let i = hi - 1; i >= lo; i--) {
         const v = load<i32>(order + (<usize>i << 2));
         const p = load<i32>(parent + (<usize>v << 2));
-        const q = <usize>v * Bz << 3;
+        const q = <usize>v * Wz << 3;
         const w = load<f64>(coup + (<usize>v << 3)), ew = load<f64>(expCoup + (<usize>v << 3));
         const ewOk = usable(ew);
         const ewv = f64x2.splat(ew);
-        const pq = <usize>p * Bz << 3;
-        for (let c: usize = 0; c < Bz; c += 2) {
+        const pq = <usize>p * Wz << 3;
+        for (let c: usize = 0; c < Wz; c += 2) {
           const lv = v128.load(lam + q + (c << 3));
           const e = expPair(f64x2.neg(lv), kInv, kShift, kHi, kLo, c2, c3, c4, c5, lim);
           v128.store(en + q + (c << 3), e);
           if (p < 0) continue;
           const ratio = f64x2.div(f64x2.add(e, ewv), f64x2.add(e, one));
-          const d0 = message(f64x2.extract_lane(e, 0), f64x2.extract_lane(ratio, 0), ewOk, f64x2.extract_lane(lv, 0), w);
-          const d1 = message(f64x2.extract_lane(e, 1), f64x2.extract_lane(ratio, 1), ewOk, f64x2.extract_lane(lv, 1), w);
+          let d: v128;
+          if (ewOk && usablePair(e)) d = logPair(ratio);
+          else {
+            const d0 = message(f64x2.extract_lane(e, 0), f64x2.extract_lane(ratio, 0), ewOk, f64x2.extract_lane(lv, 0), w);
+            d = f64x2.replace_lane(f64x2.splat(d0), 1, message(f64x2.extract_lane(e, 1), f64x2.extract_lane(ratio, 1), ewOk, f64x2.extract_lane(lv, 1), w));
+          }
           const at = lam + pq + (c << 3);
-          v128.store(at, f64x2.add(v128.load(at), f64x2.replace_lane(f64x2.splat(d0), 1, d1)));
+          v128.store(at, f64x2.add(v128.load(at), d));
         }
       }
       // Downward, roots first: each bit drawn given its parent's new state.
       for (let i = lo; i < hi; i++) {
         const v = load<i32>(order + (<usize>i << 2));
         const p = load<i32>(parent + (<usize>v << 2));
-        const q = <usize>v * Bz << 3;
+        const q = <usize>v * Wz << 3;
         const w = load<f64>(coup + (<usize>v << 3)), ew = load<f64>(expCoup + (<usize>v << 3));
         const ewOk = usable(ew);
         const ewv = f64x2.splat(ew);
-        const words = batchStreamsNext(rs, B, batch);
+        const words = batchStreamsNext(rs, W, p0);
         const row = s + <usize>v * Bz;
-        for (let c: usize = 0; c < Bz; c += 2) {
+        for (let c: usize = 0; c < Wz; c += 2) {
           const e = v128.load(en + q + (c << 3));
           let prob = f64x2.div(one, f64x2.add(one, e));
           if (p >= 0) {
             let fast = f64x2.div(one, f64x2.add(one, f64x2.div(e, ewv)));
-            if (!(ewOk && i64x2.all_true(v128.and(f64x2.gt(e, f64x2.splat(0)), f64x2.lt(e, f64x2.splat(Infinity)))))) {
+            if (!(ewOk && usablePair(e))) {
               const lv = v128.load(lam + q + (c << 3));
               const f0 = probGivenOne(f64x2.extract_lane(e, 0), f64x2.extract_lane(fast, 0), ewOk, f64x2.extract_lane(lv, 0), w);
               const f1 = probGivenOne(f64x2.extract_lane(e, 1), f64x2.extract_lane(fast, 1), ewOk, f64x2.extract_lane(lv, 1), w);
@@ -164,10 +188,10 @@ export function treeLanesSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B:
       for (let i = hi - 1; i >= lo; i--) {
         const v = load<i32>(order + (<usize>i << 2));
         const p = load<i32>(parent + (<usize>v << 2));
-        const q = <usize>v * Bz << 3;
+        const q = <usize>v * Wz << 3;
         const wv = v128.load64_splat(coup + (<usize>v << 3));
         const row = s + <usize>v * Bz;
-        for (let c: usize = 0; c < Bz; c += 2) {
+        for (let c: usize = 0; c < Wz; c += 2) {
           const m1 = lowMask2(row + c), m0 = topMask2(row + c);
           const at = dE + (c << 3);
           let de = v128.load(at);
@@ -185,5 +209,5 @@ export function treeLanesSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B:
       }
     }
   }
-  batchStreamsClose(rs, B, batch);
+  batchStreamsClose(rs, W, p0);
 }
