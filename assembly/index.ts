@@ -28,7 +28,7 @@ export { chibRun } from './logz/chib';
 export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeRefresh, treeGibbsStep } from './samplers/treegibbs';
 export { popAnnealWorkBytes, popAnnealRun } from './logz/popanneal';
 export { particlesLanesWorkBytes, aisLanesRun, popAnnealLanesRun } from './logz/ais_lanes';
-export { vlogPair, vlogScalar } from './core/vlog';
+export { vlogPair, vlogScalar, vlogF32 } from './core/vlog';
 export { aisRelaxedStateBytes, aisRelaxedRun } from './logz/aisrelaxed';
 export { aisFgStateBytes, aisFgRun, popAnnealFgWorkBytes, popAnnealFgRun } from './logz/ais_fg';
 export { bpStateBytes, bpInit, bpReset, bpRefresh, bpRun, bpMarginals, bpFactorBeliefs, bpEntropies } from './variational/bp';

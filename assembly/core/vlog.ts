@@ -317,3 +317,43 @@ export function vlogPair(src: usize, dst: usize, n: i32): void {
 export function vlogScalar(src: usize, dst: usize, n: i32): void {
   for (let i = 0; i < n; i++) store<f64>(dst + (<usize>i << 3), Math.log(load<f64>(src + (<usize>i << 3))));
 }
+
+// ---------------------------------------------------------------------------------------------
+// f32x4: log on four single-precision lanes (Cephes' logf polynomial), for the opt-in f32 lanes. It
+// does not reproduce the f64 chains, only their distribution. Positive normal inputs only (the
+// kernels pass ratios of positive finite numbers and 1 + e^{−|x|}).
+
+const LOGF_K = memory.data<f32>([
+  7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
+  -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1,
+  0.707106781186547524, // √½
+  -2.12194440e-4, // ln 2 − its high part
+  0.693359375, // ln 2, high part
+]);
+
+@inline
+function lk(i: i32): v128 {
+  return v128.load32_splat(LOGF_K + (<usize>i << 2));
+}
+
+/** log of four f32 lanes: x = 2^e · m, m ∈ [√½, √2), log(m) by Cephes' polynomial in m − 1. */
+@inline
+export function logF32x4(x: v128): v128 {
+  let e = i32x4.sub(i32x4.shr_u(x, 23), i32x4.splat(126));
+  let m = v128.or(v128.and(x, i32x4.splat(0x007FFFFF)), i32x4.splat(0x3F000000)); // [0.5, 1)
+  const low = f32x4.lt(m, lk(9));
+  e = i32x4.add(e, low); // −1 where m < √½
+  m = f32x4.sub(f32x4.add(m, v128.and(m, low)), f32x4.splat(1.0));
+  const ef = f32x4.convert_i32x4_s(e);
+  const z = f32x4.mul(m, m);
+  let p = lk(0);
+  for (let i = 1; i < 9; i++) p = f32x4.add(f32x4.mul(p, m), lk(i));
+  let y = f32x4.mul(f32x4.mul(p, m), z);
+  y = f32x4.add(y, f32x4.mul(ef, lk(10)));
+  y = f32x4.sub(y, f32x4.mul(f32x4.splat(0.5), z));
+  return f32x4.add(f32x4.add(m, y), f32x4.mul(ef, lk(11)));
+}
+
+export function vlogF32(src: usize, dst: usize, n: i32): void {
+  for (let i = 0; i + 3 < n; i += 4) v128.store(dst + (<usize>i << 2), logF32x4(v128.load(src + (<usize>i << 2))));
+}

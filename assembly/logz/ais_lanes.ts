@@ -16,11 +16,12 @@
 
 import { Philox } from '../core/rng';
 import { PairwiseForm } from '../core/pairwise';
-import { lanesInit, lanesStateOffset, lanesSweepsF64 } from '../samplers/gibbs_lanes';
+import { lanesInit, lanesStateOffset, lanesSweepsF64, lanesSweepsF32 } from '../samplers/gibbs_lanes';
+import { treeLanesSweepsF32, treeLanesF32WorkBytes } from '../samplers/treegibbs_lanes_f32';
 import { TreeBlocks, treeRefresh } from '../samplers/treegibbs';
 import { treeLanesSweeps, treeLanesWorkBytes, lowMask2 } from '../samplers/treegibbs_lanes';
 import { temper } from './ais';
-import { ess, logMeanExp, systematicPicks } from './popanneal';
+import { addWeights, ess, logMeanExp, systematicPicks } from './popanneal';
 
 /** ais.ts's energy for chains c, c+1 of a bit-major batch. */
 @inline
@@ -46,11 +47,24 @@ function energies(m: PairwiseForm, batch: usize, B: i32, en: usize): void {
   for (let c: usize = 0; c < <usize>B; c += 2) v128.store(en + (c << 3), energyPair(m, s, <usize>B, c));
 }
 
+/** Bytes of the transition's work: the tree sweeps' (f64 or f32) or the single-site scratch; then the f32 values. */
+function transitionBytes(m: PairwiseForm, B: i32): usize {
+  return max(max(treeLanesWorkBytes(m, B), treeLanesF32WorkBytes(m)), <usize>max(1, m.maxBlock) << 4);
+}
+
 /** Bytes of the work buffers: aisLanesRun's and popAnnealLanesRun's for P particles in a batch of B. */
-export function particlesLanesWorkBytes(model: usize, tree: usize, B: i32, P: i32): usize {
+export function particlesLanesWorkBytes(model: usize, B: i32, P: i32): usize {
   const m = changetype<PairwiseForm>(model);
-  const treeWork = tree ? treeLanesWorkBytes(m, B) : <usize>max(1, m.maxBlock) << 4;
-  return treeWork + (<usize>B << 4) + (<usize>P << 4) + (<usize>P << 2) + <usize>m.nBits * <usize>B;
+  const nnz = <usize>load<i32>(m.rowPtr + (<usize>m.nBits << 2));
+  return transitionBytes(m, B) + ((<usize>m.nBits + nnz) << 2) + (<usize>B << 4) + (<usize>P << 4) + (<usize>P << 2) + <usize>m.nBits * <usize>B;
+}
+
+/** The tempered form's values rounded to f32 (a32 then val32 at v32). */
+function roundValues(tm: PairwiseForm, v32: usize): void {
+  const n = tm.nBits, nnz = load<i32>(tm.rowPtr + (<usize>n << 2));
+  for (let p = 0; p < n; p++) store<f32>(v32 + (<usize>p << 2), <f32>load<f64>(tm.a + (<usize>p << 3)));
+  const val32 = v32 + (<usize>n << 2);
+  for (let k = 0; k < nnz; k++) store<f32>(val32 + (<usize>k << 2), <f32>load<f64>(tm.val + (<usize>k << 3)));
 }
 
 /**
@@ -58,7 +72,20 @@ export function particlesLanesWorkBytes(model: usize, tree: usize, B: i32, P: i3
  * chain, and each chain's energy E (of the model) in en: from the tree sweep's change, recomputed in
  * full when `full`.
  */
-function transition(m: PairwiseForm, tm: PairwiseForm, tree: usize, batch: usize, B: i32, sweeps: i32, work: usize, en: usize, dE: usize, beta: f64, full: bool): void {
+function transition(m: PairwiseForm, tm: PairwiseForm, tree: usize, batch: usize, B: i32, sweeps: i32, work: usize, en: usize, dE: usize, beta: f64, full: bool, f32: bool): void {
+  if (f32) {
+    // Single precision: the f32 kernels on the tempered values rounded to f32; E in f64 from the states.
+    const v32 = work + transitionBytes(m, B), val32 = v32 + (<usize>m.nBits << 2);
+    roundValues(tm, v32);
+    if (tree) {
+      treeRefresh(changetype<usize>(tm), tree);
+      treeLanesSweepsF32(tm, v32, val32, changetype<TreeBlocks>(tree), batch, B, sweeps, work);
+    } else {
+      lanesSweepsF32(tm, v32, val32, batch, B, sweeps, 0, work, 0);
+    }
+    energies(m, batch, B, en);
+    return;
+  }
   if (tree) {
     treeRefresh(changetype<usize>(tm), tree);
     treeLanesSweeps(tm, changetype<TreeBlocks>(tree), batch, B, sweeps, work, dE);
@@ -80,9 +107,10 @@ function transition(m: PairwiseForm, tm: PairwiseForm, tree: usize, batch: usize
  * B AIS runs (aisRun on each chain of the batch, its stream seeded by the bindings) through
  * betas[0 … nBetas−1]; logw (f64 × B) receives the log weights. trace (f64 × B × nBetas, run-major,
  * or 0): aisRun's energies per run. tree: a TreeBlocks header or 0 (single-site Gibbs). work:
- * particlesLanesWorkBytes(…, B, 0).
+ * particlesLanesWorkBytes(…, B, 0). f32: the opt-in single-precision transitions (four chains a
+ * vector, B a multiple of 4): other chains with the same targets, so not aisRun's weights.
  */
-export function aisLanesRun(model: usize, tempered: usize, batch: usize, B: i32, betas: usize, nBetas: i32, sweeps: i32, tree: usize, work: usize, trace: usize, logw: usize): void {
+export function aisLanesRun(model: usize, tempered: usize, batch: usize, B: i32, betas: usize, nBetas: i32, sweeps: i32, tree: usize, work: usize, trace: usize, logw: usize, f32: bool): void {
   const m = changetype<PairwiseForm>(model);
   const tm = changetype<PairwiseForm>(tempered);
   const Bz = <usize>B;
@@ -104,7 +132,7 @@ export function aisLanesRun(model: usize, tempered: usize, batch: usize, B: i32,
     prev = beta;
     if (t < nBetas - 1) {
       temper(m, tm, beta);
-      transition(m, tm, tree, batch, B, sweeps, tw, en, dE, beta, t % 64 == 0);
+      transition(m, tm, tree, batch, B, sweeps, tw, en, dE, beta, t % 64 == 0, f32);
     }
   }
 }
@@ -115,7 +143,7 @@ export function aisLanesRun(model: usize, tempered: usize, batch: usize, B: i32,
  * bit for bit. pop: the resampling stream. work: particlesLanesWorkBytes(…, B, P). info (f64 × 2,
  * or 0): resamplings, and the ESS of the final weights.
  */
-export function popAnnealLanesRun(model: usize, tempered: usize, batch: usize, B: i32, P: i32, pop: usize, betas: usize, nBetas: i32, sweeps: i32, tree: usize, work: usize, info: usize, essFraction: f64): f64 {
+export function popAnnealLanesRun(model: usize, tempered: usize, batch: usize, B: i32, P: i32, pop: usize, betas: usize, nBetas: i32, sweeps: i32, tree: usize, work: usize, info: usize, essFraction: f64, f32: bool): f64 {
   const m = changetype<PairwiseForm>(model);
   const tm = changetype<PairwiseForm>(tempered);
   const Bz = <usize>B;
@@ -130,10 +158,7 @@ export function popAnnealLanesRun(model: usize, tempered: usize, batch: usize, B
   let prev = load<f64>(betas);
   for (let t = 1; t < nBetas; t++) {
     const beta = load<f64>(betas + (<usize>t << 3));
-    for (let r = 0; r < P; r++) {
-      const q = l + (<usize>r << 3);
-      store<f64>(q, load<f64>(q) + (beta - prev) * load<f64>(en + (<usize>r << 3)));
-    }
+    addWeights(l, en, P, beta - prev);
     prev = beta;
     if (t == nBetas - 1) break;
     if (ess(l, P) < essFraction * <f64>P) {
@@ -153,7 +178,7 @@ export function popAnnealLanesRun(model: usize, tempered: usize, batch: usize, B
       resamplings++;
     }
     temper(m, tm, beta);
-    transition(m, tm, tree, batch, B, sweeps, tw, en, dE, beta, t % 64 == 0);
+    transition(m, tm, tree, batch, B, sweeps, tw, en, dE, beta, t % 64 == 0, f32);
   }
   if (info) {
     store<f64>(info, <f64>resamplings);

@@ -23,6 +23,15 @@ import { gibbsSweeps } from '../samplers/gibbs';
 import { TreeBlocks, treeSweeps, treeRefresh } from '../samplers/treegibbs';
 import { energy, temper, initUniform } from './ais';
 
+/** Adds Δβ E_r to each particle's log weight l_r (E = −∞: the weight is 0 for good). */
+export function addWeights(l: usize, en: usize, P: i32, dBeta: f64): void {
+  for (let r = 0; r < P; r++) {
+    const q = l + (<usize>r << 3);
+    const e = load<f64>(en + (<usize>r << 3));
+    store<f64>(q, e == -Infinity ? -Infinity : load<f64>(q) + dBeta * e);
+  }
+}
+
 /** log((1/P) Σ exp(l_r)), max-shifted; −∞ when every entry is −∞. */
 export function logMeanExp(l: usize, P: i32): f64 {
   let top = -Infinity;
@@ -123,11 +132,7 @@ export function popAnnealRun(model: usize, tempered: usize, chains: usize, strid
   let prev = load<f64>(betas);
   for (let t = 1; t < nBetas; t++) {
     const beta = load<f64>(betas + (<usize>t << 3));
-    for (let r = 0; r < P; r++) {
-      const q = l + (<usize>r << 3);
-      const e = load<f64>(en + (<usize>r << 3));
-      store<f64>(q, e == -Infinity ? -Infinity : load<f64>(q) + (beta - prev) * e);
-    }
+    addWeights(l, en, P, beta - prev);
     prev = beta;
     if (t == nBetas - 1) break;
     if (ess(l, P) < essFraction * <f64>P) {

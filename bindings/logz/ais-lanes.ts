@@ -2,7 +2,8 @@
 // through the schedule in batches of up to LANES_BATCH, a population as one batch, each chain in an
 // f64x2 lane with its own stream (seed, run) — the stream the one-chain kernels give run r — so the
 // log weights and population estimates are those of the one-chain kernels, bit for bit; lanes only
-// change the speed. Free-bit forms with finite tables only (`lanesApply`); runAIS keeps the
+// change the speed. `precision: 'f32'` (opt-in) runs four chains a vector in single precision:
+// other chains with the same targets (the weights' energies stay f64). Free-bit forms with finite tables only (`lanesApply`); runAIS keeps the
 // one-chain kernels for the rest and when `lanes: false`.
 
 import type { Arena, Engine } from '../core/engine.ts';
@@ -34,14 +35,20 @@ export interface LanesSetup {
   /** Tag of the chains' streams. */
   stream: number;
   sweepsPerStep: number;
+  /** 'f32': the opt-in single-precision transitions, four chains a vector (other chains, same targets). */
+  precision: 'f64' | 'f32';
 }
 
-/** A batch of B chains (B even, ≥ 2) and its work buffer, for P particles. */
+/** Lanes per vector: B is rounded up to a multiple of it. */
+const width = (s: LanesSetup) => (s.precision === 'f32' ? 4 : 2);
+const roundUp = (n: number, w: number) => Math.ceil(n / w) * w;
+
+/** A batch of B chains (a multiple of the lane width) and its work buffer, for P particles. */
 function allocBatch(s: LanesSetup, B: number, P: number): { batch: number; work: number } {
   const k = s.engine.kernels;
   return {
     batch: s.arena.alloc(k.gibbsLanesBytes(s.bound.header, B)),
-    work: s.arena.alloc(k.particlesLanesWorkBytes(s.bound.header, s.tree?.header ?? 0, B, P)),
+    work: s.arena.alloc(k.particlesLanesWorkBytes(s.bound.header, B, P)),
   };
 }
 
@@ -57,7 +64,7 @@ function seedLanes(s: LanesSetup, batch: number, B: number, ids: (c: number) => 
  * `energies`: each run's energy at every β when traces are asked for. Stops between batches on abort.
  */
 export function runLanesSchedule(s: LanesSetup, betas: Float64Array, runs: number, chainBase: number, traces: boolean, signal: AbortSignal | undefined): { logW: Float64Array; energies: Float64Array[] } {
-  const Bmax = Math.min(LANES_BATCH, runs + (runs % 2));
+  const Bmax = roundUp(Math.min(LANES_BATCH, runs), width(s));
   const { batch, work } = allocBatch(s, Bmax, 0);
   const betaPtr = s.arena.allocF64(betas);
   const T = betas.length;
@@ -68,10 +75,10 @@ export function runLanesSchedule(s: LanesSetup, betas: Float64Array, runs: numbe
   for (let r0 = 0; r0 < runs; r0 += Bmax) {
     if (signal?.aborted) break;
     const n = Math.min(Bmax, runs - r0);
-    const B = n + (n % 2);
+    const B = roundUp(n, width(s));
     s.engine.call('AIS runs in lanes', (k) => {
       seedLanes(s, batch, B, (c) => chainBase + r0 + c, n);
-      k.aisLanesRun(s.bound.header, s.tempered, batch, B, betaPtr, T, s.sweepsPerStep, s.tree?.header ?? 0, work, trace, out);
+      k.aisLanesRun(s.bound.header, s.tempered, batch, B, betaPtr, T, s.sweepsPerStep, s.tree?.header ?? 0, work, trace, out, s.precision === 'f32' ? 1 : 0);
     });
     const w = s.arena.readF64(out, n);
     for (let c = 0; c < n; c++) {
@@ -89,7 +96,7 @@ export function runLanesSchedule(s: LanesSetup, betas: Float64Array, runs: numbe
  * population's log Ẑ and the mean number of resamplings; stops between populations on abort.
  */
 export function runPopulationsLanes(s: LanesSetup, betas: Float64Array, P: number, pops: number, firstRun: number, populationStream: number, essFraction: number, signal: AbortSignal | undefined): { logZ: Float64Array; resamplings: number } {
-  const B = P + (P % 2);
+  const B = roundUp(P, width(s));
   const k = s.engine.kernels;
   const { batch, work } = allocBatch(s, B, P);
   const pop = s.arena.alloc(k.rngStateBytes());
@@ -102,7 +109,7 @@ export function runPopulationsLanes(s: LanesSetup, betas: Float64Array, P: numbe
     const lz = s.engine.call('population annealing in lanes', (kk) => {
       seedLanes(s, batch, B, (c) => firstRun + p * P + c, P);
       kk.rngSeed(pop, s.seedLo, s.seedHi, firstRun / P + p, populationStream);
-      return kk.popAnnealLanesRun(s.bound.header, s.tempered, batch, B, P, pop, betaPtr, betas.length, s.sweepsPerStep, s.tree?.header ?? 0, work, info, essFraction);
+      return kk.popAnnealLanesRun(s.bound.header, s.tempered, batch, B, P, pop, betaPtr, betas.length, s.sweepsPerStep, s.tree?.header ?? 0, work, info, essFraction, s.precision === 'f32' ? 1 : 0);
     });
     if (Number.isNaN(lz)) throw new EngineError(`population ${p} produced a NaN estimate`);
     out.push(lz);

@@ -143,6 +143,13 @@ export interface AISOptions {
    * faster. Default true; false forces the one-chain kernels.
    */
   lanes?: boolean;
+  /**
+   * Arithmetic of the lanes' transitions: 'f64' (default; two chains a vector, the one-chain
+   * kernels' runs bit for bit) or 'f32' (opt-in: four chains a vector in single precision — other
+   * chains with the same targets; the weights' energies stay f64). 'f32' needs the lanes kernels
+   * (a free-bit model, `lanes` not false, weights not collapsed).
+   */
+  precision?: 'f64' | 'f32';
   /** Stops the run between runs (or populations); the estimate then uses those done. */
   signal?: AbortSignal;
 }
@@ -306,6 +313,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   checkCount('firstRun', firstRun, 0, PILOT_CHAIN - o.runs);
   const pilotSteps = o.pilotSteps ?? Math.max(200, Math.ceil(o.steps / 4));
   checkCount('pilotSteps', pilotSteps, 2);
+  if (o.precision === 'f32' && (!model.isPairwise || o.transition === 'relaxed')) throw new ModelError("AIS precision 'f32' runs in the lanes kernels only (tree or gibbs transitions on a model of free bits with finite potentials)");
   if (!model.isPairwise) {
     if (o.transition !== 'gibbs') requirePairwise(model, `AIS with transition '${o.transition}'`, "AIS takes higher-order factors with transition 'gibbs' (its default for them)");
     const helpers = { chooseSchedule, runSchedule, aisStream: AIS_STREAM, populationStream: POPULATION_STREAM, resampleBelow: RESAMPLE_BELOW };
@@ -332,9 +340,12 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
     const zSlot = collapse ? arena.allocF64(1) : 0;
     const [lo, hi] = seedWords(o.seed);
     let sweepsDone = 0;
+    const precision = o.precision ?? 'f64';
+    if (precision !== 'f64' && precision !== 'f32') throw new ModelError(`AIS precision must be f64 or f32, got "${String(precision)}"`);
     const lanes: LanesSetup | null = (o.lanes ?? true) && !collapse && lanesApply(form)
-      ? { engine, arena, bound, tempered, tree, seedLo: lo, seedHi: hi, stream: AIS_STREAM, sweepsPerStep: o.sweepsPerStep }
+      ? { engine, arena, bound, tempered, tree, seedLo: lo, seedHi: hi, stream: AIS_STREAM, sweepsPerStep: o.sweepsPerStep, precision }
       : null;
+    if (precision === 'f32' && !lanes) throw new ModelError("AIS precision 'f32' runs in the lanes kernels only: a model of free bits with finite potentials, lanes not false, weights not collapsed");
     const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => {
       if (!lanes) return runOneByOne(betas, runs, chainBase, traces);
       const done = runLanesSchedule(lanes, betas, runs, chainBase, traces, opts.signal);
@@ -414,6 +425,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
         seed: o.seed,
         kernel: 'canonical',
         lanes: lanes !== null,
+        precision,
       },
       seconds: (performance.now() - t0) / 1000,
       warnings: aisWarnings({ weightESS: lme.ess, estimates: done, population, partial: done * population < o.runs }),
@@ -477,6 +489,7 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
         seed: o.seed,
         kernel: 'relaxed',
         lanes: false,
+        precision: 'f64',
       },
       seconds: (performance.now() - t0) / 1000,
       warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population: 1, partial: w.length < o.runs }),
