@@ -12,7 +12,9 @@
 // (ais.ts energy, lane by lane), the weight updates, the energy from the tree sweep's change with a
 // full recomputation every 64 temperatures, systematicPicks for resampling — so run r, or particle
 // r of a population, gives the same log weight, bit for bit, as aisRun / popAnnealRun with the same
-// stream (test/particles-lanes.test.ts).
+// stream (test/particles-lanes.test.ts). The opt-in f32 transitions (four chains a vector:
+// treegibbs_lanes_f32.ts, or gibbs_lanes.ts's f32 scan) run other chains with the same targets; the
+// energies in the weights stay f64, recomputed from the states at every temperature.
 
 import { Philox } from '../core/rng';
 import { PairwiseForm } from '../core/pairwise';
@@ -48,15 +50,15 @@ function energies(m: PairwiseForm, batch: usize, B: i32, en: usize): void {
 }
 
 /** Bytes of the transition's work: the tree sweeps' (f64 or f32) or the single-site scratch; then the f32 values. */
-function transitionBytes(m: PairwiseForm, B: i32): usize {
-  return max(max(treeLanesWorkBytes(m, B), treeLanesF32WorkBytes(m)), <usize>max(1, m.maxBlock) << 4);
+function transitionBytes(m: PairwiseForm): usize {
+  return max(max(treeLanesWorkBytes(m), treeLanesF32WorkBytes(m)), <usize>max(1, m.maxBlock) << 4);
 }
 
 /** Bytes of the work buffers: aisLanesRun's and popAnnealLanesRun's for P particles in a batch of B. */
 export function particlesLanesWorkBytes(model: usize, B: i32, P: i32): usize {
   const m = changetype<PairwiseForm>(model);
   const nnz = <usize>load<i32>(m.rowPtr + (<usize>m.nBits << 2));
-  return transitionBytes(m, B) + ((<usize>m.nBits + nnz) << 2) + (<usize>B << 4) + (<usize>P << 4) + (<usize>P << 2) + <usize>m.nBits * <usize>B;
+  return transitionBytes(m) + ((<usize>m.nBits + nnz) << 2) + (<usize>B << 4) + (<usize>P << 4) + (<usize>P << 2) + <usize>m.nBits * <usize>B;
 }
 
 /** The tempered form's values rounded to f32 (a32 then val32 at v32). */
@@ -75,7 +77,7 @@ function roundValues(tm: PairwiseForm, v32: usize): void {
 function transition(m: PairwiseForm, tm: PairwiseForm, tree: usize, batch: usize, B: i32, sweeps: i32, work: usize, en: usize, dE: usize, beta: f64, full: bool, f32: bool): void {
   if (f32) {
     // Single precision: the f32 kernels on the tempered values rounded to f32; E in f64 from the states.
-    const v32 = work + transitionBytes(m, B), val32 = v32 + (<usize>m.nBits << 2);
+    const v32 = work + transitionBytes(m), val32 = v32 + (<usize>m.nBits << 2);
     roundValues(tm, v32);
     if (tree) {
       treeRefresh(changetype<usize>(tm), tree);
@@ -140,8 +142,9 @@ export function aisLanesRun(model: usize, tempered: usize, batch: usize, B: i32,
 /**
  * One population of P particles (the first P chains of a batch of B ≥ P; the rest pad the last
  * vector and take no part) through the schedule: popAnnealRun's algorithm and its result (log Ẑ),
- * bit for bit. pop: the resampling stream. work: particlesLanesWorkBytes(…, B, P). info (f64 × 2,
- * or 0): resamplings, and the ESS of the final weights.
+ * bit for bit (f32: the opt-in single-precision transitions, B a multiple of 4; other chains). pop:
+ * the resampling stream. work: particlesLanesWorkBytes(…, B, P). info (f64 × 2, or 0):
+ * resamplings, and the ESS of the final weights.
  */
 export function popAnnealLanesRun(model: usize, tempered: usize, batch: usize, B: i32, P: i32, pop: usize, betas: usize, nBetas: i32, sweeps: i32, tree: usize, work: usize, info: usize, essFraction: f64, f32: bool): f64 {
   const m = changetype<PairwiseForm>(model);

@@ -26,7 +26,7 @@ import { lanesStateOffset } from './gibbs_lanes';
 const TILE = 8;
 
 /** Work bytes of treeLanesSweeps: a tile's streams; λ, e^{−λ} and the outside field per (variable, chain of a tile). */
-export function treeLanesWorkBytes(m: PairwiseForm, B: i32): usize {
+export function treeLanesWorkBytes(m: PairwiseForm): usize {
   return batchStreamsBytes(TILE) + <usize>m.nBlocks * TILE * 24;
 }
 
