@@ -30,6 +30,8 @@ export { aisStateBytes, aisRun, aisCollapsedRun } from './logz/ais';
 export { chibRun } from './logz/chib';
 export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeRefresh, treeGibbsStep } from './samplers/treegibbs';
 export { popAnnealWorkBytes, popAnnealRun } from './logz/popanneal';
+export { particlesLanesWorkBytes, aisLanesRun, popAnnealLanesRun } from './logz/ais_lanes';
+export { vlogPair, vlogScalar, vlogF32 } from './core/vlog';
 export { aisRelaxedStateBytes, aisRelaxedRun } from './logz/aisrelaxed';
 export { aisHMCStateBytes, aisHMCXOffset, aisHMCRun } from './logz/ais_hmc';
 export { aisFgStateBytes, aisFgRun, popAnnealFgWorkBytes, popAnnealFgRun } from './logz/ais_fg';

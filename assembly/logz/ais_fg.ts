@@ -16,7 +16,7 @@
 import { Philox, PHILOX_BYTES, uniform32 } from '../core/rng';
 import { FactorGraph, cardOf, factorEntry } from '../core/factorgraph';
 import { fgChainBytes, fgSweeps } from '../samplers/factorgibbs';
-import { ess, logMeanExp, resample } from './popanneal';
+import { addWeights, ess, logMeanExp, resample } from './popanneal';
 
 /** E(x) = Σ_f θ_f(x) (the model's constant left out); −∞ where a factor forbids x. */
 export function fgEnergy(g: FactorGraph, x: usize): f64 {
@@ -90,9 +90,9 @@ export function aisFgRun(hdr: usize, chain: usize, betas: usize, nBetas: i32, sw
   return logw;
 }
 
-/** Bytes of popAnnealFgRun's work buffer for P particles: weights, energies (and copies), configurations. */
+/** Bytes of popAnnealFgRun's work buffer for P particles: weights, energies (and copies), configurations, picks. */
 export function popAnnealFgWorkBytes(hdr: usize, P: i32): usize {
-  return <usize>P * 24 + <usize>P * (<usize>changetype<FactorGraph>(hdr).n << 2);
+  return <usize>P * 28 + <usize>P * (<usize>changetype<FactorGraph>(hdr).n << 2);
 }
 
 /**
@@ -120,11 +120,7 @@ export function popAnnealFgRun(hdr: usize, chains: usize, stride: usize, P: i32,
   let prev = load<f64>(betas);
   for (let t = 1; t < nBetas; t++) {
     const beta = load<f64>(betas + (<usize>t << 3));
-    for (let r = 0; r < P; r++) {
-      const q = l + (<usize>r << 3);
-      const e = load<f64>(en + (<usize>r << 3));
-      store<f64>(q, e == -Infinity ? -Infinity : load<f64>(q) + (beta - prev) * e);
-    }
+    addWeights(l, en, P, beta - prev);
     prev = beta;
     if (t == nBetas - 1) break;
     if (ess(l, P) < essFraction * <f64>P) {

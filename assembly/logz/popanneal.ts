@@ -23,6 +23,15 @@ import { gibbsSweeps } from '../samplers/gibbs';
 import { TreeBlocks, treeSweeps, treeRefresh } from '../samplers/treegibbs';
 import { energy, temper, initUniform } from './ais';
 
+/** Adds Δβ E_r to each particle's log weight l_r (E = −∞: the weight is 0 for good). */
+export function addWeights(l: usize, en: usize, P: i32, dBeta: f64): void {
+  for (let r = 0; r < P; r++) {
+    const q = l + (<usize>r << 3);
+    const e = load<f64>(en + (<usize>r << 3));
+    store<f64>(q, e == -Infinity ? -Infinity : load<f64>(q) + dBeta * e);
+  }
+}
+
 /** log((1/P) Σ exp(l_r)), max-shifted; −∞ when every entry is −∞. */
 export function logMeanExp(l: usize, P: i32): f64 {
   let top = -Infinity;
@@ -48,19 +57,14 @@ export function ess(l: usize, P: i32): f64 {
 }
 
 /**
- * Systematic resampling of the P configurations (nBits bytes each, at chains + r·stride + 64) in
- * proportion to exp(l_r); copies through buf (P·nBits bytes) and resets l to 0. energies (f64 × P)
- * follow their configurations. (assembly/logz/ais_fg.ts passes 4 bytes per variable as nBits.)
+ * Systematic resampling's choice: picks[j] (i32 × P) is the particle slot j takes, in proportion to
+ * exp(l_r), from one uniform of pop. Never a particle of weight 0.
  */
-export function resample(pop: Philox, chains: usize, stride: usize, nBits: i32, P: i32, l: usize, en: usize, buf: usize, ebuf: usize): void {
+export function systematicPicks(pop: Philox, l: usize, P: i32, picks: usize): void {
   let top = -Infinity;
   for (let r = 0; r < P; r++) top = max(top, load<f64>(l + (<usize>r << 3)));
   let total: f64 = 0;
   for (let r = 0; r < P; r++) total += Math.exp(load<f64>(l + (<usize>r << 3)) - top);
-  for (let r = 0; r < P; r++) {
-    memory.copy(buf + <usize>r * <usize>nBits, chains + <usize>r * stride + PHILOX_BYTES, <usize>nBits);
-    store<f64>(ebuf + (<usize>r << 3), load<f64>(en + (<usize>r << 3)));
-  }
   // Slot j takes the particle whose cumulative weight interval holds (j + u)/P · total.
   const u = uniform(pop);
   let cum = Math.exp(load<f64>(l) - top);
@@ -74,16 +78,35 @@ export function resample(pop: Philox, chains: usize, stride: usize, nBits: i32, 
     // Never a zero-weight particle (only reachable through rounding at the end of the sum).
     let pick = src;
     while (pick > 0 && load<f64>(l + (<usize>pick << 3)) == -Infinity) pick--;
+    store<i32>(picks + (<usize>j << 2), pick);
+  }
+}
+
+/**
+ * Systematic resampling of the P configurations (nBits bytes each, at chains + r·stride + 64) in
+ * proportion to exp(l_r); copies through buf (P·nBits bytes, then P i32 picks) and resets l to 0.
+ * energies (f64 × P) follow their configurations. (assembly/logz/ais_fg.ts passes 4 bytes per
+ * variable as nBits.)
+ */
+export function resample(pop: Philox, chains: usize, stride: usize, nBits: i32, P: i32, l: usize, en: usize, buf: usize, ebuf: usize): void {
+  const picks = buf + <usize>P * <usize>nBits;
+  systematicPicks(pop, l, P, picks);
+  for (let r = 0; r < P; r++) {
+    memory.copy(buf + <usize>r * <usize>nBits, chains + <usize>r * stride + PHILOX_BYTES, <usize>nBits);
+    store<f64>(ebuf + (<usize>r << 3), load<f64>(en + (<usize>r << 3)));
+  }
+  for (let j = 0; j < P; j++) {
+    const pick = load<i32>(picks + (<usize>j << 2));
     memory.copy(chains + <usize>j * stride + PHILOX_BYTES, buf + <usize>pick * <usize>nBits, <usize>nBits);
     store<f64>(en + (<usize>j << 3), load<f64>(ebuf + (<usize>pick << 3)));
   }
   memory.fill(l, 0, <usize>P << 3);
 }
 
-/** Bytes of popAnnealRun's work buffer for P particles: weights, energies (and copies), configurations. */
+/** Bytes of popAnnealRun's work buffer for P particles: weights, energies (and copies), configurations, picks. */
 export function popAnnealWorkBytes(model: usize, P: i32): usize {
   const m = changetype<PairwiseForm>(model);
-  return (<usize>P << 5) + <usize>P * <usize>m.nBits;
+  return (<usize>P << 5) + <usize>P * <usize>m.nBits + (<usize>P << 2);
 }
 
 /**
@@ -109,11 +132,7 @@ export function popAnnealRun(model: usize, tempered: usize, chains: usize, strid
   let prev = load<f64>(betas);
   for (let t = 1; t < nBetas; t++) {
     const beta = load<f64>(betas + (<usize>t << 3));
-    for (let r = 0; r < P; r++) {
-      const q = l + (<usize>r << 3);
-      const e = load<f64>(en + (<usize>r << 3));
-      store<f64>(q, e == -Infinity ? -Infinity : load<f64>(q) + (beta - prev) * e);
-    }
+    addWeights(l, en, P, beta - prev);
     prev = beta;
     if (t == nBetas - 1) break;
     if (ess(l, P) < essFraction * <f64>P) {

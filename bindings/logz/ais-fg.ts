@@ -144,6 +144,8 @@ export function runFactorGraphAIS(engine: Engine, model: Model, o: FactorGraphAI
         partial: done * P < o.runs,
         seed: o.seed,
         kernel: 'factor-graph',
+        lanes: false,
+        precision: 'f64',
       },
       seconds: (performance.now() - t0) / 1000,
       warnings: aisWarnings({ weightESS: lme.ess, estimates: done, population: P, partial: done * P < o.runs }),

@@ -174,6 +174,8 @@ export function relaxedAISResult(
       partial: w.length < o.runs,
       seed: o.seed,
       kernel: 'relaxed',
+      lanes: false,
+      precision: 'f64',
       ...extra,
     },
     seconds: (performance.now() - t0) / 1000,

@@ -45,6 +45,7 @@ import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
 import { treePartition, type TreePartition } from '../samplers/treeblocks.ts';
 import { runFactorGraphAIS } from './ais-fg.ts';
 import { runHMCAIS, relaxedAISResult } from './ais-hmc.ts';
+import { lanesApply, runLanesSchedule, runPopulationsLanes, type LanesSetup } from './ais-lanes.ts';
 import { aisWarnings } from './logz-checks.ts';
 import { aisWeightStats, logMeanExp, type AISSchedule, type LogZEstimate } from './estimate.ts';
 import { runZhangLogZ, runMirrorLogZ, type RelaxedLogZOptions } from './relaxed-logz.ts';
@@ -144,6 +145,21 @@ export interface AISOptions {
   pilotRuns?: number;
   /** Temperatures of each pilot run (linear). Default max(200, steps/4). */
   pilotSteps?: number;
+  /**
+   * Run the chains in SIMD lanes (assembly/logz/ais_lanes.ts: independent runs in batches of 64, a
+   * population as one batch, two chains per f64x2 vector), with tree or Gibbs transitions, on models
+   * whose canonical form is all free bits with finite tables (Ising, Boltzmann machines, the UAI
+   * grids); others, and collapsed weights, take the one-chain kernels. The same runs bit for bit,
+   * faster. Default true; false forces the one-chain kernels.
+   */
+  lanes?: boolean;
+  /**
+   * Arithmetic of the lanes' transitions: 'f64' (default; two chains a vector, the one-chain
+   * kernels' runs bit for bit) or 'f32' (opt-in: four chains a vector in single precision — other
+   * chains with the same targets; the weights' energies stay f64). 'f32' needs the lanes kernels
+   * (a free-bit model, `lanes` not false, weights not collapsed).
+   */
+  precision?: 'f64' | 'f32';
   /** Stops the run between runs (or populations); the estimate then uses those done. */
   signal?: AbortSignal;
 }
@@ -308,6 +324,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   checkCount('firstRun', firstRun, 0, PILOT_CHAIN - o.runs);
   const pilotSteps = o.pilotSteps ?? Math.max(200, Math.ceil(o.steps / 4));
   checkCount('pilotSteps', pilotSteps, 2);
+  if (o.precision === 'f32' && (!model.isPairwise || o.transition === 'relaxed')) throw new ModelError("AIS precision 'f32' runs in the lanes kernels only (tree or gibbs transitions on a model of free bits with finite potentials)");
   if (!model.isPairwise) {
     if (o.transition !== 'gibbs') requirePairwise(model, `AIS with transition '${o.transition}'`, "AIS takes higher-order factors with transition 'gibbs' (its default for them)");
     const helpers = { chooseSchedule, runSchedule, aisStream: AIS_STREAM, populationStream: POPULATION_STREAM, resampleBelow: RESAMPLE_BELOW };
@@ -337,7 +354,19 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
     const zSlot = collapse ? arena.allocF64(1) : 0;
     const [lo, hi] = seedWords(o.seed);
     let sweepsDone = 0;
-    const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) =>
+    const precision = o.precision ?? 'f64';
+    if (precision !== 'f64' && precision !== 'f32') throw new ModelError(`AIS precision must be f64 or f32, got "${String(precision)}"`);
+    const lanes: LanesSetup | null = (o.lanes ?? true) && !collapse && lanesApply(form)
+      ? { engine, arena, bound, tempered, tree, seedLo: lo, seedHi: hi, stream: AIS_STREAM, sweepsPerStep: o.sweepsPerStep, precision }
+      : null;
+    if (precision === 'f32' && !lanes) throw new ModelError("AIS precision 'f32' runs in the lanes kernels only: a model of free bits with finite potentials, lanes not false, weights not collapsed");
+    const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => {
+      if (!lanes) return runOneByOne(betas, runs, chainBase, traces);
+      const done = runLanesSchedule(lanes, betas, runs, chainBase, traces, opts.signal);
+      sweepsDone += (betas.length - 2) * o.sweepsPerStep * done.logW.length;
+      return done;
+    };
+    const runOneByOne = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) =>
       runSchedule(engine, arena, betas, runs, traces, opts.signal, 'AIS', (kk, r, betaPtr, ePtr) => {
         kk.rngSeed(chain, lo, hi, chainBase + r, AIS_STREAM);
         sweepsDone += (betas.length - 2) * o.sweepsPerStep;
@@ -347,7 +376,12 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
     const betas = chooseSchedule(o, pilotSteps, runMany);
     let w: Float64Array;
     let resamplings = NaN;
-    if (population > 1) {
+    if (population > 1 && lanes) {
+      const done = runPopulationsLanes(lanes, betas, population, o.runs / population, firstRun, POPULATION_STREAM, RESAMPLE_BELOW, opts.signal);
+      w = done.logZ;
+      resamplings = done.resamplings;
+      sweepsDone += (betas.length - 2) * o.sweepsPerStep * population * w.length;
+    } else if (population > 1) {
       const pops = o.runs / population;
       const stride = Math.ceil(Number(k.aisStateBytes(bound.header)) / 16) * 16;
       const particles = arena.alloc(stride * population);
@@ -404,6 +438,8 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
         partial: done * population < o.runs,
         seed: o.seed,
         kernel: 'canonical',
+        lanes: lanes !== null,
+        precision,
       },
       seconds: (performance.now() - t0) / 1000,
       warnings: aisWarnings({ weightESS: lme.ess, estimates: done, population, partial: done * population < o.runs }),
