@@ -103,23 +103,16 @@ export function exactDiagnostics(r: ExactResult): InferenceResult['diagnostics']
   return d;
 }
 
+/** An exact result as infer returns it. */
+export function exactInferenceResult(r: ExactResult): InferenceResult {
+  return { method: 'exact', logZ: r.logZ, logZStdErr: null, logZKind: 'exact', marginals: r.marginals, marginalStdErr: null, diagnostics: exactDiagnostics(r), seconds: r.seconds, partial: false };
+}
+
 function inferMarginals(engine: Engine, model: Model, opts: InferOptions): InferenceResult {
   const method = opts.method ?? 'exact';
   switch (method) {
-    case 'exact': {
-      const r = exactInference(engine, model, opts.exact);
-      return {
-        method: 'exact',
-        logZ: r.logZ,
-        logZStdErr: null,
-        logZKind: 'exact',
-        marginals: r.marginals,
-        marginalStdErr: null,
-        diagnostics: exactDiagnostics(r),
-        seconds: r.seconds,
-        partial: false,
-      };
-    }
+    case 'exact':
+      return exactInferenceResult(exactInference(engine, model, opts.exact));
     case 'gibbs':
       // Pairwise models: the canonical form's kernel (faster); higher-order ones: the factor graph's.
       return gibbsKernel(model) === 'canonical' ? runGibbs(engine, model, opts) : runFactorGibbs(engine, model, opts);

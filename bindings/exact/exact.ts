@@ -16,7 +16,7 @@ import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome } from './outcome.ts';
 import { bucketPlan, bucketRefusal, fixedStates, interactionGraph, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
-import { combineSlices, runSlices, sliceToFit, type SlicedPlan } from './slicing.ts';
+import { combineSlices, runSlices, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
 import { annealOrder } from './order-search.ts';
@@ -297,8 +297,7 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
       throw new EngineError(`${lead}${sp.refusal}${method === 'auto' ? `; ${enumerationRefusal(plan_())}` : ''}`);
     }
     const all = Array.from({ length: sp.sliced.slices }, (_, s) => s);
-    const out = combineSlices(model, runSlices(engine, model, sp.sliced, all));
-    return result(out, { ...slicedFacts(sp), seconds: seconds() });
+    return slicedResult(model, sp, runSlices(engine, model, sp.sliced, all), seconds());
   };
   const plan_ = (): EnumerationPlan => (plan ??= enumerationPlan(model));
   if (method === 'bucket' || !model.isPairwise) return bucket();
@@ -347,6 +346,22 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}): SlicedB
     }
   }
   return { choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };
+}
+
+/** The exact result of a sliced plan from its slices' outcomes (any order: they are summed in slice order). */
+export function slicedResult(model: Model, sp: SlicedBucketPlan, outcomes: SliceOutcome[], seconds: number): ExactResult {
+  return result(combineSlices(model, outcomes), { ...slicedFacts(sp), seconds });
+}
+
+/**
+ * Whether exactInference takes the sliced bucket-elimination path for these options without trying
+ * anything else first: method 'bucket', or a model with a factor of arity > 2 (method auto or
+ * elimination), and no factor that is zero everywhere.
+ */
+export function takesBucketPath(model: Model, opts: ExactOptions = {}): boolean {
+  const method = opts.method ?? 'auto';
+  if (model.firstAllZeroFactor() >= 0) return false;
+  return method === 'bucket' || ((method === 'auto' || method === 'elimination') && !model.isPairwise);
 }
 
 /** The facts an exact result reports about a sliced bucket plan. */

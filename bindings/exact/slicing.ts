@@ -93,6 +93,9 @@ function size(vars: Int32Array, card: Int32Array): number {
   return s;
 }
 
+/** What running slices needs (plain data: a worker rebuilds each slice's plan from it). */
+export type SliceSpec = Pick<SlicedPlan, 'order' | 'fixed' | 'impossible' | 'sliceVars'> & { plan?: BucketPlan };
+
 /** One slice's outcome: its log Z (−∞: no configuration in it) and, if finite, its marginals. */
 export interface SliceOutcome {
   slice: number;
@@ -101,10 +104,10 @@ export interface SliceOutcome {
 }
 
 /** Runs the given slices one after another on this engine. */
-export function runSlices(engine: Engine, model: Model, sp: SlicedPlan, slices: Iterable<number>): SliceOutcome[] {
+export function runSlices(engine: Engine, model: Model, sp: SliceSpec, slices: Iterable<number>): SliceOutcome[] {
   const out: SliceOutcome[] = [];
   for (const s of slices) {
-    const plan = sp.sliceVars.length === 0 ? sp.plan : bucketPlan(model, sp.order, sliceFixed(sp, model.card, s), sp.impossible);
+    const plan = sp.sliceVars.length === 0 && sp.plan ? sp.plan : bucketPlan(model, sp.order, sliceFixed(sp, model.card, s), sp.impossible);
     const r = runBucketElimination(engine, model, plan);
     out.push({ slice: s, logZ: r.logZ, marginals: r.logZ > -Infinity ? r.marginals : null });
   }
