@@ -106,7 +106,9 @@ function planScore(plan: BucketPlan, maxMessage: number): number {
 /**
  * Bucket elimination's plan: every ordering heuristic on the free variables' interaction graph,
  * the one streaming the fewest clique configurations among those whose largest message is within
- * the limit (if none is, the one with the smallest largest message). Pure TypeScript.
+ * the limit (if none is, the one with the smallest planScore: what it would cost sliced), then
+ * randomised restarts and annealing of that order when it is expensive. `feasible`: the plan fits
+ * unsliced. Pure TypeScript.
  */
 export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): BucketChoice {
   const maxMessage = checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES);
@@ -331,6 +333,11 @@ export interface SlicedBucketPlan {
   refusal: string;
 }
 
+/**
+ * Bucket elimination's whole plan (no engine): the order (greedy heuristics, restarts, annealing),
+ * then as many sliced variables as maxMemory and maxMessageEntries need; `fits` false with the
+ * refusal's text when even the sliced plan passes maxFlops or the budget.
+ */
 export function slicedBucketPlan(model: Model, opts: ExactOptions = {}): SlicedBucketPlan {
   const maxMemory = opts.maxMemory ?? DEFAULT_MAX_MEMORY;
   if (!(maxMemory > 0) || !Number.isFinite(maxMemory)) throw new ModelError(`maxMemory ${maxMemory} is not a positive number of bytes`);
