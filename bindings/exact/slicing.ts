@@ -10,6 +10,9 @@ import type { Model } from '../core/model.ts';
 import { bucketPlan, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
 import type { ExactOutcome } from './outcome.ts';
 
+/** Most slices a plan is cut into (each is a run of the kernels with its own setup). */
+export const MAX_SLICES = 2 ** 20;
+
 export interface SlicedPlan {
   /** Elimination order (free variables; the sliced ones are skipped). */
   order: Int32Array;
@@ -50,7 +53,7 @@ export function sliceFixed(sp: Pick<SlicedPlan, 'fixed' | 'sliceVars'>, card: In
 /**
  * Conditions on variables one at a time, in the given order, until the plan needs at most maxBytes of
  * WASM memory and its largest message at most maxMessage entries, or until slicing would stream more
- * than maxFlops configurations in all. Each step slices the variable of the largest message that lies
+ * than maxFlops configurations in all (or cut into more than MAX_SLICES slices). Each step slices the variable of the largest message that lies
  * in the most entries of large messages (those ≥ 1/16 of the largest): the one whose removal
  * shrinks the most memory.
  */
@@ -80,6 +83,7 @@ export function sliceToFit(model: Model, base: BucketPlan, maxBytes: number, max
     }
     let pick = -1;
     for (const u of plan.sep[largest]) if (pick < 0 || weight[u] > weight[pick] || (weight[u] === weight[pick] && u < pick)) pick = u;
+    if (slices * card[pick] > MAX_SLICES) return { sliced, fits: false, smallestBytes, smallestFlops };
     sliceVars.push(pick);
     fx[pick] = 0;
     slices *= card[pick];
