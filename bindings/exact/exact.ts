@@ -118,7 +118,7 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): Bu
   // Slicing takes any message size, but one clique of more than maxFlops configurations means no
   // plan from that order fits: greedy runs stop there and refusals stay fast.
   const limitClique = Math.min(maxFlops, 2 ** 48);
-  const cands = orderCandidates(graph, opts.orderings ?? ORDERINGS, limitClique / 16, 4);
+  const cands = orderCandidates(graph, opts.orderings ?? ORDERINGS, limitClique / 16, 8);
 
   let best: { plan: BucketPlan; name: string } | null = null;
   let bestFeasible = false;
