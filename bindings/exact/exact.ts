@@ -65,9 +65,11 @@ export interface ExactResult {
   largestMessage: number;
   /** Clique configurations streamed (bucket elimination: both passes, all slices; else the table entries visited). */
   flops: number;
-  /** Bucket elimination: the slices summed (1: not sliced), the variables conditioned on, and one slice's planned WASM bytes. */
+  /** Bucket elimination: the slices summed (1: not sliced). */
   slices?: number;
+  /** Bucket elimination: the variables conditioned on (empty when not sliced). */
   slicedVariables?: number[];
+  /** Bucket elimination: one slice's planned WASM bytes. */
   memoryBytes?: number;
 }
 
@@ -325,9 +327,13 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
 
 /** The sliced bucket-elimination plan exactInference runs (no engine): the order, the slices, or the refusal. */
 export interface SlicedBucketPlan {
+  /** The order and its unsliced plan. */
   choice: BucketChoice;
+  /** The slices: variables conditioned on, one slice's plan, total work. */
   sliced: SlicedPlan;
+  /** Within maxFlops and the memory budget. */
   fits: boolean;
+  /** The memory budget used (bytes). */
   maxMemory: number;
   /** When it does not fit: the refusal's text (memory and work the best order needs; the smallest budget that would do). */
   refusal: string;

@@ -105,6 +105,8 @@ export interface SliceOutcome {
   slice: number;
   logZ: number;
   marginals: Float64Array[] | null;
+  /** Why Z_s = 0, when known. */
+  zeroReason?: string;
 }
 
 /** Runs the given slices one after another on this engine. */
@@ -113,7 +115,7 @@ export function runSlices(engine: Engine, model: Model, sp: SliceSpec, slices: I
   for (const s of slices) {
     const plan = sp.sliceVars.length === 0 && sp.plan ? sp.plan : bucketPlan(model, sp.order, sliceFixed(sp, model.card, s), sp.impossible);
     const r = runBucketElimination(engine, model, plan);
-    out.push({ slice: s, logZ: r.logZ, marginals: r.logZ > -Infinity ? r.marginals : null });
+    out.push(r.logZ > -Infinity ? { slice: s, logZ: r.logZ, marginals: r.marginals } : { slice: s, logZ: r.logZ, marginals: null, zeroReason: r.zeroReason });
   }
   return out;
 }
@@ -126,7 +128,7 @@ export function combineSlices(model: Model, outcomes: SliceOutcome[]): ExactOutc
   const sorted = [...outcomes].sort((a, b) => a.slice - b.slice);
   if (sorted.length === 1) {
     const o = sorted[0];
-    return o.logZ > -Infinity ? { logZ: o.logZ, marginals: o.marginals } : { logZ: -Infinity, marginals: null };
+    return o.logZ > -Infinity ? { logZ: o.logZ, marginals: o.marginals } : { logZ: -Infinity, marginals: null, zeroReason: o.zeroReason };
   }
   let top = -Infinity;
   for (const o of sorted) top = Math.max(top, o.logZ);
