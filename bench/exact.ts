@@ -3,10 +3,11 @@
 // each in a fresh engine), WASM memory after the run, the kernel, treewidth, log2 of the largest
 // message, log2 of the clique configurations streamed, and the log10 Z error against the published
 // PR. Pairwise files are also run with bucket elimination forced (method: 'bucket'), beside the
-// junction tree. Files with a factor of arity > 2 are also run sliced to the unsliced plan's memory
-// less seven eighths of its messages' (--max-memory), on this thread and on two worker threads (their results are checked
-// to be the same bits). The order column names the heuristic, "+ annealing" when the order search
-// improved it, and the greedy plan's log2 flops before the search. Refusals are timed too.
+// junction tree. Files with a factor of arity > 2 are also run sliced to the unsliced plan's
+// memory less seven eighths of its messages' (--max-memory), on this thread and on two worker
+// threads (their log Z is checked to be the same bits). The order column names the heuristic,
+// "+ annealing" when the order search improved it, and in brackets the greedy plan's log2 flops
+// when the search ran. Refusals are timed too.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
