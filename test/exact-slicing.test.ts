@@ -71,7 +71,7 @@ test('sliced = unsliced = brute force on random factor graphs with hard zeros (s
 test('workers 1 and 2 give exactInference bit for bit (random models, CSP_12 sliced to the published digits)', async () => {
   const rand = mulberry32(4402);
   let compared = 0;
-  for (let t = 0; compared < 3 && t < 20; t++) {
+  for (let t = 0; compared < 2 && t < 20; t++) {
     const m = randomModel(rand, t);
     const bytes = slicedBucketPlan(m, { method: 'bucket' }).sliced.plan.bytes;
     const opts = { method: 'bucket' as const, maxMemory: bytes - 1 };
@@ -85,7 +85,7 @@ test('workers 1 and 2 give exactInference bit for bit (random models, CSP_12 sli
     sameBits(one, sync, 'one worker');
     sameBits(two, sync, 'two workers');
   }
-  assert.equal(compared, 3);
+  assert.equal(compared, 2);
   const path = join(dataDir(), 'uai2014-more', 'CSP_12.uai');
   const { model } = await loadModelFile(path);
   const opts = { maxMemory: 2 ** 21 };
