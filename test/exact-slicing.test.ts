@@ -18,6 +18,7 @@ import { fixedStates, interactionGraph } from '../bindings/exact/bucket-eliminat
 import { loadModelFile } from '../bindings/io/files.ts';
 import { readMAR, readPR } from '../bindings/io/formats.ts';
 import { EngineError } from '../bindings/core/errors.ts';
+import { checkJobOpts } from '../bindings/queue/queue-jobs.ts';
 import type { Model } from '../bindings/core/model.ts';
 import { bruteForce, dataDir, mulberry32, randomFactorGraph } from './helpers.ts';
 
@@ -130,6 +131,9 @@ test('a memory budget too small even for the sliced plan: refused at once with t
   assert.equal(out.status, 3, out.stderr);
   assert.match(out.stderr.trim(), /^relaxmrf: .*the memory budget of 10 kB is too small even for the sliced plan: the smallest budget that would do is \d+ kB \(--max-memory \d+\)/);
   assert.equal(out.stderr.trim().split('\n').length, 1);
+  // The budget and the other exact limits cross the job queue.
+  const opts = { method: 'exact', exact: { maxMemory: 2 ** 21, maxFlops: 2 ** 30, maxMessageEntries: 2 ** 20, orderSearchWork: 0, orderRestarts: 2 } };
+  assert.deepEqual(checkJobOpts(opts), opts);
 });
 
 test('order search: annealing is never worse than its greedy start, the same order every time; the plan keeps the better', () => {

@@ -38,7 +38,7 @@ const OPTION_KINDS: Record<string, Kind> = {
   trials: 'number', maxConstraints: 'number', minConstraints: 'number', maxSweeps: 'number', tol: 'number',
   budget: 'number', budgetFactor: 'number', runs: 'number', steps: 'number', population: 'number',
   sweepsPerStep: 'number', pilotRuns: 'number', pilotSteps: 'number', thin: 'number', covarianceCap: 'number',
-  maxTableEntries: 'number',
+  maxTableEntries: 'number', maxMessageEntries: 'number', maxFlops: 'number', maxMemory: 'number', orderSearchWork: 'number', orderRestarts: 'number',
   adaptMass: 'boolean', empirical: 'boolean', orderedStarts: 'boolean', collapse: 'boolean',
   method: 'string', shift: 'string', factor: 'string', parametrisation: 'string', logz: 'string', estimator: 'string',
   transition: 'string', schedule: 'string', reference: 'string', covariance: 'string',
