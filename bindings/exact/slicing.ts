@@ -53,9 +53,9 @@ export function sliceFixed(sp: Pick<SlicedPlan, 'fixed' | 'sliceVars'>, card: In
 /**
  * Conditions on variables one at a time, in the given order, until the plan needs at most maxBytes of
  * WASM memory and its largest message at most maxMessage entries, or until slicing would stream more
- * than maxFlops configurations in all (or cut into more than MAX_SLICES slices). Each step slices the variable of the largest message that lies
- * in the most entries of large messages (those ≥ 1/16 of the largest): the one whose removal
- * shrinks the most memory.
+ * than maxFlops configurations in all (or cut into more than MAX_SLICES slices). Each step slices
+ * the variable of the largest message that lies in the most entries of large messages (those ≥ 1/16
+ * of the largest): the one whose removal shrinks the most memory.
  */
 export function sliceToFit(model: Model, base: BucketPlan, maxBytes: number, maxMessage: number, maxFlops: number): SliceSearch {
   const card = model.card, n = model.n;
