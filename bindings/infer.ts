@@ -2,7 +2,7 @@
 import type { Engine } from './core/engine.ts';
 import type { Model } from './core/model.ts';
 import type { InferenceResult } from './core/result.ts';
-import { exactInference, type ExactOptions } from './exact/exact.ts';
+import { exactInference, type ExactOptions, type ExactResult } from './exact/exact.ts';
 import { runGibbs, type GibbsOptions } from './samplers/gibbs.ts';
 import { gibbsKernel, runFactorGibbs } from './samplers/factor-gibbs.ts';
 import { runTreeGibbs } from './samplers/treegibbs.ts';
@@ -92,23 +92,27 @@ export function withEstimate(result: InferenceResult, request: EstimateLogZOptio
   return withWarnings({ ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics }, (est.warnings ?? []).map((w) => `log Z (${request.estimator}): ${w}`));
 }
 
+/** The exact result's diagnostics (bucket elimination adds its slices and planned memory). */
+export function exactDiagnostics(r: ExactResult): InferenceResult['diagnostics'] {
+  const d: InferenceResult['diagnostics'] = { algorithm: r.method, treewidth: r.treewidth, maxTableEntries: r.maxTableEntries, ordering: r.ordering, kernel: r.algorithm, largestMessage: r.largestMessage, flops: r.flops };
+  if (r.slices !== undefined) {
+    d.slices = r.slices;
+    d.slicedVariables = r.slicedVariables!.join(',');
+    d.memoryBytes = r.memoryBytes!;
+  }
+  return d;
+}
+
+/** An exact result as infer returns it. */
+export function exactInferenceResult(r: ExactResult): InferenceResult {
+  return { method: 'exact', logZ: r.logZ, logZStdErr: null, logZKind: 'exact', marginals: r.marginals, marginalStdErr: null, diagnostics: exactDiagnostics(r), seconds: r.seconds, partial: false };
+}
+
 function inferMarginals(engine: Engine, model: Model, opts: InferOptions): InferenceResult {
   const method = opts.method ?? 'exact';
   switch (method) {
-    case 'exact': {
-      const r = exactInference(engine, model, opts.exact);
-      return {
-        method: 'exact',
-        logZ: r.logZ,
-        logZStdErr: null,
-        logZKind: 'exact',
-        marginals: r.marginals,
-        marginalStdErr: null,
-        diagnostics: { algorithm: r.method, treewidth: r.treewidth, maxTableEntries: r.maxTableEntries, ordering: r.ordering, kernel: r.algorithm, largestMessage: r.largestMessage, flops: r.flops },
-        seconds: r.seconds,
-        partial: false,
-      };
-    }
+    case 'exact':
+      return exactInferenceResult(exactInference(engine, model, opts.exact));
     case 'gibbs':
       // Pairwise models: the canonical form's kernel (faster); higher-order ones: the factor graph's.
       return gibbsKernel(model) === 'canonical' ? runGibbs(engine, model, opts) : runFactorGibbs(engine, model, opts);

@@ -240,7 +240,7 @@ test('--logz ais with --ais-* options: population annealing from the CLI, within
   assert.match(odd.err, /multiple of the population size/);
 });
 
-test('--workers runs the chains on worker threads with the same output; refused for methods without chains', () => {
+test('--workers runs the chains on worker threads with the same output; refused for methods without chains or slices', () => {
   const base = ['infer', 'ising:4x4,beta=0.3,h=0.1', '--seed', '3', '--samples', '1500', '--chains', '3', '--json'];
   for (const method of ['gibbs', 'dhmc']) {
     const one = run(...base, '--method', method);
@@ -251,9 +251,14 @@ test('--workers runs the chains on worker threads with the same output; refused 
     assert.deepEqual(b.marginalStdErr, a.marginalStdErr, method);
     for (const k of Object.keys(a.diagnostics)) if (!/second/i.test(k)) assert.deepEqual(b.diagnostics[k], a.diagnostics[k], `${method} ${k}`);
   }
-  const bad = run('infer', 'ising:3x3', '--method', 'exact', '--workers', '2');
+  const bad = run('infer', 'ising:3x3', '--method', 'mf', '--workers', '2');
   assert.equal(bad.code, 2);
-  assert.match(bad.err, /--workers applies to gibbs/);
+  assert.match(bad.err, /--workers applies to exact, gibbs/);
+  // Exact inference takes --workers (its slices; a model that needs none runs on this thread, the same result).
+  const exact = JSON.parse(run('infer', 'ising:3x3', '--json').out), exact2 = JSON.parse(run('infer', 'ising:3x3', '--workers', '2', '--json').out);
+  assert.deepEqual(exact2.marginals, exact.marginals);
+  assert.equal(exact2.logZ, exact.logZ);
+  assert.equal(exact2.diagnostics.workers, 1);
   assert.equal(run('infer', 'ising:3x3', '--method', 'gibbs', '--workers', '-1').code, 2); // 0 is this thread
 });
 

@@ -1,6 +1,7 @@
 // The job queue with a real Redis: redis-server on a free loopback port, three `relaxmrf worker`
 // processes; gibbs and population annealing through the queue equal the single-process run bit for
-// bit, also when a worker is killed mid-run (its job is retried elsewhere); a malformed and an
+// bit, also when a worker is killed mid-run (its job is retried elsewhere); exact inference's slices
+// as jobs equal the single-process run bit for bit; a malformed and an
 // oversized job fail with their reason while the workers keep serving; a wrong URL is exit 2, and
 // a Redis that goes away mid-run is exit 3, promptly. Skipped (with a message) without redis-server.
 import { test, before, after } from 'node:test';
@@ -14,6 +15,9 @@ import { infer, type InferOptions } from '../bindings/infer.ts';
 import { runQueued } from '../bindings/queue/queue-client.ts';
 import { QUEUE_NAME } from '../bindings/queue/queue-jobs.ts';
 import type { InferenceResult } from '../bindings/core/result.ts';
+import { join } from 'node:path';
+import { loadModelFile } from '../bindings/io/files.ts';
+import { dataDir } from './helpers.ts';
 import { freePort, REDIS_SERVER, sleep, startRedis, startWorker } from '../scripts/redis-local.ts';
 
 const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
@@ -77,6 +81,17 @@ test('population annealing (AIS pieces) and exact through the queue equal the si
     const r = await runQueued(model, opts, { connection: url, aisRunsPerJob: 3 });
     assert.deepEqual(comparable(r), comparable(ref), JSON.stringify(opts));
   }
+});
+
+test('exact inference with a sliced plan: the slices as jobs, the single-process result bit for bit', { skip }, async () => {
+  const engine = await loadEngine();
+  const { model } = await loadModelFile(join(dataDir(), 'uai2014-more', 'CSP_12.uai'));
+  const opts: InferOptions = { method: 'exact', exact: { maxMemory: 2 ** 21 } };
+  const ref = infer(engine, model, opts);
+  assert.ok((ref.diagnostics.slices as number) >= 4);
+  const r = await runQueued(model, opts, { connection: url });
+  assert.deepEqual(comparable(r), comparable(ref));
+  assert.ok((r.diagnostics.workers as number) >= 1);
 });
 
 test('a malformed and an oversized job fail at once with their reason; the workers keep serving', { skip }, async () => {

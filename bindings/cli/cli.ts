@@ -27,6 +27,10 @@ const USAGE = `usage:
   relaxmrf infer MODEL [--method exact|gibbs|pt|sw|wolff|treegibbs|blockgibbs|dhmc|mala|mf|mfrp|bp|trw|bounds] [--seed N] [--json]
                        [--out-format uai] [--out PREFIX] [--plot FILE.svg]
       exact:              [--map]  a MAP configuration (max-product elimination; --out-format uai: the UAI MAP format)
+                          [--max-memory BYTES]  WASM memory one bucket elimination may use (K/M/G suffixes; default 2G):
+                                          past it the plan is sliced (conditioned on a few variables, slices summed);
+                                          exit 3 with the smallest budget that would do when even slicing cannot fit
+                          [--workers W]   the slices on W worker threads (the same result for any W)
                           [--samples N]  N exact i.i.d. configurations, one per line (--seed N; --out PREFIX.samples)
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
@@ -89,6 +93,15 @@ function integer(name: string, v: string | undefined, min: number): number | und
   const x = Number(v);
   if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${v}"`);
   return x;
+}
+
+/** A byte count: an integer with an optional K, M or G suffix (powers of 1024). */
+function bytes(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([KMG]i?B?)?\s*$/i.exec(v);
+  const x = m ? Number(m[1]) * 1024 ** (m[2] ? 'KMG'.indexOf(m[2][0].toUpperCase()) + 1 : 0) : NaN;
+  if (!(x >= 1) || !Number.isFinite(x)) throw new UsageError(`--${name} must be a number of bytes (suffix K, M or G allowed), got "${v}"`);
+  return Math.floor(x);
 }
 
 function positive(name: string, v: string | undefined): number | undefined {
@@ -231,6 +244,7 @@ async function inferCommand(argv: string[]): Promise<void> {
       out: { type: 'string' },
       plot: { type: 'string' },
       map: { type: 'boolean' },
+      'max-memory': { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('infer takes exactly one MODEL');
@@ -285,8 +299,11 @@ async function inferCommand(argv: string[]): Promise<void> {
       return Number(t);
     });
   }
+  const maxMemory = bytes('max-memory', values['max-memory']);
+  if (maxMemory !== undefined && method !== 'exact') throw new UsageError(`--max-memory applies to --method exact, not --method ${method}`);
   const opts = {
     method,
+    exact: maxMemory !== undefined ? { maxMemory } : undefined,
     replicas: integer('replicas', values.replicas, 2),
     ladder,
     moves,
@@ -317,8 +334,8 @@ async function inferCommand(argv: string[]): Promise<void> {
     onProgress: progressReporter(),
   };
   const workers = integer('workers', values.workers, 0);
-  if (workers !== undefined && !PARALLEL_METHODS.includes(method as ParallelMethod)) {
-    throw new UsageError(`--workers applies to ${PARALLEL_METHODS.join(', ')}, not --method ${method}`);
+  if (workers !== undefined && method !== 'exact' && !PARALLEL_METHODS.includes(method as ParallelMethod)) {
+    throw new UsageError(`--workers applies to exact, ${PARALLEL_METHODS.join(', ')}, not --method ${method}`);
   }
   if (workers !== undefined && values.queue !== undefined) throw new UsageError('--workers and --queue exclude each other (a queue worker has --concurrency)');
   if (values.map && method !== 'exact') throw new UsageError('--map needs --method exact');

@@ -16,8 +16,10 @@ import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome } from './outcome.ts';
 import { bucketPlan, bucketRefusal, fixedStates, interactionGraph, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
+import { combineSlices, runSlices, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
+import { annealOrder } from './order-search.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
 
@@ -27,8 +29,12 @@ export interface ExactOptions {
   method?: 'auto' | 'enumeration' | 'elimination' | 'bucket';
   /** Largest message bucket elimination accepts (entries). Default 2^26. */
   maxMessageEntries?: number;
-  /** Most clique configurations bucket elimination streams (both passes). Default 2^38. */
+  /** Most clique configurations bucket elimination streams (both passes, all slices). Default 2^34. */
   maxFlops?: number;
+  /** WASM bytes one bucket elimination (one slice) may use; past it the plan is sliced. Default 2 GiB. */
+  maxMemory?: number;
+  /** Work budget of the order search (simulated annealing; bitset words touched); 0 turns it off. Default: see orderSearchWork. */
+  orderSearchWork?: number;
   /** Randomised greedy restarts of the order search (bucket elimination). Default 16 when the best heuristic's plan streams > 2^30 configurations, else 0. */
   orderRestarts?: number;
   /** Largest clique table (product of the clique's cardinalities) elimination accepts. Default 2^25. */
@@ -57,8 +63,14 @@ export interface ExactResult {
   algorithm: 'enumeration' | 'junction-tree' | 'bucket';
   /** Entries of the largest message (bucket elimination; else the largest table). */
   largestMessage: number;
-  /** Clique configurations streamed (bucket elimination: both passes; else the table entries visited). */
+  /** Clique configurations streamed (bucket elimination: both passes, all slices; else the table entries visited). */
   flops: number;
+  /** Bucket elimination: the slices summed (1: not sliced). */
+  slices?: number;
+  /** Bucket elimination: the variables conditioned on (empty when not sliced). */
+  slicedVariables?: number[];
+  /** Bucket elimination: one slice's planned WASM bytes. */
+  memoryBytes?: number;
 }
 
 export interface EliminationPlan {
@@ -71,41 +83,61 @@ export interface EliminationPlan {
 
 export const DEFAULT_MAX_TABLE_ENTRIES = 2 ** 25;
 export const DEFAULT_MAX_MESSAGE_ENTRIES = 2 ** 26;
-export const DEFAULT_MAX_FLOPS = 2 ** 38;
+export const DEFAULT_MAX_FLOPS = 2 ** 34;
+export const DEFAULT_MAX_MEMORY = 2 ** 31;
+
+/**
+ * The annealing's default budget in bitset words (≈ 2.5·10⁸ per second here, against ≈ 10⁸ clique
+ * configurations per second in the kernels): 1/8 word per configuration the best greedy plan streams
+ * — about 5 % of the contraction's time — between 10⁶ and 5·10⁸ words; none below 2^24
+ * configurations. A plan past maxFlops gets 2·10⁶ words (≈ 10–40 ms), one past 16 maxFlops none, so
+ * refusals stay fast.
+ */
+export function orderSearchWork(flops: number, maxFlops: number): number {
+  if (flops < 2 ** 24) return 0;
+  if (flops > 16 * maxFlops) return 0;
+  if (flops > maxFlops) return 2e6;
+  return Math.min(5e8, Math.max(1e6, flops / 8));
+}
+
+/** A bucket plan's order of preference: within the message limit first, then log2 flops plus each bit of message past the limit (what slicing would roughly cost). */
+function planScore(plan: BucketPlan, maxMessage: number): number {
+  return Math.log2(plan.flops) + Math.max(0, Math.log2(plan.maxMessage / maxMessage));
+}
 
 /**
  * Bucket elimination's plan: every ordering heuristic on the free variables' interaction graph,
  * the one streaming the fewest clique configurations among those whose largest message is within
- * the limit (if none is, the one with the smallest largest message). Pure TypeScript.
+ * the limit (if none is, the one with the smallest planScore: what it would cost sliced), then
+ * randomised restarts and annealing of that order when it is expensive. `feasible`: the plan fits
+ * unsliced. Pure TypeScript.
  */
-export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): { plan: BucketPlan; name: string; feasible: boolean; maxMessage: number; maxFlops: number } {
+export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): BucketChoice {
   const maxMessage = checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES);
   const maxFlops = checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS);
   const { fixed, impossible } = fixedStates(model);
   const graph = interactionGraph(model, fixed);
-  let maxCard = 1;
-  for (let v = 0; v < model.n; v++) maxCard = Math.max(maxCard, graph.card[v]);
-  // The clique limit is the message limit times a cardinality, so a margin of 4 (log2) past it
-  // already means no heuristic will fit: greedy runs stop there and refusals stay fast.
-  const cands = orderCandidates(graph, opts.orderings ?? ORDERINGS, maxMessage * maxCard, 4);
+  // Slicing takes any message size, but one clique of more than maxFlops configurations means no
+  // plan from that order fits: greedy runs stop there and refusals stay fast.
+  const limitClique = Math.min(maxFlops, 2 ** 48);
+  const cands = orderCandidates(graph, opts.orderings ?? ORDERINGS, limitClique / 16, 8);
 
   let best: { plan: BucketPlan; name: string } | null = null;
   let bestFeasible = false;
   // Symbolic plans (the costly part of a refusal) only for orders whose cliques could fit; when none
   // could, for the one with the smallest largest clique.
-  const limitClique = maxMessage * maxCard;
   let planned = cands.filter((c) => c.order.length > 0 && !c.aborted && c.maxEntries <= limitClique);
   if (planned.length === 0) planned = cands.filter((c) => c.order.length > 0).sort((p, q) => p.maxEntries - q.maxEntries).slice(0, 1);
   for (const c of planned) {
     const plan = bucketPlan(model, c.order, fixed, impossible);
     const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
-    const better = !best || (feasible && !bestFeasible) || (feasible === bestFeasible && (feasible ? plan.flops < best.plan.flops : plan.maxMessage < best.plan.maxMessage || (plan.maxMessage === best.plan.maxMessage && plan.flops < best.plan.flops)));
+    const better = !best || (feasible && !bestFeasible) || (feasible === bestFeasible && (feasible ? plan.flops < best.plan.flops : planScore(plan, maxMessage) < planScore(best.plan, maxMessage)));
     if (better) (best = { plan, name: c.name }), (bestFeasible = feasible);
   }
   // Randomised restarts of the greedy heuristics (ties broken by a seeded relabelling of the
   // variables) when the best plan fits but is expensive (> 2^30 configurations; refusals stay
   // fast): a fixed count, so the order, and with it every result, is reproducible.
-  const restarts = opts.orderRestarts ?? (best && bestFeasible && best.plan.flops > 2 ** 30 ? 16 : 0);
+  const restarts = opts.orderRestarts ?? (best && best.plan.flops <= maxFlops && best.plan.flops > 2 ** 30 ? 16 : 0);
   const rand = mulberry32(0x0d3e);
   for (let r = 0; r < restarts && best; r++) {
     const perm = Int32Array.from({ length: model.n }, (_, v) => v);
@@ -121,18 +153,51 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): { 
     const inverse = new Int32Array(model.n);
     for (let v = 0; v < model.n; v++) inverse[perm[v]] = v;
     const heuristic = r % 2 === 0 ? 'minfill' : 'weightedminfill';
-    const c = orderCandidates({ n: model.n, card, pairwiseFactors: () => ({ i, j }) }, [heuristic], maxMessage * maxCard)[0];
+    const c = orderCandidates({ n: model.n, card, pairwiseFactors: () => ({ i, j }) }, [heuristic], limitClique)[0];
     if (c.order.length === 0) continue;
     const plan = bucketPlan(model, Int32Array.from(c.order, (v) => inverse[v]), fixed, impossible);
     const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
-    if ((feasible && !bestFeasible) || (feasible === bestFeasible && plan.flops < best.plan.flops)) (best = { plan, name: `${heuristic} (restart ${r + 1})` }), (bestFeasible = feasible);
+    if ((feasible && !bestFeasible) || (feasible === bestFeasible && planScore(plan, maxMessage) < planScore(best.plan, maxMessage))) (best = { plan, name: `${heuristic} (restart ${r + 1})` }), (bestFeasible = feasible);
   }
   if (!best) {
     // Every ordering was abandoned far past the limit: the natural order's plan names the sizes.
     const plan = bucketPlan(model, Int32Array.from({ length: model.n }, (_, v) => v), fixed, impossible);
-    return { plan, name: 'natural', feasible: false, maxMessage, maxFlops };
+    return { plan, name: 'natural', feasible: false, maxMessage, maxFlops, search: null };
   }
-  return { ...best, feasible: bestFeasible, maxMessage, maxFlops };
+  // Local search from the best greedy order (deterministic work budget): kept only when it is better.
+  const work = opts.orderSearchWork ?? orderSearchWork(best.plan.flops, maxFlops);
+  let search: OrderSearchReport | null = null;
+  if (work > 0) {
+    const a = annealOrder(graph, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work, penalty: 1 });
+    const plan = bucketPlan(model, a.order, fixed, impossible);
+    const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
+    const kept = (feasible && !bestFeasible) || (feasible === bestFeasible && planScore(plan, maxMessage) < planScore(best.plan, maxMessage));
+    search = { evaluations: a.evaluations, work: a.work, improved: kept, greedyFlops: best.plan.flops, greedyMaxMessage: best.plan.maxMessage };
+    if (kept) (best = { plan, name: `${best.name} + annealing` }), (bestFeasible = feasible);
+  }
+  return { ...best, feasible: bestFeasible, maxMessage, maxFlops, search };
+}
+
+/** What the order search did (bucketEliminationPlan). */
+export interface OrderSearchReport {
+  evaluations: number;
+  /** Bitset words touched. */
+  work: number;
+  /** Its order replaced the greedy one. */
+  improved: boolean;
+  /** The best greedy plan's configurations and largest message. */
+  greedyFlops: number;
+  greedyMaxMessage: number;
+}
+
+/** bucketEliminationPlan's choice: the plan, its order's name, whether it fits the limits unsliced. */
+export interface BucketChoice {
+  plan: BucketPlan;
+  name: string;
+  feasible: boolean;
+  maxMessage: number;
+  maxFlops: number;
+  search: OrderSearchReport | null;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -227,16 +292,16 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
     return result(out, { method: 'enumeration', algorithm: 'enumeration', treewidth: Math.max(0, width - 1), maxTableEntries: plan.configs, largestMessage: 0, flops: plan.configs, ordering: 'gray-code', seconds: seconds() });
   };
   if (method === 'enumeration') return enumerate();
-  /** Bucket elimination; `before` is the junction tree's refusal when that was tried first. */
+  /** Bucket elimination, sliced to fit maxMemory; `before` is the junction tree's refusal when that was tried first. */
   const bucket = (before?: EngineError): ExactResult => {
-    const { plan, name, feasible, maxMessage, maxFlops } = bucketEliminationPlan(model, opts);
-    if (!feasible) {
+    const sp = slicedBucketPlan(model, opts);
+    if (!sp.fits) {
       if (method === 'auto' && enumerable()) return enumerate();
       const lead = before ? `${before.message}; ` : '';
-      throw new EngineError(`${lead}${bucketRefusal(plan, maxMessage, maxFlops, name)}${method === 'auto' ? `; ${enumerationRefusal(plan_())}` : ''}`);
+      throw new EngineError(`${lead}${sp.refusal}${method === 'auto' ? `; ${enumerationRefusal(plan_())}` : ''}`);
     }
-    const out = runBucketElimination(engine, model, plan);
-    return result(out, { method: 'elimination', algorithm: 'bucket', treewidth: plan.treewidth, maxTableEntries: plan.maxMessage, largestMessage: plan.maxMessage, flops: plan.flops, ordering: name, seconds: seconds() });
+    const all = Array.from({ length: sp.sliced.slices }, (_, s) => s);
+    return slicedResult(model, sp, runSlices(engine, model, sp.sliced, all), seconds());
   };
   const plan_ = (): EnumerationPlan => (plan ??= enumerationPlan(model));
   if (method === 'bucket' || !model.isPairwise) return bucket();
@@ -258,6 +323,67 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
     throw e;
   }
   return result(out, { method: 'elimination', algorithm: 'junction-tree', treewidth: best.treewidth, maxTableEntries: best.maxEntries, largestMessage: best.maxEntries, flops: best.totalEntries, ordering: best.name, seconds: seconds() });
+}
+
+/** The sliced bucket-elimination plan exactInference runs (no engine): the order, the slices, or the refusal. */
+export interface SlicedBucketPlan {
+  /** The order and its unsliced plan. */
+  choice: BucketChoice;
+  /** The slices: variables conditioned on, one slice's plan, total work. */
+  sliced: SlicedPlan;
+  /** Within maxFlops and the memory budget. */
+  fits: boolean;
+  /** The memory budget used (bytes). */
+  maxMemory: number;
+  /** When it does not fit: the refusal's text (memory and work the best order needs; the smallest budget that would do). */
+  refusal: string;
+}
+
+/**
+ * Bucket elimination's whole plan (no engine): the order (greedy heuristics, restarts, annealing),
+ * then as many sliced variables as maxMemory and maxMessageEntries need; `fits` false with the
+ * refusal's text when even the sliced plan passes maxFlops or the budget.
+ */
+export function slicedBucketPlan(model: Model, opts: ExactOptions = {}): SlicedBucketPlan {
+  const maxMemory = opts.maxMemory ?? DEFAULT_MAX_MEMORY;
+  if (!(maxMemory > 0) || !Number.isFinite(maxMemory)) throw new ModelError(`maxMemory ${maxMemory} is not a positive number of bytes`);
+  const choice = bucketEliminationPlan(model, opts);
+  const fit = sliceToFit(model, choice.plan, maxMemory, choice.maxMessage, choice.maxFlops);
+  let refusal = '';
+  if (!fit.fits) {
+    refusal = bucketRefusal(choice.plan, choice.maxMessage, choice.maxFlops, choice.name);
+    if (fit.smallestBytes < Infinity && choice.plan.flops <= choice.maxFlops) {
+      refusal += `; the memory budget of ${fmtBytes(maxMemory)} is too small even for the sliced plan: the smallest budget that would do is ${fmtBytes(fit.smallestBytes)} (--max-memory ${Math.ceil(fit.smallestBytes)}), streaming ${fmtEntries(fit.smallestFlops)} configurations`;
+    } else if (fit.sliced.slices > 1) {
+      refusal += `; slicing to fit ${fmtBytes(maxMemory)} would stream ${fmtEntries(fit.sliced.flops)} configurations`;
+    }
+  }
+  return { choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };
+}
+
+/** The exact result of a sliced plan from its slices' outcomes (any order: they are summed in slice order). */
+export function slicedResult(model: Model, sp: SlicedBucketPlan, outcomes: SliceOutcome[], seconds: number): ExactResult {
+  return result(combineSlices(model, outcomes), { ...slicedFacts(sp), seconds });
+}
+
+/**
+ * Whether exactInference takes the sliced bucket-elimination path for these options without trying
+ * anything else first: method 'bucket', or a model with a factor of arity > 2 (method auto or
+ * elimination), and no factor that is zero everywhere.
+ */
+export function takesBucketPath(model: Model, opts: ExactOptions = {}): boolean {
+  const method = opts.method ?? 'auto';
+  if (model.firstAllZeroFactor() >= 0) return false;
+  return method === 'bucket' || ((method === 'auto' || method === 'elimination') && !model.isPairwise);
+}
+
+/** The facts an exact result reports about a sliced bucket plan. */
+export function slicedFacts(sp: SlicedBucketPlan): Omit<ExactResult, 'logZ' | 'marginals' | 'seconds'> {
+  const p = sp.sliced.plan, base = sp.choice.plan;
+  return {
+    method: 'elimination', algorithm: 'bucket', treewidth: base.treewidth, maxTableEntries: p.maxMessage, largestMessage: p.maxMessage, flops: sp.sliced.flops, ordering: sp.choice.name,
+    slices: sp.sliced.slices, slicedVariables: Array.from(sp.sliced.sliceVars), memoryBytes: p.bytes,
+  };
 }
 
 /** For tests and benchmarks: the checkpointing schedule's size for a model (no engine). */

@@ -6,7 +6,8 @@ import type { Model } from '../core/model.ts';
 import type { Engine } from '../core/engine.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
-import { infer, withLogZ, type InferOptions } from '../infer.ts';
+import { exactDiagnostics, exactInferenceResult, infer, withLogZ, type InferOptions } from '../infer.ts';
+import { exactInferenceParallel } from '../exact/exact-parallel.ts';
 import { autoWorkers, runParallelOn, type ParallelHost, type ParallelMethod, type ParallelOptions, type WorkerJob, type WorkerMessage } from './parallel-job.ts';
 import { startWorkerModule } from './start-worker.ts';
 
@@ -44,12 +45,18 @@ export function runParallel(model: Model, opts: ParallelOptions = {}): Promise<I
 
 /**
  * infer, with a long Gibbs run's chains spread over min(chains, cores) worker threads (autoWorkers;
- * `workers` overrides; 0: this thread): the same result as infer bit for bit, plus `workers` and
+ * `workers` overrides; 0: this thread), and with exact inference's slices on `workers` threads when
+ * given: the same result as infer bit for bit, plus `workers` and
  * `completedChains` when workers ran. infer itself stays synchronous on the calling thread.
  */
 export async function inferAsync(engine: Engine, model: Model, opts: InferOptions & { workers?: number } = {}): Promise<InferenceResult> {
   const method = opts.method ?? 'exact';
   const { workers: given, ...rest } = opts;
+  // Exact inference: a sliced plan's slices on the workers (the same result for any number).
+  if (method === 'exact' && given !== undefined && given !== 0) {
+    const r = await exactInferenceParallel(engine, model, { ...rest.exact, workers: given });
+    return withLogZ(engine, model, { ...exactInferenceResult(r), diagnostics: { ...exactDiagnostics(r), workers: r.workers } }, rest);
+  }
   const workers = given ?? autoWorkers(method, model, rest as ParallelOptions, nodeHost.defaultWorkers());
   if (workers === 0 || (given === undefined && workers <= 1)) return infer(engine, model, rest);
   return withLogZ(engine, model, await runParallel(model, { ...rest, method: method as ParallelMethod, workers } as ParallelOptions), rest);

@@ -6,6 +6,8 @@
 //     chain order through the samplers' own reducers (parallel-job.ts foldChains), as runParallel does;
 //   * AIS / population annealing (logz 'ais', discrete transitions): one job per population, or per
 //     group of runs (ais-split.ts); piece 0 first when its schedule is adaptive (it computes it);
+//   * exact inference whose bucket-elimination plan is sliced (maxMemory): contiguous groups of
+//     slices, each worker planning again (the plan is deterministic), summed in slice order;
 //   * any other log Z estimator, and exact / mf / mfrp: one job each, run whole.
 //
 // Every chain, run and population draws from its own (seed, index) streams, so the result is the
@@ -17,7 +19,9 @@ import type { Queue, QueueEvents } from 'bullmq';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { METHODS, logZRequest, withEstimate, type InferOptions } from '../infer.ts';
+import { METHODS, exactInferenceResult, logZRequest, withEstimate, type InferOptions } from '../infer.ts';
+import { slicedBucketPlan, slicedResult, takesBucketPath } from '../exact/exact.ts';
+import type { SliceOutcome } from '../exact/slicing.ts';
 import { chainPlan, foldChains, PARALLEL_METHODS, type ChainEvent, type ChainPlan, type ParallelMethod } from '../parallel/parallel-job.ts';
 import { aisPieces, aisSplits, foldAIS, type AISPieceResult } from '../logz/ais-split.ts';
 import type { AISOptions, LogZEstimate } from '../logz/logz.ts';
@@ -38,6 +42,8 @@ export interface QueueOptions {
 
 /** Job attempts: a job that fails twice fails the run (a killed worker's job is retried by BullMQ's stalled-job check). */
 const ATTEMPTS = 2;
+/** Most jobs a sliced exact run is split into. */
+const SLICE_JOBS = 64;
 const POLL_MS = 1000;
 
 type Pending = { id: string; data: QueueJob; label: string; onResult: (r: unknown) => void | Promise<void> };
@@ -57,6 +63,9 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
   const plan: ChainPlan | null = PARALLEL_METHODS.includes(method as ParallelMethod) ? chainPlan(method as ParallelMethod, model, { ...opts, method: method as ParallelMethod }) : null;
   const { signal: _s, ...logzOpts } = request ?? {};
   const splitAIS = request?.estimator === 'ais' && aisSplits(model, request);
+  // A sliced exact plan (the same one infer would run) goes out as slices; anything else runs whole.
+  const slicing = method === 'exact' && takesBucketPath(model, opts.exact) ? slicedBucketPlan(model, opts.exact) : null;
+  const sliced = slicing && slicing.fits && slicing.sliced.slices > 1 ? slicing : null;
   const pieces = splitAIS ? aisPieces(request, queue.aisRunsPerJob) : [];
   const conn = queueConnection(queue.connection);
   const lostAfterMs = queue.lostAfterMs ?? 10_000;
@@ -90,8 +99,17 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
     const jobs: Pending[] = [];
     let next = 0;
     const job = (data: QueueJob, label: string, onResult: Pending['onResult']) => jobs.push({ id: `${run}-${next++}`, data, label, onResult });
+    // Exact inference whose plan is sliced: contiguous runs of slices, at most SLICE_JOBS jobs.
+    const sliceResults: (SliceOutcome[] | null)[] = [];
     if (plan) for (let c = 0; c < plan.chains; c++) job({ ...base, kind: 'chains', method: method as ParallelMethod, opts: jobOpts, chains: [c] }, `chain ${c}`, (r) => void (chainResults[c] = checkChains(r)));
-    else job({ ...base, kind: 'infer', method: method as (typeof WHOLE_METHODS)[number], opts: jobOpts }, method, (r) => void (whole = r as InferenceResult));
+    else if (sliced) {
+      const n = sliced.sliced.slices, per = Math.ceil(n / Math.min(n, SLICE_JOBS));
+      for (let k = 0, from = 0; from < n; k++, from += per) {
+        const slices = Array.from({ length: Math.min(per, n - from) }, (_, q) => from + q);
+        sliceResults.push(null);
+        job({ ...base, kind: 'slices', opts: jobOpts, slices }, `slices ${from}…${from + slices.length - 1}`, (r) => void (sliceResults[k] = checkSlices(r, slices.length)));
+      }
+    } else job({ ...base, kind: 'infer', method: method as (typeof WHOLE_METHODS)[number], opts: jobOpts }, method, (r) => void (whole = r as InferenceResult));
     const adaptive = ((request as AISOptions | null)?.schedule ?? 'adaptive') === 'adaptive';
     const piece = (k: number, schedule: string | null) =>
       job({ ...base, kind: 'ais', opts: logzOpts, firstRun: pieces[k].firstRun, runs: pieces[k].runs, schedule }, `AIS runs ${pieces[k].firstRun}…${pieces[k].firstRun + pieces[k].runs - 1}`, async (r) => {
@@ -212,7 +230,13 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
     const seconds = (performance.now() - t0) / 1000;
     const extra = { workers: workers.size, queue: conn.display };
     let result: InferenceResult;
-    if (plan) {
+    if (sliced) {
+      if (sliceResults.some((r) => r === null)) throw new EngineError('cancelled before every slice completed: no result');
+      const r = slicedResult(model, sliced, sliceResults.flatMap((o) => o!), seconds);
+      const w = exactInferenceResult(r);
+      // As infer returns it (no bounds, no warnings).
+      result = { logZLower: null, logZUpper: null, ...w, warnings: [], diagnostics: { ...w.diagnostics, ...extra } };
+    } else if (plan) {
       const evs: ChainEvent[][] = chainResults.map((r) => r?.events[0] ?? []);
       const setup = chainResults[0]?.setup ?? chainResults.find((r) => r)?.setup ?? {};
       result = foldChains(plan, evs, seconds, partial, setup, extra);
@@ -240,6 +264,11 @@ function dataOnly(o: Record<string, unknown>): Record<string, unknown> {
     out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? dataOnly(v as Record<string, unknown>) : v;
   }
   return out;
+}
+
+function checkSlices(r: unknown, count: number): SliceOutcome[] {
+  if (!Array.isArray(r) || r.length !== count || !r.every((o) => o && typeof o.slice === 'number' && typeof o.logZ === 'number')) throw new EngineError('a slice job returned a malformed result');
+  return r as SliceOutcome[];
 }
 
 function checkChains(r: unknown): ChainsResult {

@@ -21,12 +21,13 @@ export const keys = {
 
 export const WHOLE_METHODS = ['exact', 'mf', 'mfrp'] as const;
 
-/** One job. chains: runJob's chains of `method`; ais: a piece of AIS runs; logz: a whole log Z estimate; infer: a whole exact/mf/mfrp run. */
+/** One job. chains: runJob's chains of `method`; ais: a piece of AIS runs; logz: a whole log Z estimate; infer: a whole exact/mf/mfrp run; slices: slices of a sliced exact plan (the worker plans again: the plan is deterministic). */
 export type QueueJob =
   | { v: 1; run: string; kind: 'chains'; model: string; method: ParallelMethod; opts: JobOpts; chains: number[] }
   | { v: 1; run: string; kind: 'ais'; model: string; opts: JobOpts; firstRun: number; runs: number; schedule: string | null }
   | { v: 1; run: string; kind: 'logz'; model: string; opts: JobOpts }
-  | { v: 1; run: string; kind: 'infer'; model: string; method: (typeof WHOLE_METHODS)[number]; opts: JobOpts };
+  | { v: 1; run: string; kind: 'infer'; model: string; method: (typeof WHOLE_METHODS)[number]; opts: JobOpts }
+  | { v: 1; run: string; kind: 'slices'; model: string; opts: JobOpts; slices: number[] };
 
 /** Options as data: numbers, booleans, short strings, arrays of those (or of number pairs), and the ais / exact / relaxation groups. */
 export type JobOpts = Record<string, unknown>;
@@ -38,7 +39,7 @@ const OPTION_KINDS: Record<string, Kind> = {
   trials: 'number', maxConstraints: 'number', minConstraints: 'number', maxSweeps: 'number', tol: 'number',
   budget: 'number', budgetFactor: 'number', runs: 'number', steps: 'number', population: 'number',
   sweepsPerStep: 'number', pilotRuns: 'number', pilotSteps: 'number', thin: 'number', covarianceCap: 'number',
-  maxTableEntries: 'number',
+  maxTableEntries: 'number', maxMessageEntries: 'number', maxFlops: 'number', maxMemory: 'number', orderSearchWork: 'number', orderRestarts: 'number',
   adaptMass: 'boolean', empirical: 'boolean', orderedStarts: 'boolean', collapse: 'boolean',
   method: 'string', shift: 'string', factor: 'string', parametrisation: 'string', logz: 'string', estimator: 'string',
   transition: 'string', schedule: 'string', reference: 'string', covariance: 'string',
@@ -112,6 +113,12 @@ export function checkJob(data: unknown): QueueJob {
     case 'logz':
       allowed([]);
       return { v: 1, run: j.run, kind: 'logz', model: j.model, opts };
+    case 'slices': {
+      allowed(['slices']);
+      const s = j.slices;
+      if (!Array.isArray(s) || s.length === 0 || s.length > MAX_ARRAY || !s.every((x, i) => int(x, 0) && (i === 0 || x > s[i - 1]))) throw new ModelError('job payload: slices must be increasing slice indices');
+      return { v: 1, run: j.run, kind: 'slices', model: j.model, opts, slices: s as number[] };
+    }
     case 'infer':
       allowed(['method']);
       if (!WHOLE_METHODS.includes(j.method as (typeof WHOLE_METHODS)[number])) throw new ModelError(`job payload: method must be one of ${WHOLE_METHODS.join(', ')}`);

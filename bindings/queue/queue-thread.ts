@@ -12,6 +12,9 @@ import { estimateLogZ, type EstimateLogZOptions } from '../logz/logz.ts';
 import { infer, type InferOptions } from '../infer.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { decodeModel } from './model-blob.ts';
+import { slicedBucketPlan } from '../exact/exact.ts';
+import { runSlices } from '../exact/slicing.ts';
+import { EngineError } from '../core/errors.ts';
 import type { QueueJob } from './queue-jobs.ts';
 
 /** Models a thread keeps (most recently used first); the main thread sends a model's blob only when it is not here. */
@@ -81,6 +84,11 @@ function run(engine: Engine, task: ThreadTask): unknown {
       return estimateLogZ(engine, model, job.opts as unknown as EstimateLogZOptions);
     case 'infer':
       return infer(engine, model, { ...(job.opts as InferOptions), method: job.method, logz: undefined });
+    case 'slices': {
+      const sp = slicedBucketPlan(model, (job.opts as InferOptions).exact ?? {});
+      if (!sp.fits) throw new EngineError(sp.refusal);
+      return runSlices(engine, model, sp.sliced, job.slices);
+    }
   }
 }
 

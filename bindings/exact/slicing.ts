@@ -1,0 +1,149 @@
+// Slicing for bucket elimination: conditioning on a few variables so that every message fits a
+// memory budget, then summing the slices (log Z by log-sum-exp, marginals weighted by each slice's
+// Z). A slice is the plan with the sliced variables held fixed — folded into the table bases like
+// evidence (bucket-elimination.ts), so the kernels are the unsliced ones. Slices are independent:
+// they run in any order, on any worker, and are combined here in slice order, so the result does
+// not depend on how they were distributed.
+
+import type { Engine } from '../core/engine.ts';
+import type { Model } from '../core/model.ts';
+import { bucketPlan, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
+import type { ExactOutcome } from './outcome.ts';
+
+/** Most slices a plan is cut into (each is a run of the kernels with its own setup). */
+export const MAX_SLICES = 2 ** 20;
+
+export interface SlicedPlan {
+  /** Elimination order (free variables; the sliced ones are skipped). */
+  order: Int32Array;
+  /** States fixed by evidence (−1: free), before slicing. */
+  fixed: Int32Array;
+  impossible: number;
+  /** Variables conditioned on, the last varying fastest across slices. */
+  sliceVars: Int32Array;
+  /** Π K over sliceVars. */
+  slices: number;
+  /** The plan of one slice (every slice has the same shape). */
+  plan: BucketPlan;
+  /** slices × the plan's configurations streamed. */
+  flops: number;
+}
+
+export interface SliceSearch {
+  /** The first sliced plan within the budget, else the last one tried. */
+  sliced: SlicedPlan;
+  fits: boolean;
+  /** Smallest WASM bytes of any plan tried whose total work is within maxFlops (Infinity: none). */
+  smallestBytes: number;
+  /** That plan's total configurations streamed. */
+  smallestFlops: number;
+}
+
+/** The fixed states of slice `s` (the last slice variable fastest). */
+export function sliceFixed(sp: Pick<SlicedPlan, 'fixed' | 'sliceVars'>, card: Int32Array, s: number): Int32Array {
+  const fx = sp.fixed.slice();
+  for (let q = sp.sliceVars.length - 1; q >= 0; q--) {
+    const v = sp.sliceVars[q];
+    fx[v] = s % card[v];
+    s = Math.floor(s / card[v]);
+  }
+  return fx;
+}
+
+/**
+ * Conditions on variables one at a time, in the given order, until the plan needs at most maxBytes of
+ * WASM memory and its largest message at most maxMessage entries, or until slicing would stream more
+ * than maxFlops configurations in all (or cut into more than MAX_SLICES slices). Each step slices
+ * the variable of the largest message that lies in the most entries of large messages (those ≥ 1/16
+ * of the largest): the one whose removal shrinks the most memory.
+ */
+export function sliceToFit(model: Model, base: BucketPlan, maxBytes: number, maxMessage: number, maxFlops: number): SliceSearch {
+  const card = model.card, n = model.n;
+  const fixed = base.fixed, order = base.order;
+  const fx = fixed.slice();
+  const sliceVars: number[] = [];
+  let slices = 1, plan = base;
+  let smallestBytes = Infinity, smallestFlops = Infinity;
+  const weight = new Float64Array(n);
+  for (;;) {
+    const flops = slices * plan.flops;
+    const sliced: SlicedPlan = { order, fixed, impossible: base.impossible, sliceVars: Int32Array.from(sliceVars), slices, plan, flops };
+    if (flops > maxFlops) return { sliced, fits: false, smallestBytes, smallestFlops };
+    if (plan.bytes < smallestBytes) (smallestBytes = plan.bytes), (smallestFlops = flops);
+    if (plan.bytes <= maxBytes && plan.maxMessage <= maxMessage) return { sliced, fits: true, smallestBytes, smallestFlops };
+    // The candidate: a variable of the largest message, weighted by the large messages it lies in.
+    weight.fill(0);
+    let largest = -1;
+    for (const v of plan.order) if (plan.sep[v].length > 0 && (largest < 0 || size(plan.sep[v], card) > size(plan.sep[largest], card))) largest = v;
+    if (largest < 0) return { sliced, fits: false, smallestBytes, smallestFlops };
+    const big = size(plan.sep[largest], card) / 16;
+    for (const v of plan.order) {
+      const s = size(plan.sep[v], card);
+      if (s >= big) for (const u of plan.sep[v]) weight[u] += s;
+    }
+    let pick = -1;
+    for (const u of plan.sep[largest]) if (pick < 0 || weight[u] > weight[pick] || (weight[u] === weight[pick] && u < pick)) pick = u;
+    if (slices * card[pick] > MAX_SLICES) return { sliced, fits: false, smallestBytes, smallestFlops };
+    sliceVars.push(pick);
+    fx[pick] = 0;
+    slices *= card[pick];
+    plan = bucketPlan(model, order, fx, base.impossible);
+  }
+}
+
+function size(vars: Int32Array, card: Int32Array): number {
+  let s = 1;
+  for (const v of vars) s *= card[v];
+  return s;
+}
+
+/** What running slices needs (plain data: a worker rebuilds each slice's plan from it). */
+export type SliceSpec = Pick<SlicedPlan, 'order' | 'fixed' | 'impossible' | 'sliceVars'> & { plan?: BucketPlan };
+
+/** One slice's outcome: its log Z (−∞: no configuration in it) and, if finite, its marginals. */
+export interface SliceOutcome {
+  slice: number;
+  logZ: number;
+  marginals: Float64Array[] | null;
+  /** Why Z_s = 0, when known. */
+  zeroReason?: string;
+}
+
+/** Runs the given slices one after another on this engine. */
+export function runSlices(engine: Engine, model: Model, sp: SliceSpec, slices: Iterable<number>): SliceOutcome[] {
+  const out: SliceOutcome[] = [];
+  for (const s of slices) {
+    const plan = sp.sliceVars.length === 0 && sp.plan ? sp.plan : bucketPlan(model, sp.order, sliceFixed(sp, model.card, s), sp.impossible);
+    const r = runBucketElimination(engine, model, plan);
+    out.push(r.logZ > -Infinity ? { slice: s, logZ: r.logZ, marginals: r.marginals } : { slice: s, logZ: r.logZ, marginals: null, zeroReason: r.zeroReason });
+  }
+  return out;
+}
+
+/**
+ * The slices' sum, in slice order: log Z = log Σ_s Z_s (shifted by the largest), marginals
+ * Σ_s (Z_s / Z) p_s (slices with Z_s = 0 contribute nothing).
+ */
+export function combineSlices(model: Model, outcomes: SliceOutcome[]): ExactOutcome {
+  const sorted = [...outcomes].sort((a, b) => a.slice - b.slice);
+  if (sorted.length === 1) {
+    const o = sorted[0];
+    return o.logZ > -Infinity ? { logZ: o.logZ, marginals: o.marginals } : { logZ: -Infinity, marginals: null, zeroReason: o.zeroReason };
+  }
+  let top = -Infinity;
+  for (const o of sorted) top = Math.max(top, o.logZ);
+  if (top === -Infinity) return { logZ: -Infinity, marginals: null, zeroReason: 'every slice has zero potential' };
+  let sum = 0;
+  for (const o of sorted) if (o.logZ > -Infinity) sum += Math.exp(o.logZ - top);
+  const logZ = top + Math.log(sum);
+  const marginals = Array.from(model.card, (K) => new Float64Array(K));
+  for (const o of sorted) {
+    if (!(o.logZ > -Infinity)) continue;
+    const w = Math.exp(o.logZ - logZ);
+    for (let v = 0; v < model.n; v++) {
+      const m = marginals[v], p = o.marginals![v];
+      for (let k = 0; k < m.length; k++) m[k] += w * p[k];
+    }
+  }
+  return { logZ, marginals };
+}

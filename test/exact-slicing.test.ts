@@ -1,0 +1,156 @@
+// Slicing, workers and the order search of bucket elimination (bindings/exact/slicing.ts,
+// exact-parallel.ts, order-search.ts): sliced plans against unsliced ones and brute force on random
+// factor graphs with hard zeros (slices of Z = 0 included); workers 1 and 2 bit for bit; a UAI file
+// sliced to its published digits; a memory budget too small even for the sliced plan refused with the
+// smallest budget that would do, which then runs; annealing never worse than the greedy order.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { exactInference, bucketEliminationPlan, slicedBucketPlan } from '../bindings/exact/exact.ts';
+import { exactInferenceParallel } from '../bindings/exact/exact-parallel.ts';
+import { runSlices } from '../bindings/exact/slicing.ts';
+import { annealOrder, orderCost } from '../bindings/exact/order-search.ts';
+import { fixedStates, interactionGraph } from '../bindings/exact/bucket-elimination.ts';
+import { loadModelFile } from '../bindings/io/files.ts';
+import { readMAR, readPR } from '../bindings/io/formats.ts';
+import { EngineError } from '../bindings/core/errors.ts';
+import { checkJobOpts } from '../bindings/queue/queue-jobs.ts';
+import type { Model } from '../bindings/core/model.ts';
+import { bruteForce, dataDir, mulberry32, randomFactorGraph } from './helpers.ts';
+
+const engine = await loadEngine();
+
+function sameBits(a: { logZ: number; marginals: Float64Array[] }, b: { logZ: number; marginals: Float64Array[] }, what: string): void {
+  assert.ok(Object.is(a.logZ, b.logZ), `${what}: log Z ${a.logZ} vs ${b.logZ}`);
+  a.marginals.forEach((m, v) => assert.deepEqual(Array.from(m), Array.from(b.marginals[v]), `${what}: marginal of ${v}`));
+}
+
+function maxDiff(a: { logZ: number; marginals: Float64Array[] }, b: { logZ: number; marginals: Float64Array[] }): number {
+  let e = Math.abs(a.logZ - b.logZ) / Math.max(1, Math.abs(b.logZ));
+  a.marginals.forEach((m, v) => m.forEach((p, k) => (e = Math.max(e, Math.abs(p - b.marginals[v][k])))));
+  return e;
+}
+
+/** A random model whose unsliced plan has messages worth slicing. */
+function randomModel(rand: () => number, t: number): Model {
+  return randomFactorGraph(rand, 9 + (t % 4), { cards: t % 2 ? [2, 3] : [2], maxArity: 3, factors: 14 + (t % 5), zeros: 0.35, scale: t % 7 === 0 ? 800 : 2 });
+}
+
+test('sliced = unsliced = brute force on random factor graphs with hard zeros (some slices have Z = 0)', () => {
+  const rand = mulberry32(4401);
+  let sliced = 0, zeroSlices = 0;
+  for (let t = 0; t < 30; t++) {
+    const m = randomModel(rand, t);
+    const whole = exactInference(engine, m, { method: 'bucket' });
+    assert.equal(whole.slices, 1);
+    const bytes = slicedBucketPlan(m, { method: 'bucket' }).sliced.plan.bytes;
+    // A budget just under the unsliced plan's: at least one variable is sliced.
+    const sp = slicedBucketPlan(m, { method: 'bucket', maxMemory: bytes - 1 });
+    if (!sp.fits) continue;
+    sliced++;
+    assert.ok(sp.sliced.slices > 1 && sp.sliced.plan.bytes < bytes);
+    const r = exactInference(engine, m, { method: 'bucket', maxMemory: bytes - 1 });
+    assert.equal(r.slices, sp.sliced.slices);
+    if (!(whole.logZ > -Infinity)) {
+      assert.equal(r.logZ, -Infinity);
+      continue;
+    }
+    const want = bruteForce(m);
+    assert.ok(maxDiff(whole, want) < 1e-9, `unsliced vs brute force, model ${t}`);
+    assert.ok(maxDiff(r, want) < 1e-9, `sliced vs brute force, model ${t}: ${maxDiff(r, want)}`);
+    const outcomes = runSlices(engine, m, sp.sliced, Array.from({ length: sp.sliced.slices }, (_, s) => s));
+    zeroSlices += outcomes.filter((o) => o.logZ === -Infinity).length;
+  }
+  assert.ok(sliced >= 20, `${sliced} of 30 models sliced`);
+  assert.ok(zeroSlices > 0, 'some slice has Z = 0');
+});
+
+test('workers 1 and 2 give exactInference bit for bit (random models, CSP_12 sliced to the published digits)', async () => {
+  const rand = mulberry32(4402);
+  let compared = 0;
+  for (let t = 0; compared < 2 && t < 20; t++) {
+    const m = randomModel(rand, t);
+    const bytes = slicedBucketPlan(m, { method: 'bucket' }).sliced.plan.bytes;
+    const opts = { method: 'bucket' as const, maxMemory: bytes - 1 };
+    if (!slicedBucketPlan(m, opts).fits) continue;
+    const sync = exactInference(engine, m, opts);
+    if (!(sync.logZ > -Infinity) || sync.slices! < 3) continue;
+    compared++;
+    const one = await exactInferenceParallel(engine, m, { ...opts, workers: 1 });
+    const two = await exactInferenceParallel(engine, m, { ...opts, workers: 2 });
+    assert.equal(two.workers, 2);
+    sameBits(one, sync, 'one worker');
+    sameBits(two, sync, 'two workers');
+  }
+  assert.equal(compared, 2);
+  const path = join(dataDir(), 'uai2014-more', 'CSP_12.uai');
+  const { model } = await loadModelFile(path);
+  const opts = { maxMemory: 2 ** 21 };
+  const sync = exactInference(engine, model, opts);
+  assert.ok(sync.slices! >= 4 && sync.memoryBytes! <= 2 ** 21, `${sync.slices} slices, ${sync.memoryBytes} bytes`);
+  const two = await exactInferenceParallel(engine, model, { ...opts, workers: 2 });
+  sameBits(two, sync, 'CSP_12 on two workers');
+  const pr = readPR(readFileSync(`${path}.PR`, 'utf8'));
+  const got = sync.logZ / Math.LN10;
+  assert.ok(Math.abs(got - pr) <= 0.5 * 10 ** (Math.floor(Math.log10(Math.abs(pr))) - 5) + 1e-12, `log10 Z ${got} vs published ${pr}`);
+  const mar = readMAR(readFileSync(`${path}.MAR`, 'utf8'));
+  mar.forEach((p, v) => p.forEach((q, k) => assert.ok(Math.abs(sync.marginals[v][k] - q) < 1e-5, `p(x${v} = ${k}) ${sync.marginals[v][k]} vs ${q}`)));
+  const whole = exactInference(engine, model);
+  assert.ok(maxDiff(sync, whole) < 1e-12, 'sliced CSP_12 = unsliced');
+});
+
+test('a memory budget too small even for the sliced plan: refused at once with the smallest budget that would do, which runs', () => {
+  const m = randomModel(mulberry32(4403), 1);
+  const tiny = 1000;
+  let smallest = 0;
+  const c0 = process.cpuUsage();
+  assert.throws(
+    () => exactInference(engine, m, { method: 'bucket', maxMemory: tiny }),
+    (e: unknown) => {
+      const match = e instanceof EngineError && /the smallest budget that would do is .* \(--max-memory (\d+)\)/.exec(e.message);
+      if (match) smallest = Number(match[1]);
+      return !!match;
+    },
+  );
+  const c = process.cpuUsage(c0);
+  assert.ok(c.user + c.system < 100_000, `refused in ${((c.user + c.system) / 1000).toFixed(1)} ms of CPU time`);
+  assert.ok(smallest > tiny);
+  const r = exactInference(engine, m, { method: 'bucket', maxMemory: smallest });
+  assert.ok(r.memoryBytes! <= smallest && r.slices! > 1);
+  assert.ok(maxDiff(r, exactInference(engine, m, { method: 'bucket' })) < 1e-9);
+  assert.throws(() => exactInference(engine, m, { method: 'bucket', maxMemory: smallest - 1 }), EngineError);
+
+  // The CLI: exit 3, one line naming the budget.
+  const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
+  const file = join(dataDir(), 'uai2014-more', 'CSP_12.uai');
+  const out = spawnSync(process.execPath, [BIN, 'infer', file, '--max-memory', '10K'], { encoding: 'utf8' });
+  assert.equal(out.status, 3, out.stderr);
+  assert.match(out.stderr.trim(), /^relaxmrf: .*the memory budget of 10 kB is too small even for the sliced plan: the smallest budget that would do is \d+ kB \(--max-memory \d+\)/);
+  assert.equal(out.stderr.trim().split('\n').length, 1);
+  // The budget and the other exact limits cross the job queue.
+  const opts = { method: 'exact', exact: { maxMemory: 2 ** 21, maxFlops: 2 ** 30, maxMessageEntries: 2 ** 20, orderSearchWork: 0, orderRestarts: 2 } };
+  assert.deepEqual(checkJobOpts(opts), opts);
+});
+
+test('order search: annealing is never worse than its greedy start, the same order every time; the plan keeps the better', () => {
+  const rand = mulberry32(4404);
+  for (let t = 0; t < 6; t++) {
+    const m = randomFactorGraph(rand, 30 + 5 * t, { cards: [2, 3], maxArity: 3, factors: 45 + 8 * t });
+    const { fixed } = fixedStates(m);
+    const g = interactionGraph(m, fixed);
+    const greedy = bucketEliminationPlan(m, { orderSearchWork: 0, orderRestarts: 0 });
+    const start = orderCost(g, greedy.plan.order);
+    const a = annealOrder(g, greedy.plan.order, { maxLog2Message: 40, work: 3e5, seed: t });
+    const b = annealOrder(g, greedy.plan.order, { maxLog2Message: 40, work: 3e5, seed: t });
+    assert.deepEqual(Array.from(a.order), Array.from(b.order), 'deterministic');
+    assert.ok(a.log2Flops <= start.log2Flops + 1e-12, `annealed 2^${a.log2Flops} vs greedy 2^${start.log2Flops}`);
+    assert.deepEqual(orderCost(g, a.order), { log2Flops: a.log2Flops, log2Message: a.log2Message, treewidth: a.treewidth });
+    const searched = bucketEliminationPlan(m, { orderSearchWork: 3e5, orderRestarts: 0 });
+    assert.ok(searched.plan.flops <= greedy.plan.flops, `plan with search ${searched.plan.flops} vs ${greedy.plan.flops}`);
+    assert.equal(searched.search!.improved, searched.plan.flops < greedy.plan.flops);
+  }
+});
