@@ -63,6 +63,18 @@ test('binary models (free bits): each lane is the single-chain chain, bit for bi
   assertSameChains(randomModel(rand, 9, { density: 0.5, scale: 1.5 }), 4, [0, 1, 2, 3], [3, 7, 1, 5]);
   assertSameChains(isingLattice({ shape: [6, 7], beta: 0.45, h: 0.1, periodic: true }), 5, [0, 1, 2], [4, 9, 2]);
   assertSameChains(randomModel(rand, 12, { density: 0.3, scale: 40 }), 6, [2, 7, 9, 11, 13], [5, 5]); // large fields: exp's out-of-range path
+  // Batches of 2 and 4 chains take the free-bit kernel (gibbs_lanes_free.ts): bit i−1 a neighbour
+  // in most rows (lattices, open and periodic), in none (a graph without consecutive edges), hard
+  // zeros (W = −∞), exp's out-of-range path, odd chain ids.
+  assertSameChains(isingLattice({ shape: [5, 6], beta: 0.5, h: -0.2, periodic: true }), 7, [3, 8], [4, 1, 6]);
+  assertSameChains(isingLattice({ shape: [7, 4], beta: 0.6, periodic: false }), 8, [1, 2, 5, 6], [2, 5, 3]);
+  assertSameChains(randomModel(rand, 12, { density: 0.3, scale: 40 }), 9, [5], [5, 4]);
+  assertSameChains(hardCore(13), 11, [0, 1], [6, 3, 1]);
+  assertSameChains(hardCore(13), 12, [2, 4, 6, 9], [4, 4]);
+  const stride = new ModelBuilder(new Array(10).fill(2));
+  for (let v = 0; v < 10; v++) stride.addUnary(v, [0, 0.3 - 0.07 * v]);
+  for (let v = 0; v + 3 < 10; v++) stride.addPairwise(v, v + 3, [0, 0, 0, 1.1 - 0.3 * v]);
+  assertSameChains(stride.build(), 13, [0, 1, 2, 3], [3, 8]);
 });
 
 test('one-hot blocks (Potts, mixed cards) and hard zeros: each lane is the single-chain chain', () => {

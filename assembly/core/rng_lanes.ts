@@ -78,15 +78,29 @@ export function batchStreamsBytes(B: i32): usize {
 export function batchStreamsNext(at: usize, B: i32, p0: usize): usize {
   let pos = load<u32>(at, 8);
   if (pos >= 16) {
-    const ctr = load<u64>(at);
-    const r = changetype<Philox>(p0);
-    const G = (B + 3) >> 2;
-    for (let g = 0; g < G; g++) philoxChains(at + 16 + <usize>G * 16 + (<usize>g << 8), ctr, v128.load(at + 16 + (<usize>g << 4)), r.ctr3, r.key0, r.key1);
-    store<u64>(at, ctr + 4);
+    batchStreamsRefill(at, B, p0);
     pos = 0;
   }
   store<u32>(at, pos + 1, 8);
-  return at + 16 + (<usize>((B + 3) >> 2) << 4) + (<usize>pos << 4);
+  return batchStreamsWords(at, B) + (<usize>pos << 4);
+}
+
+/** Where word vector 0 of group 0 is (group g: + 256·g). */
+@inline
+export function batchStreamsWords(at: usize, B: i32): usize {
+  return at + 16 + (<usize>((B + 3) >> 2) << 4);
+}
+
+/**
+ * The next four blocks of every chain into the word vectors, counter advanced; the position is
+ * the caller's (kernels that keep it in a local store it back at the end, offset 8).
+ */
+export function batchStreamsRefill(at: usize, B: i32, p0: usize): void {
+  const ctr = load<u64>(at);
+  const r = changetype<Philox>(p0);
+  const G = (B + 3) >> 2;
+  for (let g = 0; g < G; g++) philoxChains(at + 16 + <usize>G * 16 + (<usize>g << 8), ctr, v128.load(at + 16 + (<usize>g << 4)), r.ctr3, r.key0, r.key1);
+  store<u64>(at, ctr + 4);
 }
 
 /** Four blocks (counters ctr … ctr+3) of four chains' streams: word vector 4b + k is block b's word k. */
