@@ -280,9 +280,93 @@ static void oneHot2(Batch *bt, uint8_t *sq, const v4u *words, int32_t c, int32_t
   }
 }
 
+/*
+ * The free-bit kernel for 2 or 4 chains (assembly/samplers/gibbs_lanes_free.ts): the field summed
+ * for both values of bit i-1 when it is a neighbour (P + 0.0 and P + W through the remaining terms,
+ * selected by the lanes' fresh accept masks), four chains as two vectors in one loop body sharing
+ * the index, coupling and state loads. The same chains as sweepsF64.
+ */
+static inline v2i masks2(const uint8_t *q) { return (v2i){-(int64_t)q[0], -(int64_t)q[1]}; }
+
+static inline __attribute__((always_inline)) void sweepsFree(Batch *bt, int32_t sweeps, const int quad) {
+  const Form *m = bt->m;
+  const int32_t B = quad ? 4 : 2, n = m->nBits;
+  uint8_t *s = bt->s;
+  const v2d one = {1.0, 1.0}, zero = {0.0, 0.0};
+  for (int32_t t = 0; t < sweeps; t++) {
+    v2i prevA = {0, 0}, prevB = {0, 0};
+    int32_t k = m->rowPtr[0];
+    for (int32_t i = 0; i < n; i++) {
+      const int32_t kEnd = m->rowPtr[i + 1];
+      v2d uA = zero + m->a[i], uB = uA;
+      int hit = 0;
+      for (; k < kEnd; k++) {
+        const int32_t j = m->col[k];
+        if (j == i - 1) {
+          hit = 1;
+          break;
+        }
+        const uint8_t *q = s + (size_t)j * B;
+        const v2i w = (v2i)(zero + m->val[k]);
+        uA += (v2d)(w & masks2(q));
+        if (quad) uB += (v2d)(w & masks2(q + 2));
+      }
+      if (hit) {
+        const v2d w = zero + m->val[k];
+        v2d uA1 = uA + w, uB1 = uB + w;
+        uA += zero;
+        uB += zero;
+        for (k++; k < kEnd; k++) {
+          const uint8_t *q = s + (size_t)m->col[k] * B;
+          const v2i w = (v2i)(zero + m->val[k]);
+          const v2d tA = (v2d)(w & masks2(q));
+          uA += tA;
+          uA1 += tA;
+          if (quad) {
+            const v2d tB = (v2d)(w & masks2(q + 2));
+            uB += tB;
+            uB1 += tB;
+          }
+        }
+        uA = (v2d)(((v2i)uA1 & prevA) | ((v2i)uA & ~prevA));
+        if (quad) uB = (v2d)(((v2i)uB1 & prevB) | ((v2i)uB & ~prevB));
+      }
+      const v4u *words = streamsNext(&bt->st);
+      const v2d pA = one / (one + expPair(-uA));
+      const v2i yesA = uniform2(words, 0) < pA;
+      uint8_t *at = s + (size_t)i * B;
+      bt->changed[0] += at[0] != (uint8_t)(yesA[0] & 1);
+      bt->changed[1] += at[1] != (uint8_t)(yesA[1] & 1);
+      at[0] = (uint8_t)(yesA[0] & 1);
+      at[1] = (uint8_t)(yesA[1] & 1);
+      prevA = yesA;
+      v2d pB = zero;
+      if (quad) {
+        pB = one / (one + expPair(-uB));
+        const v2i yesB = uniform2(words, 2) < pB;
+        bt->changed[2] += at[2] != (uint8_t)(yesB[0] & 1);
+        bt->changed[3] += at[3] != (uint8_t)(yesB[1] & 1);
+        at[2] = (uint8_t)(yesB[0] & 1);
+        at[3] = (uint8_t)(yesB[1] & 1);
+        prevB = yesB;
+      }
+      if (bt->acc) {
+        v2d *q = (v2d *)(bt->acc + (size_t)i * B);
+        q[0] += pA;
+        if (quad) q[1] += pB;
+      }
+    }
+  }
+}
+
 static void sweepsF64(Batch *bt, int32_t sweeps) {
   const Form *m = bt->m;
   const int32_t B = bt->B;
+  if (m->allFree && !bt->order && (B == 2 || B == 4)) {
+    if (B == 4) sweepsFree(bt, sweeps, 1);
+    else sweepsFree(bt, sweeps, 0);
+    return;
+  }
   for (int32_t t = 0; t < sweeps; t++) {
     for (int32_t vi = 0; vi < m->nBlocks; vi++) {
       const int32_t v = bt->order ? bt->order[vi] : vi;
