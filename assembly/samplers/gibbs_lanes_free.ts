@@ -28,6 +28,20 @@ export function maskOf(x: u32): v128 {
   return v128.load(MASK2 + (<usize>((x | (x >> 7)) & 3) << 4));
 }
 
+// Lane masks of four chains (two vectors: chains 0, 1 and 2, 3), indexed by s_0 | s_1 << 1 | … | s_3 << 3.
+const MASK4 = memory.data<u64>([
+  0, 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, 0, -1, -1, 0, 0,
+  0, 0, -1, 0, -1, 0, -1, 0, 0, -1, -1, 0, -1, -1, -1, 0,
+  0, 0, 0, -1, -1, 0, 0, -1, 0, -1, 0, -1, -1, -1, 0, -1,
+  0, 0, -1, -1, -1, 0, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1,
+]);
+
+/** MASK4's entry for the four chains' state bytes x: the multiply gathers bit 0 of byte c into bit 28 + c. */
+@inline
+function masks4At(x: u32): usize {
+  return MASK4 + (<usize>((x * 0x10204080) >> 28) << 5);
+}
+
 // State bytes (one 0/1 byte per chain) from the accept bits of four chains (bit c: chain c).
 const BYTES4 = memory.data<u32>([
   0x00000000, 0x00000001, 0x00000100, 0x00000101, 0x00010000, 0x00010001, 0x00010100, 0x00010101,
@@ -79,8 +93,13 @@ export function freeBitLanesSweeps<T>(m: PairwiseForm, s: usize, rs: usize, p0: 
         }
         const x = <u32>load<T>(s + (<usize>j << (quad ? 2 : 1)));
         const w = v128.load64_splat(val + (<usize>k << 3));
-        uA = f64x2.add(uA, v128.and(w, maskOf(x)));
-        if (quad) uB = f64x2.add(uB, v128.and(w, maskOf(x >> 16)));
+        if (quad) {
+          const q = masks4At(x);
+          uA = f64x2.add(uA, v128.and(w, v128.load(q)));
+          uB = f64x2.add(uB, v128.and(w, v128.load(q, 16)));
+        } else {
+          uA = f64x2.add(uA, v128.and(w, maskOf(x)));
+        }
       }
       if (hit) {
         // Both values of s_{i−1}: uA (+0.0) and uA1 (W), each then through the remaining terms.
@@ -93,13 +112,18 @@ export function freeBitLanesSweeps<T>(m: PairwiseForm, s: usize, rs: usize, p0: 
           const j = load<i32>(col + (<usize>k << 2));
           const x = <u32>load<T>(s + (<usize>j << (quad ? 2 : 1)));
           const w = v128.load64_splat(val + (<usize>k << 3));
-          const tA = v128.and(w, maskOf(x));
-          uA = f64x2.add(uA, tA);
-          uA1 = f64x2.add(uA1, tA);
           if (quad) {
-            const tB = v128.and(w, maskOf(x >> 16));
+            const q = masks4At(x);
+            const tA = v128.and(w, v128.load(q));
+            const tB = v128.and(w, v128.load(q, 16));
+            uA = f64x2.add(uA, tA);
+            uA1 = f64x2.add(uA1, tA);
             uB = f64x2.add(uB, tB);
             uB1 = f64x2.add(uB1, tB);
+          } else {
+            const tA = v128.and(w, maskOf(x));
+            uA = f64x2.add(uA, tA);
+            uA1 = f64x2.add(uA1, tA);
           }
         }
         uA = v128.bitselect(uA1, uA, prevA);
