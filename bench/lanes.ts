@@ -40,7 +40,7 @@ import { cpuModel, dist, QUICK, resultsPath, wasmFacts, writeFormFile, type Dist
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SEED = 20240611;
 const CHAINS = 4;
-const REPS = QUICK ? 3 : 5;
+const REPS = Number(process.env.BENCH_REPS) || (QUICK ? 3 : 5);
 /** Site updates per timed measurement (each configuration runs about this much work). */
 const WORK = QUICK ? 2e6 : 4e7;
 const work = mkdtempSync(join(tmpdir(), 'relaxmrf-lanes-'));

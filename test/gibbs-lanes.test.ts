@@ -83,6 +83,9 @@ test('one-hot blocks (Potts, mixed cards) and hard zeros: each lane is the singl
   assertSameChains(randomModel(rand, 8, { cards: [2, 3, 5], density: 0.5 }), 8, [1], [4, 3]);
   assertSameChains(randomModel(rand, 8, { cards: [2, 4], density: 0.6, zeros: 0.3 }), 9, [0, 1, 2, 3, 4, 5, 6], [5, 4]);
   assertSameChains(hardCore(11), 10, [0, 1, 2], [6, 6, 1]);
+  // Batches of exactly four chains take oneHot4Chains (two vectors in one pass).
+  assertSameChains(pottsLattice({ shape: [5, 4], q: 4, beta: 0.8, periodic: false }), 14, [3, 0, 6, 2], [4, 5, 1]);
+  assertSameChains(randomModel(rand, 9, { cards: [3, 2, 5], density: 0.5, zeros: 0.3 }), 15, [0, 1, 2, 3], [5, 2]);
 });
 
 // Colored scans and f32 lanes are different chains with the same target: every marginal within

@@ -38,7 +38,7 @@ const MASK4 = memory.data<u64>([
 
 /** MASK4's entry for the four chains' state bytes x: the multiply gathers bit 0 of byte c into bit 28 + c. */
 @inline
-function masks4At(x: u32): usize {
+export function masks4At(x: u32): usize {
   return MASK4 + (<usize>((x * 0x10204080) >> 28) << 5);
 }
 

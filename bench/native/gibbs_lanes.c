@@ -212,7 +212,7 @@ typedef struct {
   int64_t *changed;
   Streams st;
   const int32_t *order;
-  void *scratch; /* maxBlock vectors */
+  void *scratch; /* 2 maxBlock vectors */
 } Batch;
 
 static inline v2d field2(const Form *m, const uint8_t *sq, int32_t B, int32_t i) {
@@ -359,6 +359,71 @@ static inline __attribute__((always_inline)) void sweepsFree(Batch *bt, int32_t 
   }
 }
 
+/*
+ * oneHot2 for chains 0, 1 (vector A) and 2, 3 (vector B) of a batch of four in one pass, each
+ * neighbour's index, coupling and four state bytes loaded once (gibbs_lanes.ts oneHot4Chains).
+ */
+static void oneHot4Chains(Batch *bt, const v4u *words, int32_t b, int32_t K) {
+  const Form *m = bt->m;
+  uint8_t *s = bt->s;
+  v2d *w = bt->scratch; /* state k: w[2k] (A), w[2k + 1] (B) */
+  int32_t old[4] = {0, 0, 0, 0};
+  v2d topA = {-INFINITY, -INFINITY}, topB = topA;
+  for (int32_t k = 0; k < K; k++) {
+    const int32_t i = b + k;
+    for (int l = 0; l < 4; l++)
+      if (s[(size_t)i * 4 + l]) old[l] = k;
+    v2d uA = (v2d){0, 0} + m->a[i], uB = uA;
+    for (int32_t e = m->rowPtr[i]; e < m->rowPtr[i + 1]; e++) {
+      const uint8_t *q = s + (size_t)m->col[e] * 4;
+      const v2i wv = (v2i)((v2d){0, 0} + m->val[e]);
+      uA += (v2d)(wv & masks2(q));
+      uB += (v2d)(wv & masks2(q + 2));
+    }
+    w[2 * k] = uA;
+    w[2 * k + 1] = uB;
+    const v2i gA = uA > topA, gB = uB > topB;
+    topA = (v2d)(((v2i)uA & gA) | ((v2i)topA & ~gA));
+    topB = (v2d)(((v2i)uB & gB) | ((v2i)topB & ~gB));
+  }
+  const v2d ninf = {-INFINITY, -INFINITY}, one = {1.0, 1.0};
+  const v2i lostA = topA == ninf, lostB = topB == ninf;
+  v2d totalA = {0, 0}, totalB = {0, 0};
+  for (int32_t k = 0; k < K; k++) {
+    const v2d eA = expPair(w[2 * k] - topA), eB = expPair(w[2 * k + 1] - topB);
+    w[2 * k] = (v2d)(((v2i)one & lostA) | ((v2i)eA & ~lostA));
+    w[2 * k + 1] = (v2d)(((v2i)one & lostB) | ((v2i)eB & ~lostB));
+    totalA += w[2 * k];
+    totalB += w[2 * k + 1];
+  }
+  const v2d targetA = uniform2(words, 0) * totalA, targetB = uniform2(words, 2) * totalB;
+  v2d cumA = {0, 0}, cumB = {0, 0};
+  v2i belowA = {0, 0}, belowB = {0, 0};
+  for (int32_t k = 0; k < K; k++) {
+    cumA += w[2 * k];
+    cumB += w[2 * k + 1];
+    belowA -= ~(targetA < cumA);
+    belowB -= ~(targetB < cumB);
+  }
+  const int64_t below[4] = {belowA[0], belowA[1], belowB[0], belowB[1]};
+  const double *wd = (const double *)w;
+  for (int l = 0; l < 4; l++) {
+    int32_t pick = below[l] < K - 1 ? (int32_t)below[l] : K - 1;
+    while (wd[4 * pick + l] == 0.0) pick--;
+    s[(size_t)(b + old[l]) * 4 + l] = 0;
+    s[(size_t)(b + pick) * 4 + l] = 1;
+    bt->changed[l] += pick != old[l];
+  }
+  if (bt->acc) {
+    const v2d invA = one / totalA, invB = one / totalB;
+    for (int32_t k = 0; k < K; k++) {
+      v2d *q = (v2d *)(bt->acc + (size_t)(b + k) * 4);
+      q[0] += w[2 * k] * invA;
+      q[1] += w[2 * k + 1] * invB;
+    }
+  }
+}
+
 static void sweepsF64(Batch *bt, int32_t sweeps) {
   const Form *m = bt->m;
   const int32_t B = bt->B;
@@ -373,7 +438,9 @@ static void sweepsF64(Batch *bt, int32_t sweeps) {
       const int32_t b = m->blockStart[v];
       const v4u *words = streamsNext(&bt->st);
       if (m->oneHot[v]) {
-        for (int32_t c = 0; c < B; c += 2) oneHot2(bt, bt->s + c, words, c, b, m->blockStart[v + 1] - b);
+        const int32_t K = m->blockStart[v + 1] - b;
+        if (B == 4 && K <= 256) oneHot4Chains(bt, words, b, K);
+        else for (int32_t c = 0; c < B; c += 2) oneHot2(bt, bt->s + c, words, c, b, K);
         continue;
       }
       for (int32_t c = 0; c < B; c += 2) {
@@ -567,7 +634,7 @@ int main(int argc, char **argv) {
     bt.order = readN(f, 4 * (size_t)m.nBlocks);
     fclose(f);
   }
-  bt.scratch = aligned_alloc(16, 16 * (size_t)(m.maxBlock + 1));
+  bt.scratch = aligned_alloc(16, 32 * (size_t)(m.maxBlock + 1));
   bt.st.key0 = key0, bt.st.key1 = key1, bt.st.tag = tag;
   bt.st.G = (B + 3) / 4;
   bt.st.ids = aligned_alloc(16, 16 * (size_t)bt.st.G);
