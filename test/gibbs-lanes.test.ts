@@ -149,6 +149,13 @@ test('runGibbs: the run equals its chains run one by one in the single-chain ker
   lists.forEach((list, c) => { for (const e of list) red.add(e, c); });
   assert.deepEqual(red.stats.mean(), ref.stats.mean());
   assert.equal(red.changeRate, ref.changeRate);
+  // f64 batches hold at most four chains (runGibbs ran 4 + 1 above); f32 batches are not capped.
+  const wide = gibbsSampler(engine, model, run, 8);
+  assert.equal(wide.width, 4);
+  wide.dispose();
+  const wide32 = gibbsSampler(engine, model, { ...run, precision: 'f32' }, 8);
+  assert.equal(wide32.width, 8);
+  wide32.dispose();
   assert.equal(r.diagnostics.precision, 'f64');
   assert.equal(r.diagnostics.scan, 'sequential');
   assert.throws(() => runGibbs(engine, model, { precision: 'f16' as 'f32' }), (e: unknown) => e instanceof ModelError && /precision must be one of f64, f32/.test((e as Error).message));
