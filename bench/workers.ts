@@ -21,7 +21,7 @@ const { loadEngine, runGibbs, runParallel, isingLattice, autoWorkers, AUTO_WORKE
 
 const SEED = 17;
 const CHAINS = 4;
-const REPS = QUICK ? 2 : 5;
+const REPS = Number(process.env.BENCH_REPS) || (QUICK ? 2 : 5);
 const cores = availableParallelism();
 const workers = Math.min(CHAINS, cores);
 const engine = await loadEngine();
