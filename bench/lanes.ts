@@ -6,7 +6,8 @@
 //   * the default options end to end (4 chains, 2000 samples, 200 burn-in; f64 lanes, sequential
 //     scan): runGibbs / infer on one thread, and runParallel on min(chains, cores) workers, which
 //     is what the CLI runs at this size (autoWorkers);
-//   * the lanes kernel alone (4 chains per call): f64 / f32, sequential / colored scan;
+//   * the lanes kernel alone (4 chains per call): f64 / f32, sequential / colored scan; and f64
+//     sequential with 2 chains (one vector: what each of two workers runs by default);
 //   * native C of the same lanes algorithm (bench/native/gibbs_lanes.c) at -march=x86-64-v2
 //     (128-bit SIMD, like WASM) and -march=native;
 //   * the single-chain WASM kernel, the plain sequential C scan (bench/native/gibbs.c, the textbook
@@ -15,7 +16,9 @@
 // (states, accumulators and change counts identical after a few sweeps, every configuration).
 // f32 precision's effect: marginals of f32 and f64 runs on a 64×64 lattice compared in units of
 // their standard errors. Repetitions are interleaved (every configuration once per round) and
-// summarised by medians; the machine may be shared, so ratios are taken within the run.
+// summarised by medians; the machine may be shared, so ratios are taken within the run. Every
+// single-thread figure is also given per second of CPU time ("(cpu)": the measuring thread's, or
+// the C program's), which other jobs' time slices do not stretch.
 // Writes bench/results/lanes.json.
 
 import { spawnSync } from 'node:child_process';
@@ -37,7 +40,7 @@ import { cpuModel, dist, QUICK, resultsPath, wasmFacts, writeFormFile, type Dist
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SEED = 20240611;
 const CHAINS = 4;
-const REPS = QUICK ? 3 : 5;
+const REPS = Number(process.env.BENCH_REPS) || (QUICK ? 3 : 5);
 /** Site updates per timed measurement (each configuration runs about this much work). */
 const WORK = QUICK ? 2e6 : 4e7;
 const work = mkdtempSync(join(tmpdir(), 'relaxmrf-lanes-'));
@@ -87,8 +90,8 @@ function files(form: CanonicalForm, name: string) {
   return { model, order };
 }
 
-function runLanesC(exe: string, f: { model: string; order: string }, mode: 'verify' | 'time', sweeps: number, last: string, precision: Precision, scan: Scan): string {
-  const args = [mode, f.model, String(SEED >>> 0), String(Math.floor(SEED / 2 ** 32)), String(CHAINS), String(GIBBS_STREAM), String(sweeps), last, precision, scan === 'colored' ? f.order : '-'];
+function runLanesC(exe: string, f: { model: string; order: string }, mode: 'verify' | 'time', sweeps: number, last: string, precision: Precision, scan: Scan, chains = CHAINS): string {
+  const args = [mode, f.model, String(SEED >>> 0), String(Math.floor(SEED / 2 ** 32)), String(chains), String(GIBBS_STREAM), String(sweeps), last, precision, scan === 'colored' ? f.order : '-'];
   const r = spawnSync(exe, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`C lanes reference failed: ${r.stderr || r.error}`);
   return r.stdout;
@@ -109,28 +112,56 @@ const tag = (c: { precision: Precision; scan: Scan }) => `${c.precision} ${c.sca
 function verify(model: Model, form: CanonicalForm, f: { model: string; order: string }) {
   const out: Record<string, boolean> = {};
   if (!lanesC['x86-64-v2']) return out;
-  for (const cfg of CONFIGS) {
-    const sweeps = 5;
-    const L = new GibbsLanes(engine, model, CHAINS, GIBBS_STREAM, cfg.precision, cfg.scan);
-    const batch = L.init(SEED, Array.from({ length: CHAINS }, (_, c) => c));
+  for (const cfg of [...CONFIGS.map((c) => ({ ...c, chains: CHAINS })), { precision: 'f64' as const, scan: 'sequential' as const, chains: 2 }]) {
+    const sweeps = 5, B = cfg.chains;
+    const L = new GibbsLanes(engine, model, B, GIBBS_STREAM, cfg.precision, cfg.scan);
+    const batch = L.init(SEED, Array.from({ length: B }, (_, c) => c));
     const acc = L.accumulator(batch);
     const rates = L.step(batch, sweeps, acc);
     const k = engine.kernels;
-    const s = new Uint8Array(k.memory.buffer, batch.ptr + k.gibbsLanesStateOffset(CHAINS), form.nBits * CHAINS).slice();
-    const a = L.engine.kernels.memory.buffer.slice(acc, acc + 8 * form.nBits * CHAINS);
+    const s = new Uint8Array(k.memory.buffer, batch.ptr + k.gibbsLanesStateOffset(B), form.nBits * B).slice();
+    const a = L.engine.kernels.memory.buffer.slice(acc, acc + 8 * form.nBits * B);
     L.dispose();
     const file = join(work, 'verify.out');
-    runLanesC(lanesC['x86-64-v2'], f, 'verify', sweeps, file, cfg.precision, cfg.scan);
+    runLanesC(lanesC['x86-64-v2'], f, 'verify', sweeps, file, cfg.precision, cfg.scan, B);
     const buf = readFileSync(file);
-    const changed = new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + 8 * CHAINS));
-    const cs = buf.subarray(8 * CHAINS, 8 * CHAINS + form.nBits * CHAINS);
-    const ca = buf.subarray(8 * CHAINS + form.nBits * CHAINS);
-    out[tag(cfg)] = Buffer.compare(Buffer.from(s), cs) === 0 && Buffer.compare(Buffer.from(a), ca) === 0 && [...changed].every((x, c) => x / (sweeps * form.n) === rates[c]);
+    const changed = new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + 8 * B));
+    const cs = buf.subarray(8 * B, 8 * B + form.nBits * B);
+    const ca = buf.subarray(8 * B + form.nBits * B);
+    out[B === CHAINS ? tag(cfg) : `${tag(cfg)}, ${B} chains`] = Buffer.compare(Buffer.from(s), cs) === 0 && Buffer.compare(Buffer.from(a), ca) === 0 && [...changed].every((x, c) => x / (sweeps * form.n) === rates[c]);
   }
   return out;
 }
 
-type Timer = () => number;
+/** One measurement: site updates per second of wall clock and of CPU time (this thread's; the C program's). */
+type Timer = () => [number, number];
+
+/**
+ * This thread's CPU time in seconds: Linux's per-thread run time (ns), so the garbage collector's
+ * and compiler's threads are not counted; the process's CPU time where that file is missing.
+ */
+function threadSeconds(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e9;
+  } catch {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1e6;
+  }
+}
+
+/** Rates of `updates` site updates timed by `run` on both clocks. */
+function timed(updates: number, run: () => void): [number, number] {
+  const t0 = performance.now(), c0 = threadSeconds();
+  run();
+  const c = threadSeconds() - c0;
+  return [updates / ((performance.now() - t0) / 1000), updates / c];
+}
+
+/** Rates from a C program's "wall … cpu" seconds (`cpuAt`: the CPU field's index). */
+function cRates(updates: number, stdout: string, cpuAt: number): [number, number] {
+  const f = stdout.trim().split(/\s+/).map(Number);
+  return [updates / f[0], updates / f[cpuAt]];
+}
 
 /** Default options (quick mode: fewer samples). */
 function defaultOpts() {
@@ -146,29 +177,32 @@ function timers(model: Model, form: CanonicalForm, f: { model: string; order: st
     const batch = L.init(SEED, Array.from({ length: CHAINS }, (_, c) => c));
     const acc = L.accumulator(batch);
     L.step(batch, 2, acc);
-    t[`wasm lanes ${tag(cfg)}`] = () => {
-      const t0 = performance.now();
-      L.step(batch, sweeps, acc);
-      return (CHAINS * sweeps * n) / ((performance.now() - t0) / 1000);
-    };
+    t[`wasm lanes ${tag(cfg)}`] = () => timed(CHAINS * sweeps * n, () => L.step(batch, sweeps, acc));
     for (const [march, exe] of Object.entries(lanesC)) {
-      if (exe) t[`C lanes ${tag(cfg)} ${march}`] = () => (CHAINS * sweeps * n) / Number(runLanesC(exe, f, 'time', sweeps, String(Math.max(1, sweeps >> 3)), cfg.precision, cfg.scan).trim());
+      if (exe) t[`C lanes ${tag(cfg)} ${march}`] = () => cRates(CHAINS * sweeps * n, runLanesC(exe, f, 'time', sweeps, String(Math.max(1, sweeps >> 3)), cfg.precision, cfg.scan), 1);
+    }
+  }
+  // Two chains, one f64x2 vector: what each of two workers runs with the default four chains.
+  {
+    const L = new GibbsLanes(engine, model, 2, GIBBS_STREAM);
+    const batch = L.init(SEED, [0, 1]);
+    const acc = L.accumulator(batch);
+    L.step(batch, 2, acc);
+    t['wasm lanes f64 sequential, 2 chains'] = () => timed(2 * sweeps * n, () => L.step(batch, sweeps, acc));
+    for (const [march, exe] of Object.entries(lanesC)) {
+      if (exe) t[`C lanes f64 sequential, 2 chains ${march}`] = () => cRates(2 * sweeps * n, runLanesC(exe, f, 'time', sweeps, String(Math.max(1, sweeps >> 3)), 'f64', 'sequential', 2), 1);
     }
   }
   const oneSweeps = Math.max(2, Math.round(WORK / n / 2));
   const one = new GibbsSampler(engine, model);
   const st = one.init(SEED, 0), oneAcc = one.accumulator();
   one.step(st, 2, oneAcc);
-  t['wasm single chain'] = () => {
-    const t0 = performance.now();
-    one.step(st, oneSweeps, oneAcc);
-    return (oneSweeps * n) / ((performance.now() - t0) / 1000);
-  };
+  t['wasm single chain'] = () => timed(oneSweeps * n, () => one.step(st, oneSweeps, oneAcc));
   if (plainC) {
     t['C plain sequential x86-64-v2'] = () => {
       const r = spawnSync(plainC, ['time', f.model, String(SEED >>> 0), String(Math.floor(SEED / 2 ** 32)), '0', String(GIBBS_STREAM), String(oneSweeps), String(Math.max(1, oneSweeps >> 3))], { encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`C reference failed: ${r.stderr}`);
-      return (oneSweeps * n) / Number(r.stdout.trim().split(/\s+/)[0]);
+      return cRates(oneSweeps * n, r.stdout, 2);
     };
   }
   const jsSweeps = Math.max(1, Math.round(oneSweeps / 8));
@@ -176,14 +210,15 @@ function timers(model: Model, form: CanonicalForm, f: { model: string; order: st
   const r = new PhiloxJS(SEED >>> 0, 0, 0, GIBBS_STREAM);
   g.init(r);
   const jsAcc = new Float64Array(form.nBits);
-  t['js single chain'] = () => {
-    const t0 = performance.now();
-    g.sweeps(r, jsSweeps, jsAcc);
-    return (jsSweeps * n) / ((performance.now() - t0) / 1000);
-  };
+  t['js single chain'] = () => timed(jsSweeps * n, () => g.sweeps(r, jsSweeps, jsAcc));
   // Default options, end to end as a user sees them (burn-in and batches included): infer's
   // runGibbs on this thread; the workers run below (async).
-  t['default run (runGibbs, 1 thread)'] = () => runGibbs(engine, model, defaultOpts()).diagnostics.siteUpdatesPerSecond as number;
+  t['default run (runGibbs, 1 thread)'] = () => {
+    let wall = 0;
+    const [, cpu] = timed(1, () => void (wall = runGibbs(engine, model, defaultOpts()).diagnostics.siteUpdatesPerSecond as number));
+    const updates = CHAINS * (QUICK ? 110 : 2200) * form.n; // sweeps of the default options; site = variable, as runGibbs counts
+    return [wall, updates * cpu];
+  };
   return t;
 }
 
@@ -212,6 +247,7 @@ function f32Effect() {
   return { model: 'ising 64x64 periodic, beta 0.4, h 0.05', ...opts, independent: compare(5, 6), sameSeed: compare(5, 5) };
 }
 
+const loadavgAtStart = loadavg();
 const results: Record<string, unknown>[] = [];
 for (const { name, model } of models) {
   const form = toCanonical(model);
@@ -223,16 +259,30 @@ for (const { name, model } of models) {
   const cliWorkers = autoWorkers('gibbs', model, defaultOpts(), availableParallelism());
   const workersKey = `default run (runParallel, ${Math.min(CHAINS, availableParallelism())} workers)`;
   for (let rep = 0; rep < REPS; rep++) {
-    for (const [k, fn] of Object.entries(t)) (samples[k] ??= []).push(fn());
+    for (const [k, fn] of Object.entries(t)) {
+      const [wall, cpu] = fn();
+      (samples[k] ??= []).push(wall);
+      (samples[`${k} (cpu)`] ??= []).push(cpu);
+    }
     const r = await runParallel(model, { ...defaultOpts(), workers: availableParallelism() });
     (samples[workersKey] ??= []).push(r.diagnostics.siteUpdatesPerSecond as number);
   }
   const d: Record<string, Dist> = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, dist(v)]));
   const med = (k: string) => d[k]?.median ?? NaN;
+  const cpu = (k: string) => med(`${k} (cpu)`);
   const plain = med('C plain sequential x86-64-v2');
+  const plainCpu = cpu('C plain sequential x86-64-v2');
   const ratios = {
     defaultOverPlainC: med('default run (runGibbs, 1 thread)') / plain,
     workersDefaultOverPlainC: med(workersKey) / plain,
+    'defaultOverPlainC (cpu)': cpu('default run (runGibbs, 1 thread)') / plainCpu,
+    'wasmLanes f64 sequential, 2 chains / C lanes x86-64-v2 (cpu)': cpu('wasm lanes f64 sequential, 2 chains') / cpu('C lanes f64 sequential, 2 chains x86-64-v2'),
+    'wasmLanes f64 sequential, 2 chains / plain C (cpu)': cpu('wasm lanes f64 sequential, 2 chains') / plainCpu,
+    ...Object.fromEntries(CONFIGS.flatMap((c) => [
+      [`wasmLanes ${tag(c)} / C lanes x86-64-v2 (cpu)`, cpu(`wasm lanes ${tag(c)}`) / cpu(`C lanes ${tag(c)} x86-64-v2`)],
+      [`wasmLanes ${tag(c)} / C lanes native (cpu)`, cpu(`wasm lanes ${tag(c)}`) / cpu(`C lanes ${tag(c)} native`)],
+      [`wasmLanes ${tag(c)} / plain C (cpu)`, cpu(`wasm lanes ${tag(c)}`) / plainCpu],
+    ])),
     ...Object.fromEntries(CONFIGS.flatMap((c) => [
       [`wasmLanes ${tag(c)} / C lanes x86-64-v2`, med(`wasm lanes ${tag(c)}`) / med(`C lanes ${tag(c)} x86-64-v2`)],
       [`wasmLanes ${tag(c)} / C lanes native`, med(`wasm lanes ${tag(c)}`) / med(`C lanes ${tag(c)} native`)],
@@ -253,7 +303,7 @@ console.log('\nf32 vs f64 marginals:', JSON.stringify(effect));
 const out = {
   quick: QUICK,
   date: new Date().toISOString(),
-  machine: { cpu: cpuModel(), cores: availableParallelism(), loadavgAtEnd: loadavg(), note: 'shared machine: other jobs ran at the same time; ratios are within one run, medians of interleaved repetitions' },
+  machine: { cpu: cpuModel(), cores: availableParallelism(), loadavgAtStart, loadavgAtEnd: loadavg(), note: 'shared machine: other jobs may have run at the same time; ratios are within one run, medians of interleaved repetitions; "(cpu)" rates divide by CPU time (the measuring thread\'s for WASM and JS, the C program\'s own), which time slicing by other jobs does not stretch' },
   gcc: gccVersion,
   node: process.version,
   wasm: wasmFacts(),

@@ -2,6 +2,6 @@
 export * from './api.ts';
 export { loadEngine } from './core/wasm-node.ts';
 export { loadModelFile } from './io/files.ts';
-export { runParallel, inferAsync, autoWorkers, AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_MIN_SWEEPS, PARALLEL_METHODS, type ParallelMethod, type ParallelOptions } from './parallel/parallel.ts';
+export { runParallel, inferAsync, autoWorkers, AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_MIN_SWEEPS, AUTO_WORKERS_STARTUP_UPDATES, PARALLEL_METHODS, type ParallelMethod, type ParallelOptions } from './parallel/parallel.ts';
 export { exactInferenceParallel } from './exact/exact-parallel.ts';
 export { runQueued, type QueueOptions } from './queue/queue-client.ts';

@@ -63,6 +63,18 @@ test('binary models (free bits): each lane is the single-chain chain, bit for bi
   assertSameChains(randomModel(rand, 9, { density: 0.5, scale: 1.5 }), 4, [0, 1, 2, 3], [3, 7, 1, 5]);
   assertSameChains(isingLattice({ shape: [6, 7], beta: 0.45, h: 0.1, periodic: true }), 5, [0, 1, 2], [4, 9, 2]);
   assertSameChains(randomModel(rand, 12, { density: 0.3, scale: 40 }), 6, [2, 7, 9, 11, 13], [5, 5]); // large fields: exp's out-of-range path
+  // Batches of 2 and 4 chains take the free-bit kernel (gibbs_lanes_free.ts): bit i−1 a neighbour
+  // in most rows (lattices, open and periodic), in none (a graph without consecutive edges), hard
+  // zeros (W = −∞), exp's out-of-range path, odd chain ids.
+  assertSameChains(isingLattice({ shape: [5, 6], beta: 0.5, h: -0.2, periodic: true }), 7, [3, 8], [4, 1, 6]);
+  assertSameChains(isingLattice({ shape: [7, 4], beta: 0.6, periodic: false }), 8, [1, 2, 5, 6], [2, 5, 3]);
+  assertSameChains(randomModel(rand, 12, { density: 0.3, scale: 40 }), 9, [5], [5, 4]);
+  assertSameChains(hardCore(13), 11, [0, 1], [6, 3, 1]);
+  assertSameChains(hardCore(13), 12, [2, 4, 6, 9], [4, 4]);
+  const stride = new ModelBuilder(new Array(10).fill(2));
+  for (let v = 0; v < 10; v++) stride.addUnary(v, [0, 0.3 - 0.07 * v]);
+  for (let v = 0; v + 3 < 10; v++) stride.addPairwise(v, v + 3, [0, 0, 0, 1.1 - 0.3 * v]);
+  assertSameChains(stride.build(), 13, [0, 1, 2, 3], [3, 8]);
 });
 
 test('one-hot blocks (Potts, mixed cards) and hard zeros: each lane is the single-chain chain', () => {
@@ -71,6 +83,9 @@ test('one-hot blocks (Potts, mixed cards) and hard zeros: each lane is the singl
   assertSameChains(randomModel(rand, 8, { cards: [2, 3, 5], density: 0.5 }), 8, [1], [4, 3]);
   assertSameChains(randomModel(rand, 8, { cards: [2, 4], density: 0.6, zeros: 0.3 }), 9, [0, 1, 2, 3, 4, 5, 6], [5, 4]);
   assertSameChains(hardCore(11), 10, [0, 1, 2], [6, 6, 1]);
+  // Batches of exactly four chains take oneHot4Chains (two vectors in one pass).
+  assertSameChains(pottsLattice({ shape: [5, 4], q: 4, beta: 0.8, periodic: false }), 14, [3, 0, 6, 2], [4, 5, 1]);
+  assertSameChains(randomModel(rand, 9, { cards: [3, 2, 5], density: 0.5, zeros: 0.3 }), 15, [0, 1, 2, 3], [5, 2]);
 });
 
 // Colored scans and f32 lanes are different chains with the same target: every marginal within
@@ -134,6 +149,13 @@ test('runGibbs: the run equals its chains run one by one in the single-chain ker
   lists.forEach((list, c) => { for (const e of list) red.add(e, c); });
   assert.deepEqual(red.stats.mean(), ref.stats.mean());
   assert.equal(red.changeRate, ref.changeRate);
+  // f64 batches hold at most four chains (runGibbs ran 4 + 1 above); f32 batches are not capped.
+  const wide = gibbsSampler(engine, model, run, 8);
+  assert.equal(wide.width, 4);
+  wide.dispose();
+  const wide32 = gibbsSampler(engine, model, { ...run, precision: 'f32' }, 8);
+  assert.equal(wide32.width, 8);
+  wide32.dispose();
   assert.equal(r.diagnostics.precision, 'f64');
   assert.equal(r.diagnostics.scan, 'sequential');
   assert.throws(() => runGibbs(engine, model, { precision: 'f16' as 'f32' }), (e: unknown) => e instanceof ModelError && /precision must be one of f64, f32/.test((e as Error).message));

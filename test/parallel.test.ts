@@ -135,8 +135,17 @@ test('Gibbs in f32 lanes with a colored scan: workers 1, 2, 3 equal the single-t
   assert.equal(autoWorkers('dhmc', model, { ...opts, samples: 1e7 }, 2), 1);
   // A short run on a huge model stays on this thread (each worker would copy the model).
   const big = isingLattice({ shape: [1024, 1024], beta: 0.4, periodic: true });
-  assert.equal(autoWorkers('gibbs', big, { chains: 2, samples: 100, burnin: 10 }, 2), 1);
-  assert.equal(autoWorkers('gibbs', big, { chains: 2, samples: 1000, burnin: 10 }, 2), 2);
+  assert.equal(autoWorkers('gibbs', big, { chains: 8, samples: 100, burnin: 10 }, 2), 1);
+  assert.equal(autoWorkers('gibbs', big, { chains: 8, samples: 1000, burnin: 10 }, 2), 2);
+  // f64: two chains never start workers (one chain per worker leaves half a vector empty); four
+  // chains on two cores (a vector per worker against two interleaved in this thread) need more
+  // updates than eight (two batches of four against one per worker).
+  assert.equal(autoWorkers('gibbs', big, { chains: 2, samples: 1e4 }, 2), 1);
+  const mid = isingLattice({ shape: [128, 128], beta: 0.4, periodic: true }); // 16 384 bits
+  assert.equal(autoWorkers('gibbs', mid, { chains: 4, samples: 2000, burnin: 200 }, 2), 1); // 1.4·10⁸ updates
+  assert.equal(autoWorkers('gibbs', mid, { chains: 8, samples: 2000, burnin: 200 }, 2), 2); // 2.9·10⁸
+  assert.equal(autoWorkers('gibbs', mid, { chains: 4, samples: 6000 }, 2), 2); // 3.9·10⁸
+  assert.equal(autoWorkers('gibbs', mid, { chains: 4, samples: 6000, precision: 'f32' }, 2), 1); // one f32 vector either way
   const a = await inferAsync(engine, model, { ...opts, method: 'gibbs' });
   const b = await inferAsync(engine, model, { ...opts, method: 'gibbs', workers: 2 });
   assert.deepEqual(a.marginals, ref.marginals);

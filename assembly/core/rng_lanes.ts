@@ -1,25 +1,40 @@
 // Philox streams read four blocks at a time (SIMD), for kernels that draw one word per site.
 import { Philox, PHILOX_BYTES } from './rng';
 
-// Philox4x32-10's ten rounds on four counter vectors at once (lane l: one block), the same
-// arithmetic as philoxRounds in rng.ts; the output words 0…3 go to out, out + 16, out + 32, out + 48.
+// Philox's multipliers as vectors, loaded (V8 rebuilds a v128 constant at every use).
+const PHILOX_M = memory.data<u32>([0xD2511F53, 0xD2511F53, 0xD2511F53, 0xD2511F53, 0xCD9E8D57, 0xCD9E8D57, 0xCD9E8D57, 0xCD9E8D57]);
+
+// The ten rounds' keys (k0, k1 of round r splat at 32·r, 32·r + 16): built once per refill.
+const ROUND_KEYS = memory.data(320, 16);
+
 @inline
-function philoxRounds4(out: usize, x0: v128, x1: v128, x2: v128, x3: v128, k0: u32, k1: u32): void {
-  const m0 = i32x4.splat(<i32>0xD2511F53);
-  const m1 = i32x4.splat(<i32>0xCD9E8D57);
+function roundKeys(k0: u32, k1: u32): void {
   for (let i = 0; i < 10; i++) {
+    v128.store(ROUND_KEYS + (<usize>i << 5), i32x4.splat(<i32>k0));
+    v128.store(ROUND_KEYS + (<usize>i << 5), i32x4.splat(<i32>k1), 16);
+    k0 += 0x9E3779B9;
+    k1 += 0xBB67AE85;
+  }
+}
+
+// Philox4x32-10's ten rounds on four counter vectors at once (lane l: one block), the same
+// arithmetic as philoxRounds in rng.ts, with the keys of roundKeys; the output words 0…3 go to
+// out, out + 16, out + 32, out + 48.
+@inline
+function philoxRounds4(out: usize, x0: v128, x1: v128, x2: v128, x3: v128): void {
+  for (let i = 0; i < 10; i++) {
+    const m0 = v128.load(PHILOX_M), m1 = v128.load(PHILOX_M, 16);
     const p0l = i64x2.extmul_low_i32x4_u(x0, m0);
     const p0h = i64x2.extmul_high_i32x4_u(x0, m0);
     const p1l = i64x2.extmul_low_i32x4_u(x2, m1);
     const p1h = i64x2.extmul_high_i32x4_u(x2, m1);
-    const n0 = v128.xor(v128.xor(v128.shuffle<i32>(p1l, p1h, 1, 3, 5, 7), x1), i32x4.splat(<i32>k0));
-    const n2 = v128.xor(v128.xor(v128.shuffle<i32>(p0l, p0h, 1, 3, 5, 7), x3), i32x4.splat(<i32>k1));
+    const key = ROUND_KEYS + (<usize>i << 5);
+    const n0 = v128.xor(v128.xor(v128.shuffle<i32>(p1l, p1h, 1, 3, 5, 7), x1), v128.load(key));
+    const n2 = v128.xor(v128.xor(v128.shuffle<i32>(p0l, p0h, 1, 3, 5, 7), x3), v128.load(key, 16));
     x1 = v128.shuffle<i32>(p1l, p1h, 0, 2, 4, 6);
     x3 = v128.shuffle<i32>(p0l, p0h, 0, 2, 4, 6);
     x0 = n0;
     x2 = n2;
-    k0 += 0x9E3779B9;
-    k1 += 0xBB67AE85;
   }
   v128.store(out, x0);
   v128.store(out, x1, 16);
@@ -41,7 +56,8 @@ export function philox4Blocks(out: usize, ctr: u64, c2: u32, c3: u32, k0: u32, k
   x1 = i32x4.replace_lane(x1, 1, <i32>((ctr + 1) >>> 32));
   x1 = i32x4.replace_lane(x1, 2, <i32>((ctr + 2) >>> 32));
   x1 = i32x4.replace_lane(x1, 3, <i32>((ctr + 3) >>> 32));
-  philoxRounds4(PHILOX_TMP, x0, x1, i32x4.splat(<i32>c2), i32x4.splat(<i32>c3), k0, k1);
+  roundKeys(k0, k1);
+  philoxRounds4(PHILOX_TMP, x0, x1, i32x4.splat(<i32>c2), i32x4.splat(<i32>c3));
   x0 = v128.load(PHILOX_TMP);
   x1 = v128.load(PHILOX_TMP, 16);
   const x2 = v128.load(PHILOX_TMP, 32);
@@ -78,23 +94,38 @@ export function batchStreamsBytes(B: i32): usize {
 export function batchStreamsNext(at: usize, B: i32, p0: usize): usize {
   let pos = load<u32>(at, 8);
   if (pos >= 16) {
-    const ctr = load<u64>(at);
-    const r = changetype<Philox>(p0);
-    const G = (B + 3) >> 2;
-    for (let g = 0; g < G; g++) philoxChains(at + 16 + <usize>G * 16 + (<usize>g << 8), ctr, v128.load(at + 16 + (<usize>g << 4)), r.ctr3, r.key0, r.key1);
-    store<u64>(at, ctr + 4);
+    batchStreamsRefill(at, B, p0);
     pos = 0;
   }
   store<u32>(at, pos + 1, 8);
-  return at + 16 + (<usize>((B + 3) >> 2) << 4) + (<usize>pos << 4);
+  return batchStreamsWords(at, B) + (<usize>pos << 4);
+}
+
+/** Where word vector 0 of group 0 is (group g: + 256·g). */
+@inline
+export function batchStreamsWords(at: usize, B: i32): usize {
+  return at + 16 + (<usize>((B + 3) >> 2) << 4);
+}
+
+/**
+ * The next four blocks of every chain into the word vectors, counter advanced; the position is
+ * the caller's (kernels that keep it in a local store it back at the end, offset 8).
+ */
+export function batchStreamsRefill(at: usize, B: i32, p0: usize): void {
+  const ctr = load<u64>(at);
+  const r = changetype<Philox>(p0);
+  const G = (B + 3) >> 2;
+  roundKeys(r.key0, r.key1);
+  for (let g = 0; g < G; g++) philoxChains(at + 16 + <usize>G * 16 + (<usize>g << 8), ctr, v128.load(at + 16 + (<usize>g << 4)), r.ctr3);
+  store<u64>(at, ctr + 4);
 }
 
 /** Four blocks (counters ctr … ctr+3) of four chains' streams: word vector 4b + k is block b's word k. */
 @inline
-function philoxChains(out: usize, ctr: u64, ids: v128, c3: u32, key0: u32, key1: u32): void {
+function philoxChains(out: usize, ctr: u64, ids: v128, c3: u32): void {
   for (let b: u64 = 0; b < 4; b++) {
     const x0 = i32x4.splat(<i32>(ctr + b)), x1 = i32x4.splat(<i32>((ctr + b) >>> 32));
-    philoxRounds4(out + (<usize>b << 6), x0, x1, ids, i32x4.splat(<i32>c3), key0, key1);
+    philoxRounds4(out + (<usize>b << 6), x0, x1, ids, i32x4.splat(<i32>c3));
   }
 }
 

@@ -24,6 +24,7 @@ import { Philox, PHILOX_BYTES, uniform32 } from '../core/rng';
 import { batchStreamsBytes, batchStreamsOpen, batchStreamsNext, batchStreamsClose } from '../core/rng_lanes';
 import { PairwiseForm } from '../core/pairwise';
 import { EXP_K, expPair, expPairK, expF32x4 } from '../core/vmath';
+import { freeBitLanesSweeps, maskOf, masks4At } from './gibbs_lanes_free';
 
 @inline
 function streamsAt(B: i32): usize {
@@ -49,9 +50,9 @@ export function lanesBytes(m: PairwiseForm, B: i32): usize {
   return lanesStateOffset(B) + <usize>m.nBits * <usize>B;
 }
 
-/** Scratch bytes a step needs: a vector per state of the largest block. */
+/** Scratch bytes a step needs: two vectors per state of the largest block. */
 export function lanesScratchBytes(m: PairwiseForm): usize {
-  return <usize>max(1, m.maxBlock) << 4;
+  return <usize>max(1, m.maxBlock) << 5;
 }
 
 @inline
@@ -89,14 +90,10 @@ export function lanesInit(m: PairwiseForm, batch: usize, B: i32): void {
   }
 }
 
-// Masks for two lanes' neighbour terms, indexed by (s_lane0 | s_lane1 << 1).
-const MASK2 = memory.data<u64>([0, 0, 0xFFFFFFFFFFFFFFFF, 0, 0, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF]);
-
 /** Lane masks (all ones where s = 1) of two chains' states of bit j, from their two bytes. */
 @inline
 function mask2(p: usize): v128 {
-  const x = <u32>load<u16>(p);
-  return v128.load(MASK2 + (<usize>((x | (x >> 7)) & 3) << 4));
+  return maskOf(<u32>load<u16>(p));
 }
 
 /** Two chains' local fields of bit i (localField's sum, lane by lane). */
@@ -135,6 +132,13 @@ export function lanesSweepsF64(m: PairwiseForm, batch: usize, B: i32, sweeps: i3
   const c2 = v128.load64_splat(EXP_K, 32), c3 = v128.load64_splat(EXP_K, 40);
   const c4 = v128.load64_splat(EXP_K, 48), c5 = v128.load64_splat(EXP_K, 56);
   const lim = v128.load64_splat(EXP_K, 64);
+  // Sequential scans of 2 or 4 chains over free bits: the same chains, faster (gibbs_lanes_free.ts).
+  if (m.allFree && !order && (B == 2 || B == 4)) {
+    if (B == 4) freeBitLanesSweeps<u32>(m, s, rs, batch, cnt, sweeps, acc);
+    else freeBitLanesSweeps<u16>(m, s, rs, batch, cnt, sweeps, acc);
+    closeCall(batch, B, false);
+    return;
+  }
   for (let t = 0; t < sweeps; t++) {
     for (let vi = 0; vi < m.nBlocks; vi++) {
       const v = order ? load<i32>(order + (<usize>vi << 2)) : vi;
@@ -142,7 +146,8 @@ export function lanesSweepsF64(m: PairwiseForm, batch: usize, B: i32, sweeps: i3
       if (load<u8>(m.oneHot + <usize>v)) {
         const K = load<i32>(m.blockStart + (<usize>(v + 1) << 2)) - b;
         const words = batchStreamsNext(rs, B, batch);
-        for (let c = 0; c < B; c += 2) oneHot2(m, s + <usize>c, Bz, words, cnt, c, b, K, acc, scratch);
+        if (B == 4 && K <= 256) oneHot4Chains(m, s, words, cnt, b, K, acc, scratch);
+        else for (let c = 0; c < B; c += 2) oneHot2(m, s + <usize>c, Bz, words, cnt, c, b, K, acc, scratch);
         continue;
       }
       const words = batchStreamsNext(rs, B, batch);
@@ -211,6 +216,85 @@ function oneHot2(m: PairwiseForm, sq: usize, Bz: usize, words: usize, cnt: usize
     for (let k = 0; k < K; k++) {
       const q = acc + ((<usize>(b + k) * Bz + <usize>c) << 3);
       v128.store(q, f64x2.add(v128.load(q), f64x2.mul(v128.load(scratch + (<usize>k << 4)), inv)));
+    }
+  }
+}
+
+/**
+ * oneHot2 for chains 0, 1 (vector A) and 2, 3 (vector B) of a batch of four, in one pass: each
+ * neighbour's index, coupling and the four chains' state bytes are loaded once for both vectors.
+ * Lane by lane the same arithmetic as oneHot2. Scratch: state k's weights at 32·k (A), 32·k + 16 (B).
+ */
+function oneHot4Chains(m: PairwiseForm, s: usize, words: usize, cnt: usize, b: i32, K: i32, acc: usize, scratch: usize): void {
+  let old: u32 = 0; // state k of chain c as byte c, for the block's one-hot bit set in chain c
+  let topA = f64x2.splat(-Infinity), topB = topA;
+  for (let k = 0; k < K; k++) {
+    const i = b + k;
+    const x = load<u32>(s + (<usize>i << 2));
+    old |= x * <u32>k; // bytes 0/1 times k: chain c's state index in byte c (K ≤ 256)
+    let uA = v128.load64_splat(m.a + (<usize>i << 3));
+    let uB = uA;
+    const end = load<i32>(m.rowPtr + (<usize>(i + 1) << 2));
+    for (let e = load<i32>(m.rowPtr + (<usize>i << 2)); e < end; e++) {
+      const q = masks4At(load<u32>(s + (<usize>load<i32>(m.col + (<usize>e << 2)) << 2)));
+      const w = v128.load64_splat(m.val + (<usize>e << 3));
+      uA = f64x2.add(uA, v128.and(w, v128.load(q)));
+      uB = f64x2.add(uB, v128.and(w, v128.load(q, 16)));
+    }
+    v128.store(scratch + (<usize>k << 5), uA);
+    v128.store(scratch + (<usize>k << 5), uB, 16);
+    topA = v128.bitselect(uA, topA, f64x2.gt(uA, topA));
+    topB = v128.bitselect(uB, topB, f64x2.gt(uB, topB));
+  }
+  const ninf = f64x2.splat(-Infinity), one = f64x2.splat(1.0);
+  const lostA = f64x2.eq(topA, ninf), lostB = f64x2.eq(topB, ninf);
+  let totalA = f64x2.splat(0), totalB = totalA;
+  for (let k = 0; k < K; k++) {
+    const q = scratch + (<usize>k << 5);
+    const wA = v128.bitselect(one, expPairK(f64x2.sub(v128.load(q), topA)), lostA);
+    const wB = v128.bitselect(one, expPairK(f64x2.sub(v128.load(q, 16), topB)), lostB);
+    v128.store(q, wA);
+    v128.store(q, wB, 16);
+    totalA = f64x2.add(totalA, wA);
+    totalB = f64x2.add(totalB, wB);
+  }
+  const targetA = f64x2.mul(uniform2(words, 0), totalA), targetB = f64x2.mul(uniform2(words, 2), totalB);
+  let cumA = f64x2.splat(0), cumB = cumA;
+  let belowA = i64x2.splat(0), belowB = belowA;
+  for (let k = 0; k < K; k++) {
+    const q = scratch + (<usize>k << 5);
+    cumA = f64x2.add(cumA, v128.load(q));
+    cumB = f64x2.add(cumB, v128.load(q, 16));
+    belowA = i64x2.sub(belowA, v128.not(f64x2.lt(targetA, cumA)));
+    belowB = i64x2.sub(belowB, v128.not(f64x2.lt(targetB, cumB)));
+  }
+  let pick0 = min(<i32>i64x2.extract_lane(belowA, 0), K - 1);
+  let pick1 = min(<i32>i64x2.extract_lane(belowA, 1), K - 1);
+  let pick2 = min(<i32>i64x2.extract_lane(belowB, 0), K - 1);
+  let pick3 = min(<i32>i64x2.extract_lane(belowB, 1), K - 1);
+  while (load<f64>(scratch + (<usize>pick0 << 5)) == 0.0) pick0--;
+  while (load<f64>(scratch + (<usize>pick1 << 5), 8) == 0.0) pick1--;
+  while (load<f64>(scratch + (<usize>pick2 << 5), 16) == 0.0) pick2--;
+  while (load<f64>(scratch + (<usize>pick3 << 5), 24) == 0.0) pick3--;
+  const old0 = <i32>(old & 255), old1 = <i32>((old >> 8) & 255), old2 = <i32>((old >> 16) & 255), old3 = <i32>(old >> 24);
+  store<u8>(s + (<usize>(b + old0) << 2), 0);
+  store<u8>(s + (<usize>(b + pick0) << 2), 1);
+  store<u8>(s + (<usize>(b + old1) << 2), 0, 1);
+  store<u8>(s + (<usize>(b + pick1) << 2), 1, 1);
+  store<u8>(s + (<usize>(b + old2) << 2), 0, 2);
+  store<u8>(s + (<usize>(b + pick2) << 2), 1, 2);
+  store<u8>(s + (<usize>(b + old3) << 2), 0, 3);
+  store<u8>(s + (<usize>(b + pick3) << 2), 1, 3);
+  store<i64>(cnt, load<i64>(cnt) + <i64>(pick0 != old0));
+  store<i64>(cnt, load<i64>(cnt, 8) + <i64>(pick1 != old1), 8);
+  store<i64>(cnt, load<i64>(cnt, 16) + <i64>(pick2 != old2), 16);
+  store<i64>(cnt, load<i64>(cnt, 24) + <i64>(pick3 != old3), 24);
+  if (acc) {
+    const invA = f64x2.div(one, totalA), invB = f64x2.div(one, totalB);
+    for (let k = 0; k < K; k++) {
+      const q = acc + (<usize>(b + k) << 5), w = scratch + (<usize>k << 5);
+      v128.store(q, f64x2.add(v128.load(q), f64x2.mul(v128.load(w), invA)));
+      v128.store(q, f64x2.add(v128.load(q, 16), f64x2.mul(v128.load(w, 16), invB)), 16);
     }
   }
 }

@@ -53,18 +53,47 @@ export const AUTO_WORKERS_MIN_UPDATES = 1e8;
 export const AUTO_WORKERS_MIN_SWEEPS = 1000;
 
 /**
- * The default number of workers for a run on `cores` cores: min(chains, cores) for a Gibbs run of
- * at least AUTO_WORKERS_MIN_UPDATES site updates and AUTO_WORKERS_MIN_SWEEPS sweeps per chain, 1
- * (this thread) otherwise and for the other methods. The result does not depend on it.
+ * Worker start-up in site updates of this thread's time: 0.2–0.5 s per run of the built package
+ * (engine compile, model copy; `npm run bench:workers`) at ~10⁸ updates/s.
+ */
+export const AUTO_WORKERS_STARTUP_UPDATES = 5e7;
+
+/**
+ * Time per site of a batch of 1–2 f64 chains (one f64x2 vector, whose updates wait for each other)
+ * relative to a batch of 4 (two interleaved vectors): 2 chains at ~75 M updates/s against 4 at
+ * ~128 M/s on the 256² Ising lattice (bench:lanes, CPU time), 0.78 on Potts.
+ */
+const F64_PAIR_COST = 0.85;
+
+/** Relative time per sweep of `chains` Gibbs chains on one thread (f64: batches of ≤ 4; f32: a vector per 4). */
+function threadCost(chains: number, precision: string): number {
+  if (precision === 'f32') return Math.ceil(chains / 4);
+  const rest = chains % 4;
+  return Math.floor(chains / 4) + (rest === 0 ? 0 : rest <= 2 ? F64_PAIR_COST : 1);
+}
+
+/**
+ * The default number of workers for a run on `cores` cores: w = min(chains, cores) for a Gibbs run
+ * of at least AUTO_WORKERS_MIN_SWEEPS sweeps per chain whose site updates pay for the workers'
+ * start-up — at least AUTO_WORKERS_MIN_UPDATES and at least AUTO_WORKERS_STARTUP_UPDATES / g,
+ * where g is the share of this thread's time the workers save (the busiest worker holds ⌈chains/w⌉
+ * chains; threadCost). So 4 f64 chains on 2 cores (each worker one latency-bound vector, this
+ * thread two interleaved ones: g ≈ 0.15) need ≈ 3.3·10⁸ updates, 8 chains (g = 0.5) 10⁸, and 2
+ * chains never start workers (one chain per worker runs a half-empty vector: g = 0). 1 (this
+ * thread) otherwise and for the other methods. The result does not depend on it.
  */
 export function autoWorkers(method: string, model: Model, opts: ParallelOptions, cores: number): number {
   if (method !== 'gibbs') return 1;
   const run = gibbsRun(opts);
+  const w = Math.max(1, Math.min(run.chains, cores));
+  if (w === 1 || run.samples + run.burnin < AUTO_WORKERS_MIN_SWEEPS) return 1;
   // Site updates: bits of the canonical form, or variables for the factor-graph kernel (arity > 2).
-  const sites = gibbsKernel(model) === 'canonical' ? canonicalSize(model).nBits : model.n;
+  const canonical = gibbsKernel(model) === 'canonical';
+  const sites = canonical ? canonicalSize(model).nBits : model.n;
   const updates = run.chains * (run.samples + run.burnin) * sites;
-  const long = updates >= AUTO_WORKERS_MIN_UPDATES && run.samples + run.burnin >= AUTO_WORKERS_MIN_SWEEPS;
-  return long ? Math.max(1, Math.min(run.chains, cores)) : 1;
+  const saved = canonical ? 1 - threadCost(Math.ceil(run.chains / w), run.precision) / threadCost(run.chains, run.precision) : 1 - 1 / w;
+  const need = saved > 0 ? Math.max(AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_STARTUP_UPDATES / saved) : Infinity;
+  return updates >= need ? w : 1;
 }
 
 /** The model as plain data (structured clone of its typed arrays). */

@@ -11,7 +11,7 @@ import { exactInferenceParallel } from '../exact/exact-parallel.ts';
 import { autoWorkers, runParallelOn, type ParallelHost, type ParallelMethod, type ParallelOptions, type WorkerJob, type WorkerMessage } from './parallel-job.ts';
 import { startWorkerModule } from './start-worker.ts';
 
-export { PARALLEL_METHODS, AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_MIN_SWEEPS, autoWorkers, type ParallelMethod, type ParallelOptions } from './parallel-job.ts';
+export { PARALLEL_METHODS, AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_MIN_SWEEPS, AUTO_WORKERS_STARTUP_UPDATES, autoWorkers, type ParallelMethod, type ParallelOptions } from './parallel-job.ts';
 
 function startWorker(job: WorkerJob) {
   return startWorkerModule(import.meta.url, 'parallel-worker', job);

@@ -44,7 +44,7 @@ export function checkScan(s: unknown): Scan {
  */
 export function lanesMemory(s: FormSize, chains: number, precision: Precision, scan: Scan): number {
   const B = Math.ceil(Math.max(1, chains) / (precision === 'f32' ? 4 : 2)) * (precision === 'f32' ? 4 : 2);
-  return B * (9 * s.nBits + 256) + 16 * s.maxBlock + 64 + (scan === 'colored' ? 4 * s.n + 16 : 0) + (precision === 'f32' ? 4 * (s.nBits + s.nnz) + 32 : 0);
+  return B * (9 * s.nBits + 256) + 32 * s.maxBlock + 64 + (scan === 'colored' ? 4 * s.n + 16 : 0) + (precision === 'f32' ? 4 * (s.nBits + s.nnz) + 32 : 0);
 }
 
 /** A batch of chains run together in SIMD lanes. */

@@ -87,9 +87,17 @@ export function gibbsRun(opts: GibbsOptions): GibbsRun {
   return { seed, chains, samples, burnin, batches, precision, scan };
 }
 
+/**
+ * The most chains an f64 batch holds: the kernel has specialised loops for 2 and 4 chains (four as
+ * two interleaved vectors, gibbs_lanes_free.ts and oneHot4Chains), faster than its general loop over
+ * wider batches; more chains run as several batches, with the same result.
+ */
+export const GIBBS_F64_BATCH = 4;
+
 /** The lanes sampler for a run's chains (`width`: the most chains per batch). */
 export function gibbsSampler(engine: Engine, model: Model, run: GibbsRun, width: number): GibbsLanes {
-  return new GibbsLanes(engine, model, width, GIBBS_STREAM, run.precision, run.scan);
+  const w = run.precision === 'f64' ? Math.min(width, GIBBS_F64_BATCH) : width;
+  return new GibbsLanes(engine, model, w, GIBBS_STREAM, run.precision, run.scan);
 }
 
 /**
