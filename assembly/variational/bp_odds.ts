@@ -21,7 +21,7 @@
 // pairs as i32 (f, u, v), and e^U per variable.
 
 import { FactorGraph, cardOf } from '../core/factorgraph';
-import { BPState, pairDelta1, storeDelta } from './bp';
+import { BPState, pairDelta1, storeDelta } from './bp_state';
 
 @inline function ldI(p: usize, i: i32): i32 { return load<i32>(p + (<usize>i << 2)); }
 @inline function ldF(p: usize, i: i32): f64 { return load<f64>(p + (<usize>i << 3)); }

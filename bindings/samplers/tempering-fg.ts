@@ -6,7 +6,7 @@ import type { Model } from '../core/model.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
 import { seedWords } from '../core/seed.ts';
-import type { ReplicaKernel } from './tempering.ts';
+import type { ReplicaKernel } from './replica-kernel.ts';
 
 /** Stream tags as the canonical kernel's: (seed, chain, tag) for the swaps, tag + 1 + k for slot k. */
 const PT_FG_STREAM = 0x50540000;

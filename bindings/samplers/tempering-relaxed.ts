@@ -10,7 +10,7 @@ import { buildRelaxation } from '../relax/relaxation.ts';
 import type { RelaxationOptions } from '../relax/relaxation.ts';
 import { BoundRelaxation } from '../relax/relaxation-bound.ts';
 import { aisLogZ0 } from '../logz/logz.ts';
-import type { ReplicaKernel } from './tempering.ts';
+import type { ReplicaKernel } from './replica-kernel.ts';
 
 /** Leapfrog steps per HMC transition by default (as DHMC's). */
 export const PT_HMC_LEAPFROG = 5;

@@ -1,0 +1,51 @@
+// The loopy-BP state header and the binary-pair message helpers shared by the general sweeps
+// (bp.ts) and the log-odds / ratio sweeps (bp_odds.ts); see bp.ts for the memory layout.
+
+@unmanaged
+export class BPState {
+  g: usize; // FactorGraph
+  msgStart: usize; // i32[S + 1]
+  incPos: usize; // i32[S]
+  belStart: usize; // i32[n + 1]
+  weight: usize; // f64[nFactors]
+  fac2var: usize; // f64[M]
+  var2fac: usize; // f64[M]
+  newMsg: usize; // f64[M]
+  belief: usize; // f64[Σ card]
+  scratchE: usize; // f64[max table size]
+  scratchS: usize; // f64[max Σ card over one scope]
+  digits: usize; // i32[max arity]
+  pairConst: usize; // f64[6 · nFactors]: binary pair constants (see pairConstants), NaN in slot 0 where not used
+  prio: usize; // f64[nFactors]: residual schedule, the largest change of a factor's inputs since its last update
+  heap: usize; // i32[nFactors]: factors of arity ≥ 2 in a max-heap by prio
+  heapPos: usize; // i32[nFactors]
+  heapSize: i32;
+  odds: usize; // f64[bpOddsEntries]: the log-odds work memory of bp_odds.ts
+  /** Set when every state of some message or belief became −∞ (no consistent configuration). */
+  vanished: i32;
+}
+
+@inline function stF(p: usize, i: i32, x: f64): void { store<f64>(p + (<usize>i << 3), x); }
+
+/** The binary pair message m(1) − m(0) from the incoming log-odds ν = n(1) − n(0). */
+@inline
+export function pairDelta1(c: f64, A: f64, B: f64, nu: f64): f64 {
+  if (nu <= 0.0) {
+    const t = Math.exp(nu);
+    return c + Math.log((1.0 + A * t) / (1.0 + B * t));
+  }
+  const t = Math.exp(-nu);
+  return c + Math.log((t + A) / (t + B));
+}
+
+/** Writes the two-state log-message (0, δ) shifted to max 0. */
+@inline
+export function storeDelta(out: usize, d: f64): void {
+  if (d > 0.0) {
+    stF(out, 0, -d);
+    stF(out, 1, 0.0);
+  } else {
+    stF(out, 0, 0.0);
+    stF(out, 1, d);
+  }
+}
