@@ -10,7 +10,7 @@
 // field with random restarts only (J = 10: the paper's baseline, "MF optimized with coordinate-wise
 // ascent and random restarts") and with our default ordered starts as well; MFRP with T = 5, J = 10,
 // every m ∈ [0, 20], its m = 0 candidate being that random-restart mean field.
-// Environment: SIDE (14 or 28), EPOCHS, ROWS (digits used), ONLY (e.g. "100:1" to run one machine).
+// Environment: SIDE (14 or 28), EPOCHS, ROWS (digits used), ONLY (e.g. "100:1,100:5": those machines only).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -68,11 +68,11 @@ const engine = await loadEngine();
 const data = mnistBinary(SIDE, ROWS);
 console.log(`MNIST ${SIDE}×${SIDE}, ${data.rows} digits binarised at 0.5; CD-k, batch 20, ${EPOCHS} epochs; load average ${loadavg()[0].toFixed(1)}`);
 const only = process.env.ONLY;
-const out = join(HERE, '..', 'results', `hsu-rbm${SIDE === 14 && EPOCHS === 1 && ROWS === 10000 ? '' : `-${SIDE}-${EPOCHS}-${ROWS}`}.json`);
+const out = join(HERE, '..', 'results', `hsu-rbm${SIDE === 14 && EPOCHS === 1 && ROWS === 10000 ? '' : `-${SIDE}px-${EPOCHS}epochs`}${ROWS === 10000 ? '' : `-${ROWS}rows`}.json`);
 const results = [];
 for (const [hidden, k] of MACHINES) {
   const key = `${hidden}:${k}`;
-  if (only && only !== key) continue;
+  if (only && !only.split(',').includes(key)) continue;
   const t0 = performance.now();
   const r = learn(engine, data, {
     model: 'rbm', hidden, method: 'cd', cdSteps: k, batch: 20, epochs: EPOCHS, learningRate: 0.05, seed: 1,
