@@ -8,7 +8,7 @@
 //    nats and in decimal orders of magnitude. For context also MF given MFRP's whole budget of
 //    restarts ((m_max + 1)·T·J). (The paper writes the fields into every edge potential,
 //    ψ_ij = exp(w x_i x_j + f_i x_i + f_j x_j), which would scale f_i by the degree; we read it as
-//    the usual unary field.)
+//    the usual unary field; --field edge takes it as printed.)
 // 2. Runtime against n and m (Figure 3): the experiment's wall times, and per-sweep times of MF and of
 //    MFRP at m = 0 … 20 on grids up to 200 × 200.
 // 3. Defaults at scale: `--method mf` and `--method mfrp` with default options on periodic Ising
