@@ -21,7 +21,7 @@ export { relaxedBytes, relaxedInit, relaxedLogp } from './relax/relaxed';
 export { gf2Reduce } from './variational/gf2';
 export { mfRandomInit, mfOrderedInit, mfEntropies, mfObjective, mfAscend } from './variational/meanfield';
 export { mfgRandomInit, mfgOrderedInit, mfgEntropies, mfgObjective, mfgAscend } from './variational/meanfield_fg';
-export { mfrpStride, mfrpStateBytes, mfrpPtr, mfrpInfo, mfrpInit, mfrpDraw, mfrpReduce, mfrpSetFree, mfrpRandomStart, mfrpEvaluate, mfrpPairMarginal, mfrpAscend } from './variational/mfrp';
+export { mfrpStride, mfrpStateBytes, mfrpPtr, mfrpInfo, mfrpInit, mfrpSetVariant, mfrpDraw, mfrpReduce, mfrpSetFree, mfrpRandomStart, mfrpEvaluate, mfrpPairMarginal, mfrpAscend } from './variational/mfrp';
 export { fftFactorTwiddles, fftFactorForwardReal, fftFactorApplyComplex } from './relax/fft';
 export { chainBytes, chainWorkBytes, gaussBytes, gaussInit, chainSetup, chainSeed, chainSetMass, chainInverseMass, chainSetIntegrator, chainSetOutputs, chainTraceLen, chainResetTrace, chainPosition, chainGradient, chainProb, chainLogp, chainStepSize, chainSetStepSize, chainInfo, chainSetPosition, chainDaRestart, chainDaFinal, chainUpdateMass, hmcStep, hmcFindStepSize, hmcIntegrate, chainKinetic, chainDensity } from './samplers/hmc';
 export { langevinStep, langevinLogAccept } from './samplers/langevin';

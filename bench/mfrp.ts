@@ -8,7 +8,7 @@
 //    nats and in decimal orders of magnitude. For context also MF given MFRP's whole budget of
 //    restarts ((m_max + 1)·T·J). (The paper writes the fields into every edge potential,
 //    ψ_ij = exp(w x_i x_j + f_i x_i + f_j x_j), which would scale f_i by the degree; we read it as
-//    the usual unary field.)
+//    the usual unary field; --field edge takes it as printed.)
 // 2. Runtime against n and m (Figure 3): the experiment's wall times, and per-sweep times of MF and of
 //    MFRP at m = 0 … 20 on grids up to 200 × 200.
 // 3. Defaults at scale: `--method mf` and `--method mfrp` with default options on periodic Ising
@@ -16,6 +16,10 @@
 // 4. Speed targets: one MF sweep on a 100 × 100 grid ≤ 0.5 ms (libDAI's MF, measured earlier on this
 //    machine kind and not run here: ≈ 60 ms per sweep); MFRP's overhead over MF linear in m (a
 //    least-squares line and its R²); GF(2) reduction of a random 20 × 10⁴ system ≤ 0.1 ms.
+// Switches (Hsu et al. read literally, see bench/mfrp-variants.ts): --field unary|edge,
+// --pivots non-adjacent|leftmost, --update per-coordinate|per-sweep change section 1's experiment;
+// --variants runs only the matrix of readings and the small-model check against exact log Z
+// (bench/results/mfrp-variants.json).
 // Exits non-zero if a mean-field bound exceeds an exact log Z or MFRP falls below mean field (bugs, not noise).
 
 import { spawnSync } from 'node:child_process';
@@ -25,11 +29,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import type { Engine } from '../bindings/core/engine.ts';
-import { isingLattice, latticeBonds } from '../bindings/core/builders.ts';
-import type { Model } from '../bindings/core/model.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
 import { exactInference } from '../bindings/exact/exact.ts';
 import { runMeanField, MeanFieldSolver } from '../bindings/variational/meanfield.ts';
-import { runMFRPDetailed, MFRPSolver } from '../bindings/variational/mfrp.ts';
+import { runMFRPDetailed, MFRPSolver, type MFRPVariant } from '../bindings/variational/mfrp.ts';
+import { hsuGrid, figure2Variants, smallModelExcess, READINGS, type FieldRule, type VariantConfig } from './mfrp-variants.ts';
 import { mulberry32 } from '../test/helpers.ts';
 import { QUICK } from './common.ts';
 
@@ -43,14 +47,18 @@ const LIBDAI_MF_SWEEP_MS_100x100 = 60; // previously measured on this machine ki
 const TARGETS = { mfSweep100Ms: 0.5, gf2Ms: 0.1, mfCli512Seconds: 5, mfrpOverMf64: 10 };
 
 
-/** Hsu §5.1 mixed grid: w ~ U[−10,10] per bond, f ~ U[−1,1] per site. */
-function hsuGrid(side: number, seed: number): Model {
-  const rnd = mulberry32(seed);
-  const f = Float64Array.from({ length: side * side }, () => 2 * rnd() - 1);
-  const w = new Map<string, number>();
-  for (const [i, j] of latticeBonds([side, side], false)) w.set(`${i},${j}`, 20 * rnd() - 10);
-  return isingLattice({ shape: [side, side], J: (i, j) => w.get(`${i},${j}`)!, h: f });
+/** `--name value` from the command line, checked against the allowed values (the first is the default). */
+function flag<T extends string>(name: string, allowed: readonly T[]): T {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return allowed[0];
+  const v = process.argv[i + 1] as T;
+  if (!allowed.includes(v)) throw new Error(`--${name} must be one of ${allowed.join(', ')}, got ${v}`);
+  return v;
 }
+const FIELD: FieldRule = flag('field', ['unary', 'edge'] as const);
+const VARIANT: MFRPVariant = { pivots: flag('pivots', ['non-adjacent', 'leftmost'] as const), constrainedUpdate: flag('update', ['per-coordinate', 'per-sweep'] as const) };
+const VARIANTS_ONLY = process.argv.includes('--variants');
+const DEFAULT_READING = FIELD === 'unary' && VARIANT.pivots === 'non-adjacent' && VARIANT.constrainedUpdate === 'per-coordinate';
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -92,7 +100,7 @@ function experiment(engine: Engine): { records: GridRecord[]; violations: string
   for (const side of CFG.sizes) {
     for (let g = 0; g < CFG.grids; g++) {
       const seed = SEED + 1000 * side + g;
-      const model = hsuGrid(side, seed);
+      const model = hsuGrid(side, seed, FIELD);
       let exact: number | null = null, exactSeconds: number | null = null;
       if (side <= CFG.exactMaxSide) {
         const t = performance.now();
@@ -101,7 +109,7 @@ function experiment(engine: Engine): { records: GridRecord[]; violations: string
       }
       const mf = runMeanField(engine, model, { seed, restarts: CFG.restarts });
       const mfB = runMeanField(engine, model, { seed, restarts: budget, budget: Infinity });
-      const rp = runMFRPDetailed(engine, model, { seed, restarts: CFG.restarts, trials: CFG.trials, maxConstraints: CFG.maxConstraints });
+      const rp = runMFRPDetailed(engine, model, { seed, restarts: CFG.restarts, trials: CFG.trials, maxConstraints: CFG.maxConstraints }, VARIANT);
       const d = rp.result.diagnostics;
       if (rp.result.logZ! < mf.logZ!) violations.push(`${side}x${side} grid ${g}: mfrp ${rp.result.logZ} < mf ${mf.logZ} (same seed and restarts)`);
       if (exact !== null) {
@@ -288,6 +296,24 @@ function gf2Timing(engine: Engine) {
 
 const engine = await loadEngine();
 const t0 = performance.now();
+if (VARIANTS_ONLY) {
+  const vcfg: VariantConfig = QUICK
+    ? { sizes: [5, 10], grids: 2, restarts: 10, trials: 5, maxConstraints: 20, seed: SEED, smallModels: 4 }
+    : { sizes: [5, 8, 10, 12, 14, 16, 18, 20], grids: 5, restarts: 10, trials: 5, maxConstraints: 20, seed: SEED, smallModels: 15 };
+  const violations: string[] = [];
+  console.log(`Hsu et al. Figure 2, each reading (J = ${vcfg.restarts}, T = ${vcfg.trials}, m ≤ ${vcfg.maxConstraints}, ${vcfg.grids} grids per n):`);
+  const figure2 = figure2Variants(engine, vcfg, violations);
+  console.log(`\nMFRP against exact log Z on ${2 * vcfg.smallModels} small models (m ≤ n):`);
+  const small = smallModelExcess(engine, vcfg, violations);
+  const out = join(HERE, 'results', QUICK ? 'mfrp-variants-quick.json' : 'mfrp-variants.json');
+  writeFileSync(out, JSON.stringify({ quick: QUICK, date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? null, config: vcfg, readings: READINGS, figure2, small, violations, seconds: (performance.now() - t0) / 1000 }, null, 1) + '\n');
+  console.log(`\nwrote ${out} (${fmt((performance.now() - t0) / 1000, 1)} s)`);
+  if (violations.length) {
+    console.error(`FAILED:\n  ${violations.join('\n  ')}`);
+    process.exit(1);
+  }
+  process.exit(0);
+}
 console.log(`MF / MFRP benchmark${QUICK ? ' (quick)' : ''}: Hsu et al. §5.1 grids ${CFG.sizes[0]}…${CFG.sizes.at(-1)}, ${CFG.grids} each; J = ${CFG.restarts}, T = ${CFG.trials}, m ≤ ${CFG.maxConstraints}`);
 const { records, violations } = experiment(engine);
 const summary = summarise(records);
@@ -349,7 +375,7 @@ const result = {
   date: new Date().toISOString(),
   node: process.version,
   cpu: cpus()[0]?.model ?? null,
-  config: { ...CFG, seed: SEED, fieldConvention: 'unary f_i x_i (Hsu write it into every edge potential)', logUnits: 'natural log; meanLog10 = decimal orders of magnitude' },
+  config: { ...CFG, seed: SEED, fieldConvention: FIELD === 'unary' ? 'unary f_i x_i (Hsu write it into every edge potential)' : 'f_i inside every edge potential (f_i · deg(i))', variant: VARIANT, logUnits: 'natural log; meanLog10 = decimal orders of magnitude' },
   figure2: summary,
   defaults,
   grids: records,
@@ -359,7 +385,7 @@ const result = {
   violations,
   seconds: (performance.now() - t0) / 1000,
 };
-const out = join(HERE, 'results', QUICK ? 'mfrp-quick.json' : 'mfrp.json');
+const out = join(HERE, 'results', `mfrp${DEFAULT_READING ? '' : `-${FIELD}-${VARIANT.pivots}-${VARIANT.constrainedUpdate}`}${QUICK ? '-quick' : ''}.json`);
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
 console.log(`\nwrote ${out} (${fmt(result.seconds, 1)} s)`);

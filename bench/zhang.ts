@@ -31,6 +31,13 @@
 // sampler construction, DHMC's A = I mass factor) is not in the budget; it is a few ms on these models
 // and is reported.
 //
+// Equal samples (`--equal-samples`, the paper's own protocol as printed): instead of equal wall
+// clock, every sampler gets 10 runs (chains) of 10 000 kept iterations after 2 000 of burn-in (DHMC:
+// the burn-in is its dual-averaging warm-up); the MSE is then also taken per run and averaged
+// (`mseRunMean`), as a run is the paper's unit, beside the pooled estimate's. Writes
+// bench/results/zhang-samples.json. Use BENCH_ZHANG_C1/C2/GRIDS to choose the cells (it costs about
+// 10 s per grid).
+//
 // Accuracy: MSE of the node marginals p(s_i = 1) against exact elimination (bindings/exact.ts), mean
 // over the grids of a cell. Efficiency (Martens & Sutskever §5.2): effective samples per second,
 //   ESS/s = (ESS per iteration) × (kept iterations per second of the timed run),
@@ -71,6 +78,9 @@ CFG.c1 = envList(process.env.BENCH_ZHANG_C1) ?? CFG.c1;
 CFG.c2 = envList(process.env.BENCH_ZHANG_C2) ?? CFG.c2;
 if (Number(process.env.BENCH_ZHANG_GRIDS) >= 1) CFG.grids = Math.floor(Number(process.env.BENCH_ZHANG_GRIDS));
 if (Number(process.env.BENCH_ZHANG_BUDGET) > 0) CFG.budget = Number(process.env.BENCH_ZHANG_BUDGET);
+/** Equal samples instead of equal time: runs × (burn + kept) iterations per sampler and grid. */
+const EQUAL_SAMPLES = process.argv.includes('--equal-samples') ? { runs: 10, burn: 2000, kept: 10000 } : null;
+if (EQUAL_SAMPLES) CFG.chains = EQUAL_SAMPLES.runs;
 const SIDE = 10;
 const SEED = 20121203;
 const LEAPFROG_STEPS = 5;
@@ -96,6 +106,8 @@ interface Runner {
   advance(h: unknown, iters: number, accumulate: boolean): void;
   /** Burn-in / warm-up for about `seconds` (default: time-sliced advance without accumulation). */
   burnIn?(h: unknown, seconds: number): number;
+  /** Burn-in / warm-up of exactly `iters` iterations (default: advance without accumulation). */
+  burnInIterations?(h: unknown, iters: number): void;
   /** Σ RB marginals per bit since the last read (then cleared). */
   read(h: unknown): Float64Array;
   /** Per bit, an RB trace of `len` post-burn-in iterations (after the timed run). */
@@ -184,6 +196,13 @@ function dhmcRunner(engine: Engine, rel: Relaxation, seed: number, parametrisati
         q.div += info.divergences;
       }
     },
+    burnInIterations(h, iters) {
+      const wu = s.warmup(h as St, iters, { targetAccept: TARGET_ACCEPT });
+      const q = stats.get(h)!;
+      q.warmDiv = wu.divergences;
+      q.eps = wu.stepSize;
+      q.warmIters = iters;
+    },
     burnIn(h, seconds) {
       // Dual averaging is one warm-up call of a fixed length: time a few transitions at the heuristic's
       // first step size (they are burn-in too), then size the warm-up to fill the rest of the share.
@@ -217,6 +236,8 @@ function dhmcRunner(engine: Engine, rel: Relaxation, seed: number, parametrisati
 
 interface MethodResult {
   mse: number;
+  /** MSE of each chain's (run's) own estimate, averaged over the chains. */
+  mseRunMean: number;
   maxAbsError: number;
   keptIterations: number;
   burnIterations: number;
@@ -241,7 +262,7 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
 }
 
-function runMethod(make: () => Runner, exact: Float64Array, budget: number, chains: number, traceCap: number, tracedInRun: boolean): MethodResult {
+function runMethod(make: () => Runner, exact: Float64Array, budget: number, chains: number, traceCap: number, tracedInRun: boolean, fixed: { burn: number; kept: number } | null = null): MethodResult {
   const tSetup = now();
   const run = make();
   const setupSeconds = now() - tSetup;
@@ -252,21 +273,37 @@ function runMethod(make: () => Runner, exact: Float64Array, budget: number, chai
     const traces: Float64Array[][] = Array.from({ length: n }, () => []);
     const chainInfo: Record<string, number>[] = [];
     const share = budget / chains;
+    let runMse = 0;
     for (let c = 0; c < chains; c++) {
       const t0 = now();
       const h = run.init(c);
       const st = { chunk: 1, rate: 0 };
-      const burnSeconds = share * BURN_FRACTION - (now() - t0);
-      burn += run.burnIn ? run.burnIn(h, burnSeconds) : advanceFor(run, h, burnSeconds, false, st);
+      let k: number;
+      if (fixed) {
+        if (run.burnInIterations) run.burnInIterations(h, fixed.burn);
+        else run.advance(h, fixed.burn, false);
+        burn += fixed.burn;
+      } else {
+        const burnSeconds = share * BURN_FRACTION - (now() - t0);
+        burn += run.burnIn ? run.burnIn(h, burnSeconds) : advanceFor(run, h, burnSeconds, false, st);
+      }
       const tk = now();
-      const left = share - (tk - t0);
-      const k = advanceFor(run, h, Math.max(left, 0), true, st);
+      if (fixed) {
+        // In slices, so that DHMC's in-run trace and the accumulators see the same iterations as in time mode.
+        for (let left = fixed.kept; left > 0; left -= Math.min(left, 1000)) run.advance(h, Math.min(left, 1000), true);
+        k = fixed.kept;
+      } else k = advanceFor(run, h, Math.max(share - (tk - t0), 0), true, st);
       const t1 = now();
       keptSeconds += t1 - tk;
       sampleSeconds += t1 - t0;
       kept += k;
       const v = run.read(h);
-      for (let i = 0; i < n; i++) sums[i] += v[i];
+      let cse = 0;
+      for (let i = 0; i < n; i++) {
+        sums[i] += v[i];
+        cse += (v[i] / k - exact[i]) ** 2;
+      }
+      runMse += cse / n / chains;
       const len = Math.min(traceCap, k);
       const tr = run.trace(h, len);
       for (let i = 0; i < n; i++) traces[i].push(tr[i].subarray(0, tracedInRun ? Math.min(len, tr[i].length) : len));
@@ -305,6 +342,7 @@ function runMethod(make: () => Runner, exact: Float64Array, budget: number, chai
     const eqIt = eqPerIt.length ? median(eqPerIt) : null;
     return {
       mse: se / n,
+      mseRunMean: runMse,
       maxAbsError: maxAbs,
       keptIterations: kept,
       burnIterations: burn,
@@ -362,7 +400,9 @@ async function main() {
   console.log(
     `Zhang et al. 2012 §5 grids${QUICK ? ' (quick)' : ''}: node ${process.version}, ${cpuModel() ?? 'cpu unknown'}\n` +
       `  ${SIDE}×${SIDE}, c₁ ∈ {${CFG.c1.join(', ')}}, c₂ ∈ {${CFG.c2.join(', ')}}, ${CFG.grids} grid(s) per cell and type; ` +
-      `${CFG.budget} s per method per grid over ${CFG.chains} chains (burn-in ${Math.round(BURN_FRACTION * 100)} %); methods ${methods.join(', ')}`,
+      (EQUAL_SAMPLES
+        ? `equal samples: ${EQUAL_SAMPLES.runs} runs of ${EQUAL_SAMPLES.kept} iterations after ${EQUAL_SAMPLES.burn} burn-in per method per grid`
+        : `${CFG.budget} s per method per grid over ${CFG.chains} chains (burn-in ${Math.round(BURN_FRACTION * 100)} %)`) + `; methods ${methods.join(', ')}`,
   );
   const engine = await loadEngine(WASM_PATH);
 
@@ -415,7 +455,7 @@ async function main() {
           rot++;
           for (const m of order) {
             try {
-              rec.methods[m] = runMethod(makeRunner(m, model, rel, rel1, seed), exact, CFG.budget, CFG.chains, CFG.traceCap, m.startsWith('dhmc'));
+              rec.methods[m] = runMethod(makeRunner(m, model, rel, rel1, seed), exact, CFG.budget, CFG.chains, CFG.traceCap, m.startsWith('dhmc'), EQUAL_SAMPLES);
             } catch (e) {
               rec.methods[m] = { error: String(e instanceof Error ? e.message : e).split('\n')[0] };
             }
@@ -470,6 +510,7 @@ async function main() {
   const geoOver = (rs: GridRecord[], m: Method, f: (q: MethodResult) => number | null) => geo(rs.map((r) => r.methods[m]).filter(ok).map((q) => f(q) ?? NaN));
   for (const type of TYPES) {
     tables[type] = {
+      ...(EQUAL_SAMPLES ? { mseRunMean: printTable(`${type} grids: MSE of one run's estimate (mean over the ${EQUAL_SAMPLES.runs} runs and the grids of a cell); best in bold`, type, (rs, m) => meanOver(rs, m, (q) => q.mseRunMean), (x) => fmtE(x), 'low') } : {}),
       mse: printTable(`${type} grids: mean MSE of node marginals (over ${CFG.grids} grid(s) per cell); best in bold. G = Gibbs p(s), BG = block Gibbs p(x,s), D = DHMC (A = I), D1 = DHMC (A = I, d = −λmin + 1), Dw = DHMC whitened`, type, (rs, m) => meanOver(rs, m, (q) => q.mse), (x) => fmtE(x), 'low'),
       eqEssPerSecond: printTable(`${type} grids: indicator-equivalent ESS per second, median over nodes (geometric mean over grids); best in bold; † = some node's split-R̂ > 1.1 (ESS not trustworthy)`, type, (rs, m) => geoOver(rs, m, (q) => q.eqEssPerSecondMedian), (x) => fmtE(x), 'high', true),
       essPerSecond: printTable(`${type} grids: ESS per second of the RB traces, median over nodes (geometric mean over grids); best in bold; † as above`, type, (rs, m) => geoOver(rs, m, (q) => q.essPerSecondMedian), (x) => fmtE(x), 'high', true),
@@ -491,6 +532,8 @@ async function main() {
         const acc = qs.flatMap((q) => q.chains.map((c) => c.acceptRate)).filter((x) => Number.isFinite(x));
         return [m, {
           geoMeanMse: geo(qs.map((q) => q.mse)),
+          geoMeanMseRunMean: geo(qs.map((q) => q.mseRunMean)),
+          medianSampleSeconds: median(qs.map((q) => q.sampleSeconds)),
           medianMse: median(qs.map((q) => q.mse)),
           cellsBest: wins[m],
           medianIterationsPerSecond: median(qs.map((q) => q.iterationsPerSecond)),
@@ -506,7 +549,7 @@ async function main() {
     for (const m of methods) {
       const p = per[m] as Record<string, number | null>;
       console.log(
-        `  ${m.padEnd(7)} MSE geo-mean ${fmtE(p.geoMeanMse as number)}, median ${fmtE(p.medianMse as number)}; best in ${p.cellsBest}/${CFG.c1.length * CFG.c2.length} cells; ` +
+        `  ${m.padEnd(7)} MSE geo-mean ${fmtE(p.geoMeanMse as number)} (one run: ${fmtE(p.geoMeanMseRunMean as number)}), median ${fmtE(p.medianMse as number)}; ${(p.medianSampleSeconds as number).toFixed(2)} s per grid; best in ${p.cellsBest}/${CFG.c1.length * CFG.c2.length} cells; ` +
           `${fmtE(p.medianIterationsPerSecond as number, 2)} it/s; eq. ESS/s ${fmtE(p.medianEqEssPerSecond as number)}` +
           (m.startsWith('dhmc') ? `; mean acceptance ${p.meanAcceptRate === null ? '—' : (p.meanAcceptRate as number).toFixed(3)}, divergences ${p.divergences}` : '') +
           (p.failures ? `; FAILED on ${p.failures} grids` : ''),
@@ -526,6 +569,7 @@ async function main() {
       leapfrogSteps: LEAPFROG_STEPS,
       targetAccept: TARGET_ACCEPT,
       burnFraction: BURN_FRACTION,
+      equalSamples: EQUAL_SAMPLES,
       methods,
       parameterisation: "w_ij = c2·2·z (N(0,4) read as variance 4), a_i = c1·(2z) standard, c1·(Σ_j w_ij + 2z) frustrated; boltzmann({a, edges}) on s ∈ {0,1}",
       relaxation: "buildRelaxation defaults (Martens' shift, sparse Cholesky) for bgibbs, dhmc, dhmc-w; dhmc1: user shift d = max(0, -lambdaMin(W)) + 1",
@@ -538,7 +582,7 @@ async function main() {
     grids: records,
     seconds: now() - tAll,
   };
-  const out = resultsPath('zhang.json');
+  const out = resultsPath(EQUAL_SAMPLES ? 'zhang-samples.json' : 'zhang.json');
   writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
   console.log(`\nwrote ${out} (${result.seconds.toFixed(1)} s)`);
 }

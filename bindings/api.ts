@@ -13,7 +13,7 @@ export { readUAI, readEvidence, readEvidenceWithLines, applyEvidence, writeUAI, 
 export { ModelError, FormatError, EngineError } from './core/errors.ts';
 export type { InferenceResult, LogZKind, Progress } from './core/result.ts';
 export { runMeanField, meanFieldRestarts, meanFieldConfig, MeanFieldSolver, MF_DEFAULTS, type MeanFieldOptions, type MeanFieldKernel, type RestartsConfig, type RestartsOutcome, type AscentInfo } from './variational/meanfield.ts';
-export { runMFRP, runMFRPDetailed, MFRPSolver, MFRP_DEFAULTS, MFRP_MIN_BUDGET, logMedian, type MFRPOptions, type MFRPDetail, type PerM, type TrialRecord, type Projection, type ProjectedAscent } from './variational/mfrp.ts';
+export { runMFRP, runMFRPDetailed, MFRPSolver, MFRP_DEFAULTS, MFRP_MIN_BUDGET, logMedian, type MFRPOptions, type MFRPVariant, type MFRPDetail, type PerM, type TrialRecord, type Projection, type ProjectedAscent } from './variational/mfrp.ts';
 export { runBP, BPSolver, bpConfig, BP_DEFAULTS, BP_SCHEDULES, type BPOptions, type BPSchedule, type BPConfig, type BPRunInfo } from './variational/bp.ts';
 export { runTRW, trwUpperBound, TRW_DEFAULTS, type TRWOptions, type TRWBound } from './variational/trw.ts';
 export { runBounds, type BoundsOptions } from './variational/bounds.ts';

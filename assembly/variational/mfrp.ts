@@ -76,7 +76,8 @@ export class Mfrp {
   /** 1 when Ax = b has solutions, 0 when it is inconsistent. */
   status: i32;
   t5n: i32;
-  pad: i32;
+  /** Experiment switches (MFRP_LEFTMOST_PIVOTS, MFRP_PER_SWEEP); 0 = the defaults. */
+  variant: i32;
   rows: usize; // u64[mCap · stride]: after reduction, row l holds S_l only (pivot and b bits cleared)
   piv: usize; // i32[mCap]
   rowOf: usize; // i32[n]: the pivot row of a variable, −1 when free
@@ -97,6 +98,7 @@ export class Mfrp {
   h: usize; // f64[n]: spin-form fields
   mu: usize; // f64[n]
   mm: usize; // f64[n]: m_f = 1 − 2μ_f (free variables), never −0
+  mm0: usize; // f64[n]: m_f at the start of the sweep (MFRP_PER_SWEEP only)
   lm: usize; // f64[n]: log|m_f| (0 where m_f = 0)
   ent: usize; // f64[n]: H(μ_f) (free variables)
   avoid: usize; // u64[stride]
@@ -104,6 +106,18 @@ export class Mfrp {
   scratch: usize; // u64[stride] + 32 bytes
   c: f64; // spin-form constant
 }
+
+/**
+ * Experiment switches (bench/mfrp.ts reads Hsu et al. literally with them; not user options):
+ * MFRP_LEFTMOST_PIVOTS — each row's pivot is its first set column, as in the paper's C = [I | A′],
+ * instead of preferring pivots not adjacent to earlier ones (same solution set, another family q);
+ * MFRP_PER_SWEEP — Algorithm 1 with its "update constrained marginals" loop after the sweep: every
+ * product over a row's free set (constrained singletons, and the pairs through Proposition 1) is
+ * taken at the free marginals of the sweep's start, free–free terms at the current ones. That is no
+ * longer exact coordinate ascent, so the bound is evaluated from scratch after each sweep.
+ */
+export const MFRP_LEFTMOST_PIVOTS: i32 = 1;
+export const MFRP_PER_SWEEP: i32 = 2;
 
 @inline function f64At(p: usize, i: i32): f64 { return load<f64>(p + (<usize>i << 3)); }
 @inline function f64Set(p: usize, i: i32, x: f64): void { store<f64>(p + (<usize>i << 3), x); }
@@ -152,6 +166,7 @@ function layout(base: usize, n: i32, mCap: i32, t5Cap: i32, pnCap: i32): usize {
   const h = p; p = align16(p + N * 8);
   const mu = p; p = align16(p + N * 8);
   const mm = p; p = align16(p + N * 8);
+  const mm0 = p; p = align16(p + N * 8);
   const lm = p; p = align16(p + N * 8);
   const ent = p; p = align16(p + N * 8);
   const avoid = p; p = align16(p + stride * 8);
@@ -181,6 +196,7 @@ function layout(base: usize, n: i32, mCap: i32, t5Cap: i32, pnCap: i32): usize {
     st.h = base + h;
     st.mu = base + mu;
     st.mm = base + mm;
+    st.mm0 = base + mm0;
     st.lm = base + lm;
     st.ent = base + ent;
     st.avoid = base + avoid;
@@ -202,6 +218,11 @@ export function mfrpPtr(state: usize, which: i32): usize {
     case 5: return st.rng;
     default: return 0;
   }
+}
+
+/** Sets the experiment switches (MFRP_LEFTMOST_PIVOTS | MFRP_PER_SWEEP; 0 = the defaults); reduce again after. */
+export function mfrpSetVariant(state: usize, flags: i32): void {
+  changetype<Mfrp>(state).variant = flags;
 }
 
 /** rank (0), status (1), number of pivot–pivot terms (2), stride (3). */
@@ -292,7 +313,9 @@ export function mfrpReduce(state: usize, m: i32): i32 {
   assert(m <= st.mCap, 'mfrp: more rows than allocated');
   for (let i = 0; i < n; i++) i32Set(st.rowOf, i, -1);
   memory.fill(st.avoid, 0, <usize>st.stride << 3);
-  const code = gf2Reduce(st.rows, m, n, st.stride, st.piv, st.avoid, f.rowPtr, f.col);
+  const code = st.variant & MFRP_LEFTMOST_PIVOTS
+    ? gf2Reduce(st.rows, m, n, st.stride, st.piv, 0, 0, 0)
+    : gf2Reduce(st.rows, m, n, st.stride, st.piv, st.avoid, f.rowPtr, f.col);
   const rank = code >= 0 ? code : -code - 1;
   st.rank = rank;
   st.status = code >= 0 ? 1 : 0;
@@ -510,9 +533,12 @@ export function mfrpPairMarginal(state: usize, i: i32, j: i32): f64 {
 // ---------------------------------------------------------------------------------------------
 // Coordinate ascent
 
-/** ∂E_q[energy]/∂m_k for free k (see the header). Needs current stats. */
+/**
+ * ∂E_q[energy]/∂m_k for free k (see the header). Needs current stats; mmSet holds the m_f the row
+ * products were taken at (st.mm, or st.mm0 with MFRP_PER_SWEEP).
+ */
 @inline
-function slope(st: Mfrp, rowPtr: usize, col: usize, val: usize, k: i32): f64 {
+function slope(st: Mfrp, rowPtr: usize, col: usize, val: usize, k: i32, mmSet: usize): f64 {
   const mm = st.mm, rowOf = st.rowOf, h = st.h, sig = st.sig;
   const Ls = st.L, Ns = st.N, Zs = st.Z;
   let d = f64At(h, k);
@@ -545,9 +571,9 @@ function slope(st: Mfrp, rowPtr: usize, col: usize, val: usize, k: i32): f64 {
       const qEnd = i32At(pnStart, l + 1);
       for (let q = i32At(pnStart, l); q < qEnd; q++) {
         const j = i32At(pnIdx, q);
-        const mj = f64At(mm, j);
+        const mj = f64At(mm, j), mjSet = f64At(mmSet, j);
         // j ∈ S_l: P(S_l ∖ {j, k}); else P(S_l ∖ k) m_j. k's own edge to the pivot is constant.
-        const tin = mj != 0.0 ? E0 / mj : E1;
+        const tin = mjSet != 0.0 ? E0 / mjSet : E1;
         const tout = E0 * mj;
         const t = reinterpret<f64>(select<i64>(reinterpret<i64>(tin), reinterpret<i64>(tout), i32At(pnIn, q) != 0));
         acc += select<f64>(0.0, f64At(pnJ, q) * t, j == k);
@@ -570,11 +596,14 @@ function sweep(st: Mfrp, out: usize): f64 {
   const n = st.n, cw = st.cw, t5n = st.t5n;
   const rowOf = st.rowOf, mu = st.mu, mm = st.mm, lm = st.lm, ent = st.ent, colMask = st.colMask;
   const Ls = st.L, Ns = st.N, Zs = st.Z;
+  const perSweep = (st.variant & MFRP_PER_SWEEP) != 0;
+  if (perSweep) memory.copy(st.mm0, mm, <usize>n << 3);
+  const mmSet = perSweep ? st.mm0 : mm;
   let dF = 0.0;
   let maxStep = 0.0;
   for (let k = 0; k < n; k++) {
     if (i32At(rowOf, k) >= 0) continue;
-    const g = -2.0 * slope(st, rowPtr, col, val, k);
+    const g = -2.0 * slope(st, rowPtr, col, val, k, mmSet);
     const ag = Math.abs(g);
     const pos = g >= 0.0;
     const cm = colMask + ((<usize>k * <usize>cw) << 3);
@@ -611,6 +640,7 @@ function sweep(st: Mfrp, out: usize): f64 {
     f64Set(ent, k, logd + ag * ((1.0 + e) * inv));
     const lmNew = e == 0.0 ? 0.0 : Math.log(-e) - logd;
     f64Set(lm, k, lmNew);
+    if (perSweep) continue; // the row products stay at the sweep's start
     const dL = lmNew - lmOld;
     const dN = <i32>(mOld < 0.0) ^ <i32>(mNew < 0.0);
     const dZ = <i32>(mNew == 0.0) - <i32>(mOld == 0.0);
@@ -646,9 +676,15 @@ export function mfrpAscend(state: usize, maxSweeps: i32, tol: f64, out: usize, m
   let sweeps = 0;
   let converged = false;
   let dF = 0.0;
+  const perSweep = (st.variant & MFRP_PER_SWEEP) != 0;
   while (sweeps < maxSweeps) {
     dF = sweep(st, out);
-    F += dF;
+    if (perSweep) {
+      // Not an ascent any more: the change of the bound from scratch, either sign.
+      const Fn = mfrpEvaluate(state, 0);
+      dF = Math.abs(Fn - F);
+      F = Fn;
+    } else F += dF;
     sweeps++;
     if (dF <= tol * max(<f64>st.n, Math.abs(F))) {
       converged = true;

@@ -75,6 +75,17 @@ export const MFRP_DEFAULTS = {
 /** The projected trials' budget never goes below this many coupling visits (small models run every m). */
 export const MFRP_MIN_BUDGET = 2e7;
 
+/**
+ * Experiment switches of the MFRP kernel, for reading Hsu et al. literally (bench/mfrp.ts); not user
+ * options — the defaults are the better choices measured there.
+ */
+export interface MFRPVariant {
+  /** 'leftmost': each row's pivot is its first set column, the paper's C = [I | A′] (default 'non-adjacent': pivots preferably not neighbours). */
+  pivots?: 'non-adjacent' | 'leftmost';
+  /** 'per-sweep': Algorithm 1's constrained marginals refreshed after each sweep, not after each coordinate (default 'per-coordinate': exact coordinate ascent). */
+  constrainedUpdate?: 'per-coordinate' | 'per-sweep';
+}
+
 /** A random XOR projection Ax = b over GF(2), reduced to pivot rows. */
 export interface Projection {
   /** Rank of A; equals the number of pivot rows. */
@@ -163,6 +174,14 @@ export class MFRPSolver {
     const h = this.bound.header;
     engine.call('mfrp init', (kk) => kk.mfrpInit(this.state, h, maxRows, t5Cap, pnCap));
     this.engine.call('mfrp reduce', (kk) => kk.mfrpReduce(this.state, 0));
+  }
+
+  /** Sets the kernel's experiment switches; they apply from the next drawProjection / setProjection. */
+  setVariant(v: MFRPVariant): void {
+    const flags = (v.pivots === 'leftmost' ? 1 : 0) | (v.constrainedUpdate === 'per-sweep' ? 2 : 0);
+    const st = this.live();
+    this.engine.kernels.mfrpSetVariant(st, flags);
+    this.fresh = false;
   }
 
   private needFresh(): void {
@@ -361,8 +380,11 @@ function projectedSweepCost(n: number, nnz: number, m: number): number {
   return 1.75 * (n + nnz) + 0.6 * m * n * (1 + nnz / Math.max(1, n));
 }
 
-/** MFRP with every trial's record (the bench and tests use this; runMFRP returns its `result`). */
-export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions = {}): MFRPDetail {
+/**
+ * MFRP with every trial's record (the bench and tests use this; runMFRP returns its `result`).
+ * `variant`: the kernel's experiment switches (bench only).
+ */
+export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions = {}, variant: MFRPVariant = {}): MFRPDetail {
   const o = { ...MFRP_DEFAULTS, ...definedOnly(opts) };
   const { seed, restarts, trials, maxSweeps, tol } = o;
   checkCount('restarts', restarts, 1);
@@ -403,6 +425,7 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
   const sweepCap = byBudget && mf.budgetExhausted ? Math.min(maxSweeps, Math.max(1, mf.longest)) : maxSweeps;
   const solver = new MFRPSolver(engine, model, Math.max(mMax, 1));
   try {
+    solver.setVariant(variant);
     const perM: PerM[] = [];
     const margOf = new Map<number, Float64Array[]>(); // m → each trial's best marginals (null when empty)
     const total = (mMax - mMin + 1) * trials;
