@@ -249,7 +249,9 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
     if (factor) result.factor = goodFactor ?? factor.read();
     if (o.evaluate && !diverged) {
       result.train = logLikelihood(engine, good, data, { baseData: data, ...likelihood });
-      if (test) result.test = logLikelihood(engine, good, test, { baseData: data, ...likelihood });
+      // The test data share the model's log Z: reuse the training run's estimate (one AIS, not two).
+      const shared = result.train.method === 'ais' ? { logZ: { value: result.train.logZ, stdErr: result.train.logZStdErr } } : {};
+      if (test) result.test = logLikelihood(engine, good, test, { baseData: data, ...likelihood, ...shared });
     }
     result.seconds = (performance.now() - t0) / 1000;
     return result;
