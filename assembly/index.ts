@@ -37,6 +37,7 @@ export { aisHMCStateBytes, aisHMCXOffset, aisHMCRun } from './logz/ais_hmc';
 export { aisFgStateBytes, aisFgRun, popAnnealFgWorkBytes, popAnnealFgRun } from './logz/ais_fg';
 export { bpStateBytes, bpInit, bpReset, bpRefresh, bpRun, bpMarginals, bpFactorBeliefs, bpEntropies } from './variational/bp';
 export { bpOddsEntries } from './variational/bp_odds';
+export { trwUnary, trwForestLogZ } from './variational/trw_bound';
 export { denseCholesky } from './linalg/cholesky';
 export { symEigen } from './linalg/eigen';
 export { symOpBytes, symOpInit, lanczosExtremes } from './linalg/lanczos';

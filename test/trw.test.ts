@@ -77,14 +77,6 @@ test('TRW sums factors on the same pair first (a shared table used twice on one 
   assert.ok(r.logZ! >= exact - 1e-9 && r.logZ! < exact + 1, `${r.logZ} vs ${exact}`);
 });
 
-test('TRW refuses factors of arity > 2 with a ModelError naming the factor', async () => {
-  const engine = await loadEngine();
-  const m = randomFactorGraph(mulberry32(1), 5, { maxArity: 3, factors: 12 });
-  const f = m.firstHigherOrderFactor();
-  assert.ok(f >= 0);
-  assert.throws(() => runTRW(engine, m), (e: Error) => e instanceof ModelError && e.message.includes(`factor ${f} has arity 3`) && !e.message.includes('\n'));
-});
-
 test('random spanning forests: every edge covered, ρ in (0, 1], Σ_e ρ_e = n − components', () => {
   // A 4×4 grid plus a separate triangle: 16 + 3 variables, 2 components.
   const ei: number[] = [], ej: number[] = [];
@@ -140,10 +132,4 @@ test('bounds: logZLower ≤ exact ≤ logZUpper on random binary and ternary pai
   const other = infer(engine, randomModel(rand, 5), { method: 'bp' });
   assert.equal(other.logZLower, null);
   assert.equal(other.logZUpper, null);
-});
-
-test('bounds refuses a higher-order model (TRW needs pairwise factors)', async () => {
-  const engine = await loadEngine();
-  const m = randomFactorGraph(mulberry32(4), 5, { maxArity: 3, factors: 12 });
-  assert.throws(() => runBounds(engine, m), ModelError);
 });

@@ -69,7 +69,7 @@ const USAGE = `usage:
               m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given)
       bp, trw, bounds:    [--damping A] [--schedule parallel|sequential|residual] [--max-iterations N] [--tolerance T]
               (defaults 0, parallel, 1000, 1e-9: loopy BP's messages in log space; bp reports the Bethe
-              estimate of log Z, trw an upper bound (pairwise models), bounds the interval
+              estimate of log Z, trw an upper bound (any arity), bounds the interval
               [mf, trw] as logZLower/logZUpper)
       trw, bounds:        [--trw-steps S]  conditional-gradient steps on the edge appearance probabilities (default 10)
       --plot FILE.svg:    the node marginals as an SVG figure (a heatmap for 2-D built-in lattices,

@@ -1,5 +1,6 @@
-// An interval for log Z: mean field's lower bound (meanfield.ts) and the TRW upper bound (trw.ts;
-// pairwise models). Marginals: TRW's pseudo-marginals. logZ is null; the ends are logZLower and
+// An interval for log Z: mean field's lower bound (meanfield.ts; on the factor graph's kernel when a
+// factor has arity > 2) and the TRW upper bound (trw.ts; any arity, through the bipartite pairwise
+// form). Marginals: TRW's pseudo-marginals. logZ is null; the ends are logZLower and
 // logZUpper.
 //
 // MFRP is not used for the lower end: its m ≥ 1 values are Hsu et al.'s probabilistic bounds (a
@@ -17,13 +18,13 @@ import { runMeanField, type MeanFieldOptions } from './meanfield.ts';
 export type BoundsOptions = TRWOptions & MeanFieldOptions;
 
 /**
- * An interval for log Z (nats): mean field's lower bound and TRW's upper bound (pairwise models), in logZLower and
+ * An interval for log Z (nats): mean field's lower bound and TRW's upper bound (factors of any arity), in logZLower and
  * logZUpper (logZ null); marginals are TRW's pseudo-marginals.
  */
 export function runBounds(engine: Engine, model: Model, opts: BoundsOptions = {}): InferenceResult {
   const t0 = performance.now();
   const c = bpConfig(opts);
-  const upper = trwUpperBound(engine, model, opts); // first: it refuses higher-order models at once
+  const upper = trwUpperBound(engine, model, opts); // first: it refuses a factor too large for one node at once
   const mf = runMeanField(engine, model, opts);
   const diagnostics: InferenceResult['diagnostics'] = {
     lowerMethod: 'mf',

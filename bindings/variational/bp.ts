@@ -75,7 +75,8 @@ export interface BPRunInfo {
 export class BPSolver {
   /** The model's factor graph in engine memory (messages, beliefs and scratch live in its arena). */
   readonly fg: BoundFactorGraph;
-  private readonly st: number;
+  /** Pointer to the solver's state header in engine memory (for kernels that read its messages). */
+  readonly state: number;
   private readonly weightPtr: number;
   private readonly fac2varPtr: number;
   /** Offset of scope entry p's message in messages() (f64 entries; card of its variable long). */
@@ -159,8 +160,8 @@ export class BPSolver {
       this.entF = a.alloc(8 * F);
       this.entV = a.alloc(8 * n);
       this.out = a.alloc(16);
-      this.st = a.alloc(engine.kernels.bpStateBytes());
-      engine.call('bp init', (k) => k.bpInit(this.st, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairConst, ptr.prio, ptr.heap, ptr.heapPos, ptr.odds));
+      this.state = a.alloc(engine.kernels.bpStateBytes());
+      engine.call('bp init', (k) => k.bpInit(this.state, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairConst, ptr.prio, ptr.heap, ptr.heapPos, ptr.odds));
     } catch (e) {
       this.fg.dispose();
       throw e;
@@ -169,7 +170,7 @@ export class BPSolver {
 
   private live(): number {
     this.fg.live();
-    return this.st;
+    return this.state;
   }
 
   /** Sets the factor weights ρ (all > 0); the messages stay (a warm start), beliefs follow. */

@@ -18,15 +18,17 @@
 // — exact on each forest — bounds log Z. At a fixed point it equals the free energy above
 // (diagnostics.freeEnergy); away from one it is larger, never invalid.
 //
-// Factors of arity > 2 are refused (a ModelError naming the factor): the spanning-hypertree polytope
-// that a higher-order TRW bound needs is not implemented. Factors on the same pair are summed first
-// (a pair is one edge of the polytope).
+// Factors on the same scope are summed first (a pair is one edge of the polytope). Factors of arity > 2
+// are expanded first (factorNodesPairwise): the variable–factor bipartite graph is a pairwise model with
+// the same Z — one node per such factor, its states the factor table's entries and its unary potential
+// the table, joined to each of its variables by a hard 0/−∞ consistency table — so pairwise TRW on it
+// bounds log Z of the factor graph. Factors of arity 1 and 2 stay as they are.
 
 import type { Engine } from '../core/engine.ts';
-import { ModelBuilder, requirePairwise, type Model } from '../core/model.ts';
+import { LIMITS, ModelBuilder, type Model } from '../core/model.ts';
+import { EngineError } from '../core/errors.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
-import { exactInference } from '../exact/exact.ts';
 import { seedWords } from '../core/seed.ts';
 import { BPSolver, bpConfig, type BPConfig, type BPOptions } from './bp.ts';
 
@@ -60,6 +62,61 @@ export function mergeRepeatedScopes(model: Model): Model {
   b.addConstant(model.logConst);
   for (let f = 0; f < model.nFactors; f++) b.addFactor(model.scope(f), model.table(f)); // the builder sums equal scopes
   return b.build();
+}
+
+/**
+ * The pairwise model of the factor graph's bipartite form: variables 0 … n − 1 as they are, then one
+ * node per factor of arity > 2 (in factor order; its states are the table's entries, its unary table
+ * the factor's) with a pairwise factor to each scope variable v that is 0 where the node's entry has
+ * x_v = k and −∞ elsewhere. Each configuration of the variables extends to exactly one of the nodes'
+ * with weight not 0, with the same weight, so Z is unchanged. Consistency tables of one shape are
+ * shared. EngineError when a node would pass the engine's cardinality or table limits.
+ */
+export function factorNodesPairwise(model: Model): { model: Model; factorNodes: number } {
+  const big: number[] = [];
+  for (let f = 0; f < model.nFactors; f++) if (model.arity(f) > 2) big.push(f);
+  if (big.length === 0) return { model, factorNodes: 0 };
+  const { card } = model;
+  const size = (f: number) => model.scope(f).reduce((s, v) => s * card[v], 1);
+  let entries = model.tables.length;
+  const shapes = new Set<string>();
+  for (const f of big) {
+    const T = size(f);
+    if (T > LIMITS.maxCardinality) throw new EngineError(`the TRW bound makes factor ${f} (arity ${model.arity(f)}) one node with a state per table entry: ${T} states is past the limit of ${LIMITS.maxCardinality}`);
+    entries += T;
+    let stride = T;
+    for (const v of model.scope(f)) {
+      stride /= card[v];
+      const key = `${T},${stride},${card[v]}`;
+      if (!shapes.has(key)) entries += T * card[v];
+      shapes.add(key);
+    }
+  }
+  if (entries > LIMITS.maxTotalTableEntries) throw new EngineError(`the TRW bound's pairwise form of this factor graph needs ${entries} table entries (nodes for ${big.length} factors of arity > 2 and their consistency tables), past the limit of ${LIMITS.maxTotalTableEntries}`);
+  const b = new ModelBuilder([...card, ...big.map(size)]);
+  b.addConstant(model.logConst);
+  for (let f = 0; f < model.nFactors; f++) if (model.arity(f) <= 2) b.addFactor(model.scope(f), model.table(f));
+  const shared = new Map<string, number>();
+  big.forEach((f, i) => {
+    const node = model.n + i, T = size(f);
+    b.addUnary(node, model.table(f));
+    let stride = T;
+    for (const v of model.scope(f)) {
+      const K = card[v];
+      stride /= K;
+      const key = `${T},${stride},${K}`;
+      let id = shared.get(key);
+      if (id === undefined) {
+        // Rows k of v, columns the node's entries x (v < node, so (v, node) is the stored order).
+        const table = new Float64Array(K * T).fill(-Infinity);
+        for (let x = 0; x < T; x++) table[(Math.floor(x / stride) % K) * T + x] = 0;
+        id = b.shareTable(table, 'consistency table');
+        shared.set(key, id);
+      }
+      b.addSharedFactor([v, node], id);
+    }
+  });
+  return { model: b.build(), factorNodes: big.length };
 }
 
 /** Disjoint sets over n elements. */
@@ -132,44 +189,65 @@ function appearance(forests: Uint8Array[], mu: number[], E: number): Float64Arra
   return rho;
 }
 
-/** A zero message (−∞) enters the pair terms as 0: those rows are −∞ in every forest's unary term already. */
-const finite = (x: number) => (x === -Infinity ? 0 : x);
-
 /**
  * The certified bound at the current messages m (of any iteration, converged or not): with
  *   θ^T_v = θ_v + Σ_{e ∋ v} ρ_e m_ev,   θ^T_e = θ_e/ρ_e − m_es − m_et   (e ∈ T)
  * Σ_T μ_T θ^T = θ exactly (the messages cancel because Σ_{T ∋ e} μ_T = ρ_e), so by convexity of
- * log Z, log Z(θ) ≤ Σ_T μ_T log Z(θ^T), each term exact on its forest (elimination, treewidth 1).
+ * log Z, log Z(θ) ≤ Σ_T μ_T log Z(θ^T), each term exact on its forest (sum-product from the leaves).
  * A zero message m_ev(k) = −∞ arises only where no configuration of positive weight has x_v = k
  * (BP keeps every consistent state's messages positive), so θ^T_v(k) = −∞ in every forest loses
- * nothing: the identity is needed on configurations of positive weight only.
- * At a TRW fixed point this is the TRW value (Wainwright et al.'s reparametrisation).
+ * nothing, and the pair terms read it as 0: the identity is needed on configurations of positive
+ * weight only. At a TRW fixed point this is the TRW value (Wainwright et al.'s reparametrisation).
+ * The parameters and each forest's log Z are computed in WASM (assembly/variational/trw_bound.ts);
+ * here only each forest's elimination order (leaves first) is found.
  */
-function treeDecompositionBound(engine: Engine, m: Model, solver: BPSolver, edgeFactor: number[], ei: Int32Array, ej: Int32Array, forests: Uint8Array[], mu: number[], rho: Float64Array): number {
-  const msg = solver.messages(), at = solver.msgStart;
-  const { card, scopeStart } = m;
-  const unary = Array.from(card, (K) => new Float64Array(K));
-  for (let f = 0; f < m.nFactors; f++) {
-    if (m.arity(f) !== 1) continue;
-    const v = m.scopeVars[scopeStart[f]], th = m.table(f);
-    for (let k = 0; k < card[v]; k++) unary[v][k] += th[k];
-  }
-  const pair = edgeFactor.map((f, e) => {
-    const th = m.table(f), Ki = card[ei[e]], Kj = card[ej[e]];
-    const mi = at[scopeStart[f]], mj = at[scopeStart[f] + 1];
-    for (let k = 0; k < Ki; k++) unary[ei[e]][k] += rho[e] * msg[mi + k];
-    for (let k = 0; k < Kj; k++) unary[ej[e]][k] += rho[e] * msg[mj + k];
-    const table = new Float64Array(Ki * Kj);
-    for (let a = 0; a < Ki; a++) for (let b = 0; b < Kj; b++) table[a * Kj + b] = th[a * Kj + b] / rho[e] - finite(msg[mi + a]) - finite(msg[mj + b]);
-    return table;
-  });
+export function treeDecompositionBound(solver: BPSolver, ei: Int32Array, ej: Int32Array, edgeFactor: ArrayLike<number>, forests: Uint8Array[], mu: ArrayLike<number>): number {
+  const m = solver.model, n = m.n, E = ei.length, a = solver.fg.arena, st = solver.state;
+  let total = 0;
+  for (let v = 0; v < n; v++) total += m.card[v];
+  const unaryPtr = a.alloc(8 * total), workPtr = a.alloc(8 * total), orderPtr = a.alloc(8 * E), rootsPtr = a.alloc(4 * n);
+  solver.engine.call('trw unary', (k) => k.trwUnary(st, unaryPtr));
+  // Adjacency of all edges; a forest's edges are those it marks.
+  const adjStart = new Int32Array(n + 1), adj = new Int32Array(2 * E), fill = new Int32Array(n);
+  for (let e = 0; e < E; e++) (adjStart[ei[e] + 1]++, adjStart[ej[e] + 1]++);
+  for (let v = 0; v < n; v++) adjStart[v + 1] += adjStart[v];
+  for (let e = 0; e < E; e++) (adj[adjStart[ei[e]] + fill[ei[e]]++] = e, adj[adjStart[ej[e]] + fill[ej[e]]++] = e);
+  const seen = new Uint8Array(n), bfs = new Int32Array(n), parentEdge = new Int32Array(n);
+  const order = new Int32Array(2 * E), roots = new Int32Array(n);
   let bound = m.logConst;
   forests.forEach((T, t) => {
     if (!(mu[t] > 0)) return;
-    const b = new ModelBuilder(card);
-    for (let v = 0; v < m.n; v++) b.addUnary(v, unary[v]);
-    for (let e = 0; e < edgeFactor.length; e++) if (T[e]) b.addPairwise(ei[e], ej[e], pair[e]);
-    bound += mu[t] * exactInference(engine, b.build()).logZ;
+    seen.fill(0);
+    let head = 0, tail = 0, nRoots = 0;
+    for (let r = 0; r < n; r++) {
+      if (seen[r]) continue;
+      seen[r] = 1;
+      roots[nRoots++] = r;
+      parentEdge[r] = -1;
+      bfs[tail++] = r;
+      while (head < tail) {
+        const v = bfs[head++];
+        for (let q = adjStart[v]; q < adjStart[v + 1]; q++) {
+          const e = adj[q], u = ei[e] === v ? ej[e] : ei[e];
+          if (!T[e] || seen[u]) continue;
+          seen[u] = 1;
+          parentEdge[u] = e;
+          bfs[tail++] = u;
+        }
+      }
+    }
+    // Children after their own children: BFS order reversed.
+    let nOrder = 0;
+    for (let q = n - 1; q >= 0; q--) {
+      const v = bfs[q], e = parentEdge[v];
+      if (e < 0) continue;
+      order[2 * nOrder] = edgeFactor[e];
+      order[2 * nOrder + 1] = ei[e] === v ? 0 : 1;
+      nOrder++;
+    }
+    a.i32(orderPtr, 2 * nOrder).set(order.subarray(0, 2 * nOrder));
+    a.i32(rootsPtr, nRoots).set(roots.subarray(0, nRoots));
+    bound += mu[t] * solver.engine.call('trw forest', (k) => k.trwForestLogZ(st, unaryPtr, workPtr, orderPtr, nOrder, rootsPtr, nRoots));
   });
   return bound;
 }
@@ -182,7 +260,7 @@ export interface TRWBound {
   freeEnergy: number;
   /** Pseudo-marginals τ at the final messages: marginals[v][k]. */
   marginals: Float64Array[];
-  /** ρ per factor of the (merged) model the bound was computed on. */
+  /** ρ per factor of the pairwise model the bound was computed on (factors on one scope merged, factors of arity > 2 expanded: factorNodesPairwise). */
   rho: Float64Array;
   /** True when the last BP run at the final ρ converged. */
   converged: boolean;
@@ -196,17 +274,18 @@ export interface TRWBound {
   trees: number;
   /** Largest message change of the final BP run (probability scale). */
   maxResidual: number;
+  /** Factors of arity > 2 that became nodes of the pairwise form (0 on pairwise models). */
+  factorNodes: number;
 }
 
-/** TRW's upper bound (pairwise models): random-tree ρ, conditional-gradient steps, then the certified decomposition. */
+/** TRW's upper bound (factor graphs of any arity, via factorNodesPairwise): random-tree ρ, conditional-gradient steps, then the certified decomposition. */
 export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {}): TRWBound {
   const c: BPConfig = bpConfig(opts);
   const t = { ...TRW_DEFAULTS, ...definedOnly({ seed: opts.seed, trwTrees: opts.trwTrees, trwSteps: opts.trwSteps }) };
   checkCount('trwTrees', t.trwTrees, 1);
   checkCount('trwSteps', t.trwSteps, 0);
   seedWords(t.seed);
-  requirePairwise(model, 'the TRW upper bound', 'use --method bp (an estimate) or mf (a lower bound)');
-  const m = mergeRepeatedScopes(model);
+  const { model: m, factorNodes } = factorNodesPairwise(mergeRepeatedScopes(model));
   const F = m.nFactors;
   // The edges (pairwise factors) and where each sits among the factors.
   const edgeFactor: number[] = [];
@@ -262,10 +341,10 @@ export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {
       steps++;
     }
     if (current !== cur.rho) cur = evaluate(cur.rho); // the last trial was rejected: back to the accepted ρ (warm start)
-    const logZ = treeDecompositionBound(engine, m, solver, edgeFactor, ei, ej, forests, mu, cur.rho);
+    const logZ = treeDecompositionBound(solver, ei, ej, edgeFactor, forests, mu);
     return {
-      logZ, freeEnergy: cur.logZ, marginals: solver.marginals(), rho: factorWeights(cur.rho), converged: cur.converged, iterations,
-      initialLogZ, steps, trees: forests.length, maxResidual: cur.maxResidual,
+      logZ, freeEnergy: cur.logZ, marginals: solver.marginals().slice(0, model.n), rho: factorWeights(cur.rho), converged: cur.converged, iterations,
+      initialLogZ, steps, trees: forests.length, maxResidual: cur.maxResidual, factorNodes,
     };
   } finally {
     solver.dispose();
@@ -300,6 +379,7 @@ export function trwDiagnostics(b: TRWBound, c: BPConfig, opts: TRWOptions): Infe
     randomTreeFreeEnergy: b.initialLogZ,
     gradientSteps: b.steps,
     trees: b.trees,
+    factorNodes: b.factorNodes,
     schedule: c.schedule,
     damping: c.damping,
     maxIterations: c.maxIterations,
