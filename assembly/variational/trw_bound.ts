@@ -9,7 +9,7 @@
 // Every factor of the state's model has arity 1 or 2 (the bindings expand higher-order ones first).
 
 import { FactorGraph, cardOf } from '../core/factorgraph';
-import { BPState } from './bp';
+import { BPState } from './bp_state';
 
 @inline function ldI(p: usize, i: i32): i32 { return load<i32>(p + (<usize>i << 2)); }
 @inline function ldF(p: usize, i: i32): f64 { return load<f64>(p + (<usize>i << 3)); }
