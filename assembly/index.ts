@@ -1,6 +1,7 @@
 // The module's exports: memory management, the generator, and one file per algorithm.
 export { alloc, free } from './core/memory';
-export { rngStateBytes, rngSeed, rngFillUniform, rngFillUniform32, rngFillNormal, rngPhiloxBlock } from './core/rng_exports';
+export { rngStateBytes, rngSeed, rngFillUniform, rngFillUniform32, rngFillNormal, rngFillNormalBulk, rngPhiloxBlock } from './core/rng_exports';
+export { vnormalLogScalar, vnormalLogPair, vnormalTurnScalar, vnormalTurnPair } from './core/vnormal';
 export { pairwiseFormBytes, pairwiseFormInit } from './core/pairwise';
 export { factorGraphBytes, factorGraphInit, factorGraphConditional, factorGraphLogp } from './core/factorgraph';
 export { fgFeasible, fgLocalSearch } from './core/feasible';

@@ -11,7 +11,7 @@
 // whether a batch of 4 costs ≤ 2× a single chain. Beside them: the batched factor products alone (M·X then
 // Mᵀ·V; B = 1 the single-chain products factorMul / factorMulT), and m standard normals per chain (one
 // DHMC momentum, one block Gibbs x | s draw) — per-chain work a batch cannot share, since every chain
-// draws from its own stream (Box–Muller: a log, a square root, a sine and a cosine per pair, scalar).
+// draws from its own stream (core/rng_normal.ts: Box–Muller in bulk, two pairs per f64x2 evaluation).
 //
 // Plain JS (bench/js/relaxed-batch.ts): the same batched algorithm (layout, summation order, streams) in
 // JavaScript, for the WASM / JS ratio; its batched products are first checked to equal the WASM ones bit
@@ -141,7 +141,7 @@ for (const { name, model, factor } of models) {
       configs.push({ model: name, kind: 'products', impl: 'js', B, iters: 0, times: [], wall: [], run: (it) => { for (let i = 0; i < it; i++) { js.apply(X, U); js.applyT(V, G); } } });
       const streams = Array.from({ length: B }, (_, c) => new StreamJS(SEED, 0, c, 4));
       const out = new Float64Array(f.m);
-      configs.push({ model: name, kind: 'normals', impl: 'wasm', B, iters: 0, times: [], wall: [], run: (it) => { for (let i = 0; i < it * B; i++) k.rngFillNormal(rng, normals, f.m); } });
+      configs.push({ model: name, kind: 'normals', impl: 'wasm', B, iters: 0, times: [], wall: [], run: (it) => { for (let i = 0; i < it * B; i++) k.rngFillNormalBulk(rng, normals, f.m, 0); } });
       configs.push({ model: name, kind: 'normals', impl: 'js', B, iters: 0, times: [], wall: [], run: (it) => { for (let i = 0; i < it; i++) for (const st of streams) for (let q = 0; q < f.m; q++) out[q] = st.normal(); } });
     }
   }

@@ -2,6 +2,8 @@
 // (counter, key), so a stream is (key = seed, counter words 2–3 = chain id and stream tag) and
 // any block can be computed without running the ones before it.
 
+import { boxMuller } from './vnormal';
+
 const M0: u64 = 0xD2511F53;
 const M1: u64 = 0xCD9E8D57;
 const W0: u32 = 0x9E3779B9;
@@ -98,7 +100,13 @@ export function uniform(r: Philox): f64 {
   return (<f64>a * 67108864.0 + <f64>b + 0.5) * 1.1102230246251565e-16; // 2^-53
 }
 
-/** Standard normal by Box–Muller; the second normal of each pair is kept for the next call. */
+const NORMAL_PAIR = memory.data(16, 16);
+
+/**
+ * Standard normal by Box–Muller (vnormal.ts's arithmetic, which rng_normal.ts's normalsInto repeats
+ * two pairs at a time); a pair takes two uniforms (four words), the cosine is returned first and the
+ * sine kept for the next call.
+ */
 export function normal(r: Philox): f64 {
   if (r.hasSpare) {
     r.hasSpare = 0;
@@ -106,9 +114,8 @@ export function normal(r: Philox): f64 {
   }
   const u1 = uniform(r);
   const u2 = uniform(r);
-  const rad = Math.sqrt(-2.0 * Math.log(u1));
-  const t = 6.283185307179586 * u2;
-  r.spare = rad * Math.sin(t);
+  boxMuller(u1, u2, NORMAL_PAIR);
+  r.spare = load<f64>(NORMAL_PAIR, 8);
   r.hasSpare = 1;
-  return rad * Math.cos(t);
+  return load<f64>(NORMAL_PAIR);
 }

@@ -1,5 +1,6 @@
 // Bulk entry points to the generator, for tests and for seeding from TypeScript.
 import { Philox, PHILOX_BYTES, rngInit, philoxBlockInto, uniform, uniform32, normal } from './rng';
+import { normalsInto } from './rng_normal';
 
 export function rngStateBytes(): usize {
   return PHILOX_BYTES;
@@ -22,6 +23,11 @@ export function rngFillUniform32(state: usize, out: usize, n: i32): void {
 export function rngFillNormal(state: usize, out: usize, n: i32): void {
   const r = changetype<Philox>(state);
   for (let i = 0; i < n; i++) store<f64>(out + (<usize>i << 3), normal(r));
+}
+
+/** n normals by normalsInto (equal to rngFillNormal's, bit for bit); added to out's values if add. */
+export function rngFillNormalBulk(state: usize, out: usize, n: i32, add: i32): void {
+  normalsInto(changetype<Philox>(state), out, n, add != 0);
 }
 
 /** Philox4x32-10 block of (counter, key) written as four u32 at out (known-answer tests). */

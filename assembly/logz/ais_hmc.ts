@@ -17,9 +17,10 @@
 //
 // Chain state: [Philox][x][p][grad][xp][gp: f64 × m each][uRaw: f64 × nBits].
 
-import { Philox, normal, uniform } from '../core/rng';
+import { Philox, uniform } from '../core/rng';
 import { Relaxed } from '../relax/relaxed';
 import { Factor, factorApply, factorApplyT } from '../relax/factor';
+import { normalsInto } from '../core/rng_normal';
 
 const PHILOX_OFFSET: usize = offsetof<Philox>();
 /** Gain of the pilot's step-size adaptation (per transition, on log ε). */
@@ -123,9 +124,9 @@ export function hmcMove(r: Relaxed, rng: Philox, x: usize, grad: usize, lp: f64,
   const m = r.m;
   const mb = <usize>m << 3;
   let k0: f64 = 0;
+  normalsInto(rng, p, m, false);
   for (let i = 0; i < m; i++) {
-    const z = normal(rng);
-    store<f64>(p + (<usize>i << 3), z);
+    const z = load<f64>(p + (<usize>i << 3));
     k0 += z * z;
   }
   memory.copy(xp, x, mb);
@@ -169,7 +170,7 @@ export function aisHMCRun(relaxed: usize, chain: usize, betas: usize, nBetas: i3
   const m = r.m;
   const mb = <usize>m << 3;
   const x = base(chain), p = x + mb, grad = p + mb, xp = grad + mb, gp = xp + mb, uRaw = gp + mb;
-  for (let i = 0; i < m; i++) store<f64>(x + (<usize>i << 3), normal(rng)); // x ~ f_0 ∝ N(0, I)
+  normalsInto(rng, x, m, false); // x ~ f_0 ∝ N(0, I)
   let logEps = adaptTarget > 0 ? Math.log(load<f64>(eps + 8)) : 0.0;
   let accepted: f64 = 0, proposals: f64 = 0;
   let logw: f64 = 0;

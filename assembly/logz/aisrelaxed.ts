@@ -14,10 +14,11 @@
 //
 // Chain state: the block-Gibbs layout ([Philox][x: f64 × m][s: f64 × nBits]).
 
-import { Philox, normal } from '../core/rng';
+import { Philox } from '../core/rng';
 import { Relaxed, sigmoid } from '../relax/relaxed';
 import { Factor, factorApply, factorApplyT } from '../relax/factor';
 import { blockGibbsChainBytes, blockGibbsChainInit, drawS } from '../samplers/blockgibbs';
+import { normalsInto } from '../core/rng_normal';
 
 export function aisRelaxedStateBytes(relaxed: usize): usize {
   return blockGibbsChainBytes(changetype<Relaxed>(relaxed));
@@ -63,7 +64,7 @@ export function aisRelaxedRun(relaxed: usize, chain: usize, betas: usize, nBetas
   const x = chain + ((PHILOX_OFFSET + 7) & ~(<usize>7));
   const s = x + (<usize>r.m << 3);
   blockGibbsChainInit(r, chain); // s uniform over the biases' support (x redrawn below)
-  for (let i = 0; i < r.m; i++) store<f64>(x + (<usize>i << 3), normal(rng)); // x | s at β = 0
+  normalsInto(rng, x, r.m, false); // x | s at β = 0
   let logw: f64 = 0;
   let prev = load<f64>(betas);
   for (let t = 1; t < nBetas; t++) {
@@ -88,10 +89,8 @@ export function aisRelaxedRun(relaxed: usize, chain: usize, betas: usize, nBetas
       conditional(r, sb, beta);
       drawS(r, rng, s);
       factorApplyT(f, s, x);
-      for (let i = 0; i < r.m; i++) {
-        const q = x + (<usize>i << 3);
-        store<f64>(q, sb * load<f64>(q) + normal(rng));
-      }
+      for (let i = 0; i < r.m; i++) store<f64>(x + (<usize>i << 3), sb * load<f64>(x + (<usize>i << 3)));
+      normalsInto(rng, x, r.m, true);
     }
   }
   return logw;

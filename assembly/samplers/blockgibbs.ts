@@ -8,9 +8,10 @@
 // x ← Mᵀ s + ε. Chain state (arena memory): [Philox stream][x: f64 × m][s: f64 × nBits] (s as 0/1
 // doubles so Mᵀ s is one factor call).
 
-import { Philox, PHILOX_BYTES, uniform32, normal } from '../core/rng';
+import { Philox, PHILOX_BYTES, uniform32 } from '../core/rng';
 import { Relaxed, relaxedConditionals } from '../relax/relaxed';
 import { Factor, factorApplyT } from '../relax/factor';
+import { normalsInto } from '../core/rng_normal';
 
 @inline
 export function xOffset(): usize {
@@ -66,10 +67,7 @@ export function drawS(r: Relaxed, rng: Philox, s: usize): i32 {
 /** x ← Mᵀ s + ε, ε ~ N(0, I) from the chain's stream. */
 function drawX(r: Relaxed, rng: Philox, x: usize, s: usize): void {
   factorApplyT(changetype<Factor>(r.factor), s, x);
-  for (let i = 0; i < r.m; i++) {
-    const q = x + (<usize>i << 3);
-    store<f64>(q, load<f64>(q) + normal(rng));
-  }
+  normalsInto(rng, x, r.m, true);
 }
 
 /**

@@ -4,12 +4,13 @@
 // stream, in the single-chain order. Chain b is blockGibbsSweeps on the same state, bit for bit. A factor
 // without batched products (FFT) runs the chains one after another.
 
-import { Philox, normal, uniform32 } from '../core/rng';
+import { Philox, uniform32 } from '../core/rng';
 import { Relaxed, conditionalsFromU } from '../relax/relaxed';
 import { sigmoidBatch } from '../relax/relaxed_batch';
 import { Factor } from '../relax/factor';
 import { factorBatchable, factorApplyBatch, factorApplyTBatch } from '../relax/factor_batch';
 import { xOffset, sOffset, drawS, addInto, blockGibbsSweeps } from './blockgibbs';
+import { normalsInto } from '../core/rng_normal';
 
 /** Bytes of a batch's scratch: X / G (m × B) and U / S (n × B). */
 export function blockGibbsBatchScratchBytes(relaxed: usize, B: i32): usize {
@@ -85,7 +86,8 @@ export function blockGibbsBatchStep(relaxed: usize, chains: usize, B: i32, sweep
       const rng = changetype<Philox>(chain);
       const x = chain + xo;
       let q = X + (<usize>b << 3);
-      for (let k = 0; k < m; k++, q += stride) store<f64>(x + (<usize>k << 3), load<f64>(q) + normal(rng));
+      for (let k = 0; k < m; k++, q += stride) store<f64>(x + (<usize>k << 3), load<f64>(q));
+      normalsInto(rng, x, m, true);
     }
   }
 }

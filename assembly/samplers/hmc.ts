@@ -20,9 +20,10 @@
 // chainSetup: two Philox streams (the move stream and the stream for draws of s ~ p(s|x), so that
 // asking for empirical marginals never changes the chain), then f64 arrays.
 
-import { Philox, PHILOX_BYTES, rngInit, uniform, uniform32, normal } from '../core/rng';
+import { Philox, PHILOX_BYTES, rngInit, uniform, uniform32 } from '../core/rng';
 import { Relaxed, relaxedLogDensity, relaxedGradient } from '../relax/relaxed';
 import { Factor, factorApplyT } from '../relax/factor';
+import { normalsInto } from '../core/rng_normal';
 
 export const TARGET_RELAXED: i32 = 0;
 export const TARGET_GAUSS: i32 = 1;
@@ -345,10 +346,11 @@ function randomStart(c: Chain): void {
       }
     }
     factorApplyT(changetype<Factor>(rel.factor), s, c.x);
-    for (let i = 0; i < m; i++) store<f64>(c.x + (<usize>i << 3), load<f64>(c.x + (<usize>i << 3)) + normal(r));
+    normalsInto(r, c.x, m, true);
   } else {
     const g = changetype<Gauss>(c.target);
-    for (let i = 0; i < m; i++) store<f64>(c.x + (<usize>i << 3), load<f64>(g.mean + (<usize>i << 3)) + normal(r));
+    memory.copy(c.x, g.mean, <usize>m << 3);
+    normalsInto(r, c.x, m, true);
   }
 }
 
@@ -481,17 +483,18 @@ export function drawMomentum(c: Chain, p: usize): f64 {
   const m = c.m;
   let k = 0.0;
   if (c.massKind == MASS_DIAG) {
+    normalsInto(r, p, m, false);
     for (let i = 0; i < m; i++) {
-      const z = normal(r);
+      const z = load<f64>(p + (<usize>i << 3));
       k += z * z;
       store<f64>(p + (<usize>i << 3), z / Math.sqrt(load<f64>(c.invMass + (<usize>i << 3))));
     }
     return 0.5 * k;
   }
+  normalsInto(r, c.w, m, false);
   for (let i = 0; i < m; i++) {
-    const z = normal(r);
+    const z = load<f64>(c.w + (<usize>i << 3));
     k += z * z;
-    store<f64>(c.w + (<usize>i << 3), z);
   }
   mulR(c, c.w, p);
   return 0.5 * k;

@@ -13,7 +13,8 @@
 //   users can see how far each move is from exactness. A move to a point where log p is not finite
 //   is refused (counted as a divergence): the only deviation from the plain ULA recursion.
 
-import { Philox, uniform, normal } from '../core/rng';
+import { Philox, uniform } from '../core/rng';
+import { normalsInto } from '../core/rng_normal';
 import {
   Chain, MASS_DIAG, DIVERGENCE_THRESHOLD, density, velocity, inverseMassNoise, mulRT, axpy, chainSpare,
   resetInfo, recordInfo, acceptProposal, afterMove,
@@ -72,10 +73,10 @@ export function langevinStep(hdr: usize, iters: i32, flags: i32, adjusted: i32):
   resetInfo(c);
   for (let it = 0; it < iters; it++) {
     let kz = 0.0;
+    normalsInto(r, z, m, false);
     for (let i = 0; i < m; i++) {
-      const zi = normal(r);
+      const zi = load<f64>(z + (<usize>i << 3));
       kz += zi * zi;
-      store<f64>(z + (<usize>i << 3), zi);
     }
     const logA = propose(c, z, kz);
     const lp1 = lastLogp;

@@ -11,11 +11,12 @@
 // kernel (E_{R−1} = d log f_β / dβ at β = 1, for the record). A slot is [Philox][x: f64 × m].
 // Scratch: ε per temperature (f64 × R), then p, xp, gp, grad (f64 × m) and M x (f64 × nBits).
 
-import { Philox, PHILOX_BYTES, uniform32, normal } from '../core/rng';
+import { Philox, PHILOX_BYTES, uniform32 } from '../core/rng';
 import { Relaxed } from '../relax/relaxed';
 import { Factor, factorApply } from '../relax/factor';
 import { Tempering, slotAt, swapSlots, temperingLayout, temperingLayoutBytes, temperingGaps } from './tempering';
 import { softSum, logF, hmcMove, adaptLogEps, lastAccepted, lastLogAccept } from '../logz/ais_hmc';
+import { normalsInto } from '../core/rng_normal';
 
 @inline
 function slotBytesRelaxed(r: Relaxed): usize {
@@ -58,7 +59,7 @@ export function ptRelaxedInit(relaxed: usize, st: usize, R: i32, betas: usize, s
   for (let k = 0; k < R; k++) {
     store<f64>(t.scratch + (<usize>k << 3), eps0);
     const slot = t.slots + <usize>k * t.slotBytes;
-    for (let i = 0; i < r.m; i++) store<f64>(slot + PHILOX_BYTES + (<usize>i << 3), normal(changetype<Philox>(slot)));
+    normalsInto(changetype<Philox>(slot), slot + PHILOX_BYTES, r.m, false);
   }
   energies(r, t, 0);
 }
