@@ -87,17 +87,17 @@ export const DEFAULT_MAX_FLOPS = 2 ** 34;
 export const DEFAULT_MAX_MEMORY = 2 ** 31;
 
 /**
- * The annealing's default budget in bitset words (≈ 2.5·10⁸ per second here, against ≈ 10⁸ clique
- * configurations per second in the kernels): 1/8 word per configuration the best greedy plan streams
- * — about 5 % of the contraction's time — between 10⁶ and 5·10⁸ words; none below 2^24
- * configurations. A plan past maxFlops gets 2·10⁶ words (≈ 10–40 ms), one past 16 maxFlops none, so
+ * The annealing's default budget in bitset words (≈ 2.5·10⁸ per second here, a neighbour's
+ * bookkeeping counted as 4 words: see order-search.ts; against 2.5–8·10⁸ clique configurations per
+ * second in the block kernel): 1/32 word per configuration the best greedy plan streams — about 5–10 %
+ * of the contraction's time — between 10⁶ and 5·10⁸ words; none below 2^24 configurations. A plan past maxFlops gets 2·10⁶ words (≈ 10–40 ms), one past 16 maxFlops none, so
  * refusals stay fast.
  */
 export function orderSearchWork(flops: number, maxFlops: number): number {
   if (flops < 2 ** 24) return 0;
   if (flops > 16 * maxFlops) return 0;
   if (flops > maxFlops) return 2e6;
-  return Math.min(5e8, Math.max(1e6, flops / 8));
+  return Math.min(5e8, Math.max(1e6, flops / 32));
 }
 
 /** A bucket plan's order of preference: within the message limit first, then log2 flops plus each bit of message past the limit (what slicing would roughly cost). */
