@@ -261,19 +261,22 @@ function result(out: ExactOutcome, rest: Omit<ExactResult, 'logZ' | 'marginals'>
 }
 
 /**
- * Cost of one junction-tree clique-table entry in streamed bucket-elimination configurations: auto
- * picks bucket elimination on a pairwise model when its unsliced plan streams at most this many
- * configurations per junction-tree entry. On the UAI 2014 pairwise files its plans stream 2
- * configurations per junction-tree entry, each 2.1–3.4× cheaper than an entry (1.1× on CSP_11,
- * whose root clique needs log space: there the junction tree stays faster; README).
+ * auto's cost model on pairwise models, in units of one configuration streamed by bucket
+ * elimination: its plan costs flops + BUCKET_MESSAGE_COST · (entries of all messages: each is
+ * written, rescaled, turned into δ and rescaled again, and its memory first touched), the junction
+ * tree JUNCTION_TREE_ENTRY_COST per clique-table entry. Fitted to the CPU times of both on the UAI
+ * 2014 pairwise files (README): bucket elimination ≈ 2.5 ns per configuration + 8.7 ns per message
+ * entry, the junction tree ≈ 8–10 ns per entry on the large ones (15–21 ns on DBN_11, CSP_11 and
+ * Segmentation_11, which the model does not see).
  */
-const JUNCTION_TREE_ENTRY_COST = 2;
+const BUCKET_MESSAGE_COST = 3.5;
+const JUNCTION_TREE_ENTRY_COST = 3.3;
 
 /**
  * Exact log Z (natural log, including model.logConst) and node marginals.
- * method 'auto' (default): on pairwise models the cheaper by estimated work of the junction tree (when
- * the best ordering's largest clique table is within maxTableEntries) and unsliced bucket elimination
- * (its streamed configurations ≤ JUNCTION_TREE_ENTRY_COST × the junction tree's clique-table entries);
+ * method 'auto' (default): on pairwise models the cheaper by estimated cost (BUCKET_MESSAGE_COST) of
+ * the junction tree (when the best ordering's largest clique table is within maxTableEntries) and
+ * unsliced bucket elimination;
  * past the clique-table limit (and on models with a factor of arity > 2) bucket elimination when its largest message is within maxMessageEntries and its work within
  * maxFlops; else enumeration when that visits at most 2^30 configurations (observed variables held
  * fixed, independent components one by one); else a refusal naming the treewidth, the largest
@@ -322,13 +325,11 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
     if (method === 'auto') return bucket(jt);
     throw jt;
   }
-  // Both fit: auto takes the cheaper plan by estimated work. Bucket elimination streams every clique
-  // twice (up and down: `flops` configurations), the junction tree touches its clique tables several
-  // times (products, marginalisations, rescaling): one clique-table entry costs about as much as
-  // JUNCTION_TREE_ENTRY_COST streamed configurations (measured on the UAI 2014 pairwise files, README).
+  // Both fit: auto takes the cheaper plan by estimated cost (see BUCKET_MESSAGE_COST).
   if (method === 'auto') {
     const sp = slicedBucketPlan(model, opts);
-    if (sp.fits && sp.sliced.slices === 1 && sp.sliced.flops <= JUNCTION_TREE_ENTRY_COST * best.totalEntries) return bucket(undefined, sp);
+    const bucketCost = sp.sliced.flops + BUCKET_MESSAGE_COST * sp.sliced.plan.messageEntries;
+    if (sp.fits && sp.sliced.slices === 1 && bucketCost < JUNCTION_TREE_ENTRY_COST * best.totalEntries) return bucket(undefined, sp);
   }
   const nodes = buildTree(model, best.order);
   let out: ExactOutcome;
