@@ -351,11 +351,6 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         f[3 * r.id + 1] = 0;
       }
     };
-    /**
-     * Streams v's clique (S_v and v) over linear `inputs` (see linearShift) into `outs` (prefilled),
-     * in blocks of the trailing separator variables (assembly/exact/exact_block.ts): outer digits
-     * S_v's others then v, the block S_v's last ones.
-     */
     /** v's clique as the block kernels walk it: outer digits (S_v's first ones, then v) and the block (S_v's last ones). */
     const cliqueBlock = (v: number): { outer: number[]; blockVars: number[]; B: number } => {
       const sepV = p.sep[v];
@@ -363,6 +358,12 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       while (nb < sepV.length && (nb === 0 || B * card[sepV[sepV.length - 1 - nb]] <= BLOCK)) B *= card[sepV[sepV.length - 1 - nb++]];
       return { outer: [...sepV.subarray(0, sepV.length - nb), v], blockVars: Array.from(sepV.subarray(sepV.length - nb)), B };
     };
+    /**
+     * Streams v's clique (S_v and v) over linear `inputs` (see linearShift) into `outs` (each written
+     * on its entries' first visit, or zero-filled first by blockRun where the kernel cannot),
+     * in blocks of the trailing separator variables (assembly/exact/exact_block.ts): outer digits
+     * S_v's others then v, the block S_v's last ones; with `stats` the outputs' ranges go to pStats.
+     */
     const blockStream = (v: number, inputs: BlockTable[], outs: BlockTable[], mode: number, stats: boolean): void => {
       const { outer, blockVars, B } = cliqueBlock(v);
       // The inputs over v and block variables only are multiplied once into one table P[x_v][block].
