@@ -1,5 +1,5 @@
 // The module's exports: memory management, the generator, and one file per algorithm.
-export { alloc, free } from './core/memory';
+export { alloc, allocUnzeroed, free } from './core/memory';
 export { rngStateBytes, rngSeed, rngFillUniform, rngFillUniform32, rngFillNormal, rngFillNormalBulk, rngPhiloxBlock } from './core/rng_exports';
 export { vnormalLogScalar, vnormalLogPair, vnormalTurnScalar, vnormalTurnPair } from './core/vnormal';
 export { pairwiseFormBytes, pairwiseFormInit } from './core/pairwise';
@@ -16,7 +16,7 @@ export { factorGibbsStateBytes, factorGibbsInit, factorGibbsStep } from './sampl
 export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';
 export { enumRun } from './exact/exact_enum';
 export { bucketLinearise, bucketDecode } from './exact/exact_bucket';
-export { bucketBlock, bucketBlockLog, bucketLogFinish, bucketRescale, bucketQuotient, bucketLogQuotient, bucketToLog } from './exact/exact_block';
+export { bucketBlock, bucketBlockLog, bucketLogFinish, bucketRescale, bucketScale, bucketQuotient, bucketLogQuotient, bucketToLog } from './exact/exact_block';
 export { factorBytes, factorInit, factorMul, factorMulT } from './relax/factor';
 export { relaxedBytes, relaxedInit, relaxedLogp } from './relax/relaxed';
 export { gf2Reduce } from './variational/gf2';

@@ -111,7 +111,7 @@ for (const [i, c] of cliques.entries()) {
     wasm: () => {
       for (const [a, len] of outs) arena.f64(a, len).fill(0);
       const t0 = performance.now();
-      engine.kernels.bucketBlock(nOuter, pCards, p.nIn, nT - p.nIn, pAddr, pStrides, p.B, pRuns, 0, pDigit, pOff, pBuf);
+      engine.kernels.bucketBlock(nOuter, pCards, p.nIn, nT - p.nIn, pAddr, pStrides, p.B, pRuns, 0, pDigit, pOff, pBuf, 0, 0);
       times.wasm.push((performance.now() - t0) / 1000);
       sums.wasm = outs.reduce((s, [a, len]) => arena.f64(a, len).reduce((x, y) => x + y, s), 0);
     },

@@ -8,6 +8,11 @@ export function alloc(bytes: usize): usize {
   return p;
 }
 
+/** Allocates `bytes` (16-byte aligned) without zeroing them: for buffers the caller fills in full. */
+export function allocUnzeroed(bytes: usize): usize {
+  return heap.alloc(bytes);
+}
+
 export function free(ptr: usize): void {
   heap.free(ptr);
 }

@@ -58,9 +58,10 @@ import { expPairK } from '../core/vmath';
   }
 }
 
-// out op= the block (op: + in mode 0, max in mode 1), through the output's runs.
+// out op= the block (op: + in mode 0, max in mode 1), through the output's runs; first: out = the
+// block's (its entries are visited for the first time, so the output needs no prefill).
 // @ts-ignore: decorator
-@inline function segGather(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, buf: usize, mode: i32, init: f64): void {
+@inline function segGather(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, buf: usize, mode: i32, init: f64, first: bool): void {
   const rb = <usize>R << 3;
   let b = buf;
   if (kind == 1) {
@@ -77,14 +78,18 @@ import { expPairK } from '../core/vmath';
       }
       const p = base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3);
       const l0 = f64x2.extract_lane(acc, 0), l1 = f64x2.extract_lane(acc, 1);
-      if (mode == 0) store<f64>(p, load<f64>(p) + (a1 + l0 + l1));
-      else store<f64>(p, max(load<f64>(p), max(a1, max(l0, l1))));
+      const y = mode == 0 ? a1 + l0 + l1 : max(a1, max(l0, l1));
+      if (first) store<f64>(p, y);
+      else store<f64>(p, mode == 0 ? load<f64>(p) + y : max(load<f64>(p), y));
     }
   } else {
     for (let s = 0; s < nSeg; s++) {
       let a = base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3);
       const e = b + rb;
-      if ((R & 1) == 0) {
+      if (first) {
+        memory.copy(a, b, <usize>R << 3);
+        b = e;
+      } else if ((R & 1) == 0) {
         if (mode == 0) for (; b < e; b += 16, a += 16) v128.store(a, f64x2.add(v128.load(a), v128.load(b)));
         else for (; b < e; b += 16, a += 16) v128.store(a, f64x2.pmax(v128.load(a), v128.load(b)));
       } else {
@@ -98,31 +103,84 @@ import { expPairK } from '../core/vmath';
 /**
  * Streams a clique block by block: for every configuration of the nOuter outer digits (cards:
  * i32[nOuter], the last fastest), the product of the nIn linear inputs over the B block
- * configurations, added (mode 0) or maxed (mode 1) into each of the nOut outputs (prefilled by
- * the caller, usually with zeros). Tables t = 0 … nIn − 1 are the inputs, nIn … nIn + nOut − 1
- * the outputs: addr u32[t] (byte address of the entry at the all-zero configuration), strides
- * i32[t · nOuter + j] (entries per step of outer digit j), runs i32[3 t …] = (kind, R, byte
- * address of the i32[B / R] segment offsets) as in the file header; an input of kind 1 with
- * R = B (no block digit) is a scalar factor of the block. Workspace: digit i32[nOuter],
- * off i32[nIn + nOut], buf f64[B].
+ * configurations, added (mode 0) or maxed (mode 1) into each of the nOut outputs. Tables
+ * t = 0 … nIn − 1 are the inputs, nIn … nIn + nOut − 1 the outputs: addr u32[t] (byte address of
+ * the entry at the all-zero configuration), strides i32[t · nOuter + j] (entries per step of outer
+ * digit j), runs i32[3 t …] = (kind, R, byte address of the i32[B / R] segment offsets) as in the
+ * file header; an input of kind 1 with R = B (no block digit) is a scalar factor of the block.
+ * zmask i32[nOut] (or 0: every output prefilled by the caller): bit j set where output q lacks
+ * outer digit j, or −1 where the caller prefilled it; an output with zmask ≥ 0 (its segments
+ * distinct, nOuter ≤ 30) is written, not added to, on its entries' first visit (every digit it
+ * lacks at 0), and, unless stats = 0, on their last visit (every such digit at its largest) its
+ * largest entry and smallest positive one are gathered into stats f64[2 q], f64[2 q + 1] — the
+ * final values, read while still in cache. Workspace: digit i32[nOuter], off i32[nIn + nOut], buf f64[B].
  */
 export function bucketBlock(
   nOuter: i32, cards: usize, nIn: i32, nOut: i32, addr: usize, strides: usize, B: i32, runs: usize, mode: i32,
-  digit: usize, off: usize, buf: usize,
+  digit: usize, off: usize, buf: usize, zmask: usize, stats: usize,
 ): void {
   const nT = nIn + nOut;
   for (let j = 0; j < nOuter; j++) store<i32>(digit + (<usize>j << 2), 0);
   for (let t = 0; t < nT; t++) store<i32>(off + (<usize>t << 2), 0);
+  if (stats) for (let q = 0; q < nOut; q++) if (load<i32>(zmask + (<usize>q << 2)) >= 0) {
+    store<f64>(stats + (<usize>q << 4), 0);
+    store<f64>(stats + (<usize>q << 4), Infinity, 8);
+  }
   while (true) {
     combine(nIn, addr, B, runs, off, buf, 0);
+    // Digits not at 0 (bit j), and digits at their largest value.
+    let nz = 0, top = 0;
+    for (let j = 0; j < nOuter; j++) {
+      const d = load<i32>(digit + (<usize>j << 2));
+      if (d != 0) nz |= 1 << j;
+      if (d == load<i32>(cards + (<usize>j << 2)) - 1) top |= 1 << j;
+    }
     for (let t = nIn; t < nT; t++) {
       const r = runs + <usize>(t * 12);
-      const R = load<i32>(r, 4);
+      const kind = load<i32>(r), R = load<i32>(r, 4), segs = <usize>load<u32>(r, 8), nSeg = B / R;
       const base = <usize>load<u32>(addr + (<usize>t << 2)) + (<usize>load<i32>(off + (<usize>t << 2)) << 3);
-      segGather(load<i32>(r), R, <usize>load<u32>(r, 8), B / R, base, buf, mode, 0);
+      const zm = zmask ? load<i32>(zmask + (<usize>(t - nIn) << 2)) : -1;
+      segGather(kind, R, segs, nSeg, base, buf, mode, 0, zm >= 0 && (zm & nz) == 0);
+      if (stats && zm >= 0 && (zm & top) == zm) segRange(kind, R, segs, nSeg, base, stats + (<usize>(t - nIn) << 4));
     }
     if (!nextOuter(nOuter, cards, nT, strides, digit, off)) break;
   }
+}
+
+// The largest entry and smallest positive one of an output's entries over the block (through its
+// runs), folded into st f64[2].
+// @ts-ignore: decorator
+@inline function segRange(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, st: usize): void {
+  for (let s = 0; s < nSeg; s++) {
+    const a = base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3);
+    if (kind == 1) {
+      const x = load<f64>(a);
+      store<f64>(st, max(load<f64>(st), x));
+      if (x > 0) store<f64>(st, min(load<f64>(st, 8), x), 8);
+    } else rangeOf(a, a + (<usize>R << 3), st);
+  }
+}
+
+// The largest entry and smallest positive one of [a, e) folded into st f64[2], two lanes at a time
+// (zeros read as +∞ for the minimum).
+// @ts-ignore: decorator
+@inline function rangeOf(a: usize, e: usize, st: usize): void {
+  const inf = f64x2.splat(Infinity), zero = f64x2.splat(0);
+  let hv = zero, lv = inf;
+  let hi = load<f64>(st), lo = load<f64>(st, 8);
+  let q = a;
+  for (; q + 16 <= e; q += 16) {
+    const x = v128.load(q);
+    hv = f64x2.pmax(hv, x);
+    lv = f64x2.pmin(lv, v128.bitselect(x, inf, f64x2.gt(x, zero)));
+  }
+  if (q < e) {
+    const x = load<f64>(q);
+    hi = max(hi, x);
+    if (x > 0) lo = min(lo, x);
+  }
+  store<f64>(st, max(hi, max(f64x2.extract_lane(hv, 0), f64x2.extract_lane(hv, 1))));
+  store<f64>(st, min(lo, min(f64x2.extract_lane(lv, 0), f64x2.extract_lane(lv, 1))), 8);
 }
 
 // The block's product (op 0: linear inputs multiplied) or sum (op 1: log inputs added) into buf:
@@ -194,7 +252,7 @@ export function bucketBlockLog(
       const o = <usize>load<i32>(off + (<usize>t << 2)) << 3;
       const base = <usize>load<u32>(addr + (<usize>t << 2)) + o;
       if (pass == 0) {
-        segGather(kind, R, segs, nSeg, base, buf, 1, -Infinity);
+        segGather(kind, R, segs, nSeg, base, buf, 1, -Infinity, false);
         continue;
       }
       const sBase = <usize>load<u32>(sAddr + (<usize>(t - nIn) << 2)) + o;
@@ -248,23 +306,15 @@ export function bucketLogFinish(m: usize, s: usize, len: i32): void {
  * res = [0, 0, span]. An all-zero table stays zero with res = [1, 0, 0].
  */
 export function bucketRescale(p: usize, len: i32, shift: f64, res: usize): void {
+  store<f64>(res, 0);
+  store<f64>(res, Infinity, 8);
+  rangeOf(p, p + (<usize>len << 3), res);
+  bucketScale(p, len, shift, load<f64>(res), load<f64>(res, 8), res);
+}
+
+/** bucketRescale given the table's largest entry hi and smallest positive one lo (already gathered). */
+export function bucketScale(p: usize, len: i32, shift: f64, hi: f64, lo: f64, res: usize): void {
   const end = p + (<usize>len << 3);
-  // Largest entry and smallest positive one, two lanes at a time (zeros read as +∞ for the minimum).
-  const inf = f64x2.splat(Infinity), zero = f64x2.splat(0);
-  let hv = zero, lv = inf;
-  let q = p;
-  for (; q + 16 <= end; q += 16) {
-    const x = v128.load(q);
-    hv = f64x2.pmax(hv, x);
-    lv = f64x2.pmin(lv, v128.bitselect(x, inf, f64x2.gt(x, zero)));
-  }
-  let hi = max(f64x2.extract_lane(hv, 0), f64x2.extract_lane(hv, 1));
-  let lo = min(f64x2.extract_lane(lv, 0), f64x2.extract_lane(lv, 1));
-  if (q < end) {
-    const x = load<f64>(q);
-    hi = max(hi, x);
-    if (x > 0) lo = min(lo, x);
-  }
   if (hi == 0) {
     store<f64>(res, 1);
     store<f64>(res, 0, 8);
@@ -275,7 +325,7 @@ export function bucketRescale(p: usize, len: i32, shift: f64, res: usize): void 
   store<f64>(res, span, 16);
   if (span <= 700) {
     const inv = f64x2.splat(1 / hi);
-    q = p;
+    let q = p;
     for (; q + 16 <= end; q += 16) v128.store(q, f64x2.mul(v128.load(q), inv));
     if (q < end) store<f64>(q, load<f64>(q) * (1 / hi));
     store<f64>(res, 1);
@@ -292,19 +342,31 @@ export function bucketRescale(p: usize, len: i32, shift: f64, res: usize): void 
 
 /**
  * dst[e] = belief[e] / m[e] where m[e] > 0, else 0: a separator belief over the child's linear
- * upward message (dst may be m: the downward message then takes the upward one's place).
+ * upward message (dst may be m: the downward message then takes the upward one's place); st
+ * (f64[2]) = the largest result and the smallest positive one (bucketScale's hi and lo).
  */
-export function bucketQuotient(belief: usize, len: i32, m: usize, dst: usize): void {
-  const bytes = <usize>len << 3, zero = f64x2.splat(0);
+export function bucketQuotient(belief: usize, len: i32, m: usize, dst: usize, st: usize): void {
+  const bytes = <usize>len << 3, zero = f64x2.splat(0), inf = f64x2.splat(Infinity);
+  let hv = zero, lv = inf;
   let e: usize = 0;
   for (; e + 16 <= bytes; e += 16) {
     const x = v128.load(m + e);
-    v128.store(dst + e, v128.and(f64x2.div(v128.load(belief + e), x), f64x2.gt(x, zero)));
+    const y = v128.and(f64x2.div(v128.load(belief + e), x), f64x2.gt(x, zero));
+    v128.store(dst + e, y);
+    hv = f64x2.pmax(hv, y);
+    lv = f64x2.pmin(lv, v128.bitselect(y, inf, f64x2.gt(y, zero)));
   }
+  let hi = max(f64x2.extract_lane(hv, 0), f64x2.extract_lane(hv, 1));
+  let lo = min(f64x2.extract_lane(lv, 0), f64x2.extract_lane(lv, 1));
   if (e < bytes) {
     const x = load<f64>(m + e);
-    store<f64>(dst + e, x > 0 ? load<f64>(belief + e) / x : 0);
+    const y = x > 0 ? load<f64>(belief + e) / x : 0;
+    store<f64>(dst + e, y);
+    hi = max(hi, y);
+    if (y > 0) lo = min(lo, y);
   }
+  store<f64>(st, hi);
+  store<f64>(st, lo, 8);
 }
 
 /** p[e] = log(p[e]) + scale (−∞ for 0): a linear table back to the log domain, in place. */

@@ -119,8 +119,8 @@ export class Arena {
     return this.engine.kernels;
   }
 
-  /** Zeroed bytes; returns the pointer. */
-  alloc(bytes: number): number {
+  /** Zeroed bytes (or, with zeroed = false, whatever memory held: for buffers filled in full); returns the pointer. */
+  alloc(bytes: number, zeroed = true): number {
     const k = this.live();
     if (!(bytes >= 0)) throw new EngineError(`cannot allocate ${bytes} bytes in WASM memory`);
     const size = Math.max(16, Math.ceil(bytes / 16) * 16);
@@ -130,7 +130,7 @@ export class Arena {
     }
     let p: number;
     try {
-      p = k.alloc(size) >>> 0;
+      p = (zeroed ? k.alloc(size) : k.allocUnzeroed(size)) >>> 0;
     } catch (e) {
       // The allocator traps when memory cannot grow (the process or the browser said no).
       throw new EngineError(`out of WASM memory allocating ${formatBytes(size)} (engine memory ${formatBytes(engine.memoryBytes)}, ${formatBytes(engine.bytesInUse)} in use): ${(e as Error).message}`);

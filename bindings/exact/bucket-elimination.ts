@@ -38,6 +38,8 @@ const PREMULTIPLIED = 1 << 16;
 interface BlockTable {
   addr: number;
   stride: (u: number) => number;
+  /** Entries (outputs: zero-filled when the kernel cannot write them on first visit). */
+  len?: number;
 }
 
 /** A table the kernel reads: a factor (its copy, fixed variables folded in) or a message. */
@@ -163,9 +165,10 @@ function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
  * A table's run over a block (bucketBlock's runs): the block's digits have cardinalities `cards`
  * (the last fastest, B configurations) and the table the strides `strides` (0 where it lacks the
  * digit). Its trailing digits are held contiguously (kind 0: entries seg[s] + r) or not at all
- * (kind 1: one entry seg[s] per run), R configurations per run; segs: the B / R run offsets.
+ * (kind 1: one entry seg[s] per run), R configurations per run; segs: the B / R run offsets;
+ * distinct: no two runs share an entry.
  */
-export function blockRuns(cards: number[], strides: number[], B: number): { kind: number; R: number; segs: Int32Array } {
+export function blockRuns(cards: number[], strides: number[], B: number): { kind: number; R: number; segs: Int32Array; distinct: boolean } {
   const nb = cards.length;
   let L = 0, R = 1, kind = 1;
   if (nb > 0 && strides[nb - 1] !== 0) {
@@ -184,15 +187,22 @@ export function blockRuns(cards: number[], strides: number[], B: number): { kind
       digit[j] = 0;
     }
   }
-  return { kind, R, segs };
+  // The runs are distinct (no entry visited twice per block) unless the table lacks a digit past them.
+  return { kind, R, segs, distinct: strides.slice(0, nb - L).every((s) => s !== 0) };
 }
 
-/** The refusal naming what the best order would need. */
-export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: number, name: string): string {
+/**
+ * The refusal naming what the best order would need, and what limits it: with slicing (exact
+ * inference) the work in all slices, since larger messages and memory are sliced; without (exact
+ * samples, MAP) the message size and the work.
+ */
+export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: number, name: string, sliced: boolean): string {
+  const limits = sliced
+    ? `the limit is ${fmtEntries(maxFlops)} configurations streamed in all slices (plans past ${fmtEntries(maxMessage)} entries per message or past the memory budget are sliced)`
+    : `sampling and MAP do not slice: the limits are ${fmtEntries(maxMessage)} entries per message and ${fmtEntries(maxFlops)} configurations`;
   return (
     `exact elimination (best order: ${name}) needs treewidth ${p.treewidth}, a largest message of ${fmtEntries(p.maxMessage)} entries ` +
-    `(${fmtBytes(8 * p.maxMessage)}), ${fmtBytes(p.bytes)} of WASM memory and ${fmtEntries(p.flops)} clique configurations streamed; ` +
-    `the limits are ${fmtEntries(maxMessage)} entries per message and ${fmtEntries(maxFlops)} configurations`
+    `(${fmtBytes(8 * p.maxMessage)}), ${fmtBytes(p.bytes)} of WASM memory and ${fmtEntries(p.flops)} clique configurations streamed; ${limits}`
   );
 }
 
@@ -289,7 +299,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const pCards = arena.alloc(4 * maxDigits), pDigit = arena.alloc(4 * maxDigits);
     const pBlockBuf = arena.alloc(8 * maxBlock), pSegs = arena.alloc(4 * maxBlock * maxTables), pRuns = arena.alloc(12 * maxTables);
     const pAddr = arena.alloc(4 * maxTables), pBlockStrides = arena.alloc(4 * maxTables * maxDigits), pBlockOff = arena.alloc(4 * maxTables), pSAddr = arena.alloc(4 * maxTables), pPre = arena.alloc(8 * PREMULTIPLIED);
-    const pRes = arena.alloc(24);
+    const pRes = arena.alloc(24), pZmask = arena.alloc(4 * maxTables), pStats = arena.alloc(16 * maxTables);
     // Each table's form: linear (e^(x − scale)) where its finite entries span ≤ 700 nats, else log.
     const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
     const linearise = (ptr: number, len: number, into: Float64Array, at: number): void => {
@@ -299,6 +309,12 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     /** A linear table relative to e^shift (a linear clique's output) put into a form. */
     const rescale = (ptr: number, len: number, shift: number, into: Float64Array, at: number): void => {
       engine.call('bucket elimination', (k) => k.bucketRescale(ptr, len, shift, pRes));
+      into.set(arena.f64(pRes, 3), 3 * at);
+    };
+    /** rescale given the table's largest entry and smallest positive one at st (f64[2], gathered while it was written). */
+    const scale = (ptr: number, len: number, shift: number, st: number, into: Float64Array, at: number): void => {
+      const [hi, lo] = arena.f64(st, 2);
+      engine.call('bucket elimination', (k) => k.bucketScale(ptr, len, shift, hi, lo, pRes));
       into.set(arena.f64(pRes, 3), 3 * at);
     };
     for (let f = 0; f < model.nFactors; f++) linearise(tablesPtr + 8 * fOff[f], fOff[f + 1] - fOff[f], form.factor, f);
@@ -335,11 +351,6 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         f[3 * r.id + 1] = 0;
       }
     };
-    /**
-     * Streams v's clique (S_v and v) over linear `inputs` (see linearShift) into `outs` (prefilled),
-     * in blocks of the trailing separator variables (assembly/exact/exact_block.ts): outer digits
-     * S_v's others then v, the block S_v's last ones.
-     */
     /** v's clique as the block kernels walk it: outer digits (S_v's first ones, then v) and the block (S_v's last ones). */
     const cliqueBlock = (v: number): { outer: number[]; blockVars: number[]; B: number } => {
       const sepV = p.sep[v];
@@ -347,19 +358,24 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       while (nb < sepV.length && (nb === 0 || B * card[sepV[sepV.length - 1 - nb]] <= BLOCK)) B *= card[sepV[sepV.length - 1 - nb++]];
       return { outer: [...sepV.subarray(0, sepV.length - nb), v], blockVars: Array.from(sepV.subarray(sepV.length - nb)), B };
     };
-    const blockStream = (v: number, inputs: BlockTable[], outs: BlockTable[], mode: number): void => {
+    /**
+     * Streams v's clique (S_v and v) over linear `inputs` (see linearShift) into `outs` (each written
+     * on its entries' first visit, or zero-filled first by blockRun where the kernel cannot),
+     * in blocks of the trailing separator variables (assembly/exact/exact_block.ts): outer digits
+     * S_v's others then v, the block S_v's last ones; with `stats` the outputs' ranges go to pStats.
+     */
+    const blockStream = (v: number, inputs: BlockTable[], outs: BlockTable[], mode: number, stats: boolean): void => {
       const { outer, blockVars, B } = cliqueBlock(v);
       // The inputs over v and block variables only are multiplied once into one table P[x_v][block].
       const inner = inputs.filter((t) => outer.every((u) => u === v || t.stride(u) === 0) && blockVars.some((u) => t.stride(u) !== 0));
       if (inner.length >= 2 && card[v] * B <= PREMULTIPLIED) {
         const blockStride = new Map<number, number>();
         for (let j = blockVars.length - 1, st = 1; j >= 0; j--) (blockStride.set(blockVars[j], st), (st *= card[blockVars[j]]));
-        const pre = { addr: pPre, stride: (u: number) => (u === v ? B : (blockStride.get(u) ?? 0)) };
-        arena.f64(pPre, card[v] * B).fill(0);
-        blockRun([v], blockVars, B, inner, [pre], (nOuter) => k0.bucketBlock(nOuter, pCards, inner.length, 1, pAddr, pBlockStrides, B, pRuns, 0, pDigit, pBlockOff, pBlockBuf));
+        const pre = { addr: pPre, len: card[v] * B, stride: (u: number) => (u === v ? B : (blockStride.get(u) ?? 0)) };
+        blockRun([v], blockVars, B, inner, [pre], true, (nOuter) => k0.bucketBlock(nOuter, pCards, inner.length, 1, pAddr, pBlockStrides, B, pRuns, 0, pDigit, pBlockOff, pBlockBuf, pZmask, 0));
         inputs = [pre, ...inputs.filter((t) => !inner.includes(t))];
       }
-      blockRun(outer, blockVars, B, inputs, outs, (nOuter) => k0.bucketBlock(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, mode, pDigit, pBlockOff, pBlockBuf));
+      blockRun(outer, blockVars, B, inputs, outs, true, (nOuter) => k0.bucketBlock(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, mode, pDigit, pBlockOff, pBlockBuf, pZmask, stats ? pStats : 0));
     };
     /**
      * blockStream over log tables (assembly/exact/exact_block.ts, bucketBlockLog): each output
@@ -368,7 +384,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const blockStreamLog = (v: number, inputs: BlockTable[], outs: (BlockTable & { len: number })[], mode: number): void => {
       const { outer, blockVars, B } = cliqueBlock(v);
       for (const o of outs) arena.f64(o.addr, o.len).fill(-Infinity);
-      const run = (pass: number): void => blockRun(outer, blockVars, B, inputs, outs, (nOuter) => k0.bucketBlockLog(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, pass, pSAddr, pDigit, pBlockOff, pBlockBuf));
+      const run = (pass: number): void => blockRun(outer, blockVars, B, inputs, outs, false, (nOuter) => k0.bucketBlockLog(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, pass, pSAddr, pDigit, pBlockOff, pBlockBuf));
       run(0);
       if (mode === 1) return;
       let total = 0;
@@ -389,17 +405,27 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     };
     const k0 = engine.kernels;
     /** Writes one block call's tables (the outer digits' strides, each table's runs and segments over the block) and runs `call`. */
-    const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], call: (nOuter: number) => void): void => {
+    const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], linear: boolean, call: (nOuter: number) => void): void => {
       const tables = [...inputs, ...outs], nT = tables.length, nOuter = outer.length;
+      const zmask = arena.i32(pZmask, outs.length);
       arena.i32(pCards, nOuter).set(outer.map((u) => card[u]));
       arena.u32(pAddr, nT).set(tables.map((t) => t.addr));
       const st = arena.i32(pBlockStrides, nT * nOuter), runs = arena.i32(pRuns, 3 * nT);
       tables.forEach(({ stride }, t) => {
         outer.forEach((u, j) => (st[t * nOuter + j] = stride(u)));
-        const { kind, R, segs } = blockRuns(blockVars.map((u) => card[u]), blockVars.map(stride), B);
+        const { kind, R, segs, distinct } = blockRuns(blockVars.map((u) => card[u]), blockVars.map(stride), B);
         const segPtr = pSegs + 4 * maxBlock * t;
         arena.i32(segPtr, segs.length).set(segs);
         runs.set([kind, R, segPtr], 3 * t);
+        if (t < inputs.length || !linear) return;
+        // An output whose block segments are distinct is written on its entries' first visit (the
+        // outer digits it lacks all 0: bit j of its mask); else the caller's zeros are added to.
+        const q = t - inputs.length;
+        zmask[q] = -1;
+        if (nOuter <= 30 && distinct) {
+          zmask[q] = 0;
+          outer.forEach((u, j) => stride(u) === 0 && (zmask[q] |= 1 << j));
+        } else arena.f64(tables[t].addr, tables[t].len!).fill(0);
       });
       engine.call('bucket elimination', () => call(nOuter));
     };
@@ -459,7 +485,8 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
 
     let slabEntries = wsEntries;
     for (const v of p.order) slabEntries += mSize[v];
-    if (8 * slabEntries <= WASM_MAX_BLOCK) slabAt = slab = arena.alloc(8 * slabEntries);
+    // Not zeroed: the kernel writes every message entry on its first visit (blockRun zero-fills the outputs it cannot).
+    if (8 * slabEntries <= WASM_MAX_BLOCK) slabAt = slab = arena.alloc(8 * slabEntries, false);
 
     // Upward.
     for (const v of p.order) {
@@ -467,8 +494,11 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       up[v] = own(upArena, v);
       const shift = linearShift(p.bucket[v]);
       if (shift !== null) {
-        blockStream(v, p.bucket[v].map(blockTable), [{ addr: up[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
-        rescale(up[v], mSize[v], shift, form.up, v);
+        const out = { addr: up[v], len: mSize[v], stride: (u: number) => mStride[v].get(u) ?? 0 };
+        blockStream(v, p.bucket[v].map(blockTable), [out], decode?.mode === 'max' ? 1 : 0, true);
+        // The message's range was gathered as it was written where the kernel could (zmask ≥ 0).
+        if (arena.i32(pZmask, 1)[0] >= 0) scale(up[v], mSize[v], shift, pStats, form.up, v);
+        else rescale(up[v], mSize[v], shift, form.up, v);
       } else {
         toLog(p.bucket[v]);
         blockStreamLog(v, p.bucket[v].map(blockTable), [{ addr: up[v], len: mSize[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
@@ -496,14 +526,12 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       for (const c of children) (belief.set(c, at), (at += 8 * mSize[c]));
       const shift = linearShift(inputs);
       if (shift !== null) {
-        arena.f64(margOut, card[v]).fill(0);
-        arena.f64(ws, (at - ws) / 8).fill(0);
-        const outs = [{ addr: margOut, stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, stride: (u: number) => mStride[c].get(u) ?? 0 }))];
-        blockStream(v, inputs.map(blockTable), outs, 0);
+        const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => mStride[c].get(u) ?? 0 }))];
+        blockStream(v, inputs.map(blockTable), outs, 0, false);
         for (const c of children) {
           // m_c is an input here, so linear: δ_c = belief / m_c, relative to e^(shift − its scale).
-          engine.call('bucket elimination', (k) => k.bucketQuotient(belief.get(c)!, mSize[c], up[c], up[c]));
-          rescale(up[c], mSize[c], shift - form.up[3 * c + 1], form.down, c);
+          engine.call('bucket elimination', (k) => k.bucketQuotient(belief.get(c)!, mSize[c], up[c], up[c], pRes));
+          scale(up[c], mSize[c], shift - form.up[3 * c + 1], pRes, form.down, c);
           down[c] = up[c];
         }
         setMarginal(v, arena.f64(margOut, card[v]), true);

@@ -87,17 +87,17 @@ export const DEFAULT_MAX_FLOPS = 2 ** 34;
 export const DEFAULT_MAX_MEMORY = 2 ** 31;
 
 /**
- * The annealing's default budget in bitset words (≈ 2.5·10⁸ per second here, against ≈ 10⁸ clique
- * configurations per second in the kernels): 1/8 word per configuration the best greedy plan streams
- * — about 5 % of the contraction's time — between 10⁶ and 5·10⁸ words; none below 2^24
- * configurations. A plan past maxFlops gets 2·10⁶ words (≈ 10–40 ms), one past 16 maxFlops none, so
+ * The annealing's default budget in bitset words (≈ 2.5·10⁸ per second here, a neighbour's
+ * bookkeeping counted as 4 words: see order-search.ts; against 2.5–8·10⁸ clique configurations per
+ * second in the block kernel): 1/32 word per configuration the best greedy plan streams — about 5–10 %
+ * of the contraction's time — between 10⁶ and 5·10⁸ words; none below 2^24 configurations. A plan past maxFlops gets 2·10⁶ words (≈ 10–40 ms), one past 16 maxFlops none, so
  * refusals stay fast.
  */
 export function orderSearchWork(flops: number, maxFlops: number): number {
   if (flops < 2 ** 24) return 0;
   if (flops > 16 * maxFlops) return 0;
   if (flops > maxFlops) return 2e6;
-  return Math.min(5e8, Math.max(1e6, flops / 8));
+  return Math.min(5e8, Math.max(1e6, flops / 32));
 }
 
 /** A bucket plan's order of preference: within the message limit first, then log2 flops plus each bit of message past the limit (what slicing would roughly cost). */
@@ -261,10 +261,23 @@ function result(out: ExactOutcome, rest: Omit<ExactResult, 'logZ' | 'marginals'>
 }
 
 /**
+ * auto's cost model on pairwise models, in units of one configuration streamed by bucket
+ * elimination: its plan costs flops + BUCKET_MESSAGE_COST · (entries of all messages: each is
+ * written, rescaled, turned into δ and rescaled again, and its memory first touched), the junction
+ * tree JUNCTION_TREE_ENTRY_COST per clique-table entry. Fitted to the CPU times of both on the UAI
+ * 2014 pairwise files (README): bucket elimination ≈ 2.5 ns per configuration + 8.7 ns per message
+ * entry, the junction tree ≈ 8–10 ns per entry on the large ones (15–21 ns on DBN_11, CSP_11 and
+ * Segmentation_11, which the model does not see).
+ */
+const BUCKET_MESSAGE_COST = 3.5;
+const JUNCTION_TREE_ENTRY_COST = 3.3;
+
+/**
  * Exact log Z (natural log, including model.logConst) and node marginals.
- * method 'auto' (default): on pairwise models the junction tree when the best ordering's largest
- * clique table is within maxTableEntries; otherwise (and on models with a factor of arity > 2)
- * bucket elimination when its largest message is within maxMessageEntries and its work within
+ * method 'auto' (default): on pairwise models the cheaper by estimated cost (BUCKET_MESSAGE_COST) of
+ * the junction tree (when the best ordering's largest clique table is within maxTableEntries) and
+ * unsliced bucket elimination;
+ * past the clique-table limit (and on models with a factor of arity > 2) bucket elimination when its largest message is within maxMessageEntries and its work within
  * maxFlops; else enumeration when that visits at most 2^30 configurations (observed variables held
  * fixed, independent components one by one); else a refusal naming the treewidth, the largest
  * message, the memory and the work the best order found would need. A model with Z = 0
@@ -293,8 +306,7 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
   };
   if (method === 'enumeration') return enumerate();
   /** Bucket elimination, sliced to fit maxMemory; `before` is the junction tree's refusal when that was tried first. */
-  const bucket = (before?: EngineError): ExactResult => {
-    const sp = slicedBucketPlan(model, opts);
+  const bucket = (before?: EngineError, sp = slicedBucketPlan(model, opts)): ExactResult => {
     if (!sp.fits) {
       if (method === 'auto' && enumerable()) return enumerate();
       const lead = before ? `${before.message}; ` : '';
@@ -312,6 +324,12 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
     const jt = refusal(best, limit, cands.map((c) => c.name));
     if (method === 'auto') return bucket(jt);
     throw jt;
+  }
+  // Both fit: auto takes the cheaper plan by estimated cost (see BUCKET_MESSAGE_COST).
+  if (method === 'auto') {
+    const sp = slicedBucketPlan(model, opts);
+    const bucketCost = sp.sliced.flops + BUCKET_MESSAGE_COST * sp.sliced.plan.messageEntries;
+    if (sp.fits && sp.sliced.slices === 1 && bucketCost < JUNCTION_TREE_ENTRY_COST * best.totalEntries) return bucket(undefined, sp);
   }
   const nodes = buildTree(model, best.order);
   let out: ExactOutcome;
@@ -351,7 +369,7 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}): SlicedB
   const fit = sliceToFit(model, choice.plan, maxMemory, choice.maxMessage, choice.maxFlops);
   let refusal = '';
   if (!fit.fits) {
-    refusal = bucketRefusal(choice.plan, choice.maxMessage, choice.maxFlops, choice.name);
+    refusal = bucketRefusal(choice.plan, choice.maxMessage, choice.maxFlops, choice.name, true);
     if (fit.smallestBytes < Infinity && choice.plan.flops <= choice.maxFlops) {
       refusal += `; the memory budget of ${fmtBytes(maxMemory)} is too small even for the sliced plan: the smallest budget that would do is ${fmtBytes(fit.smallestBytes)} (--max-memory ${Math.ceil(fit.smallestBytes)}), streaming ${fmtEntries(fit.smallestFlops)} configurations`;
     } else if (fit.sliced.slices > 1) {
@@ -409,7 +427,7 @@ function decodePlan(model: Model, opts: ExactOptions): { plan: BucketPlan; name:
   const dead = model.firstAllZeroFactor();
   if (dead >= 0) throw new EngineError(`${model.describeFactor(dead)} is zero everywhere (Z = 0): there is nothing to decode`);
   const { plan, name, feasible, maxMessage, maxFlops } = bucketEliminationPlan(model, opts);
-  if (!feasible) throw new EngineError(bucketRefusal(plan, maxMessage, maxFlops, name));
+  if (!feasible) throw new EngineError(bucketRefusal(plan, maxMessage, maxFlops, name, false));
   if (plan.impossible >= 0) throw new EngineError(`variable ${plan.impossible}: its unary factors (or evidence) give every state zero potential (Z = 0)`);
   return { plan, name };
 }
