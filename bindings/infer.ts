@@ -36,8 +36,8 @@ export type InferOptions = GibbsOptions & Pick<TreeGibbsOptions, 'lanes'> & PTOp
   exact?: ExactOptions;
   /** Also estimate log Z with this estimator (its own run, same seed); the result reports it. */
   logz?: LogZEstimator;
-  /** With logz 'ais': its runs, temperatures, population size and transition (runAIS's defaults otherwise). */
-  ais?: Pick<AISOptions, 'runs' | 'steps' | 'population' | 'transition'>;
+  /** With logz 'ais': its runs, temperatures, population size, transition, lanes and precision (runAIS's defaults otherwise). */
+  ais?: Pick<AISOptions, 'runs' | 'steps' | 'population' | 'transition' | 'lanes' | 'precision'>;
 };
 
 /**
