@@ -155,7 +155,8 @@ export interface TreeGibbsOptions extends GibbsOptions {
 /**
  * Runs independent tree-block Gibbs chains (method 'treegibbs'): the options, defaults and
  * batch-means estimates of runGibbs, each sweep redrawing every block exactly. The marginals
- * accumulate the sampled bits (not Rao–Blackwellised).
+ * accumulate the sampled bits (not Rao–Blackwellised). On binary models with finite potentials the
+ * chains run in f64x2 lanes (TreeGibbsLanes, unless `lanes: false`), with the same result bit for bit.
  */
 export function runTreeGibbs(engine: Engine, model: Model, opts: TreeGibbsOptions = {}): InferenceResult {
   const run = gibbsRun(opts);
