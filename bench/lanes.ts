@@ -22,7 +22,8 @@
 // summarised by medians; the machine may be shared, so ratios are taken within the run. Every
 // single-thread figure is also given per second of CPU time ("(cpu)": the measuring thread's, or
 // the C program's), which other jobs' time slices do not stretch.
-// Writes bench/results/lanes.json.
+// Writes bench/results/lanes.json (BENCH_MODELS=word: only the models whose name contains it, and
+// bench/results/lanes-word.json).
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -283,7 +284,8 @@ function f32Effect() {
 
 const loadavgAtStart = loadavg();
 const results: Record<string, unknown>[] = [];
-for (const { name, model } of models) {
+const only = process.env.BENCH_MODELS;
+for (const { name, model } of models.filter((m) => !only || m.name.includes(only))) {
   const form = toCanonical(model);
   const f = files(form, name.replace(/\W+/g, '_'));
   const agreement = verify(model, form, f);
@@ -355,4 +357,4 @@ const out = {
   results,
   f32Effect: effect,
 };
-writeFileSync(resultsPath('lanes.json'), JSON.stringify(out, null, 1) + '\n');
+writeFileSync(resultsPath(only ? `lanes-${only.replace(/\W+/g, '_')}.json` : 'lanes.json'), JSON.stringify(out, null, 1) + '\n');
