@@ -30,6 +30,7 @@ export { blockGibbsStateBytes, blockGibbsXOffset, blockGibbsInit, blockGibbsStep
 export { aisStateBytes, aisRun, aisCollapsedRun } from './logz/ais';
 export { chibRun } from './logz/chib';
 export { treeBlocksBytes, treeBlocksInit, treeWorkBytes, treeRefresh, treeGibbsStep } from './samplers/treegibbs';
+export { treeGibbsLanesWorkBytes, treeGibbsLanesStep } from './samplers/treegibbs_lanes';
 export { popAnnealWorkBytes, popAnnealRun } from './logz/popanneal';
 export { particlesLanesWorkBytes, aisLanesRun, popAnnealLanesRun } from './logz/ais_lanes';
 export { vlogPair, vlogScalar, vlogF32 } from './core/vlog';

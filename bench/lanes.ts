@@ -12,6 +12,9 @@
 //     (128-bit SIMD, like WASM) and -march=native;
 //   * the single-chain WASM kernel, the plain sequential C scan (bench/native/gibbs.c, the textbook
 //     loop, -O3 -march=x86-64-v2) and plain JS (bench/js/gibbs.ts), one chain each.
+//   * tree-block Gibbs (method 'treegibbs') on the binary models: one chain (TreeGibbsSampler) and
+//     the f64 lanes kernel with 4 and 2 chains (TreeGibbsLanes: the same chains bit for bit), with
+//     the marginal accumulator, and the default run end to end (runTreeGibbs, lanes and lanes: false).
 // Before timing, the C lanes reference is checked to run the same chains as the WASM lanes kernel
 // (states, accumulators and change counts identical after a few sweeps, every configuration).
 // f32 precision's effect: marginals of f32 and f64 runs on a 64×64 lattice compared in units of
@@ -19,7 +22,8 @@
 // summarised by medians; the machine may be shared, so ratios are taken within the run. Every
 // single-thread figure is also given per second of CPU time ("(cpu)": the measuring thread's, or
 // the C program's), which other jobs' time slices do not stretch.
-// Writes bench/results/lanes.json.
+// Writes bench/results/lanes.json (BENCH_MODELS=word: only the models whose name contains it, and
+// bench/results/lanes-word.json).
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,6 +37,8 @@ import { toCanonical, type CanonicalForm } from '../bindings/core/canonical.ts';
 import { GibbsSampler, runGibbs, GIBBS_STREAM } from '../bindings/samplers/gibbs.ts';
 import { GibbsLanes, coloredOrder, type Precision, type Scan } from '../bindings/samplers/gibbs-lanes.ts';
 import { autoWorkers, runParallel } from '../bindings/parallel/parallel.ts';
+import { TreeGibbsLanes, TreeGibbsSampler, runTreeGibbs } from '../bindings/samplers/treegibbs.ts';
+import { lanesApply } from '../bindings/samplers/gibbs-lanes.ts';
 import { GibbsJS, PhiloxJS } from './js/gibbs.ts';
 import { mulberry32 } from '../test/helpers.ts';
 import { cpuModel, dist, QUICK, resultsPath, wasmFacts, writeFormFile, type Dist } from './common.ts';
@@ -219,6 +225,35 @@ function timers(model: Model, form: CanonicalForm, f: { model: string; order: st
     const updates = CHAINS * (QUICK ? 110 : 2200) * form.n; // sweeps of the default options; site = variable, as runGibbs counts
     return [wall, updates * cpu];
   };
+  if (lanesApply(form)) Object.assign(t, treeTimers(model, form));
+  return t;
+}
+
+/** Tree-block Gibbs: one chain against chains in lanes (site updates of all chains together). */
+function treeTimers(model: Model, form: CanonicalForm): Record<string, Timer> {
+  const n = form.n;
+  const t: Record<string, Timer> = {};
+  // A tree-block sweep costs a few single-site sweeps: a quarter of the work per measurement.
+  const sweeps = Math.max(2, Math.round(WORK / 4 / (CHAINS * n)));
+  for (const chains of [CHAINS, 2]) {
+    const L = new TreeGibbsLanes(engine, model, chains);
+    const batch = L.init(SEED, Array.from({ length: chains }, (_, c) => c));
+    const acc = L.accumulator(batch);
+    L.step(batch, 2, acc);
+    t[`tree lanes f64, ${chains} chains`] = () => timed(chains * sweeps * n, () => L.step(batch, sweeps, acc));
+  }
+  const oneSweeps = Math.max(2, Math.round(WORK / 4 / n / 2));
+  const one = new TreeGibbsSampler(engine, model);
+  const st = one.init(SEED, 0), oneAcc = one.accumulator();
+  one.step(st, 2, oneAcc);
+  t['tree single chain'] = () => timed(oneSweeps * n, () => one.step(st, oneSweeps, oneAcc));
+  for (const lanes of [true, false]) {
+    t[`tree default run (runTreeGibbs, 1 thread${lanes ? '' : ', lanes: false'})`] = () => {
+      let wall = 0;
+      const [, cpu] = timed(1, () => void (wall = runTreeGibbs(engine, model, { ...defaultOpts(), lanes }).diagnostics.siteUpdatesPerSecond as number));
+      return [wall, CHAINS * (QUICK ? 110 : 2200) * n * cpu];
+    };
+  }
   return t;
 }
 
@@ -249,7 +284,8 @@ function f32Effect() {
 
 const loadavgAtStart = loadavg();
 const results: Record<string, unknown>[] = [];
-for (const { name, model } of models) {
+const only = process.env.BENCH_MODELS;
+for (const { name, model } of models.filter((m) => !only || m.name.includes(only))) {
   const form = toCanonical(model);
   const f = files(form, name.replace(/\W+/g, '_'));
   const agreement = verify(model, form, f);
@@ -291,6 +327,14 @@ for (const { name, model } of models) {
     wasmSingleOverPlainC: med('wasm single chain') / plain,
     wasmSingleOverJs: med('wasm single chain') / med('js single chain'),
     wasmLanesF64OverJs: med('wasm lanes f64 sequential') / med('js single chain'),
+    ...(lanesApply(form)
+      ? {
+          'tree lanes f64, 4 chains / tree single chain (cpu)': cpu(`tree lanes f64, ${CHAINS} chains`) / cpu('tree single chain'),
+          'tree lanes f64, 2 chains / tree single chain (cpu)': cpu('tree lanes f64, 2 chains') / cpu('tree single chain'),
+          'tree default run, lanes / lanes: false (cpu)': cpu('tree default run (runTreeGibbs, 1 thread)') / cpu('tree default run (runTreeGibbs, 1 thread, lanes: false)'),
+          'tree lanes f64, 4 chains / tree single chain': med(`tree lanes f64, ${CHAINS} chains`) / med('tree single chain'),
+        }
+      : {}),
   };
   results.push({ model: name, cliDefaultWorkers: cliWorkers, n: form.n, nBits: form.nBits, nnz: form.col.length, colors: coloredOrder(form).colors, agreement, medians: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v.median])), ratios, dists: d });
   console.log(`\n${name} (${form.n} variables, ${form.nBits} bits; C lanes = WASM lanes: ${JSON.stringify(agreement)})`);
@@ -313,4 +357,4 @@ const out = {
   results,
   f32Effect: effect,
 };
-writeFileSync(resultsPath('lanes.json'), JSON.stringify(out, null, 1) + '\n');
+writeFileSync(resultsPath(only ? `lanes-${only.replace(/\W+/g, '_')}.json` : 'lanes.json'), JSON.stringify(out, null, 1) + '\n');

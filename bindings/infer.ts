@@ -5,7 +5,7 @@ import type { InferenceResult } from './core/result.ts';
 import { exactInference, type ExactOptions, type ExactResult } from './exact/exact.ts';
 import { runGibbs, type GibbsOptions } from './samplers/gibbs.ts';
 import { gibbsKernel, runFactorGibbs } from './samplers/factor-gibbs.ts';
-import { runTreeGibbs } from './samplers/treegibbs.ts';
+import { runTreeGibbs, type TreeGibbsOptions } from './samplers/treegibbs.ts';
 import { runMeanField, type MeanFieldOptions } from './variational/meanfield.ts';
 import { runMFRP, type MFRPOptions } from './variational/mfrp.ts';
 import { runBlockGibbs, type BlockGibbsOptions } from './samplers/blockgibbs.ts';
@@ -29,15 +29,15 @@ export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'ma
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
-export type InferOptions = GibbsOptions & PTOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & BPOptions & TRWOptions & {
+export type InferOptions = GibbsOptions & Pick<TreeGibbsOptions, 'lanes'> & PTOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & BPOptions & TRWOptions & {
   /** The method (default 'exact'). */
   method?: Method;
   /** Options of exact inference (its table-size limit and ordering). */
   exact?: ExactOptions;
   /** Also estimate log Z with this estimator (its own run, same seed); the result reports it. */
   logz?: LogZEstimator;
-  /** With logz 'ais': its runs, temperatures, population size and transition (runAIS's defaults otherwise). */
-  ais?: Pick<AISOptions, 'runs' | 'steps' | 'population' | 'transition'>;
+  /** With logz 'ais': its runs, temperatures, population size, transition, lanes and precision (runAIS's defaults otherwise). */
+  ais?: Pick<AISOptions, 'runs' | 'steps' | 'population' | 'transition' | 'lanes' | 'precision'>;
 };
 
 /**

@@ -1,7 +1,8 @@
 // The job queue with a real Redis: redis-server on a free loopback port, three `relaxmrf worker`
 // processes; gibbs and population annealing through the queue equal the single-process run bit for
 // bit, also when a worker is killed mid-run (its job is retried elsewhere); exact inference's slices
-// as jobs equal the single-process run bit for bit; a malformed and an
+// as jobs equal the single-process run bit for bit; Gibbs's precision and scan and AIS's lanes and
+// precision cross the queue (validated) and give the single-process result; a malformed and an
 // oversized job fail with their reason while the workers keep serving; a wrong URL is exit 2, and
 // a Redis that goes away mid-run is exit 3, promptly. Skipped (with a message) without redis-server.
 import { test, before, after } from 'node:test';
@@ -13,7 +14,7 @@ import { isingLattice } from '../bindings/core/builders.ts';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { infer, type InferOptions } from '../bindings/infer.ts';
 import { runQueued } from '../bindings/queue/queue-client.ts';
-import { QUEUE_NAME } from '../bindings/queue/queue-jobs.ts';
+import { QUEUE_NAME, checkJobOpts } from '../bindings/queue/queue-jobs.ts';
 import type { InferenceResult } from '../bindings/core/result.ts';
 import { join } from 'node:path';
 import { loadModelFile } from '../bindings/io/files.ts';
@@ -79,6 +80,26 @@ test('population annealing (AIS pieces) and exact through the queue equal the si
   ] as InferOptions[]) {
     const ref = infer(engine, model, opts);
     const r = await runQueued(model, opts, { connection: url, aisRunsPerJob: 3 });
+    assert.deepEqual(comparable(r), comparable(ref), JSON.stringify(opts));
+  }
+});
+
+test("Gibbs's precision and scan and AIS's lanes and precision cross the queue (validated); the single-process result", async () => {
+  const ok = { precision: 'f32', scan: 'colored', lanes: false, ais: { lanes: true, precision: 'f32' } };
+  assert.deepEqual(checkJobOpts(ok), ok);
+  assert.throws(() => checkJobOpts({ precision: 'f16' }), /options.precision must be one of f64, f32/);
+  assert.throws(() => checkJobOpts({ ais: { precision: 'f16' } }), /options.ais.precision must be one of/);
+  assert.throws(() => checkJobOpts({ scan: 'random' }), /options.scan must be one of/);
+  assert.throws(() => checkJobOpts({ lanes: 'yes' }), /options.lanes has a bad value/);
+  if (skip) return;
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [6, 6], beta: 0.5, h: 0.1 });
+  for (const opts of [
+    { method: 'gibbs', seed: 6, chains: 3, samples: 400, precision: 'f32', scan: 'colored', logz: 'ais', ais: { runs: 12, steps: 100, precision: 'f32' } },
+    { method: 'gibbs', seed: 7, chains: 2, samples: 400, logz: 'ais', ais: { runs: 12, steps: 100, lanes: false } },
+  ] as InferOptions[]) {
+    const ref = infer(engine, model, opts);
+    const r = await runQueued(model, opts, { connection: url, aisRunsPerJob: 4 });
     assert.deepEqual(comparable(r), comparable(ref), JSON.stringify(opts));
   }
 });

@@ -17,7 +17,7 @@ import { PairwiseForm } from '../core/pairwise';
 import { EXP_K, expPair } from '../core/vmath';
 import { logPair } from '../core/vlog';
 import { TreeBlocks } from './treegibbs';
-import { lanesStateOffset } from './gibbs_lanes';
+import { lanesChangedOffset, lanesStateOffset } from './gibbs_lanes';
 
 /**
  * Chains per tile: the batch is swept TILE chains at a time (each tile all its sweeps), so a tile's
@@ -85,14 +85,17 @@ function probGivenOne(e: f64, fast: f64, ewOk: bool, lv: f64, w: f64): f64 {
 /**
  * `sweeps` passes over the tree blocks for every chain of the batch (free-bit forms only, after
  * treeRefresh). work: treeLanesWorkBytes. dE: f64 × B receiving each chain's change of
- * aᵀs + ½ sᵀWs (of m's values) over the call.
+ * aᵀs + ½ sᵀWs (of m's values) over the call. acc: f64 per (bit, chain), bit-major, receiving
+ * every bit's value after each sweep (binarySweeps' empirical marginals), or 0. changed: f64 × B
+ * receiving each chain's number of variable updates that changed the state (binarySweeps' return
+ * value), or 0.
  */
-export function treeLanesSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, sweeps: i32, work: usize, dE: usize): void {
-  for (let c0 = 0; c0 < B; c0 += TILE) tileSweeps(m, t, batch, B, c0, min(TILE, B - c0), sweeps, work, dE);
+export function treeLanesSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, sweeps: i32, work: usize, dE: usize, acc: usize = 0, changed: usize = 0): void {
+  for (let c0 = 0; c0 < B; c0 += TILE) tileSweeps(m, t, batch, B, c0, min(TILE, B - c0), sweeps, work, dE, acc, changed);
 }
 
 /** treeLanesSweeps for chains c0 … c0 + W − 1 (W even) of the batch. */
-function tileSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, c0: i32, W: i32, sweeps: i32, work: usize, dE0: usize): void {
+function tileSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, c0: i32, W: i32, sweeps: i32, work: usize, dE0: usize, acc: usize, changed0: usize): void {
   const p0 = batch + <usize>c0 * PHILOX_BYTES;
   const rs = work;
   batchStreamsOpen(rs, W, p0);
@@ -108,6 +111,9 @@ function tileSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, c0: i3
   const c4 = v128.load64_splat(EXP_K, 48), c5 = v128.load64_splat(EXP_K, 56);
   const lim = v128.load64_splat(EXP_K, 64);
   memory.fill(dE, 0, Wz << 3);
+  const changed = changed0 + (<usize>c0 << 3);
+  if (changed0) memory.fill(changed, 0, Wz << 3);
+  const accTile = acc + (<usize>c0 << 3);
   for (let sw = 0; sw < sweeps; sw++) {
     for (let tb = 0; tb < t.nTreeBlocks; tb++) {
       const lo = load<i32>(t.blockPtr + (<usize>tb << 2)), hi = load<i32>(t.blockPtr + (<usize>(tb + 1) << 2));
@@ -204,10 +210,38 @@ function tileSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, c0: i3
             de = f64x2.add(de, v128.and(f64x2.mul(dd, wv), v128.xor(a1, a0)));
           }
           v128.store(at, de);
+          if (changed0) {
+            const ct = changed + (c << 3);
+            v128.store(ct, f64x2.add(v128.load(ct), v128.and(one, v128.xor(m1, m0))));
+          }
           store<u16>(row + c, <u16>(<u32>load<u16>(row + c) & 0x0101));
         }
       }
     }
+    if (acc) {
+      for (let p = 0; p < m.nBits; p++) {
+        const ap = accTile + (<usize>p * Bz << 3), sp = s + <usize>p * Bz;
+        for (let c: usize = 0; c < Wz; c += 2) v128.store(ap + (c << 3), f64x2.add(v128.load(ap + (c << 3)), v128.and(one, lowMask2(sp + c))));
+      }
+    }
   }
   batchStreamsClose(rs, W, p0);
+}
+
+// Entry points of tree-block Gibbs chains in lanes (bindings/samplers/treegibbs.ts TreeGibbsLanes;
+// batches laid out and started by gibbs_lanes.ts).
+
+/** Work bytes of treeGibbsLanesStep for batches of up to B chains. */
+export function treeGibbsLanesWorkBytes(model: usize, B: i32): usize {
+  return treeLanesWorkBytes(changetype<PairwiseForm>(model)) + (<usize>B << 3);
+}
+
+/**
+ * `sweeps` tree-block sweeps of every chain of the batch: treeGibbsStep per lane, bit for bit. acc:
+ * f64 per (bit, chain) or 0; each chain's number of changed variable updates goes to the batch's
+ * change counts (lanesChangedOffset).
+ */
+export function treeGibbsLanesStep(model: usize, tree: usize, batch: usize, B: i32, sweeps: i32, acc: usize, work: usize): void {
+  const m = changetype<PairwiseForm>(model);
+  treeLanesSweeps(m, changetype<TreeBlocks>(tree), batch, B, sweeps, work, work + treeLanesWorkBytes(m), acc, batch + lanesChangedOffset(B));
 }

@@ -15,11 +15,7 @@ import { EngineError } from '../core/errors.ts';
 /** Runs per batch of independent AIS runs (an even number: two lanes a vector). */
 export const LANES_BATCH = 64;
 
-/** Whether the lanes kernels take this form: every block a free bit, every bias and coupling finite. */
-export function lanesApply(form: CanonicalForm): boolean {
-  if (form.oneHot.some((x) => x !== 0)) return false;
-  return form.a.every(Number.isFinite) && form.val.every(Number.isFinite);
-}
+export { lanesApply } from '../samplers/gibbs-lanes.ts';
 
 /** The pieces of a bound AIS setup the lanes runs use. */
 export interface LanesSetup {

@@ -3,6 +3,7 @@
 // and the worker (queue-worker.ts, queue-thread.ts); no BullMQ import.
 import { ModelError } from '../core/errors.ts';
 import { PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel-job.ts';
+import { PRECISIONS, SCANS } from '../samplers/gibbs-lanes.ts';
 
 /** BullMQ queue name (the Redis keys are bull:relaxmrf:…; blobs and results relaxmrf:…). */
 export const QUEUE_NAME = 'relaxmrf';
@@ -40,12 +41,14 @@ const OPTION_KINDS: Record<string, Kind> = {
   budget: 'number', budgetFactor: 'number', runs: 'number', steps: 'number', population: 'number',
   sweepsPerStep: 'number', pilotRuns: 'number', pilotSteps: 'number', thin: 'number', covarianceCap: 'number',
   maxTableEntries: 'number', maxMessageEntries: 'number', maxFlops: 'number', maxMemory: 'number', orderSearchWork: 'number', orderRestarts: 'number',
-  adaptMass: 'boolean', empirical: 'boolean', orderedStarts: 'boolean', collapse: 'boolean',
+  adaptMass: 'boolean', empirical: 'boolean', orderedStarts: 'boolean', collapse: 'boolean', lanes: 'boolean',
   method: 'string', shift: 'string', factor: 'string', parametrisation: 'string', logz: 'string', estimator: 'string',
-  transition: 'string', schedule: 'string', reference: 'string', covariance: 'string',
+  transition: 'string', schedule: 'string', reference: 'string', covariance: 'string', precision: 'string', scan: 'string',
   integrator: 'string-or-numbers', trace: 'string-or-numbers', pairs: 'pairs', orderings: 'strings',
   ais: 'group', exact: 'group', relaxation: 'group',
 };
+/** String options with a fixed set of values (Gibbs's and AIS's `precision`, Gibbs's `scan`). */
+const OPTION_VALUES: Record<string, readonly string[]> = { precision: PRECISIONS, scan: SCANS };
 const MAX_ARRAY = 1 << 16;
 const MAX_STRING = 64;
 
@@ -70,6 +73,8 @@ export function checkJobOpts(o: unknown, where = 'options', depth = 0): JobOpts 
       : kind === 'string-or-numbers' ? isStr(v) || arrayOf(isNum)
       : depth === 0 && (checkJobOpts(v, name, 1), true);
     if (!ok) throw new ModelError(`${name} has a bad value (${kind === 'group' ? 'an option group, one level deep' : `expected ${kind}`})`);
+    const values = OPTION_VALUES[k];
+    if (values && !values.includes(v as string)) throw new ModelError(`${name} must be one of ${values.join(', ')}, got "${String(v)}"`);
   }
   return o as JobOpts;
 }

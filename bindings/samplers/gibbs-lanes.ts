@@ -38,6 +38,15 @@ export function checkScan(s: unknown): Scan {
 }
 
 /**
+ * Whether the tree-block lanes kernels (AIS's, tree-block Gibbs chains') take this form: every block
+ * a free bit, every bias and coupling finite.
+ */
+export function lanesApply(form: CanonicalForm): boolean {
+  if (form.oneHot.some((x) => x !== 0)) return false;
+  return form.a.every(Number.isFinite) && form.val.every(Number.isFinite);
+}
+
+/**
  * WASM bytes a GibbsLanes sampler allocates besides the bound form, at most (each buffer rounded up
  * as the arena does): a batch of `chains` chains (streams, states), its accumulator, the scratch,
  * and the visiting order or the f32 copies when asked for.
@@ -113,7 +122,7 @@ export function coloredOrder(form: CanonicalForm): { order: Int32Array; colors: 
  * Call dispose() when done.
  */
 export class GibbsLanes {
-  private readonly bound: BoundModel;
+  protected readonly bound: BoundModel;
   private readonly scratch: number;
   /** Visiting order (0: natural). */
   private readonly order: number;
@@ -166,7 +175,7 @@ export class GibbsLanes {
     return this.bound.form;
   }
 
-  private header(): number {
+  protected header(): number {
     if (this.bound.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
     return this.bound.header;
   }
@@ -195,13 +204,18 @@ export class GibbsLanes {
   /** Runs `sweeps` scans of every chain; acc: accumulator(batch) or 0. Returns each chain's change rate. */
   step(batch: LanesBatch, sweeps: number, acc = 0): Float64Array {
     checkCount('sweeps', sweeps, 1);
+    this.sweeps(batch, sweeps, acc);
+    const changed = this.bound.arena.f64(batch.ptr + this.engine.kernels.gibbsLanesChangedOffset(batch.width), batch.chains.length);
+    return changed.map((x) => x / (sweeps * this.form.n));
+  }
+
+  /** The kernel call of step: `sweeps` scans, each chain's change count left in the batch. */
+  protected sweeps(batch: LanesBatch, sweeps: number, acc: number): void {
     const header = this.header();
     this.engine.call('gibbs step', (k) => {
       if (this.precision === 'f32') k.gibbsLanesStepF32(header, this.a32, this.val32, batch.ptr, batch.width, sweeps, acc, this.scratch, this.order);
       else k.gibbsLanesStep(header, batch.ptr, batch.width, sweeps, acc, this.scratch, this.order);
     });
-    const changed = this.bound.arena.f64(batch.ptr + this.engine.kernels.gibbsLanesChangedOffset(batch.width), batch.chains.length);
-    return changed.map((x) => x / (sweeps * this.form.n));
   }
 
   /** A zeroed f64 per (bit, lane) accumulator for the current batch. */

@@ -122,7 +122,11 @@ export function gibbsBatchWidth(run: GibbsRun, nBits: number): number {
  * one schedule.
  */
 export function gibbsChains(sampler: GibbsLanes, run: GibbsRun, chains: Iterable<number>, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
-  const chunk = Math.max(1, Math.floor(2e6 / Math.max(1, sampler.form.n)));
+  return batchedChains(sampler, run, chains, Math.max(1, Math.floor(2e6 / Math.max(1, sampler.form.n))), emit, signal);
+}
+
+/** gibbsChains with `chunk` sweeps per WASM call at most (any lanes sampler: tree-block Gibbs's too). */
+export function batchedChains(sampler: GibbsLanes, run: GibbsRun, chains: Iterable<number>, chunk: number, emit: (chain: number, e: DiscreteEvent) => void, signal?: AbortSignal): boolean {
   const all = [...chains];
   for (let i = 0; i < all.length; i += sampler.width) {
     if (!lanesChains(sampler, { ...run, chains: all.slice(i, i + sampler.width), chunk, signal }, emit)) return false;

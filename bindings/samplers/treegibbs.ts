@@ -10,8 +10,10 @@ import { treePartition, validatePartition, type TreePartition } from './treebloc
 import { ModelError } from '../core/errors.ts';
 import { checkCount } from '../core/options.ts';
 import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
-import { batchMeansResult, emitChains, range, DiscreteReducer } from './chains.ts';
-import { gibbsRun, type GibbsOptions } from './gibbs.ts';
+import { batchMeansResult, chainOrderFolder, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
+import { batchedChains, gibbsBatchWidth, gibbsRun, GIBBS_F64_BATCH, type GibbsOptions } from './gibbs.ts';
+import { GibbsLanes, lanesApply, type LanesBatch } from './gibbs-lanes.ts';
+import { toCanonical } from '../core/canonical.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
 
@@ -110,33 +112,80 @@ export class TreeGibbsSampler extends DiscreteChainSampler {
   }
 }
 
+/**
+ * Tree-block Gibbs chains in f64x2 lanes (assembly/samplers/treegibbs_lanes.ts), for forms of free
+ * bits with finite values (lanesApply): chain c of a batch is TreeGibbsSampler's chain (seed, c),
+ * bit for bit (states, sums, change counts, generator). The batch layout, seeding, accumulators
+ * and reads are GibbsLanes'; only the sweep differs. Call dispose() when done.
+ */
+export class TreeGibbsLanes extends GibbsLanes {
+  /** The partition bound into the sampler's memory. */
+  readonly tree: BoundTreeBlocks;
+  private readonly treeWork: number;
+
+  constructor(engine: Engine, model: Model, width: number, partition?: TreePartition) {
+    super(engine, model, width, TREE_STREAM);
+    if (!lanesApply(this.form)) throw new ModelError('tree-block Gibbs in lanes needs a model of binary variables with finite potentials');
+    this.tree = new BoundTreeBlocks(this.bound, partition ?? treePartition(this.form));
+    this.treeWork = this.bound.arena.alloc(engine.kernels.treeGibbsLanesWorkBytes(this.bound.header, this.width));
+  }
+
+  /** The partition the sampler runs on. */
+  get partition(): TreePartition {
+    return this.tree.partition;
+  }
+
+  protected override sweeps(batch: LanesBatch, sweeps: number, acc: number): void {
+    const header = this.header();
+    this.engine.call('tree gibbs step', (k) => k.treeGibbsLanesStep(header, this.tree.header, batch.ptr, batch.width, sweeps, acc, this.treeWork));
+  }
+}
+
 /** Options of `runTreeGibbs`: GibbsOptions (defaults GIBBS_DEFAULTS) and the partition. */
 export interface TreeGibbsOptions extends GibbsOptions {
   /** The blocks (default: treePartition's greedy induced forests). */
   partition?: TreePartition;
+  /**
+   * Run the chains in f64x2 lanes, up to GIBBS_F64_BATCH a batch (default true; binary models with
+   * finite potentials only, others run one chain at a time). The same result bit for bit either way.
+   */
+  lanes?: boolean;
 }
 
 /**
  * Runs independent tree-block Gibbs chains (method 'treegibbs'): the options, defaults and
  * batch-means estimates of runGibbs, each sweep redrawing every block exactly. The marginals
- * accumulate the sampled bits (not Rao–Blackwellised).
+ * accumulate the sampled bits (not Rao–Blackwellised). On binary models with finite potentials the
+ * chains run in f64x2 lanes (TreeGibbsLanes, unless `lanes: false`), with the same result bit for bit.
  */
 export function runTreeGibbs(engine: Engine, model: Model, opts: TreeGibbsOptions = {}): InferenceResult {
   const run = gibbsRun(opts);
   const t0 = performance.now();
-  const sampler = new TreeGibbsSampler(engine, model, opts.partition);
+  if (opts.lanes !== undefined && typeof opts.lanes !== 'boolean') throw new ModelError(`lanes must be true or false, got ${String(opts.lanes)}`);
+  const form = opts.lanes !== false && model.isPairwise ? toCanonical(model) : null;
+  const lanes = form !== null && lanesApply(form);
+  const sampler = lanes ? new TreeGibbsLanes(engine, model, Math.min(GIBBS_F64_BATCH, gibbsBatchWidth(run, form.nBits)), opts.partition) : new TreeGibbsSampler(engine, model, opts.partition);
   try {
     const red = new DiscreteReducer(sampler.form, false);
     const total = run.chains * (run.samples + run.burnin);
     // A block sweep costs several single-site sweeps: keep each WASM call near 5·10⁵ sites.
     const chunk = Math.max(1, Math.floor(5e5 / Math.max(1, sampler.form.n)));
-    const finished = emitChains(sampler, { ...run, chains: range(run.chains), chunk, signal: opts.signal }, (c, e) => {
-      red.add(e, c);
-      if (e.kind === 'step') opts.onProgress?.({ phase: 'treegibbs', done: red.done, total });
-    });
+    let done = 0;
+    const progress = (e: DiscreteEvent) => {
+      if (e.kind === 'step') opts.onProgress?.({ phase: 'treegibbs', done: (done += e.sweeps), total });
+    };
+    let finished: boolean;
+    if (sampler instanceof TreeGibbsLanes) {
+      // Chain after chain, as one chain at a time folds them (chains.ts chainOrderFolder).
+      const fold = chainOrderFolder<DiscreteEvent>(run.chains, sampler.width, (e, c) => red.add(e, c));
+      finished = batchedChains(sampler, run, range(run.chains), chunk, (c, e) => (fold.emit(c, e), progress(e)), opts.signal);
+      fold.finish();
+    } else {
+      finished = emitChains(sampler, { ...run, chains: range(run.chains), chunk, signal: opts.signal }, (c, e) => (red.add(e, c), progress(e)));
+    }
     if (red.stats.batches === 0) throw new EngineError('tree-block Gibbs was cancelled before the first batch completed: no estimate');
     const seconds = (performance.now() - t0) / 1000;
-    return batchMeansResult('treegibbs', sampler.form, red, run, { changeRate: red.changeRate, treeBlocks: sampler.partition.blocks.length, siteUpdatesPerSecond: (red.done * sampler.form.n) / Math.max(1e-9, seconds) }, seconds, !finished);
+    return batchMeansResult('treegibbs', sampler.form, red, run, { changeRate: red.changeRate, treeBlocks: sampler.partition.blocks.length, siteUpdatesPerSecond: (red.done * sampler.form.n) / Math.max(1e-9, seconds), lanes }, seconds, !finished);
   } finally {
     sampler.dispose();
   }
