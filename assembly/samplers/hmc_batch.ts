@@ -12,7 +12,8 @@ import { Relaxed } from '../relax/relaxed';
 import { Factor } from '../relax/factor';
 import { factorBatchable } from '../relax/factor_batch';
 import { EVAL_SKIP, EVAL_GRADIENT, EVAL_LOGP, relaxedBatchEval, relaxedBatchScratchBytes, batchProb } from '../relax/relaxed_batch';
-import { Chain, TARGET_RELAXED, MASS_DIAG, axpy, velocity, resetInfo, hmcBegin, hmcFinish, hmcStep } from './hmc';
+import { Chain, TARGET_RELAXED, MASS_DIAG, velocity, resetInfo, hmcBegin, hmcFinish, hmcStep } from './hmc';
+import { axpy } from './hmc_triangular';
 
 /** Bytes of a batch's scratch: the batched density's, then per chain x and ∇ pointers, a mode, three f64. */
 export function hmcBatchScratchBytes(relaxed: usize, B: i32): usize {

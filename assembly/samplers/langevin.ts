@@ -16,9 +16,10 @@
 import { Philox, uniform } from '../core/rng';
 import { normalsInto } from '../core/rng_normal';
 import {
-  Chain, MASS_DIAG, DIVERGENCE_THRESHOLD, density, velocity, inverseMassNoise, mulRT, axpy, chainSpare,
+  Chain, MASS_DIAG, DIVERGENCE_THRESHOLD, density, velocity, inverseMassNoise, mulRT, chainSpare,
   resetInfo, recordInfo, acceptProposal, afterMove,
 } from './hmc';
+import { axpy } from './hmc_triangular';
 
 /**
 /** log p(x') of the last proposal. */
