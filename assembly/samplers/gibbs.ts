@@ -196,8 +196,18 @@ function oneHotUpdate(m: PairwiseForm, s: usize, r: Philox, b: i32, K: i32, acc:
     cum += load<f64>(scratch + (<usize>k << 3));
     below += <i32>!(target < cum);
   }
-  let pick = min(below, K - 1);
-  // The last state can carry zero weight only through rounding; never pick a zero-weight state.
+  const pick = placeOneHot(s, b, K, old, min(below, K - 1), scratch, total, acc);
+  return <i32>(pick != old);
+}
+
+/**
+ * Moves one-hot block b (K states) from `old` to the drawn state `pick`, stepping back past states
+ * of zero weight (the last state can carry zero weight only through rounding), and adds the
+ * normalised weights scratch[k] / total into acc (when acc ≠ 0). Returns the state placed.
+ * Shared by the Gibbs scan and the tempering replicas (tempering.ts).
+ */
+@inline
+export function placeOneHot(s: usize, b: i32, K: i32, old: i32, pick: i32, scratch: usize, total: f64, acc: usize): i32 {
   while (load<f64>(scratch + (<usize>pick << 3)) == 0.0) pick--;
   store<u8>(s + <usize>(b + old), 0);
   store<u8>(s + <usize>(b + pick), 1);
@@ -208,5 +218,5 @@ function oneHotUpdate(m: PairwiseForm, s: usize, r: Philox, b: i32, K: i32, acc:
       store<f64>(q, load<f64>(q) + load<f64>(scratch + (<usize>k << 3)) * inv);
     }
   }
-  return <i32>(pick != old);
+  return pick;
 }

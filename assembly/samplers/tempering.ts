@@ -17,7 +17,7 @@
 
 import { Philox, PHILOX_BYTES, rngInit, uniform32 } from '../core/rng';
 import { PairwiseForm, localField } from '../core/pairwise';
-import { gibbsChainInit } from './gibbs';
+import { gibbsChainInit, placeOneHot } from './gibbs';
 
 @unmanaged
 export class Tempering {
@@ -164,18 +164,8 @@ export function sweepAt(m: PairwiseForm, r: Philox, s: usize, beta: f64, acc: us
         break;
       }
     }
-    // Rounding can leave the target past the last sum: never pick a zero-weight state then.
-    while (load<f64>(scratch + (<usize>pick << 3)) == 0.0) pick--;
-    if (pick != old) changed++;
-    store<u8>(s + <usize>(b + old), 0);
-    store<u8>(s + <usize>(b + pick), 1);
-    if (acc) {
-      const inv = 1.0 / total;
-      for (let k = 0; k < K; k++) {
-        const q = acc + (<usize>(b + k) << 3);
-        store<f64>(q, load<f64>(q) + load<f64>(scratch + (<usize>k << 3)) * inv);
-      }
-    }
+    // Rounding can leave the target past the last sum: placeOneHot never picks a zero-weight state.
+    if (placeOneHot(s, b, K, old, pick, scratch, total, acc) != old) changed++;
   }
   return changed;
 }
