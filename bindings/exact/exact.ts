@@ -36,6 +36,8 @@ export interface ExactOptions {
   maxMemory?: number;
   /** Work budget of the order search (annealing of the order, then of the contraction tree; bitset words touched); 0 turns both off. Default: see orderSearchWork. */
   orderSearchWork?: number;
+  /** Run the contraction-tree search after the order annealing (within orderSearchWork). Default true. */
+  treeSearch?: boolean;
   /** Randomised greedy restarts of the order search (bucket elimination). Default 16 when the best heuristic's plan streams > 2^30 configurations, else 0. */
   orderRestarts?: number;
   /** Largest clique table (product of the clique's cardinalities) elimination accepts. Default 2^25. */
@@ -184,7 +186,8 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): Bu
   let search: OrderSearchReport | null = null;
   if (work > 0) {
     const greedyFlops = best.plan.flops, greedyMaxMessage = best.plan.maxMessage;
-    const orderWork = greedyFlops > maxFlops ? Math.min(work, RESCUE_ANNEALING_WORK) : work * ORDER_ANNEALING_SHARE;
+    const tree = opts.treeSearch ?? true;
+    const orderWork = !tree ? work : greedyFlops > maxFlops ? Math.min(work, RESCUE_ANNEALING_WORK) : work * ORDER_ANNEALING_SHARE;
     const keep = (plan: BucketPlan, name: string): boolean => {
       const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
       const kept = (feasible && !bestFeasible) || (feasible === bestFeasible && planScore(plan, maxMessage) < planScore(best!.plan, maxMessage));
@@ -194,7 +197,7 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): Bu
     const a = annealOrder(graph, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: orderWork, penalty: 1 });
     const annealed = keep(bucketPlan(model, a.order, fixed, impossible), `${best.name} + annealing`);
     const scopes = Array.from({ length: model.nFactors }, (_, f) => model.scope(f).filter((v) => fixed[v] < 0));
-    const t = searchContractionTree({ ...graph, scopes }, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: work - orderWork });
+    const t = searchContractionTree({ ...graph, scopes }, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: tree ? work - orderWork : 0 });
     const treed = t.improved && keep(bucketPlan(model, t.order, fixed, impossible), `${best.name} + tree search`);
     search = {
       evaluations: a.evaluations, work: a.work + t.work, improved: annealed || treed, greedyFlops, greedyMaxMessage,

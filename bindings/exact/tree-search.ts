@@ -247,6 +247,7 @@ function orderFromTree(t: ContractionTree, lv: Leaves, n: number): Int32Array {
       }
     }
   }
+  if (order.length !== globalOf.length) throw new Error(`contraction tree: ${globalOf.length - order.length} variables never summed`);
   for (let v = 0; v < n; v++) if (!seen[v]) order.push(v);
   return Int32Array.from(order);
 }
