@@ -4,14 +4,13 @@
 //
 // The tree's leaves are the factors (their free variables); an inner node joins two subtrees and its
 // output is the set of its subtrees' variables still needed outside it. A variable is summed at the
-// node where it stops being needed, so a node that sums something is a bucket-elimination clique
-// (its bag: the union of its children's outputs) and one that sums nothing is a product the bucket
-// kernel fuses into the next clique up: the score counts only summing nodes, and the elimination
-// order read off the tree (post-order, each node's summed variables) has every clique inside a
-// summing node's bag. A rotation ((Z, (C, D)) → ((Z, C), D)) changes one inner node's output and two
-// nodes' bags, so a move is evaluated on a few bitsets (n/32 words each) and the search runs
-// hundreds of thousands of moves per second. Work is counted in bitset words touched, a
-// deterministic measure: the same graph, start, seed and budget give the same order anywhere.
+// node where it stops being needed, so a node that sums something holds bucket-elimination cliques
+// (within its bag: the union of its children's outputs), and the elimination order read off the
+// tree (post-order, each node's summed variables) has every clique inside a bag. A rotation
+// ((Z, (C, D)) → ((Z, C), D)) changes one inner node's output and two nodes' bags, so a move is
+// evaluated on a few bitsets (n/32 words each): 0.6–1.7 µs per move on the UAI files. Work is
+// counted in bitset words touched, a deterministic measure: the same graph, start, seed and budget
+// give the same order anywhere.
 
 import { mulberry32 } from '../core/seed.ts';
 import { orderCost, type OrderCost } from './order-search.ts';
@@ -42,7 +41,7 @@ export interface TreeSearchResult extends OrderCost {
   order: Int32Array;
   /** The tree search's order beat the start order by the objective. */
   improved: boolean;
-  /** log2 of the best tree's score (Σ over summing nodes of their bags, see nodeWeight). */
+  /** log2 of the best tree's score (Σ nodeWeight; NaN when no tree beat the start). */
   treeLog2Flops: number;
   /** Rotations proposed and accepted, over all restarts. */
   proposals: number;
@@ -62,7 +61,6 @@ class ContractionTree {
   readonly nodes: number;
   readonly left: Int32Array;
   readonly right: Int32Array;
-  readonly parent: Int32Array;
   readonly out: Uint32Array;
   root = 0;
 
@@ -71,14 +69,12 @@ class ContractionTree {
     this.nodes = Math.max(1, 2 * leaves - 1);
     this.left = new Int32Array(this.nodes).fill(-1);
     this.right = new Int32Array(this.nodes).fill(-1);
-    this.parent = new Int32Array(this.nodes).fill(-1);
     this.out = new Uint32Array(this.nodes * words);
   }
 
   copyFrom(t: ContractionTree): void {
     this.left.set(t.left);
     this.right.set(t.right);
-    this.parent.set(t.parent);
     this.out.set(t.out);
     this.root = t.root;
   }
@@ -179,7 +175,6 @@ function treeFromOrder(g: ContractionGraph, lv: Leaves, order: Int32Array): Cont
     const N = next++;
     t.left[N] = a;
     t.right[N] = b;
-    t.parent[a] = t.parent[b] = N;
     for (let w = 0; w < W; w++) all[N * W + w] = all[a * W + w] | all[b * W + w];
     return N;
   };
@@ -254,9 +249,9 @@ function orderFromTree(t: ContractionTree, lv: Leaves, n: number): Int32Array {
 
 /**
  * A rotation's cost in bitset words of the order search's time (≈ 2.5·10⁸ per second): its
- * 3 + classes passes over W words, counted twice (popcounts), and about 150 words' worth of fixed
- * work (random numbers, logs, the Metropolis test) — measured at 0.9 µs per move with W = 4 and 2 µs
- * with W = 28.
+ * 3 + classes passes over W words, counted twice (popcounts), and MOVE_BASE_WORDS of fixed work
+ * (random numbers, logs, the Metropolis test); fitted to 0.6 µs per move with W = 4 (2bitcomp_5.cnf)
+ * and 1.4–1.7 µs with W = 28 (linkage_11), 2.5–3.4·10⁸ words per second in all.
  */
 const MOVE_BASE_WORDS = 100;
 /** A node visited without a proposal (both children leaves). */
@@ -267,13 +262,13 @@ const VISIT_WORDS = 8;
  * end). Objective: log2 Σ nodeWeight + Σ nodePenalty; a move is judged by its local change.
  */
 function annealTree(t: ContractionTree, sizes: Sizes, L: number, opts: { bound: number; penalty: number; work: number; betas: [number, number]; seed: number }, used: { work: number; proposals: number; accepted: number }): { objective: number; log2Flops: number } {
-  const W = t.W, out = t.out, left = t.left, right = t.right, parent = t.parent;
+  const W = t.W, out = t.out, left = t.left, right = t.right;
   const { bound, penalty } = opts;
   const wt = new Float64Array(t.nodes), pen = new Float64Array(t.nodes);
   const bagBuf = new Uint32Array(3 * W); // bag(Y'), out(Y'), bag(P)
   const scratch = new Uint32Array(W);
   let T = 0, Pen = 0;
-  /** A summing node's weight and penalty from its bag and output. */
+  /** A node's weight and penalty from its bag and output. */
   const evalNode = (N: number): void => {
     const a = left[N], b = right[N];
     let summed = 0;
@@ -343,10 +338,8 @@ function annealTree(t: ContractionTree, sizes: Sizes, L: number, opts: { bound: 
       // Y becomes (Z, C) under P; P becomes (Y, D).
       left[Y] = Z;
       right[Y] = C;
-      parent[Z] = Y;
       if (side === 0) right[P] = D;
       else left[P] = D;
-      parent[D] = P;
       out.set(bagBuf.subarray(W, 2 * W), Y * W);
       Pen += penY + penP - pen[Y] - pen[P];
       T = T1;
