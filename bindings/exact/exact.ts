@@ -196,12 +196,12 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): Bu
     };
     const a = annealOrder(graph, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: orderWork, penalty: 1 });
     const annealed = keep(bucketPlan(model, a.order, fixed, impossible), `${best.name} + annealing`);
-    const scopes = Array.from({ length: model.nFactors }, (_, f) => model.scope(f).filter((v) => fixed[v] < 0));
-    const t = searchContractionTree({ ...graph, scopes }, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: tree ? work - orderWork : 0 });
-    const treed = t.improved && keep(bucketPlan(model, t.order, fixed, impossible), `${best.name} + tree search`);
+    const scopes = tree ? Array.from({ length: model.nFactors }, (_, f) => model.scope(f).filter((v) => fixed[v] < 0)) : [];
+    const t = tree ? searchContractionTree({ ...graph, scopes }, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: work - orderWork }) : null;
+    const treed = !!t?.improved && keep(bucketPlan(model, t.order, fixed, impossible), `${best.name} + tree search`);
     search = {
-      evaluations: a.evaluations, work: a.work + t.work, improved: annealed || treed, greedyFlops, greedyMaxMessage,
-      by: treed ? 'tree' : annealed ? 'annealing' : 'greedy', treeProposals: t.proposals, treeWork: t.work,
+      evaluations: a.evaluations, work: a.work + (t?.work ?? 0), improved: annealed || treed, greedyFlops, greedyMaxMessage,
+      by: treed ? 'tree' : annealed ? 'annealing' : 'greedy', treeProposals: t?.proposals ?? 0, treeWork: t?.work ?? 0,
     };
   }
   return { ...best, feasible: bestFeasible, maxMessage, maxFlops, search };
