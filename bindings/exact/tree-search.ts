@@ -8,7 +8,7 @@
 // (within its bag: the union of its children's outputs), and the elimination order read off the
 // tree (post-order, each node's summed variables) has every clique inside a bag. A rotation
 // ((Z, (C, D)) → ((Z, C), D)) changes one inner node's output and two nodes' bags, so a move is
-// evaluated on a few bitsets (n/32 words each): 0.6–1.7 µs per move on the UAI files. Work is
+// evaluated on a few bitsets (n/32 words each): 0.6–1.6 µs per move on the UAI files. Work is
 // counted in bitset words touched, a deterministic measure: the same graph, start, seed and budget
 // give the same order anywhere.
 
@@ -251,7 +251,7 @@ function orderFromTree(t: ContractionTree, lv: Leaves, n: number): Int32Array {
  * A rotation's cost in bitset words of the order search's time (≈ 2.5·10⁸ per second): its
  * 3 + classes passes over W words, counted twice (popcounts), and MOVE_BASE_WORDS of fixed work
  * (random numbers, logs, the Metropolis test); fitted to 0.6 µs per move with W = 4 (2bitcomp_5.cnf)
- * and 1.4–1.7 µs with W = 28 (linkage_11), 2.5–3.4·10⁸ words per second in all.
+ * and 1.4–1.6 µs with W = 28 (linkage_11), 2.5–3.4·10⁸ words per second in all.
  */
 const MOVE_BASE_WORDS = 100;
 /** A node visited without a proposal (both children leaves). */
