@@ -6,7 +6,7 @@
 // elimination (method: 'bucket') forced: auto picks one of them by estimated cost. Files with a factor of arity > 2 are also run sliced to the unsliced plan's
 // memory less seven eighths of its messages' (--max-memory), on this thread and on two worker
 // threads (their log Z is checked to be the same bits). The order column names the heuristic,
-// "+ annealing" when the order search improved it, and in brackets the greedy plan's log2 flops
+// "+ annealing" or "+ tree search" when the order search improved it, and in brackets the greedy plan's log2 flops
 // when the search ran. Refusals are timed too.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

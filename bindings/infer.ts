@@ -99,6 +99,7 @@ export function exactDiagnostics(r: ExactResult): InferenceResult['diagnostics']
     d.slices = r.slices;
     d.slicedVariables = r.slicedVariables!.join(',');
     d.memoryBytes = r.memoryBytes!;
+    if (r.planSearch) d.planSearch = r.planSearch;
   }
   return d;
 }

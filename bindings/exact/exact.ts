@@ -20,6 +20,7 @@ import { combineSlices, runSlices, sliceToFit, type SliceOutcome, type SlicedPla
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
 import { annealOrder } from './order-search.ts';
+import { searchContractionTree } from './tree-search.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
 
@@ -33,8 +34,10 @@ export interface ExactOptions {
   maxFlops?: number;
   /** WASM bytes one bucket elimination (one slice) may use; past it the plan is sliced. Default 2 GiB. */
   maxMemory?: number;
-  /** Work budget of the order search (simulated annealing; bitset words touched); 0 turns it off. Default: see orderSearchWork. */
+  /** Work budget of the order search (annealing of the order, then of the contraction tree; bitset words touched); 0 turns both off. Default: see orderSearchWork. */
   orderSearchWork?: number;
+  /** Run the contraction-tree search after the order annealing (within orderSearchWork). Default true. */
+  treeSearch?: boolean;
   /** Randomised greedy restarts of the order search (bucket elimination). Default 16 when the best heuristic's plan streams > 2^30 configurations, else 0. */
   orderRestarts?: number;
   /** Largest clique table (product of the clique's cardinalities) elimination accepts. Default 2^25. */
@@ -71,6 +74,8 @@ export interface ExactResult {
   slicedVariables?: number[];
   /** Bucket elimination: one slice's planned WASM bytes. */
   memoryBytes?: number;
+  /** Bucket elimination: which search produced the order ('greedy': a greedy heuristic's order, no search ran or none beat it). */
+  planSearch?: PlanSearch;
 }
 
 export interface EliminationPlan {
@@ -87,18 +92,29 @@ export const DEFAULT_MAX_FLOPS = 2 ** 34;
 export const DEFAULT_MAX_MEMORY = 2 ** 31;
 
 /**
- * The annealing's default budget in bitset words (≈ 2.5·10⁸ per second here, a neighbour's
- * bookkeeping counted as 4 words: see order-search.ts; against 2.5–8·10⁸ clique configurations per
- * second in the block kernel): 1/32 word per configuration the best greedy plan streams — about 5–10 %
- * of the contraction's time — between 10⁶ and 5·10⁸ words; none below 2^24 configurations. A plan past maxFlops gets 2·10⁶ words (≈ 10–40 ms), one past 16 maxFlops none, so
- * refusals stay fast.
+ * The order search's default budget in bitset words (≈ 2.5·10⁸ per second here, a neighbour's
+ * bookkeeping counted as 4 words: see order-search.ts and tree-search.ts; against 2.5–8·10⁸ clique
+ * configurations per second in the block kernel): 1/32 word per configuration the best greedy plan
+ * streams — about 5–10 % of the contraction's time — between 10⁶ and 5·10⁸ words; none below 2^24
+ * configurations. A plan past maxFlops but within RESCUE_FACTOR of it gets RESCUE_WORK (≈ 3–4 s: the
+ * tree search has turned such plans into ones within the limit, see README), one further past none,
+ * so those refusals stay fast.
  */
 export function orderSearchWork(flops: number, maxFlops: number): number {
   if (flops < 2 ** 24) return 0;
-  if (flops > 16 * maxFlops) return 0;
-  if (flops > maxFlops) return 2e6;
+  if (flops > RESCUE_FACTOR * maxFlops) return 0;
+  if (flops > maxFlops) return RESCUE_WORK;
   return Math.min(5e8, Math.max(1e6, flops / 32));
 }
+
+/** How far past maxFlops a greedy plan may be for the search to run at all. */
+export const RESCUE_FACTOR = 2 ** 10;
+/** The search budget of a greedy plan past maxFlops (within RESCUE_FACTOR). */
+export const RESCUE_WORK = 1e9;
+/** Of a plan within maxFlops, the share of the budget the order annealing gets; the tree search gets the rest. */
+const ORDER_ANNEALING_SHARE = 1 / 4;
+/** Of a plan past maxFlops, the order annealing's words (the tree search takes the rest). */
+const RESCUE_ANNEALING_WORK = 2e6;
 
 /** A bucket plan's order of preference: within the message limit first, then log2 flops plus each bit of message past the limit (what slicing would roughly cost). */
 function planScore(plan: BucketPlan, maxMessage: number): number {
@@ -164,16 +180,29 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): Bu
     const plan = bucketPlan(model, Int32Array.from({ length: model.n }, (_, v) => v), fixed, impossible);
     return { plan, name: 'natural', feasible: false, maxMessage, maxFlops, search: null };
   }
-  // Local search from the best greedy order (deterministic work budget): kept only when it is better.
+  // Local search from the best greedy order (deterministic work budget): annealing of the order,
+  // then of the contraction tree from the better of the two; each kept only when it is better.
   const work = opts.orderSearchWork ?? orderSearchWork(best.plan.flops, maxFlops);
   let search: OrderSearchReport | null = null;
   if (work > 0) {
-    const a = annealOrder(graph, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work, penalty: 1 });
-    const plan = bucketPlan(model, a.order, fixed, impossible);
-    const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
-    const kept = (feasible && !bestFeasible) || (feasible === bestFeasible && planScore(plan, maxMessage) < planScore(best.plan, maxMessage));
-    search = { evaluations: a.evaluations, work: a.work, improved: kept, greedyFlops: best.plan.flops, greedyMaxMessage: best.plan.maxMessage };
-    if (kept) (best = { plan, name: `${best.name} + annealing` }), (bestFeasible = feasible);
+    const greedyFlops = best.plan.flops, greedyMaxMessage = best.plan.maxMessage;
+    const tree = opts.treeSearch ?? true;
+    const orderWork = !tree ? work : greedyFlops > maxFlops ? Math.min(work, RESCUE_ANNEALING_WORK) : work * ORDER_ANNEALING_SHARE;
+    const keep = (plan: BucketPlan, name: string): boolean => {
+      const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
+      const kept = (feasible && !bestFeasible) || (feasible === bestFeasible && planScore(plan, maxMessage) < planScore(best!.plan, maxMessage));
+      if (kept) (best = { plan, name }), (bestFeasible = feasible);
+      return kept;
+    };
+    const a = annealOrder(graph, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: orderWork, penalty: 1 });
+    const annealed = keep(bucketPlan(model, a.order, fixed, impossible), `${best.name} + annealing`);
+    const scopes = tree ? Array.from({ length: model.nFactors }, (_, f) => model.scope(f).filter((v) => fixed[v] < 0)) : [];
+    const t = tree ? searchContractionTree({ ...graph, scopes }, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: work - orderWork }) : null;
+    const treed = !!t?.improved && keep(bucketPlan(model, t.order, fixed, impossible), `${best.name} + tree search`);
+    search = {
+      evaluations: a.evaluations, work: a.work + (t?.work ?? 0), improved: annealed || treed, greedyFlops, greedyMaxMessage,
+      by: treed ? 'tree' : annealed ? 'annealing' : 'greedy', treeProposals: t?.proposals ?? 0, treeWork: t?.work ?? 0,
+    };
   }
   return { ...best, feasible: bestFeasible, maxMessage, maxFlops, search };
 }
@@ -188,7 +217,15 @@ export interface OrderSearchReport {
   /** The best greedy plan's configurations and largest message. */
   greedyFlops: number;
   greedyMaxMessage: number;
+  /** Which search produced the plan: the greedy order kept, the order annealing, or the tree search. */
+  by: PlanSearch;
+  /** Rotations the tree search proposed, and its bitset words. */
+  treeProposals: number;
+  treeWork: number;
 }
+
+/** Which search produced a bucket plan's order (ExactResult.planSearch). */
+export type PlanSearch = 'greedy' | 'annealing' | 'tree';
 
 /** bucketEliminationPlan's choice: the plan, its order's name, whether it fits the limits unsliced. */
 export interface BucketChoice {
@@ -400,7 +437,7 @@ export function slicedFacts(sp: SlicedBucketPlan): Omit<ExactResult, 'logZ' | 'm
   const p = sp.sliced.plan, base = sp.choice.plan;
   return {
     method: 'elimination', algorithm: 'bucket', treewidth: base.treewidth, maxTableEntries: p.maxMessage, largestMessage: p.maxMessage, flops: sp.sliced.flops, ordering: sp.choice.name,
-    slices: sp.sliced.slices, slicedVariables: Array.from(sp.sliced.sliceVars), memoryBytes: p.bytes,
+    slices: sp.sliced.slices, slicedVariables: Array.from(sp.sliced.sliceVars), memoryBytes: p.bytes, planSearch: sp.choice.search?.by ?? 'greedy',
   };
 }
 

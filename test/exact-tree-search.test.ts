@@ -1,0 +1,116 @@
+// The contraction-tree search (bindings/exact/tree-search.ts): rotations keep a valid tree (every
+// variable summed at exactly one node; the order read off it runs bucket elimination to the
+// brute-force log Z and marginals on random factor graphs of arity ≤ 4 with fixed variables and
+// zeros), the start tree reproduces the start order's cliques, the search never returns an order
+// worse than its start and the planner never a plan worse than the order search's alone, the same
+// seed gives the same order, and the work budget holds in CPU time.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { bucketEliminationPlan, exactInference } from '../bindings/exact/exact.ts';
+import { bucketPlan, fixedStates, interactionGraph, runBucketElimination } from '../bindings/exact/bucket-elimination.ts';
+import { orderCost } from '../bindings/exact/order-search.ts';
+import { bucketTreeOrder, searchContractionTree, type ContractionGraph } from '../bindings/exact/tree-search.ts';
+import { infer } from '../bindings/infer.ts';
+import type { Model } from '../bindings/core/model.ts';
+import { bruteForce, mulberry32, randomFactorGraph } from './helpers.ts';
+
+const engine = await loadEngine();
+
+function graphOf(m: Model): ContractionGraph {
+  const { fixed } = fixedStates(m);
+  const scopes = Array.from({ length: m.nFactors }, (_, f) => m.scope(f).filter((v) => fixed[v] < 0));
+  return { ...interactionGraph(m, fixed), scopes };
+}
+
+function maxDiff(a: { logZ: number; marginals: Float64Array[] }, b: { logZ: number; marginals: Float64Array[] }): number {
+  let e = Math.abs(a.logZ - b.logZ) / Math.max(1, Math.abs(b.logZ));
+  a.marginals.forEach((m, v) => m.forEach((p, k) => (e = Math.max(e, Math.abs(p - b.marginals[v][k])))));
+  return e;
+}
+
+test('rotations keep a valid tree: each order read off a searched tree is a permutation and gives the brute-force log Z and marginals', () => {
+  const rand = mulberry32(5501);
+  let checked = 0, moved = 0;
+  for (let t = 0; t < 24; t++) {
+    // Arity ≤ 4, cardinalities 1–4 (cardinality 1: fixed variables), zeros, Z > 0 required below.
+    const m = randomFactorGraph(rand, 8 + (t % 5), { cards: t % 3 === 0 ? [1, 2, 3, 4] : [2, 3], maxArity: 4, factors: 10 + (t % 7), zeros: t % 2 ? 0.2 : 0 });
+    const truth = bruteForce(m);
+    if (!(truth.logZ > -Infinity)) continue;
+    const g = graphOf(m);
+    const { fixed, impossible } = fixedStates(m);
+    const start = bucketEliminationPlan(m, { orderSearchWork: 0, orderRestarts: 0 }).plan.order;
+    const r = searchContractionTree(g, start, { maxLog2Message: t % 4 === 0 ? 3 : 30, work: 2e5, restarts: 2, seed: t });
+    assert.ok(r.accepted > 0 && r.proposals >= r.accepted);
+    for (const order of r.treeOrders) {
+      assert.deepEqual([...order].sort((a, b) => a - b), Array.from({ length: m.n }, (_, v) => v), 'a permutation of the variables');
+      const got = runBucketElimination(engine, m, bucketPlan(m, order, fixed, impossible));
+      assert.ok(maxDiff(got as { logZ: number; marginals: Float64Array[] }, truth) < 1e-9, `model ${t}: error ${maxDiff(got as { logZ: number; marginals: Float64Array[] }, truth)}`);
+      if (orderCost(g, order).log2Flops !== orderCost(g, start).log2Flops) moved++;
+      checked++;
+    }
+  }
+  assert.ok(checked >= 30 && moved >= 5, `${checked} orders checked, ${moved} differing from the start`);
+});
+
+test('the start order\'s own bucket tree reads back as an order with the same cliques', () => {
+  const rand = mulberry32(5502);
+  for (let t = 0; t < 10; t++) {
+    const m = randomFactorGraph(rand, 25 + 3 * t, { cards: [2, 3], maxArity: 3, factors: 35 + 4 * t });
+    const g = graphOf(m);
+    const greedy = bucketEliminationPlan(m, { orderSearchWork: 0, orderRestarts: 0 }).plan;
+    const back = bucketPlan(m, bucketTreeOrder(g, greedy.order), greedy.fixed, greedy.impossible);
+    // The same cliques (in another order of the same tree): the same sums of integers.
+    assert.deepEqual([back.flops, back.messageEntries, back.maxMessage, back.treewidth], [greedy.flops, greedy.messageEntries, greedy.maxMessage, greedy.treewidth]);
+  }
+});
+
+test('never worse than the start or the order search; the same seed gives the same order; the planner reports the tree search', () => {
+  const rand = mulberry32(5503);
+  let improvedOnce = false;
+  for (let t = 0; t < 6; t++) {
+    const m = randomFactorGraph(rand, 40 + 8 * t, { cards: [2, 3], maxArity: 3, factors: 60 + 10 * t });
+    const g = graphOf(m);
+    const greedy = bucketEliminationPlan(m, { orderSearchWork: 0, orderRestarts: 0 });
+    const start = orderCost(g, greedy.plan.order.length === m.n ? greedy.plan.order : Int32Array.from({ length: m.n }, (_, v) => v));
+    const opts = { maxLog2Message: 40, work: 1e6, seed: t };
+    const a = searchContractionTree(g, greedy.plan.order, opts), b = searchContractionTree(g, greedy.plan.order, opts);
+    assert.deepEqual(Array.from(a.order), Array.from(b.order), 'deterministic');
+    assert.deepEqual(a.treeOrders.map((o) => Array.from(o)), b.treeOrders.map((o) => Array.from(o)));
+    assert.ok(a.log2Flops <= start.log2Flops + 1e-12, `tree search 2^${a.log2Flops} vs start 2^${start.log2Flops}`);
+    assert.deepEqual(orderCost(g, a.order), { log2Flops: a.log2Flops, log2Message: a.log2Message, treewidth: a.treewidth });
+    assert.equal(a.improved, a.log2Flops < start.log2Flops);
+    // The planner: never worse than its order annealing (a quarter of the budget: the same search
+    // as the order search alone given 10⁶ words), nor than the greedy order.
+    const orderOnly = bucketEliminationPlan(m, { orderSearchWork: 1e6, orderRestarts: 0, treeSearch: false });
+    const both = bucketEliminationPlan(m, { orderSearchWork: 4e6, orderRestarts: 0 });
+    assert.ok(both.plan.flops <= orderOnly.plan.flops, `with tree search ${both.plan.flops} vs order search ${orderOnly.plan.flops}`);
+    assert.ok(both.plan.flops <= greedy.plan.flops);
+    assert.equal(both.search!.by === 'tree', both.name.endsWith('+ tree search'));
+    assert.equal(orderOnly.search!.by === 'tree', false);
+    if (both.search!.by === 'tree') {
+      improvedOnce = true;
+      const r = exactInference(engine, m, { orderSearchWork: 4e6, orderRestarts: 0, method: 'bucket' });
+      assert.equal(r.planSearch, 'tree');
+      assert.equal(infer(engine, m, { method: 'exact', exact: { orderSearchWork: 4e6, orderRestarts: 0, method: 'bucket' } }).diagnostics.planSearch, 'tree');
+    }
+  }
+  assert.ok(improvedOnce, 'the tree search beat the order search at least once');
+});
+
+test('the work budget: reported work within one sweep of it, CPU time within 3× its nominal 2.5·10⁸ words per second', () => {
+  const m = randomFactorGraph(mulberry32(5504), 300, { cards: [2, 3], maxArity: 3, factors: 420 });
+  const g = graphOf(m);
+  const start = bucketEliminationPlan(m, { orderSearchWork: 0, orderRestarts: 0 }).plan.order;
+  for (const work of [2e7, 1e8]) {
+    const c0 = process.cpuUsage();
+    const r = searchContractionTree(g, start, { maxLog2Message: 26, work });
+    const c = process.cpuUsage(c0), seconds = (c.user + c.system) / 1e6;
+    assert.ok(r.work <= 1.05 * work && r.work >= 0.5 * work, `work ${r.work} for a budget of ${work}`);
+    assert.ok(seconds <= (3 * work) / 2.5e8 + 0.05, `${seconds.toFixed(3)} s of CPU time for ${work} words`);
+  }
+  // No budget: no search, the start order back.
+  const none = searchContractionTree(g, start, { maxLog2Message: 26, work: 0 });
+  assert.equal(none.improved, false);
+  assert.equal(none.proposals, 0);
+});
