@@ -31,18 +31,18 @@ export function batchProb(r: Relaxed, scratch: usize, B: i32, b: i32): usize {
  * on the gathered column, its sum kept as the same two partial sums (even and odd k) in the same order.
  */
 function gatherGradient(col: usize, stride: usize, m: i32, x: usize, g: usize): f64 {
-  let se = 0.0, so = 0.0;
+  // Lane 0 holds the even k's partial sum, lane 1 the odd k's.
+  let sum = f64x2.splat(0);
+  const step = stride << 1;
   let k = 0;
   for (; k + 1 < m; k += 2) {
-    const ge = load<f64>(col) - load<f64>(x + (<usize>k << 3));
-    const go = load<f64>(col + stride) - load<f64>(x + (<usize>k << 3), 8);
-    store<f64>(g + (<usize>k << 3), ge);
-    store<f64>(g + (<usize>k << 3), go, 8);
-    se += ge;
-    so += go;
-    col += stride << 1;
+    const o = <usize>k << 3;
+    const gk = f64x2.sub(v128.load64_lane(col + stride, v128.load64_zero(col), 1), v128.load(x + o));
+    v128.store(g + o, gk);
+    sum = f64x2.add(sum, gk);
+    col += step;
   }
-  let s = se + so;
+  let s = f64x2.extract_lane(sum, 0) + f64x2.extract_lane(sum, 1);
   if (k < m) {
     const gl = load<f64>(col) - load<f64>(x + (<usize>k << 3));
     store<f64>(g + (<usize>k << 3), gl);
