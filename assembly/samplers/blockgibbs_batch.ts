@@ -39,12 +39,13 @@ export function blockGibbsBatchStep(relaxed: usize, chains: usize, B: i32, sweep
   const X = scratch, U = scratch + <usize>m * stride;
   const xo = xOffset(), so = sOffset(r);
   for (let b = 0; b < B; b++) store<f64>(changed + (<usize>b << 3), 0);
+  // X holds the chains' x at the start of every sweep (the end of a sweep writes it back).
+  for (let b = 0; b < B; b++) {
+    const x = load<usize>(chains + (<usize>b << 2)) + xo;
+    let q = X + (<usize>b << 3);
+    for (let k = 0; k < m; k++, q += stride) store<f64>(q, load<f64>(x + (<usize>k << 3)));
+  }
   for (let t = 0; t < sweeps; t++) {
-    for (let b = 0; b < B; b++) {
-      const x = load<usize>(chains + (<usize>b << 2)) + xo;
-      let q = X + (<usize>b << 3);
-      for (let k = 0; k < m; k++, q += stride) store<f64>(q, load<f64>(x + (<usize>k << 3)));
-    }
     factorApplyBatch(f, X, U, B);
     if (r.allFree) sigmoidBatch(r, U, B);
     for (let b = 0; b < B; b++) {
@@ -85,9 +86,14 @@ export function blockGibbsBatchStep(relaxed: usize, chains: usize, B: i32, sweep
       const chain = load<usize>(chains + (<usize>b << 2));
       const rng = changetype<Philox>(chain);
       const x = chain + xo;
+      // x = Mᵀ s + z (blockgibbs.ts's drawX: the same sum per entry), into the chain and its column of X.
+      normalsInto(rng, x, m, false);
       let q = X + (<usize>b << 3);
-      for (let k = 0; k < m; k++, q += stride) store<f64>(x + (<usize>k << 3), load<f64>(q));
-      normalsInto(rng, x, m, true);
+      for (let k = 0; k < m; k++, q += stride) {
+        const xk = load<f64>(q) + load<f64>(x + (<usize>k << 3));
+        store<f64>(x + (<usize>k << 3), xk);
+        store<f64>(q, xk);
+      }
     }
   }
 }
