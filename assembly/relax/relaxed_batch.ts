@@ -8,6 +8,7 @@
 
 import { Factor } from './factor';
 import { expPairK } from '../core/vmath';
+import { log1pUnitPair } from '../core/vlog1p';
 import { factorBatchable, factorApplyBatch, factorApplyTBatch } from './factor_batch';
 import { Relaxed, conditionalsFromU, halfSquare, relaxedLogDensity, relaxedGradient } from './relaxed';
 
@@ -54,27 +55,45 @@ function gatherGradient(col: usize, stride: usize, m: i32, x: usize, g: usize): 
 /**
  * All-free models: U (n × B, M x per chain) becomes π = σ(M x + b) in place, two chains per f64x2 with
  * expPair (Math.exp bit for bit): per chain the operations conditionalsFromU performs for a free bit.
+ * With lp ≠ 0 also log p: lp[b] (f64 per chain, holding −½|x_b|²) gains Σ softplus(u_i) in index order
+ * (log1pUnitPair: Math.log1p bit for bit), and π goes also to chain b's row at probs + b·n (f64 × n each).
  */
-export function sigmoidBatch(r: Relaxed, U: usize, B: i32): void {
+export function sigmoidBatch(r: Relaxed, U: usize, B: i32, lp: usize = 0, probs: usize = 0): void {
   const n = r.nBits;
   const stride = <usize>B << 3;
+  const rowBytes = <usize>n << 3;
   const one = f64x2.splat(1.0), zero = f64x2.splat(0.0);
   for (let i = 0; i < n; i++) {
     const bi = load<f64>(r.bias + (<usize>i << 3));
     const bv = f64x2.splat(bi);
     const row = U + <usize>i * stride;
+    const pi = probs + (<usize>i << 3);
     let b = 0;
     for (; b + 1 < B; b += 2) {
       const q = row + (<usize>b << 3);
       const u = f64x2.add(v128.load(q), bv);
       const e = expPairK(f64x2.neg(f64x2.abs(u)));
-      v128.store(q, f64x2.div(v128.bitselect(one, e, f64x2.ge(u, zero)), f64x2.add(one, e)));
+      const p = f64x2.div(v128.bitselect(one, e, f64x2.ge(u, zero)), f64x2.add(one, e));
+      v128.store(q, p);
+      if (lp) {
+        const pq = pi + <usize>b * rowBytes;
+        v128.store64_lane(pq, p, 0);
+        v128.store64_lane(pq + rowBytes, p, 1);
+        const l = lp + (<usize>b << 3);
+        v128.store(l, f64x2.add(v128.load(l), f64x2.add(f64x2.max(u, zero), log1pUnitPair(e))));
+      }
     }
     if (b < B) {
       const q = row + (<usize>b << 3);
       const u = load<f64>(q) + bi;
       const e = Math.exp(-Math.abs(u));
-      store<f64>(q, (u >= 0 ? 1.0 : e) / (1.0 + e));
+      const p = (u >= 0 ? 1.0 : e) / (1.0 + e);
+      store<f64>(q, p);
+      if (lp) {
+        store<f64>(pi + <usize>b * rowBytes, p);
+        const l = lp + (<usize>b << 3);
+        store<f64>(l, load<f64>(l) + (max(u, 0.0) + Math.log1p(e)));
+      }
     }
   }
 }
@@ -113,15 +132,22 @@ export function relaxedBatchEval(r: Relaxed, B: i32, xs: usize, grads: usize, mo
     }
   }
   factorApplyBatch(f, X, U, B);
-  // Gradients only, all bits free: π for every chain at once, in place (batchProb is not written).
-  let fast = r.allFree != 0;
-  for (let b = 0; b < B && fast; b++) fast = load<i32>(mode + (<usize>b << 2)) != EVAL_LOGP;
+  // All bits free: π (and log p where asked) for every chain at once, in place; π also into batchProb
+  // for a call with some chain in EVAL_LOGP (then every chain's, written, ignored where not asked).
+  const fast = r.allFree != 0;
   if (fast) {
-    sigmoidBatch(r, U, B);
+    let logp = false;
     for (let b = 0; b < B; b++) {
       const md = load<i32>(mode + (<usize>b << 2));
-      store<f64>(out + (<usize>b << 3), 0.0);
-      if (md != EVAL_SKIP) continue;
+      if (md == EVAL_LOGP) logp = true;
+      store<f64>(out + (<usize>b << 3), md == EVAL_LOGP ? halfSquare(m, load<usize>(xs + (<usize>b << 2))) : 0.0);
+    }
+    sigmoidBatch(r, U, B, logp ? out : 0, batchProb(r, scratch, B, 0));
+    for (let b = 0; b < B; b++) {
+      const md = load<i32>(mode + (<usize>b << 2));
+      if (md != EVAL_LOGP) store<f64>(out + (<usize>b << 3), 0.0);
+      // No gradient for a skipped chain, or where log p = −∞ (the single-chain calls return before it).
+      if (md != EVAL_SKIP && !(md == EVAL_LOGP && load<f64>(out + (<usize>b << 3)) == -Infinity)) continue;
       let q = U + (<usize>b << 3);
       for (let i = 0; i < n; i++, q += stride) store<f64>(q, 0);
     }
