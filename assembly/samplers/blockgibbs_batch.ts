@@ -4,13 +4,13 @@
 // stream, in the single-chain order. Chain b is blockGibbsSweeps on the same state, bit for bit. A factor
 // without batched products (FFT) runs the chains one after another.
 
-import { Philox, uniform32 } from '../core/rng';
+import { Philox } from '../core/rng';
 import { Relaxed, conditionalsFromU } from '../relax/relaxed';
 import { sigmoidBatch } from '../relax/relaxed_batch';
 import { Factor } from '../relax/factor';
 import { factorBatchable, factorApplyBatch, factorApplyTBatch } from '../relax/factor_batch';
 import { xOffset, sOffset, drawS, addInto, blockGibbsSweeps } from './blockgibbs';
-import { normalsInto } from '../core/rng_normal';
+import { normalsInto, bulkWords, bulkWordsAt, uniform32Of } from '../core/rng_normal';
 
 /** Bytes of a batch's scratch: X / G (m × B) and U / S (n × B). */
 export function blockGibbsBatchScratchBytes(relaxed: usize, B: i32): usize {
@@ -56,14 +56,18 @@ export function blockGibbsBatchStep(relaxed: usize, chains: usize, B: i32, sweep
         const s = chain + so, ab = acc + <usize>b * accBytes;
         let q = U + (<usize>b << 3);
         let ch = 0;
-        for (let i = 0; i < n; i++, q += stride) {
-          const p = load<f64>(q);
-          if (acc) store<f64>(ab + (<usize>i << 3), load<f64>(ab + (<usize>i << 3)) + p);
-          const bit: f64 = uniform32(rng) < p ? 1.0 : 0.0;
-          const qs = s + (<usize>i << 3);
-          ch += <i32>(bit != load<f64>(qs));
-          store<f64>(qs, bit);
-          store<f64>(q, bit);
+        let i = 0;
+        while (i < n) {
+          const got = bulkWords(rng, n - i);
+          for (let j = 0; j < got; j++, i++, q += stride) {
+            const p = load<f64>(q);
+            if (acc) store<f64>(ab + (<usize>i << 3), load<f64>(ab + (<usize>i << 3)) + p);
+            const bit: f64 = uniform32Of(load<u32>(bulkWordsAt + (<usize>j << 2))) < p ? 1.0 : 0.0;
+            const qs = s + (<usize>i << 3);
+            ch += <i32>(bit != load<f64>(qs));
+            store<f64>(qs, bit);
+            store<f64>(q, bit);
+          }
         }
         const qc = changed + (<usize>b << 3);
         store<f64>(qc, load<f64>(qc) + <f64>ch);
