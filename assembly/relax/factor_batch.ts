@@ -11,6 +11,7 @@
 // product: the batched samplers run its chains one product at a time (factorBatchable).
 
 import { FACTOR_DENSE, FACTOR_SPARSE, Factor } from './factor_header';
+import { denseRowLength, denseColumnLimit } from './factor';
 
 /** Whether the storage has batched products (dense and CSR). */
 @inline
@@ -50,17 +51,20 @@ function denseApplyBatch(f: Factor, x: usize, u: usize, B: i32): void {
   for (; i + 1 < n; i += 2) {
     const row = f.data + <usize>i * rowBytes;
     const out = u + <usize>i * stride;
+    // Both rows read as many entries as the second (the first's extra ones are zeros, in their lanes).
+    const len = denseRowLength(f, i + 1);
     let b = 0;
-    for (; b + 3 < B; b += 4) denseRowsFour(row, row + rowBytes, x + (<usize>b << 3), out + (<usize>b << 3), out + stride + (<usize>b << 3), m, stride);
-    denseRowTail(row, x, out, m, stride, b, B);
-    denseRowTail(row + rowBytes, x, out + stride, m, stride, b, B);
+    for (; b + 3 < B; b += 4) denseRowsFour(row, row + rowBytes, x + (<usize>b << 3), out + (<usize>b << 3), out + stride + (<usize>b << 3), len, stride);
+    denseRowTail(row, x, out, len, stride, b, B);
+    denseRowTail(row + rowBytes, x, out + stride, len, stride, b, B);
   }
   if (i < n) {
     const row = f.data + <usize>i * rowBytes;
     const out = u + <usize>i * stride;
+    const len = denseRowLength(f, i);
     let b = 0;
-    for (; b + 3 < B; b += 4) denseRowsFour(row, 0, x + (<usize>b << 3), out + (<usize>b << 3), 0, m, stride);
-    denseRowTail(row, x, out, m, stride, b, B);
+    for (; b + 3 < B; b += 4) denseRowsFour(row, 0, x + (<usize>b << 3), out + (<usize>b << 3), 0, len, stride);
+    denseRowTail(row, x, out, len, stride, b, B);
   }
 }
 
@@ -154,13 +158,14 @@ function denseApplyTBatch(f: Factor, v: usize, g: usize, B: i32): void {
     if (rowIsZero(v0, B << 2)) continue; // the four rows are consecutive in V
     const v1 = v0 + stride, v2 = v1 + stride, v3 = v2 + stride;
     const r0 = f.data + <usize>i * rowBytes, r1 = r0 + rowBytes, r2 = r1 + rowBytes, r3 = r2 + rowBytes;
+    const lim = denseColumnLimit(f, i, 4);
     let b = 0;
     for (; b + 3 < B; b += 4) {
       const o = <usize>b << 3;
       const s0 = v128.load(v0 + o), s1 = v128.load(v1 + o), s2 = v128.load(v2 + o), s3 = v128.load(v3 + o);
       const t0 = v128.load(v0 + o, 16), t1 = v128.load(v1 + o, 16), t2 = v128.load(v2 + o, 16), t3 = v128.load(v3 + o, 16);
       let q = g + o;
-      for (let k = 0; k < m; k++) {
+      for (let k = 0; k < lim; k++) {
         const c = <usize>k << 3;
         const w0 = v128.load64_splat(r0 + c), w1 = v128.load64_splat(r1 + c), w2 = v128.load64_splat(r2 + c), w3 = v128.load64_splat(r3 + c);
         let a = v128.load(q), e = v128.load(q, 16);
@@ -181,7 +186,7 @@ function denseApplyTBatch(f: Factor, v: usize, g: usize, B: i32): void {
       const o = <usize>b << 3;
       const s0 = v128.load(v0 + o), s1 = v128.load(v1 + o), s2 = v128.load(v2 + o), s3 = v128.load(v3 + o);
       let q = g + o;
-      for (let k = 0; k < m; k++) {
+      for (let k = 0; k < lim; k++) {
         const c = <usize>k << 3;
         let a = v128.load(q);
         a = f64x2.add(a, f64x2.mul(s0, v128.load64_splat(r0 + c)));
@@ -196,7 +201,7 @@ function denseApplyTBatch(f: Factor, v: usize, g: usize, B: i32): void {
       const o = <usize>b << 3;
       const s0 = load<f64>(v0 + o), s1 = load<f64>(v1 + o), s2 = load<f64>(v2 + o), s3 = load<f64>(v3 + o);
       let q = g + o;
-      for (let k = 0; k < m; k++) {
+      for (let k = 0; k < lim; k++) {
         const c = <usize>k << 3;
         store<f64>(q, load<f64>(q) + s0 * load<f64>(r0 + c) + s1 * load<f64>(r1 + c) + s2 * load<f64>(r2 + c) + s3 * load<f64>(r3 + c));
         q += stride;
@@ -207,11 +212,12 @@ function denseApplyTBatch(f: Factor, v: usize, g: usize, B: i32): void {
     const vi = v + <usize>i * stride;
     if (rowIsZero(vi, B)) continue;
     const row = f.data + <usize>i * rowBytes;
+    const lim = denseColumnLimit(f, i, 1);
     let b = 0;
     for (; b + 1 < B; b += 2) {
       const vv = v128.load(vi + (<usize>b << 3));
       let q = g + (<usize>b << 3);
-      for (let k = 0; k < m; k++) {
+      for (let k = 0; k < lim; k++) {
         v128.store(q, f64x2.add(v128.load(q), f64x2.mul(vv, v128.load64_splat(row + (<usize>k << 3)))));
         q += stride;
       }
@@ -219,7 +225,7 @@ function denseApplyTBatch(f: Factor, v: usize, g: usize, B: i32): void {
     if (b < B) {
       const s = load<f64>(vi + (<usize>b << 3));
       let q = g + (<usize>b << 3);
-      for (let k = 0; k < m; k++) {
+      for (let k = 0; k < lim; k++) {
         store<f64>(q, load<f64>(q) + s * load<f64>(row + (<usize>k << 3)));
         q += stride;
       }
