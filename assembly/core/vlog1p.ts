@@ -6,27 +6,9 @@
 // c = (x − ((1 + x) − 1)) / (1 + x) (k ≤ 1 here, so musl's k ≥ 2 and k ≥ 54 branches never run). NaN
 // returns x itself.
 
-const LOG1P_K = memory.data<f64>([
-  6.93147180369123816490e-01, // ln2_hi
-  1.90821492927058770002e-10, // ln2_lo
-  6.666666666666735130e-01, // Lg1 … Lg7
-  3.999999999940941908e-01,
-  2.857142874366239149e-01,
-  2.222219843214978396e-01,
-  1.818357216161805012e-01,
-  1.531383769920937332e-01,
-  1.479819860511658591e-01,
-  1.0,
-  2.0,
-  0.5,
-]);
+import { logTailPair } from './vnormal';
 
-const LN2HI = 0, LN2LO = 1, LG = 2, ONE = 9, TWO = 10, HALF = 11;
-
-@inline
-function kv(i: i32): v128 {
-  return v128.load64_splat(LOG1P_K + (<usize>i << 3));
-}
+const ONE = f64x2.splat(1.0);
 
 /** The bits below which log1p(x) = x (high word 0x3CA00000: x < 2^−53). */
 const TINY: i64 = 0x3ca0000000000000;
@@ -42,25 +24,14 @@ const MANT: i64 = 0x000fffffffffffff;
 export function log1pUnitPair(x: v128): v128 {
   const big = i64x2.ge_s(x, i64x2.splat(REDUCE));
   // The reduced path, on every lane (its result is kept where big).
-  const uf = f64x2.add(kv(ONE), x);
+  const uf = f64x2.add(ONE, x);
   const hu = i64x2.add(uf, i64x2.splat(OFFSET));
   const ki = i32x4.sub(i32x4.shr_s(v128.shuffle<i32>(hu, hu, 1, 3, 1, 3), 20), i32x4.splat(0x3ff));
   const kb = f64x2.convert_low_i32x4_s(ki);
-  const cb = f64x2.div(f64x2.sub(x, f64x2.sub(uf, kv(ONE))), uf);
-  const fb = f64x2.sub(i64x2.add(v128.and(hu, i64x2.splat(MANT)), i64x2.splat(BASE)), kv(ONE));
-  const f = v128.bitselect(fb, x, big);
-  const c = v128.and(cb, big);
-  const dk = v128.and(kb, big);
-  const hfsq = f64x2.mul(f64x2.mul(kv(HALF), f), f);
-  const s = f64x2.div(f, f64x2.add(kv(TWO), f));
-  const z = f64x2.mul(s, s);
-  const w = f64x2.mul(z, z);
-  const t1 = f64x2.mul(w, f64x2.add(kv(LG + 1), f64x2.mul(w, f64x2.add(kv(LG + 3), f64x2.mul(w, kv(LG + 5))))));
-  const t2 = f64x2.mul(z, f64x2.add(kv(LG), f64x2.mul(w, f64x2.add(kv(LG + 2), f64x2.mul(w, f64x2.add(kv(LG + 4), f64x2.mul(w, kv(LG + 6))))))));
-  const r = f64x2.add(t2, t1);
-  // s·(hfsq + r) + (dk·ln2_lo + c) − hfsq + f + dk·ln2_hi, left to right.
-  let y = f64x2.add(f64x2.mul(s, f64x2.add(hfsq, r)), f64x2.add(f64x2.mul(dk, kv(LN2LO)), c));
-  y = f64x2.add(f64x2.add(f64x2.sub(y, hfsq), f), f64x2.mul(dk, kv(LN2HI)));
+  const cb = f64x2.div(f64x2.sub(x, f64x2.sub(uf, ONE)), uf);
+  const fb = f64x2.sub(i64x2.add(v128.and(hu, i64x2.splat(MANT)), i64x2.splat(BASE)), ONE);
+  // The common tail (vnormal.ts's logTailPair: fdlibm's polynomial, the same operations as musl's).
+  const y = logTailPair(v128.bitselect(fb, x, big), v128.and(kb, big), v128.and(cb, big));
   const same = v128.or(i64x2.lt_s(x, i64x2.splat(TINY)), i64x2.ge_s(x, i64x2.splat(INF_BITS)));
   return v128.bitselect(x, y, same);
 }
