@@ -53,6 +53,34 @@ function gatherGradient(col: usize, stride: usize, m: i32, x: usize, g: usize): 
 }
 
 /**
+ * −½|x_b|² of every chain's column of X (m × B, chains innermost) into out[b]: relaxed.ts's halfSquare,
+ * each chain's sum in index order, two chains per f64x2 (independent sums: their latencies overlap).
+ */
+function halfSquares(X: usize, m: i32, B: i32, out: usize): void {
+  const stride = <usize>B << 3;
+  const half = f64x2.splat(0.5);
+  let b = 0;
+  for (; b + 1 < B; b += 2) {
+    let sq = f64x2.splat(0);
+    let q = X + (<usize>b << 3);
+    for (let k = 0; k < m; k++, q += stride) {
+      const x = v128.load(q);
+      sq = f64x2.sub(sq, f64x2.mul(f64x2.mul(half, x), x));
+    }
+    v128.store(out + (<usize>b << 3), sq);
+  }
+  if (b < B) {
+    let sq = 0.0;
+    let q = X + (<usize>b << 3);
+    for (let k = 0; k < m; k++, q += stride) {
+      const x = load<f64>(q);
+      sq -= 0.5 * x * x;
+    }
+    store<f64>(out + (<usize>b << 3), sq);
+  }
+}
+
+/**
  * All-free models: U (n × B, M x per chain) becomes π = σ(M x + b) in place, two chains per f64x2 with
  * expPair (Math.exp bit for bit): per chain the operations conditionalsFromU performs for a free bit.
  * With lp ≠ 0 also log p: lp[b] (f64 per chain, holding −½|x_b|²) gains Σ softplus(u_i) in index order
@@ -137,11 +165,8 @@ export function relaxedBatchEval(r: Relaxed, B: i32, xs: usize, grads: usize, mo
   const fast = r.allFree != 0;
   if (fast) {
     let logp = false;
-    for (let b = 0; b < B; b++) {
-      const md = load<i32>(mode + (<usize>b << 2));
-      if (md == EVAL_LOGP) logp = true;
-      store<f64>(out + (<usize>b << 3), md == EVAL_LOGP ? halfSquare(m, load<usize>(xs + (<usize>b << 2))) : 0.0);
-    }
+    for (let b = 0; b < B; b++) if (load<i32>(mode + (<usize>b << 2)) == EVAL_LOGP) logp = true;
+    if (logp) halfSquares(X, m, B, out);
     sigmoidBatch(r, U, B, logp ? out : 0, batchProb(r, scratch, B, 0));
     for (let b = 0; b < B; b++) {
       const md = load<i32>(mode + (<usize>b << 2));
