@@ -1,7 +1,8 @@
-// Standard normals in bulk (and the stream's words in bulk, for uniforms): n draws of rng.ts's normal from one stream, two Box–Muller pairs per
+// Standard normals in bulk: n draws of rng.ts's normal from one stream, two Box–Muller pairs per
 // f64x2 evaluation (vnormal.ts), Philox blocks four at a time (rng_lanes.ts) when the stream is at a
 // block boundary. The stream is left exactly as n normal(r) calls leave it and the values are theirs
-// bit for bit (same words, same arithmetic), so a kernel may draw its noise either way.
+// bit for bit (same words, same arithmetic), so a kernel may draw its noise either way. bulkWords hands
+// out the stream's words the same way (for uniforms).
 
 import { Philox, next32, normal } from './rng';
 import { boxMullerPair } from './vnormal';
