@@ -34,6 +34,7 @@ export { treeGibbsLanesWorkBytes, treeGibbsLanesStep } from './samplers/treegibb
 export { popAnnealWorkBytes, popAnnealRun } from './logz/popanneal';
 export { particlesLanesWorkBytes, aisLanesRun, popAnnealLanesRun } from './logz/ais_lanes';
 export { vlogPair, vlogScalar, vlogF32 } from './core/vlog';
+export { vlog1pPair, vlog1pScalar } from './core/vlog1p';
 export { aisRelaxedStateBytes, aisRelaxedRun } from './logz/aisrelaxed';
 export { aisHMCStateBytes, aisHMCXOffset, aisHMCRun } from './logz/ais_hmc';
 export { aisFgStateBytes, aisFgRun, popAnnealFgWorkBytes, popAnnealFgRun } from './logz/ais_fg';

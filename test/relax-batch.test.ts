@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { buildRelaxation, type Relaxation } from '../bindings/relax/relaxation.ts';
-import { BoundRelaxation, type RelaxationData } from '../bindings/relax/relaxation-bound.ts';
+import { BoundRelaxation, isLowerTriangular, type RelaxationData } from '../bindings/relax/relaxation-bound.ts';
 import { fftFactor } from '../bindings/relax/fft-factor.ts';
 import { BlockGibbsSampler, runBlockGibbs } from '../bindings/samplers/blockgibbs.ts';
 import { DHMCSampler, runDHMC, continuousChains, continuousPlan, continuousSampler, ContinuousReducer, DHMC_DEFAULTS } from '../bindings/samplers/dhmc.ts';
@@ -66,6 +66,37 @@ test('batched factor products: each column is the single M x and Mᵀ v, bit for
       } finally {
         bound.dispose();
       }
+    }
+  }
+});
+
+test('dense Cholesky factor: the products that skip its zeros above the diagonal are the full products bit for bit', () => {
+  const k = engine.kernels;
+  for (const model of [binary, potts, randomModel(mulberry32(5), 14, { density: 0.8, scale: 0.6 })]) {
+    const rel = buildRelaxation(engine, model, { factor: 'dense-cholesky' });
+    const f = rel.factor as Extract<Relaxation['factor'], { kind: 'dense' }>;
+    assert.ok(isLowerTriangular(f.values, f.n, f.m), 'dense Cholesky is lower triangular');
+    const bound = new BoundRelaxation(engine, rel);
+    try {
+      const a = bound.arena, { n, m } = bound;
+      // The same matrix without the flag: every product reads all m entries of a row.
+      const full = a.alloc(k.factorBytes());
+      k.factorInit(full, 0, n, m, 0, a.allocF64(f.values), 0, 0, 0);
+      for (const B of [1, 2, 3, 4, 5]) {
+        const X = Float64Array.from({ length: m * B }, () => 3 * (rand() - 0.5));
+        const V = Float64Array.from({ length: n * B }, () => (rand() < 0.3 ? 0 : rand() - 0.5));
+        const xp = a.allocF64(X), vp = a.allocF64(V);
+        const u1 = a.allocF64(n * B), u2 = a.allocF64(n * B), g1 = a.allocF64(m * B), g2 = a.allocF64(m * B);
+        if (B === 1) {
+          k.factorMul(bound.factor, xp, u1), k.factorMul(full, xp, u2), k.factorMulT(bound.factor, vp, g1), k.factorMulT(full, vp, g2);
+        } else {
+          k.factorMulBatch(bound.factor, xp, u1, B), k.factorMulBatch(full, xp, u2, B), k.factorMulTBatch(bound.factor, vp, g1, B), k.factorMulTBatch(full, vp, g2, B);
+        }
+        sameBits(a.readF64(u1, n * B), a.readF64(u2, n * B), `M x, n = ${n}, B = ${B}`);
+        sameBits(a.readF64(g1, m * B), a.readF64(g2, m * B), `Mᵀ v, n = ${n}, B = ${B}`);
+      }
+    } finally {
+      bound.dispose();
     }
   }
 });

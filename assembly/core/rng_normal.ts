@@ -1,7 +1,8 @@
 // Standard normals in bulk: n draws of rng.ts's normal from one stream, two Box–Muller pairs per
 // f64x2 evaluation (vnormal.ts), Philox blocks four at a time (rng_lanes.ts) when the stream is at a
 // block boundary. The stream is left exactly as n normal(r) calls leave it and the values are theirs
-// bit for bit (same words, same arithmetic), so a kernel may draw its noise either way.
+// bit for bit (same words, same arithmetic), so a kernel may draw its noise either way. bulkWords hands
+// out the stream's words the same way (for uniforms).
 
 import { Philox, next32, normal } from './rng';
 import { boxMullerPair } from './vnormal';
@@ -36,6 +37,39 @@ function put(dst: usize, z: f64, add: bool): void {
   store<f64>(dst, add ? load<f64>(dst) + z : z);
 }
 
+/** The next four blocks of r (16 words) into WORDS at once; r must be at a block boundary (pos ≥ 4). */
+@inline
+function fourBlocks(r: Philox): void {
+  const ctr = (<u64>r.ctr1 << 32) | <u64>r.ctr0;
+  philox4Blocks(WORDS, ctr, r.ctr2, r.ctr3, r.key0, r.key1);
+  r.ctr0 = <u32>(ctr + 4);
+  r.ctr1 = <u32>((ctr + 4) >>> 32);
+  v128.store(changetype<usize>(r) + offsetof<Philox>('out0'), v128.load(WORDS, 48)); // the last block, as refill leaves it
+}
+
+/**
+ * The stream's next words for a caller that wants `want` more: 16 (four blocks at once) when r is at a
+ * block boundary and want ≥ 16, else one; returns how many, the words (u32) being at `bulkWordsAt`. r is
+ * left as that many next32 calls leave it, and the words are theirs.
+ */
+export function bulkWords(r: Philox, want: i32): i32 {
+  if (r.pos >= 4 && want >= 16) {
+    fourBlocks(r);
+    return 16;
+  }
+  store<u32>(WORDS, next32(r));
+  return 1;
+}
+
+/** Where bulkWords leaves its words. */
+export const bulkWordsAt: usize = WORDS;
+
+/** rng.ts's uniform32 of a word w. */
+@inline
+export function uniform32Of(w: u32): f64 {
+  return (<f64>w + 0.5) * 2.3283064365386963e-10; // 2^-32
+}
+
 /** n standard normals from r into dst (f64 × n), or added to dst's values when add is set. */
 export function normalsInto(r: Philox, dst: usize, n: i32, add: bool): void {
   let i = 0;
@@ -48,11 +82,7 @@ export function normalsInto(r: Philox, dst: usize, n: i32, add: bool): void {
     let got = 4;
     if (r.pos >= 4 && n - i >= 8) {
       // At a block boundary: the next four blocks at once; the stream then stands after them.
-      const ctr = (<u64>r.ctr1 << 32) | <u64>r.ctr0;
-      philox4Blocks(WORDS, ctr, r.ctr2, r.ctr3, r.key0, r.key1);
-      r.ctr0 = <u32>(ctr + 4);
-      r.ctr1 = <u32>((ctr + 4) >>> 32);
-      v128.store(changetype<usize>(r) + offsetof<Philox>('out0'), v128.load(WORDS, 48)); // the last block, as refill leaves it
+      fourBlocks(r);
       twoPairs(WORDS, OUT);
       twoPairs(WORDS + 32, OUT + 32);
       got = 8;

@@ -87,6 +87,16 @@ export function logUnitPair(u: v128): v128 {
   const ki = i32x4.sub(i32x4.shr_s(v128.shuffle<i32>(hx, hx, 1, 3, 1, 3), 20), i32x4.splat(0x3ff));
   const dk = f64x2.convert_low_i32x4_s(ki);
   const f = f64x2.sub(i64x2.add(v128.and(hx, i64x2.splat(MANT)), i64x2.splat(LOG_BASE)), kv(ONE));
+  return logTailPair(f, dk, f64x2.splat(0));
+}
+
+/**
+ * fdlibm's log after the reduction, on both lanes: s·(hfsq + R) + (dk·ln2_lo + c) − hfsq + f + dk·ln2_hi
+ * with s = f/(2+f), hfsq = ½f², R its polynomial in s. c is log1p's correction (vlog1p.ts); log passes
+ * 0, which changes no value (dk·ln2_lo is never −0).
+ */
+@inline
+export function logTailPair(f: v128, dk: v128, c: v128): v128 {
   const s = f64x2.div(f, f64x2.add(kv(TWO), f));
   const z = f64x2.mul(s, s);
   const w = f64x2.mul(z, z);
@@ -95,7 +105,7 @@ export function logUnitPair(u: v128): v128 {
   const R = f64x2.add(t2, t1);
   const hfsq = f64x2.mul(f64x2.mul(kv(HALF), f), f);
   return f64x2.add(
-    f64x2.add(f64x2.sub(f64x2.add(f64x2.mul(s, f64x2.add(hfsq, R)), f64x2.mul(dk, kv(LN2LO))), hfsq), f),
+    f64x2.add(f64x2.sub(f64x2.add(f64x2.mul(s, f64x2.add(hfsq, R)), f64x2.add(f64x2.mul(dk, kv(LN2LO)), c)), hfsq), f),
     f64x2.mul(dk, kv(LN2HI)),
   );
 }

@@ -2,10 +2,10 @@
 // m = dimension of x). Every continuous sampler needs only u = M x and g = Mᵀ v; each storage
 // implements both behind this one header. The TypeScript side owns every array it points to.
 
-import { FACTOR_DENSE, FACTOR_SPARSE, FACTOR_FFT, Factor } from './factor_header';
+import { FACTOR_DENSE, FACTOR_SPARSE, FACTOR_FFT, DENSE_LOWER, Factor } from './factor_header';
 import { fftApply } from './fft';
 
-export { FACTOR_DENSE, FACTOR_SPARSE, FACTOR_FFT, Factor, factorBytes, factorInit } from './factor_header';
+export { FACTOR_DENSE, FACTOR_SPARSE, FACTOR_FFT, DENSE_LOWER, Factor, factorBytes, factorInit } from './factor_header';
 
 /** u = M x (u: f64 × n, x: f64 × m). */
 export function factorApply(f: Factor, x: usize, u: usize): void {
@@ -23,16 +23,32 @@ export function factorApplyT(f: Factor, v: usize, g: usize): void {
   else abort('factorApplyT: unknown factor storage');
 }
 
+/**
+ * Entries of row i a dense product reads: m, or for a lower triangular M up to the diagonal rounded up to
+ * an even count (the pairs of the sum keep their lanes, so each partial sum only misses zero terms).
+ */
+@inline
+export function denseRowLength(f: Factor, i: i32): i32 {
+  return f.aux == DENSE_LOWER ? min(f.m, (i + 2) & ~1) : f.m;
+}
+
+/** Columns a dense Mᵀ v reads from rows i … i + rows − 1: m, or for a lower triangular M up to i + rows. */
+@inline
+export function denseColumnLimit(f: Factor, i: i32, rows: i32): i32 {
+  return f.aux == DENSE_LOWER ? min(f.m, i + rows) : f.m;
+}
+
 function denseApply(f: Factor, x: usize, u: usize): void {
   const n = f.n, m = f.m;
   for (let i = 0; i < n; i++) {
     const row = f.data + ((<usize>i * <usize>m) << 3);
+    const len = denseRowLength(f, i);
     // Two partial sums in f64x2 lanes, then the odd tail.
     let acc = f64x2.splat(0);
     let k = 0;
-    for (; k + 1 < m; k += 2) acc = f64x2.add(acc, f64x2.mul(v128.load(row + (<usize>k << 3)), v128.load(x + (<usize>k << 3))));
+    for (; k + 1 < len; k += 2) acc = f64x2.add(acc, f64x2.mul(v128.load(row + (<usize>k << 3)), v128.load(x + (<usize>k << 3))));
     let s = f64x2.extract_lane(acc, 0) + f64x2.extract_lane(acc, 1);
-    if (k < m) s += load<f64>(row + (<usize>k << 3)) * load<f64>(x + (<usize>k << 3));
+    if (k < len) s += load<f64>(row + (<usize>k << 3)) * load<f64>(x + (<usize>k << 3));
     store<f64>(u + (<usize>i << 3), s);
   }
 }
@@ -58,8 +74,10 @@ function denseApplyT(f: Factor, v: usize, g: usize): void {
     if (v0 == 0 && v1 == 0 && v2 == 0 && v3 == 0) continue;
     let r0 = data + <usize>i * rowBytes, r1 = r0 + rowBytes, r2 = r1 + rowBytes, r3 = r2 + rowBytes;
     const s0 = f64x2.splat(v0), s1 = f64x2.splat(v1), s2 = f64x2.splat(v2), s3 = f64x2.splat(v3);
+    const lim = denseColumnLimit(f, i, 4);
+    const qEnd = g + (<usize>min(m4, (lim + 3) & ~3) << 3);
     let q = g;
-    while (q < gEnd) {
+    while (q < qEnd) {
       let a = v128.load(q), b = v128.load(q, 16);
       a = f64x2.add(a, f64x2.mul(s0, v128.load(r0)));
       b = f64x2.add(b, f64x2.mul(s0, v128.load(r0, 16)));
@@ -77,7 +95,7 @@ function denseApplyT(f: Factor, v: usize, g: usize): void {
       r2 += 32;
       r3 += 32;
     }
-    for (let k = m4; k < m; k++) {
+    for (let k = m4; k < lim; k++) {
       const o = <usize>(k - m4) << 3;
       const gk = gEnd + o;
       store<f64>(gk, load<f64>(gk) + v0 * load<f64>(r0 + o) + v1 * load<f64>(r1 + o) + v2 * load<f64>(r2 + o) + v3 * load<f64>(r3 + o));
@@ -88,12 +106,13 @@ function denseApplyT(f: Factor, v: usize, g: usize): void {
     if (vi == 0) continue;
     const row = data + <usize>i * rowBytes;
     const vv = f64x2.splat(vi);
-    const m2 = m & ~1;
+    const lim = denseColumnLimit(f, i, 1);
+    const m2 = lim & ~1;
     for (let k = 0; k < m2; k += 2) {
       const o = <usize>k << 3;
       v128.store(g + o, f64x2.add(v128.load(g + o), f64x2.mul(vv, v128.load(row + o))));
     }
-    if (m2 < m) {
+    if (m2 < lim) {
       const o = <usize>m2 << 3;
       store<f64>(g + o, load<f64>(g + o) + vi * load<f64>(row + o));
     }

@@ -6,6 +6,11 @@ export const FACTOR_DENSE: i32 = 0; // row-major n × m (dense Cholesky, eigen V
 export const FACTOR_SPARSE: i32 = 1; // CSR rows of M, n rows (sparse Cholesky, permuted)
 export const FACTOR_FFT: i32 = 2; // symmetric square root on a periodic lattice, applied by FFT
 
+/** Dense `aux`: M is square and lower triangular (dense Cholesky); the products skip the zeros above the
+ * diagonal. For finite arguments the results are the full products' bit for bit (a skipped term is ±0,
+ * and a partial sum starting at +0 is never −0). */
+export const DENSE_LOWER: i32 = 1;
+
 @unmanaged
 export class Factor {
   kind: i32;

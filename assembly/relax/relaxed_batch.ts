@@ -8,6 +8,7 @@
 
 import { Factor } from './factor';
 import { expPairK } from '../core/vmath';
+import { log1pUnitPair } from '../core/vlog1p';
 import { factorBatchable, factorApplyBatch, factorApplyTBatch } from './factor_batch';
 import { Relaxed, conditionalsFromU, halfSquare, relaxedLogDensity, relaxedGradient } from './relaxed';
 
@@ -31,18 +32,18 @@ export function batchProb(r: Relaxed, scratch: usize, B: i32, b: i32): usize {
  * on the gathered column, its sum kept as the same two partial sums (even and odd k) in the same order.
  */
 function gatherGradient(col: usize, stride: usize, m: i32, x: usize, g: usize): f64 {
-  let se = 0.0, so = 0.0;
+  // Lane 0 holds the even k's partial sum, lane 1 the odd k's.
+  let sum = f64x2.splat(0);
+  const step = stride << 1;
   let k = 0;
   for (; k + 1 < m; k += 2) {
-    const ge = load<f64>(col) - load<f64>(x + (<usize>k << 3));
-    const go = load<f64>(col + stride) - load<f64>(x + (<usize>k << 3), 8);
-    store<f64>(g + (<usize>k << 3), ge);
-    store<f64>(g + (<usize>k << 3), go, 8);
-    se += ge;
-    so += go;
-    col += stride << 1;
+    const o = <usize>k << 3;
+    const gk = f64x2.sub(v128.load64_lane(col + stride, v128.load64_zero(col), 1), v128.load(x + o));
+    v128.store(g + o, gk);
+    sum = f64x2.add(sum, gk);
+    col += step;
   }
-  let s = se + so;
+  let s = f64x2.extract_lane(sum, 0) + f64x2.extract_lane(sum, 1);
   if (k < m) {
     const gl = load<f64>(col) - load<f64>(x + (<usize>k << 3));
     store<f64>(g + (<usize>k << 3), gl);
@@ -52,29 +53,75 @@ function gatherGradient(col: usize, stride: usize, m: i32, x: usize, g: usize): 
 }
 
 /**
+ * −½|x_b|² of every chain's column of X (m × B, chains innermost) into out[b]: relaxed.ts's halfSquare,
+ * each chain's sum in index order, two chains per f64x2 (independent sums: their latencies overlap).
+ */
+function halfSquares(X: usize, m: i32, B: i32, out: usize): void {
+  const stride = <usize>B << 3;
+  const half = f64x2.splat(0.5);
+  let b = 0;
+  for (; b + 1 < B; b += 2) {
+    let sq = f64x2.splat(0);
+    let q = X + (<usize>b << 3);
+    for (let k = 0; k < m; k++, q += stride) {
+      const x = v128.load(q);
+      sq = f64x2.sub(sq, f64x2.mul(f64x2.mul(half, x), x));
+    }
+    v128.store(out + (<usize>b << 3), sq);
+  }
+  if (b < B) {
+    let sq = 0.0;
+    let q = X + (<usize>b << 3);
+    for (let k = 0; k < m; k++, q += stride) {
+      const x = load<f64>(q);
+      sq -= 0.5 * x * x;
+    }
+    store<f64>(out + (<usize>b << 3), sq);
+  }
+}
+
+/**
  * All-free models: U (n × B, M x per chain) becomes π = σ(M x + b) in place, two chains per f64x2 with
  * expPair (Math.exp bit for bit): per chain the operations conditionalsFromU performs for a free bit.
+ * With lp ≠ 0 also log p: lp[b] (f64 per chain, holding −½|x_b|²) gains Σ softplus(u_i) in index order
+ * (log1pUnitPair: Math.log1p bit for bit), and π goes also to chain b's row at probs + b·n (f64 × n each).
  */
-export function sigmoidBatch(r: Relaxed, U: usize, B: i32): void {
+export function sigmoidBatch(r: Relaxed, U: usize, B: i32, lp: usize = 0, probs: usize = 0): void {
   const n = r.nBits;
   const stride = <usize>B << 3;
+  const rowBytes = <usize>n << 3;
   const one = f64x2.splat(1.0), zero = f64x2.splat(0.0);
   for (let i = 0; i < n; i++) {
     const bi = load<f64>(r.bias + (<usize>i << 3));
     const bv = f64x2.splat(bi);
     const row = U + <usize>i * stride;
+    const pi = probs + (<usize>i << 3);
     let b = 0;
     for (; b + 1 < B; b += 2) {
       const q = row + (<usize>b << 3);
       const u = f64x2.add(v128.load(q), bv);
       const e = expPairK(f64x2.neg(f64x2.abs(u)));
-      v128.store(q, f64x2.div(v128.bitselect(one, e, f64x2.ge(u, zero)), f64x2.add(one, e)));
+      const p = f64x2.div(v128.bitselect(one, e, f64x2.ge(u, zero)), f64x2.add(one, e));
+      v128.store(q, p);
+      if (lp) {
+        const pq = pi + <usize>b * rowBytes;
+        v128.store64_lane(pq, p, 0);
+        v128.store64_lane(pq + rowBytes, p, 1);
+        const l = lp + (<usize>b << 3);
+        v128.store(l, f64x2.add(v128.load(l), f64x2.add(f64x2.max(u, zero), log1pUnitPair(e))));
+      }
     }
     if (b < B) {
       const q = row + (<usize>b << 3);
       const u = load<f64>(q) + bi;
       const e = Math.exp(-Math.abs(u));
-      store<f64>(q, (u >= 0 ? 1.0 : e) / (1.0 + e));
+      const p = (u >= 0 ? 1.0 : e) / (1.0 + e);
+      store<f64>(q, p);
+      if (lp) {
+        store<f64>(pi + <usize>b * rowBytes, p);
+        const l = lp + (<usize>b << 3);
+        store<f64>(l, load<f64>(l) + (max(u, 0.0) + Math.log1p(e)));
+      }
     }
   }
 }
@@ -113,15 +160,19 @@ export function relaxedBatchEval(r: Relaxed, B: i32, xs: usize, grads: usize, mo
     }
   }
   factorApplyBatch(f, X, U, B);
-  // Gradients only, all bits free: π for every chain at once, in place (batchProb is not written).
-  let fast = r.allFree != 0;
-  for (let b = 0; b < B && fast; b++) fast = load<i32>(mode + (<usize>b << 2)) != EVAL_LOGP;
+  // All bits free: π (and log p where asked) for every chain at once, in place; π also into batchProb
+  // for a call with some chain in EVAL_LOGP (then every chain's, written, ignored where not asked).
+  const fast = r.allFree != 0;
   if (fast) {
-    sigmoidBatch(r, U, B);
+    let logp = false;
+    for (let b = 0; b < B; b++) if (load<i32>(mode + (<usize>b << 2)) == EVAL_LOGP) logp = true;
+    if (logp) halfSquares(X, m, B, out);
+    sigmoidBatch(r, U, B, logp ? out : 0, batchProb(r, scratch, B, 0));
     for (let b = 0; b < B; b++) {
       const md = load<i32>(mode + (<usize>b << 2));
-      store<f64>(out + (<usize>b << 3), 0.0);
-      if (md != EVAL_SKIP) continue;
+      if (md != EVAL_LOGP) store<f64>(out + (<usize>b << 3), 0.0);
+      // No gradient for a skipped chain, or where log p = −∞ (the single-chain calls return before it).
+      if (md != EVAL_SKIP && !(md == EVAL_LOGP && load<f64>(out + (<usize>b << 3)) == -Infinity)) continue;
       let q = U + (<usize>b << 3);
       for (let i = 0; i < n; i++, q += stride) store<f64>(q, 0);
     }

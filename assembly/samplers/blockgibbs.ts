@@ -11,7 +11,7 @@
 import { Philox, PHILOX_BYTES, uniform32 } from '../core/rng';
 import { Relaxed, relaxedConditionals } from '../relax/relaxed';
 import { Factor, factorApplyT } from '../relax/factor';
-import { normalsInto } from '../core/rng_normal';
+import { normalsInto, bulkWords, bulkWordsAt, uniform32Of } from '../core/rng_normal';
 
 @inline
 export function xOffset(): usize {
@@ -31,6 +31,21 @@ export function blockGibbsChainBytes(r: Relaxed): usize {
 export function drawS(r: Relaxed, rng: Philox, s: usize): i32 {
   let changed = 0;
   const prob = r.prob;
+  if (r.allFree) {
+    // Bit i is block i: the same draws, the words taken from the stream in bulk.
+    const n = r.nBits;
+    let i = 0;
+    while (i < n) {
+      const got = bulkWords(rng, n - i);
+      for (let j = 0; j < got; j++, i++) {
+        const q = s + (<usize>i << 3);
+        const bit: f64 = uniform32Of(load<u32>(bulkWordsAt + (<usize>j << 2))) < load<f64>(prob + (<usize>i << 3)) ? 1.0 : 0.0;
+        changed += <i32>(bit != load<f64>(q));
+        store<f64>(q, bit);
+      }
+    }
+    return changed;
+  }
   for (let v = 0; v < r.nBlocks; v++) {
     const b = load<i32>(r.blockStart + (<usize>v << 2));
     if (!load<u8>(r.oneHot + <usize>v)) {

@@ -4,13 +4,13 @@
 // stream, in the single-chain order. Chain b is blockGibbsSweeps on the same state, bit for bit. A factor
 // without batched products (FFT) runs the chains one after another.
 
-import { Philox, uniform32 } from '../core/rng';
+import { Philox } from '../core/rng';
 import { Relaxed, conditionalsFromU } from '../relax/relaxed';
 import { sigmoidBatch } from '../relax/relaxed_batch';
 import { Factor } from '../relax/factor';
 import { factorBatchable, factorApplyBatch, factorApplyTBatch } from '../relax/factor_batch';
 import { xOffset, sOffset, drawS, addInto, blockGibbsSweeps } from './blockgibbs';
-import { normalsInto } from '../core/rng_normal';
+import { normalsInto, bulkWords, bulkWordsAt, uniform32Of } from '../core/rng_normal';
 
 /** Bytes of a batch's scratch: X / G (m × B) and U / S (n × B). */
 export function blockGibbsBatchScratchBytes(relaxed: usize, B: i32): usize {
@@ -39,12 +39,13 @@ export function blockGibbsBatchStep(relaxed: usize, chains: usize, B: i32, sweep
   const X = scratch, U = scratch + <usize>m * stride;
   const xo = xOffset(), so = sOffset(r);
   for (let b = 0; b < B; b++) store<f64>(changed + (<usize>b << 3), 0);
+  // X holds the chains' x at the start of every sweep (the end of a sweep writes it back).
+  for (let b = 0; b < B; b++) {
+    const x = load<usize>(chains + (<usize>b << 2)) + xo;
+    let q = X + (<usize>b << 3);
+    for (let k = 0; k < m; k++, q += stride) store<f64>(q, load<f64>(x + (<usize>k << 3)));
+  }
   for (let t = 0; t < sweeps; t++) {
-    for (let b = 0; b < B; b++) {
-      const x = load<usize>(chains + (<usize>b << 2)) + xo;
-      let q = X + (<usize>b << 3);
-      for (let k = 0; k < m; k++, q += stride) store<f64>(q, load<f64>(x + (<usize>k << 3)));
-    }
     factorApplyBatch(f, X, U, B);
     if (r.allFree) sigmoidBatch(r, U, B);
     for (let b = 0; b < B; b++) {
@@ -55,14 +56,18 @@ export function blockGibbsBatchStep(relaxed: usize, chains: usize, B: i32, sweep
         const s = chain + so, ab = acc + <usize>b * accBytes;
         let q = U + (<usize>b << 3);
         let ch = 0;
-        for (let i = 0; i < n; i++, q += stride) {
-          const p = load<f64>(q);
-          if (acc) store<f64>(ab + (<usize>i << 3), load<f64>(ab + (<usize>i << 3)) + p);
-          const bit: f64 = uniform32(rng) < p ? 1.0 : 0.0;
-          const qs = s + (<usize>i << 3);
-          ch += <i32>(bit != load<f64>(qs));
-          store<f64>(qs, bit);
-          store<f64>(q, bit);
+        let i = 0;
+        while (i < n) {
+          const got = bulkWords(rng, n - i);
+          for (let j = 0; j < got; j++, i++, q += stride) {
+            const p = load<f64>(q);
+            if (acc) store<f64>(ab + (<usize>i << 3), load<f64>(ab + (<usize>i << 3)) + p);
+            const bit: f64 = uniform32Of(load<u32>(bulkWordsAt + (<usize>j << 2))) < p ? 1.0 : 0.0;
+            const qs = s + (<usize>i << 3);
+            ch += <i32>(bit != load<f64>(qs));
+            store<f64>(qs, bit);
+            store<f64>(q, bit);
+          }
         }
         const qc = changed + (<usize>b << 3);
         store<f64>(qc, load<f64>(qc) + <f64>ch);
@@ -85,9 +90,14 @@ export function blockGibbsBatchStep(relaxed: usize, chains: usize, B: i32, sweep
       const chain = load<usize>(chains + (<usize>b << 2));
       const rng = changetype<Philox>(chain);
       const x = chain + xo;
+      // x = Mᵀ s + z (blockgibbs.ts's drawX: the same sum per entry), into the chain and its column of X.
+      normalsInto(rng, x, m, false);
       let q = X + (<usize>b << 3);
-      for (let k = 0; k < m; k++, q += stride) store<f64>(x + (<usize>k << 3), load<f64>(q));
-      normalsInto(rng, x, m, true);
+      for (let k = 0; k < m; k++, q += stride) {
+        const xk = load<f64>(q) + load<f64>(x + (<usize>k << 3));
+        store<f64>(x + (<usize>k << 3), xk);
+        store<f64>(q, xk);
+      }
     }
   }
 }

@@ -24,7 +24,7 @@ import { Philox, PHILOX_BYTES, rngInit, uniform, uniform32 } from '../core/rng';
 import { Relaxed, relaxedLogDensity, relaxedGradient } from '../relax/relaxed';
 import { Factor, factorApplyT } from '../relax/factor';
 import { normalsInto } from '../core/rng_normal';
-import { dot, axpy, forwardSolve, transposeSolve, lowerMul, lowerMulT } from './hmc_triangular';
+import { dot, axpy, forwardSolve, transposeSolve, lowerMul, lowerMulT, scaleMomentum } from './hmc_triangular';
 
 export const TARGET_RELAXED: i32 = 0;
 export const TARGET_GAUSS: i32 = 1;
@@ -430,12 +430,7 @@ export function drawMomentum(c: Chain, p: usize): f64 {
   let k = 0.0;
   if (c.massKind == MASS_DIAG) {
     normalsInto(r, p, m, false);
-    for (let i = 0; i < m; i++) {
-      const z = load<f64>(p + (<usize>i << 3));
-      k += z * z;
-      store<f64>(p + (<usize>i << 3), z / Math.sqrt(load<f64>(c.invMass + (<usize>i << 3))));
-    }
-    return 0.5 * k;
+    return 0.5 * scaleMomentum(p, c.invMass, m);
   }
   normalsInto(r, c.w, m, false);
   for (let i = 0; i < m; i++) {

@@ -38,28 +38,44 @@ function lockstep(hdrs: usize, B: i32): bool {
 }
 
 /**
- * The drift x += h G⁻¹ p (hmc.ts's velocity, then axpy: the same operations per entry), writing x also
- * into the chain's column of the batch's X (`col`, entries `stride` bytes apart). With a diagonal mass
- * in one pass (c.v and the kinetic energy, which the trajectory does not use, are not computed).
+ * The kick p += h₁ ∇ then the drift x += h₂ G⁻¹ p (hmc.ts's axpy, velocity, axpy: the same operations per
+ * entry), writing x also into the chain's column of the batch's X (`col`, entries `stride` bytes apart).
+ * With a diagonal mass both in one pass over the chain's vectors, two entries per f64x2 (c.v and the
+ * kinetic energy, which the trajectory does not use, are not computed).
  */
-function drift(c: Chain, h: f64, col: usize, stride: usize): void {
+function kickDrift(c: Chain, h1: f64, h2: f64, col: usize, stride: usize): void {
   const m = c.m;
-  const xp = c.xp, p = c.p;
-  if (c.massKind == MASS_DIAG) {
-    const im = c.invMass;
+  const xp = c.xp, p = c.p, g = c.gp;
+  if (c.massKind != MASS_DIAG) {
+    axpy(p, h1, g, m);
+    velocity(c, p, c.v);
+    const v = c.v;
     for (let i = 0; i < m; i++, col += stride) {
       const o = <usize>i << 3;
-      const x = load<f64>(xp + o) + h * (load<f64>(im + o) * load<f64>(p + o));
+      const x = load<f64>(xp + o) + h2 * load<f64>(v + o);
       store<f64>(xp + o, x);
       store<f64>(col, x);
     }
     return;
   }
-  velocity(c, p, c.v);
-  const v = c.v;
-  for (let i = 0; i < m; i++, col += stride) {
+  const im = c.invMass;
+  const k1 = f64x2.splat(h1), k2 = f64x2.splat(h2);
+  const step = stride << 1;
+  let i = 0;
+  for (; i + 1 < m; i += 2, col += step) {
     const o = <usize>i << 3;
-    const x = load<f64>(xp + o) + h * load<f64>(v + o);
+    const pv = f64x2.add(v128.load(p + o), f64x2.mul(k1, v128.load(g + o)));
+    v128.store(p + o, pv);
+    const x = f64x2.add(v128.load(xp + o), f64x2.mul(k2, f64x2.mul(v128.load(im + o), pv)));
+    v128.store(xp + o, x);
+    v128.store64_lane(col, x, 0);
+    v128.store64_lane(col + stride, x, 1);
+  }
+  if (i < m) {
+    const o = <usize>i << 3;
+    const pi = load<f64>(p + o) + h1 * load<f64>(g + o);
+    store<f64>(p + o, pi);
+    const x = load<f64>(xp + o) + h2 * (load<f64>(im + o) * pi);
     store<f64>(xp + o, x);
     store<f64>(col, x);
   }
@@ -102,9 +118,9 @@ export function hmcStepBatch(hdrs: usize, B: i32, iters: i32, flags: i32, scratc
         for (let b = 0; b < B; b++) {
           if (load<i32>(mode + (<usize>b << 2)) == EVAL_SKIP) continue;
           const c = chainAt(hdrs, b);
-          axpy(c.p, load<f64>(c.coef + (<usize>(2 * k) << 3)) * c.eps, c.gp, m);
-          if (k == S) continue;
-          drift(c, load<f64>(c.coef + (<usize>(2 * k + 1) << 3)) * c.eps, scratch + (<usize>b << 3), stride);
+          const h1 = load<f64>(c.coef + (<usize>(2 * k) << 3)) * c.eps;
+          if (k == S) axpy(c.p, h1, c.gp, m);
+          else kickDrift(c, h1, load<f64>(c.coef + (<usize>(2 * k + 1) << 3)) * c.eps, scratch + (<usize>b << 3), stride);
         }
         if (k == S) break;
         const last = s == steps - 1 && k == S - 1;

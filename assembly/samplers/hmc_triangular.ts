@@ -1,6 +1,7 @@
-// Small dense kernels of the HMC chains' mass matrix (hmc.ts): a two-lane dot product, y += h x,
-// and the lower-triangular solves and products with the factor T. Their summation order is part of
-// every chain's bits, so they are kept as they are rather than shared with linalg's Cholesky.
+// Small dense kernels of the HMC chains' mass matrix (hmc.ts): a two-lane dot product, y += h x, the
+// momentum's scaling by a diagonal mass, and the lower-triangular solves and products with the factor T.
+// Their summation order is part of every chain's bits, so they are kept as they are rather than shared
+// with linalg's Cholesky.
 
 @inline
 export function dot(a: usize, b: usize, len: i32): f64 {
@@ -22,6 +23,29 @@ export function axpy(y: usize, h: f64, x: usize, len: i32): void {
     v128.store(q, f64x2.add(v128.load(q), f64x2.mul(hh, v128.load(x + (<usize>k << 3)))));
   }
   if (k < len) store<f64>(y + (<usize>k << 3), load<f64>(y + (<usize>k << 3)) + h * load<f64>(x + (<usize>k << 3)));
+}
+
+/**
+ * p ← z / √invMass entrywise (z: the normals in p), two entries per f64x2 (division and square root are
+ * exact-rounded in both forms); returns |z|² summed in index order.
+ */
+export function scaleMomentum(p: usize, invMass: usize, m: i32): f64 {
+  let k = 0.0;
+  let i = 0;
+  for (; i + 1 < m; i += 2) {
+    const o = <usize>i << 3;
+    const z = v128.load(p + o);
+    const z0 = f64x2.extract_lane(z, 0), z1 = f64x2.extract_lane(z, 1);
+    k += z0 * z0;
+    k += z1 * z1;
+    v128.store(p + o, f64x2.div(z, f64x2.sqrt(v128.load(invMass + o))));
+  }
+  if (i < m) {
+    const z = load<f64>(p + (<usize>i << 3));
+    k += z * z;
+    store<f64>(p + (<usize>i << 3), z / Math.sqrt(load<f64>(invMass + (<usize>i << 3))));
+  }
+  return k;
 }
 
 /** Solves T y = b in place (T lower triangular, row-major m × m; b overwritten by y). */

@@ -7,6 +7,7 @@
 
 import type { FactorData } from '../../bindings/relax/relaxation-types.ts';
 import { PhiloxJS } from './gibbs.ts';
+import { isLowerTriangular } from '../../bindings/relax/relaxation-bound.ts';
 
 /** PhiloxJS with rng.ts's 53-bit uniform and Box–Muller normal (its second value kept). */
 export class StreamJS extends PhiloxJS {
@@ -42,10 +43,13 @@ export class RelaxedBatchJS {
   readonly m: number;
   private readonly U: Float64Array;
   private readonly V: Float64Array;
+  /** A square lower triangular dense M: the products skip the zeros above the diagonal. */
+  private readonly lower: boolean;
 
   constructor(readonly factor: Extract<FactorData, { kind: 'dense' | 'sparse' }>, readonly bias: Float64Array, readonly B: number) {
     this.n = factor.n;
     this.m = factor.m;
+    this.lower = factor.kind === 'dense' && isLowerTriangular(factor.values, factor.n, factor.m);
     this.U = new Float64Array(this.n * B);
     this.V = new Float64Array(this.m * B);
   }
@@ -57,14 +61,16 @@ export class RelaxedBatchJS {
     if (f.kind === 'dense') {
       const M = f.values;
       for (let i = 0; i < n; i++) {
+        // A lower triangular M (dense Cholesky): up to the diagonal, rounded up to an even count (as the WASM kernels).
+        const len = this.lower ? Math.min(m, (i + 2) & ~1) : m;
         for (let b = 0; b < B; b++) {
           let ev = 0, od = 0, k = 0;
-          for (; k + 1 < m; k += 2) {
+          for (; k + 1 < len; k += 2) {
             ev += M[i * m + k] * X[k * B + b];
             od += M[i * m + k + 1] * X[(k + 1) * B + b];
           }
           let s = ev + od;
-          if (k < m) s += M[i * m + k] * X[k * B + b];
+          if (k < len) s += M[i * m + k] * X[k * B + b];
           U[i * B + b] = s;
         }
       }
@@ -91,7 +97,7 @@ export class RelaxedBatchJS {
       if (zero) continue;
       if (f.kind === 'dense') {
         const M = f.values;
-        for (let k = 0; k < m; k++) {
+        for (let k = 0, lim = this.lower ? Math.min(m, i + 1) : m; k < lim; k++) {
           const w = M[i * m + k];
           for (let b = 0; b < B; b++) G[k * B + b] += V[i * B + b] * w;
         }

@@ -47,7 +47,8 @@ export class BoundRelaxation {
       const index0 = factor.kind === 'sparse' ? arena.allocI32(factor.rowPtr) : 0;
       const index1 = factor.kind === 'sparse' ? arena.allocI32(factor.col) : 0;
       this.factor = arena.alloc(k.factorBytes());
-      k.factorInit(this.factor, KIND_CODE[factor.kind], factor.n, factor.m, 0, data0, index0, index1, 0);
+      const aux = factor.kind === 'dense' && isLowerTriangular(factor.values, factor.n, factor.m) ? DENSE_LOWER : 0;
+      k.factorInit(this.factor, KIND_CODE[factor.kind], factor.n, factor.m, aux, data0, index0, index1, 0);
     }
     const bias = arena.allocF64(form.a.map((ai, i) => ai - 0.5 * d[i]));
     const blockStart = arena.allocI32(form.blockStart);
@@ -76,4 +77,14 @@ export class BoundRelaxation {
   dispose(): void {
     this.arena.dispose();
   }
+}
+
+/** The dense factor's `aux` when it is square and lower triangular (dense Cholesky): its products skip the zeros above the diagonal. */
+const DENSE_LOWER = 1;
+
+/** Whether a row-major n × m matrix is square with every entry above the diagonal exactly 0. */
+export function isLowerTriangular(values: Float64Array, n: number, m: number): boolean {
+  if (n !== m) return false;
+  for (let i = 0; i < n; i++) for (let k = i + 1; k < m; k++) if (values[i * m + k] !== 0) return false;
+  return true;
 }
