@@ -19,8 +19,8 @@ import { bucketPlan, bucketRefusal, fixedStates, interactionGraph, runBucketElim
 import { combineSlices, runSlices, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
-import { annealOrder } from './order-search.ts';
-import { searchContractionTree } from './tree-search.ts';
+import { annealOrder, type OrderCost } from './order-search.ts';
+import { searchContractionTree, type ContractionGraph, type TreeSearchOptions, type TreeSearchResult } from './tree-search.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
 
@@ -116,6 +116,43 @@ const ORDER_ANNEALING_SHARE = 1 / 4;
 /** Of a plan past maxFlops, the order annealing's words (the tree search takes the rest). */
 const RESCUE_ANNEALING_WORK = 2e6;
 
+/** The rescue search's stages: parts of its budget (of 128 in all), each stage starting from the best order so far. */
+const RESCUE_STAGES = [1, 1, 2, 4, 8, 16, 32, 64];
+/** Bits (log2 flops + message bits past the bound) two stages must gain together to count as progress. */
+const RESCUE_MIN_GAIN = 0.25;
+
+/**
+ * The tree search for a plan past maxFlops (the rescue budget), in stages of doubling work from
+ * ≈ 0.03 s (RESCUE_STAGES), each from the best order so far. It stops early when the plan is still
+ * past maxFlops, the last two stages gained less than RESCUE_MIN_GAIN together and all stages so far
+ * less than the bits still missing: a search that stands still on a plan that far off (grids, dense
+ * graphs of treewidth ≳ 30) is not going to reach the limit, and its refusal stays fast. Stages are
+ * judged on orderCost (one upward pass: the plan's flops ≈ twice that), all in work units, so the
+ * plan is the same on every machine.
+ */
+function rescueTreeSearch(g: ContractionGraph, start: Int32Array, opts: TreeSearchOptions, maxFlops: number): TreeSearchResult {
+  const parts = RESCUE_STAGES.reduce((a, b) => a + b, 0), bound = opts.maxLog2Message;
+  const objective = (c: OrderCost): number => c.log2Flops + Math.max(0, c.log2Message - bound);
+  let best: TreeSearchResult | null = null, startCost: OrderCost | null = null;
+  let proposals = 0, accepted = 0, work = 0;
+  const gains: number[] = [];
+  for (let k = 0; k < RESCUE_STAGES.length; k++) {
+    // Each search returns its start order when it finds nothing better: never worse than `best`.
+    const t = searchContractionTree(g, best?.order ?? start, { ...opts, work: (opts.work * RESCUE_STAGES[k]) / parts, seed: RESCUE_SEED + 17 * k });
+    proposals += t.proposals;
+    accepted += t.accepted;
+    work += t.work;
+    startCost ??= t.start;
+    gains.push(objective(best ?? t.start) - objective(t));
+    best = t.improved ? t : (best ?? t);
+    const missing = best.log2Flops + 1 - Math.log2(maxFlops);
+    const total = gains.reduce((a, b) => a + b, 0);
+    if (k >= 1 && missing > 0 && gains[k] + gains[k - 1] < RESCUE_MIN_GAIN && total < missing) break;
+  }
+  return { ...best!, start: startCost!, improved: objective(best!) < objective(startCost!), proposals, accepted, work, stages: gains.length };
+}
+const RESCUE_SEED = 0x7e5a;
+
 /** A bucket plan's order of preference: within the message limit first, then log2 flops plus each bit of message past the limit (what slicing would roughly cost). */
 function planScore(plan: BucketPlan, maxMessage: number): number {
   return Math.log2(plan.flops) + Math.max(0, Math.log2(plan.maxMessage / maxMessage));
@@ -197,11 +234,12 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): Bu
     const a = annealOrder(graph, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: orderWork, penalty: 1 });
     const annealed = keep(bucketPlan(model, a.order, fixed, impossible), `${best.name} + annealing`);
     const scopes = tree ? Array.from({ length: model.nFactors }, (_, f) => model.scope(f).filter((v) => fixed[v] < 0)) : [];
-    const t = tree ? searchContractionTree({ ...graph, scopes }, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: work - orderWork }) : null;
+    const g = { ...graph, scopes }, treeOpts = { maxLog2Message: Math.log2(maxMessage), work: work - orderWork };
+    const t = !tree ? null : greedyFlops > maxFlops ? rescueTreeSearch(g, best.plan.order, treeOpts, maxFlops) : searchContractionTree(g, best.plan.order, treeOpts);
     const treed = !!t?.improved && keep(bucketPlan(model, t.order, fixed, impossible), `${best.name} + tree search`);
     search = {
       evaluations: a.evaluations, work: a.work + (t?.work ?? 0), improved: annealed || treed, greedyFlops, greedyMaxMessage,
-      by: treed ? 'tree' : annealed ? 'annealing' : 'greedy', treeProposals: t?.proposals ?? 0, treeWork: t?.work ?? 0,
+      by: treed ? 'tree' : annealed ? 'annealing' : 'greedy', treeProposals: t?.proposals ?? 0, treeWork: t?.work ?? 0, treeStages: t ? t.stages ?? 1 : 0,
     };
   }
   return { ...best, feasible: bestFeasible, maxMessage, maxFlops, search };
@@ -222,6 +260,8 @@ export interface OrderSearchReport {
   /** Rotations the tree search proposed, and its bitset words. */
   treeProposals: number;
   treeWork: number;
+  /** Stages the tree search ran (a plan past maxFlops: up to RESCUE_STAGES.length, fewer when it stopped early; else 1; 0: none ran). */
+  treeStages: number;
 }
 
 /** Which search produced a bucket plan's order (ExactResult.planSearch). */

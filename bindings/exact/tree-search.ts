@@ -50,6 +50,10 @@ export interface TreeSearchResult extends OrderCost {
   work: number;
   /** Each restart's order (read off its best tree). */
   treeOrders: Int32Array[];
+  /** The start order's cost (completed with the variables it lacks). */
+  start: OrderCost;
+  /** Searches run one after another, each from the best order before (the planner's staged rescue search); else absent (one). */
+  stages?: number;
 }
 
 /**
@@ -376,7 +380,7 @@ export function searchContractionTree(g: ContractionGraph, start: Int32Array, op
   const lv = leavesOf(g);
   const used = { work: 0, proposals: 0, accepted: 0 };
   const treeOrders: Int32Array[] = [];
-  const done = (improved: boolean): TreeSearchResult => ({ order: best.order, ...best.cost, improved, treeLog2Flops: best.tree, proposals: used.proposals, accepted: used.accepted, work: used.work, treeOrders });
+  const done = (improved: boolean): TreeSearchResult => ({ order: best.order, ...best.cost, improved, treeLog2Flops: best.tree, proposals: used.proposals, accepted: used.accepted, work: used.work, treeOrders, start: first });
   if (lv.scopes.length < 3 || opts.work <= 0) return done(false);
   const sizes = new Sizes((lv.globalOf.length + 31) >>> 5, Int32Array.from(lv.globalOf, (v) => g.card[v]));
   const seed = opts.seed ?? 0x7e5a;
