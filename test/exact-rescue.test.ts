@@ -11,21 +11,10 @@ import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { bucketEliminationPlan, exactInference, RESCUE_WORK, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { EngineError } from '../bindings/core/errors.ts';
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
 import { mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();
-
-function isingGrid(L: number, seed: number): Model {
-  const rand = mulberry32(seed);
-  const b = new ModelBuilder(new Array(L * L).fill(2));
-  for (let v = 0; v < L * L; v++) {
-    b.addUnary(v, [0, rand() - 0.5]);
-    const J = () => rand() - 0.5;
-    if (v % L + 1 < L) { const j = J(); b.addPairwise(v, v + 1, [j, -j, -j, j]); }
-    if (v + L < L * L) { const j = J(); b.addPairwise(v, v + L, [j, -j, -j, j]); }
-  }
-  return b.build();
-}
 
 /** A random 3-regular graph (configuration model, redrawn until simple) with random Ising couplings. */
 function regular3(n: number, seed: number): Model {
@@ -61,7 +50,7 @@ const cpuSeconds = (f: () => void): number => {
   return (c.user + c.system) / 1e6;
 };
 
-for (const [name, model] of [['dense random pairwise model, 45 variables', randomModel(mulberry32(4501), 45, { density: 0.5 })], ['30×30 Ising grid', isingGrid(30, 30)]] as const) {
+for (const [name, model] of [['dense random pairwise model, 45 variables', randomModel(mulberry32(4501), 45, { density: 0.5 })], ['30×30 Ising grid', isingLattice({ shape: [30, 30], J: (i, j) => Math.sin(i + 7 * j) / 2, h: 0.1 })]] as const) {
   test(`${name} within the rescue range: refused after 1/16 of the rescue budget, with the memory and configurations its best order needs`, () => {
     const greedy = bucketEliminationPlan(model, { orderSearchWork: 0 });
     assert.ok(greedy.plan.flops > 2 ** 34 && greedy.plan.flops <= 2 ** 44, `greedy plan 2^${Math.log2(greedy.plan.flops)}: within the rescue range`);

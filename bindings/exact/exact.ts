@@ -127,6 +127,8 @@ const RESCUE_MIN_GAIN = 0.25;
  * nothing in the first two stages and ≈ 10 bits in the third; with three, all 8 were solved.
  */
 const RESCUE_STALL_STAGES = 3;
+/** Stage k's seed is RESCUE_SEED + 17k (stage 0's: the tree search's default). */
+const RESCUE_SEED = 0x7e5a;
 
 /**
  * The tree search for a plan past maxFlops (the rescue budget), in stages of doubling work from
@@ -160,7 +162,6 @@ function rescueTreeSearch(g: ContractionGraph, start: Int32Array, opts: TreeSear
   }
   return { ...best!, start: startCost!, improved: objective(best!) < objective(startCost!), proposals, accepted, work, stages: gains.length };
 }
-const RESCUE_SEED = 0x7e5a;
 
 /** A bucket plan's order of preference: within the message limit first, then log2 flops plus each bit of message past the limit (what slicing would roughly cost). */
 function planScore(plan: BucketPlan, maxMessage: number): number {
