@@ -303,7 +303,10 @@ function annealTree(t: ContractionTree, sizes: Sizes, L: number, opts: { bound: 
   const start = used.work;
   for (let s = 0; s < sweeps && used.work - start < opts.work; s++) {
     const beta = sweeps === 1 ? b1 : b0 * (b1 / b0) ** (s / (sweeps - 1));
-    recompute();
+    // The tree is as the last recompute left it (before the loop or at the previous sweep's end):
+    // its sums are exact already. Counted as a recompute all the same, so budgets buy the sweeps
+    // (and give the trees) they always did.
+    used.work += inner * W;
     for (let P = L; P < t.nodes; P++) {
       used.work += VISIT_WORDS;
       // P = (Z, Y) with Y = (C, D) an inner node: propose P = ((Z, C), D), Y taking (Z, C)'s place.
