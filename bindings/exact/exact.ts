@@ -19,8 +19,8 @@ import { bucketPlan, bucketRefusal, fixedStates, interactionGraph, runBucketElim
 import { combineSlices, runSlices, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
-import { annealOrder } from './order-search.ts';
-import { searchContractionTree } from './tree-search.ts';
+import { annealOrder, type OrderCost } from './order-search.ts';
+import { searchContractionTree, type ContractionGraph, type TreeSearchOptions, type TreeSearchResult } from './tree-search.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
 
@@ -97,8 +97,9 @@ export const DEFAULT_MAX_MEMORY = 2 ** 31;
  * configurations per second in the block kernel): 1/32 word per configuration the best greedy plan
  * streams — about 5–10 % of the contraction's time — between 10⁶ and 5·10⁸ words; none below 2^24
  * configurations. A plan past maxFlops but within RESCUE_FACTOR of it gets RESCUE_WORK (≈ 3–4 s: the
- * tree search has turned such plans into ones within the limit, see README), one further past none,
- * so those refusals stay fast.
+ * tree search has turned such plans into ones within the limit, see README), spent in stages that
+ * stop after 1/16 of it when the search stands still (rescueTreeSearch); one further past none, so
+ * those refusals stay fast.
  */
 export function orderSearchWork(flops: number, maxFlops: number): number {
   if (flops < 2 ** 24) return 0;
@@ -109,12 +110,58 @@ export function orderSearchWork(flops: number, maxFlops: number): number {
 
 /** How far past maxFlops a greedy plan may be for the search to run at all. */
 export const RESCUE_FACTOR = 2 ** 10;
-/** The search budget of a greedy plan past maxFlops (within RESCUE_FACTOR). */
+/** The search budget of a greedy plan past maxFlops (within RESCUE_FACTOR), spent in stages (rescueTreeSearch). */
 export const RESCUE_WORK = 1e9;
 /** Of a plan within maxFlops, the share of the budget the order annealing gets; the tree search gets the rest. */
 const ORDER_ANNEALING_SHARE = 1 / 4;
 /** Of a plan past maxFlops, the order annealing's words (the tree search takes the rest). */
 const RESCUE_ANNEALING_WORK = 2e6;
+
+/** The rescue search's stages: parts of its budget (of 64 in all), each stage starting from the best order so far. */
+const RESCUE_STAGES = [1, 1, 2, 4, 8, 16, 32];
+/** Bits (log2 flops + message bits past the bound) the last RESCUE_STALL_STAGES stages must gain together to count as progress. */
+const RESCUE_MIN_GAIN = 0.25;
+/**
+ * Stages judged together. Two were too few: short runs quench, and on random 3-regular graphs of
+ * 180–196 variables (greedy 2^35–2^40) 2 of 8 plans the full budget brings to 2^30–2^32 gained
+ * nothing in the first two stages and ≈ 10 bits in the third; with three, all 8 were solved.
+ */
+const RESCUE_STALL_STAGES = 3;
+/** Stage k's seed is RESCUE_SEED + 17k (stage 0's: the tree search's default). */
+const RESCUE_SEED = 0x7e5a;
+
+/**
+ * The tree search for a plan past maxFlops (the rescue budget), in stages of doubling work from
+ * 1/64 of it (RESCUE_STAGES), each from the best order so far. It stops early when the plan is
+ * still past maxFlops, the last RESCUE_STALL_STAGES stages gained less than RESCUE_MIN_GAIN together
+ * and all stages so far less than the bits still missing: a search that stands still on a plan that
+ * far off (grids, dense graphs of treewidth ≳ 30: the full budget gains nothing there either) is not
+ * going to reach the limit, and its refusal comes after 1/16 of the budget. Stages are judged on
+ * orderCost (one upward pass: the plan's flops ≈ twice that), in work units, so the plan is the same
+ * on every machine.
+ */
+function rescueTreeSearch(g: ContractionGraph, start: Int32Array, opts: TreeSearchOptions, maxFlops: number): TreeSearchResult {
+  const parts = RESCUE_STAGES.reduce((a, b) => a + b, 0), bound = opts.maxLog2Message;
+  const objective = (c: OrderCost): number => c.log2Flops + Math.max(0, c.log2Message - bound);
+  let best: TreeSearchResult | null = null, startCost: OrderCost | null = null;
+  let proposals = 0, accepted = 0, work = 0;
+  const gains: number[] = [];
+  for (let k = 0; k < RESCUE_STAGES.length; k++) {
+    // Each search returns its start order when it finds nothing better: never worse than `best`.
+    const t = searchContractionTree(g, best?.order ?? start, { ...opts, work: (opts.work * RESCUE_STAGES[k]) / parts, seed: RESCUE_SEED + 17 * k });
+    proposals += t.proposals;
+    accepted += t.accepted;
+    work += t.work;
+    startCost ??= t.start;
+    gains.push(objective(best ?? t.start) - objective(t));
+    best = t.improved ? t : (best ?? t);
+    const missing = best.log2Flops + 1 - Math.log2(maxFlops);
+    const total = gains.reduce((a, b) => a + b, 0);
+    const recent = gains.slice(-RESCUE_STALL_STAGES).reduce((a, b) => a + b, 0);
+    if (k + 1 >= RESCUE_STALL_STAGES && missing > 0 && recent < RESCUE_MIN_GAIN && total < missing) break;
+  }
+  return { ...best!, start: startCost!, improved: objective(best!) < objective(startCost!), proposals, accepted, work, stages: gains.length };
+}
 
 /** A bucket plan's order of preference: within the message limit first, then log2 flops plus each bit of message past the limit (what slicing would roughly cost). */
 function planScore(plan: BucketPlan, maxMessage: number): number {
@@ -197,11 +244,12 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): Bu
     const a = annealOrder(graph, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: orderWork, penalty: 1 });
     const annealed = keep(bucketPlan(model, a.order, fixed, impossible), `${best.name} + annealing`);
     const scopes = tree ? Array.from({ length: model.nFactors }, (_, f) => model.scope(f).filter((v) => fixed[v] < 0)) : [];
-    const t = tree ? searchContractionTree({ ...graph, scopes }, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: work - orderWork }) : null;
+    const g = { ...graph, scopes }, treeOpts = { maxLog2Message: Math.log2(maxMessage), work: work - orderWork };
+    const t = !tree ? null : greedyFlops > maxFlops ? rescueTreeSearch(g, best.plan.order, treeOpts, maxFlops) : searchContractionTree(g, best.plan.order, treeOpts);
     const treed = !!t?.improved && keep(bucketPlan(model, t.order, fixed, impossible), `${best.name} + tree search`);
     search = {
       evaluations: a.evaluations, work: a.work + (t?.work ?? 0), improved: annealed || treed, greedyFlops, greedyMaxMessage,
-      by: treed ? 'tree' : annealed ? 'annealing' : 'greedy', treeProposals: t?.proposals ?? 0, treeWork: t?.work ?? 0,
+      by: treed ? 'tree' : annealed ? 'annealing' : 'greedy', treeProposals: t?.proposals ?? 0, treeWork: t?.work ?? 0, treeStages: t ? t.stages ?? 1 : 0,
     };
   }
   return { ...best, feasible: bestFeasible, maxMessage, maxFlops, search };
@@ -222,6 +270,8 @@ export interface OrderSearchReport {
   /** Rotations the tree search proposed, and its bitset words. */
   treeProposals: number;
   treeWork: number;
+  /** Stages the tree search ran (a plan past maxFlops: up to RESCUE_STAGES.length, fewer when it stopped early; else 1; 0: none ran). */
+  treeStages: number;
 }
 
 /** Which search produced a bucket plan's order (ExactResult.planSearch). */

@@ -50,6 +50,10 @@ export interface TreeSearchResult extends OrderCost {
   work: number;
   /** Each restart's order (read off its best tree). */
   treeOrders: Int32Array[];
+  /** The start order's cost (completed with the variables it lacks). */
+  start: OrderCost;
+  /** Searches run one after another, each from the best order before (the planner's staged rescue search); else absent (one). */
+  stages?: number;
 }
 
 /**
@@ -299,7 +303,10 @@ function annealTree(t: ContractionTree, sizes: Sizes, L: number, opts: { bound: 
   const start = used.work;
   for (let s = 0; s < sweeps && used.work - start < opts.work; s++) {
     const beta = sweeps === 1 ? b1 : b0 * (b1 / b0) ** (s / (sweeps - 1));
-    recompute();
+    // The tree is as the last recompute left it (before the loop or at the previous sweep's end):
+    // its sums are exact already. Counted as a recompute all the same, so budgets buy the sweeps
+    // (and give the trees) they always did.
+    used.work += inner * W;
     for (let P = L; P < t.nodes; P++) {
       used.work += VISIT_WORDS;
       // P = (Z, Y) with Y = (C, D) an inner node: propose P = ((Z, C), D), Y taking (Z, C)'s place.
@@ -376,7 +383,7 @@ export function searchContractionTree(g: ContractionGraph, start: Int32Array, op
   const lv = leavesOf(g);
   const used = { work: 0, proposals: 0, accepted: 0 };
   const treeOrders: Int32Array[] = [];
-  const done = (improved: boolean): TreeSearchResult => ({ order: best.order, ...best.cost, improved, treeLog2Flops: best.tree, proposals: used.proposals, accepted: used.accepted, work: used.work, treeOrders });
+  const done = (improved: boolean): TreeSearchResult => ({ order: best.order, ...best.cost, improved, treeLog2Flops: best.tree, proposals: used.proposals, accepted: used.accepted, work: used.work, treeOrders, start: first });
   if (lv.scopes.length < 3 || opts.work <= 0) return done(false);
   const sizes = new Sizes((lv.globalOf.length + 31) >>> 5, Int32Array.from(lv.globalOf, (v) => g.card[v]));
   const seed = opts.seed ?? 0x7e5a;
