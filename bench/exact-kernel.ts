@@ -70,7 +70,7 @@ function problem(c: Clique, seed: number): Problem {
 function writeProblem(p: Problem, card: number, path: string): void {
   const parts: Buffer[] = [Buffer.from(Int32Array.from([p.outer.length, p.nIn, p.tables.length - p.nIn, p.B]).buffer), Buffer.from(Int32Array.from(p.outer.map(() => card)).buffer)];
   for (const t of p.tables) {
-    parts.push(Buffer.from(Int32Array.from([t.size, t.kind, t.R, ...t.strides]).buffer), Buffer.from(t.segs.buffer, t.segs.byteOffset, t.segs.byteLength));
+    parts.push(Buffer.from(Int32Array.from([t.size, Math.min(t.kind, 1), t.R, ...t.strides]).buffer), Buffer.from(t.segs.buffer, t.segs.byteOffset, t.segs.byteLength));
     parts.push(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength));
   }
   writeFileSync(path, Buffer.concat(parts));

@@ -165,8 +165,9 @@ function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
  * A table's run over a block (bucketBlock's runs): the block's digits have cardinalities `cards`
  * (the last fastest, B configurations) and the table the strides `strides` (0 where it lacks the
  * digit). Its trailing digits are held contiguously (kind 0: entries seg[s] + r) or not at all
- * (kind 1: one entry seg[s] per run), R configurations per run; segs: the B / R run offsets;
- * distinct: no two runs share an entry.
+ * (kind 1: one entry seg[s] per run; kind 2 when moreover seg[s] = s, the table holding the other
+ * block digits contiguously: the kernel then reads the runs' entries as one array), R configurations
+ * per run; segs: the B / R run offsets; distinct: no two runs share an entry.
  */
 export function blockRuns(cards: number[], strides: number[], B: number): { kind: number; R: number; segs: Int32Array; distinct: boolean } {
   const nb = cards.length;
@@ -176,6 +177,12 @@ export function blockRuns(cards: number[], strides: number[], B: number): { kind
     while (L < nb && strides[nb - 1 - L] === R) R *= cards[nb - 1 - L++];
   } else while (L < nb && strides[nb - 1 - L] === 0) R *= cards[nb - 1 - L++];
   const segs = new Int32Array(B / R), digit = new Int32Array(nb - L);
+  let consecutive = kind === 1 && R < B;
+  for (let j = nb - L - 1, st = 1; j >= 0 && consecutive; j--) (consecutive = strides[j] === st), (st *= cards[j]);
+  if (consecutive) {
+    for (let s = 0; s < segs.length; s++) segs[s] = s;
+    return { kind: 2, R, segs, distinct: true };
+  }
   for (let s = 0, at = 0; s < segs.length; s++) {
     segs[s] = at;
     for (let j = nb - L - 1; j >= 0; j--) {
