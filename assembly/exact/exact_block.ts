@@ -353,6 +353,13 @@ export function bucketRescale(p: usize, len: i32, shift: f64, res: usize): void 
   bucketScale(p, len, shift, load<f64>(res), load<f64>(res, 8), res);
 }
 
+/** st f64[2] = the largest entry of p f64[len] and its smallest positive one. */
+export function bucketRange(p: usize, len: i32, st: usize): void {
+  store<f64>(st, 0);
+  store<f64>(st, Infinity, 8);
+  rangeOf(p, p + (<usize>len << 3), st);
+}
+
 /** bucketRescale given the table's largest entry hi and smallest positive one lo (already gathered). */
 export function bucketScale(p: usize, len: i32, shift: f64, hi: f64, lo: f64, res: usize): void {
   const end = p + (<usize>len << 3);
@@ -378,6 +385,47 @@ export function bucketScale(p: usize, len: i32, shift: f64, hi: f64, lo: f64, re
     }
     store<f64>(res, 0);
     store<f64>(res, 0, 8);
+  }
+}
+
+/**
+ * A clique's one child c: d (f64[len], δ_c streamed without m_c, relative to e^shift; st f64[2]
+ * its largest entry and smallest positive one) is put in the form bucketScale gives and copied over
+ * m (m_c, whose first digit is the clique's eliminated variable, K states): marg f64[K] gets
+ * Σ d · m over each state's slab (the variable's unnormalised marginal) before m is overwritten.
+ * One pass in the linear case: no quotient belief / m_c and no separate rescaling.
+ */
+export function bucketDelta(d: usize, m: usize, len: i32, K: i32, shift: f64, st: usize, marg: usize, res: usize): void {
+  const hi = load<f64>(st), lo = load<f64>(st, 8);
+  const slab = <usize>(len / K) << 3;
+  const span = hi > 0 ? Math.log(hi / lo) : 0;
+  const copy = hi > 0 && span <= 700;
+  const inv = f64x2.splat(copy ? 1 / hi : 1);
+  for (let k = 0; k < K; k++) {
+    const a = <usize>k * slab;
+    let acc = f64x2.splat(0);
+    let e: usize = 0;
+    for (; e + 16 <= slab; e += 16) {
+      const x = v128.load(d + a + e);
+      acc = f64x2.add(acc, f64x2.mul(x, v128.load(m + a + e)));
+      if (copy) v128.store(m + a + e, f64x2.mul(x, inv));
+    }
+    let y = f64x2.extract_lane(acc, 0) + f64x2.extract_lane(acc, 1);
+    if (e < slab) {
+      const x = load<f64>(d + a + e);
+      y += x * load<f64>(m + a + e);
+      if (copy) store<f64>(m + a + e, x * (1 / hi));
+    }
+    store<f64>(marg + (<usize>k << 3), y);
+  }
+  if (copy) {
+    store<f64>(res, 1);
+    store<f64>(res, shift + Math.log(hi), 8);
+    store<f64>(res, span, 16);
+  } else {
+    // All zero, or past the linear range: bucketScale's other forms, then the copy.
+    bucketScale(d, len, shift, hi, lo, res);
+    memory.copy(m, d, <usize>len << 3);
   }
 }
 

@@ -532,7 +532,19 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       let at = ws;
       for (const c of children) (belief.set(c, at), (at += 8 * mSize[c]));
       const shift = linearShift(inputs);
-      if (shift !== null) {
+      if (shift !== null && children.length === 1) {
+        // One child c (v is the first variable of S_c): δ_c is streamed directly, the product of every
+        // input but m_c (no quotient belief / m_c), and v's marginal is Σ m_c · δ_c over each of v's
+        // slabs of S_c (bucketDelta, which also rescales δ_c into m_c's place).
+        const c = children[0];
+        const others = inputs.filter((r) => r.kind !== 'up' || r.id !== c);
+        blockStream(v, others.map(blockTable), [{ addr: ws, len: mSize[c], stride: (u: number) => mStride[c].get(u) ?? 0 }], 0, true);
+        if (arena.i32(pZmask, 1)[0] < 0) engine.call('bucket elimination', (k) => k.bucketRange(ws, mSize[c], pStats));
+        engine.call('bucket elimination', (k) => k.bucketDelta(ws, up[c], mSize[c], card[v], shift - form.up[3 * c + 1], pStats, margOut, pRes));
+        form.down.set(arena.f64(pRes, 3), 3 * c);
+        down[c] = up[c];
+        setMarginal(v, arena.f64(margOut, card[v]), true);
+      } else if (shift !== null) {
         const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => mStride[c].get(u) ?? 0 }))];
         blockStream(v, inputs.map(blockTable), outs, 0, false);
         for (const c of children) {
