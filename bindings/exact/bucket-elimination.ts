@@ -412,6 +412,8 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     };
     const k0 = engine.kernels;
     /** Writes one block call's tables (the outer digits' strides, each table's runs and segments over the block) and runs `call`. */
+    // Each table layout's runs over a block (they depend on the block's cardinalities and the table's strides only: few distinct).
+    const runCache = new Map<string, ReturnType<typeof blockRuns>>();
     const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], linear: boolean, call: (nOuter: number) => void): void => {
       const tables = [...inputs, ...outs], nT = tables.length, nOuter = outer.length;
       const zmask = arena.i32(pZmask, outs.length);
@@ -420,9 +422,14 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       const st = arena.i32(pBlockStrides, nT * nOuter), runs = arena.i32(pRuns, 3 * nT);
       tables.forEach(({ stride }, t) => {
         outer.forEach((u, j) => (st[t * nOuter + j] = stride(u)));
-        const { kind, R, segs, distinct } = blockRuns(blockVars.map((u) => card[u]), blockVars.map(stride), B);
+        const cards = blockVars.map((u) => card[u]), strides = blockVars.map(stride), key = `${cards.join()}|${strides.join()}`;
+        let runsOf = runCache.get(key);
+        if (!runsOf) runCache.set(key, (runsOf = blockRuns(cards, strides, B)));
+        const { kind, R, segs, distinct } = runsOf;
         const segPtr = pSegs + 4 * maxBlock * t;
-        arena.i32(segPtr, segs.length).set(segs);
+        // Kind 2 and whole-block runs are read without their offsets.
+        if (kind !== 2 && R < B) arena.i32(segPtr, segs.length).set(segs);
+        else arena.i32(segPtr, 1)[0] = 0;
         runs.set([kind, R, segPtr], 3 * t);
         if (t < inputs.length || !linear) return;
         // An output whose block segments are distinct is written on its entries' first visit (the
