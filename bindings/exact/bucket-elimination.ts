@@ -9,7 +9,8 @@
 //    the bucket's scopes minus v), which goes to the bucket of S_v's first-eliminated variable (its
 //    parent; a bucket with S_v = ∅ is a root and m_v is a scalar: log Z is their sum);
 //  * downward: one stream of v's clique over its tables and δ_v (the rest of the model seen from
-//    S_v) gives v's marginal and each child's separator belief, and δ_c = belief / m_c.
+//    S_v) gives v's marginal and each child's separator belief, and δ_c = belief / m_c; with one
+//    child, the stream leaves m_c out and gives δ_c itself, and v's marginal is Σ m_c · δ_c.
 // Every table is laid out in elimination order (factors are copied so), which lets the kernel walk
 // a clique in blocks of its last variables with contiguous runs (exact_block.ts). No clique table is
 // ever stored: memory is the upward messages (each δ_c overwrites m_c) plus one clique's children's
