@@ -412,9 +412,9 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       outs.forEach((o, q) => engine.call('bucket elimination', (k) => k.bucketLogFinish(o.addr, sList[q], o.len)));
     };
     const k0 = engine.kernels;
-    /** Writes one block call's tables (the outer digits' strides, each table's runs and segments over the block) and runs `call`. */
     // Each table layout's runs over a block (they depend on the block's cardinalities and the table's strides only: few distinct).
     const runCache = new Map<string, ReturnType<typeof blockRuns>>();
+    /** Writes one block call's tables (the outer digits' strides, each table's runs and segments over the block) and runs `call`. */
     const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], linear: boolean, call: (nOuter: number) => void): void => {
       const tables = [...inputs, ...outs], nT = tables.length, nOuter = outer.length;
       const zmask = arena.i32(pZmask, outs.length);

@@ -263,10 +263,10 @@ function result(out: ExactOutcome, rest: Omit<ExactResult, 'logZ' | 'marginals'>
 /**
  * auto's cost model on pairwise models, in units of one configuration streamed by bucket
  * elimination: its plan costs flops + BUCKET_MESSAGE_COST · (entries of all messages: each is
- * written, rescaled, turned into δ and rescaled again, and its memory first touched), the junction
+ * written, rescaled, turned into δ, and its memory first touched), the junction
  * tree JUNCTION_TREE_ENTRY_COST per clique-table entry. Fitted to the CPU times of both on the UAI
  * 2014 pairwise files (README): bucket elimination ≈ 1.9 ns per configuration + 6.2 ns per message
- * entry (ObjectDetection_11 and Grids_15), the junction tree ≈ 7.5–8.3 ns per entry on the grids and
+ * entry (ObjectDetection_11 and Grids_15), the junction tree ≈ 7.3–9 ns per entry on the grids and
  * ObjectDetection_11 (13–16 ns on DBN_11, CSP_11 and Segmentation_11, which the model does not see:
  * it errs towards the junction tree there), and a setup of BUCKET_SETUP configurations (≈ 2 ms more
  * than the junction tree's: on tiny models such as Grids_12 the junction tree is faster).
