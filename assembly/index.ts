@@ -16,7 +16,7 @@ export { factorGibbsStateBytes, factorGibbsInit, factorGibbsStep } from './sampl
 export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';
 export { enumRun } from './exact/exact_enum';
 export { bucketLinearise, bucketDecode } from './exact/exact_bucket';
-export { bucketBlock, bucketBlockLog, bucketLogFinish, bucketRescale, bucketScale, bucketQuotient, bucketLogQuotient, bucketToLog } from './exact/exact_block';
+export { bucketBlock, bucketBlockLog, bucketLogFinish, bucketRescale, bucketScale, bucketDelta, bucketRange, bucketQuotient, bucketLogQuotient, bucketToLog } from './exact/exact_block';
 export { factorBytes, factorInit, factorMul, factorMulT } from './relax/factor';
 export { relaxedBytes, relaxedInit, relaxedLogp } from './relax/relaxed';
 export { gf2Reduce } from './variational/gf2';

@@ -1,7 +1,8 @@
 // npm run bench:exact-kernel [-- --quick]: the block kernel of bucket elimination (bucketBlock,
-// assembly/exact/exact_block.ts) on two synthetic cliques shaped like the UAI files' largest —
+// assembly/exact/exact_block.ts) on three synthetic cliques shaped like the UAI files' largest —
 // cardinality 16 (ObjectDetection: 6 variables, 16^6 configurations) and binary (a grid's frontier:
-// 22 variables, 2^22) — in WASM and in a native C reference of the same kernel
+// 22 variables, 2^22; and Grids_15's largest upward cliques, 2^21, memory already touched) — in
+// WASM and in a native C reference of the same kernel
 // (bench/native/bucket_block.c, gcc -O3 at -march=x86-64-v2, 128-bit SIMD like WASM, and at
 // -march=native), after checking all give the same message. Medians of REPEATS runs, alternated.
 import { spawnSync } from 'node:child_process';
@@ -28,9 +29,13 @@ interface Clique {
 const cliques: Clique[] = [
   { name: 'cardinality 16, 6 variables (ObjectDetection-like)', card: 16, nv: QUICK ? 5 : 6, inputs: [] },
   { name: 'binary, 22 variables (a grid frontier)', card: 2, nv: QUICK ? 18 : 22, inputs: [] },
+  { name: 'binary, 21 variables, 3 inputs (Grids_15\'s largest upward cliques)', card: 2, nv: QUICK ? 17 : 21, inputs: [] },
 ];
 {
-  const [a, b] = cliques;
+  const [a, b, g] = cliques;
+  // The premultiplied table over the eliminated variable and the block, a pair with an outer
+  // variable, and the child's message, which lacks the newest variable (a run of two per entry).
+  g.inputs.push([0, ...Array.from({ length: 12 }, (_, k) => g.nv - 12 + k)], [0, 1], Array.from({ length: g.nv - 1 }, (_, k) => k));
   // Pairwise factors of the eliminated variable with every other, and children's messages.
   for (let u = 1; u < a.nv; u++) a.inputs.push([0, u]);
   a.inputs.push([0, 1, 3, a.nv - 1], [0, 2, a.nv - 2, a.nv - 1], [0, ...Array.from({ length: a.nv - 3 }, (_, k) => k + 3)]);
@@ -70,7 +75,7 @@ function problem(c: Clique, seed: number): Problem {
 function writeProblem(p: Problem, card: number, path: string): void {
   const parts: Buffer[] = [Buffer.from(Int32Array.from([p.outer.length, p.nIn, p.tables.length - p.nIn, p.B]).buffer), Buffer.from(Int32Array.from(p.outer.map(() => card)).buffer)];
   for (const t of p.tables) {
-    parts.push(Buffer.from(Int32Array.from([t.size, t.kind, t.R, ...t.strides]).buffer), Buffer.from(t.segs.buffer, t.segs.byteOffset, t.segs.byteLength));
+    parts.push(Buffer.from(Int32Array.from([t.size, Math.min(t.kind, 1), t.R, ...t.strides]).buffer), Buffer.from(t.segs.buffer, t.segs.byteOffset, t.segs.byteLength));
     parts.push(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength));
   }
   writeFileSync(path, Buffer.concat(parts));

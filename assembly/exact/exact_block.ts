@@ -7,7 +7,9 @@
 // The clique's digits are split into outer digits (an odometer) and a block: the trailing digits,
 // B configurations. Seen over the block, each table is a run of R entries repeated over B/R
 // segments: contiguous (kind 0: the table holds the block's last digits, entries at seg[s] + r) or
-// constant (kind 1: it holds none of them, one entry at seg[s] per segment). So for every outer
+// constant (kind 1: it holds none of them, one entry at seg[s] per segment; kind 2: the same with
+// seg[s] = s, the table holding the block's other digits contiguously — a child's message that
+// lacks the last separator variable — read two segments per f64x2 load, without the offsets). So for every outer
 // configuration the product of the inputs over the whole block is formed with f64x2 loads and
 // multiplies, a table holding no block digit costs one multiply per block, and the offsets are
 // moved once per block, never per configuration; then each output gathers the block (sum or max)
@@ -16,16 +18,42 @@
 
 import { expPairK } from '../core/vmath';
 
+// Byte offset of segment s: s itself for kind 2 (consecutive entries), else read from segs.
+// @ts-ignore: decorator
+@inline function segAt(kind: i32, segs: usize, s: i32): usize {
+  return kind == 2 ? <usize>s << 3 : <usize>load<i32>(segs + (<usize>s << 2)) << 3;
+}
+
 // buf ·= (op 0) or += (op 1) one input over the block through its runs; the first input writes
 // buf, with c (the block's scalar inputs) folded in.
 // @ts-ignore: decorator
 @inline function segRun(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, buf: usize, first: bool, c: f64, op: i32): void {
   const rb = <usize>R << 3;
-  if (kind == 1) {
+  if (kind == 2 && R == 2 && (nSeg & 1) == 0) {
+    // Two consecutive entries per load, each duplicated over its run of two.
+    const cv = f64x2.splat(op == 0 ? (first ? c : 1) : (first ? c : 0));
+    let b = buf, a = base;
+    const e = buf + (<usize>nSeg << 4);
+    for (; b < e; b += 32, a += 16) {
+      const y = v128.load(a);
+      const x0 = op == 0 ? f64x2.mul(v128.shuffle<i64>(y, y, 0, 0), cv) : f64x2.add(v128.shuffle<i64>(y, y, 0, 0), cv);
+      const x1 = op == 0 ? f64x2.mul(v128.shuffle<i64>(y, y, 1, 1), cv) : f64x2.add(v128.shuffle<i64>(y, y, 1, 1), cv);
+      if (first) {
+        v128.store(b, x0);
+        v128.store(b, x1, 16);
+      } else if (op == 0) {
+        v128.store(b, f64x2.mul(v128.load(b), x0));
+        v128.store(b, f64x2.mul(v128.load(b, 16), x1), 16);
+      } else {
+        v128.store(b, f64x2.add(v128.load(b), x0));
+        v128.store(b, f64x2.add(v128.load(b, 16), x1), 16);
+      }
+    }
+  } else if (kind != 0) {
     // Constant over each run: one entry per segment.
     let b = buf;
     for (let s = 0; s < nSeg; s++) {
-      const y = load<f64>(base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3));
+      const y = load<f64>(base + segAt(kind, segs, s));
       const x = op == 0 ? y * (first ? c : 1) : y + (first ? c : 0);
       const e = b + rb;
       if ((R & 1) == 0) {
@@ -64,7 +92,20 @@ import { expPairK } from '../core/vmath';
 @inline function segGather(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, buf: usize, mode: i32, init: f64, first: bool): void {
   const rb = <usize>R << 3;
   let b = buf;
-  if (kind == 1) {
+  if (kind == 2 && R == 2 && (nSeg & 1) == 0) {
+    // Runs of two: two outputs per step, each the sum (max) of its pair, as the general path forms it.
+    const iv = f64x2.splat(init);
+    let a = base;
+    const e = buf + (<usize>nSeg << 4);
+    for (; b < e; b += 32, a += 16) {
+      const u = v128.load(b), w = v128.load(b, 16);
+      const l0 = mode == 0 ? f64x2.add(iv, v128.shuffle<i64>(u, w, 0, 2)) : f64x2.pmax(iv, v128.shuffle<i64>(u, w, 0, 2));
+      const l1 = mode == 0 ? f64x2.add(iv, v128.shuffle<i64>(u, w, 1, 3)) : f64x2.pmax(iv, v128.shuffle<i64>(u, w, 1, 3));
+      const y = mode == 0 ? f64x2.add(f64x2.add(iv, l0), l1) : f64x2.max(iv, f64x2.max(l0, l1));
+      if (first) v128.store(a, y);
+      else v128.store(a, mode == 0 ? f64x2.add(v128.load(a), y) : f64x2.max(v128.load(a), y));
+    }
+  } else if (kind != 0) {
     for (let s = 0; s < nSeg; s++) {
       const e = b + rb;
       let acc = f64x2.splat(init);
@@ -76,7 +117,7 @@ import { expPairK } from '../core/vmath';
         if (mode == 0) for (; b < e; b += 8) a1 += load<f64>(b);
         else for (; b < e; b += 8) a1 = max(a1, load<f64>(b));
       }
-      const p = base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3);
+      const p = base + segAt(kind, segs, s);
       const l0 = f64x2.extract_lane(acc, 0), l1 = f64x2.extract_lane(acc, 1);
       const y = mode == 0 ? a1 + l0 + l1 : max(a1, max(l0, l1));
       if (first) store<f64>(p, y);
@@ -152,8 +193,8 @@ export function bucketBlock(
 // @ts-ignore: decorator
 @inline function segRange(kind: i32, R: i32, segs: usize, nSeg: i32, base: usize, st: usize): void {
   for (let s = 0; s < nSeg; s++) {
-    const a = base + (<usize>load<i32>(segs + (<usize>s << 2)) << 3);
-    if (kind == 1) {
+    const a = base + segAt(kind, segs, s);
+    if (kind != 0) {
       const x = load<f64>(a);
       store<f64>(st, max(load<f64>(st), x));
       if (x > 0) store<f64>(st, min(load<f64>(st, 8), x), 8);
@@ -258,9 +299,9 @@ export function bucketBlockLog(
       const sBase = <usize>load<u32>(sAddr + (<usize>(t - nIn) << 2)) + o;
       let b = buf;
       for (let s = 0; s < nSeg; s++) {
-        const so = <usize>load<i32>(segs + (<usize>s << 2)) << 3;
+        const so = segAt(kind, segs, s);
         const e = b + (<usize>R << 3);
-        if (kind == 1) {
+        if (kind != 0) {
           // One entry gathers the run: Σ exp(x − m), nothing where m = −∞ (every term is 0).
           const m = load<f64>(base + so);
           if (m == -Infinity) {
@@ -312,6 +353,13 @@ export function bucketRescale(p: usize, len: i32, shift: f64, res: usize): void 
   bucketScale(p, len, shift, load<f64>(res), load<f64>(res, 8), res);
 }
 
+/** st f64[2] = the largest entry of p f64[len] and its smallest positive one. */
+export function bucketRange(p: usize, len: i32, st: usize): void {
+  store<f64>(st, 0);
+  store<f64>(st, Infinity, 8);
+  rangeOf(p, p + (<usize>len << 3), st);
+}
+
 /** bucketRescale given the table's largest entry hi and smallest positive one lo (already gathered). */
 export function bucketScale(p: usize, len: i32, shift: f64, hi: f64, lo: f64, res: usize): void {
   const end = p + (<usize>len << 3);
@@ -337,6 +385,47 @@ export function bucketScale(p: usize, len: i32, shift: f64, hi: f64, lo: f64, re
     }
     store<f64>(res, 0);
     store<f64>(res, 0, 8);
+  }
+}
+
+/**
+ * A clique's one child c: d (f64[len], δ_c streamed without m_c, relative to e^shift; st f64[2]
+ * its largest entry and smallest positive one) is put in the form bucketScale gives and copied over
+ * m (m_c, whose first digit is the clique's eliminated variable, K states): marg f64[K] gets
+ * Σ d · m over each state's slab (the variable's unnormalised marginal) before m is overwritten.
+ * One pass in the linear case: no quotient belief / m_c and no separate rescaling.
+ */
+export function bucketDelta(d: usize, m: usize, len: i32, K: i32, shift: f64, st: usize, marg: usize, res: usize): void {
+  const hi = load<f64>(st), lo = load<f64>(st, 8);
+  const slab = <usize>(len / K) << 3;
+  const span = hi > 0 ? Math.log(hi / lo) : 0;
+  const copy = hi > 0 && span <= 700;
+  const inv = f64x2.splat(copy ? 1 / hi : 1);
+  for (let k = 0; k < K; k++) {
+    const a = <usize>k * slab;
+    let acc = f64x2.splat(0);
+    let e: usize = 0;
+    for (; e + 16 <= slab; e += 16) {
+      const x = v128.load(d + a + e);
+      acc = f64x2.add(acc, f64x2.mul(x, v128.load(m + a + e)));
+      if (copy) v128.store(m + a + e, f64x2.mul(x, inv));
+    }
+    let y = f64x2.extract_lane(acc, 0) + f64x2.extract_lane(acc, 1);
+    if (e < slab) {
+      const x = load<f64>(d + a + e);
+      y += x * load<f64>(m + a + e);
+      if (copy) store<f64>(m + a + e, x * (1 / hi));
+    }
+    store<f64>(marg + (<usize>k << 3), y);
+  }
+  if (copy) {
+    store<f64>(res, 1);
+    store<f64>(res, shift + Math.log(hi), 8);
+    store<f64>(res, span, 16);
+  } else {
+    // All zero, or past the linear range: bucketScale's other forms, then the copy.
+    bucketScale(d, len, shift, hi, lo, res);
+    memory.copy(m, d, <usize>len << 3);
   }
 }
 

@@ -9,7 +9,8 @@
 //    the bucket's scopes minus v), which goes to the bucket of S_v's first-eliminated variable (its
 //    parent; a bucket with S_v = ∅ is a root and m_v is a scalar: log Z is their sum);
 //  * downward: one stream of v's clique over its tables and δ_v (the rest of the model seen from
-//    S_v) gives v's marginal and each child's separator belief, and δ_c = belief / m_c.
+//    S_v) gives v's marginal and each child's separator belief, and δ_c = belief / m_c; with one
+//    child, the stream leaves m_c out and gives δ_c itself, and v's marginal is Σ m_c · δ_c.
 // Every table is laid out in elimination order (factors are copied so), which lets the kernel walk
 // a clique in blocks of its last variables with contiguous runs (exact_block.ts). No clique table is
 // ever stored: memory is the upward messages (each δ_c overwrites m_c) plus one clique's children's
@@ -165,8 +166,9 @@ function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
  * A table's run over a block (bucketBlock's runs): the block's digits have cardinalities `cards`
  * (the last fastest, B configurations) and the table the strides `strides` (0 where it lacks the
  * digit). Its trailing digits are held contiguously (kind 0: entries seg[s] + r) or not at all
- * (kind 1: one entry seg[s] per run), R configurations per run; segs: the B / R run offsets;
- * distinct: no two runs share an entry.
+ * (kind 1: one entry seg[s] per run; kind 2 when moreover seg[s] = s, the table holding the other
+ * block digits contiguously: the kernel then reads the runs' entries as one array), R configurations
+ * per run; segs: the B / R run offsets; distinct: no two runs share an entry.
  */
 export function blockRuns(cards: number[], strides: number[], B: number): { kind: number; R: number; segs: Int32Array; distinct: boolean } {
   const nb = cards.length;
@@ -176,6 +178,12 @@ export function blockRuns(cards: number[], strides: number[], B: number): { kind
     while (L < nb && strides[nb - 1 - L] === R) R *= cards[nb - 1 - L++];
   } else while (L < nb && strides[nb - 1 - L] === 0) R *= cards[nb - 1 - L++];
   const segs = new Int32Array(B / R), digit = new Int32Array(nb - L);
+  let consecutive = kind === 1 && R < B;
+  for (let j = nb - L - 1, st = 1; j >= 0 && consecutive; j--) (consecutive = strides[j] === st), (st *= cards[j]);
+  if (consecutive) {
+    for (let s = 0; s < segs.length; s++) segs[s] = s;
+    return { kind: 2, R, segs, distinct: true };
+  }
   for (let s = 0, at = 0; s < segs.length; s++) {
     segs[s] = at;
     for (let j = nb - L - 1; j >= 0; j--) {
@@ -404,6 +412,8 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       outs.forEach((o, q) => engine.call('bucket elimination', (k) => k.bucketLogFinish(o.addr, sList[q], o.len)));
     };
     const k0 = engine.kernels;
+    // Each table layout's runs over a block (they depend on the block's cardinalities and the table's strides only: few distinct).
+    const runCache = new Map<string, ReturnType<typeof blockRuns>>();
     /** Writes one block call's tables (the outer digits' strides, each table's runs and segments over the block) and runs `call`. */
     const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], linear: boolean, call: (nOuter: number) => void): void => {
       const tables = [...inputs, ...outs], nT = tables.length, nOuter = outer.length;
@@ -413,9 +423,14 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       const st = arena.i32(pBlockStrides, nT * nOuter), runs = arena.i32(pRuns, 3 * nT);
       tables.forEach(({ stride }, t) => {
         outer.forEach((u, j) => (st[t * nOuter + j] = stride(u)));
-        const { kind, R, segs, distinct } = blockRuns(blockVars.map((u) => card[u]), blockVars.map(stride), B);
+        const cards = blockVars.map((u) => card[u]), strides = blockVars.map(stride), key = `${cards.join()}|${strides.join()}`;
+        let runsOf = runCache.get(key);
+        if (!runsOf) runCache.set(key, (runsOf = blockRuns(cards, strides, B)));
+        const { kind, R, segs, distinct } = runsOf;
         const segPtr = pSegs + 4 * maxBlock * t;
-        arena.i32(segPtr, segs.length).set(segs);
+        // Kind 2 and whole-block runs are read without their offsets.
+        if (kind !== 2 && R < B) arena.i32(segPtr, segs.length).set(segs);
+        else arena.i32(segPtr, 1)[0] = 0;
         runs.set([kind, R, segPtr], 3 * t);
         if (t < inputs.length || !linear) return;
         // An output whose block segments are distinct is written on its entries' first visit (the
@@ -525,7 +540,19 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       let at = ws;
       for (const c of children) (belief.set(c, at), (at += 8 * mSize[c]));
       const shift = linearShift(inputs);
-      if (shift !== null) {
+      if (shift !== null && children.length === 1) {
+        // One child c (v is the first variable of S_c): δ_c is streamed directly, the product of every
+        // input but m_c (no quotient belief / m_c), and v's marginal is Σ m_c · δ_c over each of v's
+        // slabs of S_c (bucketDelta, which also rescales δ_c into m_c's place).
+        const c = children[0];
+        const others = inputs.filter((r) => r.kind !== 'up' || r.id !== c);
+        blockStream(v, others.map(blockTable), [{ addr: ws, len: mSize[c], stride: (u: number) => mStride[c].get(u) ?? 0 }], 0, true);
+        if (arena.i32(pZmask, 1)[0] < 0) engine.call('bucket elimination', (k) => k.bucketRange(ws, mSize[c], pStats));
+        engine.call('bucket elimination', (k) => k.bucketDelta(ws, up[c], mSize[c], card[v], shift - form.up[3 * c + 1], pStats, margOut, pRes));
+        form.down.set(arena.f64(pRes, 3), 3 * c);
+        down[c] = up[c];
+        setMarginal(v, arena.f64(margOut, card[v]), true);
+      } else if (shift !== null) {
         const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => mStride[c].get(u) ?? 0 }))];
         blockStream(v, inputs.map(blockTable), outs, 0, false);
         for (const c of children) {

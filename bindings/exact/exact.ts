@@ -350,14 +350,17 @@ function result(out: ExactOutcome, rest: Omit<ExactResult, 'logZ' | 'marginals'>
 /**
  * auto's cost model on pairwise models, in units of one configuration streamed by bucket
  * elimination: its plan costs flops + BUCKET_MESSAGE_COST · (entries of all messages: each is
- * written, rescaled, turned into δ and rescaled again, and its memory first touched), the junction
+ * written, rescaled, turned into δ, and its memory first touched), the junction
  * tree JUNCTION_TREE_ENTRY_COST per clique-table entry. Fitted to the CPU times of both on the UAI
- * 2014 pairwise files (README): bucket elimination ≈ 2.5 ns per configuration + 8.7 ns per message
- * entry, the junction tree ≈ 8–10 ns per entry on the large ones (15–21 ns on DBN_11, CSP_11 and
- * Segmentation_11, which the model does not see).
+ * 2014 pairwise files (README): bucket elimination ≈ 1.9 ns per configuration + 6.2 ns per message
+ * entry (ObjectDetection_11 and Grids_15), the junction tree ≈ 7.3–9 ns per entry on the grids and
+ * ObjectDetection_11 (13–16 ns on DBN_11, CSP_11 and Segmentation_11, which the model does not see:
+ * it errs towards the junction tree there), and a setup of BUCKET_SETUP configurations (≈ 2 ms more
+ * than the junction tree's: on tiny models such as Grids_12 the junction tree is faster).
  */
-const BUCKET_MESSAGE_COST = 3.5;
-const JUNCTION_TREE_ENTRY_COST = 3.3;
+const BUCKET_MESSAGE_COST = 3.3;
+const BUCKET_SETUP = 1e6;
+const JUNCTION_TREE_ENTRY_COST = 3.9;
 
 /**
  * Exact log Z (natural log, including model.logConst) and node marginals.
@@ -415,7 +418,7 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
   // Both fit: auto takes the cheaper plan by estimated cost (see BUCKET_MESSAGE_COST).
   if (method === 'auto') {
     const sp = slicedBucketPlan(model, opts);
-    const bucketCost = sp.sliced.flops + BUCKET_MESSAGE_COST * sp.sliced.plan.messageEntries;
+    const bucketCost = BUCKET_SETUP + sp.sliced.flops + BUCKET_MESSAGE_COST * sp.sliced.plan.messageEntries;
     if (sp.fits && sp.sliced.slices === 1 && bucketCost < JUNCTION_TREE_ENTRY_COST * best.totalEntries) return bucket(undefined, sp);
   }
   const nodes = buildTree(model, best.order);
