@@ -172,7 +172,8 @@ export function runChains(engine: Engine, model: Model, method: ParallelMethod, 
         break;
       }
       const run = gibbsRun(o);
-      const sampler = gibbsSampler(engine, model, run, job.chains.length);
+      const sampler = gibbsSampler(engine, model, run, job.chains.length, job.chains.length);
+      post({ type: 'setup', diagnostics: { probabilityTable: sampler.table !== null } });
       try {
         gibbsChains(sampler, run, job.chains, event);
       } finally {
@@ -267,7 +268,7 @@ export function chainPlan(method: ParallelMethod, model: Model, o: ParallelOptio
           return {
             add: (e, chain) => red.add(e as DiscreteEvent, chain),
             result: (seconds, partial, setup, extra) =>
-              method === 'gibbs' ? gibbsResult(form, red, run, seconds, partial, extra) : blockGibbsResult(form, red, run, seconds, seconds, partial, { ...setup, ...extra }),
+              method === 'gibbs' ? gibbsResult(form, red, run, seconds, partial, { ...setup, ...extra }) : blockGibbsResult(form, red, run, seconds, seconds, partial, { ...setup, ...extra }),
           };
         },
       };
