@@ -32,13 +32,16 @@ function randomTorus(w: number, h: number, seed: number, scale = 1): Model {
   return b.build();
 }
 
-/** A random sparse graph: degrees from 0 to `maxDegree`, random couplings and fields. */
+/**
+ * A random sparse graph on n sites, degrees up to `maxDegree` (sites past 8 have no table), and an
+ * isolated site n (degree 0); random couplings and fields.
+ */
 function randomSparse(n: number, maxDegree: number, seed: number): Model {
   const rnd = mulberry32(seed);
-  const b = new ModelBuilder(new Array(n).fill(2));
-  for (let v = 0; v < n; v++) b.addUnary(v, [0, rnd() - 0.5]);
+  const b = new ModelBuilder(new Array(n + 1).fill(2));
+  for (let v = 0; v <= n; v++) b.addUnary(v, [0, rnd() - 0.5]);
   const degree = new Int32Array(n), seen = new Set<number>();
-  for (let e = 0; e < 2 * n; e++) {
+  for (let e = 0; e < 3 * n; e++) {
     const i = Math.floor(rnd() * n), j = Math.floor(rnd() * n);
     if (i === j || seen.has(Math.min(i, j) * n + Math.max(i, j)) || degree[i] >= maxDegree || degree[j] >= maxDegree) continue;
     seen.add(Math.min(i, j) * n + Math.max(i, j));
@@ -61,7 +64,8 @@ function extremes(): Model {
 const models: [string, Model][] = [
   ['random-coupling torus', randomTorus(6, 5, 1)],
   ['uniform torus (one shared table)', isingLattice({ shape: [6, 6], beta: 0.45, h: 0.1, periodic: true })],
-  ['random sparse graph, degrees 0–8', randomSparse(40, 8, 2)],
+  ['random sparse graph, degrees 0, 2–8', randomSparse(40, 8, 2)],
+  ['random sparse graph, degrees 0, 2–9 (four sites without a table)', randomSparse(40, 12, 8)],
   ['couplings past exp range, ±0 fields', extremes()],
 ];
 
@@ -152,11 +156,15 @@ test("'auto' falls back to the direct kernel: one-hot blocks, degree > 8, memory
   const potts = pottsLattice({ shape: [3, 3], q: 3, beta: 0.5 });
   assert.equal(runGibbs(engine, potts, long).diagnostics.probabilityTable, false);
   assert.throws(() => runGibbs(engine, potts, { ...long, probabilityTable: 'on' }), (e: unknown) => e instanceof ModelError && /one-hot/.test((e as Error).message));
-  // A site with 9 neighbours.
-  const star = new ModelBuilder(new Array(10).fill(2));
-  for (let v = 1; v < 10; v++) star.addPairwise(0, v, [0, 0, 0, 0.1 * v]);
-  assert.equal(runGibbs(engine, star.build(), long).diagnostics.probabilityTable, false);
-  assert.throws(() => runGibbs(engine, star.build(), { ...long, probabilityTable: 'on' }), /more than 8 neighbours/);
+  // Every site with 9 neighbours (a complete graph on 10 sites).
+  const complete = new ModelBuilder(new Array(10).fill(2));
+  for (let v = 0; v < 10; v++) for (let w = v + 1; w < 10; w++) complete.addPairwise(v, w, [0, 0, 0, 0.01 * (v - w)]);
+  assert.equal(runGibbs(engine, complete.build(), long).diagnostics.probabilityTable, false);
+  assert.throws(() => runGibbs(engine, complete.build(), { ...long, probabilityTable: 'on' }), /every site has more than 8 neighbours/);
+  // A star: its centre (12 neighbours) has no table, its leaves do (the most sites: 'auto' takes it).
+  const star = new ModelBuilder(new Array(13).fill(2));
+  for (let v = 1; v < 13; v++) star.addPairwise(0, v, [0, 0, 0, 0.1 * v]);
+  assert.equal(runGibbs(engine, star.build(), long).diagnostics.probabilityTable, true);
   // A run too short to repay the table: 30 random-coupling sites (30 × 16 entries) and 5 sweeps (30 × 5 updates: too few for 480 entries).
   assert.equal(runGibbs(engine, randomTorus(6, 5, 5), { samples: 5, burnin: 0, chains: 1 }).diagnostics.probabilityTable, false);
   // …while a uniform lattice shares one table of 16 entries and takes it.

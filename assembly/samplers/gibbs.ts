@@ -116,9 +116,14 @@ function freeBitSweeps<T>(m: PairwiseForm, r: Philox, s: usize, sweeps: i32, acc
       let p: f64;
       let e: usize = 0; // the table entry [p, accept threshold]
       if (fromTable) {
-        const row0 = load<i32>(rowPtr + (<usize>i << 2)), row1 = load<i32>(rowPtr + (<usize>(i + 1) << 2));
-        e = table + (<usize>(load<i32>(off + (<usize>i << 2)) + tablePattern(m, s, row0, row1)) << 4);
-        p = load<f64>(e);
+        const o = load<i32>(off + (<usize>i << 2));
+        if (o >= 0) {
+          const row0 = load<i32>(rowPtr + (<usize>i << 2)), row1 = load<i32>(rowPtr + (<usize>(i + 1) << 2));
+          e = table + (<usize>(o + tablePattern(m, s, row0, row1)) << 4);
+          p = load<f64>(e);
+        } else {
+          p = 1.0 / (1.0 + Math.exp(-localField(m, s, i))); // no table (degree > TABLE_MAX_DEGREE)
+        }
       } else {
         const cend = col + (<usize>load<i32>(rowPtr + (<usize>(i + 1) << 2)) << 2);
         const im1 = i - 1;
@@ -142,8 +147,8 @@ function freeBitSweeps<T>(m: PairwiseForm, r: Philox, s: usize, sweeps: i32, acc
       }
       const w = load<u32>(RNG_BUF + (<usize>pos << 2));
       pos++;
-      // uniform32(w) < p; from the table: the same test on the integer word (gibbs_table.ts).
-      const bit = fromTable ? <i32>(<i64>w < load<i64>(e, 8)) : <i32>((<f64>w + 0.5) * 2.3283064365386963e-10 < p);
+      // uniform32(w) < p; with a table entry: the same test on the integer word (gibbs_table.ts).
+      const bit = fromTable && e ? <i32>(<i64>w < load<i64>(e, 8)) : <i32>((<f64>w + 0.5) * 2.3283064365386963e-10 < p);
       c += <i32>(bit != <i32>load<u8>(s + <usize>i));
       store<u8>(s + <usize>i, <u8>bit);
       prev = bit;

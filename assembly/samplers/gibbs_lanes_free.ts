@@ -43,14 +43,14 @@ export function masks4At(x: u32): usize {
 }
 
 // State bytes (one 0/1 byte per chain) from the accept bits of four chains (bit c: chain c).
-const BYTES4 = memory.data<u32>([
+export const BYTES4 = memory.data<u32>([
   0x00000000, 0x00000001, 0x00000100, 0x00000101, 0x00010000, 0x00010001, 0x00010100, 0x00010101,
   0x01000000, 0x01000001, 0x01000100, 0x01000101, 0x01010000, 0x01010001, 0x01010100, 0x01010101,
 ]);
 
 /** uniform32 of the two chains whose words are at p, as an f64x2. */
 @inline
-function uniformPair(p: usize): v128 {
+export function uniformPair(p: usize): v128 {
   const w = f64x2.convert_low_i32x4_u(v128.load64_zero(p));
   return f64x2.mul(f64x2.add(w, f64x2.splat(0.5)), f64x2.splat(2.3283064365386963e-10));
 }

@@ -27,6 +27,7 @@
 import { PairwiseForm } from '../core/pairwise';
 import { EXP_K, expPair } from '../core/vmath';
 import { batchStreamsRefill, batchStreamsWords } from '../core/rng_lanes';
+import { BYTES4, maskOf, masks4At, uniformPair } from './gibbs_lanes_free';
 
 /** The largest degree a table takes (2^8 entries a site; four chains' patterns in one u32). */
 export const TABLE_MAX_DEGREE: i32 = 8;
@@ -64,19 +65,26 @@ function siteHash(m: PairwiseForm, i: i32): u64 {
 }
 
 /**
- * Assigns each site its table (off: i32 per bit), sharing tables between identical sites. hash:
- * i32 × cap scratch, cap a power of two > nBits. Returns the number of table entries, or −1 when
- * the model has a one-hot block, a site of degree > TABLE_MAX_DEGREE, or needs more than
- * maxEntries entries.
+ * Assigns each site its table (off: i32 per bit, and at off[nBits] the number of sites with a
+ * table), sharing tables between identical sites; sites of degree > TABLE_MAX_DEGREE get none
+ * (off = −1: the sweeps sum their fields). hash: i32 × cap scratch, cap a power of two > nBits.
+ * Returns the number of table entries, or −1 when the model has a one-hot block or the tables
+ * would need more than maxEntries entries.
  */
 export function tablePlan(m: PairwiseForm, off: usize, hash: usize, cap: i32, maxEntries: f64): f64 {
   if (!m.allFree) return -1;
   const n = m.nBits;
-  for (let i = 0; i < n; i++) if (degreeOf(m, i) > TABLE_MAX_DEGREE) return -1;
   memory.fill(hash, 0, <usize>cap << 2);
   const maskCap = <u64>(cap - 1);
   let total: f64 = 0;
+  let tabled = 0;
   for (let i = 0; i < n; i++) {
+    const d = degreeOf(m, i);
+    if (d > TABLE_MAX_DEGREE) {
+      store<i32>(off + (<usize>i << 2), -1);
+      continue;
+    }
+    tabled++;
     let slot = siteHash(m, i) & maskCap;
     let rep = -1;
     for (;;) {
@@ -92,12 +100,13 @@ export function tablePlan(m: PairwiseForm, off: usize, hash: usize, cap: i32, ma
       store<i32>(off + (<usize>i << 2), load<i32>(off + (<usize>rep << 2)));
       continue;
     }
-    const size = <f64>(1 << degreeOf(m, i));
+    const size = <f64>(1 << d);
     if (total + size > maxEntries) return -1;
     store<i32>(hash + (<usize>slot << 2), i + 1);
     store<i32>(off + (<usize>i << 2), <i32>total);
     total += size;
   }
+  store<i32>(off + (<usize>n << 2), tabled);
   return total;
 }
 
@@ -115,7 +124,7 @@ export function tableFill(m: PairwiseForm, off: usize, table: usize): void {
   const bitOne = i64x2.splat(1);
   let next = 0;
   for (let i = 0; i < m.nBits; i++) {
-    if (load<i32>(off + (<usize>i << 2)) != next) continue; // shares an earlier site's table
+    if (load<i32>(off + (<usize>i << 2)) != next) continue; // shares an earlier site's table, or has none
     const d = degreeOf(m, i);
     const v = m.val + (<usize>load<i32>(m.rowPtr + (<usize>i << 2)) << 3);
     const t = table + (<usize>next << 4);
@@ -163,17 +172,24 @@ export function tablePattern(m: PairwiseForm, s: usize, k0: i32, k1: i32): i32 {
 
 /**
  * The free-bit lanes kernel's scan (gibbs_lanes_free.ts) for B = sizeof<T>() chains (T = u16: 2,
- * u32: 4) with p read from the table: the same chains, bit for bit. s: the states (bit-major), rs:
- * the batch's streams (open), p0: the first chain's Philox, cnt: i64 change counters per chain
- * (added to), acc: f64 per (bit, chain) or 0.
+ * u32: 4) with p read from the table: the same chains, bit for bit. Sites without a table (off =
+ * −1) sum their fields as lanesSweepsF64's general loop does. s: the states (bit-major), rs: the
+ * batch's streams (open), p0: the first chain's Philox, cnt: i64 change counters per chain (added
+ * to), acc: f64 per (bit, chain) or 0.
  */
 export function tableLanesSweeps<T>(m: PairwiseForm, off: usize, table: usize, s: usize, rs: usize, p0: usize, cnt: usize, sweeps: i32, acc: usize): void {
   const quad = sizeof<T>() == 4;
   const B: i32 = quad ? 4 : 2;
   const n = m.nBits;
-  const rowPtr = m.rowPtr, col = m.col;
+  const a = m.a, rowPtr = m.rowPtr, col = m.col, val = m.val;
   const words = batchStreamsWords(rs, B);
   let pos = load<u32>(rs, 8);
+  const one = f64x2.splat(1.0), zero = f64x2.splat(0);
+  const kInv = v128.load64_splat(EXP_K, 0), kShift = v128.load64_splat(EXP_K, 8);
+  const kHi = v128.load64_splat(EXP_K, 16), kLo = v128.load64_splat(EXP_K, 24);
+  const c2 = v128.load64_splat(EXP_K, 32), c3 = v128.load64_splat(EXP_K, 40);
+  const c4 = v128.load64_splat(EXP_K, 48), c5 = v128.load64_splat(EXP_K, 56);
+  const lim = v128.load64_splat(EXP_K, 64);
   let n0: i64 = 0, n1: i64 = 0, n2: i64 = 0, n3: i64 = 0; // change counts
   let bytes: u32 = 0; // change counts of the last ≤ 128 bits, one byte per chain
   for (let t = 0; t < sweeps; t++) {
@@ -181,32 +197,59 @@ export function tableLanesSweeps<T>(m: PairwiseForm, off: usize, table: usize, s
     for (let i = 0; i < n; i++) {
       const k0 = k;
       const kEnd = load<i32>(rowPtr + (<usize>(i + 1) << 2));
-      // All chains' patterns, one byte each (a chain's byte of a state word is 0 or 1; d ≤ 8).
-      let idx: u32 = 0;
-      for (; k < kEnd; k++) idx += <u32>load<T>(s + (<usize>load<i32>(col + (<usize>k << 2)) << (quad ? 2 : 1))) << <u32>(k - k0);
-      const tab = table + (<usize>load<i32>(off + (<usize>i << 2)) << 4);
+      const o = load<i32>(off + (<usize>i << 2));
       if (pos >= 16) {
         batchStreamsRefill(rs, B, p0);
         pos = 0;
       }
       const wp = words + (<usize>pos << 4);
       pos++;
-      // Each chain's entry; accept where its word is below the threshold.
-      const e0 = tab + (<usize>(idx & 255) << 4), e1 = tab + (<usize>((idx >> 8) & 255) << 4);
-      let nu = <u32>(<i64>load<u32>(wp) < load<i64>(e0, 8)) | (<u32>(<i64>load<u32>(wp, 4) < load<i64>(e1, 8)) << 8);
-      let e2: usize = 0, e3: usize = 0;
-      if (quad) {
-        e2 = tab + (<usize>((idx >> 16) & 255) << 4);
-        e3 = tab + (<usize>(idx >> 24) << 4);
-        nu |= (<u32>(<i64>load<u32>(wp, 8) < load<i64>(e2, 8)) << 16) | (<u32>(<i64>load<u32>(wp, 12) < load<i64>(e3, 8)) << 24);
+      let nu: u32;
+      let pA = zero, pB = zero; // the chains' p, for the accumulator
+      if (o >= 0) {
+        // All chains' patterns, one byte each (a chain's byte of a state word is 0 or 1; d ≤ 8).
+        let idx: u32 = 0;
+        for (; k < kEnd; k++) idx += <u32>load<T>(s + (<usize>load<i32>(col + (<usize>k << 2)) << (quad ? 2 : 1))) << <u32>(k - k0);
+        const tab = table + (<usize>o << 4);
+        // Each chain's entry; accept where its word is below the threshold.
+        const e0 = tab + (<usize>(idx & 255) << 4), e1 = tab + (<usize>((idx >> 8) & 255) << 4);
+        nu = <u32>(<i64>load<u32>(wp) < load<i64>(e0, 8)) | (<u32>(<i64>load<u32>(wp, 4) < load<i64>(e1, 8)) << 8);
+        if (acc) pA = v128.load64_lane(e1, v128.load64_zero(e0), 1);
+        if (quad) {
+          const e2 = tab + (<usize>((idx >> 16) & 255) << 4), e3 = tab + (<usize>(idx >> 24) << 4);
+          nu |= (<u32>(<i64>load<u32>(wp, 8) < load<i64>(e2, 8)) << 16) | (<u32>(<i64>load<u32>(wp, 12) < load<i64>(e3, 8)) << 24);
+          if (acc) pB = v128.load64_lane(e3, v128.load64_zero(e2), 1);
+        }
+      } else {
+        // No table (degree > TABLE_MAX_DEGREE): the field, exp and division, lane by lane.
+        let uA = v128.load64_splat(a + (<usize>i << 3));
+        let uB = uA;
+        for (; k < kEnd; k++) {
+          const x = <u32>load<T>(s + (<usize>load<i32>(col + (<usize>k << 2)) << (quad ? 2 : 1)));
+          const w = v128.load64_splat(val + (<usize>k << 3));
+          if (quad) {
+            const q = masks4At(x);
+            uA = f64x2.add(uA, v128.and(w, v128.load(q)));
+            uB = f64x2.add(uB, v128.and(w, v128.load(q, 16)));
+          } else {
+            uA = f64x2.add(uA, v128.and(w, maskOf(x)));
+          }
+        }
+        pA = f64x2.div(one, f64x2.add(one, expPair(f64x2.neg(uA), kInv, kShift, kHi, kLo, c2, c3, c4, c5, lim)));
+        let bits = i64x2.bitmask(f64x2.lt(uniformPair(wp), pA));
+        if (quad) {
+          pB = f64x2.div(one, f64x2.add(one, expPair(f64x2.neg(uB), kInv, kShift, kHi, kLo, c2, c3, c4, c5, lim)));
+          bits |= i64x2.bitmask(f64x2.lt(uniformPair(wp + 8), pB)) << 2;
+        }
+        nu = load<u32>(BYTES4 + (<usize>bits << 2));
       }
       const at = s + (<usize>i << (quad ? 2 : 1));
       bytes += <u32>load<T>(at) ^ nu;
       store<T>(at, <T>nu);
       if (acc) {
         const q = acc + (<usize>i << (quad ? 5 : 4));
-        v128.store(q, f64x2.add(v128.load(q), v128.load64_lane(e1, v128.load64_zero(e0), 1)));
-        if (quad) v128.store(q, f64x2.add(v128.load(q, 16), v128.load64_lane(e3, v128.load64_zero(e2), 1)), 16);
+        v128.store(q, f64x2.add(v128.load(q), pA));
+        if (quad) v128.store(q, f64x2.add(v128.load(q, 16), pB), 16);
       }
       if ((i & 127) == 127) {
         n0 += <i64>(bytes & 255);

@@ -1,7 +1,8 @@
 // Probability tables for single-site Gibbs (assembly/samplers/gibbs_table.ts): on a model whose
-// blocks are all free bits and whose sites have at most TABLE_MAX_DEGREE neighbours, each site's
-// conditional p(s_i = 1 | s_−i) for every neighbour pattern, computed once with the kernels' own
-// arithmetic, so the sweeps read p instead of summing the field and evaluating exp and a division.
+// blocks are all free bits, the conditional p(s_i = 1 | s_−i) of each site with at most
+// TABLE_MAX_DEGREE neighbours for every neighbour pattern (sites of higher degree sum their fields
+// as before), computed once with the kernels' own arithmetic, so the sweeps read p instead of
+// summing the field and evaluating exp and a division.
 // The chains are the same bit for bit either way; only the speed differs.
 //
 // `probabilityTable` option: 'auto' (default) builds the table when the model takes one, it fits
@@ -25,6 +26,9 @@ export function checkTableMode(t: unknown): TableMode {
 /** The largest site degree a table takes (assembly/samplers/gibbs_table.ts: 2^8 entries a site). */
 export const TABLE_MAX_DEGREE = 8;
 
+/** The share of sites (degree ≤ TABLE_MAX_DEGREE) that must have a table for 'auto' to build one. */
+export const TABLE_MIN_SHARE = 0.5;
+
 /** Table memory 'auto' allows at most: 64 MiB (4 M entries of 16 bytes; sites with identical rows share one). */
 export const TABLE_BUDGET_BYTES = 64 * 2 ** 20;
 
@@ -44,7 +48,7 @@ export interface ProbabilityTable {
 
 /** Extra WASM bytes a table's planning needs besides the table itself (site offsets, hash scratch). */
 export function tablePlanBytes(nBits: number): number {
-  return 4 * nBits + 4 * hashCapacity(nBits) + 32;
+  return 4 * (nBits + 1) + 4 * hashCapacity(nBits) + 32;
 }
 
 function hashCapacity(nBits: number): number {
@@ -65,7 +69,7 @@ export function probabilityTable(engine: Engine, bound: BoundModel, mode: TableM
   };
   if (form.oneHot.some((x) => x !== 0)) return refuse('the model has variables with more than two states (one-hot blocks); tables take free bits only');
   const nBits = form.nBits;
-  const off = bound.arena.alloc(4 * Math.max(1, nBits));
+  const off = bound.arena.alloc(4 * (nBits + 1));
   const cap = hashCapacity(nBits);
   const scratch = engine.arena();
   let entries: number;
@@ -76,8 +80,12 @@ export function probabilityTable(engine: Engine, bound: BoundModel, mode: TableM
   } finally {
     scratch.dispose();
   }
-  // 'auto': a degree past the limit, or more entries than the budget or the run allow.
-  if (entries < 0) return refuse(`a site has more than ${TABLE_MAX_DEGREE} neighbours, or the table would pass 2^31 entries`);
+  // 'auto': more entries than the budget or the run allow.
+  if (entries < 0) return refuse('the table would pass 2^31 entries');
+  // Sites of degree > TABLE_MAX_DEGREE have no table (their fields are summed): 'auto' wants at
+  // least TABLE_MIN_SHARE of the sites to have one.
+  const tabled = bound.arena.i32(off, nBits + 1)[nBits];
+  if (tabled === 0 || (mode === 'auto' && tabled < TABLE_MIN_SHARE * nBits)) return refuse(`every site has more than ${TABLE_MAX_DEGREE} neighbours`);
   const table = bound.arena.alloc(16 * Math.max(1, entries), false);
   engine.call('gibbs table', (kk) => kk.gibbsTableFill(bound.header, off, table));
   return { off, table, entries };
