@@ -165,14 +165,16 @@ test("'auto' falls back to the direct kernel: one-hot blocks, degree > 8, memory
   const star = new ModelBuilder(new Array(13).fill(2));
   for (let v = 1; v < 13; v++) star.addPairwise(0, v, [0, 0, 0, 0.1 * v]);
   assert.equal(runGibbs(engine, star.build(), long).diagnostics.probabilityTable, true);
-  // A run too short to repay the table: 30 random-coupling sites (30 × 16 entries) and 5 sweeps (30 × 5 updates: too few for 480 entries).
-  assert.equal(runGibbs(engine, randomTorus(6, 5, 5), { samples: 5, burnin: 0, chains: 1 }).diagnostics.probabilityTable, false);
+  // Runs too short to repay the table: 30 random-coupling sites (30 × 16 entries) and 40 sweeps
+  // (30 × 40 updates: fewer than 8 per entry); any model with 20 sweeps (fewer than 32 a site).
+  assert.equal(runGibbs(engine, randomTorus(6, 5, 5), { samples: 40, burnin: 0, chains: 1 }).diagnostics.probabilityTable, false);
+  assert.equal(runGibbs(engine, isingLattice({ shape: [6, 5], beta: 0.3, periodic: true }), { samples: 20, burnin: 0, chains: 1 }).diagnostics.probabilityTable, false);
   // …while a uniform lattice shares one table of 16 entries and takes it.
-  assert.equal(runGibbs(engine, isingLattice({ shape: [6, 5], beta: 0.3, periodic: true }), { samples: 5, burnin: 0, chains: 1 }).diagnostics.probabilityTable, true);
-  // The memory budget: a 130 × 130 torus with eight neighbours a site and random couplings needs
-  // 16 900 tables of 256 entries (69 MB); with uniform couplings one table.
+  assert.equal(runGibbs(engine, isingLattice({ shape: [6, 5], beta: 0.3, periodic: true }), { samples: 40, burnin: 0, chains: 1 }).diagnostics.probabilityTable, true);
+  // The memory budget (2 MiB): a 23 × 23 torus with eight neighbours a site and random couplings
+  // needs 529 tables of 256 entries (2.07 MiB); with uniform couplings one table.
   const king = (uniform: boolean) => {
-    const rnd = mulberry32(6), L = 130;
+    const rnd = mulberry32(6), L = 23;
     const b = new ModelBuilder(new Array(L * L).fill(2));
     for (let y = 0; y < L; y++) {
       for (let x = 0; x < L; x++) {
@@ -183,7 +185,7 @@ test("'auto' falls back to the direct kernel: one-hot blocks, degree > 8, memory
   };
   for (const uniform of [false, true]) {
     const s = new GibbsLanes(engine, king(uniform), 4, GIBBS_STREAM);
-    assert.equal(s.table?.entries ?? null, uniform ? 256 : null, uniform ? 'uniform couplings: one shared table' : 'past the 64 MiB budget');
+    assert.equal(s.table?.entries ?? null, uniform ? 256 : null, uniform ? 'uniform couplings: one shared table' : 'past the 2 MiB budget');
     s.dispose();
   }
   // f32 lanes and the colored scan keep their own kernels.

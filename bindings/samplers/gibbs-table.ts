@@ -29,14 +29,24 @@ export const TABLE_MAX_DEGREE = 8;
 /** The share of sites (degree ≤ TABLE_MAX_DEGREE) that must have a table for 'auto' to build one. */
 export const TABLE_MIN_SHARE = 0.5;
 
-/** Table memory 'auto' allows at most: 64 MiB (4 M entries of 16 bytes; sites with identical rows share one). */
-export const TABLE_BUDGET_BYTES = 64 * 2 ** 20;
+/**
+ * Table memory 'auto' allows at most: 2 MiB (131 072 entries of 16 bytes; sites with identical
+ * rows share one). Each update reads one entry per chain at a random pattern, so the table must
+ * stay in the core's L2 cache (2 MiB here): on random-coupling tori (bench, 4 chains / 2 chains,
+ * M updates/s against 162 / 108 summing the fields) 256 KiB of tables gave 263 / 175, 1 MiB 256 /
+ * 169, 2 MiB 218 / 127, 4 MiB 208 / 109, 8 MiB 201 / 102, and the 65 536-site random graph's
+ * 34 MB 114 / 78 against 134 / 96. A uniform lattice needs one table of 16 entries.
+ */
+export const TABLE_BUDGET_BYTES = 2 * 2 ** 20;
 
 /**
  * 'auto' builds the table when the run's site updates (all chains) are at least this many per
- * table entry: filling an entry costs about what the table saves on a few updates.
+ * table entry, and at least TABLE_MIN_UPDATES_PER_SITE per site: filling an entry takes ≈ 7 ns and
+ * planning ≈ 75 ns a site, while an update read from the table saves ≈ 2.5 ns.
  */
 export const TABLE_UPDATES_PER_ENTRY = 8;
+/** See TABLE_UPDATES_PER_ENTRY. */
+export const TABLE_MIN_UPDATES_PER_SITE = 32;
 
 /** A built table in a sampler's memory: site i's entries start at entry off[i] of `table`. */
 export interface ProbabilityTable {
@@ -67,6 +77,7 @@ export function probabilityTable(engine: Engine, bound: BoundModel, mode: TableM
     if (mode === 'on') throw new ModelError(`probabilityTable 'on': ${why}`);
     return null;
   };
+  if (mode === 'auto' && updates !== undefined && updates < TABLE_MIN_UPDATES_PER_SITE) return null;
   if (form.oneHot.some((x) => x !== 0)) return refuse('the model has variables with more than two states (one-hot blocks); tables take free bits only');
   const nBits = form.nBits;
   const off = bound.arena.alloc(4 * (nBits + 1));

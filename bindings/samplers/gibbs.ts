@@ -74,7 +74,7 @@ export interface GibbsOptions {
   scan?: Scan;
   /**
    * 'auto' (default): on models of free bits (no one-hot blocks) with at most 8 neighbours a site,
-   * read each site's conditional from a table built once (f64 sequential scan) when it fits 64 MiB
+   * read each site's conditional from a table built once (f64 sequential scan) when it fits 2 MiB (L2 cache)
    * and the run repays it; 'on': whenever the model takes one; 'off': never. The same chains,
    * bit for bit, either way (diagnostics.probabilityTable says whether one was used).
    */
