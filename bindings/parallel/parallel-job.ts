@@ -59,11 +59,12 @@ export const AUTO_WORKERS_MIN_SWEEPS = 1000;
 export const AUTO_WORKERS_STARTUP_UPDATES = 5e7;
 
 /**
- * Time per site of a batch of 1–2 f64 chains (one f64x2 vector, whose updates wait for each other)
- * relative to a batch of 4 (two interleaved vectors): 2 chains at ~75 M updates/s against 4 at
- * ~128 M/s on the 256² Ising lattice (bench:lanes, CPU time), 0.78 on Potts.
+ * Time per site of a batch of 1–2 f64 chains (one f64x2 vector; its Philox evaluations take two
+ * blocks of each chain) relative to a batch of 4 (two interleaved vectors): on the 256² Ising
+ * lattice (bench:lanes, CPU time) 2 chains at ~108 M updates/s against 4 at ~160 M/s summing the
+ * fields (0.74), ~210 against ~300 M/s reading the probability table (0.71).
  */
-const F64_PAIR_COST = 0.85;
+const F64_PAIR_COST = 0.73;
 
 /** Relative time per sweep of `chains` Gibbs chains on one thread (f64: batches of ≤ 4; f32: a vector per 4). */
 function threadCost(chains: number, precision: string): number {
@@ -77,8 +78,8 @@ function threadCost(chains: number, precision: string): number {
  * of at least AUTO_WORKERS_MIN_SWEEPS sweeps per chain whose site updates pay for the workers'
  * start-up — at least AUTO_WORKERS_MIN_UPDATES and at least AUTO_WORKERS_STARTUP_UPDATES / g,
  * where g is the share of this thread's time the workers save (the busiest worker holds ⌈chains/w⌉
- * chains; threadCost). So 4 f64 chains on 2 cores (each worker one latency-bound vector, this
- * thread two interleaved ones: g ≈ 0.15) need ≈ 3.3·10⁸ updates, 8 chains (g = 0.5) 10⁸, and 2
+ * chains; threadCost). So 4 f64 chains on 2 cores (each worker one vector, this thread two
+ * interleaved ones: g ≈ 0.27) need ≈ 1.85·10⁸ updates, 8 chains (g = 0.5) 10⁸, and 2
  * chains never start workers (one chain per worker runs a half-empty vector: g = 0). 1 (this
  * thread) otherwise and for the other methods. The result does not depend on it.
  */
