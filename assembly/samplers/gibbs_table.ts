@@ -27,7 +27,7 @@
 import { PairwiseForm } from '../core/pairwise';
 import { EXP_K, expPair } from '../core/vmath';
 import { batchStreamsRefill, batchStreamsWords } from '../core/rng_lanes';
-import { BYTES4, maskOf, masks4At, uniformPair } from './gibbs_lanes_free';
+import { BYTES4, addByteCounts, maskOf, masks4At, uniformPair } from './gibbs_lanes_free';
 
 /** The largest degree a table takes (2^8 entries a site; four chains' patterns in one u32). */
 export const TABLE_MAX_DEGREE: i32 = 8;
@@ -190,8 +190,7 @@ export function tableLanesSweeps<T>(m: PairwiseForm, off: usize, table: usize, s
   const c2 = v128.load64_splat(EXP_K, 32), c3 = v128.load64_splat(EXP_K, 40);
   const c4 = v128.load64_splat(EXP_K, 48), c5 = v128.load64_splat(EXP_K, 56);
   const lim = v128.load64_splat(EXP_K, 64);
-  let n0: i64 = 0, n1: i64 = 0, n2: i64 = 0, n3: i64 = 0; // change counts
-  let bytes: u32 = 0; // change counts of the last ≤ 128 bits, one byte per chain
+  let bytes: u32 = 0; // change counts of the last ≤ 128 bits, one byte per chain (then into cnt)
   for (let t = 0; t < sweeps; t++) {
     let k = load<i32>(rowPtr);
     for (let i = 0; i < n; i++) {
@@ -252,24 +251,12 @@ export function tableLanesSweeps<T>(m: PairwiseForm, off: usize, table: usize, s
         if (quad) v128.store(q, f64x2.add(v128.load(q, 16), pB), 16);
       }
       if ((i & 127) == 127) {
-        n0 += <i64>(bytes & 255);
-        n1 += <i64>((bytes >> 8) & 255);
-        n2 += <i64>((bytes >> 16) & 255);
-        n3 += <i64>(bytes >> 24);
+        addByteCounts(cnt, bytes, quad);
         bytes = 0;
       }
     }
-    n0 += <i64>(bytes & 255);
-    n1 += <i64>((bytes >> 8) & 255);
-    n2 += <i64>((bytes >> 16) & 255);
-    n3 += <i64>(bytes >> 24);
+    addByteCounts(cnt, bytes, quad);
     bytes = 0;
   }
   store<u32>(rs, pos, 8);
-  store<i64>(cnt, load<i64>(cnt) + n0);
-  store<i64>(cnt, load<i64>(cnt, 8) + n1, 8);
-  if (quad) {
-    store<i64>(cnt, load<i64>(cnt, 16) + n2, 16);
-    store<i64>(cnt, load<i64>(cnt, 24) + n3, 24);
-  }
 }
