@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <smmintrin.h>
 
 #define PROGRAM "gibbs_lanes.out"
 #include "csr_form.h"
@@ -55,21 +56,24 @@ typedef struct {
   v4u *words; /* G * 16: word vector 4b + k of group g = block b's word k */
 } Streams;
 
+/* 32×32 → 64-bit products of four lanes by a constant m: high and low words (pmuludq on even and odd lanes). */
+static inline void mulhilo4(v4u x, __m128i m, v4u *hi, v4u *lo) {
+  const __m128i pe = _mm_mul_epu32((__m128i)x, m), po = _mm_mul_epu32(_mm_srli_epi64((__m128i)x, 32), m);
+  *lo = (v4u)_mm_blend_epi16(pe, _mm_slli_epi64(po, 32), 0xCC);
+  *hi = (v4u)_mm_blend_epi16(_mm_srli_epi64(pe, 32), po, 0xCC);
+}
+
 /* Philox4x32-10 on four lanes at once: counters (x0, x1), chain ids, tag; out[k] = word k. */
 static void philoxLanes(v4u *out, v4u x0, v4u x1, v4u ids, uint32_t tag, uint32_t key0, uint32_t key1) {
   v4u x2 = ids, x3 = (v4u){0, 0, 0, 0} + tag;
+  const __m128i m0 = _mm_set1_epi32((int)0xD2511F53u), m1 = _mm_set1_epi32((int)0xCD9E8D57u);
   uint32_t k0 = key0, k1 = key1;
   for (int i = 0; i < 10; i++) {
-    v4u n0, n1, n2, n3;
-    for (int l = 0; l < 4; l++) {
-      const uint64_t p0 = (uint64_t)0xD2511F53u * x0[l];
-      const uint64_t p1 = (uint64_t)0xCD9E8D57u * x2[l];
-      n0[l] = (uint32_t)(p1 >> 32) ^ x1[l] ^ k0;
-      n2[l] = (uint32_t)(p0 >> 32) ^ x3[l] ^ k1;
-      n1[l] = (uint32_t)p1;
-      n3[l] = (uint32_t)p0;
-    }
-    x0 = n0, x1 = n1, x2 = n2, x3 = n3;
+    v4u h0, l0, h1, l1;
+    mulhilo4(x0, m0, &h0, &l0);
+    mulhilo4(x2, m1, &h1, &l1);
+    const v4u n0 = h1 ^ x1 ^ k0, n2 = h0 ^ x3 ^ k1;
+    x0 = n0, x1 = l1, x2 = n2, x3 = l0;
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }

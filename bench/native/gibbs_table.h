@@ -96,27 +96,28 @@ static inline __attribute__((always_inline)) void sweepsTable(Batch *bt, int32_t
   const Form *m = bt->m;
   const int32_t B = quad ? 4 : 2, n = m->nBits;
   uint8_t *s = bt->s;
-  const int32_t *off = bt->table.off;
+  double *acc = bt->acc;
+  const int32_t *off = bt->table.off, *rowPtr = m->rowPtr, *col = m->col;
   const double *table = bt->table.table;
   const v2d one = {1.0, 1.0}, zero = {0.0, 0.0};
+  int64_t changed[4] = {0, 0, 0, 0}; /* locals: stores through s could alias the batch's counters */
   for (int32_t t = 0; t < sweeps; t++) {
     for (int32_t i = 0; i < n; i++) {
-      const int32_t k0 = m->rowPtr[i], kEnd = m->rowPtr[i + 1], o = off[i];
+      const int32_t k0 = rowPtr[i], kEnd = rowPtr[i + 1], o = off[i];
       const v4u *words = streamsNext(&bt->st);
       const v4u w = words[0];
-      uint32_t nu;
+      uint32_t nu = 0;
       double p[4];
       if (o >= 0) {
         uint32_t idx = 0;
         for (int32_t k = k0; k < kEnd; k++) {
-          const uint8_t *q = s + (size_t)m->col[k] * B;
+          const uint8_t *q = s + (size_t)col[k] * B;
           uint32_t x;
           if (quad) memcpy(&x, q, 4);
           else x = (uint32_t)q[0] | ((uint32_t)q[1] << 8);
           idx += x << (k - k0);
         }
         const double *tab = table + 2 * (size_t)o;
-        nu = 0;
         for (int c = 0; c < B; c++) {
           const double *e = tab + 2 * ((idx >> (8 * c)) & 255);
           int64_t T;
@@ -127,7 +128,7 @@ static inline __attribute__((always_inline)) void sweepsTable(Batch *bt, int32_t
       } else {
         v2d uA = zero + m->a[i], uB = uA;
         for (int32_t k = k0; k < kEnd; k++) {
-          const uint8_t *q = s + (size_t)m->col[k] * B;
+          const uint8_t *q = s + (size_t)col[k] * B;
           const v2i wk = (v2i)(zero + m->val[k]);
           uA += (v2d)(wk & (v2i){-(int64_t)q[0], -(int64_t)q[1]});
           if (quad) uB += (v2d)(wk & (v2i){-(int64_t)q[2], -(int64_t)q[3]});
@@ -144,15 +145,16 @@ static inline __attribute__((always_inline)) void sweepsTable(Batch *bt, int32_t
         }
       }
       uint8_t *at = s + (size_t)i * B;
-      for (int c = 0; c < B; c++) {
-        const uint8_t bit = (uint8_t)((nu >> (8 * c)) & 1);
-        bt->changed[c] += at[c] != bit;
-        at[c] = bit;
-      }
-      if (bt->acc) {
-        double *q = bt->acc + (size_t)i * B;
+      uint32_t old;
+      if (quad) memcpy(&old, at, 4), memcpy(at, &nu, 4);
+      else old = (uint32_t)at[0] | ((uint32_t)at[1] << 8), at[0] = (uint8_t)nu, at[1] = (uint8_t)(nu >> 8);
+      const uint32_t diff = old ^ nu;
+      for (int c = 0; c < B; c++) changed[c] += (diff >> (8 * c)) & 1;
+      if (acc) {
+        double *q = acc + (size_t)i * B;
         for (int c = 0; c < B; c++) q[c] += p[c];
       }
     }
   }
+  for (int c = 0; c < B; c++) bt->changed[c] += changed[c];
 }
