@@ -53,8 +53,9 @@ export const AUTO_WORKERS_MIN_UPDATES = 1e8;
 export const AUTO_WORKERS_MIN_SWEEPS = 1000;
 
 /**
- * Worker start-up in site updates of this thread's time: 0.2–0.5 s per run of the built package
- * (engine compile, model copy; `npm run bench:workers`) at ~10⁸ updates/s.
+ * Worker start-up in site updates of this thread's time: 0.08–0.5 s per run of the built package
+ * (engine compile, model copy; `npm run bench:workers`: 79 ms idle, 135 ms under load) at 1–3·10⁸
+ * updates/s (summing the fields; reading the probability table).
  */
 export const AUTO_WORKERS_STARTUP_UPDATES = 5e7;
 
