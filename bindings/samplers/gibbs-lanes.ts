@@ -17,7 +17,7 @@ import { seedWords } from '../core/seed.ts';
 import { checkCount } from '../core/options.ts';
 import { splitEvenly } from './estimators.ts';
 import type { DiscreteEvent } from './chains.ts';
-import { checkTableMode, probabilityTable, tablePlanBytes, type ProbabilityTable, type TableMode } from './gibbs-table.ts';
+import { checkTableMode, probabilityTable, tableMayApply, tablePlanBytes, type ProbabilityTable, type TableMode } from './gibbs-table.ts';
 
 /** Arithmetic of the lanes' Gibbs kernel: 'f64' (two chains per vector) or 'f32' (four). */
 export const PRECISIONS = ['f64', 'f32'] as const;
@@ -159,7 +159,7 @@ export class GibbsLanes {
     if (table === 'on' && !tableScan) throw new ModelError("probabilityTable 'on' needs the f64 sequential scan");
     this.lanes = precision === 'f32' ? 4 : 2;
     this.width = Math.ceil(Math.max(1, width) / this.lanes) * this.lanes;
-    this.bound = BoundModel.fromModel(engine, model, 'gibbs', (s) => lanesMemory(s, width, precision, scan) + (table !== 'off' && tableScan ? tablePlanBytes(s.nBits) : 0));
+    this.bound = BoundModel.fromModel(engine, model, 'gibbs', (s) => lanesMemory(s, width, precision, scan) + (tableMayApply(table, tableScan, updates) ? tablePlanBytes(s.nBits) : 0));
     const arena = this.bound.arena;
     const k = engine.kernels;
     this.scratch = arena.alloc(k.gibbsLanesScratchBytes(this.bound.header) >>> 0);

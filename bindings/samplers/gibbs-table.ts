@@ -61,6 +61,11 @@ export function tablePlanBytes(nBits: number): number {
   return 4 * (nBits + 1) + 4 * hashCapacity(nBits) + 32;
 }
 
+/** Whether a sampler may build a table (and so needs tablePlanBytes): not 'off', the f64 sequential scan, and for 'auto' a long enough run. */
+export function tableMayApply(mode: TableMode, tableScan: boolean, updates?: number): boolean {
+  return mode !== 'off' && tableScan && !(mode === 'auto' && updates !== undefined && updates < TABLE_MIN_UPDATES_PER_SITE);
+}
+
 function hashCapacity(nBits: number): number {
   return 2 ** Math.ceil(Math.log2(2 * Math.max(1, nBits) + 1));
 }
