@@ -6,11 +6,12 @@
 //   * the default options end to end (4 chains, 2000 samples, 200 burn-in; f64 lanes, sequential
 //     scan): runGibbs / infer on one thread, and runParallel on min(chains, cores) workers, which
 //     is what the CLI runs at this size (autoWorkers);
-//   * the lanes kernel alone (4 chains per call): f64 / f32, sequential / colored scan; and f64
-//     sequential with 2 chains (one vector: what each of two workers runs by default);
+//   * the lanes kernel alone (4 chains per call): f64 / f32, sequential / colored scan, the fields
+//     summed; f64 sequential reading the probability table (forced on; binary models); and f64
+//     sequential with 2 chains, both ways (one vector: what each of two workers runs by default);
 //   * native C of the same lanes algorithm (bench/native/gibbs_lanes.c) at -march=x86-64-v2
 //     (128-bit SIMD, like WASM) and -march=native;
-//   * the single-chain WASM kernel, the plain sequential C scan (bench/native/gibbs.c, the textbook
+//   * the single-chain WASM kernel (both ways), the plain sequential C scan (bench/native/gibbs.c, the textbook
 //     loop, -O3 -march=x86-64-v2) and plain JS (bench/js/gibbs.ts), one chain each.
 //   * tree-block Gibbs (method 'treegibbs') on the binary models: one chain (TreeGibbsSampler) and
 //     the f64 lanes kernel with 4 and 2 chains (TreeGibbsLanes: the same chains bit for bit), with
@@ -96,7 +97,7 @@ function files(form: CanonicalForm, name: string) {
   return { model, order };
 }
 
-function runLanesC(exe: string, f: { model: string; order: string }, mode: 'verify' | 'time', sweeps: number, last: string, precision: Precision, scan: Scan, chains = CHAINS): string {
+function runLanesC(exe: string, f: { model: string; order: string }, mode: 'verify' | 'time', sweeps: number, last: string, precision: string, scan: Scan, chains = CHAINS): string {
   const args = [mode, f.model, String(SEED >>> 0), String(Math.floor(SEED / 2 ** 32)), String(chains), String(GIBBS_STREAM), String(sweeps), last, precision, scan === 'colored' ? f.order : '-'];
   const r = spawnSync(exe, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`C lanes reference failed: ${r.stderr || r.error}`);
@@ -106,21 +107,30 @@ function runLanesC(exe: string, f: { model: string; order: string }, mode: 'veri
 // ---------------------------------------------------------------------------------------------
 
 const engine = await loadEngine();
-const CONFIGS: { precision: Precision; scan: Scan }[] = [
+type Config = { precision: Precision; scan: Scan; table?: boolean };
+// The direct kernels (fields summed) and the probability-table kernel (f64 sequential, forced on:
+// 'auto' leaves it off where the table passes the cache budget, e.g. the random graph's).
+const DIRECT: Config[] = [
   { precision: 'f64', scan: 'sequential' },
   { precision: 'f32', scan: 'sequential' },
   { precision: 'f64', scan: 'colored' },
   { precision: 'f32', scan: 'colored' },
 ];
-const tag = (c: { precision: Precision; scan: Scan }) => `${c.precision} ${c.scan}`;
+const TABLE: Config = { precision: 'f64', scan: 'sequential', table: true };
+const configsFor = (form: CanonicalForm): Config[] => (form.oneHot.some((x) => x !== 0) ? DIRECT : [...DIRECT, TABLE]);
+const CONFIGS = [...DIRECT, TABLE];
+const tag = (c: Config) => `${c.precision} ${c.scan}${c.table ? ' table' : ''}`;
+const lanesFor = (model: Model, B: number, c: Config) => new GibbsLanes(engine, model, B, GIBBS_STREAM, c.precision, c.scan, c.table ? 'on' : 'off');
+const cPrecision = (c: Config) => (c.table ? 'f64table' : c.precision);
 
 /** WASM lanes vs C lanes after a few sweeps from the same seed: identical states, sums and counts. */
 function verify(model: Model, form: CanonicalForm, f: { model: string; order: string }) {
   const out: Record<string, boolean> = {};
   if (!lanesC['x86-64-v2']) return out;
-  for (const cfg of [...CONFIGS.map((c) => ({ ...c, chains: CHAINS })), { precision: 'f64' as const, scan: 'sequential' as const, chains: 2 }]) {
+  const pairs: Config[] = configsFor(form).some((c) => c.table) ? [DIRECT[0], TABLE] : [DIRECT[0]];
+  for (const cfg of [...configsFor(form).map((c) => ({ ...c, chains: CHAINS })), ...pairs.map((c) => ({ ...c, chains: 2 }))]) {
     const sweeps = 5, B = cfg.chains;
-    const L = new GibbsLanes(engine, model, B, GIBBS_STREAM, cfg.precision, cfg.scan);
+    const L = lanesFor(model, B, cfg);
     const batch = L.init(SEED, Array.from({ length: B }, (_, c) => c));
     const acc = L.accumulator(batch);
     const rates = L.step(batch, sweeps, acc);
@@ -129,7 +139,7 @@ function verify(model: Model, form: CanonicalForm, f: { model: string; order: st
     const a = L.engine.kernels.memory.buffer.slice(acc, acc + 8 * form.nBits * B);
     L.dispose();
     const file = join(work, 'verify.out');
-    runLanesC(lanesC['x86-64-v2'], f, 'verify', sweeps, file, cfg.precision, cfg.scan, B);
+    runLanesC(lanesC['x86-64-v2'], f, 'verify', sweeps, file, cPrecision(cfg), cfg.scan, B);
     const buf = readFileSync(file);
     const changed = new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + 8 * B));
     const cs = buf.subarray(8 * B, 8 * B + form.nBits * B);
@@ -178,32 +188,35 @@ function timers(model: Model, form: CanonicalForm, f: { model: string; order: st
   const n = form.n;
   const sweeps = Math.max(2, Math.round(WORK / (CHAINS * n)));
   const t: Record<string, Timer> = {};
-  for (const cfg of CONFIGS) {
-    const L = new GibbsLanes(engine, model, CHAINS, GIBBS_STREAM, cfg.precision, cfg.scan);
+  for (const cfg of configsFor(form)) {
+    const L = lanesFor(model, CHAINS, cfg);
     const batch = L.init(SEED, Array.from({ length: CHAINS }, (_, c) => c));
     const acc = L.accumulator(batch);
     L.step(batch, 2, acc);
     t[`wasm lanes ${tag(cfg)}`] = () => timed(CHAINS * sweeps * n, () => L.step(batch, sweeps, acc));
     for (const [march, exe] of Object.entries(lanesC)) {
-      if (exe) t[`C lanes ${tag(cfg)} ${march}`] = () => cRates(CHAINS * sweeps * n, runLanesC(exe, f, 'time', sweeps, String(Math.max(1, sweeps >> 3)), cfg.precision, cfg.scan), 1);
+      if (exe) t[`C lanes ${tag(cfg)} ${march}`] = () => cRates(CHAINS * sweeps * n, runLanesC(exe, f, 'time', sweeps, String(Math.max(1, sweeps >> 3)), cPrecision(cfg), cfg.scan), 1);
     }
   }
   // Two chains, one f64x2 vector: what each of two workers runs with the default four chains.
-  {
-    const L = new GibbsLanes(engine, model, 2, GIBBS_STREAM);
+  for (const cfg of configsFor(form).some((c) => c.table) ? [DIRECT[0], TABLE] : [DIRECT[0]]) {
+    const L = lanesFor(model, 2, cfg);
     const batch = L.init(SEED, [0, 1]);
     const acc = L.accumulator(batch);
     L.step(batch, 2, acc);
-    t['wasm lanes f64 sequential, 2 chains'] = () => timed(2 * sweeps * n, () => L.step(batch, sweeps, acc));
+    t[`wasm lanes ${tag(cfg)}, 2 chains`] = () => timed(2 * sweeps * n, () => L.step(batch, sweeps, acc));
     for (const [march, exe] of Object.entries(lanesC)) {
-      if (exe) t[`C lanes f64 sequential, 2 chains ${march}`] = () => cRates(2 * sweeps * n, runLanesC(exe, f, 'time', sweeps, String(Math.max(1, sweeps >> 3)), 'f64', 'sequential', 2), 1);
+      if (exe) t[`C lanes ${tag(cfg)}, 2 chains ${march}`] = () => cRates(2 * sweeps * n, runLanesC(exe, f, 'time', sweeps, String(Math.max(1, sweeps >> 3)), cPrecision(cfg), 'sequential', 2), 1);
     }
   }
   const oneSweeps = Math.max(2, Math.round(WORK / n / 2));
-  const one = new GibbsSampler(engine, model);
-  const st = one.init(SEED, 0), oneAcc = one.accumulator();
-  one.step(st, 2, oneAcc);
-  t['wasm single chain'] = () => timed(oneSweeps * n, () => one.step(st, oneSweeps, oneAcc));
+  for (const table of ['off', 'on'] as const) {
+    if (table === 'on' && !configsFor(form).includes(TABLE)) continue;
+    const one = new GibbsSampler(engine, model, table);
+    const st = one.init(SEED, 0), oneAcc = one.accumulator();
+    one.step(st, 2, oneAcc);
+    t[`wasm single chain${table === 'on' ? ' table' : ''}`] = () => timed(oneSweeps * n, () => one.step(st, oneSweeps, oneAcc));
+  }
   if (plainC) {
     t['C plain sequential x86-64-v2'] = () => {
       const r = spawnSync(plainC, ['time', f.model, String(SEED >>> 0), String(Math.floor(SEED / 2 ** 32)), '0', String(GIBBS_STREAM), String(oneSweeps), String(Math.max(1, oneSweeps >> 3))], { encoding: 'utf8' });
@@ -221,7 +234,11 @@ function timers(model: Model, form: CanonicalForm, f: { model: string; order: st
   // runGibbs on this thread; the workers run below (async).
   t['default run (runGibbs, 1 thread)'] = () => {
     let wall = 0;
-    const [, cpu] = timed(1, () => void (wall = runGibbs(engine, model, defaultOpts()).diagnostics.siteUpdatesPerSecond as number));
+    const [, cpu] = timed(1, () => {
+      const r = runGibbs(engine, model, defaultOpts());
+      wall = r.diagnostics.siteUpdatesPerSecond as number;
+      defaultTable.thread = r.diagnostics.probabilityTable as boolean;
+    });
     const updates = CHAINS * (QUICK ? 110 : 2200) * form.n; // sweeps of the default options; site = variable, as runGibbs counts
     return [wall, updates * cpu];
   };
@@ -282,6 +299,8 @@ function f32Effect() {
   return { model: 'ising 64x64 periodic, beta 0.4, h 0.05', ...opts, independent: compare(5, 6), sameSeed: compare(5, 5) };
 }
 
+/** Whether the default runs read a probability table ('auto'), on this thread and on the workers. */
+const defaultTable: { thread?: boolean; workers?: boolean } = {};
 const loadavgAtStart = loadavg();
 const results: Record<string, unknown>[] = [];
 const only = process.env.BENCH_MODELS;
@@ -302,6 +321,7 @@ for (const { name, model } of models.filter((m) => !only || m.name.includes(only
     }
     const r = await runParallel(model, { ...defaultOpts(), workers: availableParallelism() });
     (samples[workersKey] ??= []).push(r.diagnostics.siteUpdatesPerSecond as number);
+    defaultTable.workers = r.diagnostics.probabilityTable as boolean;
   }
   const d: Record<string, Dist> = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, dist(v)]));
   const med = (k: string) => d[k]?.median ?? NaN;
@@ -313,7 +333,12 @@ for (const { name, model } of models.filter((m) => !only || m.name.includes(only
     workersDefaultOverPlainC: med(workersKey) / plain,
     'defaultOverPlainC (cpu)': cpu('default run (runGibbs, 1 thread)') / plainCpu,
     'wasmLanes f64 sequential, 2 chains / C lanes x86-64-v2 (cpu)': cpu('wasm lanes f64 sequential, 2 chains') / cpu('C lanes f64 sequential, 2 chains x86-64-v2'),
+    'wasmLanes f64 sequential, 2 chains / C lanes native (cpu)': cpu('wasm lanes f64 sequential, 2 chains') / cpu('C lanes f64 sequential, 2 chains native'),
     'wasmLanes f64 sequential, 2 chains / plain C (cpu)': cpu('wasm lanes f64 sequential, 2 chains') / plainCpu,
+    'wasmLanes f64 sequential table, 2 chains / C lanes x86-64-v2 (cpu)': cpu('wasm lanes f64 sequential table, 2 chains') / cpu('C lanes f64 sequential table, 2 chains x86-64-v2'),
+    'wasmLanes f64 sequential table, 2 chains / C lanes native (cpu)': cpu('wasm lanes f64 sequential table, 2 chains') / cpu('C lanes f64 sequential table, 2 chains native'),
+    'wasmLanes f64 sequential table, 2 chains / plain C (cpu)': cpu('wasm lanes f64 sequential table, 2 chains') / plainCpu,
+    'wasm single chain table / plain C (cpu)': cpu('wasm single chain table') / plainCpu,
     ...Object.fromEntries(CONFIGS.flatMap((c) => [
       [`wasmLanes ${tag(c)} / C lanes x86-64-v2 (cpu)`, cpu(`wasm lanes ${tag(c)}`) / cpu(`C lanes ${tag(c)} x86-64-v2`)],
       [`wasmLanes ${tag(c)} / C lanes native (cpu)`, cpu(`wasm lanes ${tag(c)}`) / cpu(`C lanes ${tag(c)} native`)],
@@ -336,8 +361,8 @@ for (const { name, model } of models.filter((m) => !only || m.name.includes(only
         }
       : {}),
   };
-  results.push({ model: name, cliDefaultWorkers: cliWorkers, n: form.n, nBits: form.nBits, nnz: form.col.length, colors: coloredOrder(form).colors, agreement, medians: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v.median])), ratios, dists: d });
-  console.log(`\n${name} (${form.n} variables, ${form.nBits} bits; C lanes = WASM lanes: ${JSON.stringify(agreement)})`);
+  results.push({ model: name, defaultProbabilityTable: { ...defaultTable }, cliDefaultWorkers: cliWorkers, n: form.n, nBits: form.nBits, nnz: form.col.length, colors: coloredOrder(form).colors, agreement, medians: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v.median])), ratios, dists: d });
+  console.log(`\n${name} (${form.n} variables, ${form.nBits} bits; default runs read a probability table: ${JSON.stringify(defaultTable)}; C lanes = WASM lanes: ${JSON.stringify(agreement)})`);
   for (const [k, v] of Object.entries(d)) console.log(`  ${k.padEnd(44)} ${(v.median / 1e6).toFixed(1).padStart(8)} M/s  (${(v.min / 1e6).toFixed(1)}–${(v.max / 1e6).toFixed(1)})`);
   for (const [k, v] of Object.entries(ratios)) console.log(`  ${k.padEnd(52)} ${v.toFixed(2)}`);
   if (Object.values(agreement).some((ok) => !ok)) process.exitCode = 1;

@@ -27,8 +27,9 @@ function hardCore(n: number): Model {
 }
 
 function assertSameChains(model: Model, seed: number, chains: number[], calls: number[]): void {
-  const one = new GibbsSampler(engine, model);
-  const lanes = new GibbsLanes(engine, model, chains.length, GIBBS_STREAM);
+  // The direct kernels (field sums); test/gibbs-table.test.ts checks the table kernels against them.
+  const one = new GibbsSampler(engine, model, 'off');
+  const lanes = new GibbsLanes(engine, model, chains.length, GIBBS_STREAM, 'f64', 'sequential', 'off');
   try {
     const nBits = one.form.nBits;
     const batch = lanes.init(seed, chains);

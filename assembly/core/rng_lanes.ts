@@ -116,8 +116,33 @@ export function batchStreamsRefill(at: usize, B: i32, p0: usize): void {
   const r = changetype<Philox>(p0);
   const G = (B + 3) >> 2;
   roundKeys(r.key0, r.key1);
-  for (let g = 0; g < G; g++) philoxChains(at + 16 + <usize>G * 16 + (<usize>g << 8), ctr, v128.load(at + 16 + (<usize>g << 4)), r.ctr3);
+  if (B <= 2) philoxPairs(at + 32, ctr, v128.load(at + 16), r.ctr3);
+  else for (let g = 0; g < G; g++) philoxChains(at + 16 + <usize>G * 16 + (<usize>g << 8), ctr, v128.load(at + 16 + (<usize>g << 4)), r.ctr3);
   store<u64>(at, ctr + 4);
+}
+
+/**
+ * philoxChains for a group whose lanes 0, 1 only are used (a batch of ≤ 2 chains): each evaluation
+ * takes two chains × two blocks, (chain 0, block b), (chain 1, b), (0, b + 1), (1, b + 1), so the
+ * four blocks cost two evaluations instead of four. Lanes 0, 1 of the word vectors get the same
+ * words; lanes 2, 3 (padding) are left as they were.
+ */
+@inline
+function philoxPairs(out: usize, ctr: u64, ids: v128, c3: u32): void {
+  const ids2 = v128.shuffle<i32>(ids, ids, 0, 1, 0, 1);
+  for (let b: u64 = 0; b < 4; b += 2) {
+    const c0 = ctr + b, c1 = ctr + b + 1;
+    let x0 = i32x4.splat(<i32>c0), x1 = i32x4.splat(<i32>(c0 >>> 32));
+    x0 = i32x4.replace_lane(i32x4.replace_lane(x0, 2, <i32>c1), 3, <i32>c1);
+    x1 = i32x4.replace_lane(i32x4.replace_lane(x1, 2, <i32>(c1 >>> 32)), 3, <i32>(c1 >>> 32));
+    philoxRounds4(PHILOX_TMP, x0, x1, ids2, i32x4.splat(<i32>c3));
+    const lo = out + (<usize>b << 6), hi = lo + 64;
+    for (let k = 0; k < 4; k++) {
+      const w = v128.load(PHILOX_TMP + (<usize>k << 4));
+      v128.store64_lane(lo + (<usize>k << 4), w, 0);
+      v128.store64_lane(hi + (<usize>k << 4), w, 1);
+    }
+  }
 }
 
 /** Four blocks (counters ctr … ctr+3) of four chains' streams: word vector 4b + k is block b's word k. */

@@ -9,6 +9,7 @@ import { Philox, PHILOX_BYTES, uniform32 } from '../core/rng';
 import { PairwiseForm, localField } from '../core/pairwise';
 import { EXP_K, expPair, expPairK } from '../core/vmath';
 import { philox4Blocks } from '../core/rng_lanes';
+import { tablePattern } from './gibbs_table';
 
 export function gibbsChainBytes(m: PairwiseForm): usize {
   return PHILOX_BYTES + <usize>m.nBits;
@@ -33,12 +34,14 @@ export function gibbsChainInit(m: PairwiseForm, chain: usize): void {
 
 /**
  * Runs `sweeps` full scans. acc: f64 per bit to add conditional probabilities into, or 0.
- * scratch: f64 per bit of the largest block. Returns the number of variables whose state changed.
+ * scratch: f64 per bit of the largest block. off, table: a probability table (gibbs_table.ts) of
+ * this all-free-bit model, or 0 — the same chain either way. Returns the number of variables whose
+ * state changed.
  */
-export function gibbsSweeps(m: PairwiseForm, chain: usize, sweeps: i32, acc: usize, scratch: usize): f64 {
+export function gibbsSweeps(m: PairwiseForm, chain: usize, sweeps: i32, acc: usize, scratch: usize, off: usize = 0, table: usize = 0): f64 {
   const r = changetype<Philox>(chain);
   const s = chain + PHILOX_BYTES;
-  if (m.allFree) return freeBitSweeps(m, r, s, sweeps, acc);
+  if (m.allFree) return table ? freeBitSweeps<f64>(m, r, s, sweeps, acc, off, table) : freeBitSweeps<u8>(m, r, s, sweeps, acc, 0, 0);
   let changed: f64 = 0;
   for (let t = 0; t < sweeps; t++) {
     for (let v = 0; v < m.nBlocks; v++) {
@@ -82,7 +85,10 @@ const MASKS = memory.data<u64>([0, 0, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF, 0,
 
 const RNG_BUF = memory.data(64, 16);
 
-function freeBitSweeps(m: PairwiseForm, r: Philox, s: usize, sweeps: i32, acc: usize): f64 {
+// T = f64: p is read from the probability table (off, table) at the neighbours' pattern instead
+// (gibbs_table.ts: the same p, bit for bit); T = u8: the fields are summed as described above.
+function freeBitSweeps<T>(m: PairwiseForm, r: Philox, s: usize, sweeps: i32, acc: usize, off: usize, table: usize): f64 {
+  const fromTable = sizeof<T>() == 8;
   const n = m.nBits;
   if (sweeps <= 0 || n <= 0) return 0; // draws nothing: the chain's state stays as it is
   const a = m.a, rowPtr = m.rowPtr, col = m.col, val = m.val;
@@ -107,28 +113,42 @@ function freeBitSweeps(m: PairwiseForm, r: Philox, s: usize, sweeps: i32, acc: u
     let cp = col + (<usize>load<i32>(rowPtr) << 2); // CSR cursor: column, and value at the same k
     let vp = val + (<usize>load<i32>(rowPtr) << 3);
     for (let i = 0; i < n; i++) {
-      const cend = col + (<usize>load<i32>(rowPtr + (<usize>(i + 1) << 2)) << 2);
-      const im1 = i - 1;
-      let u = v128.load64_splat(a + (<usize>i << 3));
-      for (; cp < cend; cp += 4, vp += 8) {
-        const j = load<i32>(cp);
-        // Never read s_{i−1} here: that read would put bit i−1 back on bit i's critical path. (This
-        // branch is predictable; a branch on s_j would not be.)
-        const mask = j == im1 ? <usize>32 : <usize>load<u8>(s + <usize>j) << 4;
-        u = f64x2.add(u, v128.and(v128.load64_splat(vp), v128.load(MASKS + mask)));
+      let p: f64;
+      let e: usize = 0; // the table entry [p, accept threshold]
+      if (fromTable) {
+        const o = load<i32>(off + (<usize>i << 2));
+        if (o >= 0) {
+          const row0 = load<i32>(rowPtr + (<usize>i << 2)), row1 = load<i32>(rowPtr + (<usize>(i + 1) << 2));
+          e = table + (<usize>(o + tablePattern(m, s, row0, row1)) << 4);
+          p = load<f64>(e);
+        } else {
+          p = 1.0 / (1.0 + Math.exp(-localField(m, s, i))); // no table (degree > TABLE_MAX_DEGREE)
+        }
+      } else {
+        const cend = col + (<usize>load<i32>(rowPtr + (<usize>(i + 1) << 2)) << 2);
+        const im1 = i - 1;
+        let u = v128.load64_splat(a + (<usize>i << 3));
+        for (; cp < cend; cp += 4, vp += 8) {
+          const j = load<i32>(cp);
+          // Never read s_{i−1} here: that read would put bit i−1 back on bit i's critical path. (This
+          // branch is predictable; a branch on s_j would not be.)
+          const mask = j == im1 ? <usize>32 : <usize>load<u8>(s + <usize>j) << 4;
+          u = f64x2.add(u, v128.and(v128.load64_splat(vp), v128.load(MASKS + mask)));
+        }
+        const pp = f64x2.div(one, f64x2.add(one, expPair(f64x2.neg(u), kInv, kShift, kHi, kLo, c2, c3, c4, c5, lim)));
+        // Pick the lane with an integer select (a cmov): a float select would be a branch on the
+        // random bit i−1, and each misprediction would throw away the overlapped work.
+        p = reinterpret<f64>(select<i64>(i64x2.extract_lane(pp, 1), i64x2.extract_lane(pp, 0), prev != 0));
       }
-      const pp = f64x2.div(one, f64x2.add(one, expPair(f64x2.neg(u), kInv, kShift, kHi, kLo, c2, c3, c4, c5, lim)));
-      // Pick the lane with an integer select (a cmov): a float select would be a branch on the
-      // random bit i−1, and each misprediction would throw away the overlapped work.
-      const p = reinterpret<f64>(select<i64>(i64x2.extract_lane(pp, 1), i64x2.extract_lane(pp, 0), prev != 0));
       if (pos >= 16) {
         philox4Blocks(RNG_BUF, ctr, ctr2, ctr3, k0, k1);
         ctr += 4;
         pos = 0;
       }
-      const x = (<f64>load<u32>(RNG_BUF + (<usize>pos << 2)) + 0.5) * 2.3283064365386963e-10; // uniform32
+      const w = load<u32>(RNG_BUF + (<usize>pos << 2));
       pos++;
-      const bit = <i32>(x < p);
+      // uniform32(w) < p; with a table entry: the same test on the integer word (gibbs_table.ts).
+      const bit = fromTable && e ? <i32>(<i64>w < load<i64>(e, 8)) : <i32>((<f64>w + 0.5) * 2.3283064365386963e-10 < p);
       c += <i32>(bit != <i32>load<u8>(s + <usize>i));
       store<u8>(s + <usize>i, <u8>bit);
       prev = bit;

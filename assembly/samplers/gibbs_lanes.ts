@@ -25,6 +25,7 @@ import { batchStreamsBytes, batchStreamsOpen, batchStreamsNext, batchStreamsClos
 import { PairwiseForm } from '../core/pairwise';
 import { EXP_K, expPair, expPairK, expF32x4 } from '../core/vmath';
 import { freeBitLanesSweeps, maskOf, masks4At } from './gibbs_lanes_free';
+import { tableLanesSweeps } from './gibbs_table';
 
 @inline
 function streamsAt(B: i32): usize {
@@ -168,6 +169,19 @@ export function lanesSweepsF64(m: PairwiseForm, batch: usize, B: i32, sweeps: i3
       }
     }
   }
+  closeCall(batch, B, false);
+}
+
+/**
+ * lanesSweepsF64's sequential scan of a batch of 2 or 4 chains on an all-free-bit model with p read
+ * from the probability table off, table (gibbs_table.ts): the same chains, bit for bit.
+ */
+export function lanesTableSweeps(m: PairwiseForm, batch: usize, B: i32, sweeps: i32, acc: usize, off: usize, table: usize): void {
+  assert(m.allFree && (B == 2 || B == 4), 'the table kernel runs batches of 2 or 4 chains of free bits');
+  openCall(batch, B);
+  const s = batch + lanesStateOffset(B), rs = batch + streamsAt(B), cnt = batch + countersAt(B);
+  if (B == 4) tableLanesSweeps<u32>(m, off, table, s, rs, batch, cnt, sweeps, acc);
+  else tableLanesSweeps<u16>(m, off, table, s, rs, batch, cnt, sweeps, acc);
   closeCall(batch, B, false);
 }
 

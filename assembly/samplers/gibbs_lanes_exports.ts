@@ -1,6 +1,6 @@
 // Pointer-level entry points of the batched (lanes) Gibbs sampler.
 import { PairwiseForm } from '../core/pairwise';
-import { lanesBytes, lanesChangedOffset, lanesStateOffset, lanesScratchBytes, lanesInit, lanesSweepsF64, lanesSweepsF32 } from './gibbs_lanes';
+import { lanesBytes, lanesChangedOffset, lanesStateOffset, lanesScratchBytes, lanesInit, lanesSweepsF64, lanesSweepsF32, lanesTableSweeps } from './gibbs_lanes';
 
 export function gibbsLanesBytes(model: usize, B: i32): usize {
   return lanesBytes(changetype<PairwiseForm>(model), B);
@@ -28,4 +28,9 @@ export function gibbsLanesStep(model: usize, batch: usize, B: i32, sweeps: i32, 
 
 export function gibbsLanesStepF32(model: usize, a32: usize, val32: usize, batch: usize, B: i32, sweeps: i32, acc: usize, scratch: usize, order: usize): void {
   lanesSweepsF32(changetype<PairwiseForm>(model), a32, val32, batch, B, sweeps, acc, scratch, order);
+}
+
+/** gibbsLanesStep (sequential scan, B = 2 or 4) reading a probability table (gibbs_table.ts): the same chains. */
+export function gibbsLanesTableStep(model: usize, batch: usize, B: i32, sweeps: i32, acc: usize, off: usize, table: usize): void {
+  lanesTableSweeps(changetype<PairwiseForm>(model), batch, B, sweeps, acc, off, table);
 }

@@ -43,14 +43,25 @@ export function masks4At(x: u32): usize {
 }
 
 // State bytes (one 0/1 byte per chain) from the accept bits of four chains (bit c: chain c).
-const BYTES4 = memory.data<u32>([
+export const BYTES4 = memory.data<u32>([
   0x00000000, 0x00000001, 0x00000100, 0x00000101, 0x00010000, 0x00010001, 0x00010100, 0x00010101,
   0x01000000, 0x01000001, 0x01000100, 0x01000101, 0x01010000, 0x01010001, 0x01010100, 0x01010101,
 ]);
 
+/** Adds change counts held as bytes (byte c: chain c's, B = 2 or 4 chains) into the i64 counters at cnt. */
+@inline
+export function addByteCounts(cnt: usize, bytes: u32, quad: bool): void {
+  store<i64>(cnt, load<i64>(cnt) + <i64>(bytes & 255));
+  store<i64>(cnt, load<i64>(cnt, 8) + <i64>((bytes >> 8) & 255), 8);
+  if (quad) {
+    store<i64>(cnt, load<i64>(cnt, 16) + <i64>((bytes >> 16) & 255), 16);
+    store<i64>(cnt, load<i64>(cnt, 24) + <i64>(bytes >> 24), 24);
+  }
+}
+
 /** uniform32 of the two chains whose words are at p, as an f64x2. */
 @inline
-function uniformPair(p: usize): v128 {
+export function uniformPair(p: usize): v128 {
   const w = f64x2.convert_low_i32x4_u(v128.load64_zero(p));
   return f64x2.mul(f64x2.add(w, f64x2.splat(0.5)), f64x2.splat(2.3283064365386963e-10));
 }
@@ -73,8 +84,7 @@ export function freeBitLanesSweeps<T>(m: PairwiseForm, s: usize, rs: usize, p0: 
   const c2 = v128.load64_splat(EXP_K, 32), c3 = v128.load64_splat(EXP_K, 40);
   const c4 = v128.load64_splat(EXP_K, 48), c5 = v128.load64_splat(EXP_K, 56);
   const lim = v128.load64_splat(EXP_K, 64);
-  let n0: i64 = 0, n1: i64 = 0, n2: i64 = 0, n3: i64 = 0; // change counts
-  let bytes: u32 = 0; // change counts of the last ≤ 128 bits, one byte per chain
+  let bytes: u32 = 0; // change counts of the last ≤ 128 bits, one byte per chain (then into cnt)
   for (let t = 0; t < sweeps; t++) {
     // Accept masks of bit i−1 (chains 0, 1 and 2, 3); read only where bit i−1 is a neighbour.
     let prevA = zero, prevB = zero;
@@ -155,24 +165,12 @@ export function freeBitLanesSweeps<T>(m: PairwiseForm, s: usize, rs: usize, p0: 
         if (quad) v128.store(q, f64x2.add(v128.load(q, 16), pB), 16);
       }
       if ((i & 127) == 127) {
-        n0 += <i64>(bytes & 255);
-        n1 += <i64>((bytes >> 8) & 255);
-        n2 += <i64>((bytes >> 16) & 255);
-        n3 += <i64>(bytes >> 24);
+        addByteCounts(cnt, bytes, quad);
         bytes = 0;
       }
     }
-    n0 += <i64>(bytes & 255);
-    n1 += <i64>((bytes >> 8) & 255);
-    n2 += <i64>((bytes >> 16) & 255);
-    n3 += <i64>(bytes >> 24);
+    addByteCounts(cnt, bytes, quad);
     bytes = 0;
   }
   store<u32>(rs, pos, 8);
-  store<i64>(cnt, load<i64>(cnt) + n0);
-  store<i64>(cnt, load<i64>(cnt, 8) + n1, 8);
-  if (quad) {
-    store<i64>(cnt, load<i64>(cnt, 16) + n2, 16);
-    store<i64>(cnt, load<i64>(cnt, 24) + n3, 24);
-  }
 }

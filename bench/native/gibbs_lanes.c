@@ -13,7 +13,7 @@
  *       init, SWEEPS sweeps with accumulation; writes f64 changed[B], u8 s[nBits*B], f64 acc[nBits*B].
  *   gibbs_lanes.out time MODEL SEEDLO SEEDHI B TAG SWEEPS WARMUP PRECISION ORDER
  *       prints "seconds cpu-seconds" (wall clock, this process's CPU time) for SWEEPS timed sweeps after WARMUP untimed ones.
- * PRECISION: f64 | f32. ORDER: a file of i32 block indices (a colored scan), or "-" (0, 1, …).
+ * PRECISION: f64 | f32 | f64table (f64 with the probability table, gibbs_table.h). ORDER: a file of i32 block indices (a colored scan), or "-" (0, 1, …).
  */
 #include <math.h>
 #include <stdint.h>
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <smmintrin.h>
 
 #define PROGRAM "gibbs_lanes.out"
 #include "csr_form.h"
@@ -50,37 +51,64 @@ typedef struct {
   uint64_t ctr;
   uint32_t pos;
   int32_t G;
+  int pairs;  /* at most two chains: philoxPairs */
   v4u *ids;   /* G */
   v4u *words; /* G * 16: word vector 4b + k of group g = block b's word k */
 } Streams;
 
+/* 32×32 → 64-bit products of four lanes by a constant m: high and low words (pmuludq on even and odd lanes). */
+static inline void mulhilo4(v4u x, __m128i m, v4u *hi, v4u *lo) {
+  const __m128i pe = _mm_mul_epu32((__m128i)x, m), po = _mm_mul_epu32(_mm_srli_epi64((__m128i)x, 32), m);
+  *lo = (v4u)_mm_blend_epi16(pe, _mm_slli_epi64(po, 32), 0xCC);
+  *hi = (v4u)_mm_blend_epi16(_mm_srli_epi64(pe, 32), po, 0xCC);
+}
+
+/* Philox4x32-10 on four lanes at once: counters (x0, x1), chain ids, tag; out[k] = word k. */
+static void philoxLanes(v4u *out, v4u x0, v4u x1, v4u ids, uint32_t tag, uint32_t key0, uint32_t key1) {
+  v4u x2 = ids, x3 = (v4u){0, 0, 0, 0} + tag;
+  const __m128i m0 = _mm_set1_epi32((int)0xD2511F53u), m1 = _mm_set1_epi32((int)0xCD9E8D57u);
+  uint32_t k0 = key0, k1 = key1;
+  for (int i = 0; i < 10; i++) {
+    v4u h0, l0, h1, l1;
+    mulhilo4(x0, m0, &h0, &l0);
+    mulhilo4(x2, m1, &h1, &l1);
+    const v4u n0 = h1 ^ x1 ^ k0, n2 = h0 ^ x3 ^ k1;
+    x0 = n0, x1 = l1, x2 = n2, x3 = l0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  out[0] = x0, out[1] = x1, out[2] = x2, out[3] = x3;
+}
+
 static void philoxChains(v4u *out, uint64_t ctr, v4u ids, uint32_t tag, uint32_t key0, uint32_t key1) {
   for (uint64_t b = 0; b < 4; b++) {
-    v4u x0 = (v4u){0, 0, 0, 0} + (uint32_t)(ctr + b), x1 = (v4u){0, 0, 0, 0} + (uint32_t)((ctr + b) >> 32);
-    v4u x2 = ids, x3 = (v4u){0, 0, 0, 0} + tag;
-    uint32_t k0 = key0, k1 = key1;
-    for (int i = 0; i < 10; i++) {
-      v4u n0, n1, n2, n3;
-      for (int l = 0; l < 4; l++) {
-        const uint64_t p0 = (uint64_t)0xD2511F53u * x0[l];
-        const uint64_t p1 = (uint64_t)0xCD9E8D57u * x2[l];
-        n0[l] = (uint32_t)(p1 >> 32) ^ x1[l] ^ k0;
-        n2[l] = (uint32_t)(p0 >> 32) ^ x3[l] ^ k1;
-        n1[l] = (uint32_t)p1;
-        n3[l] = (uint32_t)p0;
-      }
-      x0 = n0, x1 = n1, x2 = n2, x3 = n3;
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
+    const v4u x0 = (v4u){0, 0, 0, 0} + (uint32_t)(ctr + b), x1 = (v4u){0, 0, 0, 0} + (uint32_t)((ctr + b) >> 32);
+    philoxLanes(out + 4 * b, x0, x1, ids, tag, key0, key1);
+  }
+}
+
+/*
+ * philoxChains for a batch of at most two chains (rng_lanes.ts philoxPairs): each evaluation takes
+ * (chain 0, block b), (1, b), (0, b + 1), (1, b + 1); lanes 0, 1 of the word vectors get the words.
+ */
+static void philoxPairs(v4u *out, uint64_t ctr, v4u ids, uint32_t tag, uint32_t key0, uint32_t key1) {
+  const v4u ids2 = {ids[0], ids[1], ids[0], ids[1]};
+  for (uint64_t b = 0; b < 4; b += 2) {
+    const uint64_t c0 = ctr + b, c1 = ctr + b + 1;
+    v4u w[4];
+    philoxLanes(w, (v4u){(uint32_t)c0, (uint32_t)c0, (uint32_t)c1, (uint32_t)c1}, (v4u){(uint32_t)(c0 >> 32), (uint32_t)(c0 >> 32), (uint32_t)(c1 >> 32), (uint32_t)(c1 >> 32)}, ids2, tag, key0, key1);
+    for (int k = 0; k < 4; k++) {
+      out[4 * b + k][0] = w[k][0], out[4 * b + k][1] = w[k][1];
+      out[4 * (b + 1) + k][0] = w[k][2], out[4 * (b + 1) + k][1] = w[k][3];
     }
-    out[4 * b] = x0, out[4 * b + 1] = x1, out[4 * b + 2] = x2, out[4 * b + 3] = x3;
   }
 }
 
 /* Word vector of group 0 for this block (group g: + 16 g), refilling every group when used up. */
 static inline const v4u *streamsNext(Streams *st) {
   if (st->pos >= 16) {
-    for (int32_t g = 0; g < st->G; g++) philoxChains(st->words + 16 * g, st->ctr, st->ids[g], st->tag, st->key0, st->key1);
+    if (st->pairs) philoxPairs(st->words, st->ctr, st->ids[0], st->tag, st->key0, st->key1);
+    else for (int32_t g = 0; g < st->G; g++) philoxChains(st->words + 16 * g, st->ctr, st->ids[g], st->tag, st->key0, st->key1);
     st->ctr += 4;
     st->pos = 0;
   }
@@ -213,6 +241,10 @@ typedef struct {
   Streams st;
   const int32_t *order;
   void *scratch; /* 2 maxBlock vectors */
+  struct {
+    int32_t *off;   /* per bit: first entry of the site's table, -1: none (0: no table) */
+    double *table;  /* entries of [p, threshold as int64] */
+  } table;
 } Batch;
 
 static inline v2d field2(const Form *m, const uint8_t *sq, int32_t B, int32_t i) {
@@ -424,9 +456,16 @@ static void oneHot4Chains(Batch *bt, const v4u *words, int32_t b, int32_t K) {
   }
 }
 
+#include "gibbs_table.h"
+
 static void sweepsF64(Batch *bt, int32_t sweeps) {
   const Form *m = bt->m;
   const int32_t B = bt->B;
+  if (bt->table.off && (B == 2 || B == 4) && !bt->order) {
+    if (B == 4) sweepsTable(bt, sweeps, 1);
+    else sweepsTable(bt, sweeps, 0);
+    return;
+  }
   if (m->allFree && !bt->order && (B == 2 || B == 4)) {
     if (B == 4) sweepsFree(bt, sweeps, 1);
     else sweepsFree(bt, sweeps, 0);
@@ -625,7 +664,7 @@ int main(int argc, char **argv) {
   const int32_t B = (int32_t)atol(argv[5]);
   const uint32_t tag = (uint32_t)strtoul(argv[6], 0, 10);
   const int32_t nSweeps = (int32_t)atol(argv[7]);
-  const int f32 = strcmp(argv[9], "f32") == 0;
+  const int f32 = strcmp(argv[9], "f32") == 0, table = strcmp(argv[9], "f64table") == 0;
   if (B <= 0 || B % (f32 ? 4 : 2)) die("B must be a positive multiple of the lane count");
   Batch bt = {&m, toF32(&m), B, calloc((size_t)m.nBits * B + 1, 1), calloc((size_t)m.nBits * B + 1, 8), calloc((size_t)B, 8), {0}, 0, 0};
   if (strcmp(argv[10], "-") != 0) {
@@ -637,11 +676,13 @@ int main(int argc, char **argv) {
   bt.scratch = aligned_alloc(16, 32 * (size_t)(m.maxBlock + 1));
   bt.st.key0 = key0, bt.st.key1 = key1, bt.st.tag = tag;
   bt.st.G = (B + 3) / 4;
+  bt.st.pairs = B <= 2;
   bt.st.ids = aligned_alloc(16, 16 * (size_t)bt.st.G);
   bt.st.words = aligned_alloc(16, 256 * (size_t)bt.st.G);
   memset(bt.st.ids, 0, 16 * (size_t)bt.st.G);
   memset(bt.st.words, 0, 256 * (size_t)bt.st.G);
   batchInit(&bt, key0, key1, tag);
+  if (table) tableBuild(&bt);
   for (int32_t l = B; l < 4 * bt.st.G; l++) bt.st.ids[l >> 2][l & 3] = (uint32_t)(B - 1);
   if (strcmp(argv[1], "verify") == 0) {
     if (f32) sweepsF32(&bt, nSweeps);

@@ -9,6 +9,7 @@ import { loadModelFile } from '../io/files.ts';
 import { infer, METHODS, type InferOptions, type Method } from '../infer.ts';
 import { inferAsync, PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
 import { PRECISIONS, SCANS } from '../samplers/gibbs-lanes.ts';
+import { PROBABILITY_TABLES } from '../samplers/gibbs-table.ts';
 import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
 import { PT_MOVES } from '../samplers/tempering.ts';
 import { BP_SCHEDULES } from '../variational/bp.ts';
@@ -39,6 +40,8 @@ const USAGE = `usage:
                                           per chain use min(chains, cores); 0: this thread
       gibbs:              [--precision f64|f32]   f32: four chains per SIMD vector (f64, default: two)
                           [--scan sequential|colored]   colored: the variables color by color
+                          [--probability-table auto|on|off]   each site's conditional from a table built
+                                          once (binary variables, ≤ 8 neighbours; the same chains)
       any method:         [--queue redis://HOST:PORT[/DB]]   run as jobs on \`relaxmrf worker\` processes
                                           (rediss://:PASSWORD@HOST:PORT for TLS); the same estimates as
                                           without (plus workers, completedChains, queue); Ctrl-C: partial
@@ -214,6 +217,7 @@ async function inferCommand(argv: string[]): Promise<void> {
       workers: { type: 'string' },
       precision: { type: 'string' },
       scan: { type: 'string' },
+      'probability-table': { type: 'string' },
       queue: { type: 'string' },
       restarts: { type: 'string' },
       trials: { type: 'string' },
@@ -260,7 +264,8 @@ async function inferCommand(argv: string[]): Promise<void> {
   const parametrisation = choice('parametrisation', values.parametrisation, ['whitened', 'zhang'] as const);
   const precision = choice('precision', values.precision, PRECISIONS);
   const scan = choice('scan', values.scan, SCANS);
-  if ((precision !== undefined || scan !== undefined) && method !== 'gibbs') throw new UsageError('--precision and --scan apply to --method gibbs');
+  const probabilityTable = choice('probability-table', values['probability-table'], PROBABILITY_TABLES);
+  if ((precision !== undefined || scan !== undefined || probabilityTable !== undefined) && method !== 'gibbs') throw new UsageError('--precision, --scan and --probability-table apply to --method gibbs');
   const ais = {
     runs: integer('ais-runs', values['ais-runs'], 1),
     steps: integer('ais-steps', values['ais-steps'], 1),
@@ -322,6 +327,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     parametrisation,
     precision,
     scan,
+    probabilityTable,
     logz,
     ais: aisGiven ? ais : undefined,
     targetAccept,

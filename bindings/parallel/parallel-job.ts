@@ -53,17 +53,19 @@ export const AUTO_WORKERS_MIN_UPDATES = 1e8;
 export const AUTO_WORKERS_MIN_SWEEPS = 1000;
 
 /**
- * Worker start-up in site updates of this thread's time: 0.2–0.5 s per run of the built package
- * (engine compile, model copy; `npm run bench:workers`) at ~10⁸ updates/s.
+ * Worker start-up in site updates of this thread's time: 0.08–0.5 s per run of the built package
+ * (engine compile, model copy; `npm run bench:workers`: 79 ms idle, 135 ms under load) at 1–3·10⁸
+ * updates/s (summing the fields; reading the probability table).
  */
 export const AUTO_WORKERS_STARTUP_UPDATES = 5e7;
 
 /**
- * Time per site of a batch of 1–2 f64 chains (one f64x2 vector, whose updates wait for each other)
- * relative to a batch of 4 (two interleaved vectors): 2 chains at ~75 M updates/s against 4 at
- * ~128 M/s on the 256² Ising lattice (bench:lanes, CPU time), 0.78 on Potts.
+ * Time per site of a batch of 1–2 f64 chains (one f64x2 vector; its Philox evaluations take two
+ * blocks of each chain) relative to a batch of 4 (two interleaved vectors): on the 256² Ising
+ * lattice (bench:lanes, CPU time) 2 chains at ~108 M updates/s against 4 at ~160 M/s summing the
+ * fields (0.74), ~210 against ~300 M/s reading the probability table (0.71).
  */
-const F64_PAIR_COST = 0.85;
+const F64_PAIR_COST = 0.73;
 
 /** Relative time per sweep of `chains` Gibbs chains on one thread (f64: batches of ≤ 4; f32: a vector per 4). */
 function threadCost(chains: number, precision: string): number {
@@ -77,8 +79,8 @@ function threadCost(chains: number, precision: string): number {
  * of at least AUTO_WORKERS_MIN_SWEEPS sweeps per chain whose site updates pay for the workers'
  * start-up — at least AUTO_WORKERS_MIN_UPDATES and at least AUTO_WORKERS_STARTUP_UPDATES / g,
  * where g is the share of this thread's time the workers save (the busiest worker holds ⌈chains/w⌉
- * chains; threadCost). So 4 f64 chains on 2 cores (each worker one latency-bound vector, this
- * thread two interleaved ones: g ≈ 0.15) need ≈ 3.3·10⁸ updates, 8 chains (g = 0.5) 10⁸, and 2
+ * chains; threadCost). So 4 f64 chains on 2 cores (each worker one vector, this thread two
+ * interleaved ones: g ≈ 0.27) need ≈ 1.85·10⁸ updates, 8 chains (g = 0.5) 10⁸, and 2
  * chains never start workers (one chain per worker runs a half-empty vector: g = 0). 1 (this
  * thread) otherwise and for the other methods. The result does not depend on it.
  */
@@ -172,7 +174,8 @@ export function runChains(engine: Engine, model: Model, method: ParallelMethod, 
         break;
       }
       const run = gibbsRun(o);
-      const sampler = gibbsSampler(engine, model, run, job.chains.length);
+      const sampler = gibbsSampler(engine, model, run, job.chains.length, job.chains.length);
+      post({ type: 'setup', diagnostics: { probabilityTable: sampler.table !== null } });
       try {
         gibbsChains(sampler, run, job.chains, event);
       } finally {
@@ -267,7 +270,7 @@ export function chainPlan(method: ParallelMethod, model: Model, o: ParallelOptio
           return {
             add: (e, chain) => red.add(e as DiscreteEvent, chain),
             result: (seconds, partial, setup, extra) =>
-              method === 'gibbs' ? gibbsResult(form, red, run, seconds, partial, extra) : blockGibbsResult(form, red, run, seconds, seconds, partial, { ...setup, ...extra }),
+              method === 'gibbs' ? gibbsResult(form, red, run, seconds, partial, { ...setup, ...extra }) : blockGibbsResult(form, red, run, seconds, seconds, partial, { ...setup, ...extra }),
           };
         },
       };

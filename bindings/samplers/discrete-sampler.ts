@@ -38,9 +38,10 @@ export abstract class DiscreteChainSampler {
    * `stream`: the sampler's tag within a chain, so different samplers never share draws.
    * @param engine The engine whose memory holds the sampler and its chains.
    */
-  constructor(readonly engine: Engine, model: Model, private readonly stream: number, private readonly label: string) {
-    // Refused up front when the form, an accumulator and two chains' states cannot fit.
-    this.bound = BoundModel.fromModel(engine, model, label, (s) => 8 * s.nBits + 2 * (s.nBits + 256) + 8 * s.maxBlock);
+  constructor(readonly engine: Engine, model: Model, private readonly stream: number, private readonly label: string, extraBytes = 0) {
+    // Refused up front when the form, an accumulator and two chains' states cannot fit (and the
+    // subclass's `extraBytes`).
+    this.bound = BoundModel.fromModel(engine, model, label, (s) => 8 * s.nBits + 2 * (s.nBits + 256) + 8 * s.maxBlock + extraBytes);
   }
 
   /** The model's canonical form. */

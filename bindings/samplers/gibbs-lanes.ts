@@ -17,6 +17,7 @@ import { seedWords } from '../core/seed.ts';
 import { checkCount } from '../core/options.ts';
 import { splitEvenly } from './estimators.ts';
 import type { DiscreteEvent } from './chains.ts';
+import { checkTableMode, probabilityTable, tableMayApply, tablePlanBytes, type ProbabilityTable, type TableMode } from './gibbs-table.ts';
 
 /** Arithmetic of the lanes' Gibbs kernel: 'f64' (two chains per vector) or 'f32' (four). */
 export const PRECISIONS = ['f64', 'f32'] as const;
@@ -137,6 +138,8 @@ export class GibbsLanes {
   /** The batch memory and accumulator, allocated on the first init and reused by later ones. */
   private batchPtr = 0;
   private accPtr = 0;
+  /** The probability table the f64 sequential scan reads (batches of 2 or 4 chains), or null. */
+  readonly table: ProbabilityTable | null = null;
 
   /**
    * `width`: the most chains a batch will hold (memory is checked for it up front). `stream`: the
@@ -144,13 +147,19 @@ export class GibbsLanes {
    * @param engine The engine whose memory holds the sampler.
    * @param precision 'f64' (default) or 'f32'.
    * @param scan 'sequential' (default) or 'colored'.
+   * @param table Probability table (gibbs-table.ts): 'auto' (default), 'on' or 'off'; used by the
+   *   f64 sequential scan of batches of 2 or 4 chains ('on' with f32 or the colored scan: ModelError).
+   * @param updates Site updates per site this sampler is expected to run (all chains), for 'auto'.
    */
-  constructor(readonly engine: Engine, model: Model, width: number, private readonly stream: number, readonly precision: Precision = 'f64', readonly scan: Scan = 'sequential') {
+  constructor(readonly engine: Engine, model: Model, width: number, private readonly stream: number, readonly precision: Precision = 'f64', readonly scan: Scan = 'sequential', table: TableMode = 'auto', updates?: number) {
     checkPrecision(precision);
     checkScan(scan);
+    checkTableMode(table);
+    const tableScan = precision === 'f64' && scan === 'sequential';
+    if (table === 'on' && !tableScan) throw new ModelError("probabilityTable 'on' needs the f64 sequential scan");
     this.lanes = precision === 'f32' ? 4 : 2;
     this.width = Math.ceil(Math.max(1, width) / this.lanes) * this.lanes;
-    this.bound = BoundModel.fromModel(engine, model, 'gibbs', (s) => lanesMemory(s, width, precision, scan));
+    this.bound = BoundModel.fromModel(engine, model, 'gibbs', (s) => lanesMemory(s, width, precision, scan) + (tableMayApply(table, tableScan, updates) ? tablePlanBytes(s.nBits) : 0));
     const arena = this.bound.arena;
     const k = engine.kernels;
     this.scratch = arena.alloc(k.gibbsLanesScratchBytes(this.bound.header) >>> 0);
@@ -168,6 +177,12 @@ export class GibbsLanes {
       this.val32 = arena.alloc(4 * Math.max(1, f.val.length));
       new Float32Array(k.memory.buffer, this.val32, f.val.length).set(f.val);
     }
+    if (tableScan) this.table = probabilityTable(engine, this.bound, table, updates);
+  }
+
+  /** Whether a batch of `width` lanes reads the probability table. */
+  usesTable(width = this.width): boolean {
+    return this.table !== null && (width === 2 || width === 4);
   }
 
   /** The model's canonical form. */
@@ -213,7 +228,9 @@ export class GibbsLanes {
   protected sweeps(batch: LanesBatch, sweeps: number, acc: number): void {
     const header = this.header();
     this.engine.call('gibbs step', (k) => {
-      if (this.precision === 'f32') k.gibbsLanesStepF32(header, this.a32, this.val32, batch.ptr, batch.width, sweeps, acc, this.scratch, this.order);
+      const t = this.table;
+      if (t && (batch.width === 2 || batch.width === 4)) k.gibbsLanesTableStep(header, batch.ptr, batch.width, sweeps, acc, t.off, t.table);
+      else if (this.precision === 'f32') k.gibbsLanesStepF32(header, this.a32, this.val32, batch.ptr, batch.width, sweeps, acc, this.scratch, this.order);
       else k.gibbsLanesStep(header, batch.ptr, batch.width, sweeps, acc, this.scratch, this.order);
     });
   }

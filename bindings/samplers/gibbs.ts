@@ -10,8 +10,9 @@ import { canonicalSize, type CanonicalForm } from '../core/canonical.ts';
 import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
 import { batchMeansResult, chainOrderFolder, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
 import { GibbsLanes, checkPrecision, checkScan, lanesChains, type Precision, type Scan } from './gibbs-lanes.ts';
+import { checkTableMode, probabilityTable, tablePlanBytes, type ProbabilityTable, type TableMode } from './gibbs-table.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
-import { EngineError } from '../core/errors.ts';
+import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 
@@ -29,17 +30,25 @@ export type GibbsInfo = DiscreteStepInfo;
  */
 export class GibbsSampler extends DiscreteChainSampler {
   private readonly scratch: number;
+  /** The probability table the sweeps read (gibbs-table.ts), or null. */
+  readonly table: ProbabilityTable | null;
 
-  constructor(engine: Engine, model: Model) {
-    super(engine, model, GIBBS_STREAM, 'gibbs');
+  /**
+   * @param table Probability table: 'auto' (default), 'on' or 'off' (the same chains either way).
+   * @param updates Site updates per site the sampler is expected to run (all chains), for 'auto'.
+   */
+  constructor(engine: Engine, model: Model, table: TableMode = 'auto', updates?: number) {
+    super(engine, model, GIBBS_STREAM, 'gibbs', checkTableMode(table) === 'off' ? 0 : tablePlanBytes(canonicalSize(model).nBits));
     this.scratch = this.bound.arena.alloc(this.bound.maxBlock * 8);
+    this.table = probabilityTable(engine, this.bound, table, updates);
   }
 
   /** Runs `sweeps` scans; with `acc` (f64 per bit) adds the conditional probabilities into it. */
   step(state: GibbsState, sweeps: number, acc = 0): GibbsInfo {
     checkCount('sweeps', sweeps, 1);
     const header = this.header();
-    const changed = this.engine.call('gibbs step', (k) => k.gibbsStep(header, state.ptr, sweeps, acc, this.scratch));
+    const t = this.table;
+    const changed = this.engine.call('gibbs step', (k) => (t ? k.gibbsTableStep(header, state.ptr, sweeps, acc, this.scratch, t.off, t.table) : k.gibbsStep(header, state.ptr, sweeps, acc, this.scratch)));
     return { sweeps, changeRate: changed / (sweeps * this.form.n) };
   }
 }
@@ -63,6 +72,13 @@ export interface GibbsOptions {
   precision?: Precision;
   /** 'sequential' (default): blocks in index order. 'colored': color by color (a different valid chain). */
   scan?: Scan;
+  /**
+   * 'auto' (default): on models of free bits (no one-hot blocks) with at most 8 neighbours a site,
+   * read each site's conditional from a table built once (f64 sequential scan) when it fits 2 MiB (L2 cache)
+   * and the run repays it; 'on': whenever the model takes one; 'off': never. The same chains,
+   * bit for bit, either way (diagnostics.probabilityTable says whether one was used).
+   */
+  probabilityTable?: TableMode;
   /** Called as sweeps are done (done/total in sweeps of all chains). */
   onProgress?: (p: Progress) => void;
   /** Stops the run; the result is then marked partial and uses the batches completed. */
@@ -70,21 +86,23 @@ export interface GibbsOptions {
 }
 
 /** Defaults of GibbsOptions. */
-export const GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20, precision: 'f64', scan: 'sequential' } as const;
+export const GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20, precision: 'f64', scan: 'sequential', probabilityTable: 'auto' } as const;
 
-export type GibbsRun = { seed: number; chains: number; samples: number; burnin: number; batches: number; precision: Precision; scan: Scan };
+export type GibbsRun = { seed: number; chains: number; samples: number; burnin: number; batches: number; precision: Precision; scan: Scan; probabilityTable: TableMode };
 
 /** The run's options with defaults, validated. */
 export function gibbsRun(opts: GibbsOptions): GibbsRun {
-  const { seed, chains, samples, burnin, batches, precision, scan } = { ...GIBBS_DEFAULTS, ...definedOnly(opts) };
+  const { seed, chains, samples, burnin, batches, precision, scan, probabilityTable } = { ...GIBBS_DEFAULTS, ...definedOnly(opts) };
   checkCount('chains', chains, 1);
   checkCount('samples', samples, 1);
   checkCount('burnin', burnin, 0);
   checkCount('batches', batches, 1);
   checkPrecision(precision);
   checkScan(scan);
+  checkTableMode(probabilityTable);
+  if (probabilityTable === 'on' && (precision !== 'f64' || scan !== 'sequential')) throw new ModelError("probabilityTable 'on' needs precision 'f64' and scan 'sequential'");
   seedWords(seed);
-  return { seed, chains, samples, burnin, batches, precision, scan };
+  return { seed, chains, samples, burnin, batches, precision, scan, probabilityTable };
 }
 
 /**
@@ -94,10 +112,13 @@ export function gibbsRun(opts: GibbsOptions): GibbsRun {
  */
 export const GIBBS_F64_BATCH = 4;
 
-/** The lanes sampler for a run's chains (`width`: the most chains per batch). */
-export function gibbsSampler(engine: Engine, model: Model, run: GibbsRun, width: number): GibbsLanes {
+/**
+ * The lanes sampler for a run's chains (`width`: the most chains per batch; `chains`: how many
+ * chains it will run, for the probability table's rule).
+ */
+export function gibbsSampler(engine: Engine, model: Model, run: GibbsRun, width: number, chains = run.chains): GibbsLanes {
   const w = run.precision === 'f64' ? Math.min(width, GIBBS_F64_BATCH) : width;
-  return new GibbsLanes(engine, model, w, GIBBS_STREAM, run.precision, run.scan);
+  return new GibbsLanes(engine, model, w, GIBBS_STREAM, run.precision, run.scan, run.probabilityTable, chains * (run.samples + run.burnin));
 }
 
 /**
@@ -166,7 +187,7 @@ export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}):
       if (e.kind === 'step') opts.onProgress?.({ phase: 'gibbs', done: (done += e.sweeps), total });
     }, opts.signal);
     fold.finish();
-    return gibbsResult(sampler.form, red, run, (performance.now() - t0) / 1000, !finished);
+    return gibbsResult(sampler.form, red, run, (performance.now() - t0) / 1000, !finished, { probabilityTable: sampler.table !== null });
   } finally {
     sampler.dispose();
   }

@@ -124,7 +124,7 @@ export class TreeGibbsLanes extends GibbsLanes {
   private readonly treeWork: number;
 
   constructor(engine: Engine, model: Model, width: number, partition?: TreePartition) {
-    super(engine, model, width, TREE_STREAM);
+    super(engine, model, width, TREE_STREAM, 'f64', 'sequential', 'off');
     if (!lanesApply(this.form)) throw new ModelError('tree-block Gibbs in lanes needs a model of binary variables with finite potentials');
     this.tree = new BoundTreeBlocks(this.bound, partition ?? treePartition(this.form));
     this.treeWork = this.bound.arena.alloc(engine.kernels.treeGibbsLanesWorkBytes(this.bound.header, this.width));
