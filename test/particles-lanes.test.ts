@@ -87,6 +87,8 @@ test('population annealing in lanes is the one-chain kernel bit for bit (tree an
     assertSameRuns(grid, { seed: 1, runs: 48, population: 16, steps: 200, transition });
     assertSameRuns(grid, { seed: 2, runs: 14, population: 7, steps: 130, transition, sweepsPerStep: 2, schedule: 'linear' });
   }
+  // A population wider than the tree kernel's tile (64 chains on this model): two tiles, the second part-filled.
+  assertSameRuns(grid, { seed: 4, runs: 150, population: 150, steps: 60, schedule: 'linear' });
 });
 
 test('couplings past exp range (the tree kernel\'s softplus fallbacks) give the same runs', () => {
