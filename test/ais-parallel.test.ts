@@ -86,3 +86,21 @@ test('an aborted parallel AIS run rejects when no population completed', async (
   ac.abort();
   await assert.rejects(runAISParallel(engine, glassyGrid(3, 2), { runs: 64, population: 32, steps: 40, workers: 2, signal: ac.signal }), /cancelled/);
 });
+
+test('CLI: --logz ais --workers 2 gives the estimate of the run on this thread; --ais-precision f32', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const bin = new URL('../bin/relaxmrf.js', import.meta.url).pathname;
+  const run = (...extra: string[]) => {
+    const r = spawnSync(process.execPath, [bin, 'infer', 'ising:6x6,beta=0.5', '--method', 'mf', '--logz', 'ais', '--ais-runs', '64', '--ais-population', '16', '--ais-steps', '40', '--seed', '3', '--json', ...extra], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const one = run('--workers', '0'), two = run('--workers', '2');
+  assert.equal(two.diagnostics['logz.workers'], 2);
+  assert.equal(one.diagnostics['logz.workers'], undefined);
+  assert.equal(two.logZ, one.logZ);
+  assert.equal(two.logZStdErr, one.logZStdErr);
+  const f32 = run('--ais-precision', 'f32', '--workers', '2');
+  assert.equal(f32.diagnostics['logz.precision'], 'f32');
+  assert.ok(Math.abs(f32.logZ - one.logZ) < 4 * Math.hypot(f32.logZStdErr, one.logZStdErr)); // other chains, same target
+});
