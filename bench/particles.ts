@@ -10,7 +10,8 @@
 //     (runAISParallel) — timed as run (wall and CPU); single-site Gibbs; independent AIS runs (64
 //     runs, 2000 temperatures), one chain and lanes on workers;
 //   * errors: each candidate's error from 8 × 8 populations (the sd of the populations' log Ẑ, the
-//     64-population estimate against the published log Z, the RMS over 8 disjoint runs of 8).
+//     64-population estimate against the published log Z, the RMS over 8 disjoint runs of 8;
+//     `-- --errors` runs only these, into particles-errors.json: they do not depend on the load).
 // f32: the opt-in single-precision lanes (four particles a vector), its estimates beside the f64 ones.
 // The machine may be shared: ratios are taken within the run, and each figure is also given per
 // second of the process's CPU time (one thread: what an unshared core would take). Writes bench/results/particles.json.
@@ -29,17 +30,19 @@ import { dataDir } from '../test/helpers.ts';
 import { cpuModel, dist, QUICK, resultsPath, wasmFacts } from './common.ts';
 
 const REPS = QUICK ? 1 : 3;
+// --errors: only the errors (long, and independent of the machine's load), into particles-errors.json.
+const ERRORS = process.argv.includes('--errors');
 const dir = `${dataDir()}/uai2014`;
 const model = readUAI(readFileSync(`${dir}/Grids_15.uai`, 'utf8'), 'Grids_15.uai');
 const exact = readPR(readFileSync(`${dir}/Grids_15.uai.PR`, 'utf8')) * Math.LN10;
 const engine = await loadEngine();
 const load0 = loadavg();
 
-// Throughput.
+// Throughput (not with --errors).
 const P = QUICK ? 64 : 512, T = QUICK ? 50 : 300;
 const rates: Record<string, number[]> = {};
 const cpuRates: Record<string, number[]> = {};
-for (let rep = 0; rep < REPS; rep++) {
+for (let rep = 0; rep < (ERRORS ? 0 : REPS); rep++) {
   for (const transition of ['tree', 'gibbs'] as const) {
     for (const [lanes, precision] of [[false, 'f64'], [true, 'f64'], [true, 'f32']] as const) {
       const c0 = process.cpuUsage();
@@ -119,7 +122,7 @@ const candidates: [string, AISParallelOptions][] = [
   ['tree, lanes f64, 500 temperatures, 2 workers', { ...pa, steps: half, workers: 2 }],
   ['tree, lanes f32, 500 temperatures, 2 workers', { ...pa, steps: half, precision: 'f32', workers: 2 }],
 ];
-const timeToError = [
+const timeToError = ERRORS ? [] : [
   await timed('today: tree, one chain, 1000 temperatures', { ...pa, lanes: false, workers: 0 }),
   await timed('tree, lanes f64, 1000 temperatures, this thread', { ...pa, workers: 0 }),
   ...(await (async () => {
@@ -132,7 +135,7 @@ const timeToError = [
   await timed('AIS, tree, lanes, 64 runs × 2000 temperatures, 2 workers', { runs: QUICK ? 16 : 64, steps: QUICK ? 300 : 2000, workers: 2 }),
 ];
 const errorRows = [];
-for (const [label, opts] of candidates) errorRows.push(await errors(label.replace(/, 2 workers$/, ''), opts, PA.pops, PA.P));
+if (ERRORS) for (const [label, opts] of candidates) errorRows.push(await errors(label.replace(/, 2 workers$/, ''), opts, PA.pops, PA.P));
 
 const out = {
   quick: QUICK,
@@ -140,10 +143,10 @@ const out = {
   machine: { cpu: cpuModel(), cores: availableParallelism(), loadavgBefore: load0, loadavgAfter: loadavg(), node: process.version },
   wasm: wasmFacts(),
   model: { name: 'UAI Grids_15', variables: model.n, exactLogZ: exact },
-  throughput: { particles: P, temperatures: T, reps: REPS, particleUpdatesPerSecond: throughput, particleUpdatesPerCPUSecond: throughputCPU },
-  timeToError,
-  errors: { replicates: REPLICATES, populationsPerRun: PA.pops, rows: errorRows },
+  ...(ERRORS
+    ? { errors: { replicates: REPLICATES, populationsPerRun: PA.pops, rows: errorRows } }
+    : { throughput: { particles: P, temperatures: T, reps: REPS, particleUpdatesPerSecond: throughput, particleUpdatesPerCPUSecond: throughputCPU }, timeToError }),
 };
-const path = resultsPath('particles.json');
+const path = resultsPath(ERRORS ? 'particles-errors.json' : 'particles.json');
 writeFileSync(path, JSON.stringify(out, null, 2) + '\n');
 console.log(`wrote ${path}`);
