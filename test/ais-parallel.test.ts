@@ -10,26 +10,11 @@ import { runAIS, type AISOptions } from '../bindings/logz/logz.ts';
 import { autoAISWorkers, runAISParallel } from '../bindings/logz/ais-parallel.ts';
 import { inferAsync } from '../bindings/parallel/parallel.ts';
 import { infer } from '../bindings/infer.ts';
-import { ModelBuilder, type Model } from '../bindings/core/model.ts';
+import type { Model } from '../bindings/core/model.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
-import { mulberry32, randomModel } from './helpers.ts';
+import { glassyGrid, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();
-
-/** A frustrated h×w grid with ±J couplings and random fields. */
-function glassyGrid(seed: number, J: number, h = 4, w = 5): Model {
-  const rand = mulberry32(seed);
-  const b = new ModelBuilder(new Array(w * h).fill(2));
-  for (let v = 0; v < w * h; v++) b.addUnary(v, [0, 2 * rand() - 1]);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const v = y * w + x;
-      if (x + 1 < w) b.addPairwise(v, v + 1, [0, 0, 0, J * (2 * rand() - 1)]);
-      if (y + 1 < h) b.addPairwise(v, v + w, [0, 0, 0, J * (2 * rand() - 1)]);
-    }
-  }
-  return b.build();
-}
 
 async function assertSameAsRunAIS(model: Model, opts: AISOptions, workerCounts: number[]): Promise<void> {
   const one = runAIS(engine, model, opts);

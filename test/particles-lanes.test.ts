@@ -11,25 +11,9 @@ import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { runAIS, type AISOptions } from '../bindings/logz/logz.ts';
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
-import { bruteForce, mulberry32, randomModel } from './helpers.ts';
+import { bruteForce, glassyGrid, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();
-
-/** A frustrated h×w grid with ±J couplings of size up to J and random fields. */
-function glassyGrid(seed: number, J: number, h = 4, w = 5): Model {
-  const rand = mulberry32(seed);
-  const b = new ModelBuilder(new Array(w * h).fill(2));
-  for (let v = 0; v < w * h; v++) b.addUnary(v, [0, 2 * rand() - 1]);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const v = y * w + x;
-      const c = () => J * (2 * rand() - 1);
-      if (x + 1 < w) b.addPairwise(v, v + 1, [0, 0, 0, c()]);
-      if (y + 1 < h) b.addPairwise(v, v + w, [0, 0, 0, c()]);
-    }
-  }
-  return b.build();
-}
 
 function assertSameRuns(model: Model, opts: AISOptions): void {
   const one = runAIS(engine, model, { ...opts, lanes: false });

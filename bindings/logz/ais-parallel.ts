@@ -9,7 +9,7 @@ import type { Model } from '../core/model.ts';
 import { canonicalSize } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkCount } from '../core/options.ts';
-import { AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_STARTUP_UPDATES } from '../parallel/parallel-job.ts';
+import { AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_STARTUP_UPDATES, superviseWorkers } from '../parallel/parallel-job.ts';
 import { startWorkerModule } from '../parallel/start-worker.ts';
 import { aisPieces, aisSplits, foldAIS, type AISPiece, type AISPieceResult } from './ais-split.ts';
 import { aisWarnings } from './logz-checks.ts';
@@ -80,46 +80,25 @@ export async function runAISParallel(engine: Engine, model: Model, opts: AISPara
   const workers = Math.min(w, pieces.length);
   const done: (AISPieceResult | null)[] = pieces.map(() => null);
   const data = model.toData();
-  let partial = false;
-  const handles: { terminate(): void }[] = [];
-  await new Promise<void>((resolve, reject) => {
-    let finished = 0, settled = false;
-    const settle = (err?: unknown) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      for (const h of handles) h.terminate();
-      if (err) reject(err);
-      else resolve();
-    };
-    const onAbort = () => {
-      partial = true;
-      settle();
-    };
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    for (let k = 0; k < workers && !settled; k++) {
-      const mine = pieces.map((piece, index) => ({ index, piece })).filter(({ index }) => index % workers === k);
-      const job: AISWorkerJob = { model: data, opts: rest, pieces: mine, schedule };
-      const t = startWorkerModule(import.meta.url, 'ais-worker', job);
-      let ended = false;
-      t.on('message', (m: AISWorkerMessage) => {
-        if (settled) return;
-        if (m.type === 'piece') done[m.index] = m.result;
-        else if (m.type === 'finished') {
-          ended = true;
-          if (++finished === workers) settle();
-        } else {
-          ended = true;
-          settle(m.name === 'ModelError' ? new ModelError(m.message) : new EngineError(`AIS worker: ${m.message}`));
-        }
-      });
-      t.on('error', (e) => settle(e instanceof Error ? e : new EngineError(`AIS worker ${k}: ${String(e)}`)));
-      t.on('exit', (code) => {
-        if (!ended) settle(new EngineError(`an AIS worker exited with code ${code} before finishing`));
-      });
-      handles.push({ terminate: () => void t.terminate() });
-    }
+  let { aborted: partial } = await superviseWorkers(workers, signal, (k, run) => {
+    const mine = pieces.map((piece, index) => ({ index, piece })).filter(({ index }) => index % workers === k);
+    const job: AISWorkerJob = { model: data, opts: rest, pieces: mine, schedule };
+    const t = startWorkerModule(import.meta.url, 'ais-worker', job);
+    let ended = false;
+    t.on('message', (m: AISWorkerMessage) => {
+      if (run.settled()) return;
+      if (m.type === 'piece') done[m.index] = m.result;
+      else {
+        ended = true;
+        if (m.type === 'finished') run.finished();
+        else run.fail(m.name === 'ModelError' ? new ModelError(m.message) : new EngineError(`AIS worker: ${m.message}`));
+      }
+    });
+    t.on('error', (e) => run.fail(e instanceof Error ? e : new EngineError(`AIS worker ${k}: ${String(e)}`)));
+    t.on('exit', (code) => {
+      if (!ended) run.fail(new EngineError(`an AIS worker exited with code ${code} before finishing`));
+    });
+    return { terminate: () => void t.terminate() };
   });
   // Pieces fold in run order up to the first one missing (a cancelled run keeps a prefix, as runAIS does).
   const first = done.indexOf(null);
