@@ -32,6 +32,7 @@ import { cpuModel, dist, QUICK, resultsPath, wasmFacts } from './common.ts';
 const REPS = QUICK ? 1 : 3;
 // --errors: only the errors (long, and independent of the machine's load), into particles-errors.json.
 const ERRORS = process.argv.includes('--errors');
+const QUIET = process.argv.includes('--quiet');
 const dir = `${dataDir()}/uai2014`;
 const model = readUAI(readFileSync(`${dir}/Grids_15.uai`, 'utf8'), 'Grids_15.uai');
 const exact = readPR(readFileSync(`${dir}/Grids_15.uai.PR`, 'utf8')) * Math.LN10;
@@ -42,7 +43,7 @@ const load0 = loadavg();
 const P = QUICK ? 64 : 512, T = QUICK ? 50 : 300;
 const rates: Record<string, number[]> = {};
 const cpuRates: Record<string, number[]> = {};
-for (let rep = 0; rep < (ERRORS ? 0 : REPS); rep++) {
+for (let rep = 0; rep < (ERRORS || QUIET ? 0 : REPS); rep++) {
   for (const transition of ['tree', 'gibbs'] as const) {
     for (const [lanes, precision] of [[false, 'f64'], [true, 'f64'], [true, 'f32']] as const) {
       const c0 = process.cpuUsage();
@@ -80,6 +81,16 @@ for (const [k, d] of Object.entries(throughput)) console.log(`${k.padEnd(24)} ${
 // kernels' populations are the f64 lanes' bit for bit (test/particles-lanes.test.ts), so today's
 // error comes from the f64 lanes' populations.
 const REPLICATES = QUICK ? 2 : 8;
+// --quiet: only today's configuration and the candidates at 1000 temperatures on 2 workers, each
+// run started once the 1-minute load average is below QUIET_LOAD (waiting at most QUIET_WAIT_S;
+// the load at each start is recorded), into particles-quiet.json: wall times that mean something
+// on a shared machine.
+const QUIET_LOAD = 1.0, QUIET_WAIT_S = 600;
+async function quietMoment(): Promise<number> {
+  const t0 = performance.now();
+  while (loadavg()[0] >= QUIET_LOAD && performance.now() - t0 < QUIET_WAIT_S * 1000) await new Promise((r) => setTimeout(r, 5000));
+  return loadavg()[0];
+}
 async function timed(label: string, opts: AISParallelOptions) {
   const c0 = process.cpuUsage();
   const l0 = loadavg()[0];
@@ -122,7 +133,14 @@ const candidates: [string, AISParallelOptions][] = [
   ['tree, lanes f64, 500 temperatures, 2 workers', { ...pa, steps: half, workers: 2 }],
   ['tree, lanes f32, 500 temperatures, 2 workers', { ...pa, steps: half, precision: 'f32', workers: 2 }],
 ];
-const timeToError = ERRORS ? [] : [
+const quietRows = [];
+if (QUIET) {
+  for (const [label, opts] of [['today: tree, one chain, 1000 temperatures', { ...pa, lanes: false, workers: 0 }], ...candidates.slice(0, 2)] as [string, AISParallelOptions][]) {
+    await quietMoment();
+    quietRows.push(await timed(label, opts));
+  }
+}
+const timeToError = ERRORS || QUIET ? [] : [
   await timed('today: tree, one chain, 1000 temperatures', { ...pa, lanes: false, workers: 0 }),
   await timed('tree, lanes f64, 1000 temperatures, this thread', { ...pa, workers: 0 }),
   ...(await (async () => {
@@ -145,8 +163,10 @@ const out = {
   model: { name: 'UAI Grids_15', variables: model.n, exactLogZ: exact },
   ...(ERRORS
     ? { errors: { replicates: REPLICATES, populationsPerRun: PA.pops, rows: errorRows } }
+    : QUIET
+    ? { quiet: { loadBelow: QUIET_LOAD, rows: quietRows } }
     : { throughput: { particles: P, temperatures: T, reps: REPS, particleUpdatesPerSecond: throughput, particleUpdatesPerCPUSecond: throughputCPU }, timeToError }),
 };
-const path = resultsPath(ERRORS ? 'particles-errors.json' : 'particles.json');
+const path = resultsPath(ERRORS ? 'particles-errors.json' : QUIET ? 'particles-quiet.json' : 'particles.json');
 writeFileSync(path, JSON.stringify(out, null, 2) + '\n');
 console.log(`wrote ${path}`);

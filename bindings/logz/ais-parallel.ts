@@ -69,7 +69,7 @@ export async function runAISParallel(engine: Engine, model: Model, opts: AISPara
   const t0 = performance.now();
   const w = Math.min(given ?? autoAISWorkers(model, rest, availableParallelism()), aisSplits(model, rest) ? units(rest) : 1);
   if (w <= 1 || !aisSplits(model, rest)) {
-    const r = runAIS(engine, model, opts);
+    const r = runAIS(engine, model, { ...rest, signal });
     return { ...r, diagnostics: { ...r.diagnostics, workers: 1 } };
   }
   // Validates the options (runAIS's checks) and makes the pilot runs here.
