@@ -28,7 +28,8 @@ export function bruteForce(model: Model): { logZ: number; marginals: Float64Arra
 }
 
 /** Deterministic pseudo-random numbers for building test models (not the engine's generator). */
-export { mulberry32 } from '../bindings/core/seed.ts';
+import { mulberry32 } from '../bindings/core/seed.ts';
+export { mulberry32 };
 
 /** Random pairwise model: cardinalities from `cards`, each pair an edge with probability `density`. */
 export function randomModel(rand: () => number, n: number, opts: { cards?: number[]; density?: number; scale?: number; zeros?: number } = {}): Model {
@@ -150,4 +151,20 @@ export function assertWithinMCSE(model: Model, r: InferenceResult, maxSE = 0.01)
       assert.ok(Math.abs(p - exact.marginals[v][k]) <= tol, `variable ${v} state ${k}: ${p} vs exact ${exact.marginals[v][k]} (tolerance ${tol})`);
     });
   });
+}
+
+/** A frustrated h×w grid of bits with couplings uniform in (−J, J) and fields uniform in (−1, 1). */
+export function glassyGrid(seed: number, J: number, h = 4, w = 5): Model {
+  const rand = mulberry32(seed);
+  const b = new ModelBuilder(new Array(w * h).fill(2));
+  for (let v = 0; v < w * h; v++) b.addUnary(v, [0, 2 * rand() - 1]);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const v = y * w + x;
+      const c = () => J * (2 * rand() - 1);
+      if (x + 1 < w) b.addPairwise(v, v + 1, [0, 0, 0, c()]);
+      if (y + 1 < h) b.addPairwise(v, v + w, [0, 0, 0, c()]);
+    }
+  }
+  return b.build();
 }

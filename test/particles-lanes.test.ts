@@ -11,25 +11,9 @@ import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { runAIS, type AISOptions } from '../bindings/logz/logz.ts';
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
-import { bruteForce, mulberry32, randomModel } from './helpers.ts';
+import { bruteForce, glassyGrid, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();
-
-/** A frustrated h×w grid with ±J couplings of size up to J and random fields. */
-function glassyGrid(seed: number, J: number, h = 4, w = 5): Model {
-  const rand = mulberry32(seed);
-  const b = new ModelBuilder(new Array(w * h).fill(2));
-  for (let v = 0; v < w * h; v++) b.addUnary(v, [0, 2 * rand() - 1]);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const v = y * w + x;
-      const c = () => J * (2 * rand() - 1);
-      if (x + 1 < w) b.addPairwise(v, v + 1, [0, 0, 0, c()]);
-      if (y + 1 < h) b.addPairwise(v, v + w, [0, 0, 0, c()]);
-    }
-  }
-  return b.build();
-}
 
 function assertSameRuns(model: Model, opts: AISOptions): void {
   const one = runAIS(engine, model, { ...opts, lanes: false });
@@ -87,6 +71,8 @@ test('population annealing in lanes is the one-chain kernel bit for bit (tree an
     assertSameRuns(grid, { seed: 1, runs: 48, population: 16, steps: 200, transition });
     assertSameRuns(grid, { seed: 2, runs: 14, population: 7, steps: 130, transition, sweepsPerStep: 2, schedule: 'linear' });
   }
+  // A population wider than the tree kernel's tile (64 chains on this model): two tiles, the second part-filled.
+  assertSameRuns(grid, { seed: 4, runs: 150, population: 150, steps: 60, schedule: 'linear' });
 });
 
 test('couplings past exp range (the tree kernel\'s softplus fallbacks) give the same runs', () => {

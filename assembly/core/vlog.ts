@@ -280,13 +280,52 @@ function mainPath(ix: u64): bool {
   return ix - LOG_LO >= LOG_HI - LOG_LO && <u32>(ix >> 48) - 0x0010 < 0x7FF0 - 0x0010;
 }
 
+/** Whether log_lut takes its path near 1 for x's bits. */
+@inline
+function nearOne(ix: u64): bool {
+  return ix - LOG_LO < LOG_HI - LOG_LO;
+}
+
+/** log_lut's path near 1 on both lanes (its operations in its order). */
+@inline
+function logNearOnePair(x: v128): v128 {
+  const r = f64x2.sub(x, f64x2.splat(1.0));
+  const r2 = f64x2.mul(r, r);
+  const r3 = f64x2.mul(r2, r);
+  const inner = f64x2.add(f64x2.add(f64x2.add(f64x2.splat(reinterpret<f64>(0x3FBC7184282AD6CA)), f64x2.mul(r, f64x2.splat(reinterpret<f64>(0xBFB999EB43B068FF)))), f64x2.mul(r2, f64x2.splat(reinterpret<f64>(0x3FB78182F7AFD085)))), f64x2.mul(r3, f64x2.splat(reinterpret<f64>(0xBFB5521375D145CD))));
+  const mid = f64x2.add(f64x2.add(f64x2.add(f64x2.splat(reinterpret<f64>(0xBFC55555556745A7)), f64x2.mul(r, f64x2.splat(reinterpret<f64>(0x3FC24924A344DE30)))), f64x2.mul(r2, f64x2.splat(reinterpret<f64>(0xBFBFFFFFA4423D65)))), f64x2.mul(r3, inner));
+  const y = f64x2.mul(r3, f64x2.add(f64x2.add(f64x2.add(f64x2.splat(reinterpret<f64>(0x3FD5555555555577)), f64x2.mul(r, f64x2.splat(reinterpret<f64>(0xBFCFFFFFFFFFFDCB)))), f64x2.mul(r2, f64x2.splat(reinterpret<f64>(0x3FC999999995DD0C)))), f64x2.mul(r3, mid)));
+  let w = f64x2.mul(r, f64x2.splat(reinterpret<f64>(0x41A0000000000000)));
+  const rhi = f64x2.sub(f64x2.add(r, w), w);
+  const rlo = f64x2.sub(r, rhi);
+  const b0 = f64x2.splat(-0.5);
+  w = f64x2.mul(f64x2.mul(rhi, rhi), b0);
+  const hi = f64x2.add(r, w);
+  let lo = f64x2.add(f64x2.sub(r, hi), w);
+  lo = f64x2.add(lo, f64x2.mul(f64x2.mul(b0, rlo), f64x2.add(rhi, r)));
+  return f64x2.add(f64x2.add(y, lo), hi);
+}
+
 /** Math.log of both lanes of x. */
 @inline
 export function logPair(x: v128): v128 {
   const ix0 = <u64>i64x2.extract_lane(x, 0), ix1 = <u64>i64x2.extract_lane(x, 1);
-  if (!(mainPath(ix0) && mainPath(ix1))) {
-    return f64x2.replace_lane(f64x2.splat(Math.log(f64x2.extract_lane(x, 0))), 1, Math.log(f64x2.extract_lane(x, 1)));
+  const m0 = mainPath(ix0), m1 = mainPath(ix1);
+  if (m0 && m1) return logMainPair(x, ix0, ix1);
+  const n0 = nearOne(ix0), n1 = nearOne(ix1);
+  if (n0 && n1) return logNearOnePair(x);
+  if ((m0 || n0) && (m1 || n1)) {
+    // One lane near 1, the other on the main path: both paths, each lane its own (the main path's
+    // table index stays in range for any bits).
+    const near = i64x2.replace_lane(i64x2.splat(n0 ? -1 : 0), 1, n1 ? -1 : 0);
+    return v128.bitselect(logNearOnePair(x), logMainPair(x, ix0, ix1), near);
   }
+  return f64x2.replace_lane(f64x2.splat(Math.log(f64x2.extract_lane(x, 0))), 1, Math.log(f64x2.extract_lane(x, 1)));
+}
+
+/** log_lut's main path on both lanes. */
+@inline
+function logMainPair(x: v128, ix0: u64, ix1: u64): v128 {
   const tmp = i64x2.sub(x, i64x2.splat(0x3FE6000000000000));
   const t0 = <usize>((ix0 - 0x3FE6000000000000) >> 45) & 127, t1 = <usize>((ix1 - 0x3FE6000000000000) >> 45) & 127;
   const kd = f64x2.convert_low_i32x4_s(v128.shuffle<i32>(i64x2.shr_s(tmp, 52), i64x2.splat(0), 0, 2, 4, 4));

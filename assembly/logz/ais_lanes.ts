@@ -25,28 +25,35 @@ import { treeLanesSweeps, treeLanesWorkBytes, lowMask2 } from '../samplers/treeg
 import { temper } from './ais';
 import { addWeights, ess, logMeanExp, systematicPicks } from './popanneal';
 
-/** ais.ts's energy for chains c, c+1 of a bit-major batch. */
-@inline
-function energyPair(m: PairwiseForm, s: usize, Bz: usize, c: usize): v128 {
-  let e = f64x2.splat(0);
+/**
+ * E of every chain of the batch into en (f64 × B): ais.ts's energy, lane by lane — per bit p its
+ * field f = Σ_k (s_j ? W_pj : +0) in CSR order, then E += s_p ? a_p + ½ f : +0 — with the bits in
+ * the outer loop and the chains innermost (contiguous bytes of the bit-major states), so each bit's
+ * rows are read once for the whole batch. f: f64 × B of scratch.
+ */
+function energies(m: PairwiseForm, batch: usize, B: i32, en: usize, f: usize): void {
+  const s = batch + lanesStateOffset(B);
+  const Bz = <usize>B, bytes = Bz << 3;
   const half = f64x2.splat(0.5);
+  memory.fill(en, 0, bytes);
   for (let p = 0; p < m.nBits; p++) {
-    let f = f64x2.splat(0);
+    memory.fill(f, 0, bytes);
     const end = load<i32>(m.rowPtr + (<usize>(p + 1) << 2));
     for (let k = load<i32>(m.rowPtr + (<usize>p << 2)); k < end; k++) {
-      const j = load<i32>(m.col + (<usize>k << 2));
-      f = f64x2.add(f, v128.and(v128.load64_splat(m.val + (<usize>k << 3)), lowMask2(s + <usize>j * Bz + c)));
+      const w = v128.load64_splat(m.val + (<usize>k << 3));
+      const sj = s + <usize>load<i32>(m.col + (<usize>k << 2)) * Bz;
+      for (let c: usize = 0; c < Bz; c += 2) {
+        const q = f + (c << 3);
+        v128.store(q, f64x2.add(v128.load(q), v128.and(w, lowMask2(sj + c))));
+      }
     }
-    const term = f64x2.add(v128.load64_splat(m.a + (<usize>p << 3)), f64x2.mul(half, f));
-    e = f64x2.add(e, v128.and(term, lowMask2(s + <usize>p * Bz + c)));
+    const ap = v128.load64_splat(m.a + (<usize>p << 3));
+    const sp = s + <usize>p * Bz;
+    for (let c: usize = 0; c < Bz; c += 2) {
+      const q = en + (c << 3);
+      v128.store(q, f64x2.add(v128.load(q), v128.and(f64x2.add(ap, f64x2.mul(half, v128.load(f + (c << 3)))), lowMask2(sp + c))));
+    }
   }
-  return e;
-}
-
-/** E of every chain of the batch into en (f64 × B). */
-function energies(m: PairwiseForm, batch: usize, B: i32, en: usize): void {
-  const s = batch + lanesStateOffset(B);
-  for (let c: usize = 0; c < <usize>B; c += 2) v128.store(en + (c << 3), energyPair(m, s, <usize>B, c));
 }
 
 /** Bytes of the transition's work: the tree sweeps' (f64 or f32) or the single-site scratch; then the f32 values. */
@@ -85,14 +92,14 @@ function transition(m: PairwiseForm, tm: PairwiseForm, tree: usize, batch: usize
     } else {
       lanesSweepsF32(tm, v32, val32, batch, B, sweeps, 0, work, 0);
     }
-    energies(m, batch, B, en);
+    energies(m, batch, B, en, dE);
     return;
   }
   if (tree) {
     treeRefresh(changetype<usize>(tm), tree);
     treeLanesSweeps(tm, changetype<TreeBlocks>(tree), batch, B, sweeps, work, dE);
     if (full) {
-      energies(m, batch, B, en);
+      energies(m, batch, B, en, dE);
       return;
     }
     for (let c = 0; c < B; c++) {
@@ -101,7 +108,7 @@ function transition(m: PairwiseForm, tm: PairwiseForm, tree: usize, batch: usize
     }
   } else {
     lanesSweepsF64(tm, batch, B, sweeps, 0, work, 0);
-    energies(m, batch, B, en);
+    energies(m, batch, B, en, dE);
   }
 }
 
@@ -118,7 +125,7 @@ export function aisLanesRun(model: usize, tempered: usize, batch: usize, B: i32,
   const Bz = <usize>B;
   const en = work, dE = en + (Bz << 3), tw = dE + (Bz << 3);
   lanesInit(m, batch, B);
-  energies(m, batch, B, en);
+  energies(m, batch, B, en, dE);
   memory.fill(logw, 0, Bz << 3);
   const T = <usize>nBetas << 3;
   if (trace) for (let c: usize = 0; c < Bz; c++) store<f64>(trace + c * T, load<f64>(en + (c << 3)));
@@ -154,7 +161,7 @@ export function popAnnealLanesRun(model: usize, tempered: usize, batch: usize, B
   const buf = picks + (<usize>P << 2), tw = buf + <usize>m.nBits * Bz;
   const s = batch + lanesStateOffset(B);
   lanesInit(m, batch, B);
-  energies(m, batch, B, en);
+  energies(m, batch, B, en, dE);
   memory.fill(l, 0, <usize>P << 3);
   let logZ: f64 = 0;
   let resamplings = 0;

@@ -11,12 +11,18 @@ import { expF32x4 } from '../core/vmath';
 import { logF32x4 } from '../core/vlog';
 import { TreeBlocks } from './treegibbs';
 import { lanesStateOffset } from './gibbs_lanes';
+import { treeLanesTile } from './treegibbs_lanes';
 
-const TILE = 16;
+/** Chains per tile: treegibbs_lanes.ts's rule for 8 bytes per (variable, chain). */
+@inline
+function tileF32Chains(m: PairwiseForm): i32 {
+  return treeLanesTile(m, 8);
+}
 
 /** Work bytes of treeLanesSweepsF32: a tile's streams, λ and e^{−λ} per (variable, chain of a tile). */
 export function treeLanesF32WorkBytes(m: PairwiseForm): usize {
-  return batchStreamsBytes(TILE) + <usize>m.nBlocks * TILE * 8;
+  const tile = tileF32Chains(m);
+  return batchStreamsBytes(tile) + <usize>m.nBlocks * <usize>tile * 8;
 }
 
 /** Lane masks of four chains' bytes at p (all ones where the byte is 1). */
@@ -47,16 +53,17 @@ function softplus4(x: v128): v128 {
  * treeRefresh). a32, val32: the form's a and W values rounded to f32. work: treeLanesF32WorkBytes.
  */
 export function treeLanesSweepsF32(m: PairwiseForm, a32: usize, val32: usize, t: TreeBlocks, batch: usize, B: i32, sweeps: i32, work: usize): void {
-  for (let c0 = 0; c0 < B; c0 += TILE) tileF32(m, a32, val32, t, batch, B, c0, min(TILE, B - c0), sweeps, work);
+  const tile = tileF32Chains(m);
+  for (let c0 = 0; c0 < B; c0 += tile) tileF32(m, a32, val32, t, batch, B, c0, min(tile, B - c0), tile, sweeps, work);
 }
 
-function tileF32(m: PairwiseForm, a32: usize, val32: usize, t: TreeBlocks, batch: usize, B: i32, c0: i32, W: i32, sweeps: i32, work: usize): void {
+function tileF32(m: PairwiseForm, a32: usize, val32: usize, t: TreeBlocks, batch: usize, B: i32, c0: i32, W: i32, tile: i32, sweeps: i32, work: usize): void {
   const p0 = batch + <usize>c0 * PHILOX_BYTES;
   const rs = work;
   batchStreamsOpen(rs, W, p0);
   const s = batch + lanesStateOffset(B) + <usize>c0;
   const Bz = <usize>B, Wz = <usize>W;
-  const lam = work + batchStreamsBytes(TILE), en = lam + <usize>m.nBlocks * TILE * 4;
+  const lam = work + batchStreamsBytes(tile), en = lam + <usize>m.nBlocks * <usize>tile * 4;
   const order = t.order, parent = t.parent;
   const one = f32x4.splat(1.0);
   for (let sw = 0; sw < sweeps; sw++) {

@@ -63,6 +63,11 @@ const USAGE = `usage:
                           gibbs on the factor graph for models with factors of arity > 2, which tree
                           and relaxed refuse; P > 1: population annealing, R a multiple of P — what
                           glassy models need)
+                          [--ais-precision f64|f32]   f32: the tree / gibbs transitions four chains per
+                                          SIMD vector (other chains, same targets; default f64)
+                          [--workers W]   the populations (or groups of runs) on W worker threads, the
+                                          same estimate for any W (plus logz.workers); default: runs of
+                                          ≥ 1e8 site updates use min(populations, cores); 0: this thread
       mf:     [--restarts J] [--budget V] [--max-sweeps S]
               (defaults 10, 1e8, 1000: two ordered starts, then up to J random restarts while the
               budget of V coupling visits lasts — one sweep costs variables + 2·edges; with factors
@@ -237,6 +242,7 @@ async function inferCommand(argv: string[]): Promise<void> {
       'ais-runs': { type: 'string' },
       'ais-steps': { type: 'string' },
       'ais-population': { type: 'string' },
+      'ais-precision': { type: 'string' },
       'ais-transition': { type: 'string' },
       damping: { type: 'string' },
       schedule: { type: 'string' },
@@ -271,6 +277,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     steps: integer('ais-steps', values['ais-steps'], 1),
     population: integer('ais-population', values['ais-population'], 1),
     transition: choice('ais-transition', values['ais-transition'], ['tree', 'gibbs', 'relaxed', 'hmc'] as const),
+    precision: choice('ais-precision', values['ais-precision'], PRECISIONS),
   };
   const aisGiven = Object.values(ais).some((v) => v !== undefined);
   if (aisGiven && logz !== 'ais') throw new UsageError('--ais-* options need --logz ais');
@@ -340,8 +347,8 @@ async function inferCommand(argv: string[]): Promise<void> {
     onProgress: progressReporter(),
   };
   const workers = integer('workers', values.workers, 0);
-  if (workers !== undefined && method !== 'exact' && !PARALLEL_METHODS.includes(method as ParallelMethod)) {
-    throw new UsageError(`--workers applies to exact, ${PARALLEL_METHODS.join(', ')}, not --method ${method}`);
+  if (workers !== undefined && method !== 'exact' && !PARALLEL_METHODS.includes(method as ParallelMethod) && logz !== 'ais') {
+    throw new UsageError(`--workers applies to exact, ${PARALLEL_METHODS.join(', ')} and --logz ais, not --method ${method}`);
   }
   if (workers !== undefined && values.queue !== undefined) throw new UsageError('--workers and --queue exclude each other (a queue worker has --concurrency)');
   if (values.map && method !== 'exact') throw new UsageError('--map needs --method exact');

@@ -305,6 +305,26 @@ function chooseSchedule(o: { schedule: AISSchedule; steps: number; pilotRuns: nu
  * the estimate and its standard error combine; `schedule`: the β values used.
  */
 export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
+  return runAISOrSchedule(engine, model, opts, false) as LogZEstimate & { logWeights: Float64Array; schedule: Float64Array };
+}
+
+/** An AIS schedule on its own (aisSchedulePilots). */
+export interface AISScheduleOnly {
+  schedule: Float64Array;
+  /** Site updates the pilot runs made (0 unless the schedule is adaptive). */
+  siteUpdates: number;
+}
+
+/**
+ * The β values runAIS with these options uses — for an adaptive schedule, from the same pilot runs —
+ * without the runs themselves: so runs done elsewhere with this schedule (ais-split.ts pieces) are
+ * runAIS's runs. Discrete transitions (tree, gibbs) on pairwise models (aisSplits).
+ */
+export function aisSchedulePilots(engine: Engine, model: Model, opts: AISOptions = {}): AISScheduleOnly {
+  return runAISOrSchedule(engine, model, opts, true) as AISScheduleOnly;
+}
+
+function runAISOrSchedule(engine: Engine, model: Model, opts: AISOptions, scheduleOnly: boolean): (LogZEstimate & { logWeights: Float64Array; schedule: Float64Array }) | AISScheduleOnly {
   // Models with a factor of arity > 2 take Gibbs transitions on the factor graph (bindings/logz/ais-fg.ts).
   const o = { ...AIS_DEFAULTS, ...(model.isPairwise ? {} : { transition: 'gibbs' as const }), ...definedOnly(opts) };
   checkCount('runs', o.runs, 1);
@@ -326,10 +346,12 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
   checkCount('pilotSteps', pilotSteps, 2);
   if (o.precision === 'f32' && (!model.isPairwise || o.transition === 'relaxed')) throw new ModelError("AIS precision 'f32' runs in the lanes kernels only (tree or gibbs transitions on a model of free bits with finite potentials)");
   if (!model.isPairwise) {
+    if (scheduleOnly) requirePairwise(model, 'an AIS schedule on its own', 'AIS on higher-order factors computes its schedule inside runAIS');
     if (o.transition !== 'gibbs') requirePairwise(model, `AIS with transition '${o.transition}'`, "AIS takes higher-order factors with transition 'gibbs' (its default for them)");
     const helpers = { chooseSchedule, runSchedule, aisStream: AIS_STREAM, populationStream: POPULATION_STREAM, resampleBelow: RESAMPLE_BELOW };
     return runFactorGraphAIS(engine, model, { ...o, pilotSteps, firstRun, population }, helpers);
   }
+  if (scheduleOnly && o.transition !== 'tree' && o.transition !== 'gibbs') throw new ModelError(`an AIS schedule on its own needs transition tree or gibbs, not '${o.transition}'`);
   if (o.transition === 'relaxed' || o.transition === 'hmc') {
     if (population > 1) throw new ModelError('population annealing runs on the discrete model (transition tree or gibbs)');
     if (firstRun !== 0) throw new ModelError('firstRun applies to the discrete transitions (tree or gibbs)');
@@ -374,6 +396,7 @@ export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): Log
         return kk.aisRun(bound.header, tempered, chain, betaPtr, betas.length, o.sweepsPerStep, scratch, ePtr, 0, tree?.header ?? 0, tree?.work ?? 0);
       });
     const betas = chooseSchedule(o, pilotSteps, runMany);
+    if (scheduleOnly) return { schedule: betas, siteUpdates: sweepsDone * form.n };
     let w: Float64Array;
     let resamplings = NaN;
     if (population > 1 && lanes) {

@@ -301,6 +301,53 @@ export function chainPlan(method: ParallelMethod, model: Model, o: ParallelOptio
   }
 }
 
+/** What a started worker's messages report to superviseWorkers. */
+export interface WorkerRun {
+  /** The worker completed its share. */
+  finished(): void;
+  /** The run fails with this error (the workers are terminated). */
+  fail(e: unknown): void;
+  /** Whether the run has ended (later messages are ignored). */
+  settled(): boolean;
+}
+
+/**
+ * Starts `workers` workers (`start(w, run)`) and waits until each has called run.finished(); the
+ * first run.fail rejects. An abort of `signal` ends the wait with aborted: true. Every worker is
+ * terminated at the end.
+ */
+export async function superviseWorkers(workers: number, signal: AbortSignal | undefined, start: (w: number, run: WorkerRun) => WorkerHandle): Promise<{ aborted: boolean }> {
+  const handles: WorkerHandle[] = [];
+  let aborted = false;
+  await new Promise<void>((resolve, reject) => {
+    let finished = 0;
+    let settled = false;
+    const settle = (err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      for (const h of handles) h.terminate();
+      if (err) reject(err);
+      else resolve();
+    };
+    const onAbort = () => {
+      aborted = true;
+      settle();
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const run: WorkerRun = { finished: () => void (++finished === workers && settle()), fail: (e) => settle(e), settled: () => settled };
+    for (let w = 0; w < workers && !settled; w++) {
+      try {
+        handles.push(start(w, run));
+      } catch (e) {
+        settle(e);
+      }
+    }
+  });
+  return { aborted };
+}
+
 /**
  * Runs `chains` independent chains of `method` on `workers` workers started by `host`; chain c runs
  * in worker c mod workers. Same result as the method's single-thread run (infer) for the same
@@ -321,58 +368,32 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
   let setup: InferenceResult['diagnostics'] = {};
   const total = plan.chains * (plan.samples + plan.burnin);
   let done = 0;
-  let partial = false;
-  const handles: WorkerHandle[] = [];
-
-  await new Promise<void>((resolve, reject) => {
-    let finished = 0;
-    let settled = false;
-    const settle = (err?: unknown) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      for (const h of handles) h.terminate();
-      if (err) reject(err);
-      else resolve();
-    };
-    const onAbort = () => {
-      partial = true;
-      settle();
-    };
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-
-    for (let w = 0; w < workers && !settled; w++) {
-      const mine: number[] = [];
-      for (let c = w; c < plan.chains; c += workers) mine.push(c);
-      const job: WorkerJob = { method, model: data, opts: jobOpts, chains: mine, wasm: null };
-      const onMessage = (msg: WorkerMessage) => {
-        if (settled) return;
-        switch (msg.type) {
-          case 'setup':
-            if (w === 0) setup = msg.diagnostics;
-            break;
-          case 'event':
-            if (msg.event) events[msg.chain].push(msg.event);
-            if (msg.done > 0) {
-              done += msg.done;
-              onProgress?.({ phase: method, done, total } satisfies Progress);
-            }
-            break;
-          case 'finished':
-            if (++finished === workers) settle();
-            break;
-          case 'error':
-            settle(msg.name === 'ModelError' ? new ModelError(msg.message) : new EngineError(`worker: ${msg.message}`));
-            break;
-        }
-      };
-      try {
-        handles.push(host.start(job, onMessage, (e) => settle(e instanceof Error ? e : new EngineError(`worker ${w}: ${String(e)}`))));
-      } catch (e) {
-        settle(e);
+  const { aborted: partial } = await superviseWorkers(workers, signal, (w, run) => {
+    const mine: number[] = [];
+    for (let c = w; c < plan.chains; c += workers) mine.push(c);
+    const job: WorkerJob = { method, model: data, opts: jobOpts, chains: mine, wasm: null };
+    const onMessage = (msg: WorkerMessage) => {
+      if (run.settled()) return;
+      switch (msg.type) {
+        case 'setup':
+          if (w === 0) setup = msg.diagnostics;
+          break;
+        case 'event':
+          if (msg.event) events[msg.chain].push(msg.event);
+          if (msg.done > 0) {
+            done += msg.done;
+            onProgress?.({ phase: method, done, total } satisfies Progress);
+          }
+          break;
+        case 'finished':
+          run.finished();
+          break;
+        case 'error':
+          run.fail(msg.name === 'ModelError' ? new ModelError(msg.message) : new EngineError(`worker: ${msg.message}`));
+          break;
       }
-    }
+    };
+    return host.start(job, onMessage, (e) => run.fail(e instanceof Error ? e : new EngineError(`worker ${w}: ${String(e)}`)));
   });
 
   return foldChains(plan, events, (performance.now() - t0) / 1000, partial, setup, { workers });

@@ -6,9 +6,11 @@ import type { Model } from '../core/model.ts';
 import type { Engine } from '../core/engine.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
-import { exactDiagnostics, exactInferenceResult, infer, withLogZ, type InferOptions } from '../infer.ts';
+import { exactDiagnostics, exactInferenceResult, infer, logZRequest, withEstimate, withLogZ, type InferOptions } from '../infer.ts';
+import { aisSplits } from '../logz/ais-split.ts';
+import { autoAISWorkers, runAISParallel } from '../logz/ais-parallel.ts';
 import { exactInferenceParallel } from '../exact/exact-parallel.ts';
-import { autoWorkers, runParallelOn, type ParallelHost, type ParallelMethod, type ParallelOptions, type WorkerJob, type WorkerMessage } from './parallel-job.ts';
+import { autoWorkers, PARALLEL_METHODS, runParallelOn, type ParallelHost, type ParallelMethod, type ParallelOptions, type WorkerJob, type WorkerMessage } from './parallel-job.ts';
 import { startWorkerModule } from './start-worker.ts';
 
 export { PARALLEL_METHODS, AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_MIN_SWEEPS, AUTO_WORKERS_STARTUP_UPDATES, autoWorkers, type ParallelMethod, type ParallelOptions } from './parallel-job.ts';
@@ -46,12 +48,26 @@ export function runParallel(model: Model, opts: ParallelOptions = {}): Promise<I
 /**
  * infer, with a long Gibbs run's chains spread over min(chains, cores) worker threads (autoWorkers;
  * `workers` overrides; 0: this thread), and with exact inference's slices on `workers` threads when
- * given: the same result as infer bit for bit, plus `workers` and
- * `completedChains` when workers ran. infer itself stays synchronous on the calling thread.
+ * given, and with log Z by AIS / population annealing (logz 'ais') over its populations or runs on
+ * worker threads (autoAISWorkers; `workers` overrides): the same result as infer bit for bit, plus
+ * `workers` and `completedChains` (`logz.workers` for AIS) when workers ran. infer itself stays
+ * synchronous on the calling thread.
  */
 export async function inferAsync(engine: Engine, model: Model, opts: InferOptions & { workers?: number } = {}): Promise<InferenceResult> {
   const method = opts.method ?? 'exact';
   const { workers: given, ...rest } = opts;
+  // log Z by AIS / population annealing: its populations on workers (autoAISWorkers, or `workers`),
+  // after the method's own run (which keeps `workers` where it applies).
+  const request = logZRequest(rest);
+  if (request?.estimator === 'ais' && aisSplits(model, request)) {
+    const aisWorkers = given ?? autoAISWorkers(model, request, nodeHost.defaultWorkers());
+    if (aisWorkers > 1) {
+      const { logz: _l, ais: _a, ...marginals } = rest;
+      const own = method === 'exact' || (PARALLEL_METHODS as readonly string[]).includes(method) ? given : undefined;
+      const r = await inferAsync(engine, model, { ...marginals, workers: own });
+      return withEstimate(r, request, await runAISParallel(engine, model, { ...request, workers: aisWorkers }));
+    }
+  }
   // Exact inference: a sliced plan's slices on the workers (the same result for any number).
   if (method === 'exact' && given !== undefined && given !== 0) {
     const r = await exactInferenceParallel(engine, model, { ...rest.exact, workers: given });
