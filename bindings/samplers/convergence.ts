@@ -7,7 +7,7 @@
 //   and MALA trace the RB marginals draw by draw (thinned); their ESS counts kept draws.
 // * Warnings: one sentence each, for the result's `warnings` (the CLI prints each on stderr).
 
-import { essBulk, essTail, essWithin, rankNormalizedRhat, rhatNoiseLimit, type Chains } from './diagnostics.ts';
+import { bulkTailDiagnostics, essWithin, rhatNoiseLimit, type Chains } from './diagnostics.ts';
 
 /** Vehtari et al.'s R̂ threshold; a short run's own noise can raise it (rhatNoiseLimit). */
 export const RHAT_LIMIT = 1.01;
@@ -66,8 +66,9 @@ export function seriesDiagnostics(traces: readonly Chains[], owner: readonly num
   traces.forEach((t, q) => {
     const v = owner[q];
     if (v < 0 || t.length === 0) return;
-    const e = Math.min(essBulk(t), essTail(t));
-    const r = rankNormalizedRhat(t);
+    const d = bulkTailDiagnostics(t);
+    const e = Math.min(d.essBulk, d.essTail);
+    const r = d.rhat;
     if (!Number.isNaN(e)) ess[v] = Number.isNaN(ess[v]) ? e : Math.min(ess[v], e);
     if (!Number.isNaN(r)) {
       rhat[v] = Number.isNaN(rhat[v]) ? r : Math.max(rhat[v], r);

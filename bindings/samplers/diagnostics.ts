@@ -111,8 +111,11 @@ export function splitChains(chains: Chains): Float64Array[] {
   const h = Math.floor(n / 2);
   const out: Float64Array[] = [];
   for (const c of chains) {
-    const a = Float64Array.from({ length: h }, (_, i) => c[i]);
-    const b = Float64Array.from({ length: h }, (_, i) => c[n - h + i]);
+    const a = new Float64Array(h), b = new Float64Array(h);
+    for (let i = 0; i < h; i++) {
+      a[i] = c[i];
+      b[i] = c[n - h + i];
+    }
     out.push(a, b);
   }
   return out;
@@ -265,9 +268,12 @@ export function ess(chains: Chains, withinOnly = false): number {
 
 /** Bulk-ESS (Vehtari et al. 2021): ESS of the rank-normalised split chains. */
 export function essBulk(chains: Chains): number {
-  const split = splitChains(chains);
+  return essBulkSplit(splitChains(chains));
+}
+
+function essBulkSplit(split: Float64Array[], ranked?: Float64Array[]): number {
   if (split.length === 0 || split[0].length < 4 || isConstant(split, split[0].length)) return NaN;
-  return ess(rankNormalize(split));
+  return ess(ranked ?? rankNormalize(split));
 }
 
 /**
@@ -276,11 +282,19 @@ export function essBulk(chains: Chains): number {
  */
 export function essTail(chains: Chains): number {
   const split = splitChains(chains);
-  if (split.length === 0 || split[0].length < 4) return NaN;
+  return split.length === 0 ? NaN : essTailSplit(split, pooledSorted(split));
+}
+
+/** The split chains' draws pooled and sorted. */
+function pooledSorted(split: Float64Array[]): Float64Array {
   const n = split[0].length;
   const all = new Float64Array(split.length * n);
   split.forEach((c, k) => all.set(c, k * n));
-  all.sort();
+  return all.sort();
+}
+
+function essTailSplit(split: Float64Array[], all: Float64Array): number {
+  if (split.length === 0 || split[0].length < 4) return NaN;
   const quantile = (p: number) => {
     const h = (all.length - 1) * p, lo = Math.floor(h);
     return all[lo] + (h - lo) * ((all[Math.min(lo + 1, all.length - 1)] ?? all[lo]) - all[lo]);
@@ -351,15 +365,36 @@ function rhatOf(chains: Float64Array[]): number {
 export function rankNormalizedRhat(chains: Chains): number {
   const split = splitChains(chains);
   if (split.length === 0 || split[0].length < 2 || isConstant(split, split[0].length)) return NaN;
-  const bulk = rhatOf(rankNormalize(split));
-  const all = new Float64Array(split.length * split[0].length);
-  split.forEach((c, k) => all.set(c, k * c.length));
-  all.sort();
+  return rankNormalizedRhatSplit(split, rankNormalize(split), pooledSorted(split));
+}
+
+/** rankNormalizedRhat of non-constant split chains, given their rank-normalised draws and pooled sorted draws. */
+function rankNormalizedRhatSplit(split: Float64Array[], ranked: Float64Array[], all: Float64Array): number {
+  const bulk = rhatOf(ranked);
   const med = all.length % 2 ? all[(all.length - 1) / 2] : 0.5 * (all[all.length / 2 - 1] + all[all.length / 2]);
   const folded = split.map((c) => c.map((v) => Math.abs(v - med)));
   const tail = isConstant(folded, folded[0].length) ? NaN : rhatOf(rankNormalize(folded));
   if (Number.isNaN(tail)) return bulk;
   return Math.max(bulk, tail);
+}
+
+/**
+ * essBulk, essTail and rankNormalizedRhat of one quantity at once (the same values), sharing the
+ * split chains, their rank normalisation and their pooled sort: what every traced quantity of a
+ * run needs.
+ */
+export function bulkTailDiagnostics(chains: Chains): { essBulk: number; essTail: number; rhat: number } {
+  const split = splitChains(chains);
+  if (split.length === 0) return { essBulk: NaN, essTail: NaN, rhat: NaN };
+  const n = split[0].length;
+  const all = pooledSorted(split);
+  const constant = isConstant(split, n);
+  const ranked = n >= 2 && !constant ? rankNormalize(split) : undefined;
+  return {
+    essBulk: essBulkSplit(split, ranked),
+    essTail: essTailSplit(split, all),
+    rhat: ranked ? rankNormalizedRhatSplit(split, ranked, all) : NaN,
+  };
 }
 
 /** Monte Carlo standard error of the mean over all chains: sd / √ESS. */

@@ -1,5 +1,8 @@
 // Estimators aggregated on the TypeScript side from per-batch sums the kernels accumulate.
 
+/** BatchMeans' scratch for one coordinate's chain terms. */
+const CHAIN_TERMS = new Float64Array(4);
+
 /**
  * Batch means over several chains. Each chain's post-burn-in run is cut into batches; the estimate is
  * the mean of all batch means. Its standard error must also see chains that disagree (stuck in
@@ -58,29 +61,52 @@ export class BatchMeans {
       this.chainCount++;
       for (const s of this.seriesData) s.push([]);
     }
-    const first = this.cCount === 0;
-    for (let i = 0; i < this.dim; i++) {
-      const m = sums[i] / length;
-      this.sum[i] += m;
-      this.cSum[i] += m;
-      this.cSq[i] += m * m;
-      if (first) this.cFirst[i] = m;
-      else this.cLag[i] += this.cLast[i] * m;
-      this.cLast[i] = m;
+    // Locals, not fields, in the per-coordinate loop (V8 reloads fields after every store).
+    const n = this.dim, sum = this.sum, cSum = this.cSum, cSq = this.cSq, cLag = this.cLag, cLast = this.cLast;
+    if (this.cCount === 0) {
+      const cFirst = this.cFirst;
+      for (let i = 0; i < n; i++) {
+        const m = sums[i] / length;
+        sum[i] += m;
+        cSum[i] += m;
+        cSq[i] += m * m;
+        cFirst[i] = m;
+        cLast[i] = m;
+      }
+    } else {
+      for (let i = 0; i < n; i++) {
+        const m = sums[i] / length;
+        sum[i] += m;
+        cSum[i] += m;
+        cSq[i] += m * m;
+        cLag[i] += cLast[i] * m;
+        cLast[i] = m;
+      }
     }
     this.traced.forEach((i, q) => this.seriesData[q][this.chainCount - 1].push(sums[i] / length));
     this.count++;
     this.cCount++;
   }
 
-  /** The current chain's contributions to coordinate i's totals: [SS, lag products, B² ȳ, B² ȳ²]. */
-  private chainTerms(i: number): [number, number, number, number] {
+  /**
+   * The current chain's contributions to coordinate i's totals, into CHAIN_TERMS: [SS, lag
+   * products, B² ȳ, B² ȳ²] (one shared buffer: these run once per coordinate and chain).
+   */
+  private chainTerms(i: number): Float64Array {
+    const t = CHAIN_TERMS;
     const B = this.cCount;
-    if (B === 0) return [0, 0, 0, 0];
+    if (B === 0) {
+      t.fill(0);
+      return t;
+    }
     const m = this.cSum[i] / B;
     // Σ_{b<B} (y_b − ȳ)(y_{b+1} − ȳ) from the raw sums.
     const lag = this.cLag[i] - m * (2 * this.cSum[i] - this.cFirst[i] - this.cLast[i]) + (B - 1) * m * m;
-    return [Math.max(0, this.cSq[i] - B * m * m), lag, B * B * m, B * B * m * m];
+    t[0] = Math.max(0, this.cSq[i] - B * m * m);
+    t[1] = lag;
+    t[2] = B * B * m;
+    t[3] = B * B * m * m;
+    return t;
   }
 
   /** Folds the current chain into the totals. */
@@ -88,11 +114,11 @@ export class BatchMeans {
     const B = this.cCount;
     if (B === 0) return;
     for (let i = 0; i < this.dim; i++) {
-      const [ss, lag, w, w2] = this.chainTerms(i);
-      this.within[i] += ss;
-      this.lag[i] += lag;
-      this.wSum[i] += w;
-      this.wSum2[i] += w2;
+      const t = this.chainTerms(i);
+      this.within[i] += t[0];
+      this.lag[i] += t[1];
+      this.wSum[i] += t[2];
+      this.wSum2[i] += t[3];
     }
     this.sumB2 += B * B;
     for (const a of [this.cSum, this.cSq, this.cLag]) a.fill(0);
@@ -130,7 +156,8 @@ export class BatchMeans {
         continue;
       }
       const mu = this.sum[i] / N;
-      const [css, clag, cw, cw2] = this.chainTerms(i);
+      const t = this.chainTerms(i);
+      const css = t[0], clag = t[1], cw = t[2], cw2 = t[3];
       const within = this.within[i] + css, lag = this.lag[i] + clag;
       let vw = NaN;
       if (N > M) {
