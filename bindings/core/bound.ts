@@ -10,6 +10,13 @@ export interface FormSize {
   maxBlock: number;
 }
 
+/** A canonical form's size. */
+export function formSize(form: CanonicalForm): FormSize {
+  let maxBlock = 1;
+  for (let v = 0; v < form.n; v++) maxBlock = Math.max(maxBlock, form.blockStart[v + 1] - form.blockStart[v]);
+  return { n: form.n, nBits: form.nBits, nnz: form.val.length, maxBlock };
+}
+
 /** WASM bytes a BoundModel of this size allocates (each buffer rounded to 16 bytes as the arena does). */
 export function boundBytes(engine: Engine, s: FormSize): number {
   const r = (b: number) => Math.max(16, Math.ceil(b / 16) * 16);
@@ -25,20 +32,19 @@ export class BoundModel {
   /**
    * The model's canonical form bound into the engine, after checking (from its size alone, before
    * building or allocating anything) that it fits with `extraBytes` more for the caller's buffers.
+   * `form`: the model's canonical form, when the caller has built it (its size is then read off it).
    */
-  static fromModel(engine: Engine, model: Model, what: string, extraBytes: (s: FormSize) => number = () => 0): BoundModel {
-    const size = canonicalSize(model);
+  static fromModel(engine: Engine, model: Model, what: string, extraBytes: (s: FormSize) => number = () => 0, form?: CanonicalForm): BoundModel {
+    const size = form ? formSize(form) : canonicalSize(model);
     engine.ensureFits(boundBytes(engine, size) + extraBytes(size), `${what} on ${model.n} variables`, 8 * size.nnz);
-    return new BoundModel(engine, toCanonical(model));
+    return new BoundModel(engine, form ?? toCanonical(model));
   }
 
   constructor(readonly engine: Engine, readonly form: CanonicalForm) {
     const k = engine.kernels;
     engine.ensureFits(boundBytes(engine, { n: form.n, nBits: form.nBits, nnz: form.val.length, maxBlock: 1 }), `the model's binary pairwise form (${form.nBits} bits)`, 8 * form.val.length);
     const arena = (this.arena = engine.arena());
-    let maxBlock = 1;
-    for (let v = 0; v < form.n; v++) maxBlock = Math.max(maxBlock, form.blockStart[v + 1] - form.blockStart[v]);
-    this.maxBlock = maxBlock;
+    const maxBlock = (this.maxBlock = formSize(form).maxBlock);
     const blockStart = arena.allocI32(form.blockStart);
     const oneHot = arena.alloc(form.n);
     new Uint8Array(k.memory.buffer, oneHot, form.n).set(form.oneHot);

@@ -10,31 +10,19 @@
 // to the single-thread run and independent of the number of workers.
 import type { Engine } from '../core/engine.ts';
 import { Model, type ModelData } from '../core/model.ts';
-import { canonicalSize, stateLayout, toCanonical } from '../core/canonical.ts';
+import { canonicalSize, stateLayout, toCanonical, type CanonicalForm } from '../core/canonical.ts';
 import { DiscreteReducer, type DiscreteEvent } from '../samplers/chains.ts';
-import { gibbsChains, gibbsResult, gibbsRun, gibbsSampler, type GibbsOptions } from '../samplers/gibbs.ts';
-import { FactorGibbsSampler, factorGibbsChains, factorGibbsResult, gibbsKernel } from '../samplers/factor-gibbs.ts';
-import { BlockGibbsSampler, blockGibbsChains, blockGibbsResult, blockGibbsRun, type BlockGibbsOptions } from '../samplers/blockgibbs.ts';
-import { ContinuousReducer, continuousChains, continuousPlan, continuousSampler, DHMC_DEFAULTS, type ContinuousEvent, type ContinuousPlan, type DHMCOptions, type RunSpec } from '../samplers/dhmc.ts';
-import { MALA_DEFAULTS, type MALAOptions } from '../samplers/langevin.ts';
+import { gibbsResult, gibbsRun } from '../samplers/gibbs.ts';
+import { factorGibbsResult, gibbsKernel } from '../samplers/factor-gibbs.ts';
+import { eventPoster, runGibbsChains, PARALLEL_METHODS, type ChainEvent, type JobOptions, type ParallelMethod, type ParallelOptions, type WorkerJob, type WorkerMessage } from './chain-job.ts';
+import { BlockGibbsSampler, blockGibbsChains, blockGibbsResult, blockGibbsRun } from '../samplers/blockgibbs.ts';
+import { ContinuousReducer, continuousChains, continuousPlan, continuousSampler, DHMC_DEFAULTS, type ContinuousEvent, type ContinuousPlan, type RunSpec } from '../samplers/dhmc.ts';
+import { MALA_DEFAULTS } from '../samplers/langevin.ts';
 import { relaxationFor } from '../infer.ts';
 import { relaxationDiagnostics, type RelaxationOptions } from '../relax/relaxation.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkCount } from '../core/options.ts';
-
-/** The methods whose independent chains `runParallel` splits across workers. */
-export const PARALLEL_METHODS = ['gibbs', 'blockgibbs', 'dhmc', 'mala'] as const;
-/** One of `PARALLEL_METHODS`. */
-export type ParallelMethod = (typeof PARALLEL_METHODS)[number];
-
-/** Options of runParallel: the method's own options (as for infer) plus the worker count. */
-export type ParallelOptions = GibbsOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & {
-  /** The sampler (default 'gibbs'). */
-  method?: ParallelMethod;
-  /** Workers (default: min(chains, available cores)); never more than chains. */
-  workers?: number;
-};
 
 /**
  * Site updates (chains × sweeps × bits) from which a Gibbs run starts workers by default
@@ -101,35 +89,10 @@ export function autoWorkers(method: string, model: Model, opts: ParallelOptions,
 /** The model as plain data (structured clone of its typed arrays). */
 export type { ModelData };
 
-/** The options a worker needs: plain data only (no signal, no callbacks). */
-export type JobOptions = Omit<ParallelOptions, 'signal' | 'onProgress' | 'workers'>;
-
-export interface WorkerJob {
-  method: ParallelMethod;
-  model: ModelData;
-  opts: JobOptions;
-  /** The chains this worker runs, in order. */
-  chains: number[];
-  /** Browsers: where the worker fetches the .wasm (absolute URL); null: its default location. */
-  wasm?: string | null;
-}
-
-export type ChainEvent = DiscreteEvent | ContinuousEvent;
-
-export type WorkerMessage =
-  /** Facts of the worker's setup the result reports (the relaxation's). */
-  | { type: 'setup'; diagnostics: InferenceResult['diagnostics'] }
-  /** One event of one chain; `done`: sweeps or transitions completed since the previous message. */
-  | { type: 'event'; chain: number; event: ChainEvent | null; done: number }
-  | { type: 'finished' }
-  | { type: 'error'; message: string; name: string };
+export { transferables, runJob, PARALLEL_METHODS, type ParallelMethod, type ParallelOptions, type JobOptions, type WorkerJob, type ChainEvent, type WorkerMessage } from './chain-job.ts';
 
 export function modelData(model: Model): ModelData {
   return model.toData();
-}
-
-function fromData(m: ModelData): Model {
-  return Model.fromData(m);
 }
 
 function relaxationOptions(o: RelaxationOptions): RelaxationOptions {
@@ -142,47 +105,16 @@ function continuousSpec(method: 'dhmc' | 'mala', o: JobOptions): RunSpec {
     : { move: 'mala', method: 'mala', defaults: { targetAccept: MALA_DEFAULTS.targetAccept } };
 }
 
-/** Typed arrays an event carries (moved, not copied, to the parent). */
-export function transferables(e: ChainEvent | null): ArrayBuffer[] {
-  if (!e) return [];
-  if (e.kind === 'batch' && 'sums' in e) return [e.sums.buffer as ArrayBuffer];
-  if (e.kind === 'batch' && 'prob' in e) return [e.prob, e.empirical, e.pairs].filter((a) => a !== null).map((a) => a!.buffer as ArrayBuffer);
-  if (e.kind === 'trace') return e.series.map((a) => a.buffer as ArrayBuffer);
-  return [];
-}
-
-/** Worker side: runs the job's chains on `engine`, posting each chain's events as they happen. */
-export function runJob(engine: Engine, job: WorkerJob, post: (m: WorkerMessage) => void): void {
-  runChains(engine, fromData(job.model), job.method, job.opts, job.chains, post);
-}
-
-/** Runs `chains` of `method` on `engine`, posting each chain's events, then 'finished' (runJob's work, for any host). */
+/**
+ * Runs `chains` of `method` on `engine`, posting each chain's events, then 'finished': a worker's
+ * work for any method and host (chain-job.ts runJob comes here for all but Gibbs; the queue's threads).
+ */
 export function runChains(engine: Engine, model: Model, method: ParallelMethod, o: JobOptions, chains: number[], post: (m: WorkerMessage) => void): void {
   const job = { method, chains };
-  // Progress: a step event's sweeps (discrete samplers) or transitions (continuous ones).
-  const length = (e: ChainEvent) => (e.kind !== 'step' ? 0 : 'sweeps' in e ? e.sweeps : e.iterations);
-  const event = (chain: number, e: ChainEvent) => post({ type: 'event', chain, event: e, done: length(e) });
+  const event = eventPoster(post);
   switch (job.method) {
-    case 'gibbs': {
-      if (gibbsKernel(model) === 'factor-graph') {
-        const sampler = new FactorGibbsSampler(engine, model);
-        try {
-          factorGibbsChains(sampler, gibbsRun(o), job.chains, event);
-        } finally {
-          sampler.dispose();
-        }
-        break;
-      }
-      const run = gibbsRun(o);
-      const sampler = gibbsSampler(engine, model, run, job.chains.length, job.chains.length);
-      post({ type: 'setup', diagnostics: { probabilityTable: sampler.table !== null } });
-      try {
-        gibbsChains(sampler, run, job.chains, event);
-      } finally {
-        sampler.dispose();
-      }
-      break;
-    }
+    case 'gibbs':
+      return runGibbsChains(engine, model, o, chains, post);
     case 'blockgibbs': {
       const rel = relaxationFor(engine, model, relaxationOptions(o));
       post({ type: 'setup', diagnostics: relaxationDiagnostics(rel) });
@@ -241,6 +173,8 @@ export interface ChainPlan {
   burnin: number;
   batchesPerChain: number;
   combine: () => Combiner;
+  /** The model's canonical form, when the method's workers bind it (Gibbs on pairwise models). */
+  form?: CanonicalForm;
 }
 
 /** Validates the method's model and options (throws ModelError) and plans its chains. */
@@ -265,6 +199,7 @@ export function chainPlan(method: ParallelMethod, model: Model, o: ParallelOptio
       return {
         ...run,
         batchesPerChain: Math.min(run.batches, run.samples),
+        form: method === 'gibbs' ? form : undefined,
         combine: () => {
           const red = new DiscreteReducer(form, method === 'blockgibbs');
           return {
@@ -371,7 +306,7 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
   const { aborted: partial } = await superviseWorkers(workers, signal, (w, run) => {
     const mine: number[] = [];
     for (let c = w; c < plan.chains; c += workers) mine.push(c);
-    const job: WorkerJob = { method, model: data, opts: jobOpts, chains: mine, wasm: null };
+    const job: WorkerJob = { method, model: data, opts: jobOpts, chains: mine, wasm: null, form: plan.form ?? null };
     const onMessage = (msg: WorkerMessage) => {
       if (run.settled()) return;
       switch (msg.type) {

@@ -1,8 +1,8 @@
 // Web Worker of runParallel in browsers (parallel-browser.ts): receives its job, loads its own engine
 // (from the job's .wasm URL, or build/release.wasm beside the package's modules) and runs its share
-// of the chains (parallel-job.ts runJob), posting every event as it happens.
+// of the chains (chain-job.ts runJob), posting every event as it happens.
 import { loadEngine } from '../core/wasm-browser.ts';
-import { runJob, transferables, type WorkerJob, type WorkerMessage } from './parallel-job.ts';
+import { runJob, transferables, type WorkerJob, type WorkerMessage } from './chain-job.ts';
 
 const scope = self as unknown as {
   postMessage(m: WorkerMessage, transfer: Transferable[]): void;

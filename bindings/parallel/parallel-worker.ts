@@ -1,9 +1,9 @@
 // Node worker of runParallel (parallel.ts): owns one engine instance and runs its share of the
-// chains (parallel-job.ts runJob), posting every event to the parent as it happens (so a cancelled
+// chains (chain-job.ts runJob), posting every event to the parent as it happens (so a cancelled
 // run keeps what was done).
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadEngine } from '../core/wasm-node.ts';
-import { runJob, transferables, type WorkerJob, type WorkerMessage } from './parallel-job.ts';
+import { runJob, transferables, type WorkerJob, type WorkerMessage } from './chain-job.ts';
 
 const port = parentPort;
 if (!port) throw new Error('parallel-worker runs only as a worker thread (see parallel.ts)');

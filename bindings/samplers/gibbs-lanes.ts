@@ -150,8 +150,9 @@ export class GibbsLanes {
    * @param table Probability table (gibbs-table.ts): 'auto' (default), 'on' or 'off'; used by the
    *   f64 sequential scan of batches of 2 or 4 chains ('on' with f32 or the colored scan: ModelError).
    * @param updates Site updates per site this sampler is expected to run (all chains), for 'auto'.
+   * @param form The model's canonical form, when the caller has built it (else built here).
    */
-  constructor(readonly engine: Engine, model: Model, width: number, private readonly stream: number, readonly precision: Precision = 'f64', readonly scan: Scan = 'sequential', table: TableMode = 'auto', updates?: number) {
+  constructor(readonly engine: Engine, model: Model, width: number, private readonly stream: number, readonly precision: Precision = 'f64', readonly scan: Scan = 'sequential', table: TableMode = 'auto', updates?: number, form?: CanonicalForm) {
     checkPrecision(precision);
     checkScan(scan);
     checkTableMode(table);
@@ -159,7 +160,7 @@ export class GibbsLanes {
     if (table === 'on' && !tableScan) throw new ModelError("probabilityTable 'on' needs the f64 sequential scan");
     this.lanes = precision === 'f32' ? 4 : 2;
     this.width = Math.ceil(Math.max(1, width) / this.lanes) * this.lanes;
-    this.bound = BoundModel.fromModel(engine, model, 'gibbs', (s) => lanesMemory(s, width, precision, scan) + (tableMayApply(table, tableScan, updates) ? tablePlanBytes(s.nBits) : 0));
+    this.bound = BoundModel.fromModel(engine, model, 'gibbs', (s) => lanesMemory(s, width, precision, scan) + (tableMayApply(table, tableScan, updates) ? tablePlanBytes(s.nBits) : 0), form);
     const arena = this.bound.arena;
     const k = engine.kernels;
     this.scratch = arena.alloc(k.gibbsLanesScratchBytes(this.bound.header) >>> 0);

@@ -114,11 +114,12 @@ export const GIBBS_F64_BATCH = 4;
 
 /**
  * The lanes sampler for a run's chains (`width`: the most chains per batch; `chains`: how many
- * chains it will run, for the probability table's rule).
+ * chains it will run, for the probability table's rule; `form`: the model's canonical form, when
+ * the caller has built it).
  */
-export function gibbsSampler(engine: Engine, model: Model, run: GibbsRun, width: number, chains = run.chains): GibbsLanes {
+export function gibbsSampler(engine: Engine, model: Model, run: GibbsRun, width: number, chains = run.chains, form?: CanonicalForm): GibbsLanes {
   const w = run.precision === 'f64' ? Math.min(width, GIBBS_F64_BATCH) : width;
-  return new GibbsLanes(engine, model, w, GIBBS_STREAM, run.precision, run.scan, run.probabilityTable, chains * (run.samples + run.burnin));
+  return new GibbsLanes(engine, model, w, GIBBS_STREAM, run.precision, run.scan, run.probabilityTable, chains * (run.samples + run.burnin), form);
 }
 
 /**
