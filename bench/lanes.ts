@@ -27,24 +27,28 @@
 // bench/results/lanes-word.json).
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir, availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
-import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
-import { ModelBuilder, type Model } from '../bindings/core/model.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
+import type { Model } from '../bindings/core/model.ts';
+import { benchModels } from './models.ts';
 import { toCanonical, type CanonicalForm } from '../bindings/core/canonical.ts';
 import { GibbsSampler, runGibbs, GIBBS_STREAM } from '../bindings/samplers/gibbs.ts';
 import { GibbsLanes, coloredOrder, type Precision, type Scan } from '../bindings/samplers/gibbs-lanes.ts';
-import { autoWorkers, runParallel } from '../bindings/parallel/parallel.ts';
+import { autoWorkers } from '../bindings/parallel/parallel.ts';
 import { TreeGibbsLanes, TreeGibbsSampler, runTreeGibbs } from '../bindings/samplers/treegibbs.ts';
 import { lanesApply } from '../bindings/samplers/gibbs-lanes.ts';
 import { GibbsJS, PhiloxJS } from './js/gibbs.ts';
-import { mulberry32 } from '../test/helpers.ts';
 import { cpuModel, dist, QUICK, resultsPath, wasmFacts, writeFormFile, type Dist } from './common.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+// The workers' default run: from the built package when there is one, as the CLI runs it (workers
+// started from the sources compile TypeScript first; bench:default times both default runs that way).
+const DIST = new URL('../dist/index.js', import.meta.url);
+const { runParallel } = existsSync(DIST) ? await import(DIST.href) : await import('../bindings/parallel/parallel.ts');
 const SEED = 20240611;
 const CHAINS = 4;
 const REPS = Number(process.env.BENCH_REPS) || (QUICK ? 3 : 5);
@@ -52,26 +56,7 @@ const REPS = Number(process.env.BENCH_REPS) || (QUICK ? 3 : 5);
 const WORK = QUICK ? 2e6 : 4e7;
 const work = mkdtempSync(join(tmpdir(), 'relaxmrf-lanes-'));
 
-function randomSparse(n: number, degree: number, seed: number): Model {
-  const rnd = mulberry32(seed);
-  const b = new ModelBuilder(new Array(n).fill(2));
-  for (let v = 0; v < n; v++) b.addUnary(v, [0, rnd() - 0.5]);
-  const seen = new Set<number>();
-  for (let e = 0; e < (n * degree) / 2; e++) {
-    const i = Math.floor(rnd() * n), j = Math.floor(rnd() * n);
-    if (i === j || seen.has(Math.min(i, j) * n + Math.max(i, j))) continue;
-    seen.add(Math.min(i, j) * n + Math.max(i, j));
-    const w = 2 * rnd() - 1;
-    b.addPairwise(i, j, [0, 0, 0, w]);
-  }
-  return b.build();
-}
-
-const models: { name: string; model: Model }[] = [
-  { name: 'ising 256x256 periodic', model: isingLattice({ shape: [256, 256], beta: 0.4, periodic: true }) },
-  { name: 'potts3 256x256 periodic', model: pottsLattice({ shape: [256, 256], q: 3, beta: 0.9, periodic: true }) },
-  { name: 'random sparse 65536, degree 4', model: randomSparse(65536, 4, 7) },
-];
+const models = benchModels();
 
 // ---------------------------------------------------------------------------------------------
 // Native builds
