@@ -87,6 +87,9 @@ test('one-hot blocks (Potts, mixed cards) and hard zeros: each lane is the singl
   // Batches of exactly four chains take oneHot4Chains (two vectors in one pass).
   assertSameChains(pottsLattice({ shape: [5, 4], q: 4, beta: 0.8, periodic: false }), 14, [3, 0, 6, 2], [4, 5, 1]);
   assertSameChains(randomModel(rand, 9, { cards: [3, 2, 5], density: 0.5, zeros: 0.3 }), 15, [0, 1, 2, 3], [5, 2]);
+  // Batches of one or two chains (a vector of two lanes) take oneHotPair.
+  assertSameChains(pottsLattice({ shape: [4, 4], q: 3, beta: 0.9, periodic: true }), 16, [5, 2], [3, 4, 2]);
+  assertSameChains(randomModel(rand, 9, { cards: [4, 2, 3], density: 0.5, zeros: 0.3 }), 17, [1, 0], [4, 3]);
 });
 
 // Colored scans and f32 lanes are different chains with the same target: every marginal within

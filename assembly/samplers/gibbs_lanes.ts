@@ -148,6 +148,7 @@ export function lanesSweepsF64(m: PairwiseForm, batch: usize, B: i32, sweeps: i3
         const K = load<i32>(m.blockStart + (<usize>(v + 1) << 2)) - b;
         const words = batchStreamsNext(rs, B, batch);
         if (B == 4 && K <= 256) oneHot4Chains(m, s, words, cnt, b, K, acc, scratch);
+        else if (B == 2 && K <= 256) oneHotPair(m, s, words, cnt, b, K, acc, scratch);
         else for (let c = 0; c < B; c += 2) oneHot2(m, s + <usize>c, Bz, words, cnt, c, b, K, acc, scratch);
         continue;
       }
@@ -229,6 +230,61 @@ function oneHot2(m: PairwiseForm, sq: usize, Bz: usize, words: usize, cnt: usize
     const inv = f64x2.div(f64x2.splat(1.0), total);
     for (let k = 0; k < K; k++) {
       const q = acc + ((<usize>(b + k) * Bz + <usize>c) << 3);
+      v128.store(q, f64x2.add(v128.load(q), f64x2.mul(v128.load(scratch + (<usize>k << 4)), inv)));
+    }
+  }
+}
+
+/**
+ * oneHot2 for a batch of exactly two chains: a bit's two state bytes are one u16 at s + 2·bit, so
+ * every address is a shift (not a multiply by B), and the chains' old states come from one
+ * multiply per state (as in oneHot4Chains; K ≤ 256). Lane by lane the same arithmetic as oneHot2.
+ */
+function oneHotPair(m: PairwiseForm, s: usize, words: usize, cnt: usize, b: i32, K: i32, acc: usize, scratch: usize): void {
+  let old: u32 = 0; // chain c's state index in byte c
+  let top = f64x2.splat(-Infinity);
+  for (let k = 0; k < K; k++) {
+    const i = b + k;
+    old |= <u32>load<u16>(s + (<usize>i << 1)) * <u32>k;
+    let u = v128.load64_splat(m.a + (<usize>i << 3));
+    const end = load<i32>(m.rowPtr + (<usize>(i + 1) << 2));
+    for (let e = load<i32>(m.rowPtr + (<usize>i << 2)); e < end; e++) {
+      const x = <u32>load<u16>(s + (<usize>load<i32>(m.col + (<usize>e << 2)) << 1));
+      u = f64x2.add(u, v128.and(v128.load64_splat(m.val + (<usize>e << 3)), maskOf(x)));
+    }
+    v128.store(scratch + (<usize>k << 4), u);
+    top = v128.bitselect(u, top, f64x2.gt(u, top));
+  }
+  const lost = f64x2.eq(top, f64x2.splat(-Infinity));
+  let total = f64x2.splat(0);
+  for (let k = 0; k < K; k++) {
+    const q = scratch + (<usize>k << 4);
+    const w = v128.bitselect(f64x2.splat(1.0), expPairK(f64x2.sub(v128.load(q), top)), lost);
+    v128.store(q, w);
+    total = f64x2.add(total, w);
+  }
+  const target = f64x2.mul(uniform2(words, 0), total);
+  let cum = f64x2.splat(0);
+  let below = i64x2.splat(0);
+  for (let k = 0; k < K; k++) {
+    cum = f64x2.add(cum, v128.load(scratch + (<usize>k << 4)));
+    below = i64x2.sub(below, v128.not(f64x2.lt(target, cum)));
+  }
+  let pick0 = min(<i32>i64x2.extract_lane(below, 0), K - 1);
+  let pick1 = min(<i32>i64x2.extract_lane(below, 1), K - 1);
+  while (load<f64>(scratch + (<usize>pick0 << 4)) == 0.0) pick0--;
+  while (load<f64>(scratch + (<usize>pick1 << 4), 8) == 0.0) pick1--;
+  const old0 = <i32>(old & 255), old1 = <i32>(old >> 8);
+  store<u8>(s + (<usize>(b + old0) << 1), 0);
+  store<u8>(s + (<usize>(b + pick0) << 1), 1);
+  store<u8>(s + (<usize>(b + old1) << 1), 0, 1);
+  store<u8>(s + (<usize>(b + pick1) << 1), 1, 1);
+  store<i64>(cnt, load<i64>(cnt) + <i64>(pick0 != old0));
+  store<i64>(cnt, load<i64>(cnt, 8) + <i64>(pick1 != old1), 8);
+  if (acc) {
+    const inv = f64x2.div(f64x2.splat(1.0), total);
+    for (let k = 0; k < K; k++) {
+      const q = acc + (<usize>(b + k) << 4);
       v128.store(q, f64x2.add(v128.load(q), f64x2.mul(v128.load(scratch + (<usize>k << 4)), inv)));
     }
   }
