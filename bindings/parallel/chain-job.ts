@@ -49,6 +49,7 @@ export interface WorkerJob {
 /** One event of one chain: a discrete sampler's (chains.ts) or a continuous one's (dhmc.ts). */
 export type ChainEvent = DiscreteEvent | ContinuousEvent;
 
+/** What a worker posts to the parent. */
 export type WorkerMessage =
   /** Facts of the worker's setup the result reports (the relaxation's). */
   | { type: 'setup'; diagnostics: InferenceResult['diagnostics'] }
