@@ -186,6 +186,39 @@ export function lanesTableSweeps(m: PairwiseForm, batch: usize, B: i32, sweeps: 
   closeCall(batch, B, false);
 }
 
+/**
+ * A lane pair's state weights exp(u_k − top), in place of the fields u_k at scratch + 16·k; a lane
+ * whose every state is impossible given the neighbours moves uniformly (weights 1). Returns their total.
+ */
+@inline
+function pairWeights(scratch: usize, K: i32, top: v128): v128 {
+  const lost = f64x2.eq(top, f64x2.splat(-Infinity));
+  let total = f64x2.splat(0);
+  for (let k = 0; k < K; k++) {
+    const q = scratch + (<usize>k << 4);
+    const w = v128.bitselect(f64x2.splat(1.0), expPairK(f64x2.sub(v128.load(q), top)), lost);
+    v128.store(q, w);
+    total = f64x2.add(total, w);
+  }
+  return total;
+}
+
+/** Each lane's drawn state: the first k whose cumulative weight passes the lane's target (skipping zero weights); lane 0 low, lane 1 high. */
+@inline
+function pairPicks(scratch: usize, K: i32, target: v128): u64 {
+  let cum = f64x2.splat(0);
+  let below = i64x2.splat(0);
+  for (let k = 0; k < K; k++) {
+    cum = f64x2.add(cum, v128.load(scratch + (<usize>k << 4)));
+    below = i64x2.sub(below, v128.not(f64x2.lt(target, cum)));
+  }
+  let pick0 = min(<i32>i64x2.extract_lane(below, 0), K - 1);
+  let pick1 = min(<i32>i64x2.extract_lane(below, 1), K - 1);
+  while (load<f64>(scratch + (<usize>pick0 << 4)) == 0.0) pick0--;
+  while (load<f64>(scratch + (<usize>pick1 << 4), 8) == 0.0) pick1--;
+  return <u64><u32>pick0 | (<u64><u32>pick1 << 32);
+}
+
 /** oneHotUpdate (gibbs.ts) for chains c, c+1 at once, lane by lane the same arithmetic. */
 @inline
 function oneHot2(m: PairwiseForm, sq: usize, Bz: usize, words: usize, cnt: usize, c: i32, b: i32, K: i32, acc: usize, scratch: usize): void {
@@ -199,26 +232,9 @@ function oneHot2(m: PairwiseForm, sq: usize, Bz: usize, words: usize, cnt: usize
     v128.store(scratch + (<usize>k << 4), u);
     top = v128.bitselect(u, top, f64x2.gt(u, top));
   }
-  // A lane whose every state is impossible given the neighbours moves uniformly (weights 1).
-  const lost = f64x2.eq(top, f64x2.splat(-Infinity));
-  let total = f64x2.splat(0);
-  for (let k = 0; k < K; k++) {
-    const q = scratch + (<usize>k << 4);
-    const w = v128.bitselect(f64x2.splat(1.0), expPairK(f64x2.sub(v128.load(q), top)), lost);
-    v128.store(q, w);
-    total = f64x2.add(total, w);
-  }
-  const target = f64x2.mul(uniform2(words, c), total);
-  let cum = f64x2.splat(0);
-  let below = i64x2.splat(0);
-  for (let k = 0; k < K; k++) {
-    cum = f64x2.add(cum, v128.load(scratch + (<usize>k << 4)));
-    below = i64x2.sub(below, v128.not(f64x2.lt(target, cum)));
-  }
-  let pick0 = min(<i32>i64x2.extract_lane(below, 0), K - 1);
-  let pick1 = min(<i32>i64x2.extract_lane(below, 1), K - 1);
-  while (load<f64>(scratch + (<usize>pick0 << 4)) == 0.0) pick0--;
-  while (load<f64>(scratch + (<usize>pick1 << 4), 8) == 0.0) pick1--;
+  const total = pairWeights(scratch, K, top);
+  const picks = pairPicks(scratch, K, f64x2.mul(uniform2(words, c), total));
+  const pick0 = <i32>picks, pick1 = <i32>(picks >> 32);
   store<u8>(sq + <usize>(b + old0) * Bz, 0);
   store<u8>(sq + <usize>(b + pick0) * Bz, 1);
   store<u8>(sq + <usize>(b + old1) * Bz + 1, 0);
@@ -255,25 +271,9 @@ function oneHotPair(m: PairwiseForm, s: usize, words: usize, cnt: usize, b: i32,
     v128.store(scratch + (<usize>k << 4), u);
     top = v128.bitselect(u, top, f64x2.gt(u, top));
   }
-  const lost = f64x2.eq(top, f64x2.splat(-Infinity));
-  let total = f64x2.splat(0);
-  for (let k = 0; k < K; k++) {
-    const q = scratch + (<usize>k << 4);
-    const w = v128.bitselect(f64x2.splat(1.0), expPairK(f64x2.sub(v128.load(q), top)), lost);
-    v128.store(q, w);
-    total = f64x2.add(total, w);
-  }
-  const target = f64x2.mul(uniform2(words, 0), total);
-  let cum = f64x2.splat(0);
-  let below = i64x2.splat(0);
-  for (let k = 0; k < K; k++) {
-    cum = f64x2.add(cum, v128.load(scratch + (<usize>k << 4)));
-    below = i64x2.sub(below, v128.not(f64x2.lt(target, cum)));
-  }
-  let pick0 = min(<i32>i64x2.extract_lane(below, 0), K - 1);
-  let pick1 = min(<i32>i64x2.extract_lane(below, 1), K - 1);
-  while (load<f64>(scratch + (<usize>pick0 << 4)) == 0.0) pick0--;
-  while (load<f64>(scratch + (<usize>pick1 << 4), 8) == 0.0) pick1--;
+  const total = pairWeights(scratch, K, top);
+  const picks = pairPicks(scratch, K, f64x2.mul(uniform2(words, 0), total));
+  const pick0 = <i32>picks, pick1 = <i32>(picks >> 32);
   const old0 = <i32>(old & 255), old1 = <i32>(old >> 8);
   store<u8>(s + (<usize>(b + old0) << 1), 0);
   store<u8>(s + (<usize>(b + pick0) << 1), 1);
