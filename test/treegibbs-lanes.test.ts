@@ -91,4 +91,8 @@ test('lanes runs within 4 MCSE of enumeration; one-hot models keep the one-chain
   assert.equal(p.diagnostics.lanes, false);
   assertWithinMCSE(potts, p);
   assert.throws(() => infer(engine, model, { method: 'treegibbs', lanes: 'yes' as unknown as boolean }), ModelError);
+  // The single-site scan's options are refused, not silently ignored.
+  for (const bad of [{ precision: 'f32' }, { scan: 'colored' }, { probabilityTable: 'on' }] as const) {
+    assert.throws(() => infer(engine, model, { method: 'treegibbs', ...bad }), (e: unknown) => e instanceof ModelError && /apply to method 'gibbs'/.test(e.message), JSON.stringify(bad));
+  }
 });

@@ -141,7 +141,11 @@ export class TreeGibbsLanes extends GibbsLanes {
   }
 }
 
-/** Options of `runTreeGibbs`: GibbsOptions (defaults GIBBS_DEFAULTS) and the partition. */
+/**
+ * Options of `runTreeGibbs`: GibbsOptions (defaults GIBBS_DEFAULTS) and the partition; `precision`
+ * other than 'f64', `scan` other than 'sequential' and `probabilityTable: 'on'` are refused (they are
+ * options of the single-site scan).
+ */
 export interface TreeGibbsOptions extends GibbsOptions {
   /** The blocks (default: treePartition's greedy induced forests). */
   partition?: TreePartition;
@@ -162,6 +166,10 @@ export function runTreeGibbs(engine: Engine, model: Model, opts: TreeGibbsOption
   const run = gibbsRun(opts);
   const t0 = performance.now();
   if (opts.lanes !== undefined && typeof opts.lanes !== 'boolean') throw new ModelError(`lanes must be true or false, got ${String(opts.lanes)}`);
+  // The single-site scan's options have no tree-block counterpart: refused, not ignored (as the CLI does).
+  if (run.precision !== 'f64' || run.scan !== 'sequential' || run.probabilityTable === 'on') {
+    throw new ModelError("precision 'f32', scan 'colored' and probabilityTable 'on' apply to method 'gibbs', not to tree-block Gibbs");
+  }
   const form = opts.lanes !== false && model.isPairwise ? toCanonical(model) : null;
   const lanes = form !== null && lanesApply(form);
   const sampler = lanes ? new TreeGibbsLanes(engine, model, Math.min(GIBBS_F64_BATCH, gibbsBatchWidth(run, form.nBits)), opts.partition) : new TreeGibbsSampler(engine, model, opts.partition);
