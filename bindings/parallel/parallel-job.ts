@@ -1,6 +1,7 @@
-// Parallel chains, host-independent: what a worker runs (runJob) and how the parent splits a run
-// and combines what the workers report (runParallelOn). The hosts only start workers and carry
-// messages: parallel.ts (Node, worker_threads) and parallel-browser.ts (Web Workers).
+// Parallel chains, host-independent: how the parent splits a run and combines what the workers
+// report (runParallelOn), and the relaxed samplers' share of a worker's work (runChains; what a
+// worker runs first is chain-job.ts runJob). The hosts only start workers and carry messages:
+// parallel.ts (Node, worker_threads) and parallel-browser.ts (Web Workers).
 //
 // Exactness: every chain draws from its own (seed, chain) streams and, for every method here, its
 // warm-up adapts on that chain's draws alone; a chain's events (chains.ts DiscreteEvent, dhmc.ts
