@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -25,6 +26,37 @@ export function dist(xs: number[]): Dist {
   const mid = s.length >> 1;
   const median = s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
   return { median, min: s[0], max: s[s.length - 1], samples: xs };
+}
+
+/**
+ * This thread's CPU time in seconds: Linux's per-thread run time (ns), so the garbage collector's
+ * and compiler's threads are not counted; the process's CPU time where that file is missing.
+ */
+export function threadSeconds(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e9;
+  } catch {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1e6;
+  }
+}
+
+/**
+ * Builds bench/native/SRC with gcc -O3 -march=MARCH -ffp-contract=off (no FMA contraction, like
+ * WASM) into `out`; null (and the compiler's message on stderr) when that fails.
+ */
+export function buildNative(src: string, march: string, out: string): string | null {
+  const cc = spawnSync('gcc', ['-O3', `-march=${march}`, '-ffp-contract=off', '-std=c11', '-D_POSIX_C_SOURCE=199309L', '-o', out, join(HERE, 'native', src), '-lm'], { encoding: 'utf8' });
+  if (cc.error || cc.status !== 0) {
+    console.error(`gcc failed for ${src} ${march}: ${cc.stderr ?? cc.error}`);
+    return null;
+  }
+  return out;
+}
+
+/** gcc's version line, or null without gcc. */
+export function gccVersion(): string | null {
+  return spawnSync('gcc', ['--version'], { encoding: 'utf8' }).stdout?.split('\n')[0] ?? null;
 }
 
 /** The CPU model from /proc/cpuinfo, or null where there is none. */

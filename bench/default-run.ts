@@ -18,14 +18,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { toCanonical } from '../bindings/core/canonical.ts';
 import { GIBBS_STREAM } from '../bindings/samplers/gibbs.ts';
 import { benchModels } from './models.ts';
-import { cpuModel, dist, QUICK, resultsPath, writeFormFile } from './common.ts';
+import { buildNative, cpuModel, dist, QUICK, resultsPath, writeFormFile } from './common.ts';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
 const DIST = new URL('../dist/index.js', import.meta.url);
 if (!existsSync(DIST)) throw new Error('bench:default runs the built package: npm run build:js first');
 const pkg = await import(DIST.href);
@@ -43,8 +41,8 @@ const sweeps = QUICK ? 110 : 2200;
 const work = mkdtempSync(join(tmpdir(), 'relaxmrf-default-'));
 const engine = await loadEngine();
 
-const cc = spawnSync('gcc', ['-O3', '-march=x86-64-v2', '-ffp-contract=off', '-std=c11', '-D_POSIX_C_SOURCE=199309L', '-o', join(work, 'gibbs.out'), join(HERE, 'native', 'gibbs.c'), '-lm'], { encoding: 'utf8' });
-if (cc.error || cc.status !== 0) throw new Error(`gcc failed: ${cc.stderr ?? cc.error}`);
+const plainC = buildNative('gibbs.c', 'x86-64-v2', join(work, 'gibbs.out'));
+if (!plainC) throw new Error('gcc failed for native/gibbs.c');
 
 async function quietMoment(): Promise<number> {
   const t0 = performance.now();
@@ -65,7 +63,7 @@ for (const { name, model } of benchModels().filter((m) => !only || m.name.includ
   let same = true;
   for (let rep = 0; rep < REPS; rep++) {
     loads.push(await quietMoment());
-    const c = spawnSync(join(work, 'gibbs.out'), ['time', file, String(SEED >>> 0), String(Math.floor(SEED / 2 ** 32)), '0', String(GIBBS_STREAM), String(plainSweeps), String(Math.max(1, plainSweeps >> 3))], { encoding: 'utf8' });
+    const c = spawnSync(plainC, ['time', file, String(SEED >>> 0), String(Math.floor(SEED / 2 ** 32)), '0', String(GIBBS_STREAM), String(plainSweeps), String(Math.max(1, plainSweeps >> 3))], { encoding: 'utf8' });
     if (c.status !== 0) throw new Error(`C reference failed: ${c.stderr}`);
     push('plain C', (plainSweeps * form.n) / Number(c.stdout.trim().split(/\s+/)[0]));
     let t0 = performance.now();

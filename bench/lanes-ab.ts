@@ -12,18 +12,16 @@
 // Writes bench/results/lanes-ab.json.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { toCanonical } from '../bindings/core/canonical.ts';
 import { GibbsLanes, coloredOrder, type Precision, type Scan } from '../bindings/samplers/gibbs-lanes.ts';
 import { GIBBS_STREAM } from '../bindings/samplers/gibbs.ts';
 import { benchModels } from './models.ts';
-import { cpuModel, QUICK, resultsPath, wasmFacts, writeFormFile } from './common.ts';
+import { buildNative, cpuModel, dist, gccVersion, QUICK, resultsPath, threadSeconds, wasmFacts, writeFormFile } from './common.ts';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
 const SEED = 20240611;
 const REPS = Number(process.env.BENCH_REPS) || (QUICK ? 3 : 9);
 const WORK = QUICK ? 2e6 : 2e7;
@@ -32,17 +30,11 @@ const work = mkdtempSync(join(tmpdir(), 'relaxmrf-lanes-ab-'));
 
 const exes: Record<string, string> = {};
 for (const march of ['x86-64-v2', 'native']) {
-  const exe = join(work, `lanes-${march}.out`);
-  const cc = spawnSync('gcc', ['-O3', `-march=${march}`, '-ffp-contract=off', '-std=c11', '-D_POSIX_C_SOURCE=199309L', '-o', exe, join(HERE, 'native', 'gibbs_lanes.c'), '-lm'], { encoding: 'utf8' });
-  if (cc.error || cc.status !== 0) throw new Error(`gcc failed (${march}): ${cc.stderr ?? cc.error}`);
+  const exe = buildNative('gibbs_lanes.c', march, join(work, `lanes-${march}.out`));
+  if (!exe) throw new Error(`gcc failed (${march})`);
   exes[march] = exe;
 }
 const engine = await loadEngine();
-const threadSeconds = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e9;
-const median = (x: number[]) => {
-  const s = x.slice().sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : 0.5 * (s[s.length / 2 - 1] + s[s.length / 2]);
-};
 const CONFIGS: { precision: Precision; scan: Scan; chains: number }[] = [
   { precision: 'f64', scan: 'sequential', chains: 4 },
   { precision: 'f32', scan: 'sequential', chains: 4 },
@@ -81,7 +73,7 @@ for (const { name, model } of benchModels().filter((m) => !only || m.name.includ
       }
     }
     L.dispose();
-    const m = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, median(v)]));
+    const m = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, dist(v).median]));
     const row = { model: name, ...cfg, sweeps, medians: m, overV2: m.wasm / m['x86-64-v2'], overNative: m.wasm / m.native, rates };
     results.push(row);
     console.log(`  ${`${precision} ${scan}, ${B} chains`.padEnd(26)} WASM ${(m.wasm / 1e6).toFixed(1).padStart(6)}  C v2 ${(m['x86-64-v2'] / 1e6).toFixed(1).padStart(6)}  C native ${(m.native / 1e6).toFixed(1).padStart(6)}  WASM / C v2 ${row.overV2.toFixed(2)}  / native ${row.overNative.toFixed(2)}`);
@@ -89,5 +81,5 @@ for (const { name, model } of benchModels().filter((m) => !only || m.name.includ
 }
 writeFileSync(
   resultsPath(only ? `lanes-ab-${only.replace(/\W+/g, '_')}.json` : 'lanes-ab.json'),
-  JSON.stringify({ quick: QUICK, date: new Date().toISOString(), machine: { cpu: cpuModel(), loadavgAtStart: load0, loadavgAtEnd: loadavg() }, node: process.version, gcc: spawnSync('gcc', ['--version'], { encoding: 'utf8' }).stdout?.split('\n')[0] ?? null, wasm: wasmFacts(), reps: REPS, workPerMeasurement: WORK, results }, null, 1) + '\n',
+  JSON.stringify({ quick: QUICK, date: new Date().toISOString(), machine: { cpu: cpuModel(), loadavgAtStart: load0, loadavgAtEnd: loadavg() }, node: process.version, gcc: gccVersion(), wasm: wasmFacts(), reps: REPS, workPerMeasurement: WORK, results }, null, 1) + '\n',
 );

@@ -29,8 +29,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir, availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import type { Model } from '../bindings/core/model.ts';
@@ -42,9 +41,8 @@ import { autoWorkers } from '../bindings/parallel/parallel.ts';
 import { TreeGibbsLanes, TreeGibbsSampler, runTreeGibbs } from '../bindings/samplers/treegibbs.ts';
 import { lanesApply } from '../bindings/samplers/gibbs-lanes.ts';
 import { GibbsJS, PhiloxJS } from './js/gibbs.ts';
-import { cpuModel, dist, QUICK, resultsPath, wasmFacts, writeFormFile, type Dist } from './common.ts';
+import { buildNative, cpuModel, dist, gccVersion, QUICK, resultsPath, threadSeconds, wasmFacts, writeFormFile, type Dist } from './common.ts';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
 // The workers' default run: from the built package when there is one, as the CLI runs it (workers
 // started from the sources compile TypeScript first; bench:default times both default runs that way).
 const DIST = new URL('../dist/index.js', import.meta.url);
@@ -61,17 +59,9 @@ const models = benchModels();
 // ---------------------------------------------------------------------------------------------
 // Native builds
 
-function build(src: string, march: string, out: string): string | null {
-  const cc = spawnSync('gcc', ['-O3', `-march=${march}`, '-ffp-contract=off', '-std=c11', '-D_POSIX_C_SOURCE=199309L', '-o', out, join(HERE, 'native', src), '-lm'], { encoding: 'utf8' });
-  if (cc.error || cc.status !== 0) {
-    console.error(`gcc failed for ${src} ${march}: ${cc.stderr ?? cc.error}`);
-    return null;
-  }
-  return out;
-}
-const gccVersion = spawnSync('gcc', ['--version'], { encoding: 'utf8' }).stdout?.split('\n')[0] ?? null;
-const plainC = build('gibbs.c', 'x86-64-v2', join(work, 'gibbs-v2.out'));
-const lanesC = { 'x86-64-v2': build('gibbs_lanes.c', 'x86-64-v2', join(work, 'lanes-v2.out')), native: build('gibbs_lanes.c', 'native', join(work, 'lanes-native.out')) };
+const gcc = gccVersion();
+const plainC = buildNative('gibbs.c', 'x86-64-v2', join(work, 'gibbs-v2.out'));
+const lanesC = { 'x86-64-v2': buildNative('gibbs_lanes.c', 'x86-64-v2', join(work, 'lanes-v2.out')), native: buildNative('gibbs_lanes.c', 'native', join(work, 'lanes-native.out')) };
 
 function files(form: CanonicalForm, name: string) {
   const model = join(work, `${name}.bin`);
@@ -136,19 +126,6 @@ function verify(model: Model, form: CanonicalForm, f: { model: string; order: st
 
 /** One measurement: site updates per second of wall clock and of CPU time (this thread's; the C program's). */
 type Timer = () => [number, number];
-
-/**
- * This thread's CPU time in seconds: Linux's per-thread run time (ns), so the garbage collector's
- * and compiler's threads are not counted; the process's CPU time where that file is missing.
- */
-function threadSeconds(): number {
-  try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e9;
-  } catch {
-    const c = process.cpuUsage();
-    return (c.user + c.system) / 1e6;
-  }
-}
 
 /** Rates of `updates` site updates timed by `run` on both clocks. */
 function timed(updates: number, run: () => void): [number, number] {
@@ -358,7 +335,7 @@ const out = {
   quick: QUICK,
   date: new Date().toISOString(),
   machine: { cpu: cpuModel(), cores: availableParallelism(), loadavgAtStart, loadavgAtEnd: loadavg(), note: 'shared machine: other jobs may have run at the same time; ratios are within one run, medians of interleaved repetitions; "(cpu)" rates divide by CPU time (the measuring thread\'s for WASM and JS, the C program\'s own), which time slicing by other jobs does not stretch' },
-  gcc: gccVersion,
+  gcc,
   node: process.version,
   wasm: wasmFacts(),
   chains: CHAINS,
