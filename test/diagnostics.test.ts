@@ -4,7 +4,7 @@
 // chains that disagree in location (bulk) or in scale (tail).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { autocovariance, ess, essBulk, splitRhat, rankNormalizedRhat, mcse, summarizeTraces, inverseNormalCdf, rankNormalize, splitChains } from '../bindings/samplers/diagnostics.ts';
+import { autocovariance, bulkTailDiagnostics, ess, essBulk, essTail, splitRhat, rankNormalizedRhat, mcse, summarizeTraces, inverseNormalCdf, rankNormalize, splitChains } from '../bindings/samplers/diagnostics.ts';
 import { mulberry32 } from './helpers.ts';
 
 /** Standard normals from the test generator (Box–Muller). */
@@ -115,4 +115,26 @@ test('rank normalisation and the normal quantile', () => {
   assert.ok(Math.abs(z[1][2] + z[1][1]) < 1e-12);
   const sp = splitChains([Float64Array.of(1, 2, 3, 4, 5)]);
   assert.deepEqual(sp.map((c) => Array.from(c)), [[1, 2], [4, 5]]);
+});
+
+test('bulkTailDiagnostics (what every traced quantity of a run gets) equals essBulk, essTail and rankNormalizedRhat bit for bit', () => {
+  const rand = mulberry32(21);
+  const same = (a: number, b: number) => Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));
+  const cases: Float64Array[][] = [
+    [0, 1, 2, 3].map(() => ar1(rand, 20, 0.5)), // 20 batch means per chain, as the batch-means samplers give
+    [0, 1, 2].map((c) => ar1(rand, 101, 0.9, c)), // odd length (the middle draw dropped), chains that disagree
+    [0, 1].map(() => Float64Array.from({ length: 40 }, () => Math.round(rand() * 3) / 3)), // ties
+    [ar1(rand, 30, 0.2), ar1(rand, 25, 0.2)], // unequal lengths: truncated to the shorter
+    [0, 1].map(() => new Float64Array(10).fill(0.25)), // constant
+    [ar1(rand, 3, 0), ar1(rand, 3, 0)], // too short for ESS, long enough for R̂
+    [ar1(rand, 1, 0)], // too short for anything
+    [],
+  ];
+  for (const [k, chains] of cases.entries()) {
+    const d = bulkTailDiagnostics(chains);
+    assert.ok(same(d.essBulk, essBulk(chains)), `case ${k}: bulk ESS ${d.essBulk} vs ${essBulk(chains)}`);
+    assert.ok(same(d.essTail, essTail(chains)), `case ${k}: tail ESS ${d.essTail} vs ${essTail(chains)}`);
+    assert.ok(same(d.rhat, rankNormalizedRhat(chains)), `case ${k}: R̂ ${d.rhat} vs ${rankNormalizedRhat(chains)}`);
+  }
+  assert.ok(Number.isFinite(bulkTailDiagnostics(cases[0]).essBulk) && Number.isFinite(bulkTailDiagnostics(cases[1]).rhat));
 });
