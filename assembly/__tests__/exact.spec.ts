@@ -37,6 +37,13 @@ function expectTable(p: usize, want: f64[]): void {
 
 const ONE = tab([1.0]);
 
+/** A table whose entries are all 99 (memory a kernel must not read, or must overwrite). */
+function garbage(n: i32): usize {
+  const p = heap.alloc(<usize>n << 3);
+  for (let i = 0; i < n; i++) store<f64>(p + (<usize>i << 3), 99.0);
+  return p;
+}
+
 describe('broadcast-multiply (mode 0)', () => {
   it('outer product of two unary factors into a 2×3 table', () => {
     // out[x0 + 2 x1] = A[x0] B[x1]
@@ -108,15 +115,73 @@ describe('marginalise (mode 1: out += A·B with zero output strides)', () => {
   });
 });
 
+describe('marginalise into an unzeroed table (mode 3)', () => {
+  it('sums the innermost digit in one pass, whatever out held (pairs with a factor, a constant, a row factor, k = 3)', () => {
+    const A = tab([1, 2, 3, 4, 5, 6, 7, 8]), B = tab([1, 0, 0, 1, 2, 2, 1, 1]);
+    let out = garbage(4);
+    expect(elimTableOp(desc([2, 4], [0, 1], [1, 2], [1, 2]), out, A, B, 3)).toBe(1);
+    expectTable(out, [1, 4, 22, 15]);
+    out = garbage(4);
+    expect(elimTableOp(desc([2, 4], [0, 1], [1, 2], [0, 0]), out, A, tab([0.5]), 3)).toBe(1);
+    expectTable(out, [1.5, 3.5, 5.5, 7.5]);
+    out = garbage(4);
+    expect(elimTableOp(desc([2, 4], [0, 1], [1, 2], [0, 1]), out, A, tab([1, 2, 3, 4]), 3)).toBe(1);
+    expectTable(out, [3, 14, 33, 60]);
+    const T = tab([1, 2, 3, 4, 5, 6]);
+    out = garbage(2);
+    expect(elimTableOp(desc([3, 2], [0, 1], [1, 3], [0, 0]), out, T, ONE, 3)).toBe(1);
+    expectTable(out, [6, 15]);
+  });
+  it('a full contraction to a scalar, and a reduction under an outer odometer', () => {
+    let out = garbage(1);
+    expect(elimTableOp(desc([3], [0], [1], [1]), out, tab([1, 2, 3]), tab([4, 5, 6]), 3)).toBe(1);
+    expect(at(out, 0)).toBe(32.0);
+    // T[a + 2 b + 6 c]: sum a (innermost), keep b and c (outer dimension past the two inner ones).
+    const vals: f64[] = [];
+    for (let i = 0; i < 12; i++) vals.push(<f64>(i + 1));
+    out = garbage(6);
+    expect(elimTableOp(desc([2, 3, 2], [0, 1, 3], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(1);
+    expectTable(out, [3, 7, 11, 15, 19, 23]);
+  });
+  it('refuses, touching nothing, where an out entry gathers from several inner loops', () => {
+    const T = tab([1, 2, 3, 4, 5, 6]);
+    let out = garbage(2);
+    expect(elimTableOp(desc([2, 3], [1, 0], [1, 2], [0, 0]), out, T, ONE, 3)).toBe(0);
+    expectTable(out, [99, 99]);
+    const vals: f64[] = [];
+    for (let i = 0; i < 12; i++) vals.push(<f64>(i + 1));
+    out = garbage(4);
+    expect(elimTableOp(desc([2, 3, 2], [1, 0, 2], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(0);
+    expectTable(out, [99, 99, 99, 99]);
+    // Summed innermost but also along an outer dimension: still several loops per entry.
+    out = garbage(3);
+    expect(elimTableOp(desc([2, 3, 2], [0, 1, 0], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(0);
+    expectTable(out, [99, 99, 99]);
+  });
+});
+
 describe('normalise and convert', () => {
   it('divides by the max and returns it', () => {
     const T = tab([1, 4, 2]);
-    expect(elimMaxScale(T, 3)).toBe(4.0);
+    expect(elimMaxScale(T, 3, 0)).toBe(4.0);
     expectTable(T, [0.25, 1, 0.5]);
+  });
+  it('leaves a table whose max is inside [2^-bits, 2^bits] alone and reports 1', () => {
+    const T = tab([1, 4, 2, 3, 0.5]);
+    expect(elimMaxScale(T, 5, 2)).toBe(1.0);
+    expectTable(T, [1, 4, 2, 3, 0.5]);
+    const S = tab([1, 8, 2, 3, 0.5]);
+    expect(elimMaxScale(S, 5, 2)).toBe(8.0);
+    expectTable(S, [0.125, 1, 0.25, 0.375, 0.0625]);
+  });
+  it('reports NaN wherever the NaN is (vector body and scalar tail)', () => {
+    expect(isNaN(elimMaxScale(tab([1, NaN, 2, 3, 0.5]), 5, 8))).toBe(true);
+    expect(isNaN(elimMaxScale(tab([1, 4, 2, 3, NaN]), 5, 8))).toBe(true);
+    expect(isNaN(elimMaxScale(tab([NaN, 0, 0, 0]), 4, 0))).toBe(true);
   });
   it('leaves an all-zero table alone and reports 0', () => {
     const T = tab([0, 0, 0]);
-    expect(elimMaxScale(T, 3)).toBe(0.0);
+    expect(elimMaxScale(T, 3, 0)).toBe(0.0);
     expectTable(T, [0, 0, 0]);
   });
   it('exponentiates a log table with its max shifted out (−∞ → 0)', () => {

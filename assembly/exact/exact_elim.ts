@@ -8,6 +8,9 @@
 //   mode 0:  out[o(i)]  = A[a(i)] * B[b(i)]     (broadcast-multiply; out visited once)
 //   mode 1:  out[o(i)] += A[a(i)] * B[b(i)]     (multiply-and-marginalise: out strides may be 0)
 //   mode 2:  out[o(i)]  = A[a(i)] + B[b(i)]     (log-space sums, used only on small factor tables)
+//   mode 3:  out[o]      = Σ_{i → o} A[a(i)] * B[b(i)]   (mode 1 into a zeroed out, without the zeroing:
+//            done only where the sum runs over the innermost dimension alone, so each out entry is
+//            written by one inner loop; elimTableOp returns 0 and touches nothing otherwise)
 //
 // over all i in the nest. The innermost one or two dimensions pick a specialised loop (f64x2 where the
 // layout allows it); the remaining dimensions run an odometer. Kernels never allocate: the descriptor
@@ -78,8 +81,8 @@ function innerContig(mode: i32, po: usize, pa: usize, sa: i32, pb: usize, sb: i3
   }
 }
 
-// One dimension, out stride 0: a dot product / sum added into out[0] (mode 1 only).
-function innerReduce(po: usize, pa: usize, sa: i32, pb: usize, sb: i32, n: i32): void {
+// One dimension, out stride 0: a dot product / sum added into out[0] (mode 1) or stored there (mode 3).
+function innerReduce(mode: i32, po: usize, pa: usize, sa: i32, pb: usize, sb: i32, n: i32): void {
   let s: f64 = 0;
   let i = 0;
   if (sa == 1 && sb == 1) {
@@ -105,7 +108,7 @@ function innerReduce(po: usize, pa: usize, sa: i32, pb: usize, sb: i32, n: i32):
       qb += bb;
     }
   }
-  store<f64>(po, load<f64>(po) + s);
+  store<f64>(po, mode == 3 ? s : load<f64>(po) + s);
 }
 
 // Generic strided scalar loop over one dimension (any mode, any strides).
@@ -351,7 +354,7 @@ const K_CONTIG = 1, K_REDUCE = 2, K_GENERIC = 3, K_GROUP = 4, K_EXPAND = 5, K_CO
  * addresses of f64 tables. An operand that does not exist is passed as a pointer to the constant 1.0
  * (mode 0/1) or 0.0 (mode 2) with zero strides.
  */
-export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i32): void {
+export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i32): i32 {
   const nd = load<i32>(desc);
   assert(nd >= 0 && nd <= 64, 'elimTableOp: bad descriptor');
   const L = desc + 4;
@@ -362,13 +365,16 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
 
   if (nd == 0) {
     // A scalar.
-    if (mode == 0) store<f64>(out, load<f64>(a) * load<f64>(b));
+    if (mode == 0 || mode == 3) store<f64>(out, load<f64>(a) * load<f64>(b));
     else if (mode == 1) store<f64>(out, load<f64>(out) + load<f64>(a) * load<f64>(b));
     else store<f64>(out, load<f64>(a) + load<f64>(b));
-    return;
+    return 1;
   }
 
   // Classify the innermost dimensions; swap A and B into the canonical order where that helps.
+  // Mode 3 is classified as mode 1 and then checked (below).
+  const assign = mode == 3;
+  if (assign) mode = 1;
   let pa = a, pb = b;
   let swapped = false;
   const l0 = load<i32>(L), so0 = load<i32>(SO);
@@ -424,6 +430,12 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
       }
     }
   }
+  if (assign) {
+    // Each out entry must come from one inner loop: the sum is over the innermost dimension alone.
+    if (kind != K_GROUP && kind != K_REDUCE) return 0;
+    for (let d = ni; d < nd; d++) if (load<i32>(SO + (<usize>d << 2)) == 0) return 0;
+    mode = 3;
+  }
   if (swapped) {
     pa = b;
     pb = a;
@@ -437,8 +449,8 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
   while (true) {
     switch (kind) {
       case K_CONTIG: innerContig(mode, po, qa, sa0, qb, sb0, l0); break;
-      case K_REDUCE: innerReduce(po, qa, sa0, qb, sb0, l0); break;
-      case K_GROUP: innerGroup(mode, po, qa, qb, bm, l0, l1); break;
+      case K_REDUCE: innerReduce(mode, po, qa, sa0, qb, sb0, l0); break;
+      case K_GROUP: innerGroup(mode == 3 ? 0 : mode, po, qa, qb, bm, l0, l1); break;
       case K_EXPAND: innerExpand(mode, po, qa, qb, bm, l0, l1); break;
       case K_COLUMNS: innerColumns(po, qa, qb, bm, l0, l1); break;
       case K_PERIODIC: innerPeriodic(mode, po, qa, qb, sb0, l0, l1); break;
@@ -467,17 +479,33 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
     }
     if (d == nd) break;
   }
+  return 1;
 }
 
-/** Largest entry of a table of non-negative numbers; divides the table by it when it is positive. */
-export function elimMaxScale(p: usize, n: i32): f64 {
+/**
+ * Largest entry m of a table of non-negative numbers (NaN if any entry is). The table is divided by m
+ * and m returned when m is positive and finite and outside [2^-bits, 2^bits]; otherwise the table is
+ * left as it is and 1 returned (0, Infinity and NaN are returned as they are). The caller picks `bits`
+ * so that the products its consumer forms stay inside the floating-point range; skipping the divide
+ * saves a write pass over tables that are mostly larger than the cache.
+ */
+export function elimMaxScale(p: usize, n: i32, bits: i32): f64 {
+  // pmax is one maxpd; max's NaN and −0 semantics cost several instructions, so NaN is tracked apart.
   let mv = f64x2.splat(0);
+  let nan = i64x2.splat(0);
   let i = 0;
-  for (; i + 2 <= n; i += 2) mv = f64x2.max(mv, v128.load(p + (<usize>i << 3)));
+  for (; i + 2 <= n; i += 2) {
+    const x = v128.load(p + (<usize>i << 3));
+    mv = f64x2.pmax(mv, x);
+    nan = v128.or(nan, f64x2.ne(x, x));
+  }
   let m = max(f64x2.extract_lane(mv, 0), f64x2.extract_lane(mv, 1));
   for (; i < n; i++) m = max(m, load<f64>(p + (<usize>i << 3)));
+  if (v128.any_true(nan)) return NaN;
   if (!(m > 0) || !isFinite(m)) return m;
   if (m == 1) return m;
+  const lo = Math.pow(2, -<f64>bits);
+  if (m >= lo && m <= 1 / lo) return 1;
   i = 0;
   if (m > 1e-300) {
     const r = 1 / m;

@@ -29,9 +29,10 @@ class TableOps {
   }
   /**
    * out (=|+=) A·B over the iteration scope `lens`, strides per dimension per operand (element strides).
-   * mode 0: out = A·B; 1: out += A·B; 2: out = A + B.
+   * mode 0: out = A·B; 1: out += A·B; 2: out = A + B; 3: out = Σ A·B where the kernel can do that
+   * without zeroing out first (returns false, nothing done, where it cannot).
    */
-  run(mode: number, lens: ArrayLike<number>, so: ArrayLike<number>, out: number, sa: ArrayLike<number>, a: number, sb: ArrayLike<number>, b: number): void {
+  run(mode: number, lens: ArrayLike<number>, so: ArrayLike<number>, out: number, sa: ArrayLike<number>, a: number, sb: ArrayLike<number>, b: number): boolean {
     const L: number[] = [], O: number[] = [], A: number[] = [], B: number[] = [];
     for (let d = 0; d < lens.length; d++) {
       const l = lens[d];
@@ -54,10 +55,17 @@ class TableOps {
     view.set(O, 1 + nd);
     view.set(A, 1 + 2 * nd);
     view.set(B, 1 + 3 * nd);
-    this.arena.engine.call('exact inference', (k) => k.elimTableOp(this.desc, out, a, b, mode));
+    return this.arena.engine.call('exact inference', (k) => k.elimTableOp(this.desc, out, a, b, mode)) !== 0;
   }
-  maxScale(p: number, n: number): number {
-    return this.k.elimMaxScale(p, n);
+  /** out (outSize entries) = Σ A·B over the dimensions out does not have: in one pass where the sum is innermost. */
+  reduce(outSize: number, lens: ArrayLike<number>, so: ArrayLike<number>, out: number, sa: ArrayLike<number>, a: number, sb: ArrayLike<number>, b: number): void {
+    if (this.run(3, lens, so, out, sa, a, sb, b)) return;
+    this.fill(out, outSize, 0);
+    this.run(1, lens, so, out, sa, a, sb, b);
+  }
+  /** Max-normalises a message unless its max is inside [2^-bits, 2^bits] (then returns 1: left as is). */
+  maxScale(p: number, n: number, bits: number): number {
+    return this.k.elimMaxScale(p, n, bits);
   }
   fill(p: number, n: number, v: number): void {
     this.k.elimFill(p, n, v);
@@ -105,7 +113,8 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
     const gBase = arena.allocF64(Math.max(1, gEntries));
     const gTempBase = arena.allocF64(Math.max(1, gTemp));
     const margBase = arena.allocF64(rowEntries);
-    const dyn = sched.regions.map((b) => arena.alloc(Math.max(16, b)));
+    // Every message, scratch and g table is written (filled or mode 0) before it is read.
+    const dyn = sched.regions.map((b) => arena.alloc(Math.max(16, b), false));
     // Every allocation is done: views stay valid from here on.
     arena.f64(consts, 2).set([1, 0]);
 
@@ -115,6 +124,9 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
     const addr = (id: number): number => (id === -1 ? one : dyn[sched.regionOf[id]] + sched.offsets[id]);
     const rowAddr = (v: number): number => rows + rowOff[v] * 8;
     const edgeAddr = (ek: number): number => edgeBase + edgeOff[ek] * 8;
+    // A message may stay unnormalised while the product its consumer forms of `k` messages (each max
+    // in [2^-bits, 2^bits]; factor tables are ≤ 1) keeps 2^±256 inside the range: bits = 256 / k.
+    const slack = (k: number): number => Math.floor(256 / Math.max(1, k));
     const partner = nodes.map((nd) => new Map(nd.edges.map((ek) => [model.edges[ek].i === nd.v ? model.edges[ek].j : model.edges[ek].i, ek])));
 
     // g_v over its scope, built one dimension at a time (each step appends the next-latest variable as the
@@ -190,25 +202,24 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       const so = subStrides(D, nd.sep, card);
       const gs = subStrides(D, nd.gScope, card);
       const g = gOf(nd, s.g);
-      ops.fill(out, nd.sepSize, 0);
       const ch = nd.children;
-      if (ch.length === 0) ops.run(1, lens, so, out, gs, g, new Array(D.length).fill(0), one);
-      else if (ch.length === 1) ops.run(1, lens, so, out, subStrides(D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g);
+      if (ch.length === 0) ops.reduce(nd.sepSize, lens, so, out, gs, g, new Array(D.length).fill(0), one);
+      else if (ch.length === 1) ops.reduce(nd.sepSize, lens, so, out, subStrides(D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g);
       else {
         const X = addr(s.scratch);
         const sx = subStrides(D, D, card);
         ops.run(0, lens, sx, X, subStrides(D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g);
         for (let i = 1; i < ch.length - 1; i++) ops.run(0, lens, sx, X, sx, X, subStrides(D, nodes[ch[i]].sep, card), addr(s.children[i]));
         const last = ch.length - 1;
-        ops.run(1, lens, so, out, sx, X, subStrides(D, nodes[ch[last]].sep, card), addr(s.children[last]));
+        ops.reduce(nd.sepSize, lens, so, out, sx, X, subStrides(D, nodes[ch[last]].sep, card), addr(s.children[last]));
       }
-      const m = ops.maxScale(out, nd.sepSize);
+      const m = ops.maxScale(out, nd.sepSize, nd.parent >= 0 ? slack(nodes[nd.parent].children.length) : 0);
       if (Number.isNaN(m) || m === Infinity) throw new EngineError(`exact elimination: message of variable ${s.v} is ${m}`);
       return m > 0 ? Math.log(m) : -Infinity;
     };
 
     const normaliseMu = (p: number, c: number, ptr: number, len: number): void => {
-      const m = ops.maxScale(ptr, len);
+      const m = ops.maxScale(ptr, len, slack(1 + nodes[c].children.length));
       if (!(m > 0) || m === Infinity) throw new RangeFailure(`the message from ${p} to ${c} is ${m === 0 ? 'all zero' : String(m)}`);
     };
 
@@ -238,8 +249,7 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
         ch.forEach((_, i) => ops.run(0, lens, sx, X, sx, X, sepStr[i], addr(s.lams[i])));
         ch.forEach((c, i) => {
           const mp = addr(s.mus[i]);
-          ops.fill(mp, nodes[c].sepSize, 0);
-          ops.run(1, lens, sepStr[i], mp, sx, X, zeros, one);
+          ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, zeros, one);
           k.elimDivide(mp, addr(s.lams[i]), nodes[c].sepSize);
           normaliseMu(s.p, c, mp, nodes[c].sepSize);
         });
@@ -250,8 +260,7 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       }
       ch.forEach((c, i) => {
         const mp = addr(s.mus[i]);
-        ops.fill(mp, nodes[c].sepSize, 0);
-        if (ch.length === 1) ops.run(1, lens, sepStr[i], mp, sMu, muPtr, gs, g);
+        if (ch.length === 1) ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sMu, muPtr, gs, g);
         else {
           // Leave-one-out product in the scratch table, then marginalise with the last factor fused.
           const X = addr(s.scratch);
@@ -260,7 +269,7 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
           ops.run(0, lens, sx, X, sMu, muPtr, gs, g);
           for (let t = 0; t < others.length - 1; t++) ops.run(0, lens, sx, X, sx, X, sepStr[others[t]], addr(s.lams[others[t]]));
           const last = others[others.length - 1];
-          ops.run(1, lens, sepStr[i], mp, sx, X, sepStr[last], addr(s.lams[last]));
+          ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, sepStr[last], addr(s.lams[last]));
         }
         normaliseMu(s.p, c, mp, nodes[c].sepSize);
       });
