@@ -13,7 +13,7 @@ export { ptFgStateBytes, ptFgInit, ptFgStep } from './samplers/tempering_fg';
 export { ptRelaxedStateBytes, ptRelaxedStepSizes, ptRelaxedInit, ptRelaxedStep } from './samplers/tempering_relaxed';
 export { clusterFormBytes, clusterFormInit, clusterStateBytes, clusterInit, clusterStep, clusterStates, clusterVisited } from './samplers/cluster';
 export { factorGibbsStateBytes, factorGibbsInit, factorGibbsStep } from './samplers/factorgibbs';
-export { elimTableOp, elimMaxScale, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';
+export { elimTableOp, elimMaxScale, elimScaleBy, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';
 export { enumRun } from './exact/exact_enum';
 export { bucketLinearise, bucketDecode } from './exact/exact_bucket';
 export { bucketBlock, bucketBlockLog, bucketLogFinish, bucketRescale, bucketScale, bucketDelta, bucketRange, bucketQuotient, bucketLogQuotient, bucketToLog } from './exact/exact_block';

@@ -116,46 +116,51 @@ describe('marginalise (mode 1: out += A·B with zero output strides)', () => {
 });
 
 describe('marginalise into an unzeroed table (mode 3)', () => {
-  it('sums the innermost digit in one pass, whatever out held (pairs with a factor, a constant, a row factor, k = 3)', () => {
+  it('sums the innermost digit in one pass, whatever out held, and returns the largest entry (pairs with a factor, a constant, a row factor, k = 3)', () => {
     const A = tab([1, 2, 3, 4, 5, 6, 7, 8]), B = tab([1, 0, 0, 1, 2, 2, 1, 1]);
     let out = garbage(4);
-    expect(elimTableOp(desc([2, 4], [0, 1], [1, 2], [1, 2]), out, A, B, 3)).toBe(1);
+    expect(elimTableOp(desc([2, 4], [0, 1], [1, 2], [1, 2]), out, A, B, 3)).toBe(22.0);
     expectTable(out, [1, 4, 22, 15]);
     out = garbage(4);
-    expect(elimTableOp(desc([2, 4], [0, 1], [1, 2], [0, 0]), out, A, tab([0.5]), 3)).toBe(1);
+    expect(elimTableOp(desc([2, 4], [0, 1], [1, 2], [0, 0]), out, A, tab([0.5]), 3)).toBe(7.5);
     expectTable(out, [1.5, 3.5, 5.5, 7.5]);
     out = garbage(4);
-    expect(elimTableOp(desc([2, 4], [0, 1], [1, 2], [0, 1]), out, A, tab([1, 2, 3, 4]), 3)).toBe(1);
+    expect(elimTableOp(desc([2, 4], [0, 1], [1, 2], [0, 1]), out, A, tab([1, 2, 3, 4]), 3)).toBe(60.0);
     expectTable(out, [3, 14, 33, 60]);
     const T = tab([1, 2, 3, 4, 5, 6]);
     out = garbage(2);
-    expect(elimTableOp(desc([3, 2], [0, 1], [1, 3], [0, 0]), out, T, ONE, 3)).toBe(1);
+    expect(elimTableOp(desc([3, 2], [0, 1], [1, 3], [0, 0]), out, T, ONE, 3)).toBe(15.0);
     expectTable(out, [6, 15]);
   });
   it('a full contraction to a scalar, and a reduction under an outer odometer', () => {
     let out = garbage(1);
-    expect(elimTableOp(desc([3], [0], [1], [1]), out, tab([1, 2, 3]), tab([4, 5, 6]), 3)).toBe(1);
+    expect(elimTableOp(desc([3], [0], [1], [1]), out, tab([1, 2, 3]), tab([4, 5, 6]), 3)).toBe(32.0);
     expect(at(out, 0)).toBe(32.0);
     // T[a + 2 b + 6 c]: sum a (innermost), keep b and c (outer dimension past the two inner ones).
     const vals: f64[] = [];
     for (let i = 0; i < 12; i++) vals.push(<f64>(i + 1));
     out = garbage(6);
-    expect(elimTableOp(desc([2, 3, 2], [0, 1, 3], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(1);
+    expect(elimTableOp(desc([2, 3, 2], [0, 1, 3], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(23.0);
     expectTable(out, [3, 7, 11, 15, 19, 23]);
   });
-  it('refuses, touching nothing, where an out entry gathers from several inner loops', () => {
+  it('returns NaN once it has written a NaN (vector pairs, scalar tail, wider groups)', () => {
+    expect(isNaN(elimTableOp(desc([2, 4], [0, 1], [1, 2], [0, 0]), garbage(4), tab([1, 2, NaN, 4, 5, 6, 7, 8]), ONE, 3))).toBe(true);
+    expect(isNaN(elimTableOp(desc([2, 3], [0, 1], [1, 2], [0, 0]), garbage(3), tab([1, 2, 3, 4, 5, NaN]), ONE, 3))).toBe(true);
+    expect(isNaN(elimTableOp(desc([3, 2], [0, 1], [1, 3], [0, 0]), garbage(2), tab([NaN, 2, 3, 4, 5, 6]), ONE, 3))).toBe(true);
+  });
+  it('refuses (−1), touching nothing, where an out entry gathers from several inner loops', () => {
     const T = tab([1, 2, 3, 4, 5, 6]);
     let out = garbage(2);
-    expect(elimTableOp(desc([2, 3], [1, 0], [1, 2], [0, 0]), out, T, ONE, 3)).toBe(0);
+    expect(elimTableOp(desc([2, 3], [1, 0], [1, 2], [0, 0]), out, T, ONE, 3)).toBe(-1.0);
     expectTable(out, [99, 99]);
     const vals: f64[] = [];
     for (let i = 0; i < 12; i++) vals.push(<f64>(i + 1));
     out = garbage(4);
-    expect(elimTableOp(desc([2, 3, 2], [1, 0, 2], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(0);
+    expect(elimTableOp(desc([2, 3, 2], [1, 0, 2], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(-1.0);
     expectTable(out, [99, 99, 99, 99]);
     // Summed innermost but also along an outer dimension: still several loops per entry.
     out = garbage(3);
-    expect(elimTableOp(desc([2, 3, 2], [0, 1, 0], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(0);
+    expect(elimTableOp(desc([2, 3, 2], [0, 1, 0], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(-1.0);
     expectTable(out, [99, 99, 99]);
   });
 });

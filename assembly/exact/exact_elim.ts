@@ -10,7 +10,10 @@
 //   mode 2:  out[o(i)]  = A[a(i)] + B[b(i)]     (log-space sums, used only on small factor tables)
 //   mode 3:  out[o]      = Σ_{i → o} A[a(i)] * B[b(i)]   (mode 1 into a zeroed out, without the zeroing:
 //            done only where the sum runs over the innermost dimension alone, so each out entry is
-//            written by one inner loop; elimTableOp returns 0 and touches nothing otherwise)
+//            written by one inner loop; elimTableOp returns −1 and touches nothing otherwise)
+//
+// elimTableOp returns 0, except in mode 3: the largest entry written (NaN if one is NaN; the operands
+// are non-negative tables), so the caller need not read the message again to normalise it.
 //
 // over all i in the nest. The innermost one or two dimensions pick a specialised loop (f64x2 where the
 // layout allows it); the remaining dimensions run an odometer. Kernels never allocate: the descriptor
@@ -108,6 +111,7 @@ function innerReduce(mode: i32, po: usize, pa: usize, sa: i32, pb: usize, sb: i3
       qb += bb;
     }
   }
+  if (mode == 3) writtenMax = max(writtenMax, s);
   store<f64>(po, mode == 3 ? s : load<f64>(po) + s);
 }
 
@@ -138,73 +142,76 @@ const B_CONST = 0; // one value
 const B_INNER = 1; // contiguous over both, like A's (t + k j)
 const B_ROW = 2; // constant along the inner dimension, contiguous along the outer one (index j)
 
+// The largest value mode 3 has written (NaN once it has written a NaN): elimTableOp's result there.
+let writtenMax: f64 = 0;
+
 // Two dimensions: sum out the inner one (length k, contiguous in A) into consecutive outputs.
-//   out[j] (+)= Σ_t A[j*k + t] * B[...]
+//   out[j] (+)= Σ_t A[j*k + t] * B[...]      mode 0 or 3: =, mode 1: +=; mode 3 also tracks writtenMax.
 function innerGroup(mode: i32, po: usize, pa: usize, pb: usize, bm: i32, k: i32, m: i32): void {
   const kb = <usize>k << 3;
   const bInner = bm == B_INNER;
-  if (bm == B_ROW) {
+  const acc = mode == 1;
+  let mx: f64 = 0;
+  if (bm == B_ROW || k != 2) {
+    let qa = pa, qb = pb, qo = po;
+    const c = load<f64>(pb);
     for (let j = 0; j < m; j++) {
       let s: f64 = 0;
-      const qa = pa + <usize>j * kb;
-      for (let t = 0; t < k; t++) s += load<f64>(qa + (<usize>t << 3));
-      s *= load<f64>(pb + (<usize>j << 3));
-      const oo = po + (<usize>j << 3);
-      store<f64>(oo, mode == 0 ? s : load<f64>(oo) + s);
+      if (bm == B_ROW) {
+        for (let t = 0; t < k; t++) s += load<f64>(qa + (<usize>t << 3));
+        s *= load<f64>(pb + (<usize>j << 3));
+      } else if (bInner) {
+        for (let t = 0; t < k; t++) s += load<f64>(qa + (<usize>t << 3)) * load<f64>(qb + (<usize>t << 3));
+        qb += kb;
+      } else {
+        for (let t = 0; t < k; t++) s += load<f64>(qa + (<usize>t << 3));
+        s *= c;
+      }
+      if (acc) s += load<f64>(qo);
+      mx = max(mx, s);
+      store<f64>(qo, s);
+      qa += kb;
+      qo += 8;
     }
+    if (mode == 3) writtenMax = max(writtenMax, mx);
     return;
   }
-  if (k == 2) {
-    let j = 0;
+  // k == 2: two outputs per vector; pmax is one maxpd, NaN is tracked apart.
+  let mv = f64x2.splat(0);
+  let nan = i64x2.splat(0);
+  let j = 0;
+  const cv = f64x2.splat(load<f64>(pb));
+  for (; j + 2 <= m; j += 2) {
+    const off = <usize>j << 4;
+    let s: v128;
     if (bInner) {
-      for (; j + 2 <= m; j += 2) {
-        const off = <usize>j << 4;
-        const x = f64x2.mul(v128.load(pa + off), v128.load(pb + off));
-        const y = f64x2.mul(v128.load(pa + off, 16), v128.load(pb + off, 16));
-        const s = f64x2.add(v128.shuffle<f64>(x, y, 0, 2), v128.shuffle<f64>(x, y, 1, 3));
-        const oo = po + (<usize>j << 3);
-        v128.store(oo, mode == 0 ? s : f64x2.add(v128.load(oo), s));
-      }
-      for (; j < m; j++) {
-        const off = <usize>j << 4;
-        const s = load<f64>(pa + off) * load<f64>(pb + off) + load<f64>(pa + off, 8) * load<f64>(pb + off, 8);
-        const oo = po + (<usize>j << 3);
-        store<f64>(oo, mode == 0 ? s : load<f64>(oo) + s);
-      }
+      const x = f64x2.mul(v128.load(pa + off), v128.load(pb + off));
+      const y = f64x2.mul(v128.load(pa + off, 16), v128.load(pb + off, 16));
+      s = f64x2.add(v128.shuffle<f64>(x, y, 0, 2), v128.shuffle<f64>(x, y, 1, 3));
     } else {
-      const c = load<f64>(pb);
-      const cv = f64x2.splat(c);
-      for (; j + 2 <= m; j += 2) {
-        const off = <usize>j << 4;
-        const x = v128.load(pa + off);
-        const y = v128.load(pa + off, 16);
-        const s = f64x2.mul(f64x2.add(v128.shuffle<f64>(x, y, 0, 2), v128.shuffle<f64>(x, y, 1, 3)), cv);
-        const oo = po + (<usize>j << 3);
-        v128.store(oo, mode == 0 ? s : f64x2.add(v128.load(oo), s));
-      }
-      for (; j < m; j++) {
-        const off = <usize>j << 4;
-        const s = (load<f64>(pa + off) + load<f64>(pa + off, 8)) * c;
-        const oo = po + (<usize>j << 3);
-        store<f64>(oo, mode == 0 ? s : load<f64>(oo) + s);
-      }
+      const x = v128.load(pa + off);
+      const y = v128.load(pa + off, 16);
+      s = f64x2.mul(f64x2.add(v128.shuffle<f64>(x, y, 0, 2), v128.shuffle<f64>(x, y, 1, 3)), cv);
     }
-    return;
+    const oo = po + (<usize>j << 3);
+    if (acc) s = f64x2.add(v128.load(oo), s);
+    mv = f64x2.pmax(mv, s);
+    nan = v128.or(nan, f64x2.ne(s, s));
+    v128.store(oo, s);
   }
-  let qa = pa, qb = pb, qo = po;
-  const c = load<f64>(pb);
-  for (let j = 0; j < m; j++) {
-    let s: f64 = 0;
-    if (bInner) {
-      for (let t = 0; t < k; t++) s += load<f64>(qa + (<usize>t << 3)) * load<f64>(qb + (<usize>t << 3));
-      qb += kb;
-    } else {
-      for (let t = 0; t < k; t++) s += load<f64>(qa + (<usize>t << 3));
-      s *= c;
-    }
-    store<f64>(qo, mode == 0 ? s : load<f64>(qo) + s);
-    qa += kb;
-    qo += 8;
+  for (; j < m; j++) {
+    const off = <usize>j << 4;
+    let s = bInner
+      ? load<f64>(pa + off) * load<f64>(pb + off) + load<f64>(pa + off, 8) * load<f64>(pb + off, 8)
+      : (load<f64>(pa + off) + load<f64>(pa + off, 8)) * f64x2.extract_lane(cv, 0);
+    const oo = po + (<usize>j << 3);
+    if (acc) s += load<f64>(oo);
+    mx = max(mx, s);
+    store<f64>(oo, s);
+  }
+  if (mode == 3) {
+    mx = max(mx, max(f64x2.extract_lane(mv, 0), f64x2.extract_lane(mv, 1)));
+    writtenMax = v128.any_true(nan) ? NaN : max(writtenMax, mx);
   }
 }
 
@@ -354,7 +361,7 @@ const K_CONTIG = 1, K_REDUCE = 2, K_GENERIC = 3, K_GROUP = 4, K_EXPAND = 5, K_CO
  * addresses of f64 tables. An operand that does not exist is passed as a pointer to the constant 1.0
  * (mode 0/1) or 0.0 (mode 2) with zero strides.
  */
-export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i32): i32 {
+export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i32): f64 {
   const nd = load<i32>(desc);
   assert(nd >= 0 && nd <= 64, 'elimTableOp: bad descriptor');
   const L = desc + 4;
@@ -368,7 +375,7 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
     if (mode == 0 || mode == 3) store<f64>(out, load<f64>(a) * load<f64>(b));
     else if (mode == 1) store<f64>(out, load<f64>(out) + load<f64>(a) * load<f64>(b));
     else store<f64>(out, load<f64>(a) + load<f64>(b));
-    return 1;
+    return mode == 3 ? load<f64>(out) : 0;
   }
 
   // Classify the innermost dimensions; swap A and B into the canonical order where that helps.
@@ -432,9 +439,10 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
   }
   if (assign) {
     // Each out entry must come from one inner loop: the sum is over the innermost dimension alone.
-    if (kind != K_GROUP && kind != K_REDUCE) return 0;
-    for (let d = ni; d < nd; d++) if (load<i32>(SO + (<usize>d << 2)) == 0) return 0;
+    if (kind != K_GROUP && kind != K_REDUCE) return -1;
+    for (let d = ni; d < nd; d++) if (load<i32>(SO + (<usize>d << 2)) == 0) return -1;
     mode = 3;
+    writtenMax = 0;
   }
   if (swapped) {
     pa = b;
@@ -450,7 +458,7 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
     switch (kind) {
       case K_CONTIG: innerContig(mode, po, qa, sa0, qb, sb0, l0); break;
       case K_REDUCE: innerReduce(mode, po, qa, sa0, qb, sb0, l0); break;
-      case K_GROUP: innerGroup(mode == 3 ? 0 : mode, po, qa, qb, bm, l0, l1); break;
+      case K_GROUP: innerGroup(mode, po, qa, qb, bm, l0, l1); break;
       case K_EXPAND: innerExpand(mode, po, qa, qb, bm, l0, l1); break;
       case K_COLUMNS: innerColumns(po, qa, qb, bm, l0, l1); break;
       case K_PERIODIC: innerPeriodic(mode, po, qa, qb, sb0, l0, l1); break;
@@ -479,7 +487,7 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
     }
     if (d == nd) break;
   }
-  return 1;
+  return mode == 3 ? writtenMax : 0;
 }
 
 /**
@@ -490,6 +498,11 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
  * saves a write pass over tables that are mostly larger than the cache.
  */
 export function elimMaxScale(p: usize, n: i32, bits: i32): f64 {
+  return elimScaleBy(p, n, tableMax(p, n), bits);
+}
+
+/** The largest entry of a table of non-negative numbers, NaN if any entry is NaN. */
+function tableMax(p: usize, n: i32): f64 {
   // pmax is one maxpd; max's NaN and −0 semantics cost several instructions, so NaN is tracked apart.
   let mv = f64x2.splat(0);
   let nan = i64x2.splat(0);
@@ -501,12 +514,16 @@ export function elimMaxScale(p: usize, n: i32, bits: i32): f64 {
   }
   let m = max(f64x2.extract_lane(mv, 0), f64x2.extract_lane(mv, 1));
   for (; i < n; i++) m = max(m, load<f64>(p + (<usize>i << 3)));
-  if (v128.any_true(nan)) return NaN;
+  return v128.any_true(nan) ? NaN : m;
+}
+
+/** elimMaxScale for a table whose largest entry m is known. */
+export function elimScaleBy(p: usize, n: i32, m: f64, bits: i32): f64 {
   if (!(m > 0) || !isFinite(m)) return m;
   if (m == 1) return m;
   const lo = Math.pow(2, -<f64>bits);
   if (m >= lo && m <= 1 / lo) return 1;
-  i = 0;
+  let i = 0;
   if (m > 1e-300) {
     const r = 1 / m;
     const rv = f64x2.splat(r);

@@ -30,9 +30,9 @@ class TableOps {
   /**
    * out (=|+=) A·B over the iteration scope `lens`, strides per dimension per operand (element strides).
    * mode 0: out = A·B; 1: out += A·B; 2: out = A + B; 3: out = Σ A·B where the kernel can do that
-   * without zeroing out first (returns false, nothing done, where it cannot).
+   * without zeroing out first, returning the largest entry written (−1, nothing done, where it cannot).
    */
-  run(mode: number, lens: ArrayLike<number>, so: ArrayLike<number>, out: number, sa: ArrayLike<number>, a: number, sb: ArrayLike<number>, b: number): boolean {
+  run(mode: number, lens: ArrayLike<number>, so: ArrayLike<number>, out: number, sa: ArrayLike<number>, a: number, sb: ArrayLike<number>, b: number): number {
     const L: number[] = [], O: number[] = [], A: number[] = [], B: number[] = [];
     for (let d = 0; d < lens.length; d++) {
       const l = lens[d];
@@ -55,17 +55,25 @@ class TableOps {
     view.set(O, 1 + nd);
     view.set(A, 1 + 2 * nd);
     view.set(B, 1 + 3 * nd);
-    return this.arena.engine.call('exact inference', (k) => k.elimTableOp(this.desc, out, a, b, mode)) !== 0;
+    return this.arena.engine.call('exact inference', (k) => k.elimTableOp(this.desc, out, a, b, mode));
   }
-  /** out (outSize entries) = Σ A·B over the dimensions out does not have: in one pass where the sum is innermost. */
-  reduce(outSize: number, lens: ArrayLike<number>, so: ArrayLike<number>, out: number, sa: ArrayLike<number>, a: number, sb: ArrayLike<number>, b: number): void {
-    if (this.run(3, lens, so, out, sa, a, sb, b)) return;
+  /**
+   * out (outSize entries) = Σ A·B over the dimensions out does not have, in one pass where the sum is
+   * innermost; returns the largest entry when that pass knows it (NaN if one is NaN), else −1.
+   */
+  reduce(outSize: number, lens: ArrayLike<number>, so: ArrayLike<number>, out: number, sa: ArrayLike<number>, a: number, sb: ArrayLike<number>, b: number): number {
+    const m = this.run(3, lens, so, out, sa, a, sb, b);
+    if (m !== -1) return m;
     this.fill(out, outSize, 0);
     this.run(1, lens, so, out, sa, a, sb, b);
+    return -1;
   }
-  /** Max-normalises a message unless its max is inside [2^-bits, 2^bits] (then returns 1: left as is). */
-  maxScale(p: number, n: number, bits: number): number {
-    return this.k.elimMaxScale(p, n, bits);
+  /**
+   * Max-normalises a message unless its max is inside [2^-bits, 2^bits] (then returns 1: left as is);
+   * `known` is its max if the pass that wrote it reported one (else −1: read it).
+   */
+  maxScale(p: number, n: number, bits: number, known = -1): number {
+    return known === -1 ? this.k.elimMaxScale(p, n, bits) : this.k.elimScaleBy(p, n, known, bits);
   }
   fill(p: number, n: number, v: number): void {
     this.k.elimFill(p, n, v);
@@ -203,23 +211,24 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       const gs = subStrides(D, nd.gScope, card);
       const g = gOf(nd, s.g);
       const ch = nd.children;
-      if (ch.length === 0) ops.reduce(nd.sepSize, lens, so, out, gs, g, new Array(D.length).fill(0), one);
-      else if (ch.length === 1) ops.reduce(nd.sepSize, lens, so, out, subStrides(D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g);
+      let known: number;
+      if (ch.length === 0) known = ops.reduce(nd.sepSize, lens, so, out, gs, g, new Array(D.length).fill(0), one);
+      else if (ch.length === 1) known = ops.reduce(nd.sepSize, lens, so, out, subStrides(D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g);
       else {
         const X = addr(s.scratch);
         const sx = subStrides(D, D, card);
         ops.run(0, lens, sx, X, subStrides(D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g);
         for (let i = 1; i < ch.length - 1; i++) ops.run(0, lens, sx, X, sx, X, subStrides(D, nodes[ch[i]].sep, card), addr(s.children[i]));
         const last = ch.length - 1;
-        ops.reduce(nd.sepSize, lens, so, out, sx, X, subStrides(D, nodes[ch[last]].sep, card), addr(s.children[last]));
+        known = ops.reduce(nd.sepSize, lens, so, out, sx, X, subStrides(D, nodes[ch[last]].sep, card), addr(s.children[last]));
       }
-      const m = ops.maxScale(out, nd.sepSize, nd.parent >= 0 ? slack(nodes[nd.parent].children.length) : 0);
+      const m = ops.maxScale(out, nd.sepSize, nd.parent >= 0 ? slack(nodes[nd.parent].children.length) : 0, known);
       if (Number.isNaN(m) || m === Infinity) throw new EngineError(`exact elimination: message of variable ${s.v} is ${m}`);
       return m > 0 ? Math.log(m) : -Infinity;
     };
 
-    const normaliseMu = (p: number, c: number, ptr: number, len: number): void => {
-      const m = ops.maxScale(ptr, len, slack(1 + nodes[c].children.length));
+    const normaliseMu = (p: number, c: number, ptr: number, len: number, known = -1): void => {
+      const m = ops.maxScale(ptr, len, slack(1 + nodes[c].children.length), known);
       if (!(m > 0) || m === Infinity) throw new RangeFailure(`the message from ${p} to ${c} is ${m === 0 ? 'all zero' : String(m)}`);
     };
 
@@ -260,7 +269,8 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       }
       ch.forEach((c, i) => {
         const mp = addr(s.mus[i]);
-        if (ch.length === 1) ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sMu, muPtr, gs, g);
+        let known: number;
+        if (ch.length === 1) known = ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sMu, muPtr, gs, g);
         else {
           // Leave-one-out product in the scratch table, then marginalise with the last factor fused.
           const X = addr(s.scratch);
@@ -269,9 +279,9 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
           ops.run(0, lens, sx, X, sMu, muPtr, gs, g);
           for (let t = 0; t < others.length - 1; t++) ops.run(0, lens, sx, X, sx, X, sepStr[others[t]], addr(s.lams[others[t]]));
           const last = others[others.length - 1];
-          ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, sepStr[last], addr(s.lams[last]));
+          known = ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, sepStr[last], addr(s.lams[last]));
         }
-        normaliseMu(s.p, c, mp, nodes[c].sepSize);
+        normaliseMu(s.p, c, mp, nodes[c].sepSize, known);
       });
       // Marginal of p from the first child's separator: Σ μ_c λ_c, p is digit 0 of S_c.
       const c0 = nodes[ch[0]];
