@@ -351,16 +351,18 @@ function result(out: ExactOutcome, rest: Omit<ExactResult, 'logZ' | 'marginals'>
  * auto's cost model on pairwise models, in units of one configuration streamed by bucket
  * elimination: its plan costs flops + BUCKET_MESSAGE_COST · (entries of all messages: each is
  * written, rescaled, turned into δ, and its memory first touched), the junction
- * tree JUNCTION_TREE_ENTRY_COST per clique-table entry. Fitted to the CPU times of both on the UAI
- * 2014 pairwise files (README): bucket elimination ≈ 1.9 ns per configuration + 6.2 ns per message
- * entry (ObjectDetection_11 and Grids_15), the junction tree ≈ 7.3–9 ns per entry on the grids and
- * ObjectDetection_11 (13–16 ns on DBN_11, CSP_11 and Segmentation_11, which the model does not see:
- * it errs towards the junction tree there), and a setup of BUCKET_SETUP configurations (≈ 2 ms more
- * than the junction tree's: on tiny models such as Grids_12 the junction tree is faster).
+ * tree JUNCTION_TREE_ENTRY_COST per clique-table entry. Fitted to the times of both on the UAI 2014
+ * pairwise files (AMD EPYC, medians of 3, fresh engines): bucket elimination ≈ 2 ns per configuration
+ * (ObjectDetection_11) + 5.3–7.5 ns per message entry (the grids, DBN_11; CSP_11 is slower still),
+ * the junction tree 2.7 ns per entry on Grids_15, 4.2 on Grids_11, 5.5 on ObjectDetection_11,
+ * 8–9 on DBN_11 and CSP_11, 13 on Segmentation_11 (small). Any JUNCTION_TREE_ENTRY_COST in
+ * (2.3, 2.9) picks the faster of the two on every file where they differ by more than 10 %
+ * (bucket elimination on ObjectDetection_11 only); BUCKET_SETUP is ≈ 2 ms more than the junction
+ * tree's (on tiny models such as Grids_12 the junction tree is faster).
  */
 const BUCKET_MESSAGE_COST = 3.3;
 const BUCKET_SETUP = 1e6;
-const JUNCTION_TREE_ENTRY_COST = 3.9;
+const JUNCTION_TREE_ENTRY_COST = 2.6;
 
 /**
  * Exact log Z (natural log, including model.logConst) and node marginals.
