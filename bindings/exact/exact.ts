@@ -168,14 +168,26 @@ function planScore(plan: BucketPlan, maxMessage: number): number {
   return Math.log2(plan.flops) + Math.max(0, Math.log2(plan.maxMessage / maxMessage));
 }
 
+/** bucketEliminationPlan's greedy stage: the best heuristic order's plan, before any search. */
+export interface GreedyBucketChoice {
+  best: { plan: BucketPlan; name: string } | null;
+  feasible: boolean;
+  maxMessage: number;
+  maxFlops: number;
+  graph: ReturnType<typeof interactionGraph>;
+  fixed: Int32Array;
+  impossible: number;
+}
+
 /**
- * Bucket elimination's plan: every ordering heuristic on the free variables' interaction graph,
- * the one streaming the fewest clique configurations among those whose largest message is within
- * the limit (if none is, the one with the smallest planScore: what it would cost sliced), then
- * randomised restarts and annealing of that order when it is expensive. `feasible`: the plan fits
- * unsliced. Pure TypeScript.
+ * Bucket elimination's greedy plan: every ordering heuristic on the free variables' interaction
+ * graph, the one streaming the fewest clique configurations among those whose largest message is
+ * within the limit (if none is, the one with the smallest planScore: what it would cost sliced), then
+ * randomised restarts when it is expensive. `orders`: the same heuristics' orders already computed
+ * on the model's graph (the junction tree's), used when no variable is fixed (the graphs are then the
+ * same) and none of them was abandoned. Pure TypeScript.
  */
-export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): BucketChoice {
+export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders?: OrderStats[]): GreedyBucketChoice {
   const maxMessage = checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES);
   const maxFlops = checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS);
   const { fixed, impossible } = fixedStates(model);
@@ -183,7 +195,8 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): Bu
   // Slicing takes any message size, but one clique of more than maxFlops configurations means no
   // plan from that order fits: greedy runs stop there and refusals stay fast.
   const limitClique = Math.min(maxFlops, 2 ** 48);
-  const cands = orderCandidates(graph, opts.orderings ?? ORDERINGS, limitClique / 16, 8);
+  const reuse = orders !== undefined && orders.every((c) => !c.aborted) && fixed.every((x) => x < 0);
+  const cands = reuse ? orders : orderCandidates(graph, opts.orderings ?? ORDERINGS, limitClique / 16, 8);
 
   let best: { plan: BucketPlan; name: string } | null = null;
   let bestFeasible = false;
@@ -222,6 +235,17 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}): Bu
     const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
     if ((feasible && !bestFeasible) || (feasible === bestFeasible && planScore(plan, maxMessage) < planScore(best.plan, maxMessage))) (best = { plan, name: `${heuristic} (restart ${r + 1})` }), (bestFeasible = feasible);
   }
+  return { best, feasible: bestFeasible, maxMessage, maxFlops, graph, fixed, impossible };
+}
+
+/**
+ * Bucket elimination's plan: the greedy plan (greedyBucketChoice), then annealing of its order and
+ * of its contraction tree when it is expensive (see orderSearchWork). `feasible`: the plan fits
+ * unsliced. Pure TypeScript.
+ */
+export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}, greedy = greedyBucketChoice(model, opts)): BucketChoice {
+  const { maxMessage, maxFlops, graph, fixed, impossible } = greedy;
+  let { best, feasible: bestFeasible } = greedy;
   if (!best) {
     // Every ordering was abandoned far past the limit: the natural order's plan names the sizes.
     const plan = bucketPlan(model, Int32Array.from({ length: model.n }, (_, v) => v), fixed, impossible);
@@ -417,11 +441,17 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
     if (method === 'auto') return bucket(jt);
     throw jt;
   }
-  // Both fit: auto takes the cheaper plan by estimated cost (see BUCKET_MESSAGE_COST).
+  // Both fit: auto takes the cheaper plan by estimated cost (see BUCKET_MESSAGE_COST), greedy plan
+  // against greedy plan (the junction tree's orders serve both); bucket elimination's order search
+  // runs only when bucket elimination is taken (it can only make that plan cheaper still).
   if (method === 'auto') {
-    const sp = slicedBucketPlan(model, opts);
-    const bucketCost = BUCKET_SETUP + sp.sliced.flops + BUCKET_MESSAGE_COST * sp.sliced.plan.messageEntries;
-    if (sp.fits && sp.sliced.slices === 1 && bucketCost < JUNCTION_TREE_ENTRY_COST * best.totalEntries) return bucket(undefined, sp);
+    const greedy = greedyBucketChoice(model, opts, cands);
+    const g = greedy.best?.plan;
+    const cost = (p: BucketPlan): number => BUCKET_SETUP + p.flops + BUCKET_MESSAGE_COST * p.messageEntries;
+    if (g && greedy.feasible && cost(g) < JUNCTION_TREE_ENTRY_COST * best.totalEntries) {
+      const sp = slicedBucketPlan(model, opts, greedy);
+      if (sp.fits && sp.sliced.slices === 1) return bucket(undefined, sp);
+    }
   }
   const nodes = buildTree(model, best.order);
   let out: ExactOutcome;
@@ -454,10 +484,10 @@ export interface SlicedBucketPlan {
  * then as many sliced variables as maxMemory and maxMessageEntries need; `fits` false with the
  * refusal's text when even the sliced plan passes maxFlops or the budget.
  */
-export function slicedBucketPlan(model: Model, opts: ExactOptions = {}): SlicedBucketPlan {
+export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?: GreedyBucketChoice): SlicedBucketPlan {
   const maxMemory = opts.maxMemory ?? DEFAULT_MAX_MEMORY;
   if (!(maxMemory > 0) || !Number.isFinite(maxMemory)) throw new ModelError(`maxMemory ${maxMemory} is not a positive number of bytes`);
-  const choice = bucketEliminationPlan(model, opts);
+  const choice = bucketEliminationPlan(model, opts, greedy);
   const fit = sliceToFit(model, choice.plan, maxMemory, choice.maxMessage, choice.maxFlops);
   let refusal = '';
   if (!fit.fits) {
