@@ -204,7 +204,12 @@ export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders
   // could, for the one with the smallest largest clique.
   let planned = cands.filter((c) => c.order.length > 0 && !c.aborted && c.maxEntries <= limitClique);
   if (planned.length === 0) planned = cands.filter((c) => c.order.length > 0).sort((p, q) => p.maxEntries - q.maxEntries).slice(0, 1);
+  // Twin heuristics (min-weight and min-degree, weighted and plain min-fill on one cardinality) share
+  // one order: planned once, under the first name.
+  const seen = new Set<Int32Array>();
   for (const c of planned) {
+    if (seen.has(c.order)) continue;
+    seen.add(c.order);
     const plan = bucketPlan(model, c.order, fixed, impossible);
     const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
     const better = !best || (feasible && !bestFeasible) || (feasible === bestFeasible && (feasible ? plan.flops < best.plan.flops : planScore(plan, maxMessage) < planScore(best.plan, maxMessage)));
