@@ -10,7 +10,7 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { candidateOrders as orderCandidates, ORDERINGS, type OrderStats, type OrderingHeuristic } from './orderings.ts';
+import { candidateOrders as orderCandidates, ORDERINGS, type OrderStats, type OrderingGraph, type OrderingHeuristic } from './orderings.ts';
 import { buildTree, schedule, exactTuning } from './junction-tree.ts';
 import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
@@ -168,6 +168,18 @@ function planScore(plan: BucketPlan, maxMessage: number): number {
   return Math.log2(plan.flops) + Math.max(0, Math.log2(plan.maxMessage / maxMessage));
 }
 
+/**
+ * Slicing takes any message size, but one clique of more than maxFlops configurations means no plan
+ * from that order fits: greedy runs stop there and refusals stay fast.
+ */
+const bucketCliqueLimit = (maxFlops: number): number => Math.min(maxFlops, 2 ** 48);
+
+/** The ordering heuristics' orders bucket elimination plans from (greedy runs stop past its limits). */
+function bucketOrderCandidates(graph: OrderingGraph, opts: ExactOptions): OrderStats[] {
+  const limitClique = bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS));
+  return orderCandidates(graph, opts.orderings ?? ORDERINGS, limitClique / 16, 8);
+}
+
 /** bucketEliminationPlan's greedy stage: the best heuristic order's plan, before any search. */
 export interface GreedyBucketChoice {
   best: { plan: BucketPlan; name: string } | null;
@@ -183,20 +195,17 @@ export interface GreedyBucketChoice {
  * Bucket elimination's greedy plan: every ordering heuristic on the free variables' interaction
  * graph, the one streaming the fewest clique configurations among those whose largest message is
  * within the limit (if none is, the one with the smallest planScore: what it would cost sliced), then
- * randomised restarts when it is expensive. `orders`: the same heuristics' orders already computed
- * on the model's graph (the junction tree's), used when no variable is fixed (the graphs are then the
- * same) and none of them was abandoned. Pure TypeScript.
+ * randomised restarts when it is expensive. `orders`: bucketOrderCandidates of the model's own graph,
+ * already computed (auto shares them with the junction tree), used when no variable is fixed (the
+ * interaction graph is then that graph). Pure TypeScript.
  */
 export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders?: OrderStats[]): GreedyBucketChoice {
   const maxMessage = checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES);
   const maxFlops = checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS);
   const { fixed, impossible } = fixedStates(model);
   const graph = interactionGraph(model, fixed);
-  // Slicing takes any message size, but one clique of more than maxFlops configurations means no
-  // plan from that order fits: greedy runs stop there and refusals stay fast.
-  const limitClique = Math.min(maxFlops, 2 ** 48);
-  const reuse = orders !== undefined && orders.every((c) => !c.aborted) && fixed.every((x) => x < 0);
-  const cands = reuse ? orders : orderCandidates(graph, opts.orderings ?? ORDERINGS, limitClique / 16, 8);
+  const limitClique = bucketCliqueLimit(maxFlops);
+  const cands = orders && fixed.every((x) => x < 0) ? orders : bucketOrderCandidates(graph, opts);
 
   let best: { plan: BucketPlan; name: string } | null = null;
   let bestFeasible = false;
@@ -438,19 +447,22 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
   };
   const plan_ = (): EnumerationPlan => (plan ??= enumerationPlan(model));
   if (method === 'bucket' || !model.isPairwise) return bucket();
-  const cands = candidateOrders(model, opts);
+  // auto on a model with no fixed variable: one set of orders for both (bucket elimination's limits
+  // let greedy runs go further than the junction tree's, so its choice among them is as good).
+  const shared = method === 'auto' && fixedStates(model).fixed.every((x) => x < 0);
+  const cands = shared ? bucketOrderCandidates(model, opts) : candidateOrders(model, opts);
   const { best, feasible } = choose(cands, limit);
   // Past the clique-table limit, bucket elimination streams the cliques and stores messages only.
   if (!feasible) {
     const jt = refusal(best, limit, cands.map((c) => c.name));
-    if (method === 'auto') return bucket(jt);
+    if (method === 'auto') return bucket(jt, slicedBucketPlan(model, opts, shared ? greedyBucketChoice(model, opts, cands) : undefined));
     throw jt;
   }
   // Both fit: auto takes the cheaper plan by estimated cost (see BUCKET_MESSAGE_COST), greedy plan
-  // against greedy plan (the junction tree's orders serve both); bucket elimination's order search
-  // runs only when bucket elimination is taken (it can only make that plan cheaper still).
+  // against greedy plan; bucket elimination's order search runs only when bucket elimination is
+  // taken (it can only make that plan cheaper still).
   if (method === 'auto') {
-    const greedy = greedyBucketChoice(model, opts, cands);
+    const greedy = greedyBucketChoice(model, opts, shared ? cands : undefined);
     const g = greedy.best?.plan;
     const cost = (p: BucketPlan): number => BUCKET_SETUP + p.flops + BUCKET_MESSAGE_COST * p.messageEntries;
     if (g && greedy.feasible && cost(g) < JUNCTION_TREE_ENTRY_COST * best.totalEntries) {
