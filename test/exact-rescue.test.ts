@@ -4,7 +4,7 @@
 // pairwise model of 45 variables: treewidth 30–33, the full budget gains nothing there either) are
 // refused after 1/16 of the budget (≈ 0.4 s of CPU time here, asserted below 0.8 s); one it can (a
 // random 3-regular graph, greedy 2^36.7 configurations) still gets the whole budget and a plan
-// within the limit.
+// within the limit. A 40×40 grid, past the range, gets no search and is refused within 0.1 s.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
@@ -85,4 +85,27 @@ test('a random 3-regular graph of 190 variables (greedy 2^36.7): the first stage
   assert.equal(s.by, 'tree');
   assert.equal(s.treeStages, 7, 'every stage ran');
   console.log(`# 3-regular, 190 variables: greedy 2^${Math.log2(s.greedyFlops).toFixed(1)}, tree search 2^${Math.log2(sp.sliced.flops).toFixed(1)} in ${sp.sliced.slices} slice(s)`);
+});
+
+test('a 40×40 Ising grid (greedy plan past the rescue range) is refused by auto within 0.1 s of CPU time, the orders computed once for the junction tree and bucket elimination', () => {
+  const model = isingLattice({ shape: [40, 40], J: (i, j) => Math.cos(i + 3 * j) / 2, h: 0.1 });
+  const greedy = bucketEliminationPlan(model, { orderSearchWork: 0 });
+  assert.ok(greedy.plan.flops > 2 ** 44, `greedy plan 2^${Math.log2(greedy.plan.flops)}: past the rescue range`);
+  const refuse = (): string => {
+    try {
+      exactInference(engine, model);
+    } catch (e) {
+      if (e instanceof EngineError) return e.message;
+      throw e;
+    }
+    return '';
+  };
+  refuse(); // the planning code compiled once (the grid above ran other paths)
+  let message = '';
+  const seconds = cpuSeconds(() => (message = refuse()));
+  // The junction tree's refusal, then bucket elimination's, both from the same best order.
+  assert.match(message, /^treewidth 40: the largest clique table would have 2\^41 entries/);
+  assert.match(message, /treewidth 40, a largest message of 2\^40/);
+  console.log(`# 40×40 Ising grid: greedy 2^${Math.log2(greedy.plan.flops).toFixed(1)}, refused in ${seconds.toFixed(3)} s of CPU time`);
+  assert.ok(seconds < 0.1, `refused in ${seconds.toFixed(3)} s of CPU time`);
 });

@@ -176,8 +176,7 @@ const bucketCliqueLimit = (maxFlops: number): number => Math.min(maxFlops, 2 ** 
 
 /** The ordering heuristics' orders bucket elimination plans from (greedy runs stop past its limits). */
 function bucketOrderCandidates(graph: OrderingGraph, opts: ExactOptions): OrderStats[] {
-  const limitClique = bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS));
-  return orderCandidates(graph, opts.orderings ?? ORDERINGS, limitClique / 16, 8);
+  return orderCandidates(graph, opts.orderings ?? ORDERINGS, bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS)) / 16, 8);
 }
 
 /** bucketEliminationPlan's greedy stage: the best heuristic order's plan, before any search. */
@@ -447,9 +446,10 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
   };
   const plan_ = (): EnumerationPlan => (plan ??= enumerationPlan(model));
   if (method === 'bucket' || !model.isPairwise) return bucket();
-  // auto on a model with no fixed variable: one set of orders for both (bucket elimination's limits
-  // let greedy runs go further than the junction tree's, so its choice among them is as good).
-  const shared = method === 'auto' && fixedStates(model).fixed.every((x) => x < 0);
+  // auto on a model with no fixed variable: one set of orders for both, when bucket elimination's
+  // limits let greedy runs go at least as far as the junction tree's (so its choice is as good).
+  const bucketLimit = bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS)) / 16;
+  const shared = method === 'auto' && bucketLimit >= limit && fixedStates(model).fixed.every((x) => x < 0);
   const cands = shared ? bucketOrderCandidates(model, opts) : candidateOrders(model, opts);
   const { best, feasible } = choose(cands, limit);
   // Past the clique-table limit, bucket elimination streams the cliques and stores messages only.
