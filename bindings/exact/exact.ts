@@ -402,6 +402,21 @@ const BUCKET_SETUP = 1e6;
 const JUNCTION_TREE_ENTRY_COST = 2.6;
 
 /**
+ * Whether bucket elimination's greedy plan from these orders (a pairwise model's, no variable fixed)
+ * is sure to cost more than `jtCost` by auto's model, without planning it: from an order whose
+ * cliques total T entries it streams 2T configurations (up and down) and writes at least T / (the
+ * largest cardinality) message entries. Not when its restarts would run (plans past 2^30), which
+ * could find other orders. On binary models the bound is 3.65 T against the junction tree's 2.6 T.
+ */
+function bucketCannotWin(model: Model, cands: OrderStats[], jtCost: number): boolean {
+  let maxCard = 1;
+  for (let v = 0; v < model.n; v++) maxCard = Math.max(maxCard, model.card[v]);
+  let T = Infinity;
+  for (const c of cands) if (!c.aborted) T = Math.min(T, c.totalEntries);
+  return 2 * T <= 2 ** 30 && BUCKET_SETUP + 2 * T + (BUCKET_MESSAGE_COST * T) / maxCard >= jtCost;
+}
+
+/**
  * Exact log Z (natural log, including model.logConst) and node marginals.
  * method 'auto' (default): on pairwise models the cheaper by estimated cost (BUCKET_MESSAGE_COST) of
  * the junction tree (when the best ordering's largest clique table is within maxTableEntries) and
@@ -461,7 +476,7 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
   // Both fit: auto takes the cheaper plan by estimated cost (see BUCKET_MESSAGE_COST), greedy plan
   // against greedy plan; bucket elimination's order search runs only when bucket elimination is
   // taken (it can only make that plan cheaper still).
-  if (method === 'auto') {
+  if (method === 'auto' && !(shared && bucketCannotWin(model, cands, JUNCTION_TREE_ENTRY_COST * best.totalEntries))) {
     const greedy = greedyBucketChoice(model, opts, shared ? cands : undefined);
     const g = greedy.best?.plan;
     const cost = (p: BucketPlan): number => BUCKET_SETUP + p.flops + BUCKET_MESSAGE_COST * p.messageEntries;
