@@ -158,10 +158,29 @@ describe('marginalise into an unzeroed table (mode 3)', () => {
     out = garbage(4);
     expect(elimTableOp(desc([2, 3, 2], [1, 0, 2], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(-1.0);
     expectTable(out, [99, 99, 99, 99]);
-    // Summed innermost but also along an outer dimension: still several loops per entry.
-    out = garbage(3);
-    expect(elimTableOp(desc([2, 3, 2], [0, 1, 0], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(-1.0);
-    expectTable(out, [99, 99, 99]);
+  });
+  it('sums outer digits too by assigning on each entry\'s first visit (−2: largest not tracked)', () => {
+    const vals: f64[] = [];
+    for (let i = 0; i < 12; i++) vals.push(<f64>(i + 1));
+    // Summed innermost and along an outer dimension: out[b] = Σ_a Σ_c T[a + 2b + 6c].
+    let out = garbage(3);
+    expect(elimTableOp(desc([2, 3, 2], [0, 1, 0], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(-2.0);
+    expectTable(out, [18, 26, 34]);
+    // A broadcast inner pair (A constant along a) and an outer summed c: out[a + 2b] = Σ_c A[b + 3c].
+    out = garbage(6);
+    expect(elimTableOp(desc([2, 3, 2], [1, 2, 0], [0, 1, 3], [0, 0, 0]), out, tab([1, 2, 3, 4, 5, 6]), ONE, 3)).toBe(-2.0);
+    expectTable(out, [5, 5, 7, 7, 9, 9]);
+    // Column sums (b summed right outside a) gather into an entry inside one call: refused. Reordered
+    // (c kept next to a, then b and d summed outside), the contiguous inner runs are assigned, then added.
+    const big: f64[] = [];
+    for (let i = 0; i < 24; i++) big.push(<f64>(i + 1));
+    out = garbage(4);
+    expect(elimTableOp(desc([2, 3, 2, 2], [1, 0, 2, 0], [1, 2, 6, 12], [0, 0, 0, 0]), out, tab(big), ONE, 3)).toBe(-1.0);
+    expectTable(out, [99, 99, 99, 99]);
+    out = garbage(4);
+    expect(elimTableOp(desc([2, 2, 3, 2], [1, 2, 0, 0], [1, 6, 2, 12], [0, 0, 0, 0]), out, tab(big), ONE, 3)).toBe(-2.0);
+    // Σ over the six (b, d) of (a + 2b + 6c + 12d + 1) = 6a + 36c + 6 + 12 + 36.
+    expectTable(out, [54, 60, 90, 96]);
   });
 });
 

@@ -9,11 +9,12 @@
 //   mode 1:  out[o(i)] += A[a(i)] * B[b(i)]     (multiply-and-marginalise: out strides may be 0)
 //   mode 2:  out[o(i)]  = A[a(i)] + B[b(i)]     (log-space sums, used only on small factor tables)
 //   mode 3:  out[o]      = Σ_{i → o} A[a(i)] * B[b(i)]   (mode 1 into a zeroed out, without the zeroing:
-//            done only where the sum runs over the innermost dimension alone, so each out entry is
-//            written by one inner loop; elimTableOp returns −1 and touches nothing otherwise)
+//            each entry assigned on its first visit; −1 and nothing touched where the inner loop
+//            gathers into an entry itself, see elimTableOp)
 //
 // elimTableOp returns 0, except in mode 3: the largest entry written (NaN if one is NaN; the operands
-// are non-negative tables), so the caller need not read the message again to normalise it.
+// are non-negative tables) where the sum runs over the inner dimensions only, so the caller need not
+// read the message again to normalise it; −2 where outer digits are summed too (largest not known).
 //
 // over all i in the nest. The innermost one or two dimensions pick a specialised loop (f64x2 where the
 // layout allows it); the remaining dimensions run an odometer. Kernels never allocate: the descriptor
@@ -437,13 +438,23 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
       }
     }
   }
+  // Mode 3. Summed over the inner dimensions only: every out entry is written by one inner call,
+  // which tracks the largest. Summed over outer digits too: an inner call that writes each of its
+  // out entries once assigns on an entry's first visit (every outer summed digit at 0) and adds on
+  // the later ones; the largest is then not tracked (−2). An inner loop that gathers into an entry
+  // itself (column sums, a strided sum) cannot assign: −1, nothing done.
+  let staged = false;
   if (assign) {
-    // Each out entry must come from one inner loop: the sum is over the innermost dimension alone.
-    if (kind != K_GROUP && kind != K_REDUCE) return -1;
-    for (let d = ni; d < nd; d++) if (load<i32>(SO + (<usize>d << 2)) == 0) return -1;
-    mode = 3;
-    writtenMax = 0;
+    let outerSum = false;
+    for (let d = ni; d < nd; d++) if (load<i32>(SO + (<usize>d << 2)) == 0) outerSum = true;
+    if (!outerSum && (kind == K_GROUP || kind == K_REDUCE)) {
+      mode = 3;
+      writtenMax = 0;
+    } else if (kind == K_COLUMNS || (kind == K_GENERIC && so0 == 0)) return -1;
+    else staged = true;
   }
+  const assignMode = kind == K_REDUCE ? 3 : 0;
+  let summedNonzero = 0; // outer summed digits away from 0 (staged mode 3)
   if (swapped) {
     pa = b;
     pb = a;
@@ -455,14 +466,15 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
   const SAx = swapped ? SB : SA;
   const SBx = swapped ? SA : SB;
   while (true) {
+    const m = staged ? (summedNonzero == 0 ? assignMode : 1) : mode;
     switch (kind) {
-      case K_CONTIG: innerContig(mode, po, qa, sa0, qb, sb0, l0); break;
-      case K_REDUCE: innerReduce(mode, po, qa, sa0, qb, sb0, l0); break;
-      case K_GROUP: innerGroup(mode, po, qa, qb, bm, l0, l1); break;
-      case K_EXPAND: innerExpand(mode, po, qa, qb, bm, l0, l1); break;
+      case K_CONTIG: innerContig(m, po, qa, sa0, qb, sb0, l0); break;
+      case K_REDUCE: innerReduce(m, po, qa, sa0, qb, sb0, l0); break;
+      case K_GROUP: innerGroup(m, po, qa, qb, bm, l0, l1); break;
+      case K_EXPAND: innerExpand(m, po, qa, qb, bm, l0, l1); break;
       case K_COLUMNS: innerColumns(po, qa, qb, bm, l0, l1); break;
-      case K_PERIODIC: innerPeriodic(mode, po, qa, qb, sb0, l0, l1); break;
-      default: innerGeneric(mode, po, so0, qa, sa0, qb, sb0, l0);
+      case K_PERIODIC: innerPeriodic(m, po, qa, qb, sb0, l0, l1); break;
+      default: innerGeneric(m, po, so0, qa, sa0, qb, sb0, l0);
     }
     let d = ni;
     for (; d < nd; d++) {
@@ -474,12 +486,14 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
       const y = <usize>load<i32>(SBx + (<usize>d << 2)) << 3;
       if (c < ld) {
         store<i32>(cp, c);
+        if (o == 0 && c == 1) summedNonzero++;
         po += o;
         qa += x;
         qb += y;
         break;
       }
       store<i32>(cp, 0);
+      if (o == 0 && ld > 1) summedNonzero--;
       const back = <usize>(ld - 1);
       po -= o * back;
       qa -= x * back;
@@ -487,7 +501,7 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
     }
     if (d == nd) break;
   }
-  return mode == 3 ? writtenMax : 0;
+  return staged ? -2 : mode == 3 ? writtenMax : 0;
 }
 
 /**

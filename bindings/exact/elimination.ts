@@ -58,11 +58,13 @@ class TableOps {
     return this.arena.engine.call('exact inference', (k) => k.elimTableOp(this.desc, out, a, b, mode));
   }
   /**
-   * out (outSize entries) = Σ A·B over the dimensions out does not have, in one pass where the sum is
-   * innermost; returns the largest entry when that pass knows it (NaN if one is NaN), else −1.
+   * out (outSize entries) = Σ A·B over the dimensions out does not have, without zero-filling out
+   * where the kernel can; returns the largest entry when that pass knows it (NaN if one is NaN),
+   * else −1.
    */
   reduce(outSize: number, lens: ArrayLike<number>, so: ArrayLike<number>, out: number, sa: ArrayLike<number>, a: number, sb: ArrayLike<number>, b: number): number {
     const m = this.run(3, lens, so, out, sa, a, sb, b);
+    if (m === -2) return -1; // done, summing outer digits too: the largest is not known
     if (m !== -1) return m;
     this.fill(out, outSize, 0);
     this.run(1, lens, so, out, sa, a, sb, b);
