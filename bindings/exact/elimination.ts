@@ -134,8 +134,9 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
     const addr = (id: number): number => (id === -1 ? one : dyn[sched.regionOf[id]] + sched.offsets[id]);
     const rowAddr = (v: number): number => rows + rowOff[v] * 8;
     const edgeAddr = (ek: number): number => edgeBase + edgeOff[ek] * 8;
-    // A message may stay unnormalised while the product its consumer forms of `k` messages (each max
-    // in [2^-bits, 2^bits]; factor tables are ≤ 1) keeps 2^±256 inside the range: bits = 256 / k.
+    // A message may stay unnormalised while the products its consumer forms of up to `k` messages
+    // (each max in [2^-bits, 2^bits]; factor tables are ≤ 1) stay within 2^±256: bits = 256 / k. A
+    // node's downward step multiplies its μ and its children's λ, so k is 1 + its children for both.
     const slack = (k: number): number => Math.floor(256 / Math.max(1, k));
     const partner = nodes.map((nd) => new Map(nd.edges.map((ek) => [model.edges[ek].i === nd.v ? model.edges[ek].j : model.edges[ek].i, ek])));
 
@@ -224,7 +225,7 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
         const last = ch.length - 1;
         known = ops.reduce(nd.sepSize, lens, so, out, sx, X, subStrides(D, nodes[ch[last]].sep, card), addr(s.children[last]));
       }
-      const m = ops.maxScale(out, nd.sepSize, nd.parent >= 0 ? slack(nodes[nd.parent].children.length) : 0, known);
+      const m = ops.maxScale(out, nd.sepSize, nd.parent >= 0 ? slack(1 + nodes[nd.parent].children.length) : 0, known);
       if (Number.isNaN(m) || m === Infinity) throw new EngineError(`exact elimination: message of variable ${s.v} is ${m}`);
       return m > 0 ? Math.log(m) : -Infinity;
     };
