@@ -4,7 +4,9 @@
 // 22 variables, 2^22; and Grids_15's largest upward cliques, 2^21, memory already touched) — in
 // WASM and in a native C reference of the same kernel
 // (bench/native/bucket_block.c, gcc -O3 at -march=x86-64-v2, 128-bit SIMD like WASM, and at
-// -march=native), after checking all give the same message. Medians of REPEATS runs, alternated.
+// -march=native), after checking all give the same message; then the junction tree's upward step
+// (elimTableOp, mode 3) on Grids_15's largest shape against bench/native/jt_group.c the same way.
+// Medians of REPEATS runs, alternated.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -82,14 +84,17 @@ function writeProblem(p: Problem, card: number, path: string): void {
 }
 
 const tmp = mkdtempSync(join(tmpdir(), 'relaxmrf-bucket-'));
-const builds: { name: string; exe: string; flags: string }[] = [];
+const builds: { name: string; exe: string; jtExe: string; flags: string }[] = [];
 if (spawnSync('gcc', ['--version']).status === 0) {
   for (const [name, march] of [['c-v2', 'x86-64-v2'], ['c-native', 'native']]) {
     const exe = join(tmp, `${name}.out`);
     const flags = ['-O3', `-march=${march}`, '-ffp-contract=off', '-std=c11', '-D_POSIX_C_SOURCE=199309L'];
     const cc = spawnSync('gcc', [...flags, '-o', exe, join(HERE, 'native', 'bucket_block.c')], { encoding: 'utf8' });
     if (cc.status !== 0) throw new Error(`gcc failed:\n${cc.stderr}`);
-    builds.push({ name, exe, flags: flags.join(' ') });
+    const jtExe = join(tmp, `${name}-jt.out`);
+    const jc = spawnSync('gcc', [...flags, '-o', jtExe, join(HERE, 'native', 'jt_group.c')], { encoding: 'utf8' });
+    if (jc.status !== 0) throw new Error(`gcc failed:\n${jc.stderr}`);
+    builds.push({ name, exe, jtExe, flags: flags.join(' ') });
   }
 } else console.log('NOTE: gcc not found: the native C reference is skipped');
 
@@ -139,6 +144,56 @@ for (const [i, c] of cliques.entries()) {
   const rate = (k: string) => configs / d[k].median / 1e6;
   console.log(`${c.name}: ${configs} configurations, ${p.nIn} inputs, block ${p.B}; M configurations/s: ${names.map((k) => `${k} ${rate(k).toFixed(0)}`).join(', ')}; WASM runs at ${names.filter((k) => k !== 'wasm').map((k) => `${(d[k].median / d.wasm.median).toFixed(2)}× ${k}'s speed`).join(', ')}`);
   results.push({ name: c.name, configurations: configs, inputs: p.nIn, block: p.B, seconds: d, mConfigsPerSecond: Object.fromEntries(names.map((k) => [k, rate(k)])) });
+}
+
+// The junction tree's upward step on Grids_15's largest shape (a frontier of 20 binary variables:
+// 2^21 clique entries into a 2^20-entry message), with the descriptor bindings/exact/elimination.ts
+// builds there (found by logging it): elimTableOp in mode 3, the innermost pair summed into each
+// output once and the largest tracked; A is the child's message, B the node's factor table.
+{
+  const sh = QUICK
+    ? { len: [2, 512, 32, 2, 2], so: [0, 1, 512, 16384, 32768], sa: [1, 2, 1024, 32768, 0], sb: [1, 2, 0, 1024, 2048], sizeA: 2 ** 16, sizeOut: 2 ** 16 }
+    : { len: [2, 512, 512, 2, 2], so: [0, 1, 512, 262144, 524288], sa: [1, 2, 1024, 524288, 0], sb: [1, 2, 0, 1024, 2048], sizeA: 2 ** 20, sizeOut: 2 ** 20 };
+  const rand = mulberry32(77);
+  const A = Float64Array.from({ length: sh.sizeA }, () => 0.5 + 0.5 * rand());
+  const B = Float64Array.from({ length: 4096 }, () => 0.5 + 0.5 * rand());
+  const nd = sh.len.length;
+  const file = join(tmp, 'jt.bin');
+  writeFileSync(file, Buffer.concat([Buffer.from(Int32Array.from([nd, ...sh.len, ...sh.so, ...sh.sa, ...sh.sb, sh.sizeA, B.length, sh.sizeOut]).buffer), Buffer.from(A.buffer), Buffer.from(B.buffer)]));
+  const arena = engine.arena();
+  const desc = arena.allocI32([nd, ...sh.len, ...sh.so, ...sh.sa, ...sh.sb, ...new Array(nd).fill(0)]);
+  const pA = arena.allocF64(A), pB = arena.allocF64(B), pOut = arena.alloc(8 * sh.sizeOut);
+  const times: Record<string, number[]> = { wasm: [], ...Object.fromEntries(builds.map((b) => [b.name, []])) };
+  const sums: Record<string, number> = {}, maxima: Record<string, number> = {};
+  const runs: Record<string, () => void> = {
+    wasm: () => {
+      const t0 = performance.now();
+      maxima.wasm = engine.kernels.elimTableOp(desc, pOut, pA, pB, 3);
+      times.wasm.push((performance.now() - t0) / 1000);
+      sums.wasm = arena.f64(pOut, sh.sizeOut).reduce((x, y) => x + y, 0);
+    },
+  };
+  for (const b of builds) {
+    runs[b.name] = () => {
+      const o = spawnSync(b.jtExe, [file, '1'], { encoding: 'utf8' }).stdout.trim().split(' ').map(Number);
+      times[b.name].push(o[0]);
+      sums[b.name] = o[1];
+      maxima[b.name] = o[2];
+    };
+  }
+  const names = Object.keys(runs);
+  for (let rep = 0; rep < REPEATS + 1; rep++) {
+    for (let k = 0; k < names.length; k++) runs[names[(rep + k) % names.length]]();
+    if (rep === 0) for (const k of names) times[k].length = 0; // the first round warms up
+  }
+  arena.dispose();
+  for (const k of names) if (sums[k] !== sums.wasm || maxima[k] !== maxima.wasm) throw new Error(`junction tree step: ${k} gives sum ${sums[k]} and max ${maxima[k]}, WASM ${sums.wasm} and ${maxima.wasm}`);
+  const configs = sh.len.reduce((a, b) => a * b, 1);
+  const d = Object.fromEntries(names.map((k) => [k, dist(times[k])]));
+  const rate = (k: string) => configs / d[k].median / 1e6;
+  const name = `junction tree upward step, ${configs} clique entries (Grids_15's largest)`;
+  console.log(`${name}: M entries/s: ${names.map((k) => `${k} ${rate(k).toFixed(0)}`).join(', ')}; WASM runs at ${names.filter((k) => k !== 'wasm').map((k) => `${(d[k].median / d.wasm.median).toFixed(2)}× ${k}'s speed`).join(', ')} (the same sum and largest entry, bit for bit)`);
+  results.push({ name, configurations: configs, seconds: d, mConfigsPerSecond: Object.fromEntries(names.map((k) => [k, rate(k)])) });
 }
 rmSync(tmp, { recursive: true });
 const out = resultsPath('exact-kernel.json');

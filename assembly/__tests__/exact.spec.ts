@@ -143,6 +143,19 @@ describe('marginalise into an unzeroed table (mode 3)', () => {
     expect(elimTableOp(desc([2, 3, 2], [0, 1, 3], [1, 2, 6], [0, 0, 0]), out, tab(vals), ONE, 3)).toBe(23.0);
     expectTable(out, [3, 7, 11, 15, 19, 23]);
   });
+  it('the upward step\'s loop (a factor over both digits): four, two and one outputs per turn, NaN anywhere', () => {
+    const vals: f64[] = [], ones: f64[] = [];
+    for (let i = 0; i < 14; i++) (vals.push(<f64>(i + 1)), ones.push(i % 3 == 0 ? 2.0 : 1.0));
+    // out[j] = A[2j] B[2j] + A[2j + 1] B[2j + 1], j < 7: 4 + 2 + 1 outputs.
+    const out = garbage(7);
+    expect(elimTableOp(desc([2, 7], [0, 1], [1, 2], [1, 2]), out, tab(vals), tab(ones), 3)).toBe(40.0);
+    expectTable(out, [4, 11, 11, 22, 29, 23, 40]);
+    for (let at = 0; at < 14; at += 3) {
+      const bad = vals.slice(0);
+      bad[at] = NaN;
+      expect(isNaN(elimTableOp(desc([2, 7], [0, 1], [1, 2], [1, 2]), garbage(7), tab(bad), tab(ones), 3))).toBe(true);
+    }
+  });
   it('returns NaN once it has written a NaN (vector pairs, scalar tail, wider groups)', () => {
     expect(isNaN(elimTableOp(desc([2, 4], [0, 1], [1, 2], [0, 0]), garbage(4), tab([1, 2, NaN, 4, 5, 6, 7, 8]), ONE, 3))).toBe(true);
     expect(isNaN(elimTableOp(desc([2, 3], [0, 1], [1, 2], [0, 0]), garbage(3), tab([1, 2, 3, 4, 5, NaN]), ONE, 3))).toBe(true);
