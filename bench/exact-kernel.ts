@@ -98,6 +98,19 @@ if (spawnSync('gcc', ['--version']).status === 0) {
   }
 } else console.log('NOTE: gcc not found: the native C reference is skipped');
 
+/** Runs every program REPEATS + 1 times in rotating order; the first round warms up and is dropped. */
+function alternate(runs: Record<string, () => void>, times: Record<string, number[]>): string[] {
+  const names = Object.keys(runs);
+  for (let rep = 0; rep < REPEATS + 1; rep++) {
+    for (let k = 0; k < names.length; k++) runs[names[(rep + k) % names.length]]();
+    if (rep === 0) for (const k of names) times[k].length = 0;
+  }
+  return names;
+}
+
+/** One run of a native reference on a problem file: the numbers it prints (seconds first). */
+const native = (exe: string, file: string): number[] => spawnSync(exe, [file, '1'], { encoding: 'utf8' }).stdout.trim().split(' ').map(Number);
+
 const engine = await loadEngine();
 const results: Record<string, unknown>[] = [];
 console.log(`CPU ${cpuModel() ?? 'unknown'}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}; ${REPEATS} repetitions, medians`);
@@ -128,16 +141,12 @@ for (const [i, c] of cliques.entries()) {
   };
   for (const b of builds) {
     runs[b.name] = () => {
-      const out = spawnSync(b.exe, [file, '1'], { encoding: 'utf8' }).stdout.trim().split(' ').map(Number);
+      const out = native(b.exe, file);
       times[b.name].push(out[0]);
       sums[b.name] = out[1];
     };
   }
-  const names = Object.keys(runs);
-  for (let rep = 0; rep < REPEATS + 1; rep++) {
-    for (let k = 0; k < names.length; k++) runs[names[(rep + k) % names.length]]();
-    if (rep === 0) for (const k of names) times[k].length = 0; // the first round warms up
-  }
+  const names = alternate(runs, times);
   arena.dispose();
   for (const k of names) if (!(Math.abs(sums[k] - sums.wasm) <= 1e-12 * Math.abs(sums.wasm))) throw new Error(`${c.name}: ${k} sums the message to ${sums[k]}, WASM to ${sums.wasm}`);
   const d = Object.fromEntries(names.map((k) => [k, dist(times[k])]));
@@ -175,17 +184,13 @@ for (const [i, c] of cliques.entries()) {
   };
   for (const b of builds) {
     runs[b.name] = () => {
-      const o = spawnSync(b.jtExe, [file, '1'], { encoding: 'utf8' }).stdout.trim().split(' ').map(Number);
+      const o = native(b.jtExe, file);
       times[b.name].push(o[0]);
       sums[b.name] = o[1];
       maxima[b.name] = o[2];
     };
   }
-  const names = Object.keys(runs);
-  for (let rep = 0; rep < REPEATS + 1; rep++) {
-    for (let k = 0; k < names.length; k++) runs[names[(rep + k) % names.length]]();
-    if (rep === 0) for (const k of names) times[k].length = 0; // the first round warms up
-  }
+  const names = alternate(runs, times);
   arena.dispose();
   for (const k of names) if (sums[k] !== sums.wasm || maxima[k] !== maxima.wasm) throw new Error(`junction tree step: ${k} gives sum ${sums[k]} and max ${maxima[k]}, WASM ${sums.wasm} and ${maxima.wasm}`);
   const configs = sh.len.reduce((a, b) => a * b, 1);
