@@ -174,9 +174,12 @@ function planScore(plan: BucketPlan, maxMessage: number): number {
  */
 const bucketCliqueLimit = (maxFlops: number): number => Math.min(maxFlops, 2 ** 48);
 
+/** The clique size bucket elimination's greedy orderings are judged against (they stop far past it). */
+const bucketOrderLimit = (opts: ExactOptions): number => bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS)) / 16;
+
 /** The ordering heuristics' orders bucket elimination plans from (greedy runs stop past its limits). */
 function bucketOrderCandidates(graph: OrderingGraph, opts: ExactOptions): OrderStats[] {
-  return orderCandidates(graph, opts.orderings ?? ORDERINGS, bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS)) / 16, 8);
+  return orderCandidates(graph, opts.orderings ?? ORDERINGS, bucketOrderLimit(opts), 8);
 }
 
 /** bucketEliminationPlan's greedy stage: the best heuristic order's plan, before any search. */
@@ -464,8 +467,7 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
   if (method === 'bucket' || !model.isPairwise) return bucket();
   // auto on a model with no fixed variable: one set of orders for both, when bucket elimination's
   // limits let greedy runs go at least as far as the junction tree's (so its choice is as good).
-  const bucketLimit = bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS)) / 16;
-  const shared = method === 'auto' && bucketLimit >= limit && fixedStates(model).fixed.every((x) => x < 0);
+  const shared = method === 'auto' && bucketOrderLimit(opts) >= limit && plan_().fixed.every((x) => x < 0);
   const cands = shared ? bucketOrderCandidates(model, opts) : candidateOrders(model, opts);
   const { best, feasible } = choose(cands, limit);
   // Past the clique-table limit, bucket elimination streams the cliques and stores messages only.
