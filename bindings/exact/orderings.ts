@@ -144,16 +144,34 @@ class ElimGraph {
     const d = this.deg[v];
     nb.set(this.nbrs(v));
     for (let k = 0; k < d; k++) this.remove(nb[k], v);
+    this.added = 0;
     for (let k = 0; k < d; k++) {
       const u = nb[k];
       this.markNbrs(u);
       for (let q = 0; q < d; q++) {
         const w = nb[q];
-        if (w !== u && !this.marked(w)) this.append(u, w);
+        if (w !== u && !this.marked(w)) {
+          this.append(u, w);
+          if (q > k) this.recordAdded(u, w);
+        }
       }
     }
     this.deg[v] = 0;
     return d;
+  }
+
+  /** The fill edges the last eliminate added: pairs (addedPairs[2k], addedPairs[2k + 1]), k < added. */
+  added = 0;
+  addedPairs = new Int32Array(64);
+  private recordAdded(a: number, b: number): void {
+    if (2 * this.added + 2 > this.addedPairs.length) {
+      const bigger = new Int32Array(2 * this.addedPairs.length);
+      bigger.set(this.addedPairs);
+      this.addedPairs = bigger;
+    }
+    this.addedPairs[2 * this.added] = a;
+    this.addedPairs[2 * this.added + 1] = b;
+    this.added++;
   }
 
   /** Pairs of v's neighbours that are not adjacent, counted (weighted: Σ K_a K_b). */
@@ -281,7 +299,7 @@ function greedyOrder(model: OrderingGraph, kind: Greedy, abortLog2: number, base
   }
   const order = new Int32Array(n);
   const nb = new Int32Array(n);
-  const touched = new Int32Array(n), inTouched = new Uint8Array(n);
+  const touched = new Int32Array(n), inTouched = new Uint8Array(n), inClique = new Uint8Array(n);
   let t = 0;
   const fillBased = kind === 'minfill' || kind === 'weightedminfill';
   while (heap.size > 0) {
@@ -292,28 +310,36 @@ function greedyOrder(model: OrderingGraph, kind: Greedy, abortLog2: number, base
     const d = g.eliminate(v, nb);
     gone[v] = 1;
     order[t++] = v;
-    let m = 0;
+    // v's neighbours: new neighbourhoods, keys computed afresh.
     for (let k = 0; k < d; k++) {
-      inTouched[nb[k]] = 1;
-      touched[m++] = nb[k];
-    }
-    if (fillBased) {
-      for (let k = 0; k < d; k++) {
-        const u = nb[k];
-        for (let q = 0; q < g.deg[u]; q++) {
-          const w = g.at(u, q);
-          if (!inTouched[w]) {
-            inTouched[w] = 1;
-            touched[m++] = w;
-          }
-        }
-      }
-    }
-    for (let k = 0; k < m; k++) {
-      const u = touched[k];
-      inTouched[u] = 0;
+      const u = nb[k];
+      inClique[u] = 1;
       if (setKey(u)) heap.push(curA[u], curB[u], u);
     }
+    if (fillBased) {
+      // Anyone else keeps its neighbours (it was not adjacent to v); its fill drops by each fill
+      // edge joining two of them (weighted: by K_a K_b). Integer counts, so the keys are exactly
+      // those a recount would give, and so is the order.
+      let m = 0;
+      const pairs = g.addedPairs;
+      for (let e = 0; e < g.added; e++) {
+        const a = pairs[2 * e], b = pairs[2 * e + 1];
+        g.markNbrs(a);
+        const drop = kind === 'weightedminfill' ? card[a] * card[b] : 1;
+        for (let q = 0; q < g.deg[b]; q++) {
+          const w = g.at(b, q);
+          if (!g.marked(w) || inClique[w]) continue;
+          if (!inTouched[w]) (inTouched[w] = 1), (touched[m++] = w);
+          curA[w] -= drop;
+        }
+      }
+      for (let k = 0; k < m; k++) {
+        const w = touched[k];
+        inTouched[w] = 0;
+        heap.push(curA[w], curB[w], w);
+      }
+    }
+    for (let k = 0; k < d; k++) inClique[nb[k]] = 0;
   }
   return order;
 }
