@@ -47,22 +47,15 @@ export class Engine {
   /** An engine from the module's bytes or a compiled module (`loadEngine` fetches or reads them for you). */
   static async instantiate(source: BufferSource | WebAssembly.Module): Promise<Engine> {
     const mod = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
-    let exports: Kernels | null = null;
-    const instance = await WebAssembly.instantiate(mod, {
-      env: {
-        // Surfaces an AssemblyScript abort() as a readable message naming the source location.
-        abort(msgPtr: number, filePtr: number, line: number, col: number) {
-          const mem = exports!.memory;
-          const file = readString(mem, filePtr);
-          throw new EngineError(`engine aborted: ${readString(mem, msgPtr)}${file ? ` (${file}:${line}:${col})` : ''}`);
-        },
-        seed: () => {
-          throw new EngineError('engine asked for an unseeded random number (Math.random in a kernel)');
-        },
-      },
-    });
-    exports = instance.exports as unknown as Kernels;
-    return new Engine(exports);
+    lastModule = mod;
+    const imports = engineImports();
+    return new Engine(imports.bind(await WebAssembly.instantiate(mod, imports.object)));
+  }
+
+  /** An engine from a compiled module, synchronously (browsers allow it on the main thread for modules up to 8 MB). */
+  static instantiateSync(mod: WebAssembly.Module): Engine {
+    const imports = engineImports();
+    return new Engine(imports.bind(new WebAssembly.Instance(mod, imports.object)));
   }
 
   /** Runs a kernel call, turning traps into EngineError with a readable message. */
@@ -101,6 +94,53 @@ export class Engine {
   get memoryBytes(): number {
     return this.kernels.memory.buffer.byteLength;
   }
+}
+
+/** The imports every instance gets; `bind` hands them the instance (abort reads its memory). */
+function engineImports(): { object: WebAssembly.Imports; bind(instance: WebAssembly.Instance): Kernels } {
+  let exports: Kernels | null = null;
+  const object = {
+    env: {
+      // Surfaces an AssemblyScript abort() as a readable message naming the source location.
+      abort(msgPtr: number, filePtr: number, line: number, col: number) {
+        const mem = exports!.memory;
+        const file = readString(mem, filePtr);
+        throw new EngineError(`engine aborted: ${readString(mem, msgPtr)}${file ? ` (${file}:${line}:${col})` : ''}`);
+      },
+      seed: () => {
+        throw new EngineError('engine asked for an unseeded random number (Math.random in a kernel)');
+      },
+    },
+  };
+  return {
+    object,
+    bind(instance) {
+      exports = instance.exports as unknown as Kernels;
+      return exports;
+    },
+  };
+}
+
+/** The module the last Engine.instantiate compiled or was given (plannerEngine instantiates it again). */
+let lastModule: WebAssembly.Module | null = null;
+let planner: Engine | null = null;
+
+/**
+ * The engine the planners run their kernels on (the contraction-tree search): an instance of its
+ * own, so planning never grows or moves a caller's engine memory. Instantiated synchronously (the
+ * module is small enough for a browser's main thread) from the module the last loadEngine compiled;
+ * in Node, when none was loaded yet, from build/release.wasm, read synchronously.
+ */
+export function plannerEngine(): Engine {
+  if (planner) return planner;
+  let mod = lastModule;
+  if (!mod) {
+    const fs = (globalThis as { process?: { getBuiltinModule?: (id: string) => { readFileSync(u: URL): Uint8Array<ArrayBuffer> } | undefined } }).process?.getBuiltinModule?.('node:fs');
+    if (!fs) throw new EngineError('planning an elimination order runs on the engine: load one first (await loadEngine())');
+    mod = new WebAssembly.Module(fs.readFileSync(new URL('../../build/release.wasm', import.meta.url)));
+  }
+  planner = Engine.instantiateSync(mod);
+  return planner;
 }
 
 /** Allocations that live and die together (one model's run). Use after dispose() throws. */

@@ -12,7 +12,7 @@
 // counted in bitset words touched, a deterministic measure: the same graph, start, seed and budget
 // give the same order anywhere.
 
-import { mulberry32 } from '../core/seed.ts';
+import { plannerEngine } from '../core/engine.ts';
 import { orderCost, type OrderCost } from './order-search.ts';
 import type { OrderingGraph } from './orderings.ts';
 
@@ -70,6 +70,7 @@ class ContractionTree {
 
   constructor(readonly leaves: number, words: number) {
     this.W = words;
+    if (words % 2 !== 0) throw new Error('contraction tree: sets must be whole u64 words');
     this.nodes = Math.max(1, 2 * leaves - 1);
     this.left = new Int32Array(this.nodes).fill(-1);
     this.right = new Int32Array(this.nodes).fill(-1);
@@ -84,61 +85,25 @@ class ContractionTree {
   }
 }
 
-/** Set bits of a 32-bit word. */
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-}
-
 /**
- * Variables and their log2 cardinalities by class: log2 |set| is Σ_c log2(K_c) · |set ∩ class_c|,
- * one masked popcount per class and word (models have a few distinct cardinalities).
+ * Variables by cardinality class, for the engine's set sizes: log2 |set| is Σ_c log2(K_c) ·
+ * |set ∩ class_c|, one masked popcount per class and word (models have a few distinct cardinalities).
  */
 class Sizes {
   readonly classes: number;
   readonly logs: Float64Array;
   readonly masks: Uint32Array;
-  constructor(readonly W: number, card: ArrayLike<number>) {
+  constructor(W: number, card: ArrayLike<number>) {
     const distinct = [...new Set(Array.from(card))].sort((a, b) => a - b);
     this.classes = distinct.length;
     this.logs = Float64Array.from(distinct, (k) => Math.log2(k));
     this.masks = new Uint32Array(this.classes * W);
     for (let v = 0; v < card.length; v++) this.masks[distinct.indexOf(card[v]) * W + (v >>> 5)] |= 1 << (v & 31);
   }
-  /** log2 of the entries of the set in buf[at … at + W). */
-  log2(buf: Uint32Array, at: number): number {
-    const W = this.W, m = this.masks;
-    let s = 0;
-    for (let c = 0; c < this.classes; c++) {
-      let k = 0;
-      for (let w = 0; w < W; w++) k += popcount(buf[at + w] & m[c * W + w]);
-      s += k * this.logs[c];
-    }
-    return s;
-  }
 }
 
-/**
- * A node's score: the configurations of its bag, 2^bag; when it sums s variables, bucket
- * elimination streams the first one's clique (at most the bag), then each next one's (the bag less
- * the ones before): for binary variables 2^bag · (2 − 2^(1−s)). A node that sums nothing is a
- * product the bucket kernel fuses into the clique above; it is scored at its bag all the same
- * (TreeSA's time complexity): scored at 0, large products cost nothing until their summing
- * ancestor, and the search drifts onto plateaus of trees summing everything at the root.
- */
-function nodeWeight(bagLog2: number, summed: number): number {
-  return summed === 0 ? 2 ** bagLog2 : 2 ** bagLog2 * (2 - 2 ** (1 - summed));
-}
-
-/**
- * A node's space penalty: per bit of its largest bucket message past the bound. Summing, its first
- * variable's message is the bag less that variable (about half the bag); summing nothing, its
- * product is the bag, carried into the clique above.
- */
-function nodePenalty(bagLog2: number, summed: number, bound: number, penalty: number): number {
-  return penalty * Math.max(0, bagLog2 - (summed > 0 ? 1 : 0) - bound);
-}
+/** 32-bit words per set of n variables: whole u64 words, as the engine reads them. */
+const setWords = (n: number): number => 2 * ((n + 63) >>> 6);
 
 /**
  * The tree of bucket elimination in `order`: each bucket's tables (its factors, its children's
@@ -147,7 +112,7 @@ function nodePenalty(bagLog2: number, summed: number, bound: number, penalty: nu
  */
 function treeFromOrder(g: ContractionGraph, lv: Leaves, order: Int32Array): ContractionTree {
   const { local, scopes: leafScopes } = lv, nLocal = lv.globalOf.length;
-  const L = leafScopes.length, W = (nLocal + 31) >>> 5;
+  const L = leafScopes.length, W = setWords(nLocal);
   const t = new ContractionTree(L, W);
   const all = new Uint32Array(t.nodes * W);
   const pos = new Int32Array(nLocal).fill(-1);
@@ -252,115 +217,36 @@ function orderFromTree(t: ContractionTree, lv: Leaves, n: number): Int32Array {
 }
 
 /**
- * A rotation's cost in bitset words of the order search's time (≈ 2.5·10⁸ per second): its
- * 3 + classes passes over W words, counted twice (popcounts), and MOVE_BASE_WORDS of fixed work
- * (random numbers, logs, the Metropolis test); fitted to 0.6 µs per move with W = 4 (2bitcomp_5.cnf)
- * and 1.4–1.6 µs with W = 28 (linkage_11), 2.5–3.4·10⁸ words per second in all.
- */
-const MOVE_BASE_WORDS = 100;
-/** A node visited without a proposal (both children leaves). */
-const VISIT_WORDS = 8;
-
-/**
  * One annealing run over rotations of `t` (changed in place into the best tree seen at a sweep's
- * end). Objective: log2 Σ nodeWeight + Σ nodePenalty; a move is judged by its local change.
+ * end), run by the engine (assembly/exact/exact_tree.ts): objective log2 Σ nodeWeight + Σ
+ * nodePenalty, a move judged by its local change; sweeps and moves counted in bitset words (a
+ * rotation 2W(3 + classes) + 100 words: 0.6 µs per move with W = 4 and 1.4–1.6 µs with W = 28 in
+ * the TypeScript search this replaced, whose budgets these still are).
  */
 function annealTree(t: ContractionTree, sizes: Sizes, L: number, opts: { bound: number; penalty: number; work: number; betas: [number, number]; seed: number }, used: { work: number; proposals: number; accepted: number }): { objective: number; log2Flops: number } {
-  const W = t.W, out = t.out, left = t.left, right = t.right;
-  const { bound, penalty } = opts;
-  const wt = new Float64Array(t.nodes), pen = new Float64Array(t.nodes);
-  const bagBuf = new Uint32Array(3 * W); // bag(Y'), out(Y'), bag(P)
-  const scratch = new Uint32Array(W);
-  let T = 0, Pen = 0;
-  /** A node's weight and penalty from its bag and output. */
-  const evalNode = (N: number): void => {
-    const a = left[N], b = right[N];
-    let summed = 0;
-    for (let w = 0; w < W; w++) {
-      scratch[w] = out[a * W + w] | out[b * W + w];
-      summed += popcount(scratch[w] & ~out[N * W + w]);
-    }
-    const bag = sizes.log2(scratch, 0);
-    wt[N] = nodeWeight(bag, summed);
-    pen[N] = nodePenalty(bag, summed, bound, penalty);
-  };
-  const recompute = (): number => {
-    T = 0;
-    Pen = 0;
-    for (let N = L; N < t.nodes; N++) (evalNode(N), (T += wt[N]), (Pen += pen[N]));
-    used.work += (t.nodes - L) * W;
-    return Math.log2(Math.max(T, 1)) + Pen;
-  };
-  const best = new ContractionTree(L, W);
-  best.copyFrom(t);
-  let bestObj = recompute();
-  const inner = t.nodes - L;
-  if (inner < 2 || opts.work <= 0) return { objective: bestObj, log2Flops: Math.log2(Math.max(T, 1)) };
-  const rand = mulberry32(opts.seed);
-  const moveWords = 2 * W * (3 + sizes.classes) + MOVE_BASE_WORDS;
-  const sweeps = Math.max(1, Math.floor(opts.work / ((moveWords + VISIT_WORDS) * inner)));
-  const [b0, b1] = opts.betas;
-  const start = used.work;
-  for (let s = 0; s < sweeps && used.work - start < opts.work; s++) {
-    const beta = sweeps === 1 ? b1 : b0 * (b1 / b0) ** (s / (sweeps - 1));
-    // The tree is as the last recompute left it (before the loop or at the previous sweep's end):
-    // its sums are exact already. Counted as a recompute all the same, so budgets buy the sweeps
-    // (and give the trees) they always did.
-    used.work += inner * W;
-    for (let P = L; P < t.nodes; P++) {
-      used.work += VISIT_WORDS;
-      // P = (Z, Y) with Y = (C, D) an inner node: propose P = ((Z, C), D), Y taking (Z, C)'s place.
-      let side = rand() < 0.5 ? 0 : 1;
-      let Y = side === 0 ? left[P] : right[P];
-      if (Y < L) {
-        side ^= 1;
-        Y = side === 0 ? left[P] : right[P];
-        if (Y < L) continue;
-      }
-      const Z = side === 0 ? right[P] : left[P];
-      const pick = rand() < 0.5;
-      const C = pick ? left[Y] : right[Y], D = pick ? right[Y] : left[Y];
-      used.proposals++;
-      used.work += moveWords;
-      let sumY = 0, sumP = 0;
-      for (let w = 0; w < W; w++) {
-        const a = out[Z * W + w] | out[C * W + w];
-        const o = a & (out[P * W + w] | out[D * W + w]);
-        const b = o | out[D * W + w];
-        bagBuf[w] = a;
-        bagBuf[W + w] = o;
-        bagBuf[2 * W + w] = b;
-        sumY += popcount(a & ~o);
-        sumP += popcount(b & ~out[P * W + w]);
-      }
-      const bagY = sizes.log2(bagBuf, 0), bagP = sizes.log2(bagBuf, 2 * W);
-      const wY = nodeWeight(bagY, sumY), wP = nodeWeight(bagP, sumP);
-      const penY = nodePenalty(bagY, sumY, bound, penalty), penP = nodePenalty(bagP, sumP, bound, penalty);
-      const T1 = T - wt[P] - wt[Y] + wY + wP;
-      // The local change (TreeSA's): log2 of the two nodes' weights after against before. Measured
-      // against the whole sum instead, a move far from the largest clique would look free.
-      const delta = Math.log2(Math.max(wY + wP, 1)) - Math.log2(Math.max(wt[Y] + wt[P], 1)) + penY + penP - pen[Y] - pen[P];
-      if (delta > 0 && rand() >= Math.exp(-beta * delta)) continue;
-      used.accepted++;
-      // Y becomes (Z, C) under P; P becomes (Y, D).
-      left[Y] = Z;
-      right[Y] = C;
-      if (side === 0) right[P] = D;
-      else left[P] = D;
-      out.set(bagBuf.subarray(W, 2 * W), Y * W);
-      Pen += penY + penP - pen[Y] - pen[P];
-      T = T1;
-      wt[Y] = wY;
-      wt[P] = wP;
-      pen[Y] = penY;
-      pen[P] = penP;
-    }
-    const obj = recompute();
-    if (obj < bestObj) (bestObj = obj), best.copyFrom(t);
+  const engine = plannerEngine(), k = engine.kernels, arena = engine.arena();
+  try {
+    const n = t.nodes, W64 = t.W / 2;
+    const pLeft = arena.allocI32(t.left), pRight = arena.allocI32(t.right);
+    const pOut = arena.alloc(4 * t.out.length, false);
+    arena.u32(pOut, t.out.length).set(t.out);
+    const pMasks = arena.alloc(4 * sizes.masks.length, false);
+    arena.u32(pMasks, sizes.masks.length).set(sizes.masks);
+    const pLogs = arena.allocF64(sizes.logs);
+    const pScratch = arena.alloc(k.treeScratchBytes(n, W64), false);
+    const pStats = arena.allocF64([0, 0, used.work, used.proposals, used.accepted]);
+    engine.call('contraction-tree search', (kk) => kk.treeAnneal(pLeft, pRight, pOut, n, L, W64, pMasks, pLogs, sizes.classes, opts.bound, opts.penalty, opts.work, opts.betas[0], opts.betas[1], opts.seed >>> 0, pScratch, pStats));
+    t.left.set(arena.i32(pLeft, n));
+    t.right.set(arena.i32(pRight, n));
+    t.out.set(arena.u32(pOut, t.out.length));
+    const [objective, log2Flops, work, proposals, accepted] = arena.f64(pStats, 5);
+    used.work = work;
+    used.proposals = proposals;
+    used.accepted = accepted;
+    return { objective, log2Flops };
+  } finally {
+    arena.dispose();
   }
-  t.copyFrom(best);
-  const obj = recompute();
-  return { objective: obj, log2Flops: Math.log2(Math.max(T, 1)) };
 }
 
 /**
@@ -385,7 +271,7 @@ export function searchContractionTree(g: ContractionGraph, start: Int32Array, op
   const treeOrders: Int32Array[] = [];
   const done = (improved: boolean): TreeSearchResult => ({ order: best.order, ...best.cost, improved, treeLog2Flops: best.tree, proposals: used.proposals, accepted: used.accepted, work: used.work, treeOrders, start: first });
   if (lv.scopes.length < 3 || opts.work <= 0) return done(false);
-  const sizes = new Sizes((lv.globalOf.length + 31) >>> 5, Int32Array.from(lv.globalOf, (v) => g.card[v]));
+  const sizes = new Sizes(setWords(lv.globalOf.length), Int32Array.from(lv.globalOf, (v) => g.card[v]));
   const seed = opts.seed ?? 0x7e5a;
   let improved = false;
   for (let r = 0; r < restarts; r++) {

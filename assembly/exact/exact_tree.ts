@@ -1,0 +1,251 @@
+// Simulated annealing over contraction trees by rotations (bindings/exact/tree-search.ts builds the
+// tree from an elimination order and reads the order back; this file runs the sweeps). Variables
+// are bits of u64 words, so a move's bags and outputs cost W loads and popcounts; work is counted
+// in the 32-bit words of the budget's unit (2 per u64 word), so a budget buys the same sweeps on
+// every machine, and WASM's own log2/exp make the search bit-for-bit the same in every host.
+//
+// Layout: left, right: i32[nodes]; out: u64[nodes · W] (node N's output set at N·W); leaves are
+// nodes 0 … L−1. masks: u64[classes · W] (variables of each cardinality class), logs: f64[classes]
+// (log2 of the class's cardinality).
+
+/** Fixed work of a move (random numbers, logs, the Metropolis test), in budget words. */
+const MOVE_BASE_WORDS: f64 = 100;
+/** A node visited without a proposal. */
+const VISIT_WORDS: f64 = 8;
+
+// The run's arrays and parameters (module state: one search at a time, set by treeAnneal).
+let W: i32 = 0;
+let classes: i32 = 0;
+let masks: usize = 0;
+let logs: usize = 0;
+let bound: f64 = 0;
+let penalty: f64 = 1;
+
+/** mulberry32, as the TypeScript side's (core/seed.ts). */
+let rngState: u32 = 0;
+function rand(): f64 {
+  rngState += 0x6d2b79f5;
+  let t = rngState;
+  t = (t ^ (t >>> 15)) * (t | 1);
+  t ^= t + (t ^ (t >>> 7)) * (t | 61);
+  return <f64>(t ^ (t >>> 14)) / 4294967296.0;
+}
+
+/** log2 of the entries of the set at p (W words): Σ_c log2 K_c · |set ∩ class c|. */
+function setLog2(p: usize): f64 {
+  let s: f64 = 0;
+  for (let c = 0; c < classes; c++) {
+    const m = masks + (<usize>(c * W) << 3);
+    let k: i64 = 0;
+    for (let w = 0; w < W; w++) k += popcnt<u64>(load<u64>(p + (<usize>w << 3)) & load<u64>(m + (<usize>w << 3)));
+    s += <f64>k * load<f64>(logs + (<usize>c << 3));
+  }
+  return s;
+}
+
+/**
+ * A node's score: the configurations of its bag, 2^bag; when it sums s variables, bucket
+ * elimination streams the first one's clique (at most the bag), then each next one's (the bag less
+ * the ones before): for binary variables 2^bag · (2 − 2^(1−s)). A node that sums nothing is a
+ * product the bucket kernel fuses into the clique above; it is scored at its bag all the same
+ * (TreeSA's time complexity): scored at 0, large products cost nothing until their summing
+ * ancestor, and the search drifts onto plateaus of trees summing everything at the root.
+ */
+@inline function nodeWeight(bagLog2: f64, summed: i64): f64 {
+  const b = Math.pow(2, bagLog2);
+  return summed == 0 ? b : b * (2 - Math.pow(2, 1 - <f64>summed));
+}
+
+/**
+ * A node's space penalty: per bit of its largest bucket message past the bound. Summing, its first
+ * variable's message is the bag less that variable (about half the bag); summing nothing, its
+ * product is the bag, carried into the clique above.
+ */
+@inline function nodePenalty(bagLog2: f64, summed: i64): f64 {
+  return penalty * max(0, bagLog2 - (summed > 0 ? 1 : 0) - bound);
+}
+
+@inline function word(set: usize, w: i32): u64 {
+  return load<u64>(set + (<usize>w << 3));
+}
+
+/** The tree a run works on and its per-node weights (module state: one run at a time). */
+class Tree {
+  left: usize;
+  right: usize;
+  out: usize;
+  nodes: i32;
+  L: i32;
+  wt: usize;
+  pen: usize;
+  /** Scratch set. */
+  bag: usize;
+  setBytes: usize;
+  W32: f64;
+}
+const tree = new Tree();
+/** Σ weight and Σ penalty of the tree's inner nodes, and the budget words used. */
+let T: f64 = 0;
+let Pen: f64 = 0;
+let used: f64 = 0;
+
+/** Every inner node's weight and penalty from its bag (its children's outputs) and its output; returns the objective. */
+function recompute(t: Tree): f64 {
+  T = 0;
+  Pen = 0;
+  const sb = t.setBytes;
+  for (let N = t.L; N < t.nodes; N++) {
+    const a = t.out + <usize>load<i32>(t.left + (<usize>N << 2)) * sb;
+    const b = t.out + <usize>load<i32>(t.right + (<usize>N << 2)) * sb;
+    const o = t.out + <usize>N * sb;
+    let summed: i64 = 0;
+    for (let w = 0; w < W; w++) {
+      const bag = word(a, w) | word(b, w);
+      store<u64>(t.bag + (<usize>w << 3), bag);
+      summed += popcnt<u64>(bag & ~word(o, w));
+    }
+    const bl = setLog2(t.bag);
+    const x = nodeWeight(bl, summed), y = nodePenalty(bl, summed);
+    store<f64>(t.wt + (<usize>N << 3), x);
+    store<f64>(t.pen + (<usize>N << 3), y);
+    T += x;
+    Pen += y;
+  }
+  used += <f64>(t.nodes - t.L) * t.W32;
+  return Math.log2(max(T, 1)) + Pen;
+}
+
+function saveBest(bestLeft: usize, bestRight: usize, bestOut: usize, treeBytes: usize, outBytes: usize): void {
+  memory.copy(bestLeft, tree.left, treeBytes);
+  memory.copy(bestRight, tree.right, treeBytes);
+  memory.copy(bestOut, tree.out, outBytes);
+}
+
+/** Bytes of scratch treeAnneal needs for a tree of `nodes` nodes and W u64 words per set. */
+export function treeScratchBytes(nodes: i32, words: i32): i32 {
+  // best tree (left, right, out), weights and penalties, four sets.
+  return nodes * 8 + nodes * words * 8 + nodes * 16 + 4 * words * 8 + 16;
+}
+
+/**
+ * One annealing run over rotations of the tree (changed in place into the best tree seen at a
+ * sweep's end), as tree-search.ts documents: objective log2 Σ weight + Σ penalty, moves judged by
+ * their local change. stats (f64[5]) = [objective, log2 flops of the final tree, work, proposals,
+ * accepted]; work is added to stats[2]'s value on entry.
+ */
+export function treeAnneal(
+  left: usize, right: usize, out: usize, nodes: i32, L: i32, words: i32,
+  classMasks: usize, classLogs: usize, nClasses: i32,
+  maxLog2Message: f64, penaltyPerBit: f64, work: f64, beta0: f64, beta1: f64, seed: u32,
+  scratch: usize, stats: usize,
+): void {
+  W = words;
+  classes = nClasses;
+  masks = classMasks;
+  logs = classLogs;
+  bound = maxLog2Message;
+  penalty = penaltyPerBit;
+  rngState = seed;
+  const setBytes = <usize>W << 3;
+  // Scratch: best left/right (i32), best out, wt, pen (f64), bags Y', out Y', bag P, bag N.
+  const bestLeft = scratch, bestRight = bestLeft + (<usize>nodes << 2);
+  const bestOut = (bestRight + (<usize>nodes << 2) + 15) & ~(<usize>15);
+  const wt = bestOut + <usize>nodes * setBytes, pen = wt + (<usize>nodes << 3);
+  const bagY = pen + (<usize>nodes << 3), outY = bagY + setBytes, bagP = outY + setBytes, bagN = bagP + setBytes;
+  const treeBytes = <usize>nodes << 2, outBytes = <usize>nodes * setBytes;
+  const W32: f64 = 2 * <f64>W;
+  used = load<f64>(stats, 16);
+  let proposals: f64 = load<f64>(stats, 24), accepted: f64 = load<f64>(stats, 32);
+  const inner = nodes - L;
+  const t = tree;
+  t.left = left;
+  t.right = right;
+  t.out = out;
+  t.nodes = nodes;
+  t.L = L;
+  t.wt = wt;
+  t.pen = pen;
+  t.bag = bagN;
+  t.setBytes = setBytes;
+  t.W32 = W32;
+
+  saveBest(bestLeft, bestRight, bestOut, treeBytes, outBytes);
+  let bestObj = recompute(t);
+  if (inner >= 2 && work > 0) {
+    const moveWords = 2 * W32 * <f64>(3 + classes) + MOVE_BASE_WORDS;
+    const sweeps = max(1, <i32>Math.floor(work / ((moveWords + VISIT_WORDS) * <f64>inner)));
+    const start = used;
+    for (let s = 0; s < sweeps && used - start < work; s++) {
+      const beta = sweeps == 1 ? beta1 : beta0 * Math.pow(beta1 / beta0, <f64>s / <f64>(sweeps - 1));
+      // Counted as a recompute, as the TypeScript search did, so budgets buy the same sweeps.
+      used += <f64>inner * W32;
+      for (let P = L; P < nodes; P++) {
+        used += VISIT_WORDS;
+        // P = (Z, Y) with Y = (C, D) an inner node: propose P = ((Z, C), D), Y taking (Z, C)'s place.
+        const pl = left + (<usize>P << 2), pr = right + (<usize>P << 2);
+        let side = rand() < 0.5 ? 0 : 1;
+        let Y = side == 0 ? load<i32>(pl) : load<i32>(pr);
+        if (Y < L) {
+          side ^= 1;
+          Y = side == 0 ? load<i32>(pl) : load<i32>(pr);
+          if (Y < L) continue;
+        }
+        const Z = side == 0 ? load<i32>(pr) : load<i32>(pl);
+        const pick = rand() < 0.5;
+        const yl = load<i32>(left + (<usize>Y << 2)), yr = load<i32>(right + (<usize>Y << 2));
+        const C = pick ? yl : yr, D = pick ? yr : yl;
+        proposals++;
+        used += moveWords;
+        const z = out + <usize>Z * setBytes, c = out + <usize>C * setBytes, d = out + <usize>D * setBytes, p = out + <usize>P * setBytes;
+        let sumY: i64 = 0, sumP: i64 = 0;
+        for (let w = 0; w < W; w++) {
+          const a = word(z, w) | word(c, w);
+          const dw = word(d, w), pw = word(p, w);
+          const o = a & (pw | dw);
+          const b = o | dw;
+          const q = <usize>w << 3;
+          store<u64>(bagY + q, a);
+          store<u64>(outY + q, o);
+          store<u64>(bagP + q, b);
+          sumY += popcnt<u64>(a & ~o);
+          sumP += popcnt<u64>(b & ~pw);
+        }
+        const lY = setLog2(bagY), lP = setLog2(bagP);
+        const wY = nodeWeight(lY, sumY), wP = nodeWeight(lP, sumP);
+        const penY = nodePenalty(lY, sumY), penP = nodePenalty(lP, sumP);
+        const yAt = <usize>Y << 3, pAt = <usize>P << 3;
+        const wtY = load<f64>(wt + yAt), wtP = load<f64>(wt + pAt), penY0 = load<f64>(pen + yAt), penP0 = load<f64>(pen + pAt);
+        // The local change (TreeSA's): log2 of the two nodes' weights after against before.
+        const delta = Math.log2(max(wY + wP, 1)) - Math.log2(max(wtY + wtP, 1)) + penY + penP - penY0 - penP0;
+        if (delta > 0 && rand() >= Math.exp(-beta * delta)) continue;
+        accepted++;
+        // Y becomes (Z, C) under P; P becomes (Y, D).
+        store<i32>(left + (<usize>Y << 2), Z);
+        store<i32>(right + (<usize>Y << 2), C);
+        if (side == 0) store<i32>(pr, D);
+        else store<i32>(pl, D);
+        memory.copy(out + <usize>Y * setBytes, outY, setBytes);
+        Pen += penY + penP - penY0 - penP0;
+        T = T - wtP - wtY + wY + wP;
+        store<f64>(wt + yAt, wY);
+        store<f64>(wt + pAt, wP);
+        store<f64>(pen + yAt, penY);
+        store<f64>(pen + pAt, penP);
+      }
+      const obj = recompute(t);
+      if (obj < bestObj) {
+        bestObj = obj;
+        saveBest(bestLeft, bestRight, bestOut, treeBytes, outBytes);
+      }
+    }
+  }
+  memory.copy(left, bestLeft, treeBytes);
+  memory.copy(right, bestRight, treeBytes);
+  memory.copy(out, bestOut, outBytes);
+  const obj = recompute(t);
+  store<f64>(stats, obj);
+  store<f64>(stats, Math.log2(max(T, 1)), 8);
+  store<f64>(stats, used, 16);
+  store<f64>(stats, proposals, 24);
+  store<f64>(stats, accepted, 32);
+}
