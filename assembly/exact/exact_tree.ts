@@ -6,7 +6,8 @@
 //
 // Layout: left, right: i32[nodes]; out: u64[nodes · W] (node N's output set at N·W); leaves are
 // nodes 0 … L−1. masks: u64[classes · W] (variables of each cardinality class), logs: f64[classes]
-// (log2 of the class's cardinality).
+// (log2 of the class's cardinality), pows: f64[classes · stride] (K_c^k, k < stride: more than the
+// class's variables).
 
 /** Fixed work of a move (random numbers, logs, the Metropolis test), in budget words. */
 const MOVE_BASE_WORDS: f64 = 100;
@@ -18,6 +19,8 @@ let W: i32 = 0;
 let classes: i32 = 0;
 let masks: usize = 0;
 let logs: usize = 0;
+let pows: usize = 0;
+let powStride: i32 = 0;
 let bound: f64 = 0;
 let penalty: f64 = 1;
 
@@ -31,15 +34,24 @@ function rand(): f64 {
   return <f64>(t ^ (t >>> 14)) / 4294967296.0;
 }
 
-/** log2 of the entries of the set at p (W words): Σ_c log2 K_c · |set ∩ class c|. */
+/** The entries of the last set setLog2 measured: Π_c K_c^|set ∩ class c| (products of table entries). */
+let setEntries: f64 = 1;
+
+/**
+ * log2 of the entries of the set at p (W words): Σ_c log2 K_c · |set ∩ class c|; its entries go to
+ * setEntries, from the table of powers (K_c^k at pows + 8 (c · stride + k), built by repeated
+ * multiplication, so the weights are the same in every host).
+ */
 function setLog2(p: usize): f64 {
-  let s: f64 = 0;
+  let s: f64 = 0, e: f64 = 1;
   for (let c = 0; c < classes; c++) {
     const m = masks + (<usize>(c * W) << 3);
-    let k: i64 = 0;
-    for (let w = 0; w < W; w++) k += popcnt<u64>(load<u64>(p + (<usize>w << 3)) & load<u64>(m + (<usize>w << 3)));
+    let k: i32 = 0;
+    for (let w = 0; w < W; w++) k += <i32>popcnt<u64>(load<u64>(p + (<usize>w << 3)) & load<u64>(m + (<usize>w << 3)));
     s += <f64>k * load<f64>(logs + (<usize>c << 3));
+    e *= load<f64>(pows + (<usize>(c * powStride + k) << 3));
   }
+  setEntries = e;
   return s;
 }
 
@@ -51,9 +63,11 @@ function setLog2(p: usize): f64 {
  * (TreeSA's time complexity): scored at 0, large products cost nothing until their summing
  * ancestor, and the search drifts onto plateaus of trees summing everything at the root.
  */
-@inline function nodeWeight(bagLog2: f64, summed: i64): f64 {
-  const b = Math.pow(2, bagLog2);
-  return summed == 0 ? b : b * (2 - Math.pow(2, 1 - <f64>summed));
+@inline function nodeWeight(entries: f64, summed: i64): f64 {
+  const b = entries;
+  // 2^(1−s) exactly, from its exponent bits (0 past the smallest normal: 2 − it is 2 by then).
+  const tail = summed > 1000 ? 0 : reinterpret<f64>(<u64>(1024 - summed) << 52);
+  return summed == 0 ? b : b * (2 - tail);
 }
 
 /**
@@ -105,7 +119,7 @@ function recompute(t: Tree): f64 {
       summed += popcnt<u64>(bag & ~word(o, w));
     }
     const bl = setLog2(t.bag);
-    const x = nodeWeight(bl, summed), y = nodePenalty(bl, summed);
+    const x = nodeWeight(setEntries, summed), y = nodePenalty(bl, summed);
     store<f64>(t.wt + (<usize>N << 3), x);
     store<f64>(t.pen + (<usize>N << 3), y);
     T += x;
@@ -135,7 +149,7 @@ export function treeScratchBytes(nodes: i32, words: i32): i32 {
  */
 export function treeAnneal(
   left: usize, right: usize, out: usize, nodes: i32, L: i32, words: i32,
-  classMasks: usize, classLogs: usize, nClasses: i32,
+  classMasks: usize, classLogs: usize, classPows: usize, powsPerClass: i32, nClasses: i32,
   maxLog2Message: f64, penaltyPerBit: f64, work: f64, beta0: f64, beta1: f64, seed: u32,
   scratch: usize, stats: usize,
 ): void {
@@ -143,6 +157,8 @@ export function treeAnneal(
   classes = nClasses;
   masks = classMasks;
   logs = classLogs;
+  pows = classPows;
+  powStride = powsPerClass;
   bound = maxLog2Message;
   penalty = penaltyPerBit;
   rngState = seed;
@@ -210,13 +226,13 @@ export function treeAnneal(
           sumY += popcnt<u64>(a & ~o);
           sumP += popcnt<u64>(b & ~pw);
         }
-        const lY = setLog2(bagY), lP = setLog2(bagP);
-        const wY = nodeWeight(lY, sumY), wP = nodeWeight(lP, sumP);
+        const lY = setLog2(bagY), eY = setEntries, lP = setLog2(bagP), eP = setEntries;
+        const wY = nodeWeight(eY, sumY), wP = nodeWeight(eP, sumP);
         const penY = nodePenalty(lY, sumY), penP = nodePenalty(lP, sumP);
         const yAt = <usize>Y << 3, pAt = <usize>P << 3;
         const wtY = load<f64>(wt + yAt), wtP = load<f64>(wt + pAt), penY0 = load<f64>(pen + yAt), penP0 = load<f64>(pen + pAt);
         // The local change (TreeSA's): log2 of the two nodes' weights after against before.
-        const delta = Math.log2(max(wY + wP, 1)) - Math.log2(max(wtY + wtP, 1)) + penY + penP - penY0 - penP0;
+        const delta = Math.log2(max(wY + wP, 1) / max(wtY + wtP, 1)) + penY + penP - penY0 - penP0;
         if (delta > 0 && rand() >= Math.exp(-beta * delta)) continue;
         accepted++;
         // Y becomes (Z, C) under P; P becomes (Y, D).
@@ -248,4 +264,44 @@ export function treeAnneal(
   store<f64>(stats, used, 16);
   store<f64>(stats, proposals, 24);
   store<f64>(stats, accepted, 32);
+}
+
+/**
+ * The elimination order of a tree (local variable indices into order, returning how many): in
+ * post-order, the variables each node sums — a leaf, those of its factor alone (leafSets: u64[L ·
+ * W], its scope); an inner node, its bag (its children's outputs) less its output — each node's in
+ * increasing index. stack: i32[nodes], visited: u8[nodes] (zeroed by the caller), bag: u64[W].
+ * At most `capacity` are written: a tree summing a variable twice returns more than that.
+ */
+export function treeOrder(left: usize, right: usize, out: usize, nodes: i32, L: i32, words: i32, root: i32, leafSets: usize, order: usize, capacity: i32, stack: usize, visited: usize, bag: usize): i32 {
+  const setBytes = <usize>words << 3;
+  let top = 0, emitted = 0;
+  store<i32>(stack, root);
+  top = 1;
+  while (top > 0) {
+    const N = load<i32>(stack + (<usize>(top - 1) << 2));
+    if (N >= L && load<u8>(visited + <usize>N) == 0) {
+      store<u8>(visited + <usize>N, 1);
+      store<i32>(stack + (<usize>top << 2), load<i32>(right + (<usize>N << 2)));
+      store<i32>(stack + (<usize>(top + 1) << 2), load<i32>(left + (<usize>N << 2)));
+      top += 2;
+      continue;
+    }
+    top--;
+    if (N < L) memory.copy(bag, leafSets + <usize>N * setBytes, setBytes);
+    else {
+      const a = out + <usize>load<i32>(left + (<usize>N << 2)) * setBytes, b = out + <usize>load<i32>(right + (<usize>N << 2)) * setBytes;
+      for (let q: usize = 0; q < setBytes; q += 8) store<u64>(bag + q, load<u64>(a + q) | load<u64>(b + q));
+    }
+    const o = out + <usize>N * setBytes;
+    for (let w = 0; w < words; w++) {
+      let bits = load<u64>(bag + (<usize>w << 3)) & ~load<u64>(o + (<usize>w << 3));
+      while (bits != 0) {
+        if (emitted < capacity) store<i32>(order + (<usize>emitted << 2), (w << 6) + <i32>ctz<u64>(bits));
+        emitted++;
+        bits &= bits - 1;
+      }
+    }
+  }
+  return emitted;
 }

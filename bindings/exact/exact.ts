@@ -148,7 +148,9 @@ function rescueTreeSearch(g: ContractionGraph, start: Int32Array, opts: TreeSear
   const gains: number[] = [];
   for (let k = 0; k < RESCUE_STAGES.length; k++) {
     // Each search returns its start order when it finds nothing better: never worse than `best`.
-    const t = searchContractionTree(g, best?.order ?? start, { ...opts, work: (opts.work * RESCUE_STAGES[k]) / parts, seed: RESCUE_SEED + 17 * k });
+    // From the second stage on, the start is the best order so far: its cost is known.
+    const known = best ? { log2Flops: best.log2Flops, log2Message: best.log2Message, treewidth: best.treewidth } : undefined;
+    const t = searchContractionTree(g, best?.order ?? start, { ...opts, work: (opts.work * RESCUE_STAGES[k]) / parts, seed: RESCUE_SEED + 17 * k, startCost: known });
     proposals += t.proposals;
     accepted += t.accepted;
     work += t.work;

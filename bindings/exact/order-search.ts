@@ -1,16 +1,17 @@
-// Local search on elimination orders (pure TypeScript): simulated annealing from a greedy order,
-// minimising the configurations bucket elimination streams subject to a bound on the largest
-// message (Kjærulff 1992's annealing of elimination orders; the cost is OMEinsum's/TensorInference's
-// time complexity with a space penalty).
+// Local search on elimination orders: simulated annealing from a greedy order, minimising the
+// configurations bucket elimination streams subject to a bound on the largest message (Kjærulff
+// 1992's annealing of elimination orders; the cost is OMEinsum's/TensorInference's time complexity
+// with a space penalty).
 //
-// An order is evaluated by eliminating on adjacency bitsets (n/32 words per variable), stopping as
-// soon as its cost passes the Metropolis threshold drawn before the evaluation, so most rejected
-// moves cost a fraction of a full elimination. The search's work is counted in bitset words
+// An order is evaluated by eliminating on adjacency bitsets in the engine (n/64 u64 words per
+// variable), stopping as soon as its cost passes the Metropolis threshold drawn before the
+// evaluation, so most rejected moves cost a fraction of a full elimination. The search's work is counted in bitset words
 // touched, a deterministic measure: the same graph, start, seed and budget give the same order on
 // any machine and at any load, so results never depend on timing.
 
 import type { OrderingGraph } from './orderings.ts';
 import { mulberry32 } from '../core/seed.ts';
+import { plannerEngine } from '../core/engine.ts';
 
 export interface OrderCost {
   /** log2 of Σ_v |C_v| (clique configurations of one upward pass). */
@@ -38,80 +39,67 @@ export interface AnnealResult extends OrderCost {
   work: number;
 }
 
-/** Adjacency bitsets of a graph, eliminated in place on a copy. */
+/** Adjacency bitsets of a graph in the planner engine, eliminated there on a copy (assembly/exact/exact_order.ts). dispose() frees them. */
 class BitGraph {
+  /** 32-bit words per set: the work unit's (whole u64 words in the engine). */
   readonly words: number;
-  readonly adj: Uint32Array;
-  private readonly scratch: Uint32Array;
-  readonly logK: Float64Array;
+  private readonly W64: number;
+  private readonly engine = plannerEngine();
+  private readonly arena = this.engine.arena();
+  private readonly pAdj: number;
+  private readonly pScratch: number;
+  private readonly pLogK: number;
+  private readonly pOrder: number;
+  private readonly pOut: number;
 
   constructor(readonly g: OrderingGraph) {
-    const n = g.n;
+    const n = g.n, arena = this.arena;
     this.words = (n + 31) >>> 5;
-    this.adj = new Uint32Array(n * this.words);
-    this.scratch = new Uint32Array(n * this.words);
-    this.logK = Float64Array.from(g.card, (k) => Math.log2(k));
+    this.W64 = (n + 63) >>> 6;
+    const W = 2 * this.W64;
+    this.pAdj = arena.alloc(4 * n * W);
+    const adj = arena.u32(this.pAdj, n * W);
     const { i, j } = g.pairwiseFactors();
     for (let k = 0; k < i.length; k++) {
       const a = i[k], b = j[k];
       if (a === b) continue;
-      this.adj[a * this.words + (b >>> 5)] |= 1 << (b & 31);
-      this.adj[b * this.words + (a >>> 5)] |= 1 << (a & 31);
+      adj[a * W + (b >>> 5)] |= 1 << (b & 31);
+      adj[b * W + (a >>> 5)] |= 1 << (a & 31);
     }
+    this.pScratch = arena.alloc(4 * n * W, false);
+    this.pLogK = arena.allocF64(Float64Array.from(g.card, (k) => Math.log2(k)));
+    this.pOrder = arena.alloc(4 * n, false);
+    this.pOut = arena.alloc(48, false);
   }
 
   /**
    * Eliminates in `order`; stops (returning the cost so far, `complete` false) once the objective
-   * passes `stopAt`. `used.work` grows by the words touched.
+   * passes `stopAt`. `used.work` grows by the words touched: each neighbour its W words and
+   * NEIGHBOUR_WORDS (4) of bit scanning and bookkeeping, most of the time on small graphs.
    */
   cost(order: Int32Array, maxLog2Message: number, penalty: number, stopAt: number, used: { work: number }): OrderCost & { objective: number; complete: boolean } {
-    const n = this.g.n, W = this.words, a = this.scratch, logK = this.logK;
-    a.set(this.adj);
-    let flops = 0, maxMsg = 0, tw = 0, work = 0;
-    let objective = -Infinity;
-    let complete = true;
-    for (let t = 0; t < n; t++) {
-      const v = order[t], rv = v * W;
-      let msg = 0, d = 0;
-      for (let w = 0; w < W; w++) {
-        let bits = a[rv + w];
-        while (bits !== 0) {
-          const low = bits & -bits;
-          const u = (w << 5) + 31 - Math.clz32(low);
-          bits ^= low;
-          msg += logK[u];
-          d++;
-          // u gains v's other neighbours and loses v.
-          const ru = u * W;
-          for (let q = 0; q < W; q++) a[ru + q] |= a[rv + q];
-          a[ru + (u >>> 5)] &= ~(1 << (u & 31));
-          a[ru + (v >>> 5)] &= ~(1 << (v & 31));
-        }
-      }
-      // Each neighbour costs its W words and about as much again as NEIGHBOUR_WORDS words in bit
-      // scanning and bookkeeping: on small graphs (W = 1 or 2) that is most of the time.
-      work += (d + 1) * (W + NEIGHBOUR_WORDS);
-      flops += 2 ** (msg + logK[v]);
-      if (msg > maxMsg) maxMsg = msg;
-      if (d > tw) tw = d;
-      objective = Math.log2(flops) + penalty * Math.max(0, maxMsg - maxLog2Message);
-      if (objective > stopAt) {
-        complete = false;
-        break;
-      }
-    }
+    const arena = this.arena, n = this.g.n;
+    arena.i32(this.pOrder, n).set(order);
+    this.engine.call('order cost', (k) => k.orderCostRun(this.pAdj, this.pScratch, this.W64, this.words, n, this.pOrder, this.pLogK, maxLog2Message, penalty, stopAt, this.pOut));
+    const [log2Flops, log2Message, treewidth, objective, complete, work] = arena.f64(this.pOut, 6);
     used.work += work;
-    return { log2Flops: Math.log2(flops), log2Message: maxMsg, treewidth: tw, objective, complete };
+    return { log2Flops, log2Message, treewidth, objective, complete: complete === 1 };
+  }
+
+  dispose(): void {
+    this.arena.dispose();
   }
 }
 
-/** The per-neighbour bookkeeping of an elimination step, in bitset words of the same time. */
-const NEIGHBOUR_WORDS = 4;
-
 /** The cost of one order (a full evaluation). */
 export function orderCost(g: OrderingGraph, order: Int32Array): OrderCost {
-  const c = new BitGraph(g).cost(order, Infinity, 0, Infinity, { work: 0 });
-  return { log2Flops: c.log2Flops, log2Message: c.log2Message, treewidth: c.treewidth };
+  const bits = new BitGraph(g);
+  try {
+    const c = bits.cost(order, Infinity, 0, Infinity, { work: 0 });
+    return { log2Flops: c.log2Flops, log2Message: c.log2Message, treewidth: c.treewidth };
+  } finally {
+    bits.dispose();
+  }
 }
 
 /**
@@ -122,8 +110,16 @@ export function orderCost(g: OrderingGraph, order: Int32Array): OrderCost {
  * `start` by the objective).
  */
 export function annealOrder(g: OrderingGraph, start: Int32Array, opts: AnnealOptions): AnnealResult {
-  const n = g.n, penalty = opts.penalty ?? 4, bound = opts.maxLog2Message;
   const bits = new BitGraph(g);
+  try {
+    return anneal(bits, g, start, opts);
+  } finally {
+    bits.dispose();
+  }
+}
+
+function anneal(bits: BitGraph, g: OrderingGraph, start: Int32Array, opts: AnnealOptions): AnnealResult {
+  const n = g.n, penalty = opts.penalty ?? 4, bound = opts.maxLog2Message;
   const used = { work: 0 };
   // Variables missing from `start` (fixed ones) go last: they have no edges.
   const cur = new Int32Array(n);

@@ -299,49 +299,182 @@ function greedyOrder(model: OrderingGraph, kind: Greedy, abortLog2: number, base
   }
   const order = new Int32Array(n);
   const nb = new Int32Array(n);
-  const touched = new Int32Array(n), inTouched = new Uint8Array(n), inClique = new Uint8Array(n);
   let t = 0;
-  const fillBased = kind === 'minfill' || kind === 'weightedminfill';
+  const fills = kind === 'minfill' || kind === 'weightedminfill' ? new FillUpdate(card, kind === 'weightedminfill') : null;
   while (heap.size > 0) {
     const a = heap.topA, b = heap.topB, v = heap.topV;
     heap.pop();
     if (gone[v] || a !== curA[v] || b !== curB[v]) continue; // stale entry
     if (weight(v) > abortLog2) return null;
+    if (fills) fills.before(g, v, curA);
     const d = g.eliminate(v, nb);
     gone[v] = 1;
     order[t++] = v;
-    // v's neighbours: new neighbourhoods, keys computed afresh.
+    if (!fills) {
+      // v's neighbours: new neighbourhoods, keys computed afresh.
+      for (let k = 0; k < d; k++) if (setKey(nb[k])) heap.push(curA[nb[k]], curB[nb[k]], nb[k]);
+      continue;
+    }
+    // Fill-based keys from the fill edges the elimination added (FillUpdate): integer counts, so
+    // the keys are exactly those a recount would give, and so is the order.
+    const m = fills.after(g, nb, d, curA);
+    for (let k = 0; k < m; k++) {
+      const u = fills.changed[k], b = weight(u);
+      if (fills.inClique[u] && curB[u] === b && fills.previous[k] === curA[u]) continue;
+      curB[u] = b;
+      heap.push(curA[u], b, u);
+    }
+    fills.done(nb, d, m);
+  }
+  return order;
+}
+
+/**
+ * Min-fill's keys after an elimination, without recounting: fill(u) = P(N(u)) − tri(u), where
+ * P(S) = Σ_{pairs a < b in S} K_a K_b (1 each, unweighted) and tri(u) the same sum over the edges
+ * within N(u). Eliminating v makes its neighbours N a clique by the fill edges F.
+ *
+ * - A vertex outside N ∪ {v} keeps its neighbours: its fill drops by the edges of F within them.
+ * - A clique member u had N(u) = A ∪ C ∪ {v} (A outside N, C = N(u) ∩ N) and now has A ∪ B
+ *   (B = N \ {u} = C ∪ D, D its fill partners), so
+ *   tri'(u) = tri(u) − e(C) − K_v ΣK(C) + e(A, D) + P(B), with e(C) = P(C) − (F within C).
+ *
+ * Costs |F| × degree per elimination where a recount costs |N| × degree²: min-fill adds few edges.
+ */
+class FillUpdate {
+  /** Vertices whose keys changed in the last `after` (their fills in curA); previous[k] its fill before. */
+  readonly changed: Int32Array;
+  readonly previous: Float64Array;
+  readonly inClique: Uint8Array;
+  private readonly kw: Float64Array;
+  private readonly inChanged: Uint8Array;
+  private readonly at: Int32Array;
+  private partner: Int32Array;
+  private readonly stamp: Int32Array;
+  private tick = 0;
+  // Per clique member (by its index in N): tri(u), ΣK and ΣK² over C_u.
+  private triOld = new Float64Array(16);
+  private cSum = new Float64Array(16);
+  private cSq = new Float64Array(16);
+  private partners = new Int32Array(17);
+  private fillAt = new Int32Array(16);
+  private inc = new Float64Array(16);
+  private Kv = 1;
+
+  constructor(card: Int32Array, weighted: boolean) {
+    const n = card.length;
+    this.kw = Float64Array.from(card, (k) => (weighted ? k : 1));
+    this.changed = new Int32Array(n);
+    this.previous = new Float64Array(n);
+    this.inClique = new Uint8Array(n);
+    this.inChanged = new Uint8Array(n);
+    this.at = new Int32Array(n).fill(-1);
+    this.partner = new Int32Array(2);
+    this.stamp = new Int32Array(n);
+  }
+
+  /** Before v's elimination: its neighbours' tri and C sums (curA holds every vertex's fill). */
+  before(g: ElimGraph, v: number, curA: Float64Array): void {
+    const d = g.deg[v], kw = this.kw;
+    if (this.triOld.length < d) (this.triOld = new Float64Array(2 * d)), (this.cSum = new Float64Array(2 * d)), (this.cSq = new Float64Array(2 * d)), (this.partners = new Int32Array(2 * d + 1)), (this.fillAt = new Int32Array(2 * d)), (this.inc = new Float64Array(2 * d));
+    this.Kv = kw[v];
+    g.markNbrs(v);
+    for (let k = 0; k < d; k++) {
+      const u = g.at(v, k);
+      let s1 = 0, s2 = 0, c1 = 0, c2 = 0;
+      for (let q = 0; q < g.deg[u]; q++) {
+        const x = g.at(u, q), K = kw[x];
+        s1 += K;
+        s2 += K * K;
+        if (g.marked(x)) (c1 += K), (c2 += K * K);
+      }
+      this.triOld[k] = (s1 * s1 - s2) / 2 - curA[u];
+      this.cSum[k] = c1;
+      this.cSq[k] = c2;
+    }
+  }
+
+  /** After it (nb: N, d = |N|): new fills into curA; returns how many vertices `changed` lists. */
+  after(g: ElimGraph, nb: Int32Array, d: number, curA: Float64Array): number {
+    const kw = this.kw, pairs = g.addedPairs, F = g.added, at = this.at, changed = this.changed, previous = this.previous, inChanged = this.inChanged, inClique = this.inClique;
+    let m = 0, totS = 0, totQ = 0, totF = 0;
     for (let k = 0; k < d; k++) {
       const u = nb[k];
       inClique[u] = 1;
-      if (setKey(u)) heap.push(curA[u], curB[u], u);
+      at[u] = k;
+      totS += kw[u];
+      totQ += kw[u] * kw[u];
     }
-    if (fillBased) {
-      // Anyone else keeps its neighbours (it was not adjacent to v); its fill drops by each fill
-      // edge joining two of them (weighted: by K_a K_b). Integer counts, so the keys are exactly
-      // those a recount would give, and so is the order.
-      let m = 0;
-      const pairs = g.addedPairs;
-      for (let e = 0; e < g.added; e++) {
-        const a = pairs[2 * e], b = pairs[2 * e + 1];
-        g.markNbrs(a);
-        const drop = kind === 'weightedminfill' ? card[a] * card[b] : 1;
-        for (let q = 0; q < g.deg[b]; q++) {
-          const w = g.at(b, q);
-          if (!g.marked(w) || inClique[w]) continue;
-          if (!inTouched[w]) (inTouched[w] = 1), (touched[m++] = w);
-          curA[w] -= drop;
+    // Outside the clique: common neighbours of each fill edge's ends.
+    for (let e = 0; e < F; e++) {
+      const a = pairs[2 * e], b = pairs[2 * e + 1];
+      g.markNbrs(a);
+      const drop = kw[a] * kw[b];
+      totF += drop;
+      for (let q = 0; q < g.deg[b]; q++) {
+        const w = g.at(b, q);
+        if (!g.marked(w) || inClique[w]) continue;
+        if (!inChanged[w]) (inChanged[w] = 1), (previous[m] = curA[w]), (changed[m++] = w);
+        curA[w] -= drop;
+      }
+    }
+    // Fill partners of each clique member, grouped by member (counting sort), and the weight of
+    // the fill edges at each (inc).
+    const start = this.partners, inc = this.inc;
+    start.fill(0, 0, d + 1);
+    for (let e = 0; e < 2 * F; e++) start[at[pairs[e]] + 1]++;
+    for (let k = 0; k < d; k++) start[k + 1] += start[k];
+    if (this.partner.length < 2 * F) this.partner = new Int32Array(4 * F);
+    const partner = this.partner, fillAt = this.fillAt;
+    for (let k = 0; k < d; k++) (fillAt[k] = start[k]), (inc[k] = 0);
+    for (let e = 0; e < F; e++) {
+      const a = pairs[2 * e], b = pairs[2 * e + 1], w = kw[a] * kw[b];
+      partner[fillAt[at[a]]++] = b;
+      partner[fillAt[at[b]]++] = a;
+      inc[at[a]] += w;
+      inc[at[b]] += w;
+    }
+    for (let k = 0; k < d; k++) {
+      const u = nb[k], Ku = kw[u];
+      if (!inChanged[u]) (inChanged[u] = 1), (previous[m] = curA[u]), (changed[m++] = u);
+      // e(A, D), A being u's neighbours outside the clique; and the fill edges at {u} ∪ D (S):
+      // Σ inc over S less those within S (u to D, and within D, seen from both ends).
+      g.markNbrs(u);
+      const tk = ++this.tick;
+      for (let p = start[k]; p < start[k + 1]; p++) this.stamp[partner[p]] = tk;
+      let eAD = 0, atS = inc[k], withinD = 0;
+      for (let p = start[k]; p < start[k + 1]; p++) {
+        const y = partner[p], Ky = kw[y], j = at[y];
+        let s = 0;
+        for (let q = 0; q < g.deg[y]; q++) {
+          const x = g.at(y, q);
+          if (g.marked(x) && !inClique[x]) s += kw[x];
         }
+        eAD += Ky * s;
+        atS += inc[j] - Ku * Ky;
+        for (let r = start[j]; r < start[j + 1]; r++) if (this.stamp[partner[r]] === tk) withinD += Ky * kw[partner[r]];
       }
-      for (let k = 0; k < m; k++) {
-        const w = touched[k];
-        inTouched[w] = 0;
-        heap.push(curA[w], curB[w], w);
+      // F within C_u: all of F less the edges at S.
+      const fillC = totF - (atS - withinD / 2);
+      const c1 = this.cSum[k], eC = (c1 * c1 - this.cSq[k]) / 2 - fillC;
+      const sB = totS - Ku, qB = totQ - Ku * Ku;
+      const tri = this.triOld[k] - eC - this.Kv * c1 + eAD + (sB * sB - qB) / 2;
+      let s1 = 0, s2 = 0;
+      for (let q = 0; q < g.deg[u]; q++) {
+        const K = kw[g.at(u, q)];
+        s1 += K;
+        s2 += K * K;
       }
+      curA[u] = (s1 * s1 - s2) / 2 - tri;
     }
-    for (let k = 0; k < d; k++) inClique[nb[k]] = 0;
+    return m;
   }
-  return order;
+
+  /** Clears the marks of the last `after` (its clique nb[0 … d), its m changed vertices). */
+  done(nb: Int32Array, d: number, m: number): void {
+    for (let k = 0; k < d; k++) (this.inClique[nb[k]] = 0), (this.at[nb[k]] = -1);
+    for (let k = 0; k < m; k++) this.inChanged[this.changed[k]] = 0;
+  }
 }
 
 /** Reverse Cuthill–McKee: BFS from a pseudo-peripheral vertex of each component, neighbours by degree. */

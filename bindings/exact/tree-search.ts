@@ -34,6 +34,8 @@ export interface TreeSearchOptions {
   restarts?: number;
   /** Inverse temperatures (1 / log2 units) of the first and last sweep. Default 0.5 and 30. */
   betas?: [number, number];
+  /** The start order's cost, when the caller knows it (else computed). */
+  startCost?: OrderCost;
 }
 
 export interface TreeSearchResult extends OrderCost {
@@ -67,6 +69,8 @@ class ContractionTree {
   readonly right: Int32Array;
   readonly out: Uint32Array;
   root = 0;
+  /** The leaves' scopes (L sets of W words). */
+  leafSets: Uint32Array = new Uint32Array(0);
 
   constructor(readonly leaves: number, words: number) {
     this.W = words;
@@ -75,13 +79,6 @@ class ContractionTree {
     this.left = new Int32Array(this.nodes).fill(-1);
     this.right = new Int32Array(this.nodes).fill(-1);
     this.out = new Uint32Array(this.nodes * words);
-  }
-
-  copyFrom(t: ContractionTree): void {
-    this.left.set(t.left);
-    this.right.set(t.right);
-    this.out.set(t.out);
-    this.root = t.root;
   }
 }
 
@@ -93,12 +90,21 @@ class Sizes {
   readonly classes: number;
   readonly logs: Float64Array;
   readonly masks: Uint32Array;
+  /** K_c^k at c · stride + k (k ≤ the variables in all): by repeated multiplication, exact wherever it can be and the same in every host. */
+  readonly pows: Float64Array;
+  readonly stride: number;
   constructor(W: number, card: ArrayLike<number>) {
     const distinct = [...new Set(Array.from(card))].sort((a, b) => a - b);
     this.classes = distinct.length;
     this.logs = Float64Array.from(distinct, (k) => Math.log2(k));
     this.masks = new Uint32Array(this.classes * W);
     for (let v = 0; v < card.length; v++) this.masks[distinct.indexOf(card[v]) * W + (v >>> 5)] |= 1 << (v & 31);
+    this.stride = card.length + 1;
+    this.pows = new Float64Array(this.classes * this.stride);
+    distinct.forEach((K, c) => {
+      let x = 1;
+      for (let k = 0; k < this.stride; k++) (this.pows[c * this.stride + k] = x), (x *= K);
+    });
   }
 }
 
@@ -121,45 +127,54 @@ function treeFromOrder(g: ContractionGraph, lv: Leaves, order: Int32Array): Cont
   for (const v of order) if (local[v] >= 0 && pos[local[v]] < 0) (byPos[p] = local[v]), (pos[local[v]] = p++);
   for (let v = 0; v < g.n; v++) if (local[v] >= 0 && pos[local[v]] < 0) (byPos[p] = local[v]), (pos[local[v]] = p++);
   const bucket: number[][] = Array.from({ length: nLocal }, () => []);
-  /** The variable of `node` eliminated first after position `after` (−1: none). */
-  const firstAfter = (node: number, after: number): number => {
+  // live[N]: N's variables not yet eliminated (all[N] keeps every variable below N, for the
+  // outputs). A table goes to the bucket of its first live variable.
+  const live = new Uint32Array(t.nodes * W);
+  /** The live variable of `node` eliminated first (−1: none). */
+  const firstLive = (node: number): number => {
     let best = -1;
     for (let w = 0; w < W; w++) {
-      let bits = all[node * W + w];
+      let bits = live[node * W + w];
       while (bits !== 0) {
         const low = bits & -bits;
         const u = (w << 5) + 31 - Math.clz32(low);
         bits ^= low;
-        if (pos[u] > after && (best < 0 || pos[u] < pos[best])) best = u;
+        if (best < 0 || pos[u] < pos[best]) best = u;
       }
     }
     return best;
   };
   leafScopes.forEach((sc, l) => {
     for (const u of sc) all[l * W + (u >>> 5)] |= 1 << (u & 31);
-    bucket[firstAfter(l, -1)].push(l);
+    for (let w = 0; w < W; w++) live[l * W + w] = all[l * W + w];
+    bucket[firstLive(l)].push(l);
   });
   let next = L;
   const join = (a: number, b: number): number => {
     const N = next++;
     t.left[N] = a;
     t.right[N] = b;
-    for (let w = 0; w < W; w++) all[N * W + w] = all[a * W + w] | all[b * W + w];
+    for (let w = 0; w < W; w++) {
+      all[N * W + w] = all[a * W + w] | all[b * W + w];
+      live[N * W + w] = live[a * W + w] | live[b * W + w];
+    }
     return N;
   };
   const roots: number[] = [];
   for (let q = 0; q < nLocal; q++) {
-    const items = bucket[byPos[q]];
+    const x = byPos[q], items = bucket[x];
     if (items.length === 0) continue;
     let node = items[0];
     for (let k = 1; k < items.length; k++) node = join(node, items[k]);
-    const to = firstAfter(node, q);
+    live[node * W + (x >>> 5)] &= ~(1 << (x & 31));
+    const to = firstLive(node);
     if (to >= 0) bucket[to].push(node);
     else roots.push(node);
   }
   let root = roots[0];
   for (let k = 1; k < roots.length; k++) root = join(root, roots[k]);
   t.root = root;
+  t.leafSets = all.slice(0, L * W);
   // Outputs top-down: what a child carries is what it has that its sibling or the outside needs.
   for (let N = t.nodes - 1; N >= L; N--) {
     const a = t.left[N], b = t.right[N];
@@ -173,79 +188,75 @@ function treeFromOrder(g: ContractionGraph, lv: Leaves, order: Int32Array): Cont
 }
 
 /**
- * The elimination order of a tree: in post-order, the variables each node sums (a leaf: those of
- * its factor alone; an inner node: its bag less its output); then the variables in no scope.
+ * A contraction tree copied into the planner engine (assembly/exact/exact_tree.ts), annealed and
+ * read back as an elimination order there. dispose() frees it.
  */
-function orderFromTree(t: ContractionTree, lv: Leaves, n: number): Int32Array {
-  const W = t.W, leafScopes = lv.scopes, L = leafScopes.length, globalOf = lv.globalOf;
-  const order: number[] = [];
-  const seen = new Uint8Array(n);
-  const emit = (u: number): void => {
-    const v = globalOf[u];
-    // A valid tree sums each variable at exactly one node.
-    if (seen[v]) throw new Error(`contraction tree: variable ${v} summed twice`);
-    seen[v] = 1;
-    order.push(v);
-  };
-  const bag = new Uint32Array(W);
-  const stack: number[] = [t.root];
-  const visited = new Uint8Array(t.nodes);
-  while (stack.length > 0) {
-    const N = stack[stack.length - 1];
-    if (N >= L && !visited[N]) {
-      visited[N] = 1;
-      stack.push(t.right[N], t.left[N]);
-      continue;
-    }
-    stack.pop();
-    if (N < L) {
-      bag.fill(0);
-      for (const u of leafScopes[N]) bag[u >>> 5] |= 1 << (u & 31);
-    } else for (let w = 0; w < W; w++) bag[w] = t.out[t.left[N] * W + w] | t.out[t.right[N] * W + w];
-    for (let w = 0; w < W; w++) {
-      let bits = bag[w] & ~t.out[N * W + w];
-      while (bits !== 0) {
-        const low = bits & -bits;
-        bits ^= low;
-        emit((w << 5) + 31 - Math.clz32(low));
-      }
-    }
-  }
-  if (order.length !== globalOf.length) throw new Error(`contraction tree: ${globalOf.length - order.length} variables never summed`);
-  for (let v = 0; v < n; v++) if (!seen[v]) order.push(v);
-  return Int32Array.from(order);
-}
+class EngineTree {
+  private readonly engine = plannerEngine();
+  private readonly arena = this.engine.arena();
+  private readonly W64: number;
+  private readonly pLeft: number;
+  private readonly pRight: number;
+  private readonly pOut: number;
 
-/**
- * One annealing run over rotations of `t` (changed in place into the best tree seen at a sweep's
- * end), run by the engine (assembly/exact/exact_tree.ts): objective log2 Σ nodeWeight + Σ
- * nodePenalty, a move judged by its local change; sweeps and moves counted in bitset words (a
- * rotation 2W(3 + classes) + 100 words: 0.6 µs per move with W = 4 and 1.4–1.6 µs with W = 28 in
- * the TypeScript search this replaced, whose budgets these still are).
- */
-function annealTree(t: ContractionTree, sizes: Sizes, L: number, opts: { bound: number; penalty: number; work: number; betas: [number, number]; seed: number }, used: { work: number; proposals: number; accepted: number }): { objective: number; log2Flops: number } {
-  const engine = plannerEngine(), k = engine.kernels, arena = engine.arena();
-  try {
-    const n = t.nodes, W64 = t.W / 2;
-    const pLeft = arena.allocI32(t.left), pRight = arena.allocI32(t.right);
-    const pOut = arena.alloc(4 * t.out.length, false);
-    arena.u32(pOut, t.out.length).set(t.out);
+  constructor(private readonly t: ContractionTree) {
+    const arena = this.arena;
+    this.W64 = t.W / 2;
+    this.pLeft = arena.allocI32(t.left);
+    this.pRight = arena.allocI32(t.right);
+    this.pOut = arena.alloc(4 * t.out.length, false);
+    arena.u32(this.pOut, t.out.length).set(t.out);
+  }
+
+  /**
+   * One annealing run over rotations (the tree changed in place into the best tree seen at a
+   * sweep's end): objective log2 Σ weight + Σ penalty, a move judged by its local change; sweeps
+   * and moves counted in bitset words (a rotation 2W(3 + classes) + 100 words, the costs of the
+   * TypeScript search this replaced: its budgets still are the budgets).
+   */
+  anneal(sizes: Sizes, opts: { bound: number; penalty: number; work: number; betas: [number, number]; seed: number }, used: { work: number; proposals: number; accepted: number }): { objective: number; log2Flops: number } {
+    const { arena, t } = this, n = t.nodes;
     const pMasks = arena.alloc(4 * sizes.masks.length, false);
     arena.u32(pMasks, sizes.masks.length).set(sizes.masks);
-    const pLogs = arena.allocF64(sizes.logs);
-    const pScratch = arena.alloc(k.treeScratchBytes(n, W64), false);
+    const pLogs = arena.allocF64(sizes.logs), pPows = arena.allocF64(sizes.pows);
+    const pScratch = arena.alloc(this.engine.kernels.treeScratchBytes(n, this.W64), false);
     const pStats = arena.allocF64([0, 0, used.work, used.proposals, used.accepted]);
-    engine.call('contraction-tree search', (kk) => kk.treeAnneal(pLeft, pRight, pOut, n, L, W64, pMasks, pLogs, sizes.classes, opts.bound, opts.penalty, opts.work, opts.betas[0], opts.betas[1], opts.seed >>> 0, pScratch, pStats));
-    t.left.set(arena.i32(pLeft, n));
-    t.right.set(arena.i32(pRight, n));
-    t.out.set(arena.u32(pOut, t.out.length));
+    this.engine.call('contraction-tree search', (k) => k.treeAnneal(this.pLeft, this.pRight, this.pOut, n, t.leaves, this.W64, pMasks, pLogs, pPows, sizes.stride, sizes.classes, opts.bound, opts.penalty, opts.work, opts.betas[0], opts.betas[1], opts.seed >>> 0, pScratch, pStats));
     const [objective, log2Flops, work, proposals, accepted] = arena.f64(pStats, 5);
     used.work = work;
     used.proposals = proposals;
     used.accepted = accepted;
     return { objective, log2Flops };
-  } finally {
-    arena.dispose();
+  }
+
+  /**
+   * The tree's elimination order: in post-order, the variables each node sums (a leaf: those of its
+   * factor alone; an inner node: its bag less its output); then the variables in no scope.
+   */
+  order(lv: Leaves, n: number): Int32Array {
+    const { arena, t } = this, nLocal = lv.globalOf.length;
+    const pLeafSets = arena.alloc(4 * t.leafSets.length, false);
+    arena.u32(pLeafSets, t.leafSets.length).set(t.leafSets);
+    const pOrder = arena.alloc(4 * nLocal, false), pStack = arena.alloc(4 * t.nodes, false);
+    const pVisited = arena.alloc(t.nodes), pBag = arena.alloc(8 * this.W64, false);
+    const m = this.engine.call('contraction-tree order', (k) => k.treeOrder(this.pLeft, this.pRight, this.pOut, t.nodes, t.leaves, this.W64, t.root, pLeafSets, pOrder, nLocal, pStack, pVisited, pBag));
+    // A valid tree sums each variable at exactly one node.
+    if (m > nLocal) throw new Error(`contraction tree: ${m - nLocal} variables summed twice`);
+    if (m < nLocal) throw new Error(`contraction tree: ${nLocal - m} variables never summed`);
+    const local = arena.i32(pOrder, nLocal), order = new Int32Array(n), seen = new Uint8Array(n);
+    for (let k = 0; k < nLocal; k++) {
+      const v = lv.globalOf[local[k]];
+      if (seen[v]) throw new Error(`contraction tree: variable ${v} summed twice`);
+      seen[v] = 1;
+      order[k] = v;
+    }
+    let at = nLocal;
+    for (let v = 0; v < n; v++) if (!seen[v]) order[at++] = v;
+    return order;
+  }
+
+  dispose(): void {
+    this.arena.dispose();
   }
 }
 
@@ -264,7 +275,7 @@ export function searchContractionTree(g: ContractionGraph, start: Int32Array, op
   for (const v of start) if (!seen[v]) (seen[v] = 1), full.push(v);
   for (let v = 0; v < g.n; v++) if (!seen[v]) full.push(v);
   start = Int32Array.from(full);
-  const first = orderCost(g, start);
+  const first = opts.startCost ?? orderCost(g, start);
   let best = { order: start, cost: first, obj: objective(first), tree: NaN };
   const lv = leavesOf(g);
   const used = { work: 0, proposals: 0, accepted: 0 };
@@ -274,10 +285,16 @@ export function searchContractionTree(g: ContractionGraph, start: Int32Array, op
   const sizes = new Sizes(setWords(lv.globalOf.length), Int32Array.from(lv.globalOf, (v) => g.card[v]));
   const seed = opts.seed ?? 0x7e5a;
   let improved = false;
+  const startTree = treeFromOrder(g, lv, start);
   for (let r = 0; r < restarts; r++) {
-    const t = treeFromOrder(g, lv, start);
-    const a = annealTree(t, sizes, lv.scopes.length, { bound, penalty, work: opts.work / restarts, betas: opts.betas ?? [0.5, 30], seed: seed + r }, used);
-    const order = orderFromTree(t, lv, g.n);
+    const t = new EngineTree(startTree);
+    let a: { log2Flops: number }, order: Int32Array;
+    try {
+      a = t.anneal(sizes, { bound, penalty, work: opts.work / restarts, betas: opts.betas ?? [0.5, 30], seed: seed + r }, used);
+      order = t.order(lv, g.n);
+    } finally {
+      t.dispose();
+    }
     treeOrders.push(order);
     const cost = orderCost(g, order);
     const obj = objective(cost);
@@ -295,22 +312,44 @@ interface Leaves {
   globalOf: Int32Array;
 }
 
+/** Leaves by scope list: the rescue search's stages all start from the same graph. */
+const leavesCache = new WeakMap<Int32Array[], Leaves>();
+
 function leavesOf(g: ContractionGraph): Leaves {
-  const local = new Int32Array(g.n).fill(-1);
+  const cached = leavesCache.get(g.scopes);
+  if (cached && cached.local.length === g.n) return cached;
+  const local = new Int32Array(g.n).fill(-1), stamp = new Int32Array(g.n).fill(-1);
   const globalOf: number[] = [];
   const scopes: Int32Array[] = [];
-  for (const sc of g.scopes) {
-    const u = [...new Set(Array.from(sc))];
-    if (u.length === 0) continue;
-    for (const v of u) if (local[v] < 0) (local[v] = globalOf.length), globalOf.push(v);
-    scopes.push(Int32Array.from(u, (v) => local[v]));
+  for (let f = 0; f < g.scopes.length; f++) {
+    const sc = g.scopes[f];
+    let m = 0;
+    for (let k = 0; k < sc.length; k++) if (stamp[sc[k]] !== f) (stamp[sc[k]] = f), m++;
+    if (m === 0) continue;
+    const leaf = new Int32Array(m);
+    m = 0;
+    for (let k = 0; k < sc.length; k++) {
+      const v = sc[k];
+      if (stamp[v] !== f) continue;
+      stamp[v] = -1 - f; // taken
+      if (local[v] < 0) (local[v] = globalOf.length), globalOf.push(v);
+      leaf[m++] = local[v];
+    }
+    scopes.push(leaf);
   }
-  return { scopes, local, globalOf: Int32Array.from(globalOf) };
+  const lv = { scopes, local, globalOf: Int32Array.from(globalOf) };
+  leavesCache.set(g.scopes, lv);
+  return lv;
 }
 
 /** The order read off `start`'s own bucket tree, without search (its cliques are the start order's). */
 export function bucketTreeOrder(g: ContractionGraph, start: Int32Array): Int32Array {
   const lv = leavesOf(g);
   if (lv.scopes.length === 0) return start;
-  return orderFromTree(treeFromOrder(g, lv, start), lv, g.n);
+  const t = new EngineTree(treeFromOrder(g, lv, start));
+  try {
+    return t.order(lv, g.n);
+  } finally {
+    t.dispose();
+  }
 }
