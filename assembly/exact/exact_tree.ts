@@ -112,14 +112,23 @@ function recompute(t: Tree): f64 {
     const a = t.out + <usize>load<i32>(t.left + (<usize>N << 2)) * sb;
     const b = t.out + <usize>load<i32>(t.right + (<usize>N << 2)) * sb;
     const o = t.out + <usize>N * sb;
-    let summed: i64 = 0;
+    let summed: i64 = 0, count: i64 = 0;
     for (let w = 0; w < W; w++) {
       const bag = word(a, w) | word(b, w);
       store<u64>(t.bag + (<usize>w << 3), bag);
       summed += popcnt<u64>(bag & ~word(o, w));
+      count += popcnt<u64>(bag);
     }
-    const bl = setLog2(t.bag);
-    const x = nodeWeight(setEntries, summed), y = nodePenalty(bl, summed);
+    // One cardinality: the bag's size is its popcount (setLog2's sums, exactly).
+    let bl: f64, entries: f64;
+    if (classes == 1) {
+      bl = <f64>count * load<f64>(logs);
+      entries = load<f64>(pows + (<usize>count << 3));
+    } else {
+      bl = setLog2(t.bag);
+      entries = setEntries;
+    }
+    const x = nodeWeight(entries, summed), y = nodePenalty(bl, summed);
     store<f64>(t.wt + (<usize>N << 3), x);
     store<f64>(t.pen + (<usize>N << 3), y);
     T += x;
@@ -195,6 +204,7 @@ export function treeAnneal(
       const beta = sweeps == 1 ? beta1 : beta0 * Math.pow(beta1 / beta0, <f64>s / <f64>(sweeps - 1));
       // Counted as a recompute, as the TypeScript search did, so budgets buy the same sweeps.
       used += <f64>inner * W32;
+      const acceptedBefore = accepted;
       for (let P = L; P < nodes; P++) {
         used += VISIT_WORDS;
         // P = (Z, Y) with Y = (C, D) an inner node: propose P = ((Z, C), D), Y taking (Z, C)'s place.
@@ -214,19 +224,44 @@ export function treeAnneal(
         used += moveWords;
         const z = out + <usize>Z * setBytes, c = out + <usize>C * setBytes, d = out + <usize>D * setBytes, p = out + <usize>P * setBytes;
         let sumY: i64 = 0, sumP: i64 = 0;
-        for (let w = 0; w < W; w++) {
-          const a = word(z, w) | word(c, w);
-          const dw = word(d, w), pw = word(p, w);
-          const o = a & (pw | dw);
-          const b = o | dw;
-          const q = <usize>w << 3;
-          store<u64>(bagY + q, a);
-          store<u64>(outY + q, o);
-          store<u64>(bagP + q, b);
-          sumY += popcnt<u64>(a & ~o);
-          sumP += popcnt<u64>(b & ~pw);
+        let lY: f64, eY: f64, lP: f64, eP: f64;
+        if (classes == 1) {
+          // One cardinality: a set's size is its popcount, counted in the same pass.
+          let cY: i64 = 0, cP: i64 = 0;
+          for (let w = 0; w < W; w++) {
+            const a = word(z, w) | word(c, w);
+            const dw = word(d, w), pw = word(p, w);
+            const o = a & (pw | dw);
+            const b = o | dw;
+            store<u64>(outY + (<usize>w << 3), o);
+            cY += popcnt<u64>(a);
+            cP += popcnt<u64>(b);
+            sumY += popcnt<u64>(a & ~o);
+            sumP += popcnt<u64>(b & ~pw);
+          }
+          const log0 = load<f64>(logs);
+          lY = <f64>cY * log0;
+          lP = <f64>cP * log0;
+          eY = load<f64>(pows + (<usize>cY << 3));
+          eP = load<f64>(pows + (<usize>cP << 3));
+        } else {
+          for (let w = 0; w < W; w++) {
+            const a = word(z, w) | word(c, w);
+            const dw = word(d, w), pw = word(p, w);
+            const o = a & (pw | dw);
+            const b = o | dw;
+            const q = <usize>w << 3;
+            store<u64>(bagY + q, a);
+            store<u64>(outY + q, o);
+            store<u64>(bagP + q, b);
+            sumY += popcnt<u64>(a & ~o);
+            sumP += popcnt<u64>(b & ~pw);
+          }
+          lY = setLog2(bagY);
+          eY = setEntries;
+          lP = setLog2(bagP);
+          eP = setEntries;
         }
-        const lY = setLog2(bagY), eY = setEntries, lP = setLog2(bagP), eP = setEntries;
         const wY = nodeWeight(eY, sumY), wP = nodeWeight(eP, sumP);
         const penY = nodePenalty(lY, sumY), penP = nodePenalty(lP, sumP);
         const yAt = <usize>Y << 3, pAt = <usize>P << 3;
@@ -247,6 +282,12 @@ export function treeAnneal(
         store<f64>(wt + pAt, wP);
         store<f64>(pen + yAt, penY);
         store<f64>(pen + pAt, penP);
+      }
+      // The sums afresh only when the tree may beat the best: unchanged, or clearly worse by the
+      // running sums (their drift is far below the margin), it cannot. Counted all the same.
+      if (accepted == acceptedBefore || Math.log2(max(T, 1)) + Pen > bestObj + 1e-6) {
+        used += <f64>inner * W32;
+        continue;
       }
       const obj = recompute(t);
       if (obj < bestObj) {

@@ -107,7 +107,6 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   for (const v of order) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t++, elim.push(v));
   for (let v = 0; v < n; v++) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t++, elim.push(v));
   const bucket: TableRef[][] = Array.from({ length: n }, () => []);
-  const scopeOf = (r: TableRef): number[] => (r.kind === 'factor' ? Array.from(model.scope(r.id)).filter((v) => fixed[v] < 0) : Array.from(sep[r.id]));
   const sep: Int32Array[] = new Array(n).fill(new Int32Array(0));
   const parent = new Int32Array(n).fill(-1);
   const constantFactors: number[] = [];
@@ -119,14 +118,23 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   }
   let treewidth = 0, maxMessage = 1, messageEntries = 0, upFlops = 0;
   const mark = new Int32Array(n).fill(-1);
+  // A separator's variables by position: their positions sorted (numeric sort), then mapped back.
+  const at = new Int32Array(n);
   for (const v of elim) {
-    const s: number[] = [];
+    let m = 0;
     mark[v] = v;
-    for (const r of bucket[v]) for (const u of scopeOf(r)) if (mark[u] !== v) (mark[u] = v, s.push(u));
-    s.sort((a, b) => pos[a] - pos[b]);
-    sep[v] = Int32Array.from(s);
+    for (const r of bucket[v]) {
+      const scope = r.kind === 'factor' ? model.scope(r.id) : sep[r.id];
+      for (let k = 0; k < scope.length; k++) {
+        const u = scope[k];
+        if (fixed[u] < 0 && mark[u] !== v) (mark[u] = v), (at[m++] = pos[u]);
+      }
+    }
+    const s = at.slice(0, m).sort();
+    for (let k = 0; k < m; k++) s[k] = elim[s[k]];
+    sep[v] = s;
     let size = 1;
-    for (const u of s) size *= card[u];
+    for (let k = 0; k < m; k++) size *= card[s[k]];
     treewidth = Math.max(treewidth, s.length);
     maxMessage = Math.max(maxMessage, size);
     messageEntries += size;

@@ -10,7 +10,7 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { candidateOrders as orderCandidates, ORDERINGS, type OrderStats, type OrderingGraph, type OrderingHeuristic } from './orderings.ts';
+import { candidateOrders as orderCandidates, ORDERINGS, PLANNED_PAST_LIMIT_LOG2, type OrderStats, type OrderingGraph, type OrderingHeuristic } from './orderings.ts';
 import { buildTree, schedule, exactTuning } from './junction-tree.ts';
 import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
@@ -177,7 +177,7 @@ function planScore(plan: BucketPlan, maxMessage: number): number {
 const bucketCliqueLimit = (maxFlops: number): number => Math.min(maxFlops, 2 ** 48);
 
 /** The clique size bucket elimination's greedy orderings are judged against (they stop far past it). */
-const bucketOrderLimit = (opts: ExactOptions): number => bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS)) / 16;
+const bucketOrderLimit = (opts: ExactOptions): number => bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS)) / 2 ** PLANNED_PAST_LIMIT_LOG2;
 
 /** The ordering heuristics' orders bucket elimination plans from (greedy runs stop past its limits). */
 function bucketOrderCandidates(graph: OrderingGraph, opts: ExactOptions): OrderStats[] {

@@ -558,16 +558,17 @@ export function simulate(model: OrderingGraph, order: Int32Array, wantCliques: b
   order.forEach((v, t) => (pos[v] = t));
   const g = new ElimGraph(model, base);
   const nb = new Int32Array(n);
+  const logK = Float64Array.from(card, (k) => Math.log2(k));
   let tw = 0, maxLog2 = 0, maxEntries = 1, total = 0;
   const cliques: Int32Array[] | undefined = wantCliques ? new Array(n) : undefined;
   for (let t = 0; t < n; t++) {
     const v = order[t];
     const d = g.deg[v];
-    let log2 = Math.log2(card[v]);
+    let log2 = logK[v];
     let entries = card[v];
     for (let k = 0; k < d; k++) {
       const u = g.at(v, k);
-      log2 += Math.log2(card[u]);
+      log2 += logK[u];
       entries *= card[u];
     }
     tw = Math.max(tw, d);
@@ -590,6 +591,12 @@ export function simulate(model: OrderingGraph, order: Int32Array, wantCliques: b
   }
   return { stats: { treewidth: tw, maxEntries, totalEntries: total, aborted: false }, cliques };
 }
+
+/**
+ * How far past the limit callers still plan an order's cliques (log2): bucket elimination plans
+ * orders whose cliques reach 16 × its order limit (exact.ts, bucketOrderLimit).
+ */
+export const PLANNED_PAST_LIMIT_LOG2 = 4;
 
 /** Cheapest first: natural and RCM are linear, the greedy ones cost more, fill-based ones most. */
 const BY_COST: readonly OrderingHeuristic[] = ['natural', 'rcm', 'mindegree', 'minweight', 'minfill', 'weightedminfill'];
@@ -624,6 +631,9 @@ export function candidateOrders(model: OrderingGraph, names: readonly OrderingHe
   const farLog2 = limitLog2 + farMarginLog2;
   const base = new ElimGraph(model); // copied by each run (rcm only reads it)
   let feasible = false, greedyTried = false, bestLog2 = Infinity, tried = 0;
+  // The smallest largest clique of an order run to its end: a greedy run past it and past what
+  // any caller plans (PLANNED_PAST_LIMIT_LOG2) can no longer be chosen, so it stops there.
+  let completedLog2 = Infinity;
   for (const name of BY_COST) {
     if (!unique.includes(name)) continue;
     const same = twin[name];
@@ -638,7 +648,7 @@ export function candidateOrders(model: OrderingGraph, names: readonly OrderingHe
     }
     let order: Int32Array | null;
     // While the orderings tried so far do not fit, a greedy run stops once it is far past the limit.
-    const abort = tried > 0 && !feasible ? Math.min(abortLog2, farLog2) : abortLog2;
+    const abort = Math.min(tried > 0 && !feasible ? Math.min(abortLog2, farLog2) : abortLog2, Math.max(limitLog2 + PLANNED_PAST_LIMIT_LOG2, completedLog2 + 1e-9));
     if (name === 'natural') order = Int32Array.from({ length: model.n }, (_, v) => v);
     else if (name === 'rcm') order = rcmOrder(model, base);
     else {
@@ -649,6 +659,7 @@ export function candidateOrders(model: OrderingGraph, names: readonly OrderingHe
     if (!stats.aborted && stats.maxEntries <= limit) feasible = true;
     // An aborted greedy run only says a clique passed 2^abort.
     bestLog2 = Math.min(bestLog2, order ? Math.log2(stats.maxEntries) : abort);
+    if (!stats.aborted) completedLog2 = Math.min(completedLog2, Math.log2(stats.maxEntries));
     byName.set(name, stats);
     tried++;
   }
