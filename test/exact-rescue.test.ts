@@ -10,38 +10,10 @@ import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { bucketEliminationPlan, exactInference, RESCUE_WORK, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { EngineError } from '../bindings/core/errors.ts';
-import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
-import { mulberry32, randomModel } from './helpers.ts';
+import { mulberry32, randomModel, regular3 } from './helpers.ts';
 
 const engine = await loadEngine();
-
-/** A random 3-regular graph (configuration model, redrawn until simple) with random Ising couplings. */
-function regular3(n: number, seed: number): Model {
-  const rand = mulberry32(seed);
-  for (;;) {
-    const stubs = Array.from({ length: 3 * n }, (_, k) => Math.floor(k / 3));
-    for (let i = stubs.length - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
-      [stubs[i], stubs[j]] = [stubs[j], stubs[i]];
-    }
-    const edges = new Set<string>();
-    const pairs: [number, number][] = [];
-    for (let k = 0; k < stubs.length; k += 2) {
-      const a = Math.min(stubs[k], stubs[k + 1]), c = Math.max(stubs[k], stubs[k + 1]);
-      if (a === c || edges.has(`${a},${c}`)) break;
-      edges.add(`${a},${c}`);
-      pairs.push([a, c]);
-    }
-    if (pairs.length < stubs.length / 2) continue;
-    const b = new ModelBuilder(new Array(n).fill(2));
-    for (const [a, c] of pairs) {
-      const j = rand() - 0.5;
-      b.addPairwise(a, c, [j, -j, -j, j]);
-    }
-    return b.build();
-  }
-}
 
 const cpuSeconds = (f: () => void): number => {
   const c0 = process.cpuUsage();

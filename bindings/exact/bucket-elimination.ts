@@ -118,23 +118,43 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   }
   let treewidth = 0, maxMessage = 1, messageEntries = 0, upFlops = 0;
   const mark = new Int32Array(n).fill(-1);
-  // A separator's variables by position: their positions sorted (numeric sort), then mapped back.
-  const at = new Int32Array(n);
+  // A separator's variables by position: their positions in order (flagged over their range when
+  // that is short, as with banded orders; else a numeric sort), then mapped back.
+  const at = new Int32Array(n), flag = new Uint8Array(n + 1), sepSize = new Float64Array(n).fill(1);
+  const { scopeStart, scopeVars } = model;
+  let chunk = new Int32Array(0), chunkUsed = 0;
   for (const v of elim) {
-    let m = 0;
+    let m = 0, lo = n, hi = -1;
     mark[v] = v;
     for (const r of bucket[v]) {
-      const scope = r.kind === 'factor' ? model.scope(r.id) : sep[r.id];
-      for (let k = 0; k < scope.length; k++) {
+      const scope = r.kind === 'factor' ? scopeVars : sep[r.id];
+      const from = r.kind === 'factor' ? scopeStart[r.id] : 0, to = r.kind === 'factor' ? scopeStart[r.id + 1] : scope.length;
+      for (let k = from; k < to; k++) {
         const u = scope[k];
-        if (fixed[u] < 0 && mark[u] !== v) (mark[u] = v), (at[m++] = pos[u]);
+        if (fixed[u] >= 0 || mark[u] === v) continue;
+        mark[u] = v;
+        const p = pos[u];
+        at[m++] = p;
+        if (p < lo) lo = p;
+        if (p > hi) hi = p;
       }
     }
-    const s = at.slice(0, m).sort();
-    for (let k = 0; k < m; k++) s[k] = elim[s[k]];
+    // Separators are views into shared chunks: one typed array each costs more than filling it.
+    if (chunkUsed + m > chunk.length) (chunk = new Int32Array(Math.max(m, 1 << 16))), (chunkUsed = 0);
+    const s = chunk.subarray(chunkUsed, chunkUsed + m);
+    chunkUsed += m;
+    if (m > 1 && hi - lo < 8 * m) {
+      for (let k = 0; k < m; k++) flag[at[k] - lo] = 1;
+      for (let p = lo, k = 0; p <= hi; p++) if (flag[p - lo]) (flag[p - lo] = 0), (s[k++] = elim[p]);
+    } else {
+      s.set(at.subarray(0, m));
+      s.sort();
+      for (let k = 0; k < m; k++) s[k] = elim[s[k]];
+    }
     sep[v] = s;
     let size = 1;
     for (let k = 0; k < m; k++) size *= card[s[k]];
+    sepSize[v] = size;
     treewidth = Math.max(treewidth, s.length);
     maxMessage = Math.max(maxMessage, size);
     messageEntries += size;
@@ -153,10 +173,10 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   for (let t = elim.length - 1; t >= 0; t--) {
     const v = elim[t];
     let kids = 0;
-    for (const r of bucket[v]) if (r.kind === 'up') kids += sizeOf(sep[r.id], card);
+    for (const r of bucket[v]) if (r.kind === 'up') kids += sepSize[r.id];
     live += kids;
     peak = Math.max(peak, live);
-    live -= kids + (parent[v] >= 0 ? sizeOf(sep[v], card) : 0);
+    live -= kids + (parent[v] >= 0 ? sepSize[v] : 0);
   }
   let factorEntries = 0;
   for (let f = 0; f < model.nFactors; f++) factorEntries += model.tableSize(f);

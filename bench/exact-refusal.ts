@@ -1,0 +1,101 @@
+// npm run bench:exact-refusal: how long exact inference takes to refuse a model it cannot do within
+// its limits (default maxFlops 2^34), and to rescue one it can. The models: a dense random pairwise
+// model of 45 variables and a 30×30 Ising grid (greedy plans 2^35.7 and 2^38.8: within the rescue
+// range, refused after the first stages of the tree search), a random 3-regular graph of 190
+// variables (greedy 2^36.7: the rescue search brings it within the limit; its planning time), and
+// 40×40 and 100×100 grids (past the rescue range: no search). Per model, in a fresh process each:
+// the first call's CPU time (the planner's code compiled on the way) and the median, min and max of
+// the next calls' (warm: what a program calling exactInference again pays). Then the CLI
+// (`relaxmrf infer FILE --method exact`, from dist/ when built), wall time, median of runs, beside
+// the same command on a 6×6 grid: the difference is what the refusal adds to a CLI run. CPU time
+// of the process throughout, so other load on the machine counts little.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { exactInference } from '../bindings/exact/exact.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
+import { writeUAI } from '../bindings/io/formats.ts';
+import type { Model } from '../bindings/core/model.ts';
+import { mulberry32, randomModel, regular3 } from '../test/helpers.ts';
+import { QUICK, cpuModel, resultsPath } from './common.ts';
+
+const grid = (side: number): Model => isingLattice({ shape: [side, side], J: (i, j) => Math.sin(i + 7 * j) / 2, h: 0.1 });
+const MODELS: Record<string, () => Model> = {
+  'dense 45': () => randomModel(mulberry32(4501), 45, { density: 0.5 }),
+  'grid 30×30': () => grid(30),
+  '3-regular 190 (rescued)': () => regular3(190, 4),
+  'grid 40×40': () => grid(40),
+  'grid 100×100': () => grid(100),
+};
+const WARM = QUICK ? 3 : 9;
+const CLI_RUNS = QUICK ? 1 : 3;
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** One call's CPU seconds and outcome. */
+function timed(engine: Awaited<ReturnType<typeof loadEngine>>, model: Model): { cpu: number; outcome: string } {
+  const c0 = process.cpuUsage();
+  let outcome = 'solved';
+  try {
+    exactInference(engine, model);
+  } catch (e) {
+    outcome = `refused: ${(e as Error).message.slice(0, 60)}…`;
+  }
+  const c = process.cpuUsage(c0);
+  return { cpu: (c.user + c.system) / 1e6, outcome };
+}
+
+if (process.argv[2] === '--child') {
+  // A fresh process: the first call, then the warm ones.
+  const engine = await loadEngine();
+  const model = MODELS[process.argv[3]]();
+  const first = timed(engine, model);
+  const warm = Array.from({ length: Number(process.argv[4]) }, () => timed(engine, model).cpu);
+  console.log(JSON.stringify({ first: first.cpu, outcome: first.outcome, warm }));
+  process.exit(0);
+}
+
+const rows: Record<string, unknown>[] = [];
+console.log(`| model | outcome | first call in a fresh process (CPU s) | warm calls: median (min–max) CPU s, ${WARM} runs |`);
+console.log('| --- | --- | --- | --- |');
+for (const name of Object.keys(MODELS)) {
+  const warmRuns = name.includes('rescued') ? Math.min(WARM, 3) : WARM;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(HERE, 'exact-refusal.ts'), '--child', name, String(warmRuns)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`child for ${name} failed: ${r.stderr}`);
+  const { first, outcome, warm } = JSON.parse(r.stdout.trim().split('\n').pop()!) as { first: number; outcome: string; warm: number[] };
+  rows.push({ model: name, outcome, firstCpu: first, warmMedianCpu: median(warm), warmMinCpu: Math.min(...warm), warmMaxCpu: Math.max(...warm) });
+  console.log(`| ${name} | ${outcome} | ${first.toFixed(3)} | ${median(warm).toFixed(3)} (${Math.min(...warm).toFixed(3)}–${Math.max(...warm).toFixed(3)}) |`);
+}
+
+// The CLI, end to end.
+const dir = mkdtempSync(join(tmpdir(), 'relaxmrf-refusal-'));
+const bin = join(HERE, '..', 'bin', 'relaxmrf.js');
+const fromDist = existsSync(join(HERE, '..', 'dist', 'cli', 'cli.js'));
+const cli: Record<string, number> = {};
+try {
+  const files: [string, Model][] = [['grid 6×6', isingLattice({ shape: [6, 6], J: 0.3, h: 0.1 })], ['dense 45', MODELS['dense 45']()], ['grid 30×30', grid(30)], ['grid 40×40', grid(40)]];
+  for (const [name, model] of files) writeFileSync(join(dir, `${name.replace(/\W+/g, '_')}.uai`), writeUAI(model));
+  console.log(`\nCLI \`relaxmrf infer FILE --method exact\` (${fromDist ? 'dist/' : 'through tsx: dist/ not built'}), wall seconds, median of ${CLI_RUNS}:\n`);
+  console.log('| model | exit | wall s | over the 6×6 grid |');
+  console.log('| --- | --- | --- | --- |');
+  for (const [name] of files) {
+    const times: number[] = [];
+    let status = -1;
+    for (let k = 0; k < CLI_RUNS; k++) {
+      const t0 = performance.now();
+      const r = spawnSync(process.execPath, [bin, 'infer', join(dir, `${name.replace(/\W+/g, '_')}.uai`), '--method', 'exact'], { encoding: 'utf8' });
+      times.push((performance.now() - t0) / 1000);
+      status = r.status ?? -1;
+    }
+    cli[name] = median(times);
+    console.log(`| ${name} | ${status} | ${cli[name].toFixed(3)} | ${name === 'grid 6×6' ? '' : (cli[name] - cli['grid 6×6']).toFixed(3)} |`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const out = resultsPath('exact-refusal.json');
+writeFileSync(out, JSON.stringify({ quick: QUICK, date: new Date().toISOString(), cpu: cpuModel(), node: process.version, models: rows, cli: { fromDist, wallSeconds: cli } }, null, 2));
+console.log(`\nwrote ${out}`);
