@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import { runGibbs } from '../bindings/samplers/gibbs.ts';
-import { exactInference } from '../bindings/exact/exact.ts';
+import { exactInference, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { infer } from '../bindings/infer.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -64,6 +64,28 @@ test('dist/browser.js unbundled in Chromium: Gibbs bit-identical to Node and exa
     page.on('response', (r) => types.set(new URL(r.url()).pathname, r.headers()['content-type'] ?? ''));
     await page.goto(`${server.url}/test/fixtures/unbundled.html`);
     await page.waitForSelector('body[data-ready="yes"]', { state: 'attached', timeout: 15_000 });
+
+    // The order search's kernels run on a planner instance of the engine, made synchronously on the
+    // page's main thread from the module loadEngine compiled: before any engine, planning says so;
+    // after, a 20×20 grid's plan (greedy 2^26 configurations: the order annealing and the tree
+    // search run) is Node's, order and all.
+    const planned = await page.evaluate(async () => {
+      const r = (globalThis as any).relaxmrf;
+      const grid = r.isingLattice({ shape: [20, 20], beta: 0.3, h: 0.1, periodic: false });
+      let before = '';
+      try {
+        r.slicedBucketPlan(grid);
+      } catch (e) {
+        before = (e as Error).message;
+      }
+      await r.loadEngine();
+      const sp = r.slicedBucketPlan(grid);
+      return { before, order: Array.from(sp.choice.plan.order as Int32Array), flops: sp.sliced.flops, by: sp.choice.search?.by, treeWork: sp.choice.search?.treeWork };
+    });
+    const nodePlan = slicedBucketPlan(isingLattice({ shape: [20, 20], beta: 0.3, h: 0.1, periodic: false }));
+    assert.match(planned.before, /load one first/);
+    assert.ok(nodePlan.choice.search && nodePlan.choice.search.treeWork > 0, 'the tree search ran');
+    assert.deepEqual(planned, { before: planned.before, order: Array.from(nodePlan.choice.plan.order), flops: nodePlan.sliced.flops, by: nodePlan.choice.search.by, treeWork: nodePlan.choice.search.treeWork });
 
     const model = isingLattice({ shape: [4, 4], beta: 0.3, h: 0.1, periodic: false });
     const engine = await loadEngine();

@@ -2,9 +2,12 @@
 // most 2^10 gets 10⁹ words of tree search, in doubling stages stopped when three stages in a row gain
 // nothing. Models the search cannot bring within the limit (a 30×30 Ising grid, a dense random
 // pairwise model of 45 variables: treewidth 30–33, the full budget gains nothing there either) are
-// refused after 1/16 of the budget (≈ 0.4 s of CPU time here, asserted below 0.8 s); one it can (a
-// random 3-regular graph, greedy 2^36.7 configurations) still gets the whole budget and a plan
-// within the limit. A 40×40 grid, past the range, gets no search and is refused within 0.1 s.
+// refused after 1/16 of the budget; one it can (a random 3-regular graph, greedy 2^36.7
+// configurations) still gets the whole budget and a plan within the limit. A 40×40 grid, past the
+// range, gets no search and is refused within 0.1 s. The rescue-range refusals' times are asserted
+// as regression guards (a warm call below 0.25 s of CPU time: 0.3–0.4 s before the planning kernels
+// moved into the engine, 0.03–0.07 s since); bench:exact-refusal measures them against the 0.1 s
+// target.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
@@ -27,21 +30,27 @@ for (const [name, model] of [['dense random pairwise model, 45 variables', rando
     const greedy = bucketEliminationPlan(model, { orderSearchWork: 0 });
     assert.ok(greedy.plan.flops > 2 ** 34 && greedy.plan.flops <= 2 ** 44, `greedy plan 2^${Math.log2(greedy.plan.flops)}: within the rescue range`);
     // CPU time, not wall time: planning (greedy orders, the junction tree's and bucket elimination's,
-    // the order annealing, three tree-search stages) and the refusal, cold as a CLI run is.
+    // the order annealing, three tree-search stages) and the refusal; the first call, then warm ones.
     let message = '';
-    const seconds = cpuSeconds(() => {
-      try {
-        exactInference(engine, model);
-      } catch (e) {
-        if (e instanceof EngineError) message = e.message;
-        else throw e;
-      }
-    });
+    const refuse = (): number =>
+      cpuSeconds(() => {
+        try {
+          exactInference(engine, model);
+        } catch (e) {
+          if (e instanceof EngineError) message = e.message;
+          else throw e;
+        }
+      });
+    const first = refuse();
     assert.match(message, /treewidth \d+, a largest message of 2\^\d+/);
     assert.match(message, /GB|TB/);
     assert.match(message, /configurations streamed/);
-    console.log(`# ${name}: greedy 2^${Math.log2(greedy.plan.flops).toFixed(1)}, refused in ${seconds.toFixed(3)} s of CPU time`);
-    assert.ok(seconds < 0.8, `refused in ${seconds.toFixed(3)} s of CPU time`);
+    const again = message;
+    const warm = [refuse(), refuse(), refuse()].sort((a, b) => a - b)[1];
+    assert.equal(message, again, 'the same refusal every time');
+    console.log(`# ${name}: greedy 2^${Math.log2(greedy.plan.flops).toFixed(1)}, refused in ${first.toFixed(3)} s of CPU time, then ${warm.toFixed(3)} s (median of 3)`);
+    assert.ok(first < 0.8, `first refusal in ${first.toFixed(3)} s of CPU time`);
+    assert.ok(warm < 0.25, `warm refusals in ${warm.toFixed(3)} s of CPU time (median of 3)`);
     const search = bucketEliminationPlan(model).search!;
     assert.equal(search.treeStages, 3, 'stopped after three stages without progress');
     assert.ok(search.treeWork <= RESCUE_WORK / 16 + 1e6, `${search.treeWork} words of tree search`);

@@ -3,9 +3,12 @@
 // brute-force log Z and marginals on random factor graphs of arity ≤ 4 with fixed variables and
 // zeros), the start tree reproduces the start order's cliques, the search never returns an order
 // worse than its start and the planner never a plan worse than the order search's alone, the same
-// seed gives the same order, and the work budget holds in CPU time.
+// seed gives the same order, the work budget holds in CPU time, and the search runs on the planner's
+// own engine instance.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { bucketEliminationPlan, exactInference } from '../bindings/exact/exact.ts';
 import { bucketPlan, fixedStates, interactionGraph, runBucketElimination } from '../bindings/exact/bucket-elimination.ts';
@@ -113,4 +116,21 @@ test('the work budget: reported work within one sweep of it, CPU time within 3×
   const none = searchContractionTree(g, start, { maxLog2Message: 26, work: 0 });
   assert.equal(none.improved, false);
   assert.equal(none.proposals, 0);
+});
+
+test("the planner's kernels run on an instance of their own: the caller's engine memory is untouched, and a Node process that loaded no engine plans all the same", () => {
+  const m = randomFactorGraph(mulberry32(5505), 200, { cards: [2, 3], maxArity: 3, factors: 300 });
+  const before = { bytes: engine.memoryBytes, inUse: engine.bytesInUse };
+  const plan = bucketEliminationPlan(m, { orderSearchWork: 2e7 });
+  assert.ok(plan.search && plan.search.treeWork > 0, 'the tree search ran');
+  assert.deepEqual({ bytes: engine.memoryBytes, inUse: engine.bytesInUse }, before);
+  // A fresh process, no loadEngine: the planner reads build/release.wasm itself, and plans the same.
+  const script = `
+    import { bucketEliminationPlan } from './bindings/exact/exact.ts';
+    import { mulberry32, randomFactorGraph } from './test/helpers.ts';
+    const p = bucketEliminationPlan(randomFactorGraph(mulberry32(5505), 200, { cards: [2, 3], maxArity: 3, factors: 300 }), { orderSearchWork: 2e7 });
+    console.log(JSON.stringify({ order: Array.from(p.plan.order), flops: p.plan.flops, treeWork: p.search.treeWork }));`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { order: Array.from(plan.plan.order), flops: plan.plan.flops, treeWork: plan.search.treeWork });
 });
