@@ -101,7 +101,7 @@ test('never worse than the start or the order search; the same seed gives the sa
   assert.ok(improvedOnce, 'the tree search beat the order search at least once');
 });
 
-test('the work budget: reported work within one sweep of it, CPU time within 3× its nominal 2.5·10⁸ words per second', () => {
+test('the work budget: reported work within one sweep of it, CPU time within 3× a nominal 10⁹ words per second (the engine runs ≈ 2·10⁹ here)', () => {
   const m = randomFactorGraph(mulberry32(5504), 300, { cards: [2, 3], maxArity: 3, factors: 420 });
   const g = graphOf(m);
   const start = bucketEliminationPlan(m, { orderSearchWork: 0, orderRestarts: 0 }).plan.order;
@@ -110,7 +110,7 @@ test('the work budget: reported work within one sweep of it, CPU time within 3×
     const r = searchContractionTree(g, start, { maxLog2Message: 26, work });
     const c = process.cpuUsage(c0), seconds = (c.user + c.system) / 1e6;
     assert.ok(r.work <= 1.05 * work && r.work >= 0.5 * work, `work ${r.work} for a budget of ${work}`);
-    assert.ok(seconds <= (3 * work) / 2.5e8 + 0.05, `${seconds.toFixed(3)} s of CPU time for ${work} words`);
+    assert.ok(seconds <= (3 * work) / 1e9 + 0.05, `${seconds.toFixed(3)} s of CPU time for ${work} words`);
   }
   // No budget: no search, the start order back.
   const none = searchContractionTree(g, start, { maxLog2Message: 26, work: 0 });

@@ -92,14 +92,14 @@ export const DEFAULT_MAX_FLOPS = 2 ** 34;
 export const DEFAULT_MAX_MEMORY = 2 ** 31;
 
 /**
- * The order search's default budget in bitset words (≈ 2.5·10⁸ per second here, a neighbour's
- * bookkeeping counted as 4 words: see order-search.ts and tree-search.ts; against 2.5–8·10⁸ clique
- * configurations per second in the block kernel): 1/32 word per configuration the best greedy plan
- * streams — about 5–10 % of the contraction's time — between 10⁶ and 5·10⁸ words; none below 2^24
- * configurations. A plan past maxFlops but within RESCUE_FACTOR of it gets RESCUE_WORK (≈ 3–4 s: the
- * tree search has turned such plans into ones within the limit, see README), spent in stages that
- * stop after 1/16 of it when the search stands still (rescueTreeSearch); one further past none, so
- * those refusals stay fast.
+ * The order search's default budget in bitset words (1–3·10⁹ per second in the engine's kernels, a
+ * neighbour's bookkeeping counted as 4 words: see order-search.ts and tree-search.ts; against
+ * 2.5–8·10⁸ clique configurations per second in the block kernel): 1/32 word per configuration the
+ * best greedy plan streams — about 1–2 % of the contraction's time — between 10⁶ and 5·10⁸ words;
+ * none below 2^24 configurations. A plan past maxFlops but within RESCUE_FACTOR of it gets
+ * RESCUE_WORK (≈ 0.4 s: the tree search has turned such plans into ones within the limit, see
+ * README), spent in stages that stop after 1/16 of it when the search stands still
+ * (rescueTreeSearch); one further past none, so those refusals stay fast.
  */
 export function orderSearchWork(flops: number, maxFlops: number): number {
   if (flops < 2 ** 24) return 0;
@@ -201,7 +201,7 @@ export interface GreedyBucketChoice {
  * within the limit (if none is, the one with the smallest planScore: what it would cost sliced), then
  * randomised restarts when it is expensive. `orders`: bucketOrderCandidates of the model's own graph,
  * already computed (auto shares them with the junction tree), used when no variable is fixed (the
- * interaction graph is then that graph). Pure TypeScript.
+ * interaction graph is then that graph). No engine (TypeScript throughout).
  */
 export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders?: OrderStats[]): GreedyBucketChoice {
   const maxMessage = checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES);
@@ -259,7 +259,7 @@ export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders
 /**
  * Bucket elimination's plan: the greedy plan (greedyBucketChoice), then annealing of its order and
  * of its contraction tree when it is expensive (see orderSearchWork). `feasible`: the plan fits
- * unsliced. Pure TypeScript.
+ * unsliced. The searches' kernels run on the planner's engine instance (core/engine.ts, plannerEngine).
  */
 export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}, greedy = greedyBucketChoice(model, opts)): BucketChoice {
   const { maxMessage, maxFlops, graph, fixed, impossible } = greedy;
@@ -502,7 +502,7 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
   return result(out, { method: 'elimination', algorithm: 'junction-tree', treewidth: best.treewidth, maxTableEntries: best.maxEntries, largestMessage: best.maxEntries, flops: best.totalEntries, ordering: best.name, seconds: seconds() });
 }
 
-/** The sliced bucket-elimination plan exactInference runs (no engine): the order, the slices, or the refusal. */
+/** The sliced bucket-elimination plan exactInference runs (no engine argument: the searches run on the planner's instance): the order, the slices, or the refusal. */
 export interface SlicedBucketPlan {
   /** The order and its unsliced plan. */
   choice: BucketChoice;
@@ -517,7 +517,7 @@ export interface SlicedBucketPlan {
 }
 
 /**
- * Bucket elimination's whole plan (no engine): the order (greedy heuristics, restarts, annealing),
+ * Bucket elimination's whole plan (no engine argument; see bucketEliminationPlan): the order (greedy heuristics, restarts, annealing),
  * then as many sliced variables as maxMemory and maxMessageEntries need; `fits` false with the
  * refusal's text when even the sliced plan passes maxFlops or the budget.
  */

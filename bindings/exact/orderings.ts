@@ -1,4 +1,4 @@
-// Elimination orderings for exact inference, and their clique sizes (pure TypeScript).
+// Elimination orderings for exact inference, and their clique sizes (TypeScript: no engine).
 //
 // The interaction graph lives in one Int32Array pool of adjacency lists (no Set or object per
 // variable), so a greedy ordering of a 10⁴-variable grid, or the discovery that none fits the limit,

@@ -1,6 +1,8 @@
-// Local search on contraction trees (pure TypeScript): simulated annealing over tree rotations, the
-// move set of TreeSA (Kalachev, Panteleev, Yung 2021; OMEinsum.jl's tree optimiser), scored for
-// bucket elimination, then turned back into an elimination order the executors run.
+// Local search on contraction trees: simulated annealing over tree rotations, the move set of TreeSA
+// (Kalachev, Panteleev, Yung 2021; OMEinsum.jl's tree optimiser), scored for bucket elimination,
+// then turned back into an elimination order the executors run. This file builds the start tree
+// and judges the results; the sweeps and the order read-back run in the engine
+// (assembly/exact/exact_tree.ts) on the planner's own instance (core/engine.ts, plannerEngine).
 //
 // The tree's leaves are the factors (their free variables); an inner node joins two subtrees and its
 // output is the set of its subtrees' variables still needed outside it. A variable is summed at the
@@ -8,9 +10,10 @@
 // (within its bag: the union of its children's outputs), and the elimination order read off the
 // tree (post-order, each node's summed variables) has every clique inside a bag. A rotation
 // ((Z, (C, D)) → ((Z, C), D)) changes one inner node's output and two nodes' bags, so a move is
-// evaluated on a few bitsets (n/32 words each): 0.6–1.6 µs per move on the UAI files. Work is
-// counted in bitset words touched, a deterministic measure: the same graph, start, seed and budget
-// give the same order anywhere.
+// evaluated on a few bitsets (n/64 u64 words each): 40–150 ns per move on the UAI files and the
+// rescue tests' models. Work is counted in bitset words (of 32 bits, the unit of the TypeScript
+// search this replaced, so budgets buy what they did), a deterministic measure: the same graph,
+// start, seed and budget give the same order in every host (WASM's own log2 and exp).
 
 import { plannerEngine } from '../core/engine.ts';
 import { orderCost, type OrderCost } from './order-search.ts';
