@@ -143,12 +143,16 @@ test('dist/browser.js unbundled in Chromium: Gibbs bit-identical to Node and exa
     assert.equal(dhmc.acceptRate, dhmcNode.diagnostics.acceptRate);
 
     // Cancellation: the abort terminates the workers; what was computed comes back, marked partial.
+    // The abort comes at 60 000 sweeps in all (batches of 5000 per chain, two chains per worker):
+    // some worker has then run 30 000, so one of its chains is 15 000 in, past its first batch,
+    // whose event the worker posted before the later steps'. At 20 000 — possibly every chain just
+    // at its first batch's end — the progress could win the race against the batch events.
     const cut = await page.evaluate(async () => {
       const r = (globalThis as any).relaxmrf;
       const ac = new AbortController();
       const res = await r.runParallel(r.isingLattice({ shape: [20, 20], beta: 0.3 }), {
         seed: 5, chains: 4, workers: 2, samples: 1_000_000, burnin: 0, batches: 200, signal: ac.signal,
-        onProgress: (p: { done: number }) => { if (p.done >= 20_000) ac.abort(); },
+        onProgress: (p: { done: number }) => { if (p.done >= 60_000) ac.abort(); },
       });
       let rejected = '';
       await r.runParallel(r.isingLattice({ shape: [3, 3], beta: 0.3 }), { signal: AbortSignal.abort() }).catch((e: Error) => (rejected = e.message));
