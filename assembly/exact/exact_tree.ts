@@ -138,6 +138,18 @@ function recompute(t: Tree): f64 {
   return Math.log2(max(T, 1)) + Pen;
 }
 
+/** recompute's sums from the stored weights and penalties (exact while only moves changed the tree); counted as a recompute. */
+function resum(t: Tree): f64 {
+  T = 0;
+  Pen = 0;
+  for (let N = t.L; N < t.nodes; N++) {
+    T += load<f64>(t.wt + (<usize>N << 3));
+    Pen += load<f64>(t.pen + (<usize>N << 3));
+  }
+  used += <f64>(t.nodes - t.L) * t.W32;
+  return Math.log2(max(T, 1)) + Pen;
+}
+
 function saveBest(bestLeft: usize, bestRight: usize, bestOut: usize, treeBytes: usize, outBytes: usize): void {
   memory.copy(bestLeft, tree.left, treeBytes);
   memory.copy(bestRight, tree.right, treeBytes);
@@ -204,7 +216,6 @@ export function treeAnneal(
       const beta = sweeps == 1 ? beta1 : beta0 * Math.pow(beta1 / beta0, <f64>s / <f64>(sweeps - 1));
       // Counted as a recompute, as the TypeScript search did, so budgets buy the same sweeps.
       used += <f64>inner * W32;
-      const acceptedBefore = accepted;
       for (let P = L; P < nodes; P++) {
         used += VISIT_WORDS;
         // P = (Z, Y) with Y = (C, D) an inner node: propose P = ((Z, C), D), Y taking (Z, C)'s place.
@@ -283,13 +294,9 @@ export function treeAnneal(
         store<f64>(pen + yAt, penY);
         store<f64>(pen + pAt, penP);
       }
-      // The sums afresh only when the tree may beat the best: unchanged, or clearly worse by the
-      // running sums (their drift is far below the margin), it cannot. Counted all the same.
-      if (accepted == acceptedBefore || Math.log2(max(T, 1)) + Pen > bestObj + 1e-6) {
-        used += <f64>inner * W32;
-        continue;
-      }
-      const obj = recompute(t);
+      // Every node's weight and penalty is exact already (a move stores its two nodes'; no other
+      // node's bag changes): the sums afresh, in recompute's order, are recompute's, bit for bit.
+      const obj = resum(t);
       if (obj < bestObj) {
         bestObj = obj;
         saveBest(bestLeft, bestRight, bestOut, treeBytes, outBytes);

@@ -79,7 +79,7 @@ class BitGraph {
    */
   cost(order: Int32Array, maxLog2Message: number, penalty: number, stopAt: number, used: { work: number }): OrderCost & { objective: number; complete: boolean } {
     const arena = this.arena, n = this.g.n;
-    arena.i32(this.pOrder, n).set(order);
+    arena.i32(this.pOrder, n).set(order.length === n ? order : completeOrder(order, n));
     this.engine.call('order cost', (k) => k.orderCostRun(this.pAdj, this.pScratch, this.W64, this.words, n, this.pOrder, this.pLogK, maxLog2Message, penalty, stopAt, this.pOut));
     const [log2Flops, log2Message, treewidth, objective, complete, work] = arena.f64(this.pOut, 6);
     used.work += work;
@@ -91,7 +91,16 @@ class BitGraph {
   }
 }
 
-/** The cost of one order (a full evaluation). */
+/** `order` followed by the variables it lacks (fixed ones: they have no edges), each once. */
+export function completeOrder(order: ArrayLike<number>, n: number): Int32Array {
+  const seen = new Uint8Array(n), full = new Int32Array(n);
+  let at = 0;
+  for (let k = 0; k < order.length; k++) if (!seen[order[k]]) (seen[order[k]] = 1), (full[at++] = order[k]);
+  for (let v = 0; v < n; v++) if (!seen[v]) full[at++] = v;
+  return full;
+}
+
+/** The cost of one order (a full evaluation; variables it lacks are eliminated last). */
 export function orderCost(g: OrderingGraph, order: Int32Array): OrderCost {
   const bits = new BitGraph(g);
   try {
@@ -121,12 +130,7 @@ export function annealOrder(g: OrderingGraph, start: Int32Array, opts: AnnealOpt
 function anneal(bits: BitGraph, g: OrderingGraph, start: Int32Array, opts: AnnealOptions): AnnealResult {
   const n = g.n, penalty = opts.penalty ?? 4, bound = opts.maxLog2Message;
   const used = { work: 0 };
-  // Variables missing from `start` (fixed ones) go last: they have no edges.
-  const cur = new Int32Array(n);
-  const seen = new Uint8Array(n);
-  let at = 0;
-  for (const v of start) if (!seen[v]) (seen[v] = 1, (cur[at++] = v));
-  for (let v = 0; v < n; v++) if (!seen[v]) cur[at++] = v;
+  const cur = completeOrder(start, n);
   const first = bits.cost(cur, bound, penalty, Infinity, used);
   let curObj = first.objective;
   let best = { order: Int32Array.from(cur), ...first };

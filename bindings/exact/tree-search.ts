@@ -16,7 +16,7 @@
 // start, seed and budget give the same order in every host (WASM's own log2 and exp).
 
 import { plannerEngine } from '../core/engine.ts';
-import { orderCost, type OrderCost } from './order-search.ts';
+import { completeOrder, orderCost, type OrderCost } from './order-search.ts';
 import type { OrderingGraph } from './orderings.ts';
 
 /** What the tree search reads of a model: variables, cardinalities and the factors' free scopes. */
@@ -273,11 +273,7 @@ class EngineTree {
 export function searchContractionTree(g: ContractionGraph, start: Int32Array, opts: TreeSearchOptions): TreeSearchResult {
   const penalty = opts.penalty ?? 1, bound = opts.maxLog2Message, restarts = Math.max(1, opts.restarts ?? 2);
   const objective = (c: OrderCost): number => c.log2Flops + penalty * Math.max(0, c.log2Message - bound);
-  // Variables missing from `start` (fixed ones) go last: they have no edges.
-  const seen = new Uint8Array(g.n), full: number[] = [];
-  for (const v of start) if (!seen[v]) (seen[v] = 1), full.push(v);
-  for (let v = 0; v < g.n; v++) if (!seen[v]) full.push(v);
-  start = Int32Array.from(full);
+  start = completeOrder(start, g.n);
   const first = opts.startCost ?? orderCost(g, start);
   let best = { order: start, cost: first, obj: objective(first), tree: NaN };
   const lv = leavesOf(g);

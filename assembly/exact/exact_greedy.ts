@@ -1,0 +1,595 @@
+// Greedy elimination orderings and their clique sizes (bindings/exact/orderings.ts chooses among
+// them): min-fill, weighted min-fill, min-degree and min-weight by a heap of (score, tie-break,
+// index), and the elimination of a given order, measuring every clique. The interaction graph is a
+// pool of adjacency lists in insertion order (removal shifts, additions append), as the TypeScript
+// code this replaces kept it, so scores, floating sums and tie-breaks — and with them the orders —
+// are the same.
+//
+// Memory: this runs on the planner's own instance (core/engine.ts, plannerEngine), so, unlike the
+// other kernels, it allocates what it needs (the lists grow as fill edges are added) and keeps its
+// buffers for the next run; the caller holds no view across the call.
+
+/** Growable i32 array in unmanaged memory. */
+class Ints {
+  ptr: usize;
+  cap: i32;
+  constructor(cap: i32) {
+    this.cap = max(cap, 16);
+    this.ptr = heap.alloc(<usize>this.cap << 2);
+  }
+  @inline get(k: i32): i32 {
+    return load<i32>(this.ptr + (<usize>k << 2));
+  }
+  @inline set(k: i32, x: i32): void {
+    store<i32>(this.ptr + (<usize>k << 2), x);
+  }
+  reserve(n: i32): void {
+    if (n <= this.cap) return;
+    const c = max(n, 2 * this.cap);
+    this.ptr = heap.realloc(this.ptr, <usize>c << 2);
+    this.cap = c;
+  }
+  free(): void {
+    heap.free(this.ptr);
+  }
+}
+
+// The graph (module state: one run at a time). The hot arrays are read through raw pointers
+// (P_*), refreshed by syncPointers whenever a buffer may have moved.
+let n = 0;
+let pool = new Ints(16);
+let top = 0;
+let start = new Ints(16);
+let deg = new Ints(16);
+let cap = new Ints(16);
+let mark = new Ints(16);
+let stamp = 0;
+/** The fill edges the last eliminate added: pairs (a, b) at 2k, 2k + 1. */
+let addedPairs = new Ints(16);
+let added = 0;
+let card: usize = 0;
+let logK: usize = 0;
+let P_POOL: usize = 0;
+let P_START: usize = 0;
+let P_DEG: usize = 0;
+let P_MARK: usize = 0;
+
+@inline function poolAt(k: i32): i32 {
+  return load<i32>(P_POOL + (<usize>k << 2));
+}
+@inline function startOf(v: i32): i32 {
+  return load<i32>(P_START + (<usize>v << 2));
+}
+@inline function degOf(v: i32): i32 {
+  return load<i32>(P_DEG + (<usize>v << 2));
+}
+@inline function markOf(v: i32): i32 {
+  return load<i32>(P_MARK + (<usize>v << 2));
+}
+function syncPointers(): void {
+  P_POOL = pool.ptr;
+  P_START = start.ptr;
+  P_DEG = deg.ptr;
+  P_MARK = mark.ptr;
+}
+@inline function at(v: i32, k: i32): i32 {
+  return poolAt(startOf(v) + k);
+}
+@inline function cardOf(v: i32): f64 {
+  return <f64>load<i32>(card + (<usize>v << 2));
+}
+@inline function logKOf(v: i32): f64 {
+  return load<f64>(logK + (<usize>v << 3));
+}
+function markNbrs(v: i32): void {
+  const s = ++stamp, b = startOf(v), d = degOf(v);
+  for (let k = 0; k < d; k++) store<i32>(P_MARK + (<usize>poolAt(b + k) << 2), s);
+}
+@inline function marked(w: i32): bool {
+  return markOf(w) == stamp;
+}
+
+/** Loads the graph: rowStart (i32[n + 1]) and adj (its lists, in insertion order). */
+function loadGraph(count: i32, rowStart: usize, adj: usize): void {
+  n = count;
+  start.reserve(n);
+  deg.reserve(n);
+  cap.reserve(n);
+  mark.reserve(n);
+  syncPointers();
+  let at = 0;
+  for (let v = 0; v < n; v++) {
+    const d = load<i32>(rowStart + (<usize>(v + 1) << 2)) - load<i32>(rowStart + (<usize>v << 2));
+    start.set(v, at);
+    deg.set(v, d);
+    cap.set(v, d + 4);
+    mark.set(v, 0);
+    at += d + 4;
+  }
+  stamp = 0;
+  pool.reserve(max(16, 2 * at));
+  syncPointers();
+  top = at;
+  for (let v = 0; v < n; v++) {
+    const from = load<i32>(rowStart + (<usize>v << 2)), d = deg.get(v), b = start.get(v);
+    for (let k = 0; k < d; k++) pool.set(b + k, load<i32>(adj + (<usize>(from + k) << 2)));
+  }
+}
+
+function remove(u: i32, v: i32): void {
+  const b = startOf(u), d = degOf(u);
+  let k = 0;
+  while (k < d && poolAt(b + k) != v) k++;
+  if (k == d) return;
+  memory.copy(pool.ptr + (<usize>(b + k) << 2), pool.ptr + (<usize>(b + k + 1) << 2), <usize>(d - k - 1) << 2);
+  deg.set(u, d - 1);
+}
+
+function append(u: i32, w: i32): void {
+  const d = degOf(u);
+  if (d == cap.get(u)) {
+    const c = 2 * d + 4;
+    pool.reserve(top + c);
+    P_POOL = pool.ptr;
+    memory.copy(pool.ptr + (<usize>top << 2), pool.ptr + (<usize>startOf(u) << 2), <usize>d << 2);
+    start.set(u, top);
+    cap.set(u, c);
+    top += c;
+  }
+  pool.set(startOf(u) + d, w);
+  deg.set(u, d + 1);
+}
+
+/** Eliminates v: its neighbours (copied into nb) become a clique; returns their number. */
+function eliminate(v: i32, nb: Ints): i32 {
+  const d = degOf(v), b = startOf(v);
+  for (let k = 0; k < d; k++) nb.set(k, poolAt(b + k));
+  for (let k = 0; k < d; k++) remove(nb.get(k), v);
+  added = 0;
+  for (let k = 0; k < d; k++) {
+    const u = nb.get(k);
+    markNbrs(u);
+    for (let q = 0; q < d; q++) {
+      const w = nb.get(q);
+      if (w != u && !marked(w)) {
+        append(u, w);
+        if (q > k) {
+          addedPairs.reserve(2 * added + 2);
+          addedPairs.set(2 * added, u);
+          addedPairs.set(2 * added + 1, w);
+          added++;
+        }
+      }
+    }
+  }
+  deg.set(v, 0);
+  return d;
+}
+
+/** log2 of v's clique (itself and its neighbours), summed in list order. */
+function weight(v: i32): f64 {
+  let w = logKOf(v);
+  const d = degOf(v);
+  for (let k = 0; k < d; k++) w += logKOf(at(v, k));
+  return w;
+}
+
+/** Pairs of v's neighbours that are not adjacent, counted (weighted: Σ K_a K_b). */
+function fill(v: i32, weighted: bool): f64 {
+  const d = degOf(v), b = startOf(v);
+  markNbrs(v);
+  let adjPairs: f64 = 0, sumK: f64 = 0, sumK2: f64 = 0;
+  for (let k = 0; k < d; k++) {
+    const u = poolAt(b + k), bu = startOf(u), Ku = cardOf(u), du = degOf(u);
+    sumK += Ku;
+    sumK2 += Ku * Ku;
+    for (let q = 0; q < du; q++) {
+      const w = poolAt(bu + q);
+      if (markOf(w) == stamp) adjPairs += weighted ? Ku * cardOf(w) : 1;
+    }
+  }
+  const allPairs = weighted ? (sumK * sumK - sumK2) / 2 : (<f64>d * <f64>(d - 1)) / 2;
+  return allPairs - adjPairs / 2;
+}
+
+/** Growable f64 array in unmanaged memory. */
+class Floats {
+  ptr: usize;
+  cap: i32;
+  constructor(cap: i32) {
+    this.cap = max(cap, 16);
+    this.ptr = heap.alloc(<usize>this.cap << 3);
+  }
+  @inline get(k: i32): f64 {
+    return load<f64>(this.ptr + (<usize>k << 3));
+  }
+  @inline set(k: i32, x: f64): void {
+    store<f64>(this.ptr + (<usize>k << 3), x);
+  }
+  reserve(n: i32): void {
+    if (n <= this.cap) return;
+    const c = max(n, 2 * this.cap);
+    this.ptr = heap.realloc(this.ptr, <usize>c << 3);
+    this.cap = c;
+  }
+}
+
+// Min-heap of (a, b, v) triples, lexicographic.
+let heapA = new Floats(64);
+let heapB = new Floats(64);
+let heapV = new Ints(64);
+let heapSize = 0;
+let P_HA: usize = heapA.ptr;
+let P_HB: usize = heapB.ptr;
+let P_HV: usize = heapV.ptr;
+
+@inline function less(i: i32, j: i32): bool {
+  const ai = load<f64>(P_HA + (<usize>(i) << 3)), aj = load<f64>(P_HA + (<usize>(j) << 3));
+  if (ai < aj) return true;
+  if (ai != aj) return false;
+  const bi = load<f64>(P_HB + (<usize>(i) << 3)), bj = load<f64>(P_HB + (<usize>(j) << 3));
+  return bi < bj || (bi == bj && load<i32>(P_HV + (<usize>(i) << 2)) < load<i32>(P_HV + (<usize>(j) << 2)));
+}
+function swap(i: i32, j: i32): void {
+  const a = load<f64>(P_HA + (<usize>(i) << 3)), b = load<f64>(P_HB + (<usize>(i) << 3)), v = load<i32>(P_HV + (<usize>(i) << 2));
+  store<f64>(P_HA + (<usize>(i) << 3), load<f64>(P_HA + (<usize>(j) << 3)));
+  store<f64>(P_HB + (<usize>(i) << 3), load<f64>(P_HB + (<usize>(j) << 3)));
+  store<i32>(P_HV + (<usize>(i) << 2), load<i32>(P_HV + (<usize>(j) << 2)));
+  store<f64>(P_HA + (<usize>(j) << 3), a);
+  store<f64>(P_HB + (<usize>(j) << 3), b);
+  store<i32>(P_HV + (<usize>(j) << 2), v);
+}
+function push(a: f64, b: f64, v: i32): void {
+  if (heapSize + 1 > heapA.cap) {
+    heapA.reserve(heapSize + 1);
+    heapB.reserve(heapSize + 1);
+    heapV.reserve(heapSize + 1);
+    P_HA = heapA.ptr;
+    P_HB = heapB.ptr;
+    P_HV = heapV.ptr;
+  }
+  let i = heapSize++;
+  store<f64>(P_HA + (<usize>(i) << 3), a);
+  store<f64>(P_HB + (<usize>(i) << 3), b);
+  store<i32>(P_HV + (<usize>(i) << 2), v);
+  while (i > 0) {
+    const p = (i - 1) >> 1;
+    if (!less(i, p)) break;
+    swap(i, p);
+    i = p;
+  }
+}
+function pop(): void {
+  const last = --heapSize;
+  swap(0, last);
+  let i = 0;
+  for (;;) {
+    const l = 2 * i + 1, r = l + 1;
+    let m = i;
+    if (l < heapSize && less(l, m)) m = l;
+    if (r < heapSize && less(r, m)) m = r;
+    if (m == i) break;
+    swap(i, m);
+    i = m;
+  }
+}
+
+// Min-fill's incremental keys (see fillBefore / fillAfter). Per vertex: its fill weight kw
+// (cardinality, or 1 unweighted), change marks, clique marks, its index in the clique.
+let kw = new Floats(16);
+let changed = new Ints(16);
+let previous = new Floats(16);
+let inClique = new Ints(16);
+let inChanged = new Ints(16);
+let cliqueAt = new Ints(16);
+let dStamp = new Ints(16);
+let tick = 0;
+// Per clique member (by its index in N): tri(u), ΣK and ΣK² over C_u; fill partners (CSR) and the
+// weight of the fill edges at it.
+let triOld = new Floats(16);
+let cSum = new Floats(16);
+let cSq = new Floats(16);
+let partnerStart = new Ints(17);
+let fillAt = new Ints(16);
+let inc = new Floats(16);
+let partner = new Ints(16);
+let Kv: f64 = 1;
+let curA = new Floats(16);
+let curB = new Floats(16);
+let P_KW: usize = 0;
+let P_CURA: usize = 0;
+let P_CURB: usize = 0;
+let P_INCLIQUE: usize = 0;
+
+/**
+ * Before v's elimination: its neighbours' tri(u) = P(N(u)) − fill(u) and their C sums (curA holds
+ * every vertex's fill). fill(u) = P(N(u)) − tri(u), P(S) = Σ_{pairs in S} K_a K_b, tri(u) the same
+ * over the edges within N(u).
+ */
+function fillBefore(v: i32): void {
+  const d = degOf(v);
+  triOld.reserve(d);
+  cSum.reserve(d);
+  cSq.reserve(d);
+  Kv = load<f64>(P_KW + (<usize>(v) << 3));
+  markNbrs(v);
+  for (let k = 0; k < d; k++) {
+    const u = at(v, k), du = degOf(u);
+    let s1: f64 = 0, s2: f64 = 0, c1: f64 = 0, c2: f64 = 0;
+    for (let q = 0; q < du; q++) {
+      const x = at(u, q), K = load<f64>(P_KW + (<usize>(x) << 3));
+      s1 += K;
+      s2 += K * K;
+      if (marked(x)) {
+        c1 += K;
+        c2 += K * K;
+      }
+    }
+    triOld.set(k, (s1 * s1 - s2) / 2 - load<f64>(P_CURA + (<usize>(u) << 3)));
+    cSum.set(k, c1);
+    cSq.set(k, c2);
+  }
+}
+
+@inline function noteChanged(u: i32, m: i32): i32 {
+  if (inChanged.get(u) != 0) return m;
+  inChanged.set(u, 1);
+  previous.set(m, load<f64>(P_CURA + (<usize>(u) << 3)));
+  changed.set(m, u);
+  return m + 1;
+}
+
+/**
+ * After it (nb: its d neighbours N, now a clique by the fill edges F): new fills into curA; returns
+ * how many vertices `changed` lists. Outside N ∪ {v} a vertex keeps its neighbours and its fill
+ * drops by F's edges within them; a member u had N(u) = A ∪ C ∪ {v} (A outside N, C = N(u) ∩ N)
+ * and now has A ∪ B (B = N \ {u} = C ∪ D, D its fill partners), so tri'(u) = tri(u) − e(C) −
+ * K_v ΣK(C) + e(A, D) + P(B), with e(C) = P(C) − (F within C). Integer counts throughout, so the
+ * keys are exactly a recount's.
+ */
+function fillAfter(nb: Ints, d: i32): i32 {
+  let m = 0;
+  let totS: f64 = 0, totQ: f64 = 0, totF: f64 = 0;
+  for (let k = 0; k < d; k++) {
+    const u = nb.get(k), K = load<f64>(P_KW + (<usize>(u) << 3));
+    store<i32>(P_INCLIQUE + (<usize>(u) << 2), 1);
+    cliqueAt.set(u, k);
+    totS += K;
+    totQ += K * K;
+  }
+  // Outside the clique: common neighbours of each fill edge's ends.
+  for (let e = 0; e < added; e++) {
+    const a = addedPairs.get(2 * e), b = addedPairs.get(2 * e + 1);
+    markNbrs(a);
+    const drop = load<f64>(P_KW + (<usize>(a) << 3)) * load<f64>(P_KW + (<usize>(b) << 3));
+    totF += drop;
+    const db = degOf(b);
+    for (let q = 0; q < db; q++) {
+      const w = at(b, q);
+      if (!marked(w) || load<i32>(P_INCLIQUE + (<usize>(w) << 2)) != 0) continue;
+      m = noteChanged(w, m);
+      store<f64>(P_CURA + (<usize>(w) << 3), load<f64>(P_CURA + (<usize>(w) << 3)) - drop);
+    }
+  }
+  // Fill partners of each clique member (counting sort) and the weight of the fill edges at each.
+  partnerStart.reserve(d + 1);
+  fillAt.reserve(d);
+  inc.reserve(d);
+  partner.reserve(2 * added);
+  for (let k = 0; k <= d; k++) partnerStart.set(k, 0);
+  for (let e = 0; e < 2 * added; e++) {
+    const j = cliqueAt.get(addedPairs.get(e)) + 1;
+    partnerStart.set(j, partnerStart.get(j) + 1);
+  }
+  for (let k = 0; k < d; k++) partnerStart.set(k + 1, partnerStart.get(k + 1) + partnerStart.get(k));
+  for (let k = 0; k < d; k++) {
+    fillAt.set(k, partnerStart.get(k));
+    inc.set(k, 0);
+  }
+  for (let e = 0; e < added; e++) {
+    const a = addedPairs.get(2 * e), b = addedPairs.get(2 * e + 1), w = load<f64>(P_KW + (<usize>(a) << 3)) * load<f64>(P_KW + (<usize>(b) << 3));
+    const ja = cliqueAt.get(a), jb = cliqueAt.get(b);
+    partner.set(fillAt.get(ja), b);
+    fillAt.set(ja, fillAt.get(ja) + 1);
+    partner.set(fillAt.get(jb), a);
+    fillAt.set(jb, fillAt.get(jb) + 1);
+    inc.set(ja, inc.get(ja) + w);
+    inc.set(jb, inc.get(jb) + w);
+  }
+  for (let k = 0; k < d; k++) {
+    const u = nb.get(k), Ku = load<f64>(P_KW + (<usize>(u) << 3));
+    m = noteChanged(u, m);
+    // e(A, D), A being u's neighbours outside the clique; and the fill edges at {u} ∪ D (S): Σ inc
+    // over S less those within S (u to D, and within D, seen from both ends).
+    markNbrs(u);
+    const tk = ++tick;
+    const p0 = partnerStart.get(k), p1 = partnerStart.get(k + 1);
+    for (let p = p0; p < p1; p++) dStamp.set(partner.get(p), tk);
+    let eAD: f64 = 0, atS = inc.get(k), withinD: f64 = 0;
+    for (let p = p0; p < p1; p++) {
+      const y = partner.get(p), Ky = load<f64>(P_KW + (<usize>(y) << 3)), j = cliqueAt.get(y), dy = degOf(y);
+      let s: f64 = 0;
+      for (let q = 0; q < dy; q++) {
+        const x = at(y, q);
+        if (marked(x) && load<i32>(P_INCLIQUE + (<usize>(x) << 2)) == 0) s += load<f64>(P_KW + (<usize>(x) << 3));
+      }
+      eAD += Ky * s;
+      atS += inc.get(j) - Ku * Ky;
+      const r1 = partnerStart.get(j + 1);
+      for (let r = partnerStart.get(j); r < r1; r++) if (dStamp.get(partner.get(r)) == tk) withinD += Ky * load<f64>(P_KW + (<usize>(partner.get(r)) << 3));
+    }
+    // F within C_u: all of F less the edges at S.
+    const fillC = totF - (atS - withinD / 2);
+    const c1 = cSum.get(k), eC = (c1 * c1 - cSq.get(k)) / 2 - fillC;
+    const sB = totS - Ku, qB = totQ - Ku * Ku;
+    const tri = triOld.get(k) - eC - Kv * c1 + eAD + (sB * sB - qB) / 2;
+    let s1: f64 = 0, s2: f64 = 0;
+    const du = degOf(u);
+    for (let q = 0; q < du; q++) {
+      const K = load<f64>(P_KW + (<usize>(at(u, q)) << 3));
+      s1 += K;
+      s2 += K * K;
+    }
+    store<f64>(P_CURA + (<usize>(u) << 3), (s1 * s1 - s2) / 2 - tri);
+  }
+  return m;
+}
+
+/** Sizes every per-vertex buffer for n vertices. */
+function reserveAll(): void {
+  kw.reserve(n);
+  changed.reserve(n);
+  previous.reserve(n);
+  inClique.reserve(n);
+  inChanged.reserve(n);
+  cliqueAt.reserve(n);
+  dStamp.reserve(n);
+  curA.reserve(n);
+  curB.reserve(n);
+  P_KW = kw.ptr;
+  P_CURA = curA.ptr;
+  P_CURB = curB.ptr;
+  P_INCLIQUE = inClique.ptr;
+}
+
+const MIN_FILL = 0, WEIGHTED_MIN_FILL = 1, MIN_DEGREE = 2, MIN_WEIGHT = 3;
+
+/** v's key for `kind` into curA / curB; whether it changed. */
+function setKey(v: i32, kind: i32): bool {
+  let a: f64, b: f64;
+  if (kind == MIN_FILL || kind == WEIGHTED_MIN_FILL) {
+    a = fill(v, kind == WEIGHTED_MIN_FILL);
+    b = weight(v);
+  } else if (kind == MIN_DEGREE) {
+    a = <f64>degOf(v);
+    b = weight(v);
+  } else {
+    a = weight(v);
+    b = <f64>degOf(v);
+  }
+  if (a == load<f64>(P_CURA + (<usize>(v) << 3)) && b == load<f64>(P_CURB + (<usize>(v) << 3))) return false;
+  store<f64>(P_CURA + (<usize>(v) << 3), a);
+  store<f64>(P_CURB + (<usize>(v) << 3), b);
+  return true;
+}
+
+/**
+ * A greedy elimination order of the graph (rowStart: i32[n + 1], adj: its adjacency lists in
+ * insertion order; card: i32[n], logK: f64[n], log2 of each cardinality) by `kind` (0 min-fill,
+ * 1 weighted min-fill, 2 min-degree, 3 min-weight): the lowest key first, ties by the second
+ * score, then by index. Writes order (i32[n]) and returns n, or returns −1 as soon as the variable
+ * to eliminate has a clique of more than 2^abortLog2 entries.
+ */
+export function greedyOrderRun(count: i32, rowStart: usize, adj: usize, cards: usize, logs: usize, kind: i32, abortLog2: f64, order: usize): i32 {
+  loadGraph(count, rowStart, adj);
+  card = cards;
+  logK = logs;
+  reserveAll();
+  const fillKeys = kind == MIN_FILL || kind == WEIGHTED_MIN_FILL;
+  for (let v = 0; v < n; v++) {
+    store<f64>(P_KW + (<usize>(v) << 3), kind == WEIGHTED_MIN_FILL ? cardOf(v) : 1);
+    store<i32>(P_INCLIQUE + (<usize>(v) << 2), 0);
+    inChanged.set(v, 0);
+    cliqueAt.set(v, -1);
+    dStamp.set(v, 0);
+  }
+  tick = 0;
+  heapSize = 0;
+  const gone = new Ints(n);
+  const nb = new Ints(n);
+  for (let v = 0; v < n; v++) {
+    gone.set(v, 0);
+    store<f64>(P_CURA + (<usize>(v) << 3), NaN);
+    setKey(v, kind);
+    push(load<f64>(P_CURA + (<usize>(v) << 3)), load<f64>(P_CURB + (<usize>(v) << 3)), v);
+  }
+  let t = 0, result = n;
+  while (heapSize > 0) {
+    const a = load<f64>(P_HA), b = load<f64>(P_HB), v = load<i32>(P_HV);
+    pop();
+    if (gone.get(v) != 0 || a != load<f64>(P_CURA + (<usize>(v) << 3)) || b != load<f64>(P_CURB + (<usize>(v) << 3))) continue; // stale entry
+    if (weight(v) > abortLog2) {
+      result = -1;
+      break;
+    }
+    if (fillKeys) fillBefore(v);
+    const d = eliminate(v, nb);
+    gone.set(v, 1);
+    store<i32>(order + (<usize>t << 2), v);
+    t++;
+    if (!fillKeys) {
+      // v's neighbours: new neighbourhoods, keys computed afresh.
+      for (let k = 0; k < d; k++) {
+        const u = nb.get(k);
+        if (setKey(u, kind)) push(load<f64>(P_CURA + (<usize>(u) << 3)), load<f64>(P_CURB + (<usize>(u) << 3)), u);
+      }
+      continue;
+    }
+    const m = fillAfter(nb, d);
+    for (let k = 0; k < m; k++) {
+      const u = changed.get(k), w = weight(u);
+      if (load<i32>(P_INCLIQUE + (<usize>(u) << 2)) != 0 && load<f64>(P_CURB + (<usize>(u) << 3)) == w && previous.get(k) == load<f64>(P_CURA + (<usize>(u) << 3))) continue;
+      store<f64>(P_CURB + (<usize>(u) << 3), w);
+      push(load<f64>(P_CURA + (<usize>(u) << 3)), w, u);
+    }
+    for (let k = 0; k < d; k++) {
+      store<i32>(P_INCLIQUE + (<usize>(nb.get(k)) << 2), 0);
+      cliqueAt.set(nb.get(k), -1);
+    }
+    for (let k = 0; k < m; k++) inChanged.set(changed.get(k), 0);
+  }
+  gone.free();
+  nb.free();
+  return result;
+}
+
+/**
+ * Eliminates in `order` (i32[n]) on the graph (as greedyOrderRun's), measuring every clique: stats
+ * (f64[5]) = [treewidth, log2 of the largest clique, its entries, Σ entries, aborted (1/0)]; stops
+ * once a clique passes 2^abortLog2. With cliques ≠ 0 (i32, room for Σ (1 + |C_v|)), writes each
+ * eliminated variable, its neighbour count and its neighbours, one after another. Returns Σ
+ * (2 + |C_v| − 1) over the variables eliminated: the room cliques needs.
+ */
+export function simulateRun(count: i32, rowStart: usize, adj: usize, cards: usize, logs: usize, order: usize, abortLog2: f64, stats: usize, cliques: usize): i32 {
+  loadGraph(count, rowStart, adj);
+  card = cards;
+  logK = logs;
+  const nb = new Ints(n);
+  let tw = 0, room = 0, aborted = 0;
+  let maxLog2: f64 = 0, maxEntries: f64 = 1, total: f64 = 0;
+  for (let t = 0; t < n; t++) {
+    const v = load<i32>(order + (<usize>t << 2));
+    const d = degOf(v);
+    let log2 = logKOf(v), entries = cardOf(v);
+    for (let k = 0; k < d; k++) {
+      const u = at(v, k);
+      log2 += logKOf(u);
+      entries *= cardOf(u);
+    }
+    tw = max(tw, d);
+    if (log2 > maxLog2) {
+      maxLog2 = log2;
+      maxEntries = entries;
+    }
+    total += entries;
+    if (log2 > abortLog2) {
+      aborted = 1;
+      break;
+    }
+    if (cliques != 0) {
+      const c = cliques + (<usize>room << 2);
+      store<i32>(c, v);
+      store<i32>(c, d, 4);
+      for (let k = 0; k < d; k++) store<i32>(c + (<usize>(k + 2) << 2), at(v, k));
+    }
+    room += d + 2;
+    eliminate(v, nb);
+  }
+  nb.free();
+  store<f64>(stats, <f64>tw);
+  store<f64>(stats, maxLog2, 8);
+  store<f64>(stats, maxEntries, 16);
+  store<f64>(stats, total, 24);
+  store<f64>(stats, <f64>aborted, 32);
+  return room;
+}
