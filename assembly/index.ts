@@ -16,7 +16,7 @@ export { factorGibbsStateBytes, factorGibbsInit, factorGibbsStep } from './sampl
 export { elimTableOp, elimMaxScale, elimScaleBy, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';
 export { enumRun } from './exact/exact_enum';
 export { bucketLinearise, bucketDecode } from './exact/exact_bucket';
-export { treeAnneal, treeScratchBytes, treeOrder } from './exact/exact_tree';
+export { treeAnneal, treeScratchBytes, treeOrder, treeBuild } from './exact/exact_tree';
 export { orderCostRun } from './exact/exact_order';
 export { greedyOrderRun, simulateRun } from './exact/exact_greedy';
 export { bucketBlock, bucketBlockLog, bucketLogFinish, bucketRescale, bucketScale, bucketDelta, bucketRange, bucketQuotient, bucketLogQuotient, bucketToLog } from './exact/exact_block';

@@ -353,3 +353,106 @@ export function treeOrder(left: usize, right: usize, out: usize, nodes: i32, L: 
   }
   return emitted;
 }
+
+/**
+ * The tree of bucket elimination in an order: each bucket's tables (its factors, its children's
+ * messages) joined one after another in the order they arrived, the message going to the bucket of
+ * its first variable eliminated later; the roots (messages over no variable) joined last. Leaves
+ * are the factors: leaf l's variables (local indices) at leafVars[leafStart[l] … leafStart[l+1]).
+ * pos / byPos: each variable's elimination position and the variable at each. Writes left, right
+ * (i32[nodes]), out (u64[nodes · W], zeroed by the caller: each node's output set) and all
+ * (u64[nodes · W], zeroed: each node's variables, the leaves' scopes first); returns the root.
+ * Scratch: live (u64[nodes · W], zeroed), head, tail (i32[nLocal]), nextItem, roots (i32[nodes]).
+ */
+export function treeBuild(L: i32, nLocal: i32, words: i32, leafStart: usize, leafVars: usize, pos: usize, byPos: usize, left: usize, right: usize, out: usize, all: usize, live: usize, head: usize, tail: usize, nextItem: usize, roots: usize): i32 {
+  const setBytes = <usize>words << 3;
+  const nodes = max(1, 2 * L - 1);
+  for (let x = 0; x < nLocal; x++) {
+    store<i32>(head + (<usize>x << 2), -1);
+    store<i32>(tail + (<usize>x << 2), -1);
+  }
+  for (let N = 0; N < nodes; N++) {
+    store<i32>(left + (<usize>N << 2), -1);
+    store<i32>(right + (<usize>N << 2), -1);
+    store<i32>(nextItem + (<usize>N << 2), -1);
+  }
+  for (let l = 0; l < L; l++) {
+    const set = all + <usize>l * setBytes, lv = live + <usize>l * setBytes;
+    const k1 = load<i32>(leafStart + (<usize>(l + 1) << 2));
+    for (let k = load<i32>(leafStart + (<usize>l << 2)); k < k1; k++) {
+      const u = load<i32>(leafVars + (<usize>k << 2));
+      const p = set + (<usize>(u >>> 6) << 3);
+      store<u64>(p, load<u64>(p) | (<u64>1 << <u64>(u & 63)));
+    }
+    memory.copy(lv, set, setBytes);
+    appendItem(head, tail, nextItem, firstLive(lv, words, pos), l);
+  }
+  let next = L, nRoots = 0;
+  for (let q = 0; q < nLocal; q++) {
+    const x = load<i32>(byPos + (<usize>q << 2));
+    let node = load<i32>(head + (<usize>x << 2));
+    if (node < 0) continue;
+    // Join the bucket's items in arrival order (messages only go to later buckets).
+    for (let it = load<i32>(nextItem + (<usize>node << 2)); it >= 0; it = load<i32>(nextItem + (<usize>it << 2))) {
+      node = join(node, it, next++, left, right, all, live, setBytes);
+    }
+    const lv = live + <usize>node * setBytes, px = lv + (<usize>(x >>> 6) << 3);
+    store<u64>(px, load<u64>(px) & ~(<u64>1 << <u64>(x & 63)));
+    const to = firstLive(lv, words, pos);
+    if (to >= 0) appendItem(head, tail, nextItem, to, node);
+    else {
+      store<i32>(roots + (<usize>nRoots << 2), node);
+      nRoots++;
+    }
+  }
+  let root = load<i32>(roots);
+  for (let k = 1; k < nRoots; k++) root = join(root, load<i32>(roots + (<usize>k << 2)), next++, left, right, all, live, setBytes);
+  // Outputs top-down: what a child carries is what it has that its sibling or the outside needs.
+  for (let N = nodes - 1; N >= L; N--) {
+    const a = load<i32>(left + (<usize>N << 2)), b = load<i32>(right + (<usize>N << 2));
+    const o = out + <usize>N * setBytes, aa = all + <usize>a * setBytes, ab = all + <usize>b * setBytes;
+    const oa = out + <usize>a * setBytes, ob = out + <usize>b * setBytes;
+    for (let q: usize = 0; q < setBytes; q += 8) {
+      const ow = load<u64>(o + q), xa = load<u64>(aa + q), xb = load<u64>(ab + q);
+      store<u64>(oa + q, xa & (ow | xb));
+      store<u64>(ob + q, xb & (ow | xa));
+    }
+  }
+  return root;
+}
+
+/** The live variable of a set eliminated first (−1: none). */
+function firstLive(set: usize, words: i32, pos: usize): i32 {
+  let best = -1, bestPos = 0;
+  for (let w = 0; w < words; w++) {
+    let bits = load<u64>(set + (<usize>w << 3));
+    while (bits != 0) {
+      const u = (w << 6) + <i32>ctz<u64>(bits);
+      bits &= bits - 1;
+      const p = load<i32>(pos + (<usize>u << 2));
+      if (best < 0 || p < bestPos) {
+        best = u;
+        bestPos = p;
+      }
+    }
+  }
+  return best;
+}
+
+function appendItem(head: usize, tail: usize, nextItem: usize, x: i32, node: i32): void {
+  const t = load<i32>(tail + (<usize>x << 2));
+  if (t < 0) store<i32>(head + (<usize>x << 2), node);
+  else store<i32>(nextItem + (<usize>t << 2), node);
+  store<i32>(tail + (<usize>x << 2), node);
+}
+
+function join(a: i32, b: i32, N: i32, left: usize, right: usize, all: usize, live: usize, setBytes: usize): i32 {
+  store<i32>(left + (<usize>N << 2), a);
+  store<i32>(right + (<usize>N << 2), b);
+  const na = <usize>a * setBytes, nb = <usize>b * setBytes, nn = <usize>N * setBytes;
+  for (let q: usize = 0; q < setBytes; q += 8) {
+    store<u64>(all + nn + q, load<u64>(all + na + q) | load<u64>(all + nb + q));
+    store<u64>(live + nn + q, load<u64>(live + na + q) | load<u64>(live + nb + q));
+  }
+  return N;
+}

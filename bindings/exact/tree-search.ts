@@ -62,30 +62,6 @@ export interface TreeSearchResult extends OrderCost {
 }
 
 /**
- * A binary contraction tree on bitsets: nodes 0 … L−1 are the leaves (factors), L … 2L−2 the inner
- * nodes; out[N] (W words from N·W) is the set of variables N's result still carries.
- */
-class ContractionTree {
-  readonly W: number;
-  readonly nodes: number;
-  readonly left: Int32Array;
-  readonly right: Int32Array;
-  readonly out: Uint32Array;
-  root = 0;
-  /** The leaves' scopes (L sets of W words). */
-  leafSets: Uint32Array = new Uint32Array(0);
-
-  constructor(readonly leaves: number, words: number) {
-    this.W = words;
-    if (words % 2 !== 0) throw new Error('contraction tree: sets must be whole u64 words');
-    this.nodes = Math.max(1, 2 * leaves - 1);
-    this.left = new Int32Array(this.nodes).fill(-1);
-    this.right = new Int32Array(this.nodes).fill(-1);
-    this.out = new Uint32Array(this.nodes * words);
-  }
-}
-
-/**
  * Variables by cardinality class, for the engine's set sizes: log2 |set| is Σ_c log2(K_c) ·
  * |set ∩ class_c|, one masked popcount per class and word (models have a few distinct cardinalities).
  */
@@ -115,100 +91,51 @@ class Sizes {
 const setWords = (n: number): number => 2 * ((n + 63) >>> 6);
 
 /**
- * The tree of bucket elimination in `order`: each bucket's tables (its factors, its children's
- * messages) joined one after another, the message going to the bucket of its first variable
- * eliminated later; the roots (messages over no variable) joined last.
- */
-function treeFromOrder(g: ContractionGraph, lv: Leaves, order: Int32Array): ContractionTree {
-  const { local, scopes: leafScopes } = lv, nLocal = lv.globalOf.length;
-  const L = leafScopes.length, W = setWords(nLocal);
-  const t = new ContractionTree(L, W);
-  const all = new Uint32Array(t.nodes * W);
-  const pos = new Int32Array(nLocal).fill(-1);
-  const byPos = new Int32Array(nLocal);
-  let p = 0;
-  for (const v of order) if (local[v] >= 0 && pos[local[v]] < 0) (byPos[p] = local[v]), (pos[local[v]] = p++);
-  for (let v = 0; v < g.n; v++) if (local[v] >= 0 && pos[local[v]] < 0) (byPos[p] = local[v]), (pos[local[v]] = p++);
-  const bucket: number[][] = Array.from({ length: nLocal }, () => []);
-  // live[N]: N's variables not yet eliminated (all[N] keeps every variable below N, for the
-  // outputs). A table goes to the bucket of its first live variable.
-  const live = new Uint32Array(t.nodes * W);
-  /** The live variable of `node` eliminated first (−1: none). */
-  const firstLive = (node: number): number => {
-    let best = -1;
-    for (let w = 0; w < W; w++) {
-      let bits = live[node * W + w];
-      while (bits !== 0) {
-        const low = bits & -bits;
-        const u = (w << 5) + 31 - Math.clz32(low);
-        bits ^= low;
-        if (best < 0 || pos[u] < pos[best]) best = u;
-      }
-    }
-    return best;
-  };
-  leafScopes.forEach((sc, l) => {
-    for (const u of sc) all[l * W + (u >>> 5)] |= 1 << (u & 31);
-    for (let w = 0; w < W; w++) live[l * W + w] = all[l * W + w];
-    bucket[firstLive(l)].push(l);
-  });
-  let next = L;
-  const join = (a: number, b: number): number => {
-    const N = next++;
-    t.left[N] = a;
-    t.right[N] = b;
-    for (let w = 0; w < W; w++) {
-      all[N * W + w] = all[a * W + w] | all[b * W + w];
-      live[N * W + w] = live[a * W + w] | live[b * W + w];
-    }
-    return N;
-  };
-  const roots: number[] = [];
-  for (let q = 0; q < nLocal; q++) {
-    const x = byPos[q], items = bucket[x];
-    if (items.length === 0) continue;
-    let node = items[0];
-    for (let k = 1; k < items.length; k++) node = join(node, items[k]);
-    live[node * W + (x >>> 5)] &= ~(1 << (x & 31));
-    const to = firstLive(node);
-    if (to >= 0) bucket[to].push(node);
-    else roots.push(node);
-  }
-  let root = roots[0];
-  for (let k = 1; k < roots.length; k++) root = join(root, roots[k]);
-  t.root = root;
-  t.leafSets = all.slice(0, L * W);
-  // Outputs top-down: what a child carries is what it has that its sibling or the outside needs.
-  for (let N = t.nodes - 1; N >= L; N--) {
-    const a = t.left[N], b = t.right[N];
-    for (let w = 0; w < W; w++) {
-      const o = t.out[N * W + w];
-      t.out[a * W + w] = all[a * W + w] & (o | all[b * W + w]);
-      t.out[b * W + w] = all[b * W + w] & (o | all[a * W + w]);
-    }
-  }
-  return t;
-}
-
-/**
- * A contraction tree copied into the planner engine (assembly/exact/exact_tree.ts), annealed and
- * read back as an elimination order there. dispose() frees it.
+ * A contraction tree in the planner engine (assembly/exact/exact_tree.ts): built there as the
+ * bucket tree of an order — each bucket's tables (its factors, its children's messages) joined one
+ * after another, the message going to the bucket of its first variable eliminated later, the roots
+ * joined last — then annealed and read back as an elimination order there. Nodes 0 … L−1 are the
+ * leaves (factors), L … 2L−2 the inner nodes; each node's output set (the variables its result
+ * still carries) and variable set are W u64 words. dispose() frees it.
  */
 class EngineTree {
   private readonly engine = plannerEngine();
   private readonly arena = this.engine.arena();
-  private readonly W64: number;
+  readonly leaves: number;
+  readonly nodes: number;
+  readonly W64: number;
+  readonly root: number;
   private readonly pLeft: number;
   private readonly pRight: number;
   private readonly pOut: number;
+  /** Each node's variables; the first L rows are the leaves' scopes. */
+  private readonly pAll: number;
 
-  constructor(private readonly t: ContractionTree) {
-    const arena = this.arena;
-    this.W64 = t.W / 2;
-    this.pLeft = arena.allocI32(t.left);
-    this.pRight = arena.allocI32(t.right);
-    this.pOut = arena.alloc(4 * t.out.length, false);
-    arena.u32(this.pOut, t.out.length).set(t.out);
+  constructor(lv: Leaves, order: Int32Array, n: number) {
+    const arena = this.arena, nLocal = lv.globalOf.length, L = lv.count;
+    this.leaves = L;
+    this.nodes = Math.max(1, 2 * L - 1);
+    this.W64 = (nLocal + 63) >>> 6;
+    const pos = new Int32Array(nLocal).fill(-1), byPos = new Int32Array(nLocal);
+    let p = 0;
+    for (const v of order) if (lv.local[v] >= 0 && pos[lv.local[v]] < 0) (byPos[p] = lv.local[v]), (pos[lv.local[v]] = p++);
+    for (let v = 0; v < n; v++) if (lv.local[v] >= 0 && pos[lv.local[v]] < 0) (byPos[p] = lv.local[v]), (pos[lv.local[v]] = p++);
+    const nodes = this.nodes, setBytes = 8 * this.W64;
+    this.pLeft = arena.alloc(4 * nodes, false);
+    this.pRight = arena.alloc(4 * nodes, false);
+    this.pOut = arena.alloc(nodes * setBytes);
+    this.pAll = arena.alloc(nodes * setBytes);
+    const scratch = this.engine.arena();
+    try {
+      const pLive = scratch.alloc(nodes * setBytes);
+      const pHead = scratch.alloc(4 * Math.max(1, nLocal), false), pTail = scratch.alloc(4 * Math.max(1, nLocal), false);
+      const pNext = scratch.alloc(4 * nodes, false), pRoots = scratch.alloc(4 * nodes, false);
+      const pLeafStart = scratch.allocI32(lv.leafStart), pLeafVars = scratch.allocI32(lv.leafVars.length > 0 ? lv.leafVars : [0]);
+      const pPos = scratch.allocI32(nLocal > 0 ? pos : [0]), pByPos = scratch.allocI32(nLocal > 0 ? byPos : [0]);
+      this.root = this.engine.call('contraction tree', (k) => k.treeBuild(L, nLocal, this.W64, pLeafStart, pLeafVars, pPos, pByPos, this.pLeft, this.pRight, this.pOut, this.pAll, pLive, pHead, pTail, pNext, pRoots));
+    } finally {
+      scratch.dispose();
+    }
   }
 
   /**
@@ -218,13 +145,13 @@ class EngineTree {
    * TypeScript search this replaced: its budgets still are the budgets).
    */
   anneal(sizes: Sizes, opts: { bound: number; penalty: number; work: number; betas: [number, number]; seed: number }, used: { work: number; proposals: number; accepted: number }): { objective: number; log2Flops: number } {
-    const { arena, t } = this, n = t.nodes;
+    const arena = this.arena, n = this.nodes;
     const pMasks = arena.alloc(4 * sizes.masks.length, false);
     arena.u32(pMasks, sizes.masks.length).set(sizes.masks);
     const pLogs = arena.allocF64(sizes.logs), pPows = arena.allocF64(sizes.pows);
     const pScratch = arena.alloc(this.engine.kernels.treeScratchBytes(n, this.W64), false);
     const pStats = arena.allocF64([0, 0, used.work, used.proposals, used.accepted]);
-    this.engine.call('contraction-tree search', (k) => k.treeAnneal(this.pLeft, this.pRight, this.pOut, n, t.leaves, this.W64, pMasks, pLogs, pPows, sizes.stride, sizes.classes, opts.bound, opts.penalty, opts.work, opts.betas[0], opts.betas[1], opts.seed >>> 0, pScratch, pStats));
+    this.engine.call('contraction-tree search', (k) => k.treeAnneal(this.pLeft, this.pRight, this.pOut, n, this.leaves, this.W64, pMasks, pLogs, pPows, sizes.stride, sizes.classes, opts.bound, opts.penalty, opts.work, opts.betas[0], opts.betas[1], opts.seed >>> 0, pScratch, pStats));
     const [objective, log2Flops, work, proposals, accepted] = arena.f64(pStats, 5);
     used.work = work;
     used.proposals = proposals;
@@ -237,12 +164,10 @@ class EngineTree {
    * factor alone; an inner node: its bag less its output); then the variables in no scope.
    */
   order(lv: Leaves, n: number): Int32Array {
-    const { arena, t } = this, nLocal = lv.globalOf.length;
-    const pLeafSets = arena.alloc(4 * t.leafSets.length, false);
-    arena.u32(pLeafSets, t.leafSets.length).set(t.leafSets);
-    const pOrder = arena.alloc(4 * nLocal, false), pStack = arena.alloc(4 * t.nodes, false);
-    const pVisited = arena.alloc(t.nodes), pBag = arena.alloc(8 * this.W64, false);
-    const m = this.engine.call('contraction-tree order', (k) => k.treeOrder(this.pLeft, this.pRight, this.pOut, t.nodes, t.leaves, this.W64, t.root, pLeafSets, pOrder, nLocal, pStack, pVisited, pBag));
+    const arena = this.arena, nLocal = lv.globalOf.length;
+    const pOrder = arena.alloc(4 * Math.max(1, nLocal), false), pStack = arena.alloc(4 * this.nodes, false);
+    const pVisited = arena.alloc(this.nodes), pBag = arena.alloc(8 * Math.max(1, this.W64), false);
+    const m = this.engine.call('contraction-tree order', (k) => k.treeOrder(this.pLeft, this.pRight, this.pOut, this.nodes, this.leaves, this.W64, this.root, this.pAll, pOrder, nLocal, pStack, pVisited, pBag));
     // A valid tree sums each variable at exactly one node.
     if (m > nLocal) throw new Error(`contraction tree: ${m - nLocal} variables summed twice`);
     if (m < nLocal) throw new Error(`contraction tree: ${nLocal - m} variables never summed`);
@@ -280,13 +205,12 @@ export function searchContractionTree(g: ContractionGraph, start: Int32Array, op
   const used = { work: 0, proposals: 0, accepted: 0 };
   const treeOrders: Int32Array[] = [];
   const done = (improved: boolean): TreeSearchResult => ({ order: best.order, ...best.cost, improved, treeLog2Flops: best.tree, proposals: used.proposals, accepted: used.accepted, work: used.work, treeOrders, start: first });
-  if (lv.scopes.length < 3 || opts.work <= 0) return done(false);
+  if (lv.count < 3 || opts.work <= 0) return done(false);
   const sizes = new Sizes(setWords(lv.globalOf.length), Int32Array.from(lv.globalOf, (v) => g.card[v]));
   const seed = opts.seed ?? 0x7e5a;
   let improved = false;
-  const startTree = treeFromOrder(g, lv, start);
   for (let r = 0; r < restarts; r++) {
-    const t = new EngineTree(startTree);
+    const t = new EngineTree(lv, start, g.n);
     let a: { log2Flops: number }, order: Int32Array;
     try {
       a = t.anneal(sizes, { bound, penalty, work: opts.work / restarts, betas: opts.betas ?? [0.5, 30], seed: seed + r }, used);
@@ -302,9 +226,14 @@ export function searchContractionTree(g: ContractionGraph, start: Int32Array, op
   return done(improved);
 }
 
-/** The tree's leaves: each nonempty scope in local indices (the variables some scope holds, numbered densely). */
+/**
+ * The tree's leaves: each nonempty scope (duplicates dropped) in local indices (the variables some
+ * scope holds, numbered densely), leaf l's at leafVars[leafStart[l] … leafStart[l+1]).
+ */
 interface Leaves {
-  scopes: Int32Array[];
+  count: number;
+  leafStart: Int32Array;
+  leafVars: Int32Array;
   /** Local index of each variable (−1: in no scope). */
   local: Int32Array;
   /** The variable of each local index. */
@@ -318,25 +247,19 @@ function leavesOf(g: ContractionGraph): Leaves {
   const cached = leavesCache.get(g.scopes);
   if (cached && cached.local.length === g.n) return cached;
   const local = new Int32Array(g.n).fill(-1), stamp = new Int32Array(g.n).fill(-1);
-  const globalOf: number[] = [];
-  const scopes: Int32Array[] = [];
+  const globalOf: number[] = [], leafStart: number[] = [0], leafVars: number[] = [];
   for (let f = 0; f < g.scopes.length; f++) {
     const sc = g.scopes[f];
-    let m = 0;
-    for (let k = 0; k < sc.length; k++) if (stamp[sc[k]] !== f) (stamp[sc[k]] = f), m++;
-    if (m === 0) continue;
-    const leaf = new Int32Array(m);
-    m = 0;
     for (let k = 0; k < sc.length; k++) {
       const v = sc[k];
-      if (stamp[v] !== f) continue;
-      stamp[v] = -1 - f; // taken
+      if (stamp[v] === f) continue;
+      stamp[v] = f;
       if (local[v] < 0) (local[v] = globalOf.length), globalOf.push(v);
-      leaf[m++] = local[v];
+      leafVars.push(local[v]);
     }
-    scopes.push(leaf);
+    if (leafVars.length > leafStart[leafStart.length - 1]) leafStart.push(leafVars.length);
   }
-  const lv = { scopes, local, globalOf: Int32Array.from(globalOf) };
+  const lv = { count: leafStart.length - 1, leafStart: Int32Array.from(leafStart), leafVars: Int32Array.from(leafVars), local, globalOf: Int32Array.from(globalOf) };
   leavesCache.set(g.scopes, lv);
   return lv;
 }
@@ -344,8 +267,8 @@ function leavesOf(g: ContractionGraph): Leaves {
 /** The order read off `start`'s own bucket tree, without search (its cliques are the start order's). */
 export function bucketTreeOrder(g: ContractionGraph, start: Int32Array): Int32Array {
   const lv = leavesOf(g);
-  if (lv.scopes.length === 0) return start;
-  const t = new EngineTree(treeFromOrder(g, lv, start));
+  if (lv.count === 0) return start;
+  const t = new EngineTree(lv, start, g.n);
   try {
     return t.order(lv, g.n);
   } finally {
