@@ -9,43 +9,45 @@
 // other kernels, it allocates what it needs (the lists grow as fill edges are added) and keeps its
 // buffers for the next run; the caller holds no view across the call.
 
-/** Growable i32 array in unmanaged memory. */
-class Ints {
+/** Growable array of T in unmanaged memory. */
+class Buf<T> {
   ptr: usize;
   cap: i32;
   constructor(cap: i32) {
     this.cap = max(cap, 16);
-    this.ptr = heap.alloc(<usize>this.cap << 2);
+    this.ptr = heap.alloc(<usize>this.cap * sizeof<T>());
   }
-  @inline get(k: i32): i32 {
-    return load<i32>(this.ptr + (<usize>k << 2));
+  @inline get(k: i32): T {
+    return load<T>(this.ptr + <usize>k * sizeof<T>());
   }
-  @inline set(k: i32, x: i32): void {
-    store<i32>(this.ptr + (<usize>k << 2), x);
+  @inline set(k: i32, x: T): void {
+    store<T>(this.ptr + <usize>k * sizeof<T>(), x);
   }
   reserve(n: i32): void {
     if (n <= this.cap) return;
     const c = max(n, 2 * this.cap);
-    this.ptr = heap.realloc(this.ptr, <usize>c << 2);
+    this.ptr = heap.realloc(this.ptr, <usize>c * sizeof<T>());
     this.cap = c;
   }
   free(): void {
     heap.free(this.ptr);
   }
 }
+type Ints = Buf<i32>;
+type Floats = Buf<f64>;
 
 // The graph (module state: one run at a time). The hot arrays are read through raw pointers
 // (P_*), refreshed by syncPointers whenever a buffer may have moved.
 let n = 0;
-let pool = new Ints(16);
+let pool = new Buf<i32>(16);
 let top = 0;
-let start = new Ints(16);
-let deg = new Ints(16);
-let cap = new Ints(16);
-let mark = new Ints(16);
+let start = new Buf<i32>(16);
+let deg = new Buf<i32>(16);
+let cap = new Buf<i32>(16);
+let mark = new Buf<i32>(16);
 let stamp = 0;
 /** The fill edges the last eliminate added: pairs (a, b) at 2k, 2k + 1. */
-let addedPairs = new Ints(16);
+let addedPairs = new Buf<i32>(16);
 let added = 0;
 let card: usize = 0;
 let logK: usize = 0;
@@ -192,32 +194,10 @@ function fill(v: i32, weighted: bool): f64 {
   return allPairs - adjPairs / 2;
 }
 
-/** Growable f64 array in unmanaged memory. */
-class Floats {
-  ptr: usize;
-  cap: i32;
-  constructor(cap: i32) {
-    this.cap = max(cap, 16);
-    this.ptr = heap.alloc(<usize>this.cap << 3);
-  }
-  @inline get(k: i32): f64 {
-    return load<f64>(this.ptr + (<usize>k << 3));
-  }
-  @inline set(k: i32, x: f64): void {
-    store<f64>(this.ptr + (<usize>k << 3), x);
-  }
-  reserve(n: i32): void {
-    if (n <= this.cap) return;
-    const c = max(n, 2 * this.cap);
-    this.ptr = heap.realloc(this.ptr, <usize>c << 3);
-    this.cap = c;
-  }
-}
-
 // Min-heap of (a, b, v) triples, lexicographic.
-let heapA = new Floats(64);
-let heapB = new Floats(64);
-let heapV = new Ints(64);
+let heapA = new Buf<f64>(64);
+let heapB = new Buf<f64>(64);
+let heapV = new Buf<i32>(64);
 let heapSize = 0;
 let P_HA: usize = heapA.ptr;
 let P_HB: usize = heapB.ptr;
@@ -276,26 +256,26 @@ function pop(): void {
 
 // Min-fill's incremental keys (see fillBefore / fillAfter). Per vertex: its fill weight kw
 // (cardinality, or 1 unweighted), change marks, clique marks, its index in the clique.
-let kw = new Floats(16);
-let changed = new Ints(16);
-let previous = new Floats(16);
-let inClique = new Ints(16);
-let inChanged = new Ints(16);
-let cliqueAt = new Ints(16);
-let dStamp = new Ints(16);
+let kw = new Buf<f64>(16);
+let changed = new Buf<i32>(16);
+let previous = new Buf<f64>(16);
+let inClique = new Buf<i32>(16);
+let inChanged = new Buf<i32>(16);
+let cliqueAt = new Buf<i32>(16);
+let dStamp = new Buf<i32>(16);
 let tick = 0;
 // Per clique member (by its index in N): tri(u), ΣK and ΣK² over C_u; fill partners (CSR) and the
 // weight of the fill edges at it.
-let triOld = new Floats(16);
-let cSum = new Floats(16);
-let cSq = new Floats(16);
-let partnerStart = new Ints(17);
-let fillAt = new Ints(16);
-let inc = new Floats(16);
-let partner = new Ints(16);
+let triOld = new Buf<f64>(16);
+let cSum = new Buf<f64>(16);
+let cSq = new Buf<f64>(16);
+let partnerStart = new Buf<i32>(17);
+let fillAt = new Buf<i32>(16);
+let inc = new Buf<f64>(16);
+let partner = new Buf<i32>(16);
 let Kv: f64 = 1;
-let curA = new Floats(16);
-let curB = new Floats(16);
+let curA = new Buf<f64>(16);
+let curB = new Buf<f64>(16);
 let P_KW: usize = 0;
 let P_CURA: usize = 0;
 let P_CURB: usize = 0;
@@ -495,8 +475,8 @@ export function greedyOrderRun(count: i32, rowStart: usize, adj: usize, cards: u
   }
   tick = 0;
   heapSize = 0;
-  const gone = new Ints(n);
-  const nb = new Ints(n);
+  const gone = new Buf<i32>(n);
+  const nb = new Buf<i32>(n);
   for (let v = 0; v < n; v++) {
     gone.set(v, 0);
     store<f64>(P_CURA + (<usize>(v) << 3), NaN);
@@ -554,7 +534,7 @@ export function simulateRun(count: i32, rowStart: usize, adj: usize, cards: usiz
   loadGraph(count, rowStart, adj);
   card = cards;
   logK = logs;
-  const nb = new Ints(n);
+  const nb = new Buf<i32>(n);
   let tw = 0, room = 0, aborted = 0;
   let maxLog2: f64 = 0, maxEntries: f64 = 1, total: f64 = 0;
   for (let t = 0; t < n; t++) {
