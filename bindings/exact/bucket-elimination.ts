@@ -82,18 +82,30 @@ export function fixedStates(model: Model): { fixed: Int32Array; impossible: numb
 
 /** The interaction graph of the free variables (any arity: every pair sharing a factor). */
 export function interactionGraph(model: Model, fixed: Int32Array): OrderingGraph {
-  const is: number[] = [], js: number[] = [];
+  // Scopes read in place (strictly increasing, so each pair comes out (smaller, larger)); two
+  // passes, counting then filling, so no array per factor.
+  const { scopeStart, scopeVars } = model;
+  const free = new Int32Array(Math.max(1, model.maxArity));
+  let pairs = 0;
   for (let f = 0; f < model.nFactors; f++) {
-    const sc = Array.from(model.scope(f)).filter((v) => fixed[v] < 0);
-    for (let a = 0; a < sc.length; a++) {
-      for (let b = a + 1; b < sc.length; b++) {
-        if (sc[a] === sc[b]) continue;
-        is.push(Math.min(sc[a], sc[b]));
-        js.push(Math.max(sc[a], sc[b]));
+    let m = 0;
+    for (let k = scopeStart[f]; k < scopeStart[f + 1]; k++) if (fixed[scopeVars[k]] < 0) m++;
+    pairs += (m * (m - 1)) / 2;
+  }
+  const i = new Int32Array(pairs), j = new Int32Array(pairs);
+  let at = 0, buf = free;
+  for (let f = 0; f < model.nFactors; f++) {
+    const k0 = scopeStart[f], k1 = scopeStart[f + 1];
+    if (k1 - k0 > buf.length) buf = new Int32Array(k1 - k0);
+    let m = 0;
+    for (let k = k0; k < k1; k++) if (fixed[scopeVars[k]] < 0) buf[m++] = scopeVars[k];
+    for (let a = 0; a < m; a++) {
+      for (let b = a + 1; b < m; b++) {
+        i[at] = Math.min(buf[a], buf[b]);
+        j[at++] = Math.max(buf[a], buf[b]);
       }
     }
   }
-  const i = Int32Array.from(is), j = Int32Array.from(js);
   const card = Int32Array.from(model.card, (K, v) => (fixed[v] >= 0 ? 1 : K));
   return { n: model.n, card, pairwiseFactors: () => ({ i, j }) };
 }
@@ -112,7 +124,10 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   const constantFactors: number[] = [];
   for (let f = 0; f < model.nFactors; f++) {
     let first = -1;
-    for (const v of model.scope(f)) if (fixed[v] < 0 && (first < 0 || pos[v] < pos[first])) first = v;
+    for (let k = model.scopeStart[f]; k < model.scopeStart[f + 1]; k++) {
+      const v = model.scopeVars[k];
+      if (fixed[v] < 0 && (first < 0 || pos[v] < pos[first])) first = v;
+    }
     if (first < 0) constantFactors.push(f);
     else bucket[first].push({ kind: 'factor', id: f });
   }

@@ -35,23 +35,26 @@ export interface EnumerationPlan {
 export function enumerationPlan(model: Model): EnumerationPlan {
   const { n, card, scopeStart, scopeVars, tables, tableStart } = model;
   const F = model.nFactors;
-  // States allowed by the unary factors.
-  const allowed = Array.from(card, (K) => new Uint8Array(K).fill(1));
+  // States allowed by the unary factors (v's at allowed[off[v] … off[v] + card[v])).
+  const off = new Int32Array(n + 1);
+  for (let v = 0; v < n; v++) off[v + 1] = off[v] + card[v];
+  const allowed = new Uint8Array(off[n]).fill(1);
   for (let f = 0; f < F; f++) {
     if (scopeStart[f + 1] - scopeStart[f] !== 1) continue;
-    const v = scopeVars[scopeStart[f]], a = allowed[v];
-    for (let k = 0; k < card[v]; k++) if (tables[tableStart[f] + k] === -Infinity) a[k] = 0;
+    const v = scopeVars[scopeStart[f]];
+    for (let k = 0; k < card[v]; k++) if (tables[tableStart[f] + k] === -Infinity) allowed[off[v] + k] = 0;
   }
   const fixed = new Int32Array(n).fill(-1);
   let impossible = -1;
   for (let v = 0; v < n; v++) {
     let count = 0, last = -1;
-    for (let k = 0; k < card[v]; k++) if (allowed[v][k]) (count++, (last = k));
+    for (let k = 0; k < card[v]; k++) if (allowed[off[v] + k]) (count++, (last = k));
     if (count === 0 && impossible < 0) impossible = v;
     if (count <= 1) fixed[v] = Math.max(0, last);
   }
   // Components of the enumerated variables (union–find over the factors' free scope variables).
-  const parent = Int32Array.from({ length: n }, (_, v) => v);
+  const parent = new Int32Array(n);
+  for (let v = 0; v < n; v++) parent[v] = v;
   const find = (v: number): number => {
     while (parent[v] !== v) v = parent[v] = parent[parent[v]];
     return v;
