@@ -201,7 +201,7 @@ export interface GreedyBucketChoice {
  * within the limit (if none is, the one with the smallest planScore: what it would cost sliced), then
  * randomised restarts when it is expensive. `orders`: bucketOrderCandidates of the model's own graph,
  * already computed (auto shares them with the junction tree), used when no variable is fixed (the
- * interaction graph is then that graph). No engine (TypeScript throughout).
+ * interaction graph is then that graph). No engine argument: the orderings run on the planner's instance.
  */
 export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders?: OrderStats[]): GreedyBucketChoice {
   const maxMessage = checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES);
@@ -356,7 +356,7 @@ function choose(cands: OrderStats[], limit: number): { best: OrderStats; feasibl
 /**
  * The elimination ordering exactInference would use: every requested heuristic is run and the one with
  * the smallest total clique-table size among those within maxTableEntries is kept (if none is within
- * it, the one with the smallest largest clique). Pure TypeScript; no engine needed.
+ * it, the one with the smallest largest clique). No engine argument: the orderings run on the planner's instance (core/engine.ts, plannerEngine).
  */
 export function eliminationPlan(model: Model, opts: ExactOptions = {}): EliminationPlan {
   const limit = checkLimit(opts.maxTableEntries ?? DEFAULT_MAX_TABLE_ENTRIES);
