@@ -17,7 +17,7 @@ export { elimTableOp, elimMaxScale, elimScaleBy, elimExpShift, elimSupport, elim
 export { enumRun } from './exact/exact_enum';
 export { bucketLinearise, bucketDecode } from './exact/exact_bucket';
 export { treeAnneal, treeScratchBytes, treeOrder, treeBuild } from './exact/exact_tree';
-export { orderCostRun } from './exact/exact_order';
+export { orderCostRun, bucketSeparators, plannedSeparators, plannedSeparatorOffsets, plannedSeparatorLengths } from './exact/exact_order';
 export { greedyOrderRun, simulateRun } from './exact/exact_greedy';
 export { bucketBlock, bucketBlockLog, bucketLogFinish, bucketRescale, bucketScale, bucketDelta, bucketRange, bucketQuotient, bucketLogQuotient, bucketToLog } from './exact/exact_block';
 export { factorBytes, factorInit, factorMul, factorMulT } from './relax/factor';

@@ -10,7 +10,7 @@
 // buffers for the next run; the caller holds no view across the call.
 
 /** Growable array of T in unmanaged memory. */
-class Buf<T> {
+export class Buf<T> {
   ptr: usize;
   cap: i32;
   constructor(cap: i32) {

@@ -1,7 +1,10 @@
-// The cost of an elimination order on adjacency bitsets (bindings/exact/order-search.ts: the order
-// annealing's evaluations and orderCost): each variable's neighbours gain its other neighbours, one
-// OR of W u64 words per neighbour. Work is counted in the budget's unit (bitset words of 32 bits and
-// per-neighbour bookkeeping), so a budget buys the same evaluations on every machine.
+// Orders, symbolically. The cost of an elimination order on adjacency bitsets (bindings/exact/
+// order-search.ts: the order annealing's evaluations and orderCost): each variable's neighbours
+// gain its other neighbours, one OR of W u64 words per neighbour; work is counted in the budget's
+// unit (bitset words of 32 bits and per-neighbour bookkeeping), so a budget buys the same
+// evaluations on every machine. And bucket elimination's separators for an order (bucketPlan).
+
+import { Buf } from './exact_greedy';
 
 /** The per-neighbour bookkeeping of an elimination step, in bitset words of the same time. */
 const NEIGHBOUR_WORDS: f64 = 4;
@@ -54,4 +57,204 @@ export function orderCostRun(adj: usize, scratch: usize, W: i32, words32: i32, n
   store<f64>(out, objective, 24);
   store<f64>(out, <f64>complete, 32);
   store<f64>(out, work, 40);
+}
+
+// Bucket elimination's separators for an order (bindings/exact/bucket-elimination.ts, bucketPlan),
+// kept in module buffers the caller reads right after the call (plannedSeparators).
+let sepVars = new Buf<i32>(1024);
+let sepOff = new Buf<i32>(16);
+let sepLen = new Buf<i32>(16);
+let sepSize = new Buf<f64>(16);
+let kids = new Buf<f64>(16);
+let markB = new Buf<i32>(16);
+let atB = new Buf<i32>(16);
+let flagB = new Buf<u8>(16);
+let headF = new Buf<i32>(16);
+let nextF = new Buf<i32>(16);
+let headC = new Buf<i32>(16);
+let tailC = new Buf<i32>(16);
+let nextC = new Buf<i32>(16);
+
+/**
+ * The separator of each variable eliminated in `elim` (i32[m]; pos: i32[n], each variable's
+ * position, −1 when fixed): the variables, by position, of the tables in its bucket — the factors
+ * whose first free variable it is, its children's separators — less itself. Fixed variables
+ * (fixed[v] ≥ 0) are left out. Writes parent (i32[n], −1: a root) and stats (f64[5]) = [treewidth,
+ * largest separator's entries, Σ entries, Σ entries × K_v, peak entries: every upward message,
+ * then the downward ones as bucketPlan counts them]; returns Σ |separators|: the separators are
+ * then at plannedSeparators(), variable v's at its offset plannedSeparatorOffsets()[v] (i32),
+ * |sep| at plannedSeparatorLengths()[v].
+ */
+export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: usize, fixed: usize, card: usize, elim: usize, m: i32, pos: usize, parent: usize, stats: usize): i32 {
+  sepOff.reserve(n);
+  sepLen.reserve(n);
+  sepSize.reserve(n);
+  kids.reserve(n);
+  markB.reserve(n);
+  atB.reserve(n);
+  flagB.reserve(n + 1);
+  headF.reserve(n);
+  nextF.reserve(F);
+  headC.reserve(n);
+  tailC.reserve(n);
+  nextC.reserve(n);
+  for (let v = 0; v < n; v++) {
+    headF.set(v, -1);
+    headC.set(v, -1);
+    tailC.set(v, -1);
+    markB.set(v, -1);
+    sepLen.set(v, 0);
+    sepOff.set(v, 0);
+    kids.set(v, 0);
+    store<i32>(parent + (<usize>v << 2), -1);
+  }
+  for (let p = 0; p <= n; p++) flagB.set(p, 0);
+  // Factors by their first free variable.
+  for (let f = 0; f < F; f++) {
+    let first = -1, firstPos = 0;
+    const k1 = load<i32>(scopeStart + (<usize>(f + 1) << 2));
+    for (let k = load<i32>(scopeStart + (<usize>f << 2)); k < k1; k++) {
+      const v = load<i32>(scopeVars + (<usize>k << 2));
+      if (load<i32>(fixed + (<usize>v << 2)) >= 0) continue;
+      const p = load<i32>(pos + (<usize>v << 2));
+      if (first < 0 || p < firstPos) {
+        first = v;
+        firstPos = p;
+      }
+    }
+    if (first < 0) continue;
+    nextF.set(f, headF.get(first));
+    headF.set(first, f);
+  }
+  let total = 0, tw = 0;
+  let maxMessage: f64 = 1, messageEntries: f64 = 0, upFlops: f64 = 0;
+  for (let t = 0; t < m; t++) {
+    const v = load<i32>(elim + (<usize>t << 2));
+    let c = 0, lo = n, hi = -1;
+    markB.set(v, v);
+    // The bucket's factors, then its children's separators (a set: the order does not matter).
+    for (let f = headF.get(v); f >= 0; f = nextF.get(f)) {
+      const k1 = load<i32>(scopeStart + (<usize>(f + 1) << 2));
+      for (let k = load<i32>(scopeStart + (<usize>f << 2)); k < k1; k++) {
+        const u = load<i32>(scopeVars + (<usize>k << 2));
+        if (load<i32>(fixed + (<usize>u << 2)) >= 0 || markB.get(u) == v) continue;
+        markB.set(u, v);
+        const p = load<i32>(pos + (<usize>u << 2));
+        atB.set(c++, p);
+        if (p < lo) lo = p;
+        if (p > hi) hi = p;
+      }
+    }
+    for (let ch = headC.get(v); ch >= 0; ch = nextC.get(ch)) {
+      const o = sepOff.get(ch), l = sepLen.get(ch);
+      for (let k = 0; k < l; k++) {
+        const u = sepVars.get(o + k);
+        if (markB.get(u) == v) continue;
+        markB.set(u, v);
+        const p = load<i32>(pos + (<usize>u << 2));
+        atB.set(c++, p);
+        if (p < lo) lo = p;
+        if (p > hi) hi = p;
+      }
+    }
+    // By position: a flag scan over their range when it is short (banded orders), else a sort.
+    sepVars.reserve(total + c);
+    const s = sepVars.ptr + (<usize>total << 2);
+    if (c > 1 && hi - lo < 8 * c) {
+      for (let k = 0; k < c; k++) flagB.set(atB.get(k) - lo, 1);
+      let k = 0;
+      for (let p = lo; p <= hi; p++) {
+        if (flagB.get(p - lo) == 0) continue;
+        flagB.set(p - lo, 0);
+        store<i32>(s + (<usize>k << 2), load<i32>(elim + (<usize>p << 2)));
+        k++;
+      }
+    } else {
+      sortPositions(atB.ptr, c);
+      for (let k = 0; k < c; k++) store<i32>(s + (<usize>k << 2), load<i32>(elim + (<usize>atB.get(k) << 2)));
+    }
+    sepOff.set(v, total);
+    sepLen.set(v, c);
+    total += c;
+    let size: f64 = 1;
+    for (let k = 0; k < c; k++) size *= <f64>load<i32>(card + (<usize>load<i32>(s + (<usize>k << 2)) << 2));
+    sepSize.set(v, size);
+    tw = max(tw, c);
+    maxMessage = max(maxMessage, size);
+    messageEntries += size;
+    upFlops += size * <f64>load<i32>(card + (<usize>v << 2));
+    if (c > 0) {
+      const p = load<i32>(s);
+      store<i32>(parent + (<usize>v << 2), p);
+      // Appended in elimination order: the order bucketPlan lists a bucket's children in.
+      nextC.set(v, -1);
+      if (tailC.get(p) < 0) headC.set(p, v);
+      else nextC.set(tailC.get(p), v);
+      tailC.set(p, v);
+      kids.set(p, kids.get(p) + size);
+    }
+  }
+  // Peak memory: every upward message, then downward δ_c allocated when c's parent is processed,
+  // δ_v and the children's upward messages freed once v is.
+  let live = messageEntries, peak = live;
+  for (let t = m - 1; t >= 0; t--) {
+    const v = load<i32>(elim + (<usize>t << 2));
+    const k = kids.get(v);
+    live += k;
+    peak = max(peak, live);
+    live -= k + (load<i32>(parent + (<usize>v << 2)) >= 0 ? sepSize.get(v) : 0);
+  }
+  store<f64>(stats, <f64>tw);
+  store<f64>(stats, maxMessage, 8);
+  store<f64>(stats, messageEntries, 16);
+  store<f64>(stats, upFlops, 24);
+  store<f64>(stats, peak, 32);
+  return total;
+}
+
+/** Ascending sort of n i32 at p (insertion sort for short runs, heap sort past them). */
+function sortPositions(p: usize, n: i32): void {
+  if (n <= 32) {
+    for (let i = 1; i < n; i++) {
+      const x = load<i32>(p + (<usize>i << 2));
+      let j = i - 1;
+      while (j >= 0 && load<i32>(p + (<usize>j << 2)) > x) {
+        store<i32>(p + (<usize>(j + 1) << 2), load<i32>(p + (<usize>j << 2)));
+        j--;
+      }
+      store<i32>(p + (<usize>(j + 1) << 2), x);
+    }
+    return;
+  }
+  for (let i = (n >> 1) - 1; i >= 0; i--) siftDown(p, i, n);
+  for (let end = n - 1; end > 0; end--) {
+    const x = load<i32>(p);
+    store<i32>(p, load<i32>(p + (<usize>end << 2)));
+    store<i32>(p + (<usize>end << 2), x);
+    siftDown(p, 0, end);
+  }
+}
+
+function siftDown(p: usize, i: i32, n: i32): void {
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= n) return;
+    let m = l;
+    if (l + 1 < n && load<i32>(p + (<usize>(l + 1) << 2)) > load<i32>(p + (<usize>l << 2))) m = l + 1;
+    if (load<i32>(p + (<usize>m << 2)) <= load<i32>(p + (<usize>i << 2))) return;
+    const x = load<i32>(p + (<usize>i << 2));
+    store<i32>(p + (<usize>i << 2), load<i32>(p + (<usize>m << 2)));
+    store<i32>(p + (<usize>m << 2), x);
+    i = m;
+  }
+}
+
+export function plannedSeparators(): usize {
+  return sepVars.ptr;
+}
+export function plannedSeparatorOffsets(): usize {
+  return sepOff.ptr;
+}
+export function plannedSeparatorLengths(): usize {
+  return sepLen.ptr;
 }

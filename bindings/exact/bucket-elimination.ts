@@ -17,7 +17,7 @@
 // beliefs. Tables are linear with a log scale where their range allows (products then exact
 // without exp), log values otherwise, so any dynamic range and zero potentials are exact.
 
-import { WASM_MAX_BLOCK, type Arena, type Engine } from '../core/engine.ts';
+import { plannerEngine, WASM_MAX_BLOCK, type Arena, type Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
@@ -110,93 +110,66 @@ export function interactionGraph(model: Model, fixed: Int32Array): OrderingGraph
   return { n: model.n, card, pairwiseFactors: () => ({ i, j }) };
 }
 
-/** The buckets, messages and costs of eliminating in `order` (variables fixed in `fixed` are skipped). */
+/**
+ * The buckets, messages and costs of eliminating in `order` (variables fixed in `fixed` are
+ * skipped). The separators are found in the engine (assembly/exact/exact_order.ts,
+ * bucketSeparators) on the planner's instance; each is a view into one array.
+ */
 export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, impossible = -1): BucketPlan {
-  const n = model.n, card = model.card;
+  const n = model.n;
   const pos = new Int32Array(n).fill(-1);
   let t = 0;
-  const elim: number[] = [];
-  for (const v of order) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t++, elim.push(v));
-  for (let v = 0; v < n; v++) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t++, elim.push(v));
+  const elim = new Int32Array(n);
+  for (const v of order) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t), (elim[t++] = v);
+  for (let v = 0; v < n; v++) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t), (elim[t++] = v);
+  const m = t;
+  const parent = new Int32Array(n);
+  const engine = plannerEngine(), arena = engine.arena();
+  let stats: Float64Array, all: Int32Array, off: Int32Array, len: Int32Array;
+  try {
+    const pScopeStart = arena.allocI32(model.scopeStart), pScopeVars = arena.allocI32(model.scopeVars.length > 0 ? model.scopeVars : [0]);
+    const pFixed = arena.allocI32(fixed.length > 0 ? fixed : [0]), pCard = arena.allocI32(model.card.length > 0 ? model.card : [0]);
+    const pElim = arena.allocI32(m > 0 ? elim.subarray(0, m) : [0]), pPos = arena.allocI32(n > 0 ? pos : [0]);
+    const pParent = arena.alloc(4 * Math.max(1, n), false), pStats = arena.alloc(40, false);
+    const total = engine.call('bucket plan', (k) => k.bucketSeparators(n, model.nFactors, pScopeStart, pScopeVars, pFixed, pCard, pElim, m, pPos, pParent, pStats));
+    const k = engine.kernels;
+    stats = arena.f64(pStats, 5).slice();
+    parent.set(arena.i32(pParent, n));
+    all = arena.i32(k.plannedSeparators(), total).slice();
+    off = arena.i32(k.plannedSeparatorOffsets(), n).slice();
+    len = arena.i32(k.plannedSeparatorLengths(), n).slice();
+  } finally {
+    arena.dispose();
+  }
+  // The buckets: factors by their first free variable (in factor order), then the children's
+  // messages in elimination order.
   const bucket: TableRef[][] = Array.from({ length: n }, () => []);
-  const sep: Int32Array[] = new Array(n).fill(new Int32Array(0));
-  const parent = new Int32Array(n).fill(-1);
   const constantFactors: number[] = [];
+  const { scopeStart, scopeVars } = model;
   for (let f = 0; f < model.nFactors; f++) {
     let first = -1;
-    for (let k = model.scopeStart[f]; k < model.scopeStart[f + 1]; k++) {
-      const v = model.scopeVars[k];
+    for (let k = scopeStart[f]; k < scopeStart[f + 1]; k++) {
+      const v = scopeVars[k];
       if (fixed[v] < 0 && (first < 0 || pos[v] < pos[first])) first = v;
     }
     if (first < 0) constantFactors.push(f);
     else bucket[first].push({ kind: 'factor', id: f });
   }
-  let treewidth = 0, maxMessage = 1, messageEntries = 0, upFlops = 0;
-  const mark = new Int32Array(n).fill(-1);
-  // A separator's variables by position: their positions in order (flagged over their range when
-  // that is short, as with banded orders; else a numeric sort), then mapped back.
-  const at = new Int32Array(n), flag = new Uint8Array(n + 1), sepSize = new Float64Array(n).fill(1);
-  const { scopeStart, scopeVars } = model;
-  let chunk = new Int32Array(0), chunkUsed = 0;
-  for (const v of elim) {
-    let m = 0, lo = n, hi = -1;
-    mark[v] = v;
-    for (const r of bucket[v]) {
-      const scope = r.kind === 'factor' ? scopeVars : sep[r.id];
-      const from = r.kind === 'factor' ? scopeStart[r.id] : 0, to = r.kind === 'factor' ? scopeStart[r.id + 1] : scope.length;
-      for (let k = from; k < to; k++) {
-        const u = scope[k];
-        if (fixed[u] >= 0 || mark[u] === v) continue;
-        mark[u] = v;
-        const p = pos[u];
-        at[m++] = p;
-        if (p < lo) lo = p;
-        if (p > hi) hi = p;
-      }
-    }
-    // Separators are views into shared chunks: one typed array each costs more than filling it.
-    if (chunkUsed + m > chunk.length) (chunk = new Int32Array(Math.max(m, 1 << 16))), (chunkUsed = 0);
-    const s = chunk.subarray(chunkUsed, chunkUsed + m);
-    chunkUsed += m;
-    if (m > 1 && hi - lo < 8 * m) {
-      for (let k = 0; k < m; k++) flag[at[k] - lo] = 1;
-      for (let p = lo, k = 0; p <= hi; p++) if (flag[p - lo]) (flag[p - lo] = 0), (s[k++] = elim[p]);
-    } else {
-      s.set(at.subarray(0, m));
-      s.sort();
-      for (let k = 0; k < m; k++) s[k] = elim[s[k]];
-    }
-    sep[v] = s;
-    let size = 1;
-    for (let k = 0; k < m; k++) size *= card[s[k]];
-    sepSize[v] = size;
-    treewidth = Math.max(treewidth, s.length);
-    maxMessage = Math.max(maxMessage, size);
-    messageEntries += size;
-    upFlops += size * card[v];
-    if (s.length > 0) {
-      parent[v] = s[0];
-      bucket[s[0]].push({ kind: 'up', id: v });
-    }
+  const empty = new Int32Array(0);
+  const sep: Int32Array[] = new Array(n).fill(empty);
+  for (let q = 0; q < m; q++) {
+    const v = elim[q];
+    sep[v] = all.subarray(off[v], off[v] + len[v]);
+    if (parent[v] >= 0) bucket[parent[v]].push({ kind: 'up', id: v });
   }
+  const [treewidth, maxMessage, messageEntries, upFlops, peak] = stats;
   // Downward: each clique is streamed once more (in log space, where linear products would not be
   // exact, once per child and once for the marginal: flops counts the linear case).
   const flops = 2 * upFlops;
-  // Peak memory: every upward message, then downward δ_c allocated when c's parent is processed,
-  // δ_v and the children's upward messages freed once v is.
-  let live = messageEntries, peak = live;
-  for (let t = elim.length - 1; t >= 0; t--) {
-    const v = elim[t];
-    let kids = 0;
-    for (const r of bucket[v]) if (r.kind === 'up') kids += sepSize[r.id];
-    live += kids;
-    peak = Math.max(peak, live);
-    live -= kids + (parent[v] >= 0 ? sepSize[v] : 0);
-  }
   let factorEntries = 0;
   for (let f = 0; f < model.nFactors; f++) factorEntries += model.tableSize(f);
   const bytes = 8 * (peak + factorEntries) + 16 * (2 * n + 1) + 96 * n + 1024;
-  return { fixed, impossible, order: Int32Array.from(elim), sep, parent, bucket, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes };
+  return { fixed, impossible, order: elim.slice(0, m), sep, parent, bucket, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes };
 }
 
 function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
