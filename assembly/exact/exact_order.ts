@@ -78,14 +78,14 @@ let nextC = new Buf<i32>(16);
 /**
  * The separator of each variable eliminated in `elim` (i32[m]; pos: i32[n], each variable's
  * position, −1 when fixed): the variables, by position, of the tables in its bucket — the factors
- * whose first free variable it is, its children's separators — less itself. Fixed variables
+ * whose first free variable it is (bucketOf), its children's separators — less itself. Fixed variables
  * (fixed[v] ≥ 0) are left out. Writes parent (i32[n], −1: a root) and stats (f64[5]) = [treewidth,
  * largest separator's entries, Σ entries, Σ entries × K_v, peak entries: every upward message,
  * then the downward ones as bucketPlan counts them]; returns Σ |separators|: the separators are
  * then at plannedSeparators(), variable v's at its offset plannedSeparatorOffsets()[v] (i32),
  * |sep| at plannedSeparatorLengths()[v].
  */
-export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: usize, fixed: usize, card: usize, elim: usize, m: i32, pos: usize, parent: usize, stats: usize): i32 {
+export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: usize, bucketOf: usize, fixed: usize, card: usize, elim: usize, m: i32, pos: usize, parent: usize, stats: usize): i32 {
   sepOff.reserve(n);
   sepLen.reserve(n);
   sepSize.reserve(n);
@@ -109,19 +109,9 @@ export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: u
     store<i32>(parent + (<usize>v << 2), -1);
   }
   for (let p = 0; p <= n; p++) flagB.set(p, 0);
-  // Factors by their first free variable.
-  for (let f = 0; f < F; f++) {
-    let first = -1, firstPos = 0;
-    const k1 = load<i32>(scopeStart + (<usize>(f + 1) << 2));
-    for (let k = load<i32>(scopeStart + (<usize>f << 2)); k < k1; k++) {
-      const v = load<i32>(scopeVars + (<usize>k << 2));
-      if (load<i32>(fixed + (<usize>v << 2)) >= 0) continue;
-      const p = load<i32>(pos + (<usize>v << 2));
-      if (first < 0 || p < firstPos) {
-        first = v;
-        firstPos = p;
-      }
-    }
+  // Factors by their first free variable (bucketOf: i32[F], −1 for a constant factor).
+  for (let f = F - 1; f >= 0; f--) {
+    const first = load<i32>(bucketOf + (<usize>f << 2));
     if (first < 0) continue;
     nextF.set(f, headF.get(first));
     headF.set(first, f);

@@ -85,7 +85,7 @@ export function interactionGraph(model: Model, fixed: Int32Array): OrderingGraph
   // Scopes read in place (strictly increasing, so each pair comes out (smaller, larger)); two
   // passes, counting then filling, so no array per factor.
   const { scopeStart, scopeVars } = model;
-  const free = new Int32Array(Math.max(1, model.maxArity));
+  const buf = new Int32Array(Math.max(1, model.maxArity)); // one factor's free variables
   let pairs = 0;
   for (let f = 0; f < model.nFactors; f++) {
     let m = 0;
@@ -93,10 +93,9 @@ export function interactionGraph(model: Model, fixed: Int32Array): OrderingGraph
     pairs += (m * (m - 1)) / 2;
   }
   const i = new Int32Array(pairs), j = new Int32Array(pairs);
-  let at = 0, buf = free;
+  let at = 0;
   for (let f = 0; f < model.nFactors; f++) {
     const k0 = scopeStart[f], k1 = scopeStart[f + 1];
-    if (k1 - k0 > buf.length) buf = new Int32Array(k1 - k0);
     let m = 0;
     for (let k = k0; k < k1; k++) if (fixed[scopeVars[k]] < 0) buf[m++] = scopeVars[k];
     for (let a = 0; a < m; a++) {
@@ -123,15 +122,27 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   for (const v of order) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t), (elim[t++] = v);
   for (let v = 0; v < n; v++) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t), (elim[t++] = v);
   const m = t;
+  // Each factor's bucket: its free variable eliminated first (−1: a constant factor).
+  const { scopeStart, scopeVars } = model;
+  const bucketOf = new Int32Array(model.nFactors);
+  for (let f = 0; f < model.nFactors; f++) {
+    let first = -1;
+    for (let k = scopeStart[f]; k < scopeStart[f + 1]; k++) {
+      const v = scopeVars[k];
+      if (fixed[v] < 0 && (first < 0 || pos[v] < pos[first])) first = v;
+    }
+    bucketOf[f] = first;
+  }
   const parent = new Int32Array(n);
   const engine = plannerEngine(), arena = engine.arena();
   let stats: Float64Array, all: Int32Array, off: Int32Array, len: Int32Array;
   try {
-    const pScopeStart = arena.allocI32(model.scopeStart), pScopeVars = arena.allocI32(model.scopeVars.length > 0 ? model.scopeVars : [0]);
+    const pScopeStart = arena.allocI32(scopeStart), pScopeVars = arena.allocI32(scopeVars.length > 0 ? scopeVars : [0]);
+    const pBucketOf = arena.allocI32(model.nFactors > 0 ? bucketOf : [0]);
     const pFixed = arena.allocI32(fixed.length > 0 ? fixed : [0]), pCard = arena.allocI32(model.card.length > 0 ? model.card : [0]);
     const pElim = arena.allocI32(m > 0 ? elim.subarray(0, m) : [0]), pPos = arena.allocI32(n > 0 ? pos : [0]);
     const pParent = arena.alloc(4 * Math.max(1, n), false), pStats = arena.alloc(40, false);
-    const total = engine.call('bucket plan', (k) => k.bucketSeparators(n, model.nFactors, pScopeStart, pScopeVars, pFixed, pCard, pElim, m, pPos, pParent, pStats));
+    const total = engine.call('bucket plan', (k) => k.bucketSeparators(n, model.nFactors, pScopeStart, pScopeVars, pBucketOf, pFixed, pCard, pElim, m, pPos, pParent, pStats));
     const k = engine.kernels;
     stats = arena.f64(pStats, 5).slice();
     parent.set(arena.i32(pParent, n));
@@ -141,19 +152,12 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   } finally {
     arena.dispose();
   }
-  // The buckets: factors by their first free variable (in factor order), then the children's
-  // messages in elimination order.
+  // The buckets: factors (in factor order), then the children's messages in elimination order.
   const bucket: TableRef[][] = Array.from({ length: n }, () => []);
   const constantFactors: number[] = [];
-  const { scopeStart, scopeVars } = model;
   for (let f = 0; f < model.nFactors; f++) {
-    let first = -1;
-    for (let k = scopeStart[f]; k < scopeStart[f + 1]; k++) {
-      const v = scopeVars[k];
-      if (fixed[v] < 0 && (first < 0 || pos[v] < pos[first])) first = v;
-    }
-    if (first < 0) constantFactors.push(f);
-    else bucket[first].push({ kind: 'factor', id: f });
+    if (bucketOf[f] < 0) constantFactors.push(f);
+    else bucket[bucketOf[f]].push({ kind: 'factor', id: f });
   }
   const empty = new Int32Array(0);
   const sep: Int32Array[] = new Array(n).fill(empty);

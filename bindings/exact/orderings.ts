@@ -37,6 +37,8 @@ export interface OrderStats {
 interface Adjacency {
   rowStart: Int32Array;
   adj: Int32Array;
+  /** log2 of each cardinality (computed once for every run on the graph). */
+  logK: Float64Array;
 }
 
 function adjacency(model: OrderingGraph): Adjacency {
@@ -69,7 +71,7 @@ function adjacency(model: OrderingGraph): Adjacency {
       adj[at[b]++] = a;
     }
   }
-  return { rowStart, adj };
+  return { rowStart, adj, logK: Float64Array.from(model.card, (k) => Math.log2(k)) };
 }
 
 /** The graph, cardinalities and their log2 in the planner engine, for one kernel call. */
@@ -80,7 +82,7 @@ function withGraph<T>(model: OrderingGraph, g: Adjacency, run: (k: Kernels, p: {
       rowStart: arena.allocI32(g.rowStart),
       adj: arena.allocI32(g.adj.length > 0 ? g.adj : [0]),
       card: arena.allocI32(model.card),
-      logK: arena.allocF64(Float64Array.from(model.card, (k) => Math.log2(k))),
+      logK: arena.allocF64(g.logK),
     };
     return engine.call('elimination ordering', (k) => run(k, p, arena));
   } finally {
