@@ -5,9 +5,9 @@
 //
 // An order is evaluated by eliminating on adjacency bitsets in the engine (n/64 u64 words per
 // variable), stopping as soon as its cost passes the Metropolis threshold drawn before the
-// evaluation, so most rejected moves cost a fraction of a full elimination. The search's work is counted in bitset words
-// touched, a deterministic measure: the same graph, start, seed and budget give the same order on
-// any machine and at any load, so results never depend on timing.
+// evaluation, so most rejected moves cost a fraction of a full elimination. The search's work is
+// counted in bitset words touched, a deterministic measure: the same graph, start, seed and budget
+// give the same order on any machine and at any load, so results never depend on timing.
 
 import type { OrderingGraph } from './orderings.ts';
 import { mulberry32 } from '../core/seed.ts';
