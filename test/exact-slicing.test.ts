@@ -14,7 +14,8 @@ import { exactInference, bucketEliminationPlan, slicedBucketPlan } from '../bind
 import { exactInferenceParallel } from '../bindings/exact/exact-parallel.ts';
 import { runSlices } from '../bindings/exact/slicing.ts';
 import { annealOrder, orderCost } from '../bindings/exact/order-search.ts';
-import { fixedStates, interactionGraph } from '../bindings/exact/bucket-elimination.ts';
+import { interactionGraph } from '../bindings/exact/bucket-elimination.ts';
+import { fixedStates } from '../bindings/exact/enumeration.ts';
 import { loadModelFile } from '../bindings/io/files.ts';
 import { readMAR, readPR } from '../bindings/io/formats.ts';
 import { EngineError } from '../bindings/core/errors.ts';

@@ -22,7 +22,6 @@ import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import type { OrderingGraph } from './orderings.ts';
-import { enumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, type ExactOutcome } from './outcome.ts';
 
 const EXACT_SAMPLE_STREAM = 0x4553; // "ES"
@@ -74,14 +73,18 @@ export interface BucketPlan {
   bytes: number;
 }
 
-/** The states unary factors (evidence) leave each variable: fixed where one, impossible where none. */
-export function fixedStates(model: Model): { fixed: Int32Array; impossible: number } {
-  const p = enumerationPlan(model);
-  return { fixed: p.fixed, impossible: p.impossible };
+/**
+ * The interaction graph of the free variables (any arity: every pair sharing a factor). Its pairs
+ * are listed on first use: callers that only need n and card (a refusal whose orders came from the
+ * model itself) never pay for them.
+ */
+export function interactionGraph(model: Model, fixed: Int32Array): OrderingGraph {
+  const card = Int32Array.from(model.card, (K, v) => (fixed[v] >= 0 ? 1 : K));
+  let pairs: { i: Int32Array; j: Int32Array } | null = null;
+  return { n: model.n, card, pairwiseFactors: () => (pairs ??= interactionPairs(model, fixed)) };
 }
 
-/** The interaction graph of the free variables (any arity: every pair sharing a factor). */
-export function interactionGraph(model: Model, fixed: Int32Array): OrderingGraph {
+function interactionPairs(model: Model, fixed: Int32Array): { i: Int32Array; j: Int32Array } {
   // Scopes read in place (strictly increasing, so each pair comes out (smaller, larger)); two
   // passes, counting then filling, so no array per factor.
   const { scopeStart, scopeVars } = model;
@@ -105,8 +108,7 @@ export function interactionGraph(model: Model, fixed: Int32Array): OrderingGraph
       }
     }
   }
-  const card = Int32Array.from(model.card, (K, v) => (fixed[v] >= 0 ? 1 : K));
-  return { n: model.n, card, pairwiseFactors: () => ({ i, j }) };
+  return { i, j };
 }
 
 /**

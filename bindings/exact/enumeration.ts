@@ -23,7 +23,7 @@ export interface EnumerationPlan {
   fixed: Int32Array;
   /** A variable no state of which its unary factors allow (Z = 0), or −1. */
   impossible: number;
-  /** Each component's variables (digits order: fewest factors fastest) and the factors touching it. */
+  /** Each component's variables (digits order, fewest factors fastest, where it is within MAX_ENUMERATION) and the factors touching it. */
   components: { vars: Int32Array; factors: Int32Array; configs: number }[];
   /** Factors on fixed variables only. */
   fixedFactors: Int32Array;
@@ -32,7 +32,8 @@ export interface EnumerationPlan {
   largest: number;
 }
 
-export function enumerationPlan(model: Model): EnumerationPlan {
+/** The states unary factors (evidence) leave each variable: fixed where one (or none: `impossible` names the first such variable, Z = 0). */
+export function fixedStates(model: Model): { fixed: Int32Array; impossible: number } {
   const { n, card, scopeStart, scopeVars, tables, tableStart } = model;
   const F = model.nFactors;
   // States allowed by the unary factors (v's at allowed[off[v] … off[v] + card[v])).
@@ -52,6 +53,13 @@ export function enumerationPlan(model: Model): EnumerationPlan {
     if (count === 0 && impossible < 0) impossible = v;
     if (count <= 1) fixed[v] = Math.max(0, last);
   }
+  return { fixed, impossible };
+}
+
+export function enumerationPlan(model: Model): EnumerationPlan {
+  const { n, card, scopeStart, scopeVars } = model;
+  const F = model.nFactors;
+  const { fixed, impossible } = fixedStates(model);
   // Components of the enumerated variables (union–find over the factors' free scope variables).
   const parent = new Int32Array(n);
   for (let v = 0; v < n; v++) parent[v] = v;
@@ -70,34 +78,45 @@ export function enumerationPlan(model: Model): EnumerationPlan {
       else parent[find(v)] = find(first);
     }
   }
+  // Each component's variables and factors in one flat array each (counting sort, ascending
+  // indices within a component); the components are views into them.
   const compOf = new Int32Array(n).fill(-1);
-  const members: number[][] = [];
+  let nComp = 0, nFree = 0;
   for (let v = 0; v < n; v++) {
     if (fixed[v] >= 0) continue;
     const r = find(v);
-    if (compOf[r] < 0) {
-      compOf[r] = members.length;
-      members.push([]);
-    }
-    members[compOf[r]].push(v);
+    if (compOf[r] < 0) compOf[r] = nComp++;
+    nFree++;
   }
-  const compFactors: number[][] = members.map(() => []);
-  const fixedFactors: number[] = [];
+  const factorComp = new Int32Array(F);
+  const varStart = new Int32Array(nComp + 1), factorStart = new Int32Array(nComp + 2);
+  for (let v = 0; v < n; v++) if (fixed[v] < 0) varStart[compOf[find(v)] + 1]++;
   for (let f = 0; f < F; f++) {
     let c = -1;
     for (let p = scopeStart[f]; p < scopeStart[f + 1] && c < 0; p++) if (fixed[scopeVars[p]] < 0) c = compOf[find(scopeVars[p])];
-    (c < 0 ? fixedFactors : compFactors[c]).push(f);
+    factorComp[f] = c < 0 ? nComp : c; // nComp: the factors on fixed variables only
+    factorStart[factorComp[f] + 1]++;
   }
+  for (let c = 0; c < nComp; c++) varStart[c + 1] += varStart[c];
+  for (let c = 0; c <= nComp; c++) factorStart[c + 1] += factorStart[c];
+  const vars = new Int32Array(nFree), factors = new Int32Array(F);
+  const vFill = varStart.slice(0, nComp), fFill = factorStart.slice(0, nComp + 1);
+  for (let v = 0; v < n; v++) if (fixed[v] < 0) vars[vFill[compOf[find(v)]]++] = v;
+  for (let f = 0; f < F; f++) factors[fFill[factorComp[f]]++] = f;
   let configs = 0, largest = 0;
-  const components = members.map((vars, c) => {
+  const components: EnumerationPlan['components'] = new Array(nComp);
+  for (let c = 0; c < nComp; c++) {
+    const cv = vars.subarray(varStart[c], varStart[c + 1]);
     let size = 1;
-    for (const v of vars) size *= card[v];
+    for (let k = 0; k < cv.length; k++) size *= card[cv[k]];
     configs += size;
     largest = Math.max(largest, size);
-    vars.sort((a, b) => degree[a] - degree[b] || a - b);
-    return { vars: Int32Array.from(vars), factors: Int32Array.from(compFactors[c]), configs: size };
-  });
-  return { fixed, impossible, components, fixedFactors: Int32Array.from(fixedFactors), configs, largest };
+    // Digits order, where the component will be enumerated (past the limit its order is never used).
+    if (size <= MAX_ENUMERATION) cv.sort((a, b) => degree[a] - degree[b] || a - b);
+    components[c] = { vars: cv, factors: factors.subarray(factorStart[c], factorStart[c + 1]), configs: size };
+  }
+  const fixedFactors = factors.subarray(factorStart[nComp], factorStart[nComp + 1]);
+  return { fixed, impossible, components, fixedFactors, configs, largest };
 }
 
 /** The refusal when a plan is past the enumeration limit. */
