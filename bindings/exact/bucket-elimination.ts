@@ -55,10 +55,10 @@ export interface BucketPlan {
   impossible: number;
   order: Int32Array;
   /** Per variable (free): S_v sorted by elimination position; parent (−1: root). */
-  sep: Int32Array[];
+  readonly sep: Int32Array[];
   parent: Int32Array;
   /** Tables in each free variable's bucket. */
-  bucket: TableRef[][];
+  readonly bucket: TableRef[][];
   /** Factors whose every variable is fixed. */
   constantFactors: number[];
   treewidth: number;
@@ -154,20 +154,22 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   } finally {
     arena.dispose();
   }
-  // The buckets: factors (in factor order), then the children's messages in elimination order.
-  const bucket: TableRef[][] = Array.from({ length: n }, () => []);
+  // The buckets (factors in factor order, then the children's messages in elimination order) and
+  // the separators' views are built on first use: a refusal reads only the sizes.
+  let bucket: TableRef[][] | null = null, sep: Int32Array[] | null = null;
+  const buckets = (): TableRef[][] => {
+    const b: TableRef[][] = Array.from({ length: n }, () => []);
+    for (let f = 0; f < model.nFactors; f++) if (bucketOf[f] >= 0) b[bucketOf[f]].push({ kind: 'factor', id: f });
+    for (let q = 0; q < m; q++) if (parent[elim[q]] >= 0) b[parent[elim[q]]].push({ kind: 'up', id: elim[q] });
+    return b;
+  };
+  const separators = (): Int32Array[] => {
+    const out: Int32Array[] = new Array(n).fill(new Int32Array(0));
+    for (let q = 0; q < m; q++) out[elim[q]] = all.subarray(off[elim[q]], off[elim[q]] + len[elim[q]]);
+    return out;
+  };
   const constantFactors: number[] = [];
-  for (let f = 0; f < model.nFactors; f++) {
-    if (bucketOf[f] < 0) constantFactors.push(f);
-    else bucket[bucketOf[f]].push({ kind: 'factor', id: f });
-  }
-  const empty = new Int32Array(0);
-  const sep: Int32Array[] = new Array(n).fill(empty);
-  for (let q = 0; q < m; q++) {
-    const v = elim[q];
-    sep[v] = all.subarray(off[v], off[v] + len[v]);
-    if (parent[v] >= 0) bucket[parent[v]].push({ kind: 'up', id: v });
-  }
+  for (let f = 0; f < model.nFactors; f++) if (bucketOf[f] < 0) constantFactors.push(f);
   const [treewidth, maxMessage, messageEntries, upFlops, peak] = stats;
   // Downward: each clique is streamed once more (in log space, where linear products would not be
   // exact, once per child and once for the marginal: flops counts the linear case).
@@ -175,7 +177,15 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   let factorEntries = 0;
   for (let f = 0; f < model.nFactors; f++) factorEntries += model.tableSize(f);
   const bytes = 8 * (peak + factorEntries) + 16 * (2 * n + 1) + 96 * n + 1024;
-  return { fixed, impossible, order: elim.slice(0, m), sep, parent, bucket, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes };
+  return {
+    fixed, impossible, order: elim.slice(0, m), parent, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes,
+    get sep() {
+      return (sep ??= separators());
+    },
+    get bucket() {
+      return (bucket ??= buckets());
+    },
+  };
 }
 
 function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
