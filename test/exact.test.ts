@@ -236,6 +236,46 @@ test('eliminationPlan: a permutation; on a 20×20 grid the frontier stays at 21 
   assert.equal(natural.name, 'natural');
 });
 
+test('RCM (in the engine) on shuffled labels: a path gets bandwidth 1, a side×side grid bandwidth side, each component contiguous', () => {
+  const rand = mulberry32(5);
+  const shuffled = (n: number): number[] => {
+    const p = Array.from({ length: n }, (_, v) => v);
+    for (let v = n - 1; v > 0; v--) {
+      const w = Math.floor(rand() * (v + 1));
+      [p[v], p[w]] = [p[w], p[v]];
+    }
+    return p;
+  };
+  const rcm = (n: number, edges: [number, number][]): { order: Int32Array; pos: Int32Array; bandwidth: number } => {
+    const b = new ModelBuilder(new Array(n).fill(2));
+    for (const [u, v] of edges) b.addPairwise(u, v, [0.1, 0, 0, 0.1]);
+    const order = eliminationPlan(b.build(), { orderings: ['rcm'] }).ordering;
+    assert.deepEqual([...order].sort((x, y) => x - y), [...Array(n).keys()]);
+    const pos = new Int32Array(n);
+    order.forEach((v, t) => (pos[v] = t));
+    return { order, pos, bandwidth: Math.max(...edges.map(([u, v]) => Math.abs(pos[u] - pos[v]))) };
+  };
+  for (const n of [2, 17, 300]) {
+    const p = shuffled(n);
+    assert.equal(rcm(n, Array.from({ length: n - 1 }, (_, k) => [p[k], p[k + 1]] as [number, number])).bandwidth, 1, `path of ${n}`);
+  }
+  for (const side of [5, 12, 20]) {
+    const p = shuffled(side * side), edges: [number, number][] = [];
+    for (let r = 0; r < side; r++) {
+      for (let c = 0; c < side; c++) {
+        if (c + 1 < side) edges.push([p[r * side + c], p[r * side + c + 1]]);
+        if (r + 1 < side) edges.push([p[r * side + c], p[(r + 1) * side + c]]);
+      }
+    }
+    assert.equal(rcm(side * side, edges).bandwidth, side, `grid ${side}×${side}`);
+  }
+  // Three paths and two isolated variables, labels interleaved: each path's positions are consecutive.
+  const p = shuffled(32), paths = [p.slice(0, 10), p.slice(10, 20), p.slice(20, 30)];
+  const { pos, bandwidth } = rcm(32, paths.flatMap((q) => q.slice(1).map((v, k) => [q[k], v] as [number, number])));
+  assert.equal(bandwidth, 1);
+  for (const q of paths) assert.equal(Math.max(...q.map((v) => pos[v])) - Math.min(...q.map((v) => pos[v])), q.length - 1);
+});
+
 test('refusal past the table-size limit names the clique size it would need', () => {
   assert.throws(
     () => exactInference(engine, grid(30, 0.3), { method: 'elimination' }),

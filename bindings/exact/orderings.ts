@@ -1,7 +1,7 @@
 // Elimination orderings for exact inference, and their clique sizes. The greedy heuristics and the
 // clique measurements run in the engine (assembly/exact/exact_greedy.ts) on the planner's instance
-// (core/engine.ts, plannerEngine); this file builds the interaction graph's adjacency lists, runs
-// RCM, and chooses among the orders.
+// (core/engine.ts, plannerEngine), as do the interaction graph's adjacency lists and RCM
+// (assembly/exact/exact_graph.ts); this file chooses among the orders.
 //
 // The adjacency lists keep the insertion order of the Set-based code the pooled lists replaced
 // (removal shifts, additions append), which makes the orderings — scores, floating sums and
@@ -44,34 +44,16 @@ interface Adjacency {
 function adjacency(model: OrderingGraph): Adjacency {
   const n = model.n;
   const { i, j } = model.pairwiseFactors();
-  // Bucket the pairs by i, sort each (short) bucket, drop repeats.
-  const byI = new Int32Array(n + 1);
-  for (let k = 0; k < i.length; k++) byI[i[k] + 1]++;
-  for (let v = 0; v < n; v++) byI[v + 1] += byI[v];
-  const fill = byI.slice(0, n), second = new Int32Array(i.length);
-  for (let k = 0; k < i.length; k++) second[fill[i[k]]++] = j[k];
-  const count = new Int32Array(n);
-  for (let v = 0; v < n; v++) {
-    const row = second.subarray(byI[v], byI[v + 1]);
-    if (row.length > 1) row.sort();
-    for (let k = 0; k < row.length; k++) {
-      if (k > 0 && row[k] === row[k - 1]) continue;
-      count[v]++;
-      count[row[k]]++;
-    }
+  const engine = plannerEngine(), arena = engine.arena();
+  try {
+    const pi = arena.allocI32(i.length > 0 ? i : [0]), pj = arena.allocI32(j.length > 0 ? j : [0]);
+    const total = engine.call('interaction graph', (k) => k.adjacencyBuild(n, i.length, pi, pj));
+    const k = engine.kernels;
+    const rowStart = arena.i32(k.adjacencyRowStarts(), n + 1).slice(), adj = arena.i32(k.adjacencyLists(), total).slice();
+    return { rowStart, adj, logK: Float64Array.from(model.card, (K) => Math.log2(K)) };
+  } finally {
+    arena.dispose();
   }
-  const rowStart = new Int32Array(n + 1);
-  for (let v = 0; v < n; v++) rowStart[v + 1] = rowStart[v] + count[v];
-  const adj = new Int32Array(rowStart[n]), at = rowStart.slice(0, n);
-  for (let a = 0; a < n; a++) {
-    for (let k = byI[a]; k < byI[a + 1]; k++) {
-      const b = second[k];
-      if (k > byI[a] && b === second[k - 1]) continue;
-      adj[at[a]++] = b;
-      adj[at[b]++] = a;
-    }
-  }
-  return { rowStart, adj, logK: Float64Array.from(model.card, (k) => Math.log2(k)) };
 }
 
 /** The graph, cardinalities and their log2 in the planner engine, for one kernel call. */
@@ -107,71 +89,16 @@ function greedyOrder(model: OrderingGraph, kind: Greedy, abortLog2: number, g: A
   });
 }
 
-/** Reverse Cuthill–McKee: BFS from a pseudo-peripheral vertex of each component, neighbours by degree. */
+/** Reverse Cuthill–McKee (assembly/exact/exact_graph.ts, rcmRun): BFS from a pseudo-peripheral vertex of each component, neighbours by degree. */
 function rcmOrder(model: OrderingGraph, g: Adjacency): Int32Array {
-  const n = model.n;
-  const deg = new Int32Array(n);
-  for (let v = 0; v < n; v++) deg[v] = g.rowStart[v + 1] - g.rowStart[v];
-  // Neighbour lists sorted by (degree, index), in one array.
-  const adjStart = new Int32Array(n + 1);
-  for (let v = 0; v < n; v++) adjStart[v + 1] = adjStart[v] + deg[v];
-  const adj = new Int32Array(adjStart[n]);
-  const byDeg = (p: number, q: number) => deg[p] - deg[q] || p - q;
-  for (let v = 0; v < n; v++) {
-    const row = adj.subarray(adjStart[v], adjStart[v + 1]);
-    row.set(g.adj.subarray(g.rowStart[v], g.rowStart[v + 1]));
-    row.sort(byDeg);
+  const engine = plannerEngine(), arena = engine.arena();
+  try {
+    const pRow = arena.allocI32(g.rowStart), pAdj = arena.allocI32(g.adj.length > 0 ? g.adj : [0]);
+    engine.call('elimination ordering', (k) => k.rcmRun(model.n, pRow, pAdj));
+    return arena.i32(engine.kernels.rcmOrder(), model.n).slice();
+  } finally {
+    arena.dispose();
   }
-  const seen = new Uint8Array(n);
-  const mark = new Int32Array(n).fill(-1);
-  const queue = new Int32Array(n);
-  /** BFS from s into queue[0 …]; returns its length, and the start of the last level in lastLevel. */
-  let lastLevel = 0, depth = 0;
-  const bfs = (s: number, stamp: number): number => {
-    queue[0] = s;
-    mark[s] = stamp;
-    let head = 0, tail = 1, levelEnd = 1;
-    lastLevel = 0;
-    depth = 0;
-    while (head < tail) {
-      const u = queue[head++];
-      for (let k = adjStart[u]; k < adjStart[u + 1]; k++) {
-        const w = adj[k];
-        if (mark[w] !== stamp) {
-          mark[w] = stamp;
-          queue[tail++] = w;
-        }
-      }
-      if (head === levelEnd && tail > levelEnd) {
-        lastLevel = levelEnd;
-        levelEnd = tail;
-        depth++;
-      }
-    }
-    return tail;
-  };
-  const order = new Int32Array(n);
-  let t = 0, stamp = 0;
-  for (let s0 = 0; s0 < n; s0++) {
-    if (seen[s0]) continue;
-    let start = s0;
-    let len = bfs(start, ++stamp), bestDepth = depth;
-    for (let it = 0; it < 8; it++) {
-      // The last level's vertex of smallest degree (first of them on ties).
-      let cand = queue[lastLevel];
-      for (let k = lastLevel + 1; k < len; k++) if (deg[queue[k]] < deg[cand]) cand = queue[k];
-      len = bfs(cand, ++stamp);
-      if (depth <= bestDepth) break;
-      start = cand;
-      bestDepth = depth;
-    }
-    len = bfs(start, ++stamp);
-    for (let k = 0; k < len; k++) {
-      seen[queue[k]] = 1;
-      order[t++] = queue[k];
-    }
-  }
-  return order.reverse();
 }
 
 export interface Simulation {
