@@ -19,7 +19,7 @@ export { bucketLinearise, bucketDecode } from './exact/exact_bucket';
 export { treeAnneal, treeScratchBytes, treeOrder, treeBuild } from './exact/exact_tree';
 export { orderCostRun, bucketSeparators, plannedSeparators, plannedSeparatorOffsets, plannedSeparatorLengths } from './exact/exact_order';
 export { greedyOrderRun, simulateRun } from './exact/exact_greedy';
-export { adjacencyBuild, adjacencyRowStarts, adjacencyLists, rcmRun, rcmOrder } from './exact/exact_graph';
+export { adjacencyBuild, adjacencyRowStarts, adjacencyLists, rcmRun, rcmOrder, componentsRun, componentVars, componentVarStarts, componentFactors, componentFactorStarts, factorDegrees } from './exact/exact_graph';
 export { bucketBlock, bucketBlockLog, bucketLogFinish, bucketRescale, bucketScale, bucketDelta, bucketRange, bucketQuotient, bucketLogQuotient, bucketToLog } from './exact/exact_block';
 export { factorBytes, factorInit, factorMul, factorMulT } from './relax/factor';
 export { relaxedBytes, relaxedInit, relaxedLogp } from './relax/relaxed';

@@ -1,6 +1,7 @@
-// The interaction graph the orderings start from (bindings/exact/orderings.ts): its adjacency lists
-// from the list of pairs sharing a factor, and the reverse Cuthill–McKee order. Both run on the
-// planner's own instance (core/engine.ts, plannerEngine) and keep their results in module buffers
+// Graph structure for the planners: the interaction graph the orderings start from
+// (bindings/exact/orderings.ts) — its adjacency lists from the list of pairs sharing a factor, and
+// the reverse Cuthill–McKee order — and the free variables' connected components the enumeration
+// plan splits a model into (bindings/exact/enumeration.ts). They run on the planner's own instance (core/engine.ts, plannerEngine) and keep their results in module buffers
 // the caller copies out right after the call.
 //
 // The lists' order is the one every greedy ordering starts from (exact_greedy.ts keeps insertion
@@ -213,4 +214,123 @@ export function rcmRun(n: i32, rowStart: usize, adj: usize): void {
 
 export function rcmOrder(): usize {
   return orderB.ptr;
+}
+
+// The connected components of the free variables (bindings/exact/enumeration.ts, enumerationPlan).
+let parentU = new Buf<i32>(16);
+let compOfB = new Buf<i32>(16);
+let degreeB = new Buf<i32>(16);
+let compVars = new Buf<i32>(16);
+let compVarStart = new Buf<i32>(16);
+let compFactors = new Buf<i32>(16);
+let compFactorStart = new Buf<i32>(16);
+let factorCompB = new Buf<i32>(16);
+
+function find(v: i32): i32 {
+  const p = parentU.ptr;
+  while (load<i32>(p + (<usize>v << 2)) != v) {
+    const up = load<i32>(p + (<usize>load<i32>(p + (<usize>v << 2)) << 2));
+    store<i32>(p + (<usize>v << 2), up);
+    v = up;
+  }
+  return v;
+}
+
+/**
+ * The components of the variables not fixed (fixed: i32[n], ≥ 0 where fixed) of the factor graph
+ * (scopeStart: i32[F + 1], scopeVars); returns their number C, numbered by their smallest
+ * variable. Then componentVars() (i32, C's variables in turn, ascending within each) from
+ * componentVarStarts() (i32[C + 1]); componentFactors() (i32[F], the factors touching each component
+ * in turn, then those on fixed variables only) from componentFactorStarts() (i32[C + 2]);
+ * factorDegrees() (i32[n]: the factors each variable is in).
+ */
+export function componentsRun(n: i32, F: i32, scopeStart: usize, scopeVars: usize, fixed: usize): i32 {
+  parentU.reserve(n + 1); // later also the C + 1 fill pointers
+  compOfB.reserve(n);
+  degreeB.reserve(n);
+  factorCompB.reserve(F);
+  for (let v = 0; v < n; v++) {
+    parentU.set(v, v);
+    compOfB.set(v, -1);
+    degreeB.set(v, 0);
+  }
+  for (let f = 0; f < F; f++) {
+    let first = -1;
+    const k1 = load<i32>(scopeStart + (<usize>(f + 1) << 2));
+    for (let k = load<i32>(scopeStart + (<usize>f << 2)); k < k1; k++) {
+      const v = load<i32>(scopeVars + (<usize>k << 2));
+      degreeB.set(v, degreeB.get(v) + 1);
+      if (load<i32>(fixed + (<usize>v << 2)) >= 0) continue;
+      if (first < 0) first = v;
+      else {
+        const a = find(v), b = find(first);
+        if (a != b) parentU.set(a, b);
+      }
+    }
+  }
+  let C = 0, nFree = 0;
+  for (let v = 0; v < n; v++) {
+    if (load<i32>(fixed + (<usize>v << 2)) >= 0) continue;
+    const r = find(v);
+    if (compOfB.get(r) < 0) compOfB.set(r, C++);
+    nFree++;
+  }
+  compVarStart.reserve(C + 1);
+  compFactorStart.reserve(C + 2);
+  compVars.reserve(nFree);
+  compFactors.reserve(F);
+  for (let c = 0; c <= C; c++) compVarStart.set(c, 0);
+  for (let c = 0; c <= C + 1; c++) compFactorStart.set(c, 0);
+  for (let v = 0; v < n; v++) {
+    if (load<i32>(fixed + (<usize>v << 2)) >= 0) continue;
+    const c = compOfB.get(find(v)) + 1;
+    compVarStart.set(c, compVarStart.get(c) + 1);
+  }
+  for (let f = 0; f < F; f++) {
+    let c = C; // C: the factors on fixed variables only
+    const k1 = load<i32>(scopeStart + (<usize>(f + 1) << 2));
+    for (let k = load<i32>(scopeStart + (<usize>f << 2)); k < k1; k++) {
+      const v = load<i32>(scopeVars + (<usize>k << 2));
+      if (load<i32>(fixed + (<usize>v << 2)) < 0) {
+        c = compOfB.get(find(v));
+        break;
+      }
+    }
+    factorCompB.set(f, c);
+    compFactorStart.set(c + 1, compFactorStart.get(c + 1) + 1);
+  }
+  for (let c = 0; c < C; c++) compVarStart.set(c + 1, compVarStart.get(c + 1) + compVarStart.get(c));
+  for (let c = 0; c <= C; c++) compFactorStart.set(c + 1, compFactorStart.get(c + 1) + compFactorStart.get(c));
+  // Fill in index order (parentU reused as each component's fill pointer once every find is done).
+  for (let v = 0; v < n; v++) if (load<i32>(fixed + (<usize>v << 2)) < 0) compOfB.set(v, compOfB.get(find(v)));
+  for (let c = 0; c < C; c++) parentU.set(c, compVarStart.get(c));
+  for (let v = 0; v < n; v++) {
+    if (load<i32>(fixed + (<usize>v << 2)) >= 0) continue;
+    const c = compOfB.get(v), at = parentU.get(c);
+    compVars.set(at, v);
+    parentU.set(c, at + 1);
+  }
+  for (let c = 0; c <= C; c++) parentU.set(c, compFactorStart.get(c));
+  for (let f = 0; f < F; f++) {
+    const c = factorCompB.get(f), at = parentU.get(c);
+    compFactors.set(at, f);
+    parentU.set(c, at + 1);
+  }
+  return C;
+}
+
+export function componentVars(): usize {
+  return compVars.ptr;
+}
+export function componentVarStarts(): usize {
+  return compVarStart.ptr;
+}
+export function componentFactors(): usize {
+  return compFactors.ptr;
+}
+export function componentFactorStarts(): usize {
+  return compFactorStart.ptr;
+}
+export function factorDegrees(): usize {
+  return degreeB.ptr;
 }

@@ -9,7 +9,7 @@
 //    is enumerated on its own (with the factors that touch it), so Z = Π_c Z_c · (the factors on
 //    fixed variables only), and the configurations visited are Σ_c Π_{v∈c} K_v, not Π_v K_v.
 
-import type { Engine } from '../core/engine.ts';
+import { plannerEngine, type Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
@@ -60,49 +60,23 @@ export function enumerationPlan(model: Model): EnumerationPlan {
   const { n, card, scopeStart, scopeVars } = model;
   const F = model.nFactors;
   const { fixed, impossible } = fixedStates(model);
-  // Components of the enumerated variables (union–find over the factors' free scope variables).
-  const parent = new Int32Array(n);
-  for (let v = 0; v < n; v++) parent[v] = v;
-  const find = (v: number): number => {
-    while (parent[v] !== v) v = parent[v] = parent[parent[v]];
-    return v;
-  };
-  const degree = new Int32Array(n);
-  for (let f = 0; f < F; f++) {
-    let first = -1;
-    for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) {
-      const v = scopeVars[p];
-      degree[v]++;
-      if (fixed[v] >= 0) continue;
-      if (first < 0) first = v;
-      else parent[find(v)] = find(first);
-    }
+  // Components of the enumerated variables (union–find over the factors' free scope variables, in
+  // the engine: assembly/exact/exact_graph.ts), their variables and factors in one flat array each
+  // (ascending within a component); the components are views into them.
+  const engine = plannerEngine(), arena = engine.arena();
+  let nComp: number, vars: Int32Array, varStart: Int32Array, factors: Int32Array, factorStart: Int32Array, degree: Int32Array;
+  try {
+    const pStart = arena.allocI32(scopeStart), pVars = arena.allocI32(scopeVars.length > 0 ? scopeVars : [0]), pFixed = arena.allocI32(n > 0 ? fixed : [0]);
+    nComp = engine.call('enumeration plan', (k) => k.componentsRun(n, F, pStart, pVars, pFixed));
+    const k = engine.kernels;
+    varStart = arena.i32(k.componentVarStarts(), nComp + 1).slice();
+    factorStart = arena.i32(k.componentFactorStarts(), nComp + 2).slice();
+    vars = arena.i32(k.componentVars(), varStart[nComp]).slice();
+    factors = arena.i32(k.componentFactors(), F).slice();
+    degree = arena.i32(k.factorDegrees(), n).slice();
+  } finally {
+    arena.dispose();
   }
-  // Each component's variables and factors in one flat array each (counting sort, ascending
-  // indices within a component); the components are views into them.
-  const compOf = new Int32Array(n).fill(-1);
-  let nComp = 0, nFree = 0;
-  for (let v = 0; v < n; v++) {
-    if (fixed[v] >= 0) continue;
-    const r = find(v);
-    if (compOf[r] < 0) compOf[r] = nComp++;
-    nFree++;
-  }
-  const factorComp = new Int32Array(F);
-  const varStart = new Int32Array(nComp + 1), factorStart = new Int32Array(nComp + 2);
-  for (let v = 0; v < n; v++) if (fixed[v] < 0) varStart[compOf[find(v)] + 1]++;
-  for (let f = 0; f < F; f++) {
-    let c = -1;
-    for (let p = scopeStart[f]; p < scopeStart[f + 1] && c < 0; p++) if (fixed[scopeVars[p]] < 0) c = compOf[find(scopeVars[p])];
-    factorComp[f] = c < 0 ? nComp : c; // nComp: the factors on fixed variables only
-    factorStart[factorComp[f] + 1]++;
-  }
-  for (let c = 0; c < nComp; c++) varStart[c + 1] += varStart[c];
-  for (let c = 0; c <= nComp; c++) factorStart[c + 1] += factorStart[c];
-  const vars = new Int32Array(nFree), factors = new Int32Array(F);
-  const vFill = varStart.slice(0, nComp), fFill = factorStart.slice(0, nComp + 1);
-  for (let v = 0; v < n; v++) if (fixed[v] < 0) vars[vFill[compOf[find(v)]]++] = v;
-  for (let f = 0; f < F; f++) factors[fFill[factorComp[f]]++] = f;
   let configs = 0, largest = 0;
   const components: EnumerationPlan['components'] = new Array(nComp);
   for (let c = 0; c < nComp; c++) {
