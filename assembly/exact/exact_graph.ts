@@ -1,8 +1,9 @@
 // Graph structure for the planners: the interaction graph the orderings start from
 // (bindings/exact/orderings.ts) — its adjacency lists from the list of pairs sharing a factor, and
 // the reverse Cuthill–McKee order — and the free variables' connected components the enumeration
-// plan splits a model into (bindings/exact/enumeration.ts). They run on the planner's own instance (core/engine.ts, plannerEngine) and keep their results in module buffers
-// the caller copies out right after the call.
+// plan splits a model into (bindings/exact/enumeration.ts). They run on the planner's own instance
+// (core/engine.ts, plannerEngine) and keep their results in module buffers the caller copies out
+// right after the call.
 //
 // The lists' order is the one every greedy ordering starts from (exact_greedy.ts keeps insertion
 // order, and ties follow it): distinct pairs (a < b) in (a, b) order, each appended to both ends'
