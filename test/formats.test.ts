@@ -20,7 +20,7 @@ import {
   writeUAI,
 } from '../bindings/io/formats.ts';
 import { Model, ModelBuilder } from '../bindings/core/model.ts';
-import { dataDir, randomFactorGraph } from './helpers.ts';
+import { dataDir, mulberry32, randomFactorGraph } from './helpers.ts';
 
 // Shared read-only data next to the repository (see SOURCE.txt in each folder).
 const DATA = dataDir();
@@ -239,6 +239,31 @@ test('readUAI: small model matches the product of its factors at every configura
   assert.equal(count, 12);
   // The zero entry (x1 = 0, x2 = 1) is a −Infinity log-potential.
   assert.equal(m.logPotential([0, 0, 1]), -Infinity);
+});
+
+test('readUAI: every table entry is the value Number() gives (short decimals parsed digit by digit, the rest by Number())', () => {
+  const rand = mulberry32(7);
+  const tokens = ['0', '1', '0.1', '0.3', '.5', '5.', '00.0700', '123456789012345', '1234567890123456', '0.000000000000001', '9007199254740993', '1e-5', '2.5E3', '0.1000000000000000055511151231257827'];
+  for (let k = 0; k < 20000; k++) {
+    let t = '';
+    for (let a = Math.floor(rand() * 8); a > 0; a--) t += Math.floor(rand() * 10);
+    if (rand() < 0.7) {
+      t += '.';
+      for (let a = Math.floor(rand() * 16); a > 0; a--) t += Math.floor(rand() * 10);
+    }
+    tokens.push(/[0-9]/.test(t) ? t : '0');
+  }
+  if (tokens.length % 2) tokens.push('3');
+  const m = tokens.length / 2;
+  const lines = ['MARKOV', String(m), Array(m).fill(2).join(' '), String(m), ...Array.from({ length: m }, (_, v) => `1 ${v}`)];
+  for (let v = 0; v < m; v++) lines.push('2', ` ${tokens[2 * v]}\t${tokens[2 * v + 1]}`);
+  const model = readUAI(lines.join('\n'));
+  for (let v = 0; v < m; v++) {
+    for (let k = 0; k < 2; k++) {
+      const t = tokens[2 * v + k];
+      assert.ok(Object.is(model.tables[model.tableStart[v] + k], Math.log(Number(t))), `entry '${t}'`);
+    }
+  }
 });
 
 test('readUAI: malformed input gives a FormatError naming the file and the line or factor', () => {

@@ -13,8 +13,9 @@ class Tokens {
   private pos = 0;
   private nextLine = 1;
   private atLineStart = true;
-  /** The token last returned by next(). */
-  token = '';
+  /** Where the token last read starts and ends (read as a string only when needed: messages). */
+  private t0 = 0;
+  private t1 = 0;
   /** Line of the token last returned, or of the end of input once it is reached. */
   line = 1;
   /** Factor being read, for error locations; −1 outside factors. */
@@ -62,7 +63,14 @@ class Tokens {
     this.pos = p;
     this.atLineStart = false;
     this.line = this.nextLine;
-    return (this.token = s.slice(start, p));
+    this.t0 = start;
+    this.t1 = p;
+    return s.slice(start, p);
+  }
+
+  /** The token last read (by next() or a number). */
+  get token(): string {
+    return this.text.slice(this.t0, this.t1);
   }
 
   fail(detail: string): never {
@@ -72,6 +80,31 @@ class Tokens {
 
   /** The next token as a number (not NaN); `what` names the expected item in messages. */
   number(what: string): number {
+    // Fast path: digits with at most one '.', at most 15 of them, ended by whitespace or the end.
+    // The value is then m / 10^k with m < 2^53 and 10^k exact, one correctly rounded division:
+    // what Number() gives. Anything else (signs, exponents, hex, longer numbers) takes Number().
+    if (!this.done()) {
+      const s = this.text, len = s.length, start = this.pos;
+      let p = start, m = 0, digits = 0, frac = -1;
+      for (; p < len; p++) {
+        const c = s.charCodeAt(p);
+        if (c >= 48 && c <= 57) {
+          m = m * 10 + (c - 48);
+          digits++;
+          if (frac >= 0) frac++;
+        } else if (c === 46 && frac < 0) frac = 0;
+        else break;
+      }
+      const c = p < len ? s.charCodeAt(p) : 32;
+      if (digits > 0 && digits <= 15 && (c === 32 || (c >= 9 && c <= 13))) {
+        this.pos = p;
+        this.atLineStart = false;
+        this.line = this.nextLine;
+        this.t0 = start;
+        this.t1 = p;
+        return frac > 0 ? m / POW10[frac] : m;
+      }
+    }
     const t = this.next();
     if (t === null) this.fail(`unexpected end of input: expected ${what}`);
     const x = toNumber(t);
@@ -108,6 +141,10 @@ class Tokens {
     if (this.next() !== null) this.fail(`unexpected '${this.token}' after ${after}`);
   }
 }
+
+/** 10^0 … 10^15, exact in binary64 (by multiplication: each product is exact). */
+const POW10: number[] = [1];
+for (let k = 1; k <= 15; k++) POW10.push(POW10[k - 1] * 10);
 
 function toNumber(t: string): number {
   // Number() also takes hex, octal and binary literals ("0x1f"), which none of these formats allow.
@@ -155,14 +192,26 @@ export function readUAI(text: string, file = '<input>'): Model {
   }
 
   const b = new ModelBuilder(card);
+  // One scratch scope per arity and one scratch table viewed at each size: the builder copies
+  // what it is given, and allocating them per factor was most of the parsing time.
+  const scopeOf: number[][] = [];
+  let scratch = new Float64Array(16);
+  const views = new Map<number, Float64Array>();
   for (let f = 0; f < nFactors; f++) {
     tok.factor = f;
-    const scope = vars.slice(scopeStart[f], scopeStart[f + 1]);
+    const a0 = scopeStart[f], arity = scopeStart[f + 1] - a0;
+    const scope = (scopeOf[arity] ??= new Array<number>(arity));
+    for (let k = 0; k < arity; k++) scope[k] = vars[a0 + k];
     let size = 1;
-    for (const v of scope) size *= card[v];
+    for (let k = 0; k < scope.length; k++) size *= card[scope[k]];
     const count = tok.int('the number of table entries', 0);
     if (count !== size) tok.fail(`table has ${count} entries; scope (${listScope(scope)}) needs ${size}`);
-    const t = new Float64Array(size);
+    if (size > scratch.length) {
+      scratch = new Float64Array(size);
+      views.clear();
+    }
+    let t = views.get(size);
+    if (t === undefined) views.set(size, (t = scratch.subarray(0, size)));
     for (let k = 0; k < size; k++) t[k] = Math.log(tok.entry('table entry'));
     if (scope.length === 0) b.addConstant(t[0]);
     else b.addFactor(scope, t);
