@@ -12,6 +12,8 @@ import { applyEvidence, readFG, readMAR, readPR, readUAI } from '../bindings/io/
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { EngineError } from '../bindings/core/errors.ts';
 import { bruteForce, dataDir, mulberry32, randomFactorGraph } from './helpers.ts';
+import { bucketPlan } from '../bindings/exact/bucket-elimination.ts';
+import { fixedStates } from '../bindings/exact/enumeration.ts';
 
 const engine = await loadEngine();
 
@@ -140,5 +142,40 @@ test('cliques past one block (outer separator digits): dense 5-state models, lin
     // MAP by max-product elimination against the enumerated maximum.
     const map = exactMAP(engine, m, { method: 'bucket' });
     assert.ok(Math.abs(map.logPotential - best) <= 1e-9 * Math.max(1, Math.abs(best)), `scale ${scale}: MAP ${map.logPotential}, max ${best}`);
+  }
+});
+
+test('bucketPlan: the sizes a refusal reads (the pass that reuses a separator\'s room once its parent has read it) are those of the separators the second pass keeps', () => {
+  // A 120×120 grid in natural order (Σ|S_v| ≈ 1.7·10⁶ entries: the first pass compacts its
+  // separators several times), its reverse, and a random factor graph with evidence-like fixed variables.
+  const b = new ModelBuilder(new Array(120 * 120).fill(2));
+  for (let r = 0; r < 120; r++) {
+    for (let c = 0; c < 120; c++) {
+      if (c + 1 < 120) b.addPairwise(r * 120 + c, r * 120 + c + 1, [0.3, 0, 0, 0.3]);
+      if (r + 1 < 120) b.addPairwise(r * 120 + c, (r + 1) * 120 + c, [0.3, 0, 0, 0.3]);
+    }
+  }
+  const grid = b.build();
+  const fg = randomFactorGraph(mulberry32(31), 300, { maxArity: 3, cards: [1, 2, 3] });
+  const cases: [Model, Int32Array][] = [
+    [grid, Int32Array.from({ length: grid.n }, (_, v) => v)],
+    [grid, Int32Array.from({ length: grid.n }, (_, v) => grid.n - 1 - v)],
+    [fg, Int32Array.from({ length: fg.n }, (_, v) => v)],
+  ];
+  for (const [model, order] of cases) {
+    const { fixed, impossible } = fixedStates(model);
+    const plan = bucketPlan(model, order, fixed, impossible);
+    const sizes = { treewidth: plan.treewidth, maxMessage: plan.maxMessage, messageEntries: plan.messageEntries, upFlops: plan.upFlops, parent: [...plan.parent] };
+    let tw = 0, maxMessage = 1, entries = 0, up = 0, total = 0;
+    const parent = new Array<number>(model.n).fill(-1);
+    for (const v of plan.order) {
+      const s = plan.sep[v];
+      let size = 1;
+      for (const u of s) size *= model.card[u];
+      (tw = Math.max(tw, s.length)), (maxMessage = Math.max(maxMessage, size)), (entries += size), (up += size * model.card[v]), (total += s.length);
+      if (s.length > 0) parent[v] = s[0];
+    }
+    assert.deepEqual(sizes, { treewidth: tw, maxMessage, messageEntries: entries, upFlops: up, parent });
+    if (model === grid) assert.ok(total > 1.5e6, `Σ|S_v| = ${total}`);
   }
 });

@@ -83,9 +83,11 @@ let nextC = new Buf<i32>(16);
  * largest separator's entries, Σ entries, Σ entries × K_v, peak entries: every upward message,
  * then the downward ones as bucketPlan counts them]; returns Σ |separators|: the separators are
  * then at plannedSeparators(), variable v's at its offset plannedSeparatorOffsets()[v] (i32),
- * |sep| at plannedSeparatorLengths()[v].
+ * |sep| at plannedSeparatorLengths()[v]. With keep = 0 only the sizes are wanted (a refusal): a
+ * separator's room is reused once its parent has read it, so memory follows the live messages,
+ * not all of them, and the separators are not left for the caller.
  */
-export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: usize, bucketOf: usize, fixed: usize, card: usize, elim: usize, m: i32, pos: usize, parent: usize, stats: usize): i32 {
+export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: usize, bucketOf: usize, fixed: usize, card: usize, elim: usize, m: i32, pos: usize, parent: usize, stats: usize, keep: i32): i32 {
   sepOff.reserve(n);
   sepLen.reserve(n);
   sepSize.reserve(n);
@@ -116,10 +118,14 @@ export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: u
     nextF.set(f, headF.get(first));
     headF.set(first, f);
   }
-  let total = 0, tw = 0;
+  let total = 0, tw = 0, sum = 0, liveSep = 0;
   let maxMessage: f64 = 1, messageEntries: f64 = 0, upFlops: f64 = 0;
   for (let t = 0; t < m; t++) {
     const v = load<i32>(elim + (<usize>t << 2));
+    if (keep == 0 && total > 2 * liveSep + COMPACT_SLACK) {
+      total = compact(elim, t, pos, parent);
+      liveSep = total;
+    }
     let c = 0, lo = n, hi = -1;
     markB.set(v, v);
     // The bucket's factors, then its children's separators (a set: the order does not matter).
@@ -166,6 +172,12 @@ export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: u
     sepOff.set(v, total);
     sepLen.set(v, c);
     total += c;
+    sum += c;
+    if (keep == 0) {
+      // v's children have been read: their room is free (after the next compaction).
+      liveSep += c;
+      for (let ch = headC.get(v); ch >= 0; ch = nextC.get(ch)) liveSep -= sepLen.get(ch);
+    }
     let size: f64 = 1;
     for (let k = 0; k < c; k++) size *= <f64>load<i32>(card + (<usize>load<i32>(s + (<usize>k << 2)) << 2));
     sepSize.set(v, size);
@@ -199,7 +211,27 @@ export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: u
   store<f64>(stats, messageEntries, 16);
   store<f64>(stats, upFlops, 24);
   store<f64>(stats, peak, 32);
-  return total;
+  return sum;
+}
+
+/** Entries of dead separators bucketSeparators tolerates (beyond the live ones) before compacting. */
+const COMPACT_SLACK = 1 << 18;
+
+/**
+ * Moves the separators still to be read (those of elim[0 … t) whose parent comes at t or later)
+ * to the front of sepVars, in order; returns the entries they take.
+ */
+function compact(elim: usize, t: i32, pos: usize, parent: usize): i32 {
+  let to = 0;
+  for (let q = 0; q < t; q++) {
+    const u = load<i32>(elim + (<usize>q << 2)), p = load<i32>(parent + (<usize>u << 2));
+    if (p < 0 || load<i32>(pos + (<usize>p << 2)) < t) continue;
+    const l = sepLen.get(u), from = sepOff.get(u);
+    if (from != to) memory.copy(sepVars.ptr + (<usize>to << 2), sepVars.ptr + (<usize>from << 2), <usize>l << 2);
+    sepOff.set(u, to);
+    to += l;
+  }
+  return to;
 }
 
 /** Ascending sort of n i32 at p (insertion sort for short runs, heap sort past them). */

@@ -136,26 +136,33 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
     bucketOf[f] = first;
   }
   const parent = new Int32Array(n);
-  const engine = plannerEngine(), arena = engine.arena();
-  let stats: Float64Array, all: Int32Array, off: Int32Array, len: Int32Array;
-  try {
-    const pScopeStart = arena.allocI32(scopeStart), pScopeVars = arena.allocI32(scopeVars.length > 0 ? scopeVars : [0]);
-    const pBucketOf = arena.allocI32(model.nFactors > 0 ? bucketOf : [0]);
-    const pFixed = arena.allocI32(fixed.length > 0 ? fixed : [0]), pCard = arena.allocI32(model.card.length > 0 ? model.card : [0]);
-    const pElim = arena.allocI32(m > 0 ? elim.subarray(0, m) : [0]), pPos = arena.allocI32(n > 0 ? pos : [0]);
-    const pParent = arena.alloc(4 * Math.max(1, n), false), pStats = arena.alloc(40, false);
-    const total = engine.call('bucket plan', (k) => k.bucketSeparators(n, model.nFactors, pScopeStart, pScopeVars, pBucketOf, pFixed, pCard, pElim, m, pPos, pParent, pStats));
-    const k = engine.kernels;
-    stats = arena.f64(pStats, 5).slice();
-    parent.set(arena.i32(pParent, n));
-    all = arena.i32(k.plannedSeparators(), total).slice();
-    off = arena.i32(k.plannedSeparatorOffsets(), n).slice();
-    len = arena.i32(k.plannedSeparatorLengths(), n).slice();
-  } finally {
-    arena.dispose();
-  }
+  /** The kernel's pass: the sizes (and parent) always; the separators (all, by offset and length) when kept. */
+  const separatorPass = (keep: boolean): { stats: Float64Array; all: Int32Array; off: Int32Array; len: Int32Array } => {
+    const engine = plannerEngine(), arena = engine.arena();
+    try {
+      const pScopeStart = arena.allocI32(scopeStart), pScopeVars = arena.allocI32(scopeVars.length > 0 ? scopeVars : [0]);
+      const pBucketOf = arena.allocI32(model.nFactors > 0 ? bucketOf : [0]);
+      const pFixed = arena.allocI32(fixed.length > 0 ? fixed : [0]), pCard = arena.allocI32(model.card.length > 0 ? model.card : [0]);
+      const pElim = arena.allocI32(m > 0 ? elim.subarray(0, m) : [0]), pPos = arena.allocI32(n > 0 ? pos : [0]);
+      const pParent = arena.alloc(4 * Math.max(1, n), false), pStats = arena.alloc(40, false);
+      const total = engine.call('bucket plan', (k) => k.bucketSeparators(n, model.nFactors, pScopeStart, pScopeVars, pBucketOf, pFixed, pCard, pElim, m, pPos, pParent, pStats, keep ? 1 : 0));
+      const k = engine.kernels;
+      parent.set(arena.i32(pParent, n));
+      const none = new Int32Array(0);
+      return {
+        stats: arena.f64(pStats, 5).slice(),
+        all: keep ? arena.i32(k.plannedSeparators(), total).slice() : none,
+        off: keep ? arena.i32(k.plannedSeparatorOffsets(), n).slice() : none,
+        len: keep ? arena.i32(k.plannedSeparatorLengths(), n).slice() : none,
+      };
+    } finally {
+      arena.dispose();
+    }
+  };
+  const { stats } = separatorPass(false);
   // The buckets (factors in factor order, then the children's messages in elimination order) and
-  // the separators' views are built on first use: a refusal reads only the sizes.
+  // the separators are built on first use, the separators by a second pass of the kernel that keeps
+  // them: a refusal reads only the sizes, and the first pass's memory follows the live messages.
   let bucket: TableRef[][] | null = null, sep: Int32Array[] | null = null;
   const buckets = (): TableRef[][] => {
     const b: TableRef[][] = Array.from({ length: n }, () => []);
@@ -164,6 +171,7 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
     return b;
   };
   const separators = (): Int32Array[] => {
+    const { all, off, len } = separatorPass(true);
     const out: Int32Array[] = new Array(n).fill(new Int32Array(0));
     for (let q = 0; q < m; q++) out[elim[q]] = all.subarray(off[elim[q]], off[elim[q]] + len[elim[q]]);
     return out;
