@@ -23,8 +23,8 @@ let seenR = new Buf<u8>(16);
 let queueR = new Buf<i32>(16);
 let degR = new Buf<i32>(16);
 
-/** Sorts i32[n] at p ascending by key(x) = (keys[x], x): insertion sort when short, else heapsort. */
-function sortBy(p: usize, n: i32, keys: usize): void {
+/** Sorts i32[n] at p ascending by (keys[x], x) (keys = 0: by x): insertion sort when short, else heapsort. */
+export function sortBy(p: usize, n: i32, keys: usize): void {
   if (n <= 24) {
     for (let a = 1; a < n; a++) {
       const x = load<i32>(p + (<usize>a << 2));

@@ -5,6 +5,7 @@
 // evaluations on every machine. And bucket elimination's separators for an order (bucketPlan).
 
 import { Buf } from './exact_greedy';
+import { sortBy } from './exact_graph';
 
 /** The per-neighbour bookkeeping of an elimination step, in bitset words of the same time. */
 const NEIGHBOUR_WORDS: f64 = 4;
@@ -166,7 +167,7 @@ export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: u
         k++;
       }
     } else {
-      sortPositions(atB.ptr, c);
+      sortBy(atB.ptr, c, 0);
       for (let k = 0; k < c; k++) store<i32>(s + (<usize>k << 2), load<i32>(elim + (<usize>atB.get(k) << 2)));
     }
     sepOff.set(v, total);
@@ -234,42 +235,6 @@ function compact(elim: usize, t: i32, pos: usize, parent: usize): i32 {
   return to;
 }
 
-/** Ascending sort of n i32 at p (insertion sort for short runs, heap sort past them). */
-function sortPositions(p: usize, n: i32): void {
-  if (n <= 32) {
-    for (let i = 1; i < n; i++) {
-      const x = load<i32>(p + (<usize>i << 2));
-      let j = i - 1;
-      while (j >= 0 && load<i32>(p + (<usize>j << 2)) > x) {
-        store<i32>(p + (<usize>(j + 1) << 2), load<i32>(p + (<usize>j << 2)));
-        j--;
-      }
-      store<i32>(p + (<usize>(j + 1) << 2), x);
-    }
-    return;
-  }
-  for (let i = (n >> 1) - 1; i >= 0; i--) siftDown(p, i, n);
-  for (let end = n - 1; end > 0; end--) {
-    const x = load<i32>(p);
-    store<i32>(p, load<i32>(p + (<usize>end << 2)));
-    store<i32>(p + (<usize>end << 2), x);
-    siftDown(p, 0, end);
-  }
-}
-
-function siftDown(p: usize, i: i32, n: i32): void {
-  for (;;) {
-    const l = 2 * i + 1;
-    if (l >= n) return;
-    let m = l;
-    if (l + 1 < n && load<i32>(p + (<usize>(l + 1) << 2)) > load<i32>(p + (<usize>l << 2))) m = l + 1;
-    if (load<i32>(p + (<usize>m << 2)) <= load<i32>(p + (<usize>i << 2))) return;
-    const x = load<i32>(p + (<usize>i << 2));
-    store<i32>(p + (<usize>i << 2), load<i32>(p + (<usize>m << 2)));
-    store<i32>(p + (<usize>m << 2), x);
-    i = m;
-  }
-}
 
 export function plannedSeparators(): usize {
   return sepVars.ptr;
