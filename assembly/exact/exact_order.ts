@@ -235,7 +235,6 @@ function compact(elim: usize, t: i32, pos: usize, parent: usize): i32 {
   return to;
 }
 
-
 export function plannedSeparators(): usize {
   return sepVars.ptr;
 }
