@@ -14,6 +14,7 @@ export { ptRelaxedStateBytes, ptRelaxedStepSizes, ptRelaxedInit, ptRelaxedStep }
 export { clusterFormBytes, clusterFormInit, clusterStateBytes, clusterInit, clusterStep, clusterStates, clusterVisited } from './samplers/cluster';
 export { factorGibbsStateBytes, factorGibbsInit, factorGibbsStep } from './samplers/factorgibbs';
 export { elimTableOp, elimMaxScale, elimScaleBy, elimExpShift, elimSupport, elimDivide, elimFill, elimRowNormalise } from './exact/exact_elim';
+export { elimProgramRun } from './exact/exact_program';
 export { enumRun } from './exact/exact_enum';
 export { bucketLinearise, bucketDecode } from './exact/exact_bucket';
 export { treeAnneal, treeScratchBytes, treeOrder, treeBuild } from './exact/exact_tree';

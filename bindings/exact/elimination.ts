@@ -1,5 +1,7 @@
 // Exact elimination: the upward and downward message passes over a junction tree
-// (junction-tree.ts), every number computed in WASM (assembly/exact/exact_elim.ts).
+// (junction-tree.ts), every number computed in WASM (assembly/exact/exact_elim.ts). Each pass is
+// recorded as a program of table operations (elim-program.ts) that the engine runs in one call per
+// 2^16 words, so a chain's or a thin strip's thousands of tiny cliques cost no call each.
 //
 // Messages (everything max-normalised, the log normalisers summed into log Z):
 //   upward    λ_v(S_v) = Σ_{x_v} g_v · Π_{c child} λ_c                (a root's λ is a scalar)
@@ -10,77 +12,18 @@
 // Where a node has many children over a large clique, the downward step switches to Hugin updates
 // (μ_c = Σ B_p / λ_c with 0/0 = 0) to avoid the quadratic leave-one-out products.
 
-import type { Engine, Arena, Kernels } from '../core/engine.ts';
+import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
-import { schedule, subStrides, type Node, type Step } from './junction-tree.ts';
+import { exactTuning, schedule, stridesInto, subStrides, type Node, type Step } from './junction-tree.ts';
+import { Program, CHECK_FINITE, CHECK_POSITIVE } from './elim-program.ts';
 import { fmtBytes, RangeExceeded, type ExactOutcome } from './outcome.ts';
 
-const MAX_DIMS = 64;
-const DESC_INTS = 1 + 5 * MAX_DIMS;
 /** Message storage beyond this is refused up front (WASM memory is at most 4 GiB in all). */
 const MAX_MESSAGE_BYTES = 3.5 * 2 ** 30;
 
-/** Drives the table kernel: coalesces the loop nest, writes the descriptor, calls elimTableOp. */
-class TableOps {
-  private readonly k: Kernels;
-  constructor(private readonly arena: Arena, private readonly desc: number) {
-    this.k = arena.engine.kernels;
-  }
-  /**
-   * out (=|+=) A·B over the iteration scope `lens`, strides per dimension per operand (element strides).
-   * mode 0: out = A·B; 1: out += A·B; 2: out = A + B; 3: out = Σ A·B where the kernel can do that
-   * without zeroing out first, returning the largest entry written (−1, nothing done, where it cannot).
-   */
-  run(mode: number, lens: ArrayLike<number>, so: ArrayLike<number>, out: number, sa: ArrayLike<number>, a: number, sb: ArrayLike<number>, b: number): number {
-    const L: number[] = [], O: number[] = [], A: number[] = [], B: number[] = [];
-    for (let d = 0; d < lens.length; d++) {
-      const l = lens[d];
-      if (l === 1) continue;
-      const t = L.length - 1;
-      if (t >= 0 && so[d] === O[t] * L[t] && sa[d] === A[t] * L[t] && sb[d] === B[t] * L[t]) {
-        L[t] *= l;
-        continue;
-      }
-      L.push(l);
-      O.push(so[d]);
-      A.push(sa[d]);
-      B.push(sb[d]);
-    }
-    const nd = L.length;
-    if (nd > MAX_DIMS) throw new EngineError(`a clique has ${nd} non-trivial dimensions, past the kernel's limit of ${MAX_DIMS}`);
-    const view = this.arena.i32(this.desc, DESC_INTS);
-    view[0] = nd;
-    view.set(L, 1);
-    view.set(O, 1 + nd);
-    view.set(A, 1 + 2 * nd);
-    view.set(B, 1 + 3 * nd);
-    return this.arena.engine.call('exact inference', (k) => k.elimTableOp(this.desc, out, a, b, mode));
-  }
-  /**
-   * out (outSize entries) = Σ A·B over the dimensions out does not have, without zero-filling out
-   * where the kernel can; returns the largest entry when that pass knows it (NaN if one is NaN),
-   * else −1.
-   */
-  reduce(outSize: number, lens: ArrayLike<number>, so: ArrayLike<number>, out: number, sa: ArrayLike<number>, a: number, sb: ArrayLike<number>, b: number): number {
-    const m = this.run(3, lens, so, out, sa, a, sb, b);
-    if (m === -2) return -1; // done, summing outer digits too: the largest is not known
-    if (m !== -1) return m;
-    this.fill(out, outSize, 0);
-    this.run(1, lens, so, out, sa, a, sb, b);
-    return -1;
-  }
-  /**
-   * Max-normalises a message unless its max is inside [2^-bits, 2^bits] (then returns 1: left as is);
-   * `known` is its max if the pass that wrote it reported one (else −1: read it).
-   */
-  maxScale(p: number, n: number, bits: number, known = -1): number {
-    return known === -1 ? this.k.elimMaxScale(p, n, bits) : this.k.elimScaleBy(p, n, known, bits);
-  }
-  fill(p: number, n: number, v: number): void {
-    this.k.elimFill(p, n, v);
-  }
-}
+/** What a program result is (Program's tags): a factor row's log shift, an upward λ's max, a recomputed λ's, a μ's. */
+const TAG_SHIFT = 0, TAG_LAMBDA_UP = 1, TAG_LAMBDA_DOWN = 2, TAG_MU = 3;
 
 class RangeFailure extends Error {}
 
@@ -117,7 +60,6 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       gTemp = Math.max(gTemp, nd.gHalf);
     }
     const consts = arena.allocF64(2); // [1, 0]
-    const desc = arena.allocI32(DESC_INTS);
     const rows = arena.allocF64(rowEntries);
     const edgeBase = arena.allocF64(Math.max(1, edgeEntries));
     const gBase = arena.allocF64(Math.max(1, gEntries));
@@ -125,12 +67,30 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
     const margBase = arena.allocF64(rowEntries);
     // Every message, scratch and g table is written (filled or mode 0) before it is read.
     const dyn = sched.regions.map((b) => arena.alloc(Math.max(16, b), false));
+    // The passes are recorded as programs and run in one kernel call per exactTuning.programWords; each
+    // result (a log shift, a message's max) is handled here in the order the old per-call code did.
+    let acc = 0; // log Z: the factors' log shifts, then the upward messages' logs
+    let zero = false; // an upward message (or a factor row) vanished: Z = 0 or an underflow
+    const ops = new Program(arena, (tag, a, b, m) => {
+      if (tag === TAG_SHIFT) {
+        if (m === -Infinity) return !(zero = true);
+        acc += m;
+        return true;
+      }
+      if (tag === TAG_MU) {
+        if (!(m > 0) || m === Infinity) throw new RangeFailure(`the message from ${a} to ${b} is ${m === 0 ? 'all zero' : String(m)}`);
+        return true;
+      }
+      if (Number.isNaN(m) || m === Infinity) throw new EngineError(`exact elimination: message of variable ${a} is ${m}`);
+      if (tag === TAG_LAMBDA_DOWN) return true;
+      if (!(m > 0)) return !(zero = true);
+      acc += Math.log(m);
+      return true;
+    }, exactTuning.programWords);
     // Every allocation is done: views stay valid from here on.
     arena.f64(consts, 2).set([1, 0]);
 
     const one = consts;
-    const ops = new TableOps(arena, desc);
-    const k = engine.kernels;
     const addr = (id: number): number => (id === -1 ? one : dyn[sched.regionOf[id]] + sched.offsets[id]);
     const rowAddr = (v: number): number => rows + rowOff[v] * 8;
     const edgeAddr = (ek: number): number => edgeBase + edgeOff[ek] * 8;
@@ -138,65 +98,88 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
     // (each max in [2^-bits, 2^bits]; factor tables are ≤ 1) stay within 2^±256: bits = 256 / k. A
     // node's downward step multiplies its μ and its children's λ, so k is 1 + its children for both.
     const slack = (k: number): number => Math.floor(256 / Math.max(1, k));
-    const partner = nodes.map((nd) => new Map(nd.edges.map((ek) => [model.edges[ek].i === nd.v ? model.edges[ek].j : model.edges[ek].i, ek])));
+    /** The edge v owns to u, if any (a node owns few edges: a scan). */
+    const edgeTo = (nd: Node, u: number): number => {
+      for (const ek of nd.edges) {
+        const e = model.edges[ek];
+        if ((e.i === nd.v ? e.j : e.i) === u) return ek;
+      }
+      return -1;
+    };
 
     // g_v over its scope, built one dimension at a time (each step appends the next-latest variable as the
     // slowest digit and multiplies in v's pairwise table with it), alternating between P and Q so the last
     // step lands in P. Costs about two passes over the final table.
+    // Loop-nest scratch for the λ and μ steps (a clique's lengths, strides of its separator, its factor
+    // table, one child's separator; zeros; 1 on digit 0 only: a marginal's out strides).
+    let cap = 1;
+    for (const nd of nodes) cap = Math.max(cap, nd.clique.length);
+    const lensS = new Float64Array(cap), sepS = new Float64Array(cap), gS = new Float64Array(cap), childS = new Float64Array(cap);
+    const zeros = new Float64Array(cap), firstDigit = new Float64Array(cap);
+    firstDigit[0] = 1;
+    const lensOf = (D: Int32Array): Float64Array => {
+      for (let d = 0; d < D.length; d++) lensS[d] = card[D[d]];
+      return lensS;
+    };
+    // Step t's loop nest is over D[0..t]: lengths and out strides are prefixes of gLens and gSo, A (the
+    // table so far) has gSo's strides but none along digit t, B (v's edge to D[t]) moves along 0 and t.
+    let gCap = 1;
+    for (const nd of nodes) gCap = Math.max(gCap, nd.gScope.length);
+    const gLens = new Float64Array(gCap), gSo = new Float64Array(gCap), gSa = new Float64Array(gCap), gSb = new Float64Array(gCap);
     const buildG = (nd: Node, P: number, Q: number): void => {
       const D = nd.gScope;
       const d = D.length;
+      let stride = 1;
+      for (let t = 0; t < d; t++) {
+        gLens[t] = card[D[t]];
+        gSo[t] = gSa[t] = stride;
+        gSb[t] = 0;
+        stride *= card[D[t]];
+      }
       if (d === 1) {
-        ops.run(0, [card[nd.v]], [1], P, [1], rowAddr(nd.v), [0], one);
+        gSb[0] = 0;
+        ops.table(0, gLens, gSo, P, gSa, rowAddr(nd.v), gSb, one, 1);
         return;
       }
       let prev = rowAddr(nd.v);
       for (let t = 1; t < d; t++) {
-        const S = D.subarray(0, t + 1);
         const out = (d - 1 - t) % 2 === 0 ? P : Q;
-        const lens = Array.from(S, (u) => card[u]);
-        const so = subStrides(S, S, card);
-        const sa = subStrides(S, D.subarray(0, t), card);
-        const sb = new Array<number>(t + 1).fill(0);
-        const ek = partner[nd.v].get(D[t]);
-        if (ek === undefined) ops.run(0, lens, so, out, sa, prev, sb, one);
+        gSa[t] = 0;
+        const ek = edgeTo(nd, D[t]);
+        if (ek < 0) ops.table(0, gLens, gSo, out, gSa, prev, gSb, one, t + 1);
         else {
           const e = model.edges[ek];
-          sb[0] = e.i === nd.v ? card[e.j] : 1;
-          sb[t] = e.i === nd.v ? 1 : card[e.j];
-          ops.run(0, lens, so, out, sa, prev, sb, edgeAddr(ek));
+          gSb[0] = e.i === nd.v ? card[e.j] : 1;
+          gSb[t] = e.i === nd.v ? 1 : card[e.j];
+          ops.table(0, gLens, gSo, out, gSa, prev, gSb, edgeAddr(ek), t + 1);
+          gSb[0] = gSb[t] = 0;
         }
+        gSa[t] = gSo[t];
         prev = out;
       }
     };
 
     // Input conversion (once; again in support mode). Pairwise tables become linear, normalised per row
     // of their owner; each owner's row vector collects its unary table and the row offsets, and is then
-    // exponentiated with its max shifted out into log Z. Returns the total shift (−∞: Z = 0 exactly).
-    const buildFactors = (support: boolean): number => {
+    // exponentiated with its max shifted out into log Z (results TAG_SHIFT; −∞: Z = 0 exactly).
+    const buildFactors = (support: boolean): void => {
       const rv = arena.f64(rows, rowEntries);
       for (let v = 0; v < n; v++) rv.set(model.unary[v], rowOff[v]);
       const ev = arena.f64(edgeBase, edgeEntries);
       model.edges.forEach((e, ek) => ev.set(e.table, edgeOff[ek]));
-      let logShift = 0;
       for (const nd of nodes) {
         for (const ek of nd.edges) {
           const e = model.edges[ek];
-          if (support) k.elimSupport(edgeAddr(ek), e.table.length);
-          else if (e.i === nd.v) k.elimRowNormalise(edgeAddr(ek), card[e.i], card[e.j], card[e.j], 1, rowAddr(nd.v));
-          else k.elimRowNormalise(edgeAddr(ek), card[e.j], 1, card[e.i], card[e.j], rowAddr(nd.v));
+          if (support) ops.support(edgeAddr(ek), e.table.length);
+          else if (e.i === nd.v) ops.rowNormalise(edgeAddr(ek), card[e.i], card[e.j], card[e.j], 1, rowAddr(nd.v));
+          else ops.rowNormalise(edgeAddr(ek), card[e.j], 1, card[e.i], card[e.j], rowAddr(nd.v));
         }
       }
       for (let v = 0; v < n; v++) {
-        if (support) k.elimSupport(rowAddr(v), card[v]);
-        else {
-          const m = k.elimExpShift(rowAddr(v), card[v]);
-          if (m === -Infinity) return -Infinity;
-          logShift += m;
-        }
+        if (support) ops.support(rowAddr(v), card[v]);
+        else ops.expShift(rowAddr(v), card[v], TAG_SHIFT, v, 0);
       }
       for (const nd of nodes) if (nd.gKept) buildG(nd, gBase + gOff[nd.v] * 8, gTempBase);
-      return logShift;
     };
     const gOf = (nd: Node, g: [number, number]): number => {
       if (nd.gKept) return gBase + gOff[nd.v] * 8;
@@ -204,107 +187,95 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       return addr(g[0]);
     };
 
-    // One λ step. Returns log of the normaliser (−Infinity if the message is all zero).
-    const lambdaStep = (s: Extract<Step, { op: 'lambda' }>): number => {
+    // One λ step; its normaliser is a result tagged `tag` (TAG_LAMBDA_UP: log Z gains its log).
+    const lambdaStep = (s: Extract<Step, { op: 'lambda' }>, tag: number): void => {
       const nd = nodes[s.v];
-      const D = nd.clique;
-      const lens = Array.from(D, (u) => card[u]);
+      const D = nd.clique, dims = D.length;
+      const lens = lensOf(D);
       const out = addr(s.out);
-      const so = subStrides(D, nd.sep, card);
-      const gs = subStrides(D, nd.gScope, card);
+      const so = stridesInto(sepS, D, nd.sep, card);
+      const gs = stridesInto(gS, D, nd.gScope, card);
       const g = gOf(nd, s.g);
       const ch = nd.children;
-      let known: number;
-      if (ch.length === 0) known = ops.reduce(nd.sepSize, lens, so, out, gs, g, new Array(D.length).fill(0), one);
-      else if (ch.length === 1) known = ops.reduce(nd.sepSize, lens, so, out, subStrides(D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g);
+      if (ch.length === 0) ops.reduce(nd.sepSize, lens, so, out, gs, g, zeros, one, dims);
+      else if (ch.length === 1) ops.reduce(nd.sepSize, lens, so, out, stridesInto(childS, D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g, dims);
       else {
         const X = addr(s.scratch);
         const sx = subStrides(D, D, card);
-        ops.run(0, lens, sx, X, subStrides(D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g);
-        for (let i = 1; i < ch.length - 1; i++) ops.run(0, lens, sx, X, sx, X, subStrides(D, nodes[ch[i]].sep, card), addr(s.children[i]));
+        ops.table(0, lens, sx, X, subStrides(D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g, dims);
+        for (let i = 1; i < ch.length - 1; i++) ops.table(0, lens, sx, X, sx, X, subStrides(D, nodes[ch[i]].sep, card), addr(s.children[i]), dims);
         const last = ch.length - 1;
-        known = ops.reduce(nd.sepSize, lens, so, out, sx, X, subStrides(D, nodes[ch[last]].sep, card), addr(s.children[last]));
+        ops.reduce(nd.sepSize, lens, so, out, sx, X, subStrides(D, nodes[ch[last]].sep, card), addr(s.children[last]), dims);
       }
-      const m = ops.maxScale(out, nd.sepSize, nd.parent >= 0 ? slack(1 + nodes[nd.parent].children.length) : 0, known);
-      if (Number.isNaN(m) || m === Infinity) throw new EngineError(`exact elimination: message of variable ${s.v} is ${m}`);
-      return m > 0 ? Math.log(m) : -Infinity;
+      const check = tag === TAG_LAMBDA_UP ? CHECK_POSITIVE : CHECK_FINITE;
+      ops.scale(out, nd.sepSize, nd.parent >= 0 ? slack(1 + nodes[nd.parent].children.length) : 0, true, check, tag, s.v, 0);
     };
 
-    const normaliseMu = (p: number, c: number, ptr: number, len: number, known = -1): void => {
-      const m = ops.maxScale(ptr, len, slack(1 + nodes[c].children.length), known);
-      if (!(m > 0) || m === Infinity) throw new RangeFailure(`the message from ${p} to ${c} is ${m === 0 ? 'all zero' : String(m)}`);
+    // μ_c's max-normalisation, with the max its reduce knew (useKnown) or read again.
+    const normaliseMu = (p: number, c: number, ptr: number, len: number, useKnown: boolean): void => {
+      ops.scale(ptr, len, slack(1 + nodes[c].children.length), useKnown, CHECK_POSITIVE, TAG_MU, p, c);
     };
 
     const downStep = (s: Extract<Step, { op: 'down' }>): void => {
       const nd = nodes[s.p];
-      const D = nd.clique;
-      const lens = Array.from(D, (u) => card[u]);
-      const gs = subStrides(D, nd.gScope, card);
+      const D = nd.clique, dims = D.length;
+      const lens = lensOf(D);
+      const gs = stridesInto(gS, D, nd.gScope, card);
       const g = gOf(nd, s.g);
       const muPtr = addr(s.mu);
-      const sMu = subStrides(D, nd.sep, card); // all zero for a root (μ is the constant 1)
+      const sMu = stridesInto(sepS, D, nd.sep, card); // all zero for a root (μ is the constant 1)
       const margPtr = margBase + rowOff[nd.v] * 8;
       const ch = nd.children;
-      const zeros = new Array<number>(D.length).fill(0);
       if (ch.length === 0) {
-        const sm = zeros.slice();
-        sm[0] = 1;
-        ops.run(1, lens, sm, margPtr, sMu, muPtr, gs, g);
+        ops.table(1, lens, firstDigit, margPtr, sMu, muPtr, gs, g, dims);
         return;
       }
-      const sepStr = ch.map((c) => subStrides(D, nodes[c].sep, card));
+      const sepStr = ch.length === 1 ? [stridesInto(childS, D, nodes[ch[0]].sep, card)] : ch.map((c) => subStrides(D, nodes[c].sep, card));
       if (nd.hugin) {
         // B = μ_p g_p Π λ_c; μ_c = (Σ_{C_p \ S_c} B) / λ_c; marginal from B.
         const X = addr(s.scratch);
         const sx = subStrides(D, D, card);
-        ops.run(0, lens, sx, X, sMu, muPtr, gs, g);
-        ch.forEach((_, i) => ops.run(0, lens, sx, X, sx, X, sepStr[i], addr(s.lams[i])));
+        ops.table(0, lens, sx, X, sMu, muPtr, gs, g, dims);
+        ch.forEach((_, i) => ops.table(0, lens, sx, X, sx, X, sepStr[i], addr(s.lams[i]), dims));
         ch.forEach((c, i) => {
           const mp = addr(s.mus[i]);
-          ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, zeros, one);
-          k.elimDivide(mp, addr(s.lams[i]), nodes[c].sepSize);
-          normaliseMu(s.p, c, mp, nodes[c].sepSize);
+          ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, zeros, one, dims);
+          ops.divide(mp, addr(s.lams[i]), nodes[c].sepSize);
+          normaliseMu(s.p, c, mp, nodes[c].sepSize, false);
         });
-        const sm = zeros.slice();
-        sm[0] = 1;
-        ops.run(1, lens, sm, margPtr, sx, X, zeros, one);
+        ops.table(1, lens, firstDigit, margPtr, sx, X, zeros, one, dims);
         return;
       }
       ch.forEach((c, i) => {
         const mp = addr(s.mus[i]);
-        let known: number;
-        if (ch.length === 1) known = ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sMu, muPtr, gs, g);
+        if (ch.length === 1) ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sMu, muPtr, gs, g, dims);
         else {
           // Leave-one-out product in the scratch table, then marginalise with the last factor fused.
           const X = addr(s.scratch);
           const sx = subStrides(D, D, card);
           const others = ch.map((_, j) => j).filter((j) => j !== i);
-          ops.run(0, lens, sx, X, sMu, muPtr, gs, g);
-          for (let t = 0; t < others.length - 1; t++) ops.run(0, lens, sx, X, sx, X, sepStr[others[t]], addr(s.lams[others[t]]));
+          ops.table(0, lens, sx, X, sMu, muPtr, gs, g, dims);
+          for (let t = 0; t < others.length - 1; t++) ops.table(0, lens, sx, X, sx, X, sepStr[others[t]], addr(s.lams[others[t]]), dims);
           const last = others[others.length - 1];
-          known = ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, sepStr[last], addr(s.lams[last]));
+          ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, sepStr[last], addr(s.lams[last]), dims);
         }
-        normaliseMu(s.p, c, mp, nodes[c].sepSize, known);
+        normaliseMu(s.p, c, mp, nodes[c].sepSize, true);
       });
       // Marginal of p from the first child's separator: Σ μ_c λ_c, p is digit 0 of S_c.
-      const c0 = nodes[ch[0]];
-      const E = c0.sep;
-      const sE = subStrides(E, E, card);
-      const sm = new Array<number>(E.length).fill(0);
-      sm[0] = 1;
-      ops.run(1, Array.from(E, (u) => card[u]), sm, margPtr, sE, addr(s.mus[0]), sE, addr(s.lams[0]));
+      const E = nodes[ch[0]].sep;
+      const sE = stridesInto(sepS, E, E, card);
+      ops.table(1, lensOf(E), firstDigit, margPtr, sE, addr(s.mus[0]), sE, addr(s.lams[0]), E.length);
     };
 
     // Upward pass (log Z), with a support check when a message vanishes.
     const upward = (support: boolean): number => {
-      let logZ = buildFactors(support);
-      if (logZ === -Infinity) return -Infinity;
-      for (let t = 0; t < sched.upwardSteps; t++) {
-        const l = lambdaStep(sched.steps[t] as Extract<Step, { op: 'lambda' }>);
-        if (l === -Infinity) return -Infinity;
-        logZ += l;
-      }
-      return logZ;
+      ops.reset();
+      acc = 0;
+      zero = false;
+      buildFactors(support);
+      for (let t = 0; t < sched.upwardSteps && !ops.stopped; t++) lambdaStep(sched.steps[t] as Extract<Step, { op: 'lambda' }>, TAG_LAMBDA_UP);
+      ops.flush();
+      return zero ? -Infinity : acc;
     };
     let logZ = upward(false);
     if (logZ === -Infinity) {
@@ -316,13 +287,14 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
     }
     logZ += model.logConst;
 
-    ops.fill(margBase, rowEntries, 0);
+    ops.fill0(margBase, rowEntries);
     try {
       for (let t = sched.upwardSteps; t < sched.steps.length; t++) {
         const s = sched.steps[t];
-        if (s.op === 'lambda') lambdaStep(s);
+        if (s.op === 'lambda') lambdaStep(s, TAG_LAMBDA_DOWN);
         else downStep(s);
       }
+      ops.flush();
     } catch (e) {
       if (e instanceof RangeFailure) throw new RangeExceeded(`exact elimination: the potentials span more than the floating-point range (${e.message})`);
       throw e;

@@ -34,6 +34,8 @@ export const exactTuning = {
   storeAllBytes: 256 * 2 ** 20,
   /** When checkpointing, the smallest messages up to this many bytes in total are kept regardless. */
   smallBytes: 32 * 2 ** 20,
+  /** i32 words of table operations recorded per kernel call (elim-program.ts; at least one op's worth). */
+  programWords: 2 ** 16,
 };
 
 /** Largest single WASM allocation (the runtime's allocator caps a block just under 1 GiB). */
@@ -41,7 +43,12 @@ const MAX_REGION_BYTES = 2 ** 30 - 2 ** 16;
 
 /** Element strides of a table over scope E (sorted by position, contiguous) inside iteration scope D ⊇ E. */
 export function subStrides(D: ArrayLike<number>, E: ArrayLike<number>, card: Int32Array): number[] {
-  const s = new Array<number>(D.length).fill(0);
+  return stridesInto(new Array<number>(D.length), D, E, card);
+}
+
+/** subStrides written into the first D.length entries of `s` (returned). */
+export function stridesInto<T extends { [i: number]: number }>(s: T, D: ArrayLike<number>, E: ArrayLike<number>, card: Int32Array): T {
+  for (let d = 0; d < D.length; d++) s[d] = 0;
   let j = 0, stride = 1;
   for (let d = 0; d < D.length && j < E.length; d++) {
     if (D[d] === E[j]) {
@@ -102,23 +109,35 @@ export function buildTree(model: Model, order: Int32Array): Node[] {
   }
   for (const v of order) if (nodes[v].parent >= 0) nodes[nodes[v].parent].children.push(v);
   model.edges.forEach((e, k) => nodes[pos[e.i] < pos[e.j] ? e.i : e.j].edges.push(k));
+  const inG = new Int32Array(n).fill(-1); // inG[u] = v: u is in v's base scope
   for (const node of nodes) {
     const { clique, v } = node;
     // Base scope: v and the other ends of its edges; then widen over the clique's leading digits.
-    const inG = new Set<number>([v]);
-    for (const k of node.edges) inG.add(model.edges[k].i === v ? model.edges[k].j : model.edges[k].i);
-    const scopeOf = (q: number): number[] => Array.from(clique).filter((u, d) => d < q || inG.has(u));
-    const baseSize = prod(scopeOf(1), card);
+    inG[v] = v;
+    for (const k of node.edges) inG[model.edges[k].i === v ? model.edges[k].j : model.edges[k].i] = v;
+    // The scope widened over the first q digits: its size, or (into) its variables.
+    const sizeOf = (q: number): number => {
+      let p = 1;
+      for (let d = 0; d < clique.length; d++) if (d < q || inG[clique[d]] === v) p *= card[clique[d]];
+      return p;
+    };
+    const baseSize = sizeOf(1);
     let q = 1;
     let lead = card[v];
     while (q < clique.length && lead < WIDEN_TARGET) {
-      const next = prod(scopeOf(q + 1), card);
+      const next = sizeOf(q + 1);
       if (next > Math.max(8 * baseSize, 8192)) break;
       lead *= card[clique[q]];
       q++;
     }
-    node.gScope = Int32Array.from(scopeOf(q));
-    node.gSize = prod(node.gScope, card);
+    let len = 0;
+    for (let d = 0; d < clique.length; d++) if (d < q || inG[clique[d]] === v) len++;
+    if (len === clique.length) node.gScope = clique;
+    else {
+      node.gScope = new Int32Array(len);
+      for (let d = 0, j = 0; d < clique.length; d++) if (d < q || inG[clique[d]] === v) node.gScope[j++] = clique[d];
+    }
+    node.gSize = sizeOf(q);
     let half = 1;
     for (let t = node.gScope.length - 2; t >= 1; t -= 2) half = Math.max(half, prod(node.gScope.subarray(0, t + 1), card));
     node.gHalf = half;
