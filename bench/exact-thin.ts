@@ -1,7 +1,7 @@
 // npm run bench:exact-thin: exact inference on long, thin models — chains and strips of width 2, 4
 // and 10 (treewidth = width), the kind a user expects exact inference to finish at once. Their
 // contraction work is small (about n · 2^(width+1) configurations), so the time per variable shows
-// the executors' per-clique overhead (TypeScript around one kernel call per clique), not the
+// the time around the kernels (planning, the tree, and bucket elimination's per-clique set-up), not the
 // kernels. Both executors: the junction tree (what auto takes on these) and bucket elimination.
 // Wall time per call, median of 3 after one warm-up call, in one process; µs per variable.
 import { writeFileSync } from 'node:fs';
