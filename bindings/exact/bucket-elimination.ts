@@ -290,28 +290,48 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
   // slowest, as in the messages: see assembly/exact/exact_block.ts) and the fixed ones folded in.
   const pos = new Int32Array(n).fill(-1);
   p.order.forEach((v, t) => (pos[v] = t));
-  const fStride = new Map<number, Map<number, number>>();
-  const fVars: number[][] = [];
-  const fOff = new Float64Array(model.nFactors + 1);
-  for (let f = 0; f < model.nFactors; f++) {
-    const vars = [...new Set(Array.from(model.scope(f)).filter((v) => p.fixed[v] < 0))].sort((a, b) => pos[a] - pos[b]);
-    const m = new Map<number, number>();
+  // Factor f's free variables (each once, by position) are fVar[fStart[f] ..][..fLen[f]], their
+  // strides (the last fastest) fStr at the same places; message v's variables are S_v, their
+  // strides mStr[mStart[v] ..]. A stride lookup scans a table's few variables.
+  const nF = model.nFactors;
+  const fStart = new Int32Array(nF + 1), fLen = new Int32Array(nF);
+  for (let f = 0; f < nF; f++) fStart[f + 1] = fStart[f] + model.arity(f);
+  const fVar = new Int32Array(fStart[nF]), fStr = new Float64Array(fStart[nF]);
+  const fOff = new Float64Array(nF + 1);
+  for (let f = 0; f < nF; f++) {
+    const b = fStart[f], sc = model.scope(f);
+    let len = 0;
+    for (let k = 0; k < sc.length; k++) {
+      const u = sc[k];
+      if (p.fixed[u] >= 0) continue;
+      let q = b + len, seen = false;
+      for (let j = b; j < b + len; j++) seen ||= fVar[j] === u;
+      if (seen) continue;
+      while (q > b && pos[fVar[q - 1]] > pos[u]) (fVar[q] = fVar[q - 1]), q--;
+      fVar[q] = u;
+      len++;
+    }
+    fLen[f] = len;
     let stride = 1;
-    for (let q = vars.length - 1; q >= 0; q--) (m.set(vars[q], stride), (stride *= card[vars[q]]));
-    fStride.set(f, m);
-    fVars.push(vars);
+    for (let q = b + len - 1; q >= b; q--) (fStr[q] = stride), (stride *= card[fVar[q]]);
     fOff[f + 1] = fOff[f] + stride;
   }
-  // Message strides over S_v (last fastest).
-  const mStride: Map<number, number>[] = new Array(n);
+  const mStart = new Int32Array(n + 1);
+  for (const v of p.order) mStart[v + 1] = p.sep[v].length;
+  for (let v = 0; v < n; v++) mStart[v + 1] += mStart[v];
+  const mStr = new Float64Array(mStart[n]);
   const mSize = new Float64Array(n);
   for (const v of p.order) {
-    const m = new Map<number, number>();
+    const sv = p.sep[v];
     let stride = 1;
-    for (let q = p.sep[v].length - 1; q >= 0; q--) (m.set(p.sep[v][q], stride), (stride *= card[p.sep[v][q]]));
-    mStride[v] = m;
+    for (let q = sv.length - 1; q >= 0; q--) (mStr[mStart[v] + q] = stride), (stride *= card[sv[q]]);
     mSize[v] = stride;
   }
+  const msgStride = (v: number, u: number): number => {
+    const sv = p.sep[v], b = mStart[v];
+    for (let q = 0; q < sv.length; q++) if (sv[q] === u) return mStr[b + q];
+    return 0;
+  };
 
   const arena = engine.arena();
   let disposeAll = (): void => {};
@@ -320,7 +340,8 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     for (const v of p.order) maxDigits = Math.max(maxDigits, p.sep[v].length + 2);
     // Each factor's own copy (tables may be shared between factors; each copy is linearised alone).
     const tablesPtr = arena.alloc(8 * Math.max(1, fOff[model.nFactors]));
-    for (let f = 0; f < model.nFactors; f++) arena.f64(tablesPtr + 8 * fOff[f], fOff[f + 1] - fOff[f]).set(factorInOrder(model, f, fVars[f], p.fixed));
+    const copies = arena.f64(tablesPtr, fOff[nF]);
+    for (let f = 0; f < nF; f++) factorInOrder(model, f, fVar.subarray(fStart[f], fStart[f] + fLen[f]), p.fixed, copies, fOff[f]);
     // The messages (each δ_c later takes m_c's place) and the downward workspace: one zero-filled
     // block allocated after everything else, so the allocator grows memory by just that much (it
     // would double it for a block that does not fit); past the largest block, one arena per
@@ -350,25 +371,43 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const pRes = arena.alloc(24), pZmask = arena.alloc(4 * maxTables), pStats = arena.alloc(16 * maxTables);
     // Each table's form: linear (e^(x − scale)) where its finite entries span ≤ 700 nats, else log.
     const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
+    const k0 = engine.kernels;
+    // Views of the whole memory for the many small reads and writes around the kernels, rebuilt when
+    // memory grows (messages past the slab, the log streams' scratch). Index = byte address / size.
+    let heapBuffer: ArrayBufferLike | null = null, I32 = new Int32Array(0), U32 = new Uint32Array(0), F64 = new Float64Array(0);
+    const heap = (): void => {
+      const b = k0.memory.buffer;
+      if (b !== heapBuffer) (heapBuffer = b), (I32 = new Int32Array(b)), (U32 = new Uint32Array(b)), (F64 = new Float64Array(b));
+    };
+    /** The form (linear flag, scale, range) a kernel wrote at pRes, into `into` at 3 · at. */
+    const formOut = (into: Float64Array, at: number): void => {
+      heap();
+      const r = pRes / 8;
+      (into[3 * at] = F64[r]), (into[3 * at + 1] = F64[r + 1]), (into[3 * at + 2] = F64[r + 2]);
+    };
     const linearise = (ptr: number, len: number, into: Float64Array, at: number): void => {
       engine.call('bucket elimination', (k) => k.bucketLinearise(ptr, len, pRes));
-      into.set(arena.f64(pRes, 3), 3 * at);
+      formOut(into, at);
     };
     /** A linear table relative to e^shift (a linear clique's output) put into a form. */
     const rescale = (ptr: number, len: number, shift: number, into: Float64Array, at: number): void => {
       engine.call('bucket elimination', (k) => k.bucketRescale(ptr, len, shift, pRes));
-      into.set(arena.f64(pRes, 3), 3 * at);
+      formOut(into, at);
     };
     /** rescale given the table's largest entry and smallest positive one at st (f64[2], gathered while it was written). */
     const scale = (ptr: number, len: number, shift: number, st: number, into: Float64Array, at: number): void => {
       const [hi, lo] = arena.f64(st, 2);
       engine.call('bucket elimination', (k) => k.bucketScale(ptr, len, shift, hi, lo, pRes));
-      into.set(arena.f64(pRes, 3), 3 * at);
+      formOut(into, at);
     };
     for (let f = 0; f < model.nFactors; f++) linearise(tablesPtr + 8 * fOff[f], fOff[f + 1] - fOff[f], form.factor, f);
 
     const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * fOff[r.id] : r.kind === 'up' ? up[r.id] : down[r.id]);
-    const strideOf = (r: TableRef, u: number): number => (r.kind === 'factor' ? fStride.get(r.id)!.get(u) : mStride[r.id].get(u)) ?? 0;
+    const strideOf = (r: TableRef, u: number): number => {
+      if (r.kind !== 'factor') return msgStride(r.id, u);
+      for (let q = fStart[r.id], e = q + fLen[r.id]; q < e; q++) if (fVar[q] === u) return fStr[q];
+      return 0;
+    };
     /**
      * The linear case's shift (Σ of the inputs' scales) when every input is linear and their
      * ranges add up to ≤ 700 nats (every nonzero product is then ≥ e^−700, a normal number: the
@@ -400,7 +439,9 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       }
     };
     /** v's clique as the block kernels walk it: outer digits (S_v's first ones, then v) and the block (S_v's last ones). */
-    const cliqueBlock = (v: number): { outer: number[]; blockVars: number[]; B: number } => {
+    const blocks: ({ outer: number[]; blockVars: number[]; B: number } | undefined)[] = new Array(n);
+    const cliqueBlock = (v: number): { outer: number[]; blockVars: number[]; B: number } => (blocks[v] ??= cliqueBlockOf(v));
+    const cliqueBlockOf = (v: number): { outer: number[]; blockVars: number[]; B: number } => {
       const sepV = p.sep[v];
       let nb = 0, B = 1;
       while (nb < sepV.length && (nb === 0 || B * card[sepV[sepV.length - 1 - nb]] <= BLOCK)) B *= card[sepV[sepV.length - 1 - nb++]];
@@ -451,37 +492,42 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       run(1);
       outs.forEach((o, q) => engine.call('bucket elimination', (k) => k.bucketLogFinish(o.addr, sList[q], o.len)));
     };
-    const k0 = engine.kernels;
-    // Each table layout's runs over a block (they depend on the block's cardinalities and the table's strides only: few distinct).
-    const runCache = new Map<string, ReturnType<typeof blockRuns>>();
+    // Each table layout's runs over a block (they depend on the block's cardinalities and the table's
+    // strides only: few distinct), in a trie keyed by (cardinality, stride) per block variable.
+    const runCache: RunTrie = { next: new Map() };
     /** Writes one block call's tables (the outer digits' strides, each table's runs and segments over the block) and runs `call`. */
     const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], linear: boolean, call: (nOuter: number) => void): void => {
-      const tables = [...inputs, ...outs], nT = tables.length, nOuter = outer.length;
-      const zmask = arena.i32(pZmask, outs.length);
-      arena.i32(pCards, nOuter).set(outer.map((u) => card[u]));
-      arena.u32(pAddr, nT).set(tables.map((t) => t.addr));
-      const st = arena.i32(pBlockStrides, nT * nOuter), runs = arena.i32(pRuns, 3 * nT);
-      tables.forEach(({ stride }, t) => {
-        outer.forEach((u, j) => (st[t * nOuter + j] = stride(u)));
-        const cards = blockVars.map((u) => card[u]), strides = blockVars.map(stride), key = `${cards.join()}|${strides.join()}`;
-        let runsOf = runCache.get(key);
-        if (!runsOf) runCache.set(key, (runsOf = blockRuns(cards, strides, B)));
-        const { kind, R, segs, distinct } = runsOf;
+      const nI = inputs.length, nT = nI + outs.length, nOuter = outer.length;
+      heap();
+      for (let j = 0; j < nOuter; j++) I32[pCards / 4 + j] = card[outer[j]];
+      for (let t = 0; t < nT; t++) {
+        const table = t < nI ? inputs[t] : outs[t - nI], stride = table.stride;
+        U32[pAddr / 4 + t] = table.addr;
+        for (let j = 0; j < nOuter; j++) I32[pBlockStrides / 4 + t * nOuter + j] = stride(outer[j]);
+        let node = runCache;
+        for (const u of blockVars) {
+          const key = layoutKey(card[u], stride(u));
+          let next = node.next.get(key);
+          if (!next) node.next.set(key, (next = { next: new Map() }));
+          node = next;
+        }
+        const { kind, R, segs, distinct } = (node.runs ??= blockRuns(blockVars.map((u) => card[u]), blockVars.map(stride), B));
         const segPtr = pSegs + 4 * maxBlock * t;
         // Kind 2 and whole-block runs are read without their offsets.
-        if (kind !== 2 && R < B) arena.i32(segPtr, segs.length).set(segs);
-        else arena.i32(segPtr, 1)[0] = 0;
-        runs.set([kind, R, segPtr], 3 * t);
-        if (t < inputs.length || !linear) return;
+        if (kind !== 2 && R < B) I32.set(segs, segPtr / 4);
+        else I32[segPtr / 4] = 0;
+        const r = pRuns / 4 + 3 * t;
+        (I32[r] = kind), (I32[r + 1] = R), (I32[r + 2] = segPtr);
+        if (t < nI || !linear) continue;
         // An output whose block segments are distinct is written on its entries' first visit (the
         // outer digits it lacks all 0: bit j of its mask); else the caller's zeros are added to.
-        const q = t - inputs.length;
-        zmask[q] = -1;
+        let mask = -1;
         if (nOuter <= 30 && distinct) {
-          zmask[q] = 0;
-          outer.forEach((u, j) => stride(u) === 0 && (zmask[q] |= 1 << j));
-        } else arena.f64(tables[t].addr, tables[t].len!).fill(0);
-      });
+          mask = 0;
+          for (let j = 0; j < nOuter; j++) if (stride(outer[j]) === 0) mask |= 1 << j;
+        } else F64.fill(0, table.addr / 8, table.addr / 8 + table.len!);
+        I32[pZmask / 4 + t - nI] = mask;
+      }
       engine.call('bucket elimination', () => call(nOuter));
     };
     const blockTable = (r: TableRef): BlockTable => ({ addr: addrOf(r), stride: (u) => strideOf(r, u) });
@@ -494,8 +540,9 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
           const f = form[r.kind];
           lin.push(f[3 * r.id]);
           sc.push(f[3 * r.id + 1]);
-          const strides = r.kind === 'factor' ? fStride.get(r.id)! : mStride[r.id];
-          for (const [u, st] of strides) (sVar.push(u), sStride.push(st));
+          // Last variable first (the order the kernel has always been given).
+          if (r.kind === 'factor') for (let q = fStart[r.id] + fLen[r.id] - 1; q >= fStart[r.id]; q--) (sVar.push(fVar[q]), sStride.push(fStr[q]));
+          else for (let q = p.sep[r.id].length - 1; q >= 0; q--) (sVar.push(p.sep[r.id][q]), sStride.push(mStr[mStart[r.id] + q]));
           sStart.push(sVar.length);
         }
         bStart.push(addr.length);
@@ -545,18 +592,17 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
 
     // Upward.
     for (const v of p.order) {
-      const s = Array.from(p.sep[v]);
       up[v] = own(upArena, v);
       const shift = linearShift(p.bucket[v]);
       if (shift !== null) {
-        const out = { addr: up[v], len: mSize[v], stride: (u: number) => mStride[v].get(u) ?? 0 };
+        const out = { addr: up[v], len: mSize[v], stride: (u: number) => msgStride(v, u) };
         blockStream(v, p.bucket[v].map(blockTable), [out], decode?.mode === 'max' ? 1 : 0, true);
         // The message's range was gathered as it was written where the kernel could (zmask ≥ 0).
         if (arena.i32(pZmask, 1)[0] >= 0) scale(up[v], mSize[v], shift, pStats, form.up, v);
         else rescale(up[v], mSize[v], shift, form.up, v);
       } else {
         toLog(p.bucket[v]);
-        blockStreamLog(v, p.bucket[v].map(blockTable), [{ addr: up[v], len: mSize[v], stride: (u) => mStride[v].get(u) ?? 0 }], decode?.mode === 'max' ? 1 : 0);
+        blockStreamLog(v, p.bucket[v].map(blockTable), [{ addr: up[v], len: mSize[v], stride: (u) => msgStride(v, u) }], decode?.mode === 'max' ? 1 : 0);
         linearise(up[v], mSize[v], form.up, v);
       }
       // A root's message is one entry: e^scale, or 0 (linear), or its log.
@@ -574,7 +620,6 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     for (let t = p.order.length - 1; t >= 0; t--) {
       const v = p.order[t];
       const inputs = p.parent[v] >= 0 ? [...p.bucket[v], { kind: 'down', id: v } as TableRef] : p.bucket[v];
-      const sepV = Array.from(p.sep[v]);
       const children = p.bucket[v].filter((r) => r.kind === 'up').map((r) => r.id);
       const belief = new Map<number, number>();
       let at = ws;
@@ -586,14 +631,14 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         // slabs of S_c (bucketDelta, which also rescales δ_c into m_c's place).
         const c = children[0];
         const others = inputs.filter((r) => r.kind !== 'up' || r.id !== c);
-        blockStream(v, others.map(blockTable), [{ addr: ws, len: mSize[c], stride: (u: number) => mStride[c].get(u) ?? 0 }], 0, true);
+        blockStream(v, others.map(blockTable), [{ addr: ws, len: mSize[c], stride: (u: number) => msgStride(c, u) }], 0, true);
         if (arena.i32(pZmask, 1)[0] < 0) engine.call('bucket elimination', (k) => k.bucketRange(ws, mSize[c], pStats));
         engine.call('bucket elimination', (k) => k.bucketDelta(ws, up[c], mSize[c], card[v], shift - form.up[3 * c + 1], pStats, margOut, pRes));
-        form.down.set(arena.f64(pRes, 3), 3 * c);
+        formOut(form.down, c);
         down[c] = up[c];
         setMarginal(v, arena.f64(margOut, card[v]), true);
       } else if (shift !== null) {
-        const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => mStride[c].get(u) ?? 0 }))];
+        const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => msgStride(c, u) }))];
         blockStream(v, inputs.map(blockTable), outs, 0, false);
         for (const c of children) {
           // m_c is an input here, so linear: δ_c = belief / m_c, relative to e^(shift − its scale).
@@ -604,7 +649,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         setMarginal(v, arena.f64(margOut, card[v]), true);
       } else {
         toLog(inputs);
-        const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => mStride[c].get(u) ?? 0 }))];
+        const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => msgStride(c, u) }))];
         blockStreamLog(v, inputs.map(blockTable), outs, 0);
         setMarginal(v, arena.f64(margOut, card[v]), false);
         for (const c of children) {
@@ -623,10 +668,24 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
   }
 }
 
-/** Factor f's log table over its free variables `vars` (the last fastest), the fixed ones at their states. */
-function factorInOrder(model: Model, f: number, vars: number[], fixed: Int32Array): Float64Array {
+/** blockRun's cache of blockRuns: one level per block variable. */
+interface RunTrie {
+  next: Map<number | string, RunTrie>;
+  runs?: ReturnType<typeof blockRuns>;
+}
+
+/** One block variable's (cardinality, stride) as one exact number (a string past 2^21 states or 2^32 strides). */
+function layoutKey(card: number, stride: number): number | string {
+  return card < 2 ** 21 && stride < 2 ** 32 ? card * 2 ** 32 + stride : `${card}:${stride}`;
+}
+
+// factorInOrder's scratch (one factor's scope at a time).
+let oldStride = new Float64Array(8), step = new Float64Array(8), digit = new Int32Array(8);
+
+/** Factor f's log table over its free variables `vars` (the last fastest), the fixed ones at their states, written into out from `first`. */
+function factorInOrder(model: Model, f: number, vars: Int32Array, fixed: Int32Array, out: Float64Array, first: number): void {
   const sc = model.scope(f), table = model.table(f), card = model.card;
-  const oldStride = new Float64Array(sc.length);
+  if (oldStride.length < sc.length) (oldStride = new Float64Array(sc.length)), (step = new Float64Array(sc.length)), (digit = new Int32Array(sc.length));
   let base = 0;
   for (let q = sc.length - 1, st = 1; q >= 0; q--) {
     oldStride[q] = st;
@@ -634,18 +693,16 @@ function factorInOrder(model: Model, f: number, vars: number[], fixed: Int32Arra
     st *= card[sc[q]];
   }
   // Each free variable's old stride (summed where a variable appears twice in the scope).
-  const step = vars.map((v) => {
-    let s = 0;
-    for (let q = 0; q < sc.length; q++) if (sc[q] === v) s += oldStride[q];
-    return s;
-  });
+  for (let j = 0; j < vars.length; j++) {
+    step[j] = 0;
+    for (let q = 0; q < sc.length; q++) if (sc[q] === vars[j]) step[j] += oldStride[q];
+  }
   let size = 1;
   for (const v of vars) size *= card[v];
-  const out = new Float64Array(size);
-  const digit = new Int32Array(vars.length);
+  // digit is all zeros here: a full odometer cycle ends where it began.
   let at = base;
   for (let e = 0; e < size; e++) {
-    out[e] = table[at];
+    out[first + e] = table[at];
     for (let j = vars.length - 1; j >= 0; j--) {
       if (++digit[j] < card[vars[j]]) {
         at += step[j];
@@ -655,5 +712,4 @@ function factorInOrder(model: Model, f: number, vars: number[], fixed: Int32Arra
       digit[j] = 0;
     }
   }
-  return out;
 }
