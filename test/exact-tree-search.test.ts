@@ -10,13 +10,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
-import { bucketEliminationPlan, exactInference } from '../bindings/exact/exact.ts';
+import { bucketEliminationPlan, exactInference, orderSearchWork, searchSetup } from '../bindings/exact/exact.ts';
 import { bucketPlan, interactionGraph, runBucketElimination } from '../bindings/exact/bucket-elimination.ts';
 import { fixedStates } from '../bindings/exact/enumeration.ts';
 import { orderCost } from '../bindings/exact/order-search.ts';
 import { bucketTreeOrder, searchContractionTree, type ContractionGraph } from '../bindings/exact/tree-search.ts';
 import { infer } from '../bindings/infer.ts';
 import type { Model } from '../bindings/core/model.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
 import { bruteForce, mulberry32, randomFactorGraph } from './helpers.ts';
 
 const engine = await loadEngine();
@@ -134,4 +135,25 @@ test("the planner's kernels run on an instance of their own: the caller's engine
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), { order: Array.from(plan.plan.order), flops: plan.plan.flops, treeWork: plan.search.treeWork });
+});
+
+test('the searches run only when building their bitsets fits their budget: a 10⁵-variable strip of treewidth 8 is planned greedily (it ran the planner out of memory), a 2000×10 strip too, small models keep both searches', () => {
+  const strip = (length: number, width: number): Model => isingLattice({ shape: [length, width], J: (i, j) => Math.sin(i + 7 * j) / 2, h: 0.1 });
+  for (const [length, width] of [[12500, 8], [2000, 10]]) {
+    const model = strip(length, width);
+    const c = bucketEliminationPlan(model);
+    assert.ok(c.search, `${length}×${width}: the plan (2^${Math.log2(c.plan.flops).toFixed(1)}) is expensive enough for a search budget`);
+    const setup = searchSetup(model.n, model.nFactors);
+    // Building the annealing's rows alone would cost more than the whole search budget.
+    assert.ok(setup.annealWords > orderSearchWork(c.search.greedyFlops, 2 ** 34), `${setup.annealWords} words of set-up`);
+    assert.deepEqual(c.search.skipped, ['annealing', 'tree']);
+    assert.equal(c.search.by, 'greedy');
+    assert.equal(c.plan.flops, c.search.greedyFlops);
+    assert.equal(c.plan.treewidth, width);
+  }
+  // A model whose searches fit: both run.
+  const g = randomFactorGraph(mulberry32(31), 60, { cards: [2, 3], maxArity: 3, factors: 110 });
+  const c = bucketEliminationPlan(g, { orderSearchWork: 2e6 });
+  assert.deepEqual(c.search!.skipped, []);
+  assert.ok(c.search!.evaluations > 1 && c.search!.treeProposals > 0);
 });

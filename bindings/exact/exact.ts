@@ -108,6 +108,24 @@ export function orderSearchWork(flops: number, maxFlops: number): number {
   return Math.min(5e8, Math.max(1e6, flops / 32));
 }
 
+/**
+ * The searches work on dense bitsets over the variables (order-search.ts, tree-search.ts), so
+ * building them is quadratic in n and is not in their work budgets: a search runs only when its
+ * set-up, in the budgets' unit (32-bit words), is within its budget and its bitsets within
+ * SEARCH_MAX_BYTES of planner memory. The order annealing's: an adjacency row and a scratch row per
+ * variable. The tree search's, per restart (two): three sets per tree node (2L − 1 nodes, L the
+ * factor scopes) and the read-back order's evaluation (the annealing's rows again). Without this a
+ * 20000-variable strip of treewidth 10 spent 1.9 s building trees for a 1.2 s contraction, and
+ * one of 10⁵ variables ran the planner out of memory.
+ */
+export function searchSetup(n: number, scopes: number): { annealWords: number; annealBytes: number; treeWords: number; treeBytes: number } {
+  const W32 = 2 * Math.ceil(n / 64), nodes = Math.max(1, 2 * scopes - 1);
+  const annealWords = 2 * n * W32, treeWords = 2 * (3 * nodes * W32 + annealWords);
+  return { annealWords, annealBytes: 4 * annealWords, treeWords, treeBytes: 4 * (3 * nodes * W32 + annealWords) };
+}
+/** The planner memory the searches' bitsets may take (searchSetup). */
+export const SEARCH_MAX_BYTES = 2 ** 28;
+
 /** How far past maxFlops a greedy plan may be for the search to run at all. */
 export const RESCUE_FACTOR = 2 ** 10;
 /** The search budget of a greedy plan past maxFlops (within RESCUE_FACTOR), spent in stages (rescueTreeSearch). */
@@ -283,15 +301,21 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}, gre
       if (kept) (best = { plan, name }), (bestFeasible = feasible);
       return kept;
     };
-    const a = annealOrder(graph, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: orderWork, penalty: 1 });
-    const annealed = keep(bucketPlan(model, a.order, fixed, impossible), `${best.name} + annealing`);
-    const scopes = tree ? Array.from({ length: model.nFactors }, (_, f) => model.scope(f).filter((v) => fixed[v] < 0)) : [];
-    const g = { ...graph, scopes }, treeOpts = { maxLog2Message: Math.log2(maxMessage), work: work - orderWork };
-    const t = !tree ? null : greedyFlops > maxFlops ? rescueTreeSearch(g, best.plan.order, treeOpts, maxFlops) : searchContractionTree(g, best.plan.order, treeOpts);
+    const setup = searchSetup(model.n, model.nFactors), skipped: ('annealing' | 'tree')[] = [];
+    const annealing = setup.annealWords <= orderWork && setup.annealBytes <= SEARCH_MAX_BYTES;
+    if (!annealing) skipped.push('annealing');
+    const a = annealing ? annealOrder(graph, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: orderWork, penalty: 1 }) : null;
+    const annealed = !!a && keep(bucketPlan(model, a.order, fixed, impossible), `${best.name} + annealing`);
+    const treeWork = work - orderWork;
+    const treeRuns = tree && setup.treeWords <= treeWork && setup.treeBytes <= SEARCH_MAX_BYTES;
+    if (tree && !treeRuns) skipped.push('tree');
+    const scopes = treeRuns ? Array.from({ length: model.nFactors }, (_, f) => model.scope(f).filter((v) => fixed[v] < 0)) : [];
+    const g = { ...graph, scopes }, treeOpts = { maxLog2Message: Math.log2(maxMessage), work: treeWork };
+    const t = !treeRuns ? null : greedyFlops > maxFlops ? rescueTreeSearch(g, best.plan.order, treeOpts, maxFlops) : searchContractionTree(g, best.plan.order, treeOpts);
     const treed = !!t?.improved && keep(bucketPlan(model, t.order, fixed, impossible), `${best.name} + tree search`);
     search = {
-      evaluations: a.evaluations, work: a.work + (t?.work ?? 0), improved: annealed || treed, greedyFlops, greedyMaxMessage,
-      by: treed ? 'tree' : annealed ? 'annealing' : 'greedy', treeProposals: t?.proposals ?? 0, treeWork: t?.work ?? 0, treeStages: t ? t.stages ?? 1 : 0,
+      evaluations: a?.evaluations ?? 0, work: (a?.work ?? 0) + (t?.work ?? 0), improved: annealed || treed, greedyFlops, greedyMaxMessage,
+      by: treed ? 'tree' : annealed ? 'annealing' : 'greedy', treeProposals: t?.proposals ?? 0, treeWork: t?.work ?? 0, treeStages: t ? t.stages ?? 1 : 0, skipped,
     };
   }
   return { ...best, feasible: bestFeasible, maxMessage, maxFlops, search };
@@ -314,6 +338,8 @@ export interface OrderSearchReport {
   treeWork: number;
   /** Stages the tree search ran (a plan past maxFlops: up to RESCUE_STAGES.length, fewer when it stopped early; else 1; 0: none ran). */
   treeStages: number;
+  /** Searches not run because building their bitsets would cost more than their budget or SEARCH_MAX_BYTES (searchSetup). */
+  skipped: ('annealing' | 'tree')[];
 }
 
 /** Which search produced a bucket plan's order (ExactResult.planSearch). */
