@@ -1,4 +1,4 @@
-// npm run bench:exact-thin: exact inference on long, thin models — chains and strips of width 2, 4
+// npm run bench:exact-thin: exact inference on long, thin models — chains and strips of width 2, 4, 8
 // and 10 (treewidth = width), the kind a user expects exact inference to finish at once. Their
 // contraction work is small (about n · 2^(width+1) configurations), so the time per variable shows
 // the time around the kernels (planning, the tree, and bucket elimination's per-clique set-up), not the
@@ -10,7 +10,7 @@ import { exactInference } from '../bindings/exact/exact.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import { QUICK, cpuModel, resultsPath } from './common.ts';
 
-const SHAPES: [number, number][] = QUICK ? [[2000, 1], [500, 4]] : [[10000, 1], [100000, 1], [5000, 2], [10000, 4], [40000, 4], [2000, 10]];
+const SHAPES: [number, number][] = QUICK ? [[2000, 1], [500, 4]] : [[10000, 1], [100000, 1], [5000, 2], [10000, 4], [40000, 4], [2000, 10], [12500, 8]];
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const engine = await loadEngine();
 const rows: Record<string, unknown>[] = [];
