@@ -107,9 +107,6 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       return -1;
     };
 
-    // g_v over its scope, built one dimension at a time (each step appends the next-latest variable as the
-    // slowest digit and multiplies in v's pairwise table with it), alternating between P and Q so the last
-    // step lands in P. Costs about two passes over the final table.
     // Loop-nest scratch for the λ and μ steps (a clique's lengths, strides of its separator, its factor
     // table, one child's separator; zeros; 1 on digit 0 only: a marginal's out strides).
     let cap = 1;
@@ -121,6 +118,10 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       for (let d = 0; d < D.length; d++) lensS[d] = card[D[d]];
       return lensS;
     };
+
+    // g_v over its scope, built one dimension at a time (each step appends the next-latest variable as the
+    // slowest digit and multiplies in v's pairwise table with it), alternating between P and Q so the last
+    // step lands in P. Costs about two passes over the final table.
     // Step t's loop nest is over D[0..t]: lengths and out strides are prefixes of gLens and gSo, A (the
     // table so far) has gSo's strides but none along digit t, B (v's edge to D[t]) moves along 0 and t.
     let gCap = 1;
@@ -137,7 +138,6 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
         stride *= card[D[t]];
       }
       if (d === 1) {
-        gSb[0] = 0;
         ops.table(0, gLens, gSo, P, gSa, rowAddr(nd.v), gSb, one, 1);
         return;
       }
