@@ -15,7 +15,7 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
-import { exactTuning, schedule, stridesInto, subStrides, type Node, type Step } from './junction-tree.ts';
+import { exactTuning, schedule, stridesInto, subStrides, STEP_LAMBDA, type Node } from './junction-tree.ts';
 import { Program, CHECK_FINITE, CHECK_POSITIVE } from './elim-program.ts';
 import { fmtBytes, RangeExceeded, type ExactOutcome } from './outcome.ts';
 
@@ -181,34 +181,36 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       }
       for (const nd of nodes) if (nd.gKept) buildG(nd, gBase + gOff[nd.v] * 8, gTempBase);
     };
-    const gOf = (nd: Node, g: [number, number]): number => {
+    const gOf = (nd: Node, g0: number, g1: number): number => {
       if (nd.gKept) return gBase + gOff[nd.v] * 8;
-      buildG(nd, addr(g[0]), addr(g[1]));
-      return addr(g[0]);
+      buildG(nd, addr(g0), addr(g1));
+      return addr(g0);
     };
+    const steps = sched.steps, ids = steps.ids;
 
-    // One λ step; its normaliser is a result tagged `tag` (TAG_LAMBDA_UP: log Z gains its log).
-    const lambdaStep = (s: Extract<Step, { op: 'lambda' }>, tag: number): void => {
-      const nd = nodes[s.v];
+    // Step t, a λ step; its normaliser is a result tagged `tag` (TAG_LAMBDA_UP: log Z gains its log).
+    // Its children's λ buffers are ids[steps.listStart[t] …].
+    const lambdaStep = (t: number, tag: number): void => {
+      const v = steps.node[t], nd = nodes[v], kids = steps.listStart[t];
       const D = nd.clique, dims = D.length;
       const lens = lensOf(D);
-      const out = addr(s.out);
+      const out = addr(steps.buf[t]);
       const so = stridesInto(sepS, D, nd.sep, card);
       const gs = stridesInto(gS, D, nd.gScope, card);
-      const g = gOf(nd, s.g);
+      const g = gOf(nd, steps.g0[t], steps.g1[t]);
       const ch = nd.children;
       if (ch.length === 0) ops.reduce(nd.sepSize, lens, so, out, gs, g, zeros, one, dims);
-      else if (ch.length === 1) ops.reduce(nd.sepSize, lens, so, out, stridesInto(childS, D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g, dims);
+      else if (ch.length === 1) ops.reduce(nd.sepSize, lens, so, out, stridesInto(childS, D, nodes[ch[0]].sep, card), addr(ids[kids]), gs, g, dims);
       else {
-        const X = addr(s.scratch);
+        const X = addr(steps.scratch[t]);
         const sx = subStrides(D, D, card);
-        ops.table(0, lens, sx, X, subStrides(D, nodes[ch[0]].sep, card), addr(s.children[0]), gs, g, dims);
-        for (let i = 1; i < ch.length - 1; i++) ops.table(0, lens, sx, X, sx, X, subStrides(D, nodes[ch[i]].sep, card), addr(s.children[i]), dims);
+        ops.table(0, lens, sx, X, subStrides(D, nodes[ch[0]].sep, card), addr(ids[kids]), gs, g, dims);
+        for (let i = 1; i < ch.length - 1; i++) ops.table(0, lens, sx, X, sx, X, subStrides(D, nodes[ch[i]].sep, card), addr(ids[kids + i]), dims);
         const last = ch.length - 1;
-        ops.reduce(nd.sepSize, lens, so, out, sx, X, subStrides(D, nodes[ch[last]].sep, card), addr(s.children[last]), dims);
+        ops.reduce(nd.sepSize, lens, so, out, sx, X, subStrides(D, nodes[ch[last]].sep, card), addr(ids[kids + last]), dims);
       }
       const check = tag === TAG_LAMBDA_UP ? CHECK_POSITIVE : CHECK_FINITE;
-      ops.scale(out, nd.sepSize, nd.parent >= 0 ? slack(1 + nodes[nd.parent].children.length) : 0, true, check, tag, s.v, 0);
+      ops.scale(out, nd.sepSize, nd.parent >= 0 ? slack(1 + nodes[nd.parent].children.length) : 0, true, check, tag, v, 0);
     };
 
     // μ_c's max-normalisation, with the max its reduce knew (useKnown) or read again.
@@ -216,13 +218,14 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       ops.scale(ptr, len, slack(1 + nodes[c].children.length), useKnown, CHECK_POSITIVE, TAG_MU, p, c);
     };
 
-    const downStep = (s: Extract<Step, { op: 'down' }>): void => {
-      const nd = nodes[s.p];
+    // Step t, a downward step from p: ids[steps.listStart[t] …] are its children's λ buffers, then their μ buffers.
+    const downStep = (t: number): void => {
+      const p = steps.node[t], nd = nodes[p], lam = steps.listStart[t], mu = lam + nd.children.length;
       const D = nd.clique, dims = D.length;
       const lens = lensOf(D);
       const gs = stridesInto(gS, D, nd.gScope, card);
-      const g = gOf(nd, s.g);
-      const muPtr = addr(s.mu);
+      const g = gOf(nd, steps.g0[t], steps.g1[t]);
+      const muPtr = addr(steps.buf[t]);
       const sMu = stridesInto(sepS, D, nd.sep, card); // all zero for a root (μ is the constant 1)
       const margPtr = margBase + rowOff[nd.v] * 8;
       const ch = nd.children;
@@ -233,38 +236,38 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       const sepStr = ch.length === 1 ? [stridesInto(childS, D, nodes[ch[0]].sep, card)] : ch.map((c) => subStrides(D, nodes[c].sep, card));
       if (nd.hugin) {
         // B = μ_p g_p Π λ_c; μ_c = (Σ_{C_p \ S_c} B) / λ_c; marginal from B.
-        const X = addr(s.scratch);
+        const X = addr(steps.scratch[t]);
         const sx = subStrides(D, D, card);
         ops.table(0, lens, sx, X, sMu, muPtr, gs, g, dims);
-        ch.forEach((_, i) => ops.table(0, lens, sx, X, sx, X, sepStr[i], addr(s.lams[i]), dims));
+        ch.forEach((_, i) => ops.table(0, lens, sx, X, sx, X, sepStr[i], addr(ids[lam + i]), dims));
         ch.forEach((c, i) => {
-          const mp = addr(s.mus[i]);
+          const mp = addr(ids[mu + i]);
           ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, zeros, one, dims);
-          ops.divide(mp, addr(s.lams[i]), nodes[c].sepSize);
-          normaliseMu(s.p, c, mp, nodes[c].sepSize, false);
+          ops.divide(mp, addr(ids[lam + i]), nodes[c].sepSize);
+          normaliseMu(p, c, mp, nodes[c].sepSize, false);
         });
         ops.table(1, lens, firstDigit, margPtr, sx, X, zeros, one, dims);
         return;
       }
       ch.forEach((c, i) => {
-        const mp = addr(s.mus[i]);
+        const mp = addr(ids[mu + i]);
         if (ch.length === 1) ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sMu, muPtr, gs, g, dims);
         else {
           // Leave-one-out product in the scratch table, then marginalise with the last factor fused.
-          const X = addr(s.scratch);
+          const X = addr(steps.scratch[t]);
           const sx = subStrides(D, D, card);
           const others = ch.map((_, j) => j).filter((j) => j !== i);
           ops.table(0, lens, sx, X, sMu, muPtr, gs, g, dims);
-          for (let t = 0; t < others.length - 1; t++) ops.table(0, lens, sx, X, sx, X, sepStr[others[t]], addr(s.lams[others[t]]), dims);
+          for (let q = 0; q < others.length - 1; q++) ops.table(0, lens, sx, X, sx, X, sepStr[others[q]], addr(ids[lam + others[q]]), dims);
           const last = others[others.length - 1];
-          ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, sepStr[last], addr(s.lams[last]), dims);
+          ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, sepStr[last], addr(ids[lam + last]), dims);
         }
-        normaliseMu(s.p, c, mp, nodes[c].sepSize, true);
+        normaliseMu(p, c, mp, nodes[c].sepSize, true);
       });
       // Marginal of p from the first child's separator: Σ μ_c λ_c, p is digit 0 of S_c.
       const E = nodes[ch[0]].sep;
       const sE = stridesInto(sepS, E, E, card);
-      ops.table(1, lensOf(E), firstDigit, margPtr, sE, addr(s.mus[0]), sE, addr(s.lams[0]), E.length);
+      ops.table(1, lensOf(E), firstDigit, margPtr, sE, addr(ids[mu]), sE, addr(ids[lam]), E.length);
     };
 
     // Upward pass (log Z), with a support check when a message vanishes.
@@ -273,7 +276,7 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       acc = 0;
       zero = false;
       buildFactors(support);
-      for (let t = 0; t < sched.upwardSteps && !ops.stopped; t++) lambdaStep(sched.steps[t] as Extract<Step, { op: 'lambda' }>, TAG_LAMBDA_UP);
+      for (let t = 0; t < sched.upwardSteps && !ops.stopped; t++) lambdaStep(t, TAG_LAMBDA_UP);
       ops.flush();
       return zero ? -Infinity : acc;
     };
@@ -289,10 +292,9 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
 
     ops.fill0(margBase, rowEntries);
     try {
-      for (let t = sched.upwardSteps; t < sched.steps.length; t++) {
-        const s = sched.steps[t];
-        if (s.op === 'lambda') lambdaStep(s, TAG_LAMBDA_DOWN);
-        else downStep(s);
+      for (let t = sched.upwardSteps; t < steps.count; t++) {
+        if (steps.op[t] === STEP_LAMBDA) lambdaStep(t, TAG_LAMBDA_DOWN);
+        else downStep(t);
       }
       ops.flush();
     } catch (e) {

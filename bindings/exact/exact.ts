@@ -598,7 +598,7 @@ export function eliminationMemory(model: Model, opts: ExactOptions = {}): { byte
   const nodes = buildTree(model, best.order);
   const s = schedule(nodes, best.order);
   const huginNodes = nodes.filter((nd) => nd.hugin).length;
-  return { bytes: s.bytes, stored: s.stored, recomputed: s.recomputed, steps: s.steps.length, huginNodes };
+  return { bytes: s.bytes, stored: s.stored, recomputed: s.recomputed, steps: s.steps.count, huginNodes };
 }
 
 export interface ExactSampleOptions extends ExactOptions {

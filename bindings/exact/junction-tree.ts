@@ -221,12 +221,47 @@ class OfflineAllocator {
   }
 }
 
-export type Step =
-  | { op: 'lambda'; v: number; out: number; children: number[]; scratch: number; g: [number, number] }
-  | { op: 'down'; p: number; mu: number; lams: number[]; mus: number[]; scratch: number; g: [number, number] };
+/** A step's kind (Steps.op): node's upward message λ, or the downward step from node to its children. */
+export const STEP_LAMBDA = 0, STEP_DOWN = 1;
+
+/**
+ * The passes' steps in flat arrays (a million-variable chain has two million steps: objects per
+ * step kept the garbage collector busy). Buffer ids index Schedule's regionOf and offsets; −1 is
+ * the constant 1, −2 none.
+ */
+export class Steps {
+  /** STEP_LAMBDA or STEP_DOWN. */
+  readonly op: number[] = [];
+  /** λ: the variable whose message it computes; down: the parent p. */
+  readonly node: number[] = [];
+  /** λ: its output buffer; down: p's μ. */
+  readonly buf: number[] = [];
+  /** The scratch table (several children, Hugin). */
+  readonly scratch: number[] = [];
+  /** A factor table rebuilt for this step and its ping-pong partner (−2: kept for the run). */
+  readonly g0: number[] = [];
+  readonly g1: number[] = [];
+  /** ids[listStart[t] …]: λ: the children's λ buffers; down: the children's λ buffers, then their new μ buffers. */
+  readonly listStart: number[] = [0];
+  readonly ids: number[] = [];
+
+  get count(): number {
+    return this.op.length;
+  }
+
+  add(op: number, node: number, buf: number, scratch: number, g0: number, g1: number): void {
+    this.op.push(op);
+    this.node.push(node);
+    this.buf.push(buf);
+    this.scratch.push(scratch);
+    this.g0.push(g0);
+    this.g1.push(g1);
+    this.listStart.push(this.ids.length);
+  }
+}
 
 export interface Schedule {
-  steps: Step[];
+  steps: Steps;
   /** Number of leading steps that make up the upward pass. */
   upwardSteps: number;
   /** Region and byte offset of each buffer (by id); id -1 is the constant 1. */
@@ -283,19 +318,19 @@ export function schedule(nodes: Node[], order: Int32Array): Schedule {
     }
   }
 
-  const steps: Step[] = [];
+  const steps = new Steps();
   const lam = new Int32Array(n).fill(-2); // buffer id of the live λ instance; -2 = none
   const scratchFor = (nd: Node): number => (nd.children.length >= 2 || (nd.hugin && nd.children.length >= 1) ? newBuf(nd.cliqueSize) : -2);
-  // A factor table rebuilt for one step: the table and its half-size ping-pong partner.
-  const gFor = (nd: Node): [number, number] => (nd.gKept ? [-2, -2] : [newBuf(nd.gSize), newBuf(nd.gHalf)]);
   const emitLambda = (v: number): void => {
     const nd = nodes[v];
     const out = newBuf(nd.sepSize);
     const sc = nd.children.length >= 2 ? newBuf(nd.cliqueSize) : -2;
-    const g = gFor(nd);
-    steps.push({ op: 'lambda', v, out, children: nd.children.map((c) => lam[c]), scratch: sc, g });
-    freeBuf(g[1]);
-    freeBuf(g[0]);
+    // A factor table rebuilt for this step: the table and its half-size ping-pong partner.
+    const g0 = nd.gKept ? -2 : newBuf(nd.gSize), g1 = nd.gKept ? -2 : newBuf(nd.gHalf);
+    for (let i = 0; i < nd.children.length; i++) steps.ids.push(lam[nd.children[i]]);
+    steps.add(STEP_LAMBDA, v, out, sc, g0, g1);
+    freeBuf(g1);
+    freeBuf(g0);
     freeBuf(sc);
     lam[v] = out;
   };
@@ -309,7 +344,7 @@ export function schedule(nodes: Node[], order: Int32Array): Schedule {
       }
     }
   }
-  const upwardSteps = steps.length;
+  const upwardSteps = steps.count;
 
   // Recompute a missing λ_v from its subtree (iterative post-order), caching every recomputed message.
   let recomputed = 0;
@@ -335,12 +370,14 @@ export function schedule(nodes: Node[], order: Int32Array): Schedule {
     const p = todo.pop()!;
     const nd = nodes[p];
     for (const c of nd.children) if (lam[c] === -2) recompute(c);
-    const mus = nd.children.map((c) => (mu[c] = newBuf(nodes[c].sepSize)));
+    for (let i = 0; i < nd.children.length; i++) mu[nd.children[i]] = newBuf(nodes[nd.children[i]].sepSize);
     const sc = scratchFor(nd);
-    const g = gFor(nd);
-    steps.push({ op: 'down', p, mu: mu[p], lams: nd.children.map((c) => lam[c]), mus, scratch: sc, g });
-    freeBuf(g[1]);
-    freeBuf(g[0]);
+    const g0 = nd.gKept ? -2 : newBuf(nd.gSize), g1 = nd.gKept ? -2 : newBuf(nd.gHalf);
+    for (let i = 0; i < nd.children.length; i++) steps.ids.push(lam[nd.children[i]]);
+    for (let i = 0; i < nd.children.length; i++) steps.ids.push(mu[nd.children[i]]);
+    steps.add(STEP_DOWN, p, mu[p], sc, g0, g1);
+    freeBuf(g1);
+    freeBuf(g0);
     freeBuf(sc);
     freeBuf(mu[p]);
     mu[p] = -2;
