@@ -454,6 +454,48 @@ function setKey(v: i32, kind: i32): bool {
 }
 
 /**
+ * One step of greedyOrderRun: pops the best live vertex and eliminates it, updating its neighbours'
+ * keys; returns it, −1 when its clique is past 2^abortLog2, −2 when none is left. A function of
+ * its own so that it runs optimised after its first calls (V8 swaps optimised WASM code in only
+ * between calls: greedyOrderRun is one long call).
+ */
+function greedyStep(kind: i32, fillKeys: bool, abortLog2: f64, gone: Ints, nb: Ints): i32 {
+  while (heapSize > 0) {
+    const a = load<f64>(P_HA), b = load<f64>(P_HB), v = load<i32>(P_HV);
+    pop();
+    if (gone.get(v) != 0 || a != load<f64>(P_CURA + (<usize>(v) << 3)) || b != load<f64>(P_CURB + (<usize>(v) << 3))) continue; // stale entry
+    if (weight(v) > abortLog2) {
+      return -1;
+    }
+    if (fillKeys) fillBefore(v);
+    const d = eliminate(v, nb);
+    gone.set(v, 1);
+    if (!fillKeys) {
+      // v's neighbours: new neighbourhoods, keys computed afresh.
+      for (let k = 0; k < d; k++) {
+        const u = nb.get(k);
+        if (setKey(u, kind)) push(load<f64>(P_CURA + (<usize>(u) << 3)), load<f64>(P_CURB + (<usize>(u) << 3)), u);
+      }
+      return v;
+    }
+    const m = fillAfter(nb, d);
+    for (let k = 0; k < m; k++) {
+      const u = changed.get(k), w = weight(u);
+      if (load<i32>(P_INCLIQUE + (<usize>(u) << 2)) != 0 && load<f64>(P_CURB + (<usize>(u) << 3)) == w && previous.get(k) == load<f64>(P_CURA + (<usize>(u) << 3))) continue;
+      store<f64>(P_CURB + (<usize>(u) << 3), w);
+      push(load<f64>(P_CURA + (<usize>(u) << 3)), w, u);
+    }
+    for (let k = 0; k < d; k++) {
+      store<i32>(P_INCLIQUE + (<usize>(nb.get(k)) << 2), 0);
+      cliqueAt.set(nb.get(k), -1);
+    }
+    for (let k = 0; k < m; k++) inChanged.set(changed.get(k), 0);
+    return v;
+  }
+  return -2;
+}
+
+/**
  * A greedy elimination order of the graph (rowStart: i32[n + 1], adj: its adjacency lists in
  * insertion order; card: i32[n], logK: f64[n], log2 of each cardinality) by `kind` (0 min-fill,
  * 1 weighted min-fill, 2 min-degree, 3 min-weight): the lowest key first, ties by the second
@@ -484,39 +526,15 @@ export function greedyOrderRun(count: i32, rowStart: usize, adj: usize, cards: u
     push(load<f64>(P_CURA + (<usize>(v) << 3)), load<f64>(P_CURB + (<usize>(v) << 3)), v);
   }
   let t = 0, result = n;
-  while (heapSize > 0) {
-    const a = load<f64>(P_HA), b = load<f64>(P_HB), v = load<i32>(P_HV);
-    pop();
-    if (gone.get(v) != 0 || a != load<f64>(P_CURA + (<usize>(v) << 3)) || b != load<f64>(P_CURB + (<usize>(v) << 3))) continue; // stale entry
-    if (weight(v) > abortLog2) {
+  for (;;) {
+    const r = greedyStep(kind, fillKeys, abortLog2, gone, nb);
+    if (r == -2) break;
+    if (r == -1) {
       result = -1;
       break;
     }
-    if (fillKeys) fillBefore(v);
-    const d = eliminate(v, nb);
-    gone.set(v, 1);
-    store<i32>(order + (<usize>t << 2), v);
+    store<i32>(order + (<usize>t << 2), r);
     t++;
-    if (!fillKeys) {
-      // v's neighbours: new neighbourhoods, keys computed afresh.
-      for (let k = 0; k < d; k++) {
-        const u = nb.get(k);
-        if (setKey(u, kind)) push(load<f64>(P_CURA + (<usize>(u) << 3)), load<f64>(P_CURB + (<usize>(u) << 3)), u);
-      }
-      continue;
-    }
-    const m = fillAfter(nb, d);
-    for (let k = 0; k < m; k++) {
-      const u = changed.get(k), w = weight(u);
-      if (load<i32>(P_INCLIQUE + (<usize>(u) << 2)) != 0 && load<f64>(P_CURB + (<usize>(u) << 3)) == w && previous.get(k) == load<f64>(P_CURA + (<usize>(u) << 3))) continue;
-      store<f64>(P_CURB + (<usize>(u) << 3), w);
-      push(load<f64>(P_CURA + (<usize>(u) << 3)), w, u);
-    }
-    for (let k = 0; k < d; k++) {
-      store<i32>(P_INCLIQUE + (<usize>(nb.get(k)) << 2), 0);
-      cliqueAt.set(nb.get(k), -1);
-    }
-    for (let k = 0; k < m; k++) inChanged.set(changed.get(k), 0);
   }
   gone.free();
   nb.free();

@@ -127,49 +127,8 @@ export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: u
       total = compact(elim, t, pos, parent);
       liveSep = total;
     }
-    let c = 0, lo = n, hi = -1;
-    markB.set(v, v);
-    // The bucket's factors, then its children's separators (a set: the order does not matter).
-    for (let f = headF.get(v); f >= 0; f = nextF.get(f)) {
-      const k1 = load<i32>(scopeStart + (<usize>(f + 1) << 2));
-      for (let k = load<i32>(scopeStart + (<usize>f << 2)); k < k1; k++) {
-        const u = load<i32>(scopeVars + (<usize>k << 2));
-        if (load<i32>(fixed + (<usize>u << 2)) >= 0 || markB.get(u) == v) continue;
-        markB.set(u, v);
-        const p = load<i32>(pos + (<usize>u << 2));
-        atB.set(c++, p);
-        if (p < lo) lo = p;
-        if (p > hi) hi = p;
-      }
-    }
-    for (let ch = headC.get(v); ch >= 0; ch = nextC.get(ch)) {
-      const o = sepOff.get(ch), l = sepLen.get(ch);
-      for (let k = 0; k < l; k++) {
-        const u = sepVars.get(o + k);
-        if (markB.get(u) == v) continue;
-        markB.set(u, v);
-        const p = load<i32>(pos + (<usize>u << 2));
-        atB.set(c++, p);
-        if (p < lo) lo = p;
-        if (p > hi) hi = p;
-      }
-    }
-    // By position: a flag scan over their range when it is short (banded orders), else a sort.
-    sepVars.reserve(total + c);
-    const s = sepVars.ptr + (<usize>total << 2);
-    if (c > 1 && hi - lo < 8 * c) {
-      for (let k = 0; k < c; k++) flagB.set(atB.get(k) - lo, 1);
-      let k = 0;
-      for (let p = lo; p <= hi; p++) {
-        if (flagB.get(p - lo) == 0) continue;
-        flagB.set(p - lo, 0);
-        store<i32>(s + (<usize>k << 2), load<i32>(elim + (<usize>p << 2)));
-        k++;
-      }
-    } else {
-      sortBy(atB.ptr, c, 0);
-      for (let k = 0; k < c; k++) store<i32>(s + (<usize>k << 2), load<i32>(elim + (<usize>atB.get(k) << 2)));
-    }
+    const c = gatherSeparator(v, total, n, scopeStart, scopeVars, fixed, pos, elim, card);
+    const first = c > 0 ? sepVars.get(total) : -1;
     sepOff.set(v, total);
     sepLen.set(v, c);
     total += c;
@@ -179,15 +138,14 @@ export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: u
       liveSep += c;
       for (let ch = headC.get(v); ch >= 0; ch = nextC.get(ch)) liveSep -= sepLen.get(ch);
     }
-    let size: f64 = 1;
-    for (let k = 0; k < c; k++) size *= <f64>load<i32>(card + (<usize>load<i32>(s + (<usize>k << 2)) << 2));
+    const size = separatorEntries;
     sepSize.set(v, size);
     tw = max(tw, c);
     maxMessage = max(maxMessage, size);
     messageEntries += size;
     upFlops += size * <f64>load<i32>(card + (<usize>v << 2));
     if (c > 0) {
-      const p = load<i32>(s);
+      const p = first;
       store<i32>(parent + (<usize>v << 2), p);
       // Appended in elimination order: the order bucketPlan lists a bucket's children in.
       nextC.set(v, -1);
@@ -213,6 +171,66 @@ export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: u
   store<f64>(stats, upFlops, 24);
   store<f64>(stats, peak, 32);
   return sum;
+}
+
+/** The entries of the separator gatherSeparator wrote last. */
+let separatorEntries: f64 = 1;
+
+/**
+ * Variable v's separator, written by position at sepVars[total …] (room reserved here); returns
+ * its length, its entries in separatorEntries. A function of its own, not part of
+ * bucketSeparators' loop, so that it runs optimised after its first calls: V8 compiles WASM first
+ * with its baseline compiler and swaps in optimised code only between calls (there is no
+ * on-stack replacement), and bucketSeparators is one long call.
+ */
+function gatherSeparator(v: i32, total: i32, n: i32, scopeStart: usize, scopeVars: usize, fixed: usize, pos: usize, elim: usize, card: usize): i32 {
+  let c = 0, lo = n, hi = -1;
+  markB.set(v, v);
+  // The bucket's factors, then its children's separators (a set: the order does not matter).
+  for (let f = headF.get(v); f >= 0; f = nextF.get(f)) {
+    const k1 = load<i32>(scopeStart + (<usize>(f + 1) << 2));
+    for (let k = load<i32>(scopeStart + (<usize>f << 2)); k < k1; k++) {
+      const u = load<i32>(scopeVars + (<usize>k << 2));
+      if (load<i32>(fixed + (<usize>u << 2)) >= 0 || markB.get(u) == v) continue;
+      markB.set(u, v);
+      const p = load<i32>(pos + (<usize>u << 2));
+      atB.set(c++, p);
+      if (p < lo) lo = p;
+      if (p > hi) hi = p;
+    }
+  }
+  for (let ch = headC.get(v); ch >= 0; ch = nextC.get(ch)) {
+    const o = sepOff.get(ch), l = sepLen.get(ch);
+    for (let k = 0; k < l; k++) {
+      const u = sepVars.get(o + k);
+      if (markB.get(u) == v) continue;
+      markB.set(u, v);
+      const p = load<i32>(pos + (<usize>u << 2));
+      atB.set(c++, p);
+      if (p < lo) lo = p;
+      if (p > hi) hi = p;
+    }
+  }
+  // By position: a flag scan over their range when it is short (banded orders), else a sort.
+  sepVars.reserve(total + c);
+  const s = sepVars.ptr + (<usize>total << 2);
+  if (c > 1 && hi - lo < 8 * c) {
+    for (let k = 0; k < c; k++) flagB.set(atB.get(k) - lo, 1);
+    let k = 0;
+    for (let p = lo; p <= hi; p++) {
+      if (flagB.get(p - lo) == 0) continue;
+      flagB.set(p - lo, 0);
+      store<i32>(s + (<usize>k << 2), load<i32>(elim + (<usize>p << 2)));
+      k++;
+    }
+  } else {
+    sortBy(atB.ptr, c, 0);
+    for (let k = 0; k < c; k++) store<i32>(s + (<usize>k << 2), load<i32>(elim + (<usize>atB.get(k) << 2)));
+  }
+  let size: f64 = 1;
+  for (let k = 0; k < c; k++) size *= <f64>load<i32>(card + (<usize>load<i32>(s + (<usize>k << 2)) << 2));
+  separatorEntries = size;
+  return c;
 }
 
 /** Entries of dead separators bucketSeparators tolerates (beyond the live ones) before compacting. */

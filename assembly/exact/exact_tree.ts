@@ -156,6 +156,97 @@ function saveBest(bestLeft: usize, bestRight: usize, bestOut: usize, treeBytes: 
   memory.copy(bestOut, tree.out, outBytes);
 }
 
+/** Proposals and accepted moves of the current treeAnneal call (annealSweep counts them). */
+let proposals: f64 = 0;
+let accepted: f64 = 0;
+
+/**
+ * One sweep of treeAnneal at inverse temperature beta: a proposed rotation at every inner node.
+ * A function of its own so that it runs optimised after its first calls (V8 swaps optimised WASM
+ * code in only between calls: treeAnneal is one long call). bagY, outY, bagP: scratch sets.
+ */
+function annealSweep(t: Tree, beta: f64, moveWords: f64, bagY: usize, outY: usize, bagP: usize): void {
+  const left = t.left, right = t.right, out = t.out, nodes = t.nodes, L = t.L, wt = t.wt, pen = t.pen, setBytes = t.setBytes;
+  for (let P = L; P < nodes; P++) {
+    used += VISIT_WORDS;
+    // P = (Z, Y) with Y = (C, D) an inner node: propose P = ((Z, C), D), Y taking (Z, C)'s place.
+    const pl = left + (<usize>P << 2), pr = right + (<usize>P << 2);
+    let side = rand() < 0.5 ? 0 : 1;
+    let Y = side == 0 ? load<i32>(pl) : load<i32>(pr);
+    if (Y < L) {
+      side ^= 1;
+      Y = side == 0 ? load<i32>(pl) : load<i32>(pr);
+      if (Y < L) continue;
+    }
+    const Z = side == 0 ? load<i32>(pr) : load<i32>(pl);
+    const pick = rand() < 0.5;
+    const yl = load<i32>(left + (<usize>Y << 2)), yr = load<i32>(right + (<usize>Y << 2));
+    const C = pick ? yl : yr, D = pick ? yr : yl;
+    proposals++;
+    used += moveWords;
+    const z = out + <usize>Z * setBytes, c = out + <usize>C * setBytes, d = out + <usize>D * setBytes, p = out + <usize>P * setBytes;
+    let sumY: i64 = 0, sumP: i64 = 0;
+    let lY: f64, eY: f64, lP: f64, eP: f64;
+    if (classes == 1) {
+      // One cardinality: a set's size is its popcount, counted in the same pass.
+      let cY: i64 = 0, cP: i64 = 0;
+      for (let w = 0; w < W; w++) {
+        const a = word(z, w) | word(c, w);
+        const dw = word(d, w), pw = word(p, w);
+        const o = a & (pw | dw);
+        const b = o | dw;
+        store<u64>(outY + (<usize>w << 3), o);
+        cY += popcnt<u64>(a);
+        cP += popcnt<u64>(b);
+        sumY += popcnt<u64>(a & ~o);
+        sumP += popcnt<u64>(b & ~pw);
+      }
+      const log0 = load<f64>(logs);
+      lY = <f64>cY * log0;
+      lP = <f64>cP * log0;
+      eY = load<f64>(pows + (<usize>cY << 3));
+      eP = load<f64>(pows + (<usize>cP << 3));
+    } else {
+      for (let w = 0; w < W; w++) {
+        const a = word(z, w) | word(c, w);
+        const dw = word(d, w), pw = word(p, w);
+        const o = a & (pw | dw);
+        const b = o | dw;
+        const q = <usize>w << 3;
+        store<u64>(bagY + q, a);
+        store<u64>(outY + q, o);
+        store<u64>(bagP + q, b);
+        sumY += popcnt<u64>(a & ~o);
+        sumP += popcnt<u64>(b & ~pw);
+      }
+      lY = setLog2(bagY);
+      eY = setEntries;
+      lP = setLog2(bagP);
+      eP = setEntries;
+    }
+    const wY = nodeWeight(eY, sumY), wP = nodeWeight(eP, sumP);
+    const penY = nodePenalty(lY, sumY), penP = nodePenalty(lP, sumP);
+    const yAt = <usize>Y << 3, pAt = <usize>P << 3;
+    const wtY = load<f64>(wt + yAt), wtP = load<f64>(wt + pAt), penY0 = load<f64>(pen + yAt), penP0 = load<f64>(pen + pAt);
+    // The local change (TreeSA's): log2 of the two nodes' weights after against before.
+    const delta = Math.log2(max(wY + wP, 1) / max(wtY + wtP, 1)) + penY + penP - penY0 - penP0;
+    if (delta > 0 && rand() >= Math.exp(-beta * delta)) continue;
+    accepted++;
+    // Y becomes (Z, C) under P; P becomes (Y, D).
+    store<i32>(left + (<usize>Y << 2), Z);
+    store<i32>(right + (<usize>Y << 2), C);
+    if (side == 0) store<i32>(pr, D);
+    else store<i32>(pl, D);
+    memory.copy(out + <usize>Y * setBytes, outY, setBytes);
+    Pen += penY + penP - penY0 - penP0;
+    T = T - wtP - wtY + wY + wP;
+    store<f64>(wt + yAt, wY);
+    store<f64>(wt + pAt, wP);
+    store<f64>(pen + yAt, penY);
+    store<f64>(pen + pAt, penP);
+  }
+}
+
 /** Bytes of scratch treeAnneal needs for a tree of `nodes` nodes and W u64 words per set. */
 export function treeScratchBytes(nodes: i32, words: i32): i32 {
   // best tree (left, right, out), weights and penalties, four sets.
@@ -192,7 +283,8 @@ export function treeAnneal(
   const treeBytes = <usize>nodes << 2, outBytes = <usize>nodes * setBytes;
   const W32: f64 = 2 * <f64>W;
   used = load<f64>(stats, 16);
-  let proposals: f64 = load<f64>(stats, 24), accepted: f64 = load<f64>(stats, 32);
+  proposals = load<f64>(stats, 24);
+  accepted = load<f64>(stats, 32);
   const inner = nodes - L;
   const t = tree;
   t.left = left;
@@ -216,84 +308,7 @@ export function treeAnneal(
       const beta = sweeps == 1 ? beta1 : beta0 * Math.pow(beta1 / beta0, <f64>s / <f64>(sweeps - 1));
       // Counted as a recompute, as the TypeScript search did, so budgets buy the same sweeps.
       used += <f64>inner * W32;
-      for (let P = L; P < nodes; P++) {
-        used += VISIT_WORDS;
-        // P = (Z, Y) with Y = (C, D) an inner node: propose P = ((Z, C), D), Y taking (Z, C)'s place.
-        const pl = left + (<usize>P << 2), pr = right + (<usize>P << 2);
-        let side = rand() < 0.5 ? 0 : 1;
-        let Y = side == 0 ? load<i32>(pl) : load<i32>(pr);
-        if (Y < L) {
-          side ^= 1;
-          Y = side == 0 ? load<i32>(pl) : load<i32>(pr);
-          if (Y < L) continue;
-        }
-        const Z = side == 0 ? load<i32>(pr) : load<i32>(pl);
-        const pick = rand() < 0.5;
-        const yl = load<i32>(left + (<usize>Y << 2)), yr = load<i32>(right + (<usize>Y << 2));
-        const C = pick ? yl : yr, D = pick ? yr : yl;
-        proposals++;
-        used += moveWords;
-        const z = out + <usize>Z * setBytes, c = out + <usize>C * setBytes, d = out + <usize>D * setBytes, p = out + <usize>P * setBytes;
-        let sumY: i64 = 0, sumP: i64 = 0;
-        let lY: f64, eY: f64, lP: f64, eP: f64;
-        if (classes == 1) {
-          // One cardinality: a set's size is its popcount, counted in the same pass.
-          let cY: i64 = 0, cP: i64 = 0;
-          for (let w = 0; w < W; w++) {
-            const a = word(z, w) | word(c, w);
-            const dw = word(d, w), pw = word(p, w);
-            const o = a & (pw | dw);
-            const b = o | dw;
-            store<u64>(outY + (<usize>w << 3), o);
-            cY += popcnt<u64>(a);
-            cP += popcnt<u64>(b);
-            sumY += popcnt<u64>(a & ~o);
-            sumP += popcnt<u64>(b & ~pw);
-          }
-          const log0 = load<f64>(logs);
-          lY = <f64>cY * log0;
-          lP = <f64>cP * log0;
-          eY = load<f64>(pows + (<usize>cY << 3));
-          eP = load<f64>(pows + (<usize>cP << 3));
-        } else {
-          for (let w = 0; w < W; w++) {
-            const a = word(z, w) | word(c, w);
-            const dw = word(d, w), pw = word(p, w);
-            const o = a & (pw | dw);
-            const b = o | dw;
-            const q = <usize>w << 3;
-            store<u64>(bagY + q, a);
-            store<u64>(outY + q, o);
-            store<u64>(bagP + q, b);
-            sumY += popcnt<u64>(a & ~o);
-            sumP += popcnt<u64>(b & ~pw);
-          }
-          lY = setLog2(bagY);
-          eY = setEntries;
-          lP = setLog2(bagP);
-          eP = setEntries;
-        }
-        const wY = nodeWeight(eY, sumY), wP = nodeWeight(eP, sumP);
-        const penY = nodePenalty(lY, sumY), penP = nodePenalty(lP, sumP);
-        const yAt = <usize>Y << 3, pAt = <usize>P << 3;
-        const wtY = load<f64>(wt + yAt), wtP = load<f64>(wt + pAt), penY0 = load<f64>(pen + yAt), penP0 = load<f64>(pen + pAt);
-        // The local change (TreeSA's): log2 of the two nodes' weights after against before.
-        const delta = Math.log2(max(wY + wP, 1) / max(wtY + wtP, 1)) + penY + penP - penY0 - penP0;
-        if (delta > 0 && rand() >= Math.exp(-beta * delta)) continue;
-        accepted++;
-        // Y becomes (Z, C) under P; P becomes (Y, D).
-        store<i32>(left + (<usize>Y << 2), Z);
-        store<i32>(right + (<usize>Y << 2), C);
-        if (side == 0) store<i32>(pr, D);
-        else store<i32>(pl, D);
-        memory.copy(out + <usize>Y * setBytes, outY, setBytes);
-        Pen += penY + penP - penY0 - penP0;
-        T = T - wtP - wtY + wY + wP;
-        store<f64>(wt + yAt, wY);
-        store<f64>(wt + pAt, wP);
-        store<f64>(pen + yAt, penY);
-        store<f64>(pen + pAt, penP);
-      }
+      annealSweep(t, beta, moveWords, bagY, outY, bagP);
       // Every node's weight and penalty is exact already (a move stores its two nodes'; no other
       // node's bag changes): the sums afresh, in recompute's order, are recompute's, bit for bit.
       const obj = resum(t);
