@@ -187,8 +187,9 @@ export class Model {
   /** The largest factor arity (0 for a model with no factors). */
   get maxArity(): number {
     if (this.maxArityCache < 0) {
+      const { scopeStart } = this, F = this.nFactors;
       let m = 0;
-      for (let f = 0; f < this.nFactors; f++) m = Math.max(m, this.scopeStart[f + 1] - this.scopeStart[f]);
+      for (let f = 0; f < F; f++) m = Math.max(m, scopeStart[f + 1] - scopeStart[f]);
       this.maxArityCache = m;
     }
     return this.maxArityCache;
@@ -207,14 +208,17 @@ export class Model {
 
   /** The first factor whose table is −∞ everywhere (the model has Z = 0), or −1. */
   firstAllZeroFactor(): number {
+    const { tableStart, tables, scopeStart, scopeVars, card } = this, F = tableStart.length;
     let lastChecked = -1;
-    for (let f = 0; f < this.nFactors; f++) {
-      const at = this.tableStart[f];
+    for (let f = 0; f < F; f++) {
+      const at = tableStart[f];
       if (at === lastChecked) continue; // shared tables (lattices) are checked once per run of factors
       lastChecked = at;
-      const end = at + this.tableSize(f);
+      let size = 1;
+      for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) size *= card[scopeVars[p]];
+      const end = at + size;
       let k = at;
-      while (k < end && this.tables[k] === -Infinity) k++;
+      while (k < end && tables[k] === -Infinity) k++;
       if (k === end) return f;
     }
     return -1;
@@ -321,15 +325,16 @@ export class Model {
     /** Its larger variable. */
     j: Int32Array;
   } {
+    const { scopeStart, scopeVars } = this, F = this.nFactors;
     let m = 0;
-    for (let f = 0; f < this.nFactors; f++) if (this.arity(f) === 2) m++;
+    for (let f = 0; f < F; f++) if (scopeStart[f + 1] - scopeStart[f] === 2) m++;
     const factor = new Int32Array(m), i = new Int32Array(m), j = new Int32Array(m);
     m = 0;
-    for (let f = 0; f < this.nFactors; f++) {
-      if (this.arity(f) !== 2) continue;
+    for (let f = 0; f < F; f++) {
+      if (scopeStart[f + 1] - scopeStart[f] !== 2) continue;
       factor[m] = f;
-      i[m] = this.scopeVars[this.scopeStart[f]];
-      j[m++] = this.scopeVars[this.scopeStart[f] + 1];
+      i[m] = scopeVars[scopeStart[f]];
+      j[m++] = scopeVars[scopeStart[f] + 1];
     }
     return { factor, i, j };
   }

@@ -79,7 +79,8 @@ export interface BucketPlan {
  * model itself) never pay for them.
  */
 export function interactionGraph(model: Model, fixed: Int32Array): OrderingGraph {
-  const card = Int32Array.from(model.card, (K, v) => (fixed[v] >= 0 ? 1 : K));
+  const card = model.card.slice();
+  for (let v = 0; v < card.length; v++) if (fixed[v] >= 0) card[v] = 1;
   let pairs: { i: Int32Array; j: Int32Array } | null = null;
   return { n: model.n, card, pairwiseFactors: () => (pairs ??= interactionPairs(model, fixed)) };
 }
@@ -121,19 +122,27 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   const pos = new Int32Array(n).fill(-1);
   let t = 0;
   const elim = new Int32Array(n);
-  for (const v of order) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t), (elim[t++] = v);
+  for (let q = 0; q < order.length; q++) {
+    const v = order[q];
+    if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t), (elim[t++] = v);
+  }
   for (let v = 0; v < n; v++) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t), (elim[t++] = v);
   const m = t;
-  // Each factor's bucket: its free variable eliminated first (−1: a constant factor).
-  const { scopeStart, scopeVars } = model;
-  const bucketOf = new Int32Array(model.nFactors);
-  for (let f = 0; f < model.nFactors; f++) {
-    let first = -1;
+  // Each factor's bucket: its free variable eliminated first (−1: a constant factor); and the
+  // entries of all factor tables (the run copies them).
+  const { scopeStart, scopeVars, card } = model, F = model.nFactors;
+  const bucketOf = new Int32Array(F), constantFactors: number[] = [];
+  let factorEntries = 0;
+  for (let f = 0; f < F; f++) {
+    let first = -1, size = 1;
     for (let k = scopeStart[f]; k < scopeStart[f + 1]; k++) {
       const v = scopeVars[k];
+      size *= card[v];
       if (fixed[v] < 0 && (first < 0 || pos[v] < pos[first])) first = v;
     }
     bucketOf[f] = first;
+    if (first < 0) constantFactors.push(f);
+    factorEntries += size;
   }
   const parent = new Int32Array(n);
   /** The kernel's pass: the sizes (and parent) always; the separators (all, by offset and length) when kept. */
@@ -176,14 +185,10 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
     for (let q = 0; q < m; q++) out[elim[q]] = all.subarray(off[elim[q]], off[elim[q]] + len[elim[q]]);
     return out;
   };
-  const constantFactors: number[] = [];
-  for (let f = 0; f < model.nFactors; f++) if (bucketOf[f] < 0) constantFactors.push(f);
   const [treewidth, maxMessage, messageEntries, upFlops, peak] = stats;
   // Downward: each clique is streamed once more (in log space, where linear products would not be
   // exact, once per child and once for the marginal: flops counts the linear case).
   const flops = 2 * upFlops;
-  let factorEntries = 0;
-  for (let f = 0; f < model.nFactors; f++) factorEntries += model.tableSize(f);
   const bytes = 8 * (peak + factorEntries) + 16 * (2 * n + 1) + 96 * n + 1024;
   return {
     fixed, impossible, order: elim.slice(0, m), parent, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes,

@@ -32,8 +32,26 @@ export interface EnumerationPlan {
   largest: number;
 }
 
-/** The states unary factors (evidence) leave each variable: fixed where one (or none: `impossible` names the first such variable, Z = 0). */
+/** fixedStates' answer per model (models are immutable; a refusal asks twice: enumeration, bucket elimination). */
+const fixedCache = new WeakMap<Model, { fixed: Int32Array; impossible: number }>();
+
+/**
+ * The states unary factors (evidence) leave each variable: fixed where one (or none: `impossible`
+ * names the first such variable, Z = 0). The same arrays for every call on a model: do not modify.
+ */
 export function fixedStates(model: Model): { fixed: Int32Array; impossible: number } {
+  let known = fixedCache.get(model);
+  if (!known) fixedCache.set(model, (known = findFixedStates(model)));
+  return known;
+}
+
+/** No variable is fixed (fixedStates' `fixed` is −1 throughout). */
+export function noneFixed(fixed: Int32Array): boolean {
+  for (let v = 0; v < fixed.length; v++) if (fixed[v] >= 0) return false;
+  return true;
+}
+
+function findFixedStates(model: Model): { fixed: Int32Array; impossible: number } {
   const { n, card, scopeStart, scopeVars, tables, tableStart } = model;
   const F = model.nFactors;
   // States allowed by the unary factors (v's at allowed[off[v] … off[v] + card[v])).

@@ -10,10 +10,10 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { candidateOrders as orderCandidates, ORDERINGS, PLANNED_PAST_LIMIT_LOG2, type OrderStats, type OrderingGraph, type OrderingHeuristic } from './orderings.ts';
+import { candidateOrders as orderCandidates, naturalOrder, ORDERINGS, PLANNED_PAST_LIMIT_LOG2, type OrderStats, type OrderingGraph, type OrderingHeuristic } from './orderings.ts';
 import { buildTree, schedule, exactTuning } from './junction-tree.ts';
 import { runElimination } from './elimination.ts';
-import { enumerationPlan, enumerationRefusal, fixedStates, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
+import { enumerationPlan, enumerationRefusal, fixedStates, noneFixed, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome } from './outcome.ts';
 import { bucketPlan, bucketRefusal, interactionGraph, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
 import { combineSlices, runSlices, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
@@ -227,7 +227,7 @@ export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders
   const { fixed, impossible } = fixedStates(model);
   const graph = interactionGraph(model, fixed);
   const limitClique = bucketCliqueLimit(maxFlops);
-  const cands = orders && fixed.every((x) => x < 0) ? orders : bucketOrderCandidates(graph, opts);
+  const cands = orders && noneFixed(fixed) ? orders : bucketOrderCandidates(graph, opts);
 
   let best: { plan: BucketPlan; name: string } | null = null;
   let bestFeasible = false;
@@ -284,7 +284,7 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}, gre
   let { best, feasible: bestFeasible } = greedy;
   if (!best) {
     // Every ordering was abandoned far past the limit: the natural order's plan names the sizes.
-    const plan = bucketPlan(model, Int32Array.from({ length: model.n }, (_, v) => v), fixed, impossible);
+    const plan = bucketPlan(model, naturalOrder(model.n), fixed, impossible);
     return { plan, name: 'natural', feasible: false, maxMessage, maxFlops, search: null };
   }
   // Local search from the best greedy order (deterministic work budget): annealing of the order,
@@ -495,7 +495,7 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
   if (method === 'bucket' || !model.isPairwise) return bucket();
   // auto on a model with no fixed variable: one set of orders for both, when bucket elimination's
   // limits let greedy runs go at least as far as the junction tree's (so its choice is as good).
-  const shared = method === 'auto' && bucketOrderLimit(opts) >= limit && plan_().fixed.every((x) => x < 0);
+  const shared = method === 'auto' && bucketOrderLimit(opts) >= limit && noneFixed(plan_().fixed);
   const cands = shared ? bucketOrderCandidates(model, opts) : candidateOrders(model, opts);
   const { best, feasible } = choose(cands, limit);
   // Past the clique-table limit, bucket elimination streams the cliques and stores messages only.

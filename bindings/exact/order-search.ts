@@ -67,7 +67,9 @@ class BitGraph {
       adj[b * W + (a >>> 5)] |= 1 << (a & 31);
     }
     this.pScratch = arena.alloc(4 * n * W, false);
-    this.pLogK = arena.allocF64(Float64Array.from(g.card, (k) => Math.log2(k)));
+    const logK = new Float64Array(n);
+    for (let v = 0; v < n; v++) logK[v] = Math.log2(g.card[v]);
+    this.pLogK = arena.allocF64(logK);
     this.pOrder = arena.alloc(4 * n, false);
     this.pOut = arena.alloc(48, false);
   }

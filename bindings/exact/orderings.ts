@@ -50,7 +50,9 @@ function adjacency(model: OrderingGraph): Adjacency {
     const total = engine.call('interaction graph', (k) => k.adjacencyBuild(n, i.length, pi, pj));
     const k = engine.kernels;
     const rowStart = arena.i32(k.adjacencyRowStarts(), n + 1).slice(), adj = arena.i32(k.adjacencyLists(), total).slice();
-    return { rowStart, adj, logK: Float64Array.from(model.card, (K) => Math.log2(K)) };
+    const logK = new Float64Array(n);
+    for (let v = 0; v < n; v++) logK[v] = Math.log2(model.card[v]);
+    return { rowStart, adj, logK };
   } finally {
     arena.dispose();
   }
@@ -87,6 +89,13 @@ function greedyOrder(model: OrderingGraph, kind: Greedy, abortLog2: number, g: A
     const m = k.greedyOrderRun(model.n, p.rowStart, p.adj, p.card, p.logK, GREEDY_KIND[kind], abortLog2, pOrder);
     return m < 0 ? null : arena.i32(pOrder, model.n).slice();
   });
+}
+
+/** 0, 1, …, n − 1. */
+export function naturalOrder(n: number): Int32Array {
+  const order = new Int32Array(n);
+  for (let v = 0; v < n; v++) order[v] = v;
+  return order;
 }
 
 /** Reverse Cuthill–McKee (assembly/exact/exact_graph.ts, rcmRun): BFS from a pseudo-peripheral vertex of each component, neighbours by degree. */
@@ -193,7 +202,7 @@ export function candidateOrders(model: OrderingGraph, names: readonly OrderingHe
     let order: Int32Array | null;
     // While the orderings tried so far do not fit, a greedy run stops once it is far past the limit.
     const abort = Math.min(tried > 0 && !feasible ? Math.min(abortLog2, farLog2) : abortLog2, Math.max(limitLog2 + PLANNED_PAST_LIMIT_LOG2, completedLog2 + 1e-9));
-    if (name === 'natural') order = Int32Array.from({ length: model.n }, (_, v) => v);
+    if (name === 'natural') order = naturalOrder(model.n);
     else if (name === 'rcm') order = rcmOrder(model, base);
     else {
       order = greedyOrder(model, name, abort, base);

@@ -206,7 +206,9 @@ export function searchContractionTree(g: ContractionGraph, start: Int32Array, op
   const treeOrders: Int32Array[] = [];
   const done = (improved: boolean): TreeSearchResult => ({ order: best.order, ...best.cost, improved, treeLog2Flops: best.tree, proposals: used.proposals, accepted: used.accepted, work: used.work, treeOrders, start: first });
   if (lv.count < 3 || opts.work <= 0) return done(false);
-  const sizes = new Sizes(setWords(lv.globalOf.length), Int32Array.from(lv.globalOf, (v) => g.card[v]));
+  const localCard = new Int32Array(lv.globalOf.length);
+  for (let q = 0; q < localCard.length; q++) localCard[q] = g.card[lv.globalOf[q]];
+  const sizes = new Sizes(setWords(localCard.length), localCard);
   const seed = opts.seed ?? 0x7e5a;
   let improved = false;
   for (let r = 0; r < restarts; r++) {
