@@ -464,9 +464,7 @@ function greedyStep(kind: i32, fillKeys: bool, abortLog2: f64, gone: Ints, nb: I
     const a = load<f64>(P_HA), b = load<f64>(P_HB), v = load<i32>(P_HV);
     pop();
     if (gone.get(v) != 0 || a != load<f64>(P_CURA + (<usize>(v) << 3)) || b != load<f64>(P_CURB + (<usize>(v) << 3))) continue; // stale entry
-    if (weight(v) > abortLog2) {
-      return -1;
-    }
+    if (weight(v) > abortLog2) return -1;
     if (fillKeys) fillBefore(v);
     const d = eliminate(v, nb);
     gone.set(v, 1);

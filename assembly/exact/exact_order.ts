@@ -145,6 +145,7 @@ export function bucketSeparators(n: i32, F: i32, scopeStart: usize, scopeVars: u
     messageEntries += size;
     upFlops += size * <f64>load<i32>(card + (<usize>v << 2));
     if (c > 0) {
+      // The parent: the separator's variable eliminated first.
       const p = first;
       store<i32>(parent + (<usize>v << 2), p);
       // Appended in elimination order: the order bucketPlan lists a bucket's children in.
