@@ -194,14 +194,32 @@ function fill(v: i32, weighted: bool): f64 {
   return allPairs - adjPairs / 2;
 }
 
-// Min-heap of (a, b, v) triples, lexicographic.
+// Indexed min-heap of (a, b, v) triples, lexicographic: each live vertex once, at heapAt[v] (−1
+// when out), its key changed in place. It pops what a heap of every pushed key with stale entries
+// skipped would (the live keys are the same set), with n entries instead of every push.
 let heapA = new Buf<f64>(64);
 let heapB = new Buf<f64>(64);
 let heapV = new Buf<i32>(64);
+let heapAt = new Buf<i32>(64);
 let heapSize = 0;
 let P_HA: usize = heapA.ptr;
 let P_HB: usize = heapB.ptr;
 let P_HV: usize = heapV.ptr;
+let P_HAT: usize = heapAt.ptr;
+
+/** Room for n vertices, none in the heap. */
+function heapReset(count: i32): void {
+  heapA.reserve(count);
+  heapB.reserve(count);
+  heapV.reserve(count);
+  heapAt.reserve(count);
+  P_HA = heapA.ptr;
+  P_HB = heapB.ptr;
+  P_HV = heapV.ptr;
+  P_HAT = heapAt.ptr;
+  for (let v = 0; v < count; v++) store<i32>(P_HAT + (<usize>v << 2), -1);
+  heapSize = 0;
+}
 
 @inline function less(i: i32, j: i32): bool {
   const ai = load<f64>(P_HA + (<usize>(i) << 3)), aj = load<f64>(P_HA + (<usize>(j) << 3));
@@ -212,26 +230,17 @@ let P_HV: usize = heapV.ptr;
 }
 function swap(i: i32, j: i32): void {
   const a = load<f64>(P_HA + (<usize>(i) << 3)), b = load<f64>(P_HB + (<usize>(i) << 3)), v = load<i32>(P_HV + (<usize>(i) << 2));
+  const w = load<i32>(P_HV + (<usize>(j) << 2));
   store<f64>(P_HA + (<usize>(i) << 3), load<f64>(P_HA + (<usize>(j) << 3)));
   store<f64>(P_HB + (<usize>(i) << 3), load<f64>(P_HB + (<usize>(j) << 3)));
-  store<i32>(P_HV + (<usize>(i) << 2), load<i32>(P_HV + (<usize>(j) << 2)));
+  store<i32>(P_HV + (<usize>(i) << 2), w);
   store<f64>(P_HA + (<usize>(j) << 3), a);
   store<f64>(P_HB + (<usize>(j) << 3), b);
   store<i32>(P_HV + (<usize>(j) << 2), v);
+  store<i32>(P_HAT + (<usize>w << 2), i);
+  store<i32>(P_HAT + (<usize>v << 2), j);
 }
-function push(a: f64, b: f64, v: i32): void {
-  if (heapSize + 1 > heapA.cap) {
-    heapA.reserve(heapSize + 1);
-    heapB.reserve(heapSize + 1);
-    heapV.reserve(heapSize + 1);
-    P_HA = heapA.ptr;
-    P_HB = heapB.ptr;
-    P_HV = heapV.ptr;
-  }
-  let i = heapSize++;
-  store<f64>(P_HA + (<usize>(i) << 3), a);
-  store<f64>(P_HB + (<usize>(i) << 3), b);
-  store<i32>(P_HV + (<usize>(i) << 2), v);
+function siftUp(i: i32): void {
   while (i > 0) {
     const p = (i - 1) >> 1;
     if (!less(i, p)) break;
@@ -239,10 +248,7 @@ function push(a: f64, b: f64, v: i32): void {
     i = p;
   }
 }
-function pop(): void {
-  const last = --heapSize;
-  swap(0, last);
-  let i = 0;
+function siftDown(i: i32): void {
   for (;;) {
     const l = 2 * i + 1, r = l + 1;
     let m = i;
@@ -252,6 +258,26 @@ function pop(): void {
     swap(i, m);
     i = m;
   }
+}
+/** v's key becomes (a, b): inserted, or moved within the heap (room: heapReset's count). */
+function push(a: f64, b: f64, v: i32): void {
+  let i = load<i32>(P_HAT + (<usize>v << 2));
+  if (i < 0) {
+    i = heapSize++;
+    store<i32>(P_HV + (<usize>(i) << 2), v);
+    store<i32>(P_HAT + (<usize>v << 2), i);
+  }
+  store<f64>(P_HA + (<usize>(i) << 3), a);
+  store<f64>(P_HB + (<usize>(i) << 3), b);
+  siftUp(i);
+  siftDown(load<i32>(P_HAT + (<usize>v << 2)));
+}
+/** Removes the top. */
+function pop(): void {
+  const last = --heapSize;
+  swap(0, last);
+  store<i32>(P_HAT + (<usize>load<i32>(P_HV + (<usize>last << 2)) << 2), -1);
+  siftDown(0);
 }
 
 // Min-fill's incremental keys (see fillBefore / fillAfter). Per vertex: its fill weight kw
@@ -463,7 +489,7 @@ function greedyStep(kind: i32, fillKeys: bool, abortLog2: f64, gone: Ints, nb: I
   while (heapSize > 0) {
     const a = load<f64>(P_HA), b = load<f64>(P_HB), v = load<i32>(P_HV);
     pop();
-    if (gone.get(v) != 0 || a != load<f64>(P_CURA + (<usize>(v) << 3)) || b != load<f64>(P_CURB + (<usize>(v) << 3))) continue; // stale entry
+    if (gone.get(v) != 0 || a != load<f64>(P_CURA + (<usize>(v) << 3)) || b != load<f64>(P_CURB + (<usize>(v) << 3))) continue; // not its current key (every change is pushed: a guard)
     if (weight(v) > abortLog2) return -1;
     if (fillKeys) fillBefore(v);
     const d = eliminate(v, nb);
@@ -514,7 +540,7 @@ export function greedyOrderRun(count: i32, rowStart: usize, adj: usize, cards: u
     dStamp.set(v, 0);
   }
   tick = 0;
-  heapSize = 0;
+  heapReset(n);
   const gone = new Buf<i32>(n);
   const nb = new Buf<i32>(n);
   for (let v = 0; v < n; v++) {
