@@ -179,3 +179,56 @@ test('bucketPlan: the sizes a refusal reads (the pass that reuses a separator\'s
     if (model === grid) assert.ok(total > 1.5e6, `Σ|S_v| = ${total}`);
   }
 });
+
+test('bucketPlan: every separator is its definition — the bucket\'s free factor variables and its children\'s separators, less itself, by position — on the one-child merge and the general path', () => {
+  // Chains and strips in their natural order and a grid in RCM-like diagonal order: buckets with
+  // one child (merged); random orders on random factor graphs with fixed variables, repeated
+  // variables across a bucket's factors and factors of arity 8 (past the merge's 16 entries).
+  const chain = new ModelBuilder(new Array(200).fill(3));
+  for (let v = 0; v + 1 < 200; v++) chain.addPairwise(v, v + 1, new Array(9).fill(0.1));
+  const strip = new ModelBuilder(new Array(400).fill(2));
+  for (let r = 0; r < 100; r++) for (let c = 0; c < 4; c++) {
+    if (c + 1 < 4) strip.addPairwise(4 * r + c, 4 * r + c + 1, [0.3, 0, 0, 0.3]);
+    if (r + 1 < 100) strip.addPairwise(4 * r + c, 4 * r + c + 4, [0.3, 0, 0, 0.3]);
+  }
+  const cases: [Model, Int32Array][] = [];
+  const natural = (m: Model): Int32Array => Int32Array.from({ length: m.n }, (_, v) => v);
+  for (const m of [chain.build(), strip.build()]) cases.push([m, natural(m)], [m, natural(m).reverse()]);
+  const rand = mulberry32(77);
+  let big = 0;
+  for (let k = 0; k < 12; k++) {
+    let m = randomFactorGraph(mulberry32(600 + k), 20 + 5 * k, { maxArity: k % 3 === 0 ? 8 : 4, cards: [1, 2, 3], factors: 30 + 6 * k });
+    if (k % 2 === 1) m = applyEvidence(m, new Map([[0, 0], [3, 0]])).model;
+    for (let f = 0; f < m.nFactors; f++) if (m.arity(f) >= 7) big++;
+    const perm = natural(m);
+    for (let v = m.n - 1; v > 0; v--) {
+      const w = Math.floor(rand() * (v + 1));
+      [perm[v], perm[w]] = [perm[w], perm[v]];
+    }
+    cases.push([m, natural(m)], [m, perm]);
+  }
+  assert.ok(big > 0, 'some factors of arity ≥ 7');
+  let merged = 0;
+  for (const [model, order] of cases) {
+    const { fixed, impossible } = fixedStates(model);
+    const plan = bucketPlan(model, order, fixed, impossible);
+    const pos = new Int32Array(model.n).fill(-1);
+    plan.order.forEach((v, t) => (pos[v] = t));
+    const want: number[][] = new Array(model.n);
+    const children: number[][] = Array.from({ length: model.n }, () => []);
+    for (const v of plan.order) {
+      const set = new Set<number>();
+      for (let f = 0; f < model.nFactors; f++) {
+        const free = [...model.scope(f)].filter((u) => fixed[u] < 0);
+        if (free.length > 0 && free.reduce((a, u) => (pos[u] < pos[a] ? u : a)) === v) free.forEach((u) => set.add(u));
+      }
+      for (const c of children[v]) want[c].forEach((u) => set.add(u));
+      set.delete(v);
+      want[v] = [...set].sort((a, b) => pos[a] - pos[b]);
+      if (want[v].length > 0) children[want[v][0]].push(v);
+      if (children[v].length === 1) merged++;
+      assert.deepEqual([...plan.sep[v]], want[v], `variable ${v}`);
+    }
+  }
+  assert.ok(merged > 1000, `${merged} one-child buckets`);
+});
