@@ -480,43 +480,41 @@ function setKey(v: i32, kind: i32): bool {
 }
 
 /**
- * One step of greedyOrderRun: pops the best live vertex and eliminates it, updating its neighbours'
- * keys; returns it, −1 when its clique is past 2^abortLog2, −2 when none is left. A function of
- * its own so that it runs optimised after its first calls (V8 swaps optimised WASM code in only
- * between calls: greedyOrderRun is one long call).
+ * One step of greedyOrderRun: pops the best vertex and eliminates it, updating its neighbours'
+ * keys; returns it, −1 when its clique is past 2^abortLog2, −2 when none is left. The heap holds
+ * every live vertex at its current key: each key change is pushed, and a vertex, once eliminated,
+ * is in no list, so no key of it changes again. A function of its own so that it runs optimised
+ * after its first calls (V8 swaps optimised WASM code in only between calls: greedyOrderRun is one
+ * long call).
  */
-function greedyStep(kind: i32, fillKeys: bool, abortLog2: f64, gone: Ints, nb: Ints): i32 {
-  while (heapSize > 0) {
-    const a = load<f64>(P_HA), b = load<f64>(P_HB), v = load<i32>(P_HV);
-    pop();
-    if (gone.get(v) != 0 || a != load<f64>(P_CURA + (<usize>(v) << 3)) || b != load<f64>(P_CURB + (<usize>(v) << 3))) continue; // not its current key (every change is pushed: a guard)
-    if (weight(v) > abortLog2) return -1;
-    if (fillKeys) fillBefore(v);
-    const d = eliminate(v, nb);
-    gone.set(v, 1);
-    if (!fillKeys) {
-      // v's neighbours: new neighbourhoods, keys computed afresh.
-      for (let k = 0; k < d; k++) {
-        const u = nb.get(k);
-        if (setKey(u, kind)) push(load<f64>(P_CURA + (<usize>(u) << 3)), load<f64>(P_CURB + (<usize>(u) << 3)), u);
-      }
-      return v;
-    }
-    const m = fillAfter(nb, d);
-    for (let k = 0; k < m; k++) {
-      const u = changed.get(k), w = weight(u);
-      if (load<i32>(P_INCLIQUE + (<usize>(u) << 2)) != 0 && load<f64>(P_CURB + (<usize>(u) << 3)) == w && previous.get(k) == load<f64>(P_CURA + (<usize>(u) << 3))) continue;
-      store<f64>(P_CURB + (<usize>(u) << 3), w);
-      push(load<f64>(P_CURA + (<usize>(u) << 3)), w, u);
-    }
+function greedyStep(kind: i32, fillKeys: bool, abortLog2: f64, nb: Ints): i32 {
+  if (heapSize == 0) return -2;
+  const v = load<i32>(P_HV);
+  pop();
+  if (weight(v) > abortLog2) return -1;
+  if (fillKeys) fillBefore(v);
+  const d = eliminate(v, nb);
+  if (!fillKeys) {
+    // v's neighbours: new neighbourhoods, keys computed afresh.
     for (let k = 0; k < d; k++) {
-      store<i32>(P_INCLIQUE + (<usize>(nb.get(k)) << 2), 0);
-      cliqueAt.set(nb.get(k), -1);
+      const u = nb.get(k);
+      if (setKey(u, kind)) push(load<f64>(P_CURA + (<usize>(u) << 3)), load<f64>(P_CURB + (<usize>(u) << 3)), u);
     }
-    for (let k = 0; k < m; k++) inChanged.set(changed.get(k), 0);
     return v;
   }
-  return -2;
+  const m = fillAfter(nb, d);
+  for (let k = 0; k < m; k++) {
+    const u = changed.get(k), w = weight(u);
+    if (load<i32>(P_INCLIQUE + (<usize>(u) << 2)) != 0 && load<f64>(P_CURB + (<usize>(u) << 3)) == w && previous.get(k) == load<f64>(P_CURA + (<usize>(u) << 3))) continue;
+    store<f64>(P_CURB + (<usize>(u) << 3), w);
+    push(load<f64>(P_CURA + (<usize>(u) << 3)), w, u);
+  }
+  for (let k = 0; k < d; k++) {
+    store<i32>(P_INCLIQUE + (<usize>(nb.get(k)) << 2), 0);
+    cliqueAt.set(nb.get(k), -1);
+  }
+  for (let k = 0; k < m; k++) inChanged.set(changed.get(k), 0);
+  return v;
 }
 
 /**
@@ -541,17 +539,15 @@ export function greedyOrderRun(count: i32, rowStart: usize, adj: usize, cards: u
   }
   tick = 0;
   heapReset(n);
-  const gone = new Buf<i32>(n);
   const nb = new Buf<i32>(n);
   for (let v = 0; v < n; v++) {
-    gone.set(v, 0);
     store<f64>(P_CURA + (<usize>(v) << 3), NaN);
     setKey(v, kind);
     push(load<f64>(P_CURA + (<usize>(v) << 3)), load<f64>(P_CURB + (<usize>(v) << 3)), v);
   }
   let t = 0, result = n;
   for (;;) {
-    const r = greedyStep(kind, fillKeys, abortLog2, gone, nb);
+    const r = greedyStep(kind, fillKeys, abortLog2, nb);
     if (r == -2) break;
     if (r == -1) {
       result = -1;
@@ -560,7 +556,6 @@ export function greedyOrderRun(count: i32, rowStart: usize, adj: usize, cards: u
     store<i32>(order + (<usize>t << 2), r);
     t++;
   }
-  gone.free();
   nb.free();
   return result;
 }
