@@ -168,10 +168,32 @@ function eliminate(v: i32, nb: Ints): i32 {
   return d;
 }
 
+// With one cardinality throughout, a clique's log2 depends on its size only: cliqueLog2[d] is the
+// sum weight() forms for d neighbours (the same additions in the same order, so the same bits).
+let uniformCard = false;
+let cliqueLog2 = new Buf<f64>(16);
+let P_CLIQUELOG2: usize = 0;
+
+/** Whether every cardinality is the same; if so, fills cliqueLog2 for up to n − 1 neighbours. */
+function prepareWeights(): void {
+  uniformCard = true;
+  for (let v = 1; v < n; v++) if (load<i32>(card + (<usize>v << 2)) != load<i32>(card)) uniformCard = false;
+  if (!uniformCard || n == 0) return;
+  cliqueLog2.reserve(n);
+  P_CLIQUELOG2 = cliqueLog2.ptr;
+  const l = logKOf(0);
+  let w = l;
+  for (let d = 0; d < n; d++) {
+    store<f64>(P_CLIQUELOG2 + (<usize>d << 3), w);
+    w += l;
+  }
+}
+
 /** log2 of v's clique (itself and its neighbours), summed in list order. */
 function weight(v: i32): f64 {
-  let w = logKOf(v);
   const d = degOf(v);
+  if (uniformCard) return load<f64>(P_CLIQUELOG2 + (<usize>d << 3));
+  let w = logKOf(v);
   for (let k = 0; k < d; k++) w += logKOf(at(v, k));
   return w;
 }
@@ -528,6 +550,7 @@ export function greedyOrderRun(count: i32, rowStart: usize, adj: usize, cards: u
   loadGraph(count, rowStart, adj);
   card = cards;
   logK = logs;
+  prepareWeights();
   reserveAll();
   const fillKeys = kind == MIN_FILL || kind == WEIGHTED_MIN_FILL;
   for (let v = 0; v < n; v++) {
