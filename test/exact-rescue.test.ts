@@ -11,10 +11,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
-import { bucketEliminationPlan, exactInference, RESCUE_WORK, slicedBucketPlan } from '../bindings/exact/exact.ts';
+import { bucketEliminationPlan, exactInference, RESCUE_WORK, rescueStages, slicedBucketPlan } from '../bindings/exact/exact.ts';
+import { loadModelFile } from '../bindings/io/files.ts';
+import { readPR } from '../bindings/io/formats.ts';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { EngineError } from '../bindings/core/errors.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
-import { mulberry32, randomModel, regular3 } from './helpers.ts';
+import { dataDir, mulberry32, randomModel, regular3 } from './helpers.ts';
 
 const engine = await loadEngine();
 
@@ -66,6 +70,28 @@ test('a random 3-regular graph of 190 variables (greedy 2^36.7): the first stage
   assert.equal(s.by, 'tree');
   assert.equal(s.treeStages, 7, 'every stage ran');
   console.log(`# 3-regular, 190 variables: greedy 2^${Math.log2(s.greedyFlops).toFixed(1)}, tree search 2^${Math.log2(sp.sliced.flops).toFixed(1)} in ${sp.sliced.slices} slice(s)`);
+});
+
+test('under a lower maxFlops the rescue runs fewer stages: Pedigree_12 refused after three (10⁶), rescued in three (10⁷) to the published digits', async () => {
+  // Stages whose work up to their end is within maxFlops / 16 words, at least three; all seven at the default limit.
+  assert.deepEqual([2 ** 34, 1.6e10, 8e9, 2e9, 1e9, 1e6].map(rescueStages), [7, 7, 6, 4, 3, 3]);
+  const path = join(dataDir(), 'uai2014-more', 'Pedigree_12.uai');
+  const { model } = await loadModelFile(path);
+  // 10⁶: the search gains bits in every stage (the full budget brings 2^29.6 to 2^22.1) but not the
+  // last 2.2; it stops after the first three stages, 1/16 of the budget, instead of running all seven.
+  const low = bucketEliminationPlan(model, { maxFlops: 1e6 });
+  assert.ok(low.search!.greedyFlops > 1e6 && low.search!.greedyFlops <= 2 ** 10 * 1e6, `greedy plan 2^${Math.log2(low.search!.greedyFlops)}: in the rescue range`);
+  assert.equal(low.feasible, false);
+  assert.equal(low.search!.treeStages, 3);
+  assert.ok(low.search!.treeWork <= RESCUE_WORK / 16 + 1e6, `${low.search!.treeWork} words of tree search`);
+  assert.throws(() => exactInference(engine, model, { maxFlops: 1e6 }), (e: unknown) => e instanceof EngineError && /configurations streamed/.test(e.message));
+  // 10⁷: the first stage already finds a plan within the limit; three stages, and it runs.
+  const r = exactInference(engine, model, { maxFlops: 1e7 });
+  assert.equal(r.planSearch, 'tree');
+  assert.ok(r.flops <= 1e7, `${r.flops} configurations`);
+  const published = readPR(readFileSync(`${path}.PR`, 'utf8'));
+  assert.ok(Math.abs(r.logZ / Math.LN10 - published) <= 0.5e-5 * Math.max(1, Math.abs(published)), `log10 Z ${r.logZ / Math.LN10} vs ${published}`);
+  assert.equal(bucketEliminationPlan(model, { maxFlops: 1e7 }).search!.treeStages, 3);
 });
 
 test('a 40×40 Ising grid (greedy plan past the rescue range) is refused by auto within 0.1 s of CPU time, the orders computed once for the junction tree and bucket elimination', () => {

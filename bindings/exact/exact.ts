@@ -99,7 +99,8 @@ export const DEFAULT_MAX_MEMORY = 2 ** 31;
  * none below 2^24 configurations. A plan past maxFlops but within RESCUE_FACTOR of it gets
  * RESCUE_WORK (≈ 0.4 s: the tree search has turned such plans into ones within the limit, see
  * README), spent in stages that stop after 1/16 of it when the search stands still
- * (rescueTreeSearch); one further past none, so those refusals stay fast.
+ * (rescueTreeSearch) and, under a limit below the default, after fewer stages (rescueStages); one
+ * further past none, so those refusals stay fast.
  */
 export function orderSearchWork(flops: number, maxFlops: number): number {
   if (flops < 2 ** 24) return 0;
@@ -137,6 +138,20 @@ const RESCUE_ANNEALING_WORK = 2e6;
 
 /** The rescue search's stages: parts of its budget (of 64 in all), each stage starting from the best order so far. */
 const RESCUE_STAGES = [1, 1, 2, 4, 8, 16, 32];
+/**
+ * How many of the rescue stages run under maxFlops: those whose work up to their end, in RESCUE_WORK
+ * words, is within 1/16 word per configuration maxFlops allows — all of them at the default limit
+ * (2^34: 2^30 words) — and at least the first RESCUE_STALL_STAGES (1/16 of the budget). A plan the
+ * search brings within a lower limit is contracted in proportionately less time, so its search stays
+ * a small share of that, and a refusal under such a limit (Pedigree_12 under 10⁶) comes after 1/16
+ * of the budget instead of all of it (0.3 s).
+ */
+export function rescueStages(maxFlops: number): number {
+  const parts = RESCUE_STAGES.reduce((a, b) => a + b, 0);
+  let stages = 0, done = 0;
+  while (stages < RESCUE_STAGES.length && (stages < RESCUE_STALL_STAGES || (RESCUE_WORK * (done + RESCUE_STAGES[stages])) / parts <= maxFlops / 16)) done += RESCUE_STAGES[stages++];
+  return stages;
+}
 /** Bits (log2 flops + message bits past the bound) the last RESCUE_STALL_STAGES stages must gain together to count as progress. */
 const RESCUE_MIN_GAIN = 0.25;
 /**
@@ -150,7 +165,8 @@ const RESCUE_SEED = 0x7e5a;
 
 /**
  * The tree search for a plan past maxFlops (the rescue budget), in stages of doubling work from
- * 1/64 of it (RESCUE_STAGES), each from the best order so far. It stops early when the plan is
+ * 1/64 of it (RESCUE_STAGES; under a limit below the default, only the first rescueStages of them),
+ * each from the best order so far. It stops early when the plan is
  * still past maxFlops, the last RESCUE_STALL_STAGES stages gained less than RESCUE_MIN_GAIN together
  * and all stages so far less than the bits still missing: a search that stands still on a plan that
  * far off (grids, dense graphs of treewidth ≳ 30: the full budget gains nothing there either) is not
@@ -164,7 +180,8 @@ function rescueTreeSearch(g: ContractionGraph, start: Int32Array, opts: TreeSear
   let best: TreeSearchResult | null = null, startCost: OrderCost | null = null;
   let proposals = 0, accepted = 0, work = 0;
   const gains: number[] = [];
-  for (let k = 0; k < RESCUE_STAGES.length; k++) {
+  const stages = rescueStages(maxFlops);
+  for (let k = 0; k < stages; k++) {
     // Each search returns its start order when it finds nothing better: never worse than `best`.
     // From the second stage on, the start is the best order so far: its cost is known.
     const known = best ? { log2Flops: best.log2Flops, log2Message: best.log2Message, treewidth: best.treewidth } : undefined;
