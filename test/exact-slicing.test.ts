@@ -2,7 +2,9 @@
 // exact-parallel.ts, order-search.ts): sliced plans against unsliced ones and brute force on random
 // factor graphs with hard zeros (slices of Z = 0 included); workers 1 and 2 bit for bit; a UAI file
 // sliced to its published digits; a memory budget too small even for the sliced plan refused with the
-// smallest budget that would do, which then runs; annealing never worse than the greedy order.
+// smallest budget that would do, which then runs; each slice's set-up counted in the work limit, so a
+// small message limit is refused at once instead of cut into 2^17 slices; annealing never worse than
+// the greedy order.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -12,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { exactInference, bucketEliminationPlan, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { exactInferenceParallel } from '../bindings/exact/exact-parallel.ts';
-import { runSlices } from '../bindings/exact/slicing.ts';
+import { runSlices, slicedWork, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
 import { annealOrder, orderCost } from '../bindings/exact/order-search.ts';
 import { interactionGraph } from '../bindings/exact/bucket-elimination.ts';
 import { fixedStates } from '../bindings/exact/enumeration.ts';
@@ -135,6 +137,32 @@ test('a memory budget too small even for the sliced plan: refused at once with t
   // The budget and the other exact limits cross the job queue.
   const opts = { method: 'exact', exact: { maxMemory: 2 ** 21, maxFlops: 2 ** 30, maxMessageEntries: 2 ** 20, orderSearchWork: 0, orderRestarts: 2 } };
   assert.deepEqual(checkJobOpts(opts), opts);
+});
+
+test('each slice\'s set-up counts in the work limit: a message limit of 1000 entries on Pedigree_12 refused at once, naming the smallest that would do', async () => {
+  const { model } = await loadModelFile(join(dataDir(), 'uai2014-more', 'Pedigree_12.uai'));
+  // Messages of ≤ 1000 entries took 2^17 slices of 2^16 configurations (2^33.2 streamed, within 2^34):
+  // ≈ 0.25 ms of set-up each, minutes in all, and their marginals ran the JavaScript heap out of memory.
+  const refused = slicedBucketPlan(model, { maxMessageEntries: 1000 });
+  assert.equal(refused.fits, false);
+  assert.ok(slicedWork(refused.sliced.slices, refused.sliced.plan) > 2 ** 34);
+  assert.ok(refused.sliced.slices * refused.sliced.plan.flops <= 2 ** 34, 'streamed alone, within the limit: the set-up is what refuses it');
+  const match = /slicing brings the largest message to 2\^(\d+) entries at most within the work limit, not to 1\.00e\+3 .*: (\d+) slices would take .* configurations of work/.exec(refused.refusal);
+  assert.ok(match, refused.refusal);
+  let message = '';
+  const c0 = process.cpuUsage();
+  assert.throws(() => exactInference(engine, model, { maxMessageEntries: 1000 }), (e: unknown) => e instanceof EngineError && !!(message = e.message));
+  const c = process.cpuUsage(c0);
+  assert.ok(message.includes(refused.refusal), message);
+  assert.ok(c.user + c.system < 500_000, `refused in ${((c.user + c.system) / 1000).toFixed(1)} ms of CPU time`);
+  // The message size it names fits, within the work limit with the set-up counted.
+  const named = 2 ** Number(match![1]);
+  const fits = slicedBucketPlan(model, { maxMessageEntries: named });
+  assert.equal(fits.fits, true);
+  assert.ok(fits.sliced.plan.maxMessage <= named);
+  const work = slicedWork(fits.sliced.slices, fits.sliced.plan);
+  assert.equal(work, fits.sliced.slices * fits.sliced.plan.flops + (fits.sliced.slices - 1) * SLICE_SETUP_PER_VARIABLE * model.n);
+  assert.ok(work <= 2 ** 34, `${work} configurations of work`);
 });
 
 test('order search: annealing is never worse than its greedy start, the same order every time; the plan keeps the better', () => {

@@ -16,7 +16,7 @@ import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, fixedStates, noneFixed, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome } from './outcome.ts';
 import { bucketPlan, bucketRefusal, interactionGraph, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
-import { combineSlices, runSlices, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
+import { combineSlices, runSlices, slicedWork, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
 import { annealOrder, type OrderCost } from './order-search.ts';
@@ -572,10 +572,14 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
   let refusal = '';
   if (!fit.fits) {
     refusal = bucketRefusal(choice.plan, choice.maxMessage, choice.maxFlops, choice.name, true);
-    if (fit.smallestBytes < Infinity && choice.plan.flops <= choice.maxFlops) {
+    const { slices, plan } = fit.sliced;
+    if (fit.smallestBytes < Infinity && choice.plan.flops <= choice.maxFlops && fit.smallestBytes > maxMemory) {
       refusal += `; the memory budget of ${fmtBytes(maxMemory)} is too small even for the sliced plan: the smallest budget that would do is ${fmtBytes(fit.smallestBytes)} (--max-memory ${Math.ceil(fit.smallestBytes)}), streaming ${fmtEntries(fit.smallestFlops)} configurations`;
-    } else if (fit.sliced.slices > 1) {
-      refusal += `; slicing to fit ${fmtBytes(maxMemory)} would stream ${fmtEntries(fit.sliced.flops)} configurations`;
+    } else if (fit.smallestMessage < Infinity && choice.plan.flops <= choice.maxFlops && fit.smallestMessage > choice.maxMessage) {
+      // The budget is not what binds: the message limit cannot be met within the work limit.
+      refusal += `; slicing brings the largest message to ${fmtEntries(fit.smallestMessage)} entries at most within the work limit, not to ${fmtEntries(choice.maxMessage)}: ${slices} slices would take ${fmtEntries(slicedWork(slices, plan))} configurations of work (${fmtEntries(slices * plan.flops)} streamed, the rest each slice's set-up)`;
+    } else if (slices > 1) {
+      refusal += `; slicing to fit ${fmtBytes(maxMemory)} would take ${slices} slices and ${fmtEntries(slicedWork(slices, plan))} configurations of work (${fmtEntries(slices * plan.flops)} streamed, the rest each slice's set-up)`;
     }
   }
   return { choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };

@@ -12,6 +12,20 @@ import type { ExactOutcome } from './outcome.ts';
 
 /** Most slices a plan is cut into (each is a run of the kernels with its own setup). */
 export const MAX_SLICES = 2 ** 20;
+/**
+ * Configurations a slice's set-up counts as, per variable of the model: each slice runs its own plan
+ * (a driver call or more per clique, tables and a marginal per variable), ≈ 0.6–12 µs per variable
+ * — 0.24 ms per slice of Pedigree_12's 385 variables, 5.3 ms of Promedus_11's 461 — against
+ * 2.5–8·10⁸ configurations per second. Without it, a small message limit cut Pedigree_12 into 2^17
+ * slices of 2^16 configurations, within the work limit, that ran for minutes and ran the JavaScript
+ * heap out of memory holding their marginals; with it, slices × variables stays within 2^34 / 2^12.
+ */
+export const SLICE_SETUP_PER_VARIABLE = 2 ** 12;
+
+/** The work of `slices` slices of `plan`, in configurations: what they stream plus the set-up every slice past the first adds. */
+export function slicedWork(slices: number, plan: BucketPlan): number {
+  return slices * plan.flops + (slices - 1) * SLICE_SETUP_PER_VARIABLE * plan.fixed.length;
+}
 
 export interface SlicedPlan {
   /** Elimination order (free variables; the sliced ones are skipped). */
@@ -33,10 +47,12 @@ export interface SliceSearch {
   /** The first sliced plan within the budget, else the last one tried. */
   sliced: SlicedPlan;
   fits: boolean;
-  /** Smallest WASM bytes of any plan tried whose total work is within maxFlops (Infinity: none). */
+  /** Smallest WASM bytes of any plan tried whose total work (slicedWork) is within maxFlops (Infinity: none). */
   smallestBytes: number;
   /** That plan's total configurations streamed. */
   smallestFlops: number;
+  /** Smallest largest message (entries) of any plan tried within maxFlops of work (Infinity: none). */
+  smallestMessage: number;
 }
 
 /** The fixed states of slice `s` (the last slice variable fastest). */
@@ -52,8 +68,9 @@ export function sliceFixed(sp: Pick<SlicedPlan, 'fixed' | 'sliceVars'>, card: In
 
 /**
  * Conditions on variables one at a time, in the given order, until the plan needs at most maxBytes of
- * WASM memory and its largest message at most maxMessage entries, or until slicing would stream more
- * than maxFlops configurations in all (or cut into more than MAX_SLICES slices). Each step slices
+ * WASM memory and its largest message at most maxMessage entries, or until slicing would take more
+ * than maxFlops configurations of work in all (slicedWork: streamed, and each slice's set-up), or
+ * cut into more than MAX_SLICES slices. Each step slices
  * the variable of the largest message that lies in the most entries of large messages (those ≥ 1/16
  * of the largest): the one whose removal shrinks the most memory.
  */
@@ -63,19 +80,20 @@ export function sliceToFit(model: Model, base: BucketPlan, maxBytes: number, max
   const fx = fixed.slice();
   const sliceVars: number[] = [];
   let slices = 1, plan = base;
-  let smallestBytes = Infinity, smallestFlops = Infinity;
+  let smallestBytes = Infinity, smallestFlops = Infinity, smallestMessage = Infinity;
   const weight = new Float64Array(n);
   for (;;) {
     const flops = slices * plan.flops;
     const sliced: SlicedPlan = { order, fixed, impossible: base.impossible, sliceVars: Int32Array.from(sliceVars), slices, plan, flops };
-    if (flops > maxFlops) return { sliced, fits: false, smallestBytes, smallestFlops };
+    if (slicedWork(slices, plan) > maxFlops) return { sliced, fits: false, smallestBytes, smallestFlops, smallestMessage };
     if (plan.bytes < smallestBytes) (smallestBytes = plan.bytes), (smallestFlops = flops);
-    if (plan.bytes <= maxBytes && plan.maxMessage <= maxMessage) return { sliced, fits: true, smallestBytes, smallestFlops };
+    smallestMessage = Math.min(smallestMessage, plan.maxMessage);
+    if (plan.bytes <= maxBytes && plan.maxMessage <= maxMessage) return { sliced, fits: true, smallestBytes, smallestFlops, smallestMessage };
     // The candidate: a variable of the largest message, weighted by the large messages it lies in.
     weight.fill(0);
     let largest = -1;
     for (const v of plan.order) if (plan.sep[v].length > 0 && (largest < 0 || size(plan.sep[v], card) > size(plan.sep[largest], card))) largest = v;
-    if (largest < 0) return { sliced, fits: false, smallestBytes, smallestFlops };
+    if (largest < 0) return { sliced, fits: false, smallestBytes, smallestFlops, smallestMessage };
     const big = size(plan.sep[largest], card) / 16;
     for (const v of plan.order) {
       const s = size(plan.sep[v], card);
@@ -83,7 +101,7 @@ export function sliceToFit(model: Model, base: BucketPlan, maxBytes: number, max
     }
     let pick = -1;
     for (const u of plan.sep[largest]) if (pick < 0 || weight[u] > weight[pick] || (weight[u] === weight[pick] && u < pick)) pick = u;
-    if (slices * card[pick] > MAX_SLICES) return { sliced, fits: false, smallestBytes, smallestFlops };
+    if (slices * card[pick] > MAX_SLICES) return { sliced, fits: false, smallestBytes, smallestFlops, smallestMessage };
     sliceVars.push(pick);
     fx[pick] = 0;
     slices *= card[pick];
