@@ -501,6 +501,26 @@ function setKey(v: i32, kind: i32): bool {
   return true;
 }
 
+// The cliques of a greedy run, measured as simulateRun measures them (the same lists in the same
+// order, so the same bits): treewidth, the largest clique's log2 and entries, Σ entries.
+let runTreewidth = 0;
+let runMaxLog2: f64 = 0;
+let runMaxEntries: f64 = 1;
+let runTotal: f64 = 0;
+
+/** Records v's clique (log2: its weight) before v is eliminated. */
+function noteClique(v: i32, log2: f64): void {
+  const d = degOf(v);
+  let entries = cardOf(v);
+  for (let k = 0; k < d; k++) entries *= cardOf(at(v, k));
+  runTreewidth = max(runTreewidth, d);
+  if (log2 > runMaxLog2) {
+    runMaxLog2 = log2;
+    runMaxEntries = entries;
+  }
+  runTotal += entries;
+}
+
 /**
  * One step of greedyOrderRun: pops the best vertex and eliminates it, updating its neighbours'
  * keys; returns it, −1 when its clique is past 2^abortLog2, −2 when none is left. The heap holds
@@ -513,7 +533,9 @@ function greedyStep(kind: i32, fillKeys: bool, abortLog2: f64, nb: Ints): i32 {
   if (heapSize == 0) return -2;
   const v = load<i32>(P_HV);
   pop();
-  if (weight(v) > abortLog2) return -1;
+  const log2 = weight(v);
+  if (log2 > abortLog2) return -1;
+  noteClique(v, log2);
   if (fillKeys) fillBefore(v);
   const d = eliminate(v, nb);
   if (!fillKeys) {
@@ -543,10 +565,11 @@ function greedyStep(kind: i32, fillKeys: bool, abortLog2: f64, nb: Ints): i32 {
  * A greedy elimination order of the graph (rowStart: i32[n + 1], adj: its adjacency lists in
  * insertion order; card: i32[n], logK: f64[n], log2 of each cardinality) by `kind` (0 min-fill,
  * 1 weighted min-fill, 2 min-degree, 3 min-weight): the lowest key first, ties by the second
- * score, then by index. Writes order (i32[n]) and returns n, or returns −1 as soon as the variable
- * to eliminate has a clique of more than 2^abortLog2 entries.
+ * score, then by index. Writes order (i32[n]) and its cliques' stats (f64[4]: simulateRun's first
+ * four, which a simulation of the order with any limit at or past abortLog2 would give) and returns
+ * n, or returns −1 as soon as the variable to eliminate has a clique of more than 2^abortLog2 entries.
  */
-export function greedyOrderRun(count: i32, rowStart: usize, adj: usize, cards: usize, logs: usize, kind: i32, abortLog2: f64, order: usize): i32 {
+export function greedyOrderRun(count: i32, rowStart: usize, adj: usize, cards: usize, logs: usize, kind: i32, abortLog2: f64, order: usize, stats: usize): i32 {
   loadGraph(count, rowStart, adj);
   card = cards;
   logK = logs;
@@ -568,6 +591,10 @@ export function greedyOrderRun(count: i32, rowStart: usize, adj: usize, cards: u
     setKey(v, kind);
     push(load<f64>(P_CURA + (<usize>(v) << 3)), load<f64>(P_CURB + (<usize>(v) << 3)), v);
   }
+  runTreewidth = 0;
+  runMaxLog2 = 0;
+  runMaxEntries = 1;
+  runTotal = 0;
   let t = 0, result = n;
   for (;;) {
     const r = greedyStep(kind, fillKeys, abortLog2, nb);
@@ -580,6 +607,10 @@ export function greedyOrderRun(count: i32, rowStart: usize, adj: usize, cards: u
     t++;
   }
   nb.free();
+  store<f64>(stats, <f64>runTreewidth);
+  store<f64>(stats, runMaxLog2, 8);
+  store<f64>(stats, runMaxEntries, 16);
+  store<f64>(stats, runTotal, 24);
   return result;
 }
 

@@ -80,14 +80,17 @@ const GREEDY_KIND: Record<Greedy, number> = { minfill: 0, weightedminfill: 1, mi
 /**
  * Greedy elimination by a local score, ties broken by a second score, then by index (min-fill and
  * weighted min-fill: fill, then clique log2; min-degree: degree, then clique log2; min-weight:
- * clique log2, then degree). Returns null as soon as the variable to eliminate has a clique of
- * more than 2^abortLog2 entries.
+ * clique log2, then degree), with its cliques' stats (what simulate gives for any limit at or past
+ * abortLog2: the run measures each clique as it eliminates it). Returns null as soon as the variable
+ * to eliminate has a clique of more than 2^abortLog2 entries.
  */
-function greedyOrder(model: OrderingGraph, kind: Greedy, abortLog2: number, g: Adjacency): Int32Array | null {
+function greedyOrder(model: OrderingGraph, kind: Greedy, abortLog2: number, g: Adjacency): { order: Int32Array; stats: Simulation['stats'] } | null {
   return withGraph(model, g, (k, p, arena) => {
-    const pOrder = arena.alloc(4 * Math.max(1, model.n), false);
-    const m = k.greedyOrderRun(model.n, p.rowStart, p.adj, p.card, p.logK, GREEDY_KIND[kind], abortLog2, pOrder);
-    return m < 0 ? null : arena.i32(pOrder, model.n).slice();
+    const pOrder = arena.alloc(4 * Math.max(1, model.n), false), pStats = arena.alloc(32, false);
+    const m = k.greedyOrderRun(model.n, p.rowStart, p.adj, p.card, p.logK, GREEDY_KIND[kind], abortLog2, pOrder, pStats);
+    if (m < 0) return null;
+    const [treewidth, , maxEntries, totalEntries] = arena.f64(pStats, 4);
+    return { order: arena.i32(pOrder, model.n).slice(), stats: { treewidth, maxEntries, totalEntries, aborted: false } };
   });
 }
 
@@ -199,16 +202,18 @@ export function candidateOrders(model: OrderingGraph, names: readonly OrderingHe
       byName.set(name, failed(name));
       continue;
     }
-    let order: Int32Array | null;
-    // While the orderings tried so far do not fit, a greedy run stops once it is far past the limit.
+    let order: Int32Array | null, measured: Simulation['stats'] | null = null;
+    // While the orderings tried so far do not fit, a greedy run stops once it is far past the limit
+    // (its abort is at most abortLog2, so a run that ends measured every clique as simulate would).
     const abort = Math.min(tried > 0 && !feasible ? Math.min(abortLog2, farLog2) : abortLog2, Math.max(limitLog2 + PLANNED_PAST_LIMIT_LOG2, completedLog2 + 1e-9));
     if (name === 'natural') order = naturalOrder(model.n);
     else if (name === 'rcm') order = rcmOrder(model, base);
     else {
-      order = greedyOrder(model, name, abort, base);
+      const run = greedyOrder(model, name, abort, base);
+      (order = run?.order ?? null), (measured = run?.stats ?? null);
       greedyTried = true;
     }
-    const stats = order ? { name, order, ...simulate(model, order, false, abortLog2, base).stats } : failed(name);
+    const stats = order ? { name, order, ...(measured ?? simulate(model, order, false, abortLog2, base).stats) } : failed(name);
     if (!stats.aborted && stats.maxEntries <= limit) feasible = true;
     // An aborted greedy run only says a clique passed 2^abort.
     bestLog2 = Math.min(bestLog2, order ? Math.log2(stats.maxEntries) : abort);
