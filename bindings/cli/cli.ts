@@ -29,7 +29,7 @@ const USAGE = `usage:
                        [--out-format uai] [--out PREFIX] [--plot FILE.svg]
       exact:              [--map]  a MAP configuration (max-product elimination; --out-format uai: the UAI MAP format)
                           [--max-memory BYTES]  WASM memory one bucket elimination may use (K/M/G suffixes; default 2G):
-                                          past it the plan is sliced (conditioned on a few variables, slices summed);
+                                          past it the plan is sliced (conditioned on a few variables, slices summed; --map, --samples too);
                                           exit 3 with the smallest budget that would do when even slicing cannot fit
                           [--workers W]   the slices on W worker threads (the same result for any W)
                           [--samples N]  N exact i.i.d. configurations, one per line (--seed N; --out PREFIX.samples)
@@ -354,7 +354,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (values.map && method !== 'exact') throw new UsageError('--map needs --method exact');
   const { model, description } = await loadModel(positionals[0]);
   if (method === 'exact' && (values.map || opts.samples !== undefined)) {
-    return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out });
+    return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out, maxMemory });
   }
   const r = values.queue !== undefined ? await queuedRun(model, opts, values.queue) : await localRun(model, opts, workers);
 

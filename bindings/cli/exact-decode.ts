@@ -14,6 +14,8 @@ export interface ExactDecodeArgs {
   json: boolean;
   outFormat?: string;
   out?: string;
+  /** --max-memory: the budget the plan is sliced to. */
+  maxMemory?: number;
 }
 
 /**
@@ -23,19 +25,19 @@ export interface ExactDecodeArgs {
  */
 export async function exactDecode(engine: Engine, model: Model, a: ExactDecodeArgs): Promise<void> {
   if (a.map) {
-    const r = exactMAP(engine, model);
+    const r = exactMAP(engine, model, { maxMemory: a.maxMemory });
     if (a.outFormat === 'uai') {
       const text = writeMAP(r.configuration);
       if (a.out) await writeFile(a.out + '.MAP', text);
       else process.stdout.write(text);
     }
-    if (a.json) process.stdout.write(JSON.stringify({ method: 'exact', map: Array.from(r.configuration), logPotential: r.logPotential, treewidth: r.treewidth, ordering: r.ordering }) + '\n');
-    else if (a.outFormat === undefined || a.out) process.stdout.write(`MAP by max-product elimination (treewidth ${r.treewidth}, ${r.ordering} ordering): log-potential ${r.logPotential}\n`);
+    if (a.json) process.stdout.write(JSON.stringify({ method: 'exact', map: Array.from(r.configuration), logPotential: r.logPotential, treewidth: r.treewidth, ordering: r.ordering, slices: r.slices }) + '\n');
+    else if (a.outFormat === undefined || a.out) process.stdout.write(`MAP by max-product elimination (treewidth ${r.treewidth}, ${r.ordering} ordering${r.slices > 1 ? `, ${r.slices} slices` : ''}): log-potential ${r.logPotential}\n`);
     return;
   }
-  const r = exactSample(engine, model, { count: a.samples!, seed: a.seed ?? 1 });
+  const r = exactSample(engine, model, { count: a.samples!, seed: a.seed ?? 1, maxMemory: a.maxMemory });
   if (a.json) {
-    process.stdout.write(JSON.stringify({ method: 'exact', samples: r.samples.map((s) => Array.from(s)), logZ: r.logZ, treewidth: r.treewidth, ordering: r.ordering }) + '\n');
+    process.stdout.write(JSON.stringify({ method: 'exact', samples: r.samples.map((s) => Array.from(s)), logZ: r.logZ, treewidth: r.treewidth, ordering: r.ordering, slices: r.slices }) + '\n');
     return;
   }
   const text = r.samples.map((s) => s.join(' ')).join('\n') + '\n';

@@ -245,14 +245,11 @@ export function blockRuns(cards: number[], strides: number[], B: number): { kind
 }
 
 /**
- * The refusal naming what the best order would need, and what limits it: with slicing (exact
- * inference) the work in all slices, since larger messages and memory are sliced; without (exact
- * samples, MAP) the message size and the work.
+ * The refusal naming what the best order would need, and what limits it: the work in all slices,
+ * since larger messages and memory are sliced.
  */
-export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: number, name: string, sliced: boolean): string {
-  const limits = sliced
-    ? `the limit is ${fmtEntries(maxFlops)} configurations streamed in all slices (plans past ${fmtEntries(maxMessage)} entries per message or past the memory budget are sliced)`
-    : `sampling and MAP do not slice: the limits are ${fmtEntries(maxMessage)} entries per message and ${fmtEntries(maxFlops)} configurations`;
+export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: number, name: string): string {
+  const limits = `the limit is ${fmtEntries(maxFlops)} configurations streamed in all slices (plans past ${fmtEntries(maxMessage)} entries per message or past the memory budget are sliced)`;
   return (
     `exact elimination (best order: ${name}) needs treewidth ${p.treewidth}, a largest message of ${fmtEntries(p.maxMessage)} entries ` +
     `(${fmtBytes(8 * p.maxMessage)}), ${fmtBytes(p.bytes)} of WASM memory and ${fmtEntries(p.flops)} clique configurations streamed; ${limits}`
@@ -264,6 +261,8 @@ export interface DecodeRequest {
   mode: 'sample' | 'max';
   count: number;
   seed: number;
+  /** The sampling stream's chain under that seed (default 0): one per slice of a sliced plan. */
+  chain?: number;
 }
 
 /**
@@ -569,7 +568,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         for (let c = 0; c < req.count; c++) d.i32(ptr.out + 4 * c * n, n).set(x0);
         const [lo, hi] = seedWords(req.seed);
         engine.call('exact decoding', (k) => {
-          k.rngSeed(ptr.rng, lo, hi, 0, EXACT_SAMPLE_STREAM);
+          k.rngSeed(ptr.rng, lo, hi, req.chain ?? 0, EXACT_SAMPLE_STREAM);
           k.bucketDecode(p.order.length, ptr.order, ptr.card, ptr.bStart, ptr.addr, ptr.lin, ptr.sc, ptr.sStart, ptr.sVar, ptr.sStride, n, req.count, req.mode === 'max' ? 1 : 0, ptr.rng, ptr.out, ptr.buf);
         });
         return d.i32(ptr.out, req.count * n).slice();

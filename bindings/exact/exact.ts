@@ -16,7 +16,7 @@ import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, fixedStates, noneFixed, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome } from './outcome.ts';
 import { bucketPlan, bucketRefusal, interactionGraph, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
-import { combineSlices, runSlices, slicedWork, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
+import { combineSlices, decodeSlices, runSlices, slicedWork, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
 import { annealOrder, type OrderCost } from './order-search.ts';
@@ -571,7 +571,7 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
   const fit = sliceToFit(model, choice.plan, maxMemory, choice.maxMessage, choice.maxFlops);
   let refusal = '';
   if (!fit.fits) {
-    refusal = bucketRefusal(choice.plan, choice.maxMessage, choice.maxFlops, choice.name, true);
+    refusal = bucketRefusal(choice.plan, choice.maxMessage, choice.maxFlops, choice.name);
     const { slices, plan } = fit.sliced;
     if (fit.smallestBytes < Infinity && choice.plan.flops <= choice.maxFlops && fit.smallestBytes > maxMemory) {
       refusal += `; the memory budget of ${fmtBytes(maxMemory)} is too small even for the sliced plan: the smallest budget that would do is ${fmtBytes(fit.smallestBytes)} (--max-memory ${Math.ceil(fit.smallestBytes)}), streaming ${fmtEntries(fit.smallestFlops)} configurations`;
@@ -629,37 +629,46 @@ export interface ExactSampleOptions extends ExactOptions {
   seed?: number;
 }
 
-function decodePlan(model: Model, opts: ExactOptions): { plan: BucketPlan; name: string } {
+/** The sliced plan exact samples and MAP decode along (slicedBucketPlan: the same orders and limits as exactInference), or the refusal. */
+function decodePlan(model: Model, opts: ExactOptions): SlicedBucketPlan {
   const dead = model.firstAllZeroFactor();
   if (dead >= 0) throw new EngineError(`${model.describeFactor(dead)} is zero everywhere (Z = 0): there is nothing to decode`);
-  const { plan, name, feasible, maxMessage, maxFlops } = bucketEliminationPlan(model, opts);
-  if (!feasible) throw new EngineError(bucketRefusal(plan, maxMessage, maxFlops, name, false));
-  if (plan.impossible >= 0) throw new EngineError(`variable ${plan.impossible}: its unary factors (or evidence) give every state zero potential (Z = 0)`);
-  return { plan, name };
+  const sp = slicedBucketPlan(model, opts);
+  if (!sp.fits) throw new EngineError(sp.refusal);
+  if (sp.choice.plan.impossible >= 0) throw new EngineError(`variable ${sp.choice.plan.impossible}: its unary factors (or evidence) give every state zero potential (Z = 0)`);
+  return sp;
+}
+
+/** Decodes `count` configurations (sample or max) along the plan: in one run unsliced, slice by slice otherwise (decodeSlices). */
+function decodeAlong(engine: Engine, model: Model, sp: SlicedBucketPlan, mode: 'sample' | 'max', count: number, seed: number): { logZ: number; configurations: Int32Array[] } {
+  if (sp.sliced.slices > 1) return decodeSlices(engine, model, sp.sliced, mode, count, seed);
+  const out = runBucketElimination(engine, model, sp.sliced.plan, { mode, count, seed });
+  const cfg = out.configurations;
+  return { logZ: out.logZ, configurations: out.logZ > -Infinity ? Array.from({ length: count }, (_, c) => cfg!.slice(c * model.n, (c + 1) * model.n)) : [] };
 }
 
 /**
  * Exact i.i.d. samples: the upward pass of bucket elimination, then each configuration drawn
- * backward along the elimination order from its exact conditional. samples[c] is configuration c.
+ * backward along the elimination order from its exact conditional (a sliced plan: each sample's
+ * slice drawn by its Z_s first, see decodeSlices). samples[c] is configuration c.
  */
-export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptions): { samples: Int32Array[]; logZ: number; treewidth: number; ordering: string } {
+export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptions): { samples: Int32Array[]; logZ: number; treewidth: number; ordering: string; slices: number } {
   if (!Number.isInteger(opts.count) || opts.count < 1) throw new ModelError(`count ${opts.count} is not a positive integer`);
-  const { plan, name } = decodePlan(model, opts);
-  const out = runBucketElimination(engine, model, plan, { mode: 'sample', count: opts.count, seed: opts.seed ?? 1 });
+  const sp = decodePlan(model, opts);
+  const out = decodeAlong(engine, model, sp, 'sample', opts.count, opts.seed ?? 1);
   if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is nothing to sample');
-  const cfg = out.configurations!;
-  const samples = Array.from({ length: opts.count }, (_, c) => cfg.slice(c * model.n, (c + 1) * model.n));
-  return { samples, logZ: out.logZ, treewidth: plan.treewidth, ordering: name };
+  return { samples: out.configurations, logZ: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.choice.name, slices: sp.sliced.slices };
 }
 
 /**
  * A MAP configuration by max-product bucket elimination with the same orders: the upward pass with
- * max in place of sum, then the maximising state of each variable backward along the order.
- * logPotential = log of its unnormalised probability (including model.logConst).
+ * max in place of sum, then the maximising state of each variable backward along the order (a
+ * sliced plan: the best of the slices' maxima). logPotential = log of its unnormalised probability
+ * (including model.logConst).
  */
-export function exactMAP(engine: Engine, model: Model, opts: ExactOptions = {}): { configuration: Int32Array; logPotential: number; treewidth: number; ordering: string } {
-  const { plan, name } = decodePlan(model, opts);
-  const out = runBucketElimination(engine, model, plan, { mode: 'max', count: 1, seed: 1 });
+export function exactMAP(engine: Engine, model: Model, opts: ExactOptions = {}): { configuration: Int32Array; logPotential: number; treewidth: number; ordering: string; slices: number } {
+  const sp = decodePlan(model, opts);
+  const out = decodeAlong(engine, model, sp, 'max', 1, 1);
   if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is no MAP configuration');
-  return { configuration: out.configurations!, logPotential: out.logZ, treewidth: plan.treewidth, ordering: name };
+  return { configuration: out.configurations[0], logPotential: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.choice.name, slices: sp.sliced.slices };
 }

@@ -6,6 +6,7 @@
 // not depend on how they were distributed.
 
 import type { Engine } from '../core/engine.ts';
+import { mulberry32, seedWords } from '../core/seed.ts';
 import type { Model } from '../core/model.ts';
 import { bucketPlan, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
 import type { ExactOutcome } from './outcome.ts';
@@ -136,6 +137,54 @@ export function runSlices(engine: Engine, model: Model, sp: SliceSpec, slices: I
     out.push(r.logZ > -Infinity ? { slice: s, logZ: r.logZ, marginals: r.marginals } : { slice: s, logZ: r.logZ, marginals: null, zeroReason: r.zeroReason });
   }
   return out;
+}
+
+/**
+ * Exact samples or a MAP configuration from a sliced plan (exactSample, exactMAP). MAP: each slice's
+ * max-product pass and its maximising configuration; the largest wins (the first on ties). Samples:
+ * each slice's upward pass gives Z_s (and its first sample); each of the `count` configurations
+ * draws its slice from Z_s / Z (mulberry32 on the seed; the first slice whose cumulated weight
+ * passes the draw, so never one of Z_s = 0) and takes that slice's next sample; a slice drawn more
+ * than once is decoded again for all it needs (its own stream: chain s of the seed). Independent
+ * slices and independent draws: i.i.d. samples of the model. logZ: the largest log-potential (max), or log Σ Z_s in slice order (sample).
+ */
+export function decodeSlices(engine: Engine, model: Model, sp: SlicedPlan, mode: 'sample' | 'max', count: number, seed: number): { logZ: number; configurations: Int32Array[] } {
+  const planOf = (s: number): BucketPlan => bucketPlan(model, sp.order, sliceFixed(sp, model.card, s), sp.impossible);
+  const logZs = new Float64Array(sp.slices), first: (Int32Array | null)[] = new Array(sp.slices).fill(null);
+  let top = -Infinity, best = -1;
+  for (let s = 0; s < sp.slices; s++) {
+    const r = runBucketElimination(engine, model, planOf(s), { mode, count: 1, seed, chain: s });
+    logZs[s] = r.logZ;
+    if (r.logZ > -Infinity) first[s] = r.configurations!;
+    if (r.logZ > top) (top = r.logZ), (best = s);
+  }
+  if (top === -Infinity) return { logZ: -Infinity, configurations: [] };
+  if (mode === 'max') return { logZ: top, configurations: [first[best]!] };
+  // The slices' weights, cumulated in slice order.
+  let sum = 0;
+  const cum = new Float64Array(sp.slices);
+  for (let s = 0; s < sp.slices; s++) cum[s] = sum += logZs[s] > -Infinity ? Math.exp(logZs[s] - top) : 0;
+  const [lo, hi] = seedWords(seed);
+  const rand = mulberry32((lo ^ Math.imul(hi, 0x9e3779b1) ^ 0x51ce5eed) >>> 0);
+  const drawn = new Int32Array(count), need = new Int32Array(sp.slices);
+  for (let c = 0; c < count; c++) {
+    const u = rand() * sum;
+    let a = 0, b = sp.slices - 1;
+    while (a < b) {
+      const mid = (a + b) >> 1;
+      if (cum[mid] > u) b = mid;
+      else a = mid + 1;
+    }
+    need[(drawn[c] = a)]++;
+  }
+  const pools: Int32Array[][] = new Array(sp.slices);
+  for (let s = 0; s < sp.slices; s++) {
+    if (need[s] === 0) continue;
+    const cfg = need[s] === 1 ? first[s]! : runBucketElimination(engine, model, planOf(s), { mode, count: need[s], seed, chain: s }).configurations!;
+    pools[s] = Array.from({ length: need[s] }, (_, c) => cfg.slice(c * model.n, (c + 1) * model.n));
+  }
+  const next = new Int32Array(sp.slices);
+  return { logZ: top + Math.log(sum), configurations: Array.from(drawn, (s) => pools[s][next[s]++]) };
 }
 
 /**
