@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
-import { exactMAP, exactSample } from '../bindings/exact/exact.ts';
+import { exactMAP, exactSample, type ExactOptions } from '../bindings/exact/exact.ts';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,69 +35,34 @@ function chi2Critical(df: number): number {
   return df * (1 - 2 / (9 * df) + z * Math.sqrt(2 / (9 * df))) ** 3;
 }
 
-test('MAP by max-product elimination = the enumerated maximum (arities 1–4, zeros, evidence, ±2000 nats)', () => {
-  const rand = mulberry32(1102);
-  let checked = 0;
-  for (let t = 0; t < 60; t++) {
+/** MAP against the enumerated maximum on `count` random factor graphs (arities 1–4, zeros, evidence, ±2000 nats); how many were checked and how many plans sliced. */
+function checkMAP(seed: number, count: number, opts: ExactOptions): { checked: number; sliced: number } {
+  const rand = mulberry32(seed);
+  let checked = 0, sliced = 0;
+  for (let t = 0; t < count; t++) {
     let m = randomFactorGraph(rand, 3 + (t % 5), { cards: [[2], [2, 3], [1, 4], [3, 5]][t % 4], maxArity: 4, factors: 3 + (t % 5), zeros: t % 2 ? 0.25 : 0, scale: t % 6 === 0 ? 2000 : 2 });
     if (t % 3 === 1) m = applyEvidence(m, new Map([[0, 0]])).model;
     const all = enumerate(m);
     const best = Math.max(...all.map((c) => c.lp));
     if (best === -Infinity) continue;
-    const r = exactMAP(engine, m);
-    assert.ok(Math.abs(r.logPotential - best) <= 1e-9 * Math.max(1, Math.abs(best)), `model ${t}: ${r.logPotential} vs ${best}`);
-    assert.ok(Math.abs(m.logPotential(r.configuration) - best) <= 1e-9 * Math.max(1, Math.abs(best)), `model ${t}: the configuration's own log-potential`);
-    checked++;
-  }
-  assert.ok(checked >= 50, `${checked} models checked`);
-});
-
-test('exact samples follow the enumerated distribution (χ² at p = 1e-4, fixed seeds), never a zero-probability configuration', () => {
-  const rand = mulberry32(1103);
-  const N = 20000;
-  for (let t = 0; t < 8; t++) {
-    let m = randomFactorGraph(rand, 4, { cards: [2, 3], maxArity: 3, factors: 4, zeros: t % 2 ? 0.2 : 0, scale: 1.2 });
-    const observed = t % 4 === 3 ? new Map([[1, 0]]) : null;
-    if (observed) m = applyEvidence(m, observed).model;
-    const all = enumerate(m);
-    const top = Math.max(...all.map((c) => c.lp));
-    if (top === -Infinity) continue;
-    const w = all.map((c) => Math.exp(c.lp - top));
-    const W = w.reduce((a, b) => a + b, 0);
-    const index = new Map(all.map((c, i) => [c.x.join(','), i]));
-    const counts = new Float64Array(all.length);
-    const { samples } = exactSample(engine, m, { count: N, seed: 40 + t });
-    assert.equal(samples.length, N);
-    for (const s of samples) counts[index.get(Array.from(s).join(','))!]++;
-    let chi2 = 0, df = -1;
-    all.forEach((_, i) => {
-      const e = (N * w[i]) / W;
-      if (e === 0) return assert.equal(counts[i], 0, `model ${t}: a zero-probability configuration was drawn`);
-      chi2 += (counts[i] - e) ** 2 / e;
-      df++;
-    });
-    if (observed) for (const s of samples) assert.equal(s[1], 0);
-    if (df > 0) assert.ok(chi2 < chi2Critical(df), `model ${t}: χ² ${chi2.toFixed(1)} with ${df} degrees of freedom`);
-  }
-});
-
-test('sliced plans (messages held to one entry): MAP = the enumerated maximum, samples by χ² (p = 1e-4, fixed seeds), the same seed the same samples', () => {
-  const rand = mulberry32(1105);
-  let mapSliced = 0;
-  for (let t = 0; t < 40; t++) {
-    let m = randomFactorGraph(rand, 3 + (t % 5), { cards: [[2], [2, 3], [1, 4], [3, 5]][t % 4], maxArity: 4, factors: 3 + (t % 5), zeros: t % 2 ? 0.25 : 0, scale: t % 6 === 0 ? 2000 : 2 });
-    if (t % 3 === 1) m = applyEvidence(m, new Map([[0, 0]])).model;
-    const all = enumerate(m);
-    const best = Math.max(...all.map((c) => c.lp));
-    if (best === -Infinity) continue;
-    const r = exactMAP(engine, m, { maxMessageEntries: 1 });
-    if (r.slices > 1) mapSliced++;
+    const r = exactMAP(engine, m, opts);
     assert.ok(Math.abs(r.logPotential - best) <= 1e-9 * Math.max(1, Math.abs(best)), `model ${t}: ${r.logPotential} vs ${best} (${r.slices} slices)`);
     assert.ok(Math.abs(m.logPotential(r.configuration) - best) <= 1e-9 * Math.max(1, Math.abs(best)), `model ${t}: the configuration's own log-potential`);
+    checked++;
+    if (r.slices > 1) sliced++;
   }
-  assert.ok(mapSliced >= 20, `${mapSliced} MAP plans sliced`);
+  return { checked, sliced };
+}
+
+/**
+ * 20000 samples of each of 8 random factor graphs (4 variables, zeros, evidence) against the
+ * enumerated distribution by χ² at p = 1e-4 (seeds seedBase + t), never a zero-probability
+ * configuration, log Z exact; how many plans sliced.
+ */
+function checkSamples(seed: number, seedBase: number, opts: ExactOptions): number {
+  const rand = mulberry32(seed);
   const N = 20000;
-  let sampledSliced = 0;
+  let sliced = 0;
   for (let t = 0; t < 8; t++) {
     let m = randomFactorGraph(rand, 4, { cards: [2, 3], maxArity: 3, factors: 4, zeros: t % 2 ? 0.2 : 0, scale: 1.2 });
     const observed = t % 4 === 3 ? new Map([[1, 0]]) : null;
@@ -109,8 +74,9 @@ test('sliced plans (messages held to one entry): MAP = the enumerated maximum, s
     const W = w.reduce((a, b) => a + b, 0);
     const index = new Map(all.map((c, i) => [c.x.join(','), i]));
     const counts = new Float64Array(all.length);
-    const r = exactSample(engine, m, { count: N, seed: 60 + t, maxMessageEntries: 1 });
-    if (r.slices > 1) sampledSliced++;
+    const r = exactSample(engine, m, { count: N, seed: seedBase + t, ...opts });
+    assert.equal(r.samples.length, N);
+    if (r.slices > 1) sliced++;
     assert.ok(Math.abs(r.logZ - (top + Math.log(W))) <= 1e-9 * Math.max(1, Math.abs(r.logZ)), `model ${t}: log Z ${r.logZ}`);
     for (const x of r.samples) counts[index.get(Array.from(x).join(','))!]++;
     let chi2 = 0, df = -1;
@@ -123,7 +89,23 @@ test('sliced plans (messages held to one entry): MAP = the enumerated maximum, s
     if (observed) for (const x of r.samples) assert.equal(x[1], 0);
     if (df > 0) assert.ok(chi2 < chi2Critical(df), `model ${t}: χ² ${chi2.toFixed(1)} with ${df} degrees of freedom (${r.slices} slices)`);
   }
-  assert.ok(sampledSliced >= 6, `${sampledSliced} sampling plans sliced`);
+  return sliced;
+}
+
+test('MAP by max-product elimination = the enumerated maximum (arities 1–4, zeros, evidence, ±2000 nats)', () => {
+  const { checked } = checkMAP(1102, 60, {});
+  assert.ok(checked >= 50, `${checked} models checked`);
+});
+
+test('exact samples follow the enumerated distribution (χ² at p = 1e-4, fixed seeds), never a zero-probability configuration', () => {
+  checkSamples(1103, 40, {});
+});
+
+test('sliced plans (messages held to one entry): MAP = the enumerated maximum, samples by χ² (p = 1e-4, fixed seeds), the same seed the same samples', () => {
+  const map = checkMAP(1105, 40, { maxMessageEntries: 1 });
+  assert.ok(map.sliced >= 20, `${map.sliced} of ${map.checked} MAP plans sliced`);
+  const sliced = checkSamples(1107, 60, { maxMessageEntries: 1 });
+  assert.ok(sliced >= 6, `${sliced} sampling plans sliced`);
   const m = randomFactorGraph(mulberry32(1106), 6, { cards: [2, 3], maxArity: 4, factors: 5, scale: 1 });
   const a = exactSample(engine, m, { count: 50, seed: 7, maxMessageEntries: 1 });
   assert.ok(a.slices > 1);
