@@ -122,7 +122,7 @@ test('exact samples: the same seed gives the same samples, another seed others',
   assert.notDeepEqual(a, c);
 });
 
-test('CLI: --method exact --map writes the UAI MAP format; --samples N one configuration per line', () => {
+test('CLI: --method exact --map writes the UAI MAP format; --samples N one configuration per line; both sliced under --max-memory', () => {
   const bin = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
   const file = join(dataDir(), 'uai2014-more', 'CSP_12.uai');
   const map = spawnSync(process.execPath, [bin, 'infer', file, '--map', '--out-format', 'uai'], { encoding: 'utf8' });
@@ -143,4 +143,19 @@ test('CLI: --method exact --map writes the UAI MAP format; --samples N one confi
   assert.deepEqual(rows, exactSample(engine, model, { count: 5, seed: 3 }).samples.map((s) => Array.from(s)));
   const bad = spawnSync(process.execPath, [bin, 'infer', file, '--map', '--method', 'gibbs'], { encoding: 'utf8' });
   assert.equal(bad.status, 2);
+  // --max-memory slices the plan --map and --samples decode along: the JSON names the slices, the
+  // maximum is the unsliced one's, the samples the API's with the same budget.
+  const sliced = spawnSync(process.execPath, [bin, 'infer', file, '--map', '--max-memory', '300K', '--json'], { encoding: 'utf8' });
+  assert.equal(sliced.status, 0, sliced.stderr);
+  const j = JSON.parse(sliced.stdout) as { map: number[]; logPotential: number; slices: number };
+  assert.ok(j.slices > 1, `${j.slices} slices`);
+  assert.ok(Math.abs(j.logPotential - r.logPotential) <= 1e-12 * Math.abs(r.logPotential), `${j.logPotential} vs ${r.logPotential}`);
+  assert.ok(Math.abs(model.logPotential(j.map) - r.logPotential) <= 1e-12 * Math.abs(r.logPotential));
+  const ss = spawnSync(process.execPath, [bin, 'infer', file, '--samples', '4', '--seed', '3', '--max-memory', '300K', '--json'], { encoding: 'utf8' });
+  assert.equal(ss.status, 0, ss.stderr);
+  const js = JSON.parse(ss.stdout) as { samples: number[][]; slices: number };
+  const api = exactSample(engine, model, { count: 4, seed: 3, maxMemory: 300 * 1024 });
+  assert.equal(js.slices, api.slices);
+  assert.ok(api.slices > 1);
+  assert.deepEqual(js.samples, api.samples.map((x) => Array.from(x)));
 });
