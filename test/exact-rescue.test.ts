@@ -94,6 +94,19 @@ test('under a lower maxFlops the rescue runs fewer stages: Pedigree_12 refused a
   assert.equal(bucketEliminationPlan(model, { maxFlops: 1e7 }).search!.treeStages, 3);
 });
 
+test('the order annealing alone (treeSearch: false) in the rescue range runs in the same stages: linkage_11 refused after 1/16 of the budget', async () => {
+  const { model } = await loadModelFile(join(dataDir(), 'uai2014-more', 'linkage_11.uai'));
+  const plan = bucketEliminationPlan(model, { treeSearch: false });
+  const s = plan.search!;
+  assert.ok(s.greedyFlops > 2 ** 34 && s.greedyFlops <= 2 ** 44, `greedy plan 2^${Math.log2(s.greedyFlops)}: in the rescue range`);
+  assert.equal(plan.feasible, false);
+  assert.equal(s.treeStages, 0, 'no tree search');
+  // All of the budget was 10⁹ words of annealing (0.4–0.5 s); three stages that gain nothing take 1/16.
+  // (each stage may pass its share by the last order it evaluates: a few 10⁵ words here)
+  assert.ok(s.work > 0 && s.work <= RESCUE_WORK / 16 + 4e6, `${s.work} words of annealing`);
+  assert.throws(() => exactInference(engine, model, { treeSearch: false }), (e: unknown) => e instanceof EngineError && /rcm \+ annealing|configurations streamed/.test(e.message));
+});
+
 test('a 40×40 Ising grid (greedy plan past the rescue range) is refused by auto within 0.1 s of CPU time, the orders computed once for the junction tree and bucket elimination', () => {
   const model = isingLattice({ shape: [40, 40], J: (i, j) => Math.cos(i + 3 * j) / 2, h: 0.1 });
   const greedy = bucketEliminationPlan(model, { orderSearchWork: 0 });

@@ -19,7 +19,7 @@ import { bucketPlan, bucketRefusal, interactionGraph, runBucketElimination, type
 import { combineSlices, decodeSlices, runSlices, slicedWork, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
-import { annealOrder, type OrderCost } from './order-search.ts';
+import { annealOrder, orderCost, type AnnealOptions, type AnnealResult, type OrderCost } from './order-search.ts';
 import { searchContractionTree, type ContractionGraph, type TreeSearchOptions, type TreeSearchResult } from './tree-search.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
@@ -164,31 +164,26 @@ const RESCUE_STALL_STAGES = 3;
 const RESCUE_SEED = 0x7e5a;
 
 /**
- * The tree search for a plan past maxFlops (the rescue budget), in stages of doubling work from
- * 1/64 of it (RESCUE_STAGES; under a limit below the default, only the first rescueStages of them),
- * each from the best order so far. It stops early when the plan is
- * still past maxFlops, the last RESCUE_STALL_STAGES stages gained less than RESCUE_MIN_GAIN together
- * and all stages so far less than the bits still missing: a search that stands still on a plan that
- * far off (grids, dense graphs of treewidth ≳ 30: the full budget gains nothing there either) is not
- * going to reach the limit, and its refusal comes after 1/16 of the budget. Stages are judged on
- * orderCost (one upward pass: the plan's flops ≈ twice that), in work units, so the plan is the same
- * on every machine.
+ * The rescue's stages: `search(from, work, seed, known)` runs stage k from the best order so far
+ * (`known`: its cost, from the second stage on) with RESCUE_STAGES[k] / 64 of the budget and seed
+ * RESCUE_SEED + 17k, returning an order never worse than `from`. Under a limit below the default,
+ * only the first rescueStages run. It stops early when the plan is still past maxFlops, the last
+ * RESCUE_STALL_STAGES stages gained less than RESCUE_MIN_GAIN together and all stages so far less
+ * than the bits still missing: a search that stands still on a plan that far off (grids, dense
+ * graphs of treewidth ≳ 30: the full budget gains nothing there either) is not going to reach the
+ * limit, and its refusal comes after 1/16 of the budget. Stages are judged on orderCost (one upward
+ * pass: the plan's flops ≈ twice that), in work units, so the plan is the same on every machine.
  */
-function rescueTreeSearch(g: ContractionGraph, start: Int32Array, opts: TreeSearchOptions, maxFlops: number): TreeSearchResult {
-  const parts = RESCUE_STAGES.reduce((a, b) => a + b, 0), bound = opts.maxLog2Message;
+function stagedRescue<R extends OrderCost & { order: Int32Array; improved: boolean; start: OrderCost }>(start: Int32Array, work: number, bound: number, maxFlops: number, search: (from: Int32Array, work: number, seed: number, known: OrderCost | undefined) => R): { best: R; start: OrderCost; stages: number; improved: boolean } {
+  const parts = RESCUE_STAGES.reduce((a, b) => a + b, 0);
   const objective = (c: OrderCost): number => c.log2Flops + Math.max(0, c.log2Message - bound);
-  let best: TreeSearchResult | null = null, startCost: OrderCost | null = null;
-  let proposals = 0, accepted = 0, work = 0;
+  let best: R | null = null, startCost: OrderCost | null = null;
   const gains: number[] = [];
   const stages = rescueStages(maxFlops);
   for (let k = 0; k < stages; k++) {
-    // Each search returns its start order when it finds nothing better: never worse than `best`.
     // From the second stage on, the start is the best order so far: its cost is known.
     const known = best ? { log2Flops: best.log2Flops, log2Message: best.log2Message, treewidth: best.treewidth } : undefined;
-    const t = searchContractionTree(g, best?.order ?? start, { ...opts, work: (opts.work * RESCUE_STAGES[k]) / parts, seed: RESCUE_SEED + 17 * k, startCost: known });
-    proposals += t.proposals;
-    accepted += t.accepted;
-    work += t.work;
+    const t = search(best?.order ?? start, (work * RESCUE_STAGES[k]) / parts, RESCUE_SEED + 17 * k, known);
     startCost ??= t.start;
     gains.push(objective(best ?? t.start) - objective(t));
     best = t.improved ? t : (best ?? t);
@@ -197,7 +192,39 @@ function rescueTreeSearch(g: ContractionGraph, start: Int32Array, opts: TreeSear
     const recent = gains.slice(-RESCUE_STALL_STAGES).reduce((a, b) => a + b, 0);
     if (k + 1 >= RESCUE_STALL_STAGES && missing > 0 && recent < RESCUE_MIN_GAIN && total < missing) break;
   }
-  return { ...best!, start: startCost!, improved: objective(best!) < objective(startCost!), proposals, accepted, work, stages: gains.length };
+  return { best: best!, start: startCost!, stages: gains.length, improved: objective(best!) < objective(startCost!) };
+}
+
+/** The tree search for a plan past maxFlops (the rescue budget), in stages (stagedRescue). */
+function rescueTreeSearch(g: ContractionGraph, start: Int32Array, opts: TreeSearchOptions, maxFlops: number): TreeSearchResult {
+  let proposals = 0, accepted = 0, work = 0;
+  const staged = stagedRescue(start, opts.work, opts.maxLog2Message, maxFlops, (from, w, seed, known) => {
+    // Each search returns its start order when it finds nothing better: never worse than `from`.
+    const t = searchContractionTree(g, from, { ...opts, work: w, seed, startCost: known });
+    proposals += t.proposals;
+    accepted += t.accepted;
+    work += t.work;
+    return t;
+  });
+  return { ...staged.best, start: staged.start, improved: staged.improved, proposals, accepted, work, stages: staged.stages };
+}
+
+/**
+ * The order annealing alone (treeSearch: false) for a plan past maxFlops, in the same stages
+ * (stagedRescue), so that a search standing still is refused after 1/16 of the budget here too.
+ */
+function rescueAnnealing(g: OrderingGraph, start: Int32Array, opts: AnnealOptions, maxFlops: number): AnnealResult & { stages: number } {
+  const first = orderCost(g, start);
+  const objective = (c: OrderCost): number => c.log2Flops + (opts.penalty ?? 4) * Math.max(0, c.log2Message - opts.maxLog2Message);
+  let evaluations = 0, work = 0;
+  const staged = stagedRescue(start, opts.work, opts.maxLog2Message, maxFlops, (from, w, seed, known) => {
+    const a = annealOrder(g, from, { ...opts, work: w, seed });
+    evaluations += a.evaluations;
+    work += a.work;
+    const before = known ?? first;
+    return { ...a, start: first, improved: objective(a) < objective(before) };
+  });
+  return { ...staged.best, evaluations, work, stages: staged.stages };
 }
 
 /** A bucket plan's order of preference: within the message limit first, then log2 flops plus each bit of message past the limit (what slicing would roughly cost). */
@@ -321,7 +348,9 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}, gre
     const setup = searchSetup(model.n, model.nFactors), skipped: ('annealing' | 'tree')[] = [];
     const annealing = setup.annealWords <= orderWork && setup.annealBytes <= SEARCH_MAX_BYTES;
     if (!annealing) skipped.push('annealing');
-    const a = annealing ? annealOrder(graph, best.plan.order, { maxLog2Message: Math.log2(maxMessage), work: orderWork, penalty: 1 }) : null;
+    const annealOpts = { maxLog2Message: Math.log2(maxMessage), work: orderWork, penalty: 1 };
+    // The annealing alone in the rescue range: staged, as the tree search would be.
+    const a = !annealing ? null : !tree && greedyFlops > maxFlops ? rescueAnnealing(graph, best.plan.order, annealOpts, maxFlops) : annealOrder(graph, best.plan.order, annealOpts);
     const annealed = !!a && keep(bucketPlan(model, a.order, fixed, impossible), `${best.name} + annealing`);
     const treeWork = work - orderWork;
     const treeRuns = tree && setup.treeWords <= treeWork && setup.treeBytes <= SEARCH_MAX_BYTES;
