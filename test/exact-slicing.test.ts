@@ -1,7 +1,7 @@
 // Slicing, workers and the order search of bucket elimination (bindings/exact/slicing.ts,
 // exact-parallel.ts, order-search.ts): sliced plans against unsliced ones and brute force on random
-// factor graphs with hard zeros (slices of Z = 0 included); workers 1 and 2 bit for bit; a UAI file
-// sliced to its published digits; a memory budget too small even for the sliced plan refused with the
+// factor graphs with hard zeros (slices of Z = 0 included), slices summed as they arrive in any
+// order; workers 1 and 2 bit for bit; a UAI file sliced to its published digits; a memory budget too small even for the sliced plan refused with the
 // smallest budget that would do, which then runs; each slice's set-up counted in the work limit, so a
 // small message limit is refused at once instead of cut into 2^17 slices; annealing never worse than
 // the greedy order.
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { exactInference, bucketEliminationPlan, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { exactInferenceParallel } from '../bindings/exact/exact-parallel.ts';
-import { runSlices, slicedWork, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
+import { runSlices, SliceSum, slicedWork, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
 import { annealOrder, orderCost } from '../bindings/exact/order-search.ts';
 import { interactionGraph } from '../bindings/exact/bucket-elimination.ts';
 import { fixedStates } from '../bindings/exact/enumeration.ts';
@@ -67,6 +67,19 @@ test('sliced = unsliced = brute force on random factor graphs with hard zeros (s
     assert.ok(maxDiff(r, want) < 1e-9, `sliced vs brute force, model ${t}: ${maxDiff(r, want)}`);
     const outcomes = runSlices(engine, m, sp.sliced, Array.from({ length: sp.sliced.slices }, (_, s) => s));
     zeroSlices += outcomes.filter((o) => o.logZ === -Infinity).length;
+    // Summed as they arrive, in any order, the same bits as exactInference (in slice order); every
+    // slice needed; and the two-pass sum (shift by the largest Z_s, then weight) to 1e-14.
+    const inOrder = r as { logZ: number; marginals: Float64Array[] };
+    const shuffled = new SliceSum(m, outcomes.length);
+    for (const o of [...outcomes].reverse()) shuffled.add(o);
+    sameBits(shuffled.result() as typeof inOrder, inOrder, `model ${t}, slices summed in reverse arrival`);
+    const partial = new SliceSum(m, outcomes.length);
+    outcomes.slice(1).forEach((o) => partial.add(o));
+    assert.throws(() => partial.result(), /not summed/);
+    const live = outcomes.filter((o) => o.logZ > -Infinity), top = Math.max(...live.map((o) => o.logZ));
+    const logZ = top + Math.log(live.reduce((a, o) => a + Math.exp(o.logZ - top), 0));
+    assert.ok(Math.abs(r.logZ - logZ) <= 1e-14 * Math.max(1, Math.abs(logZ)));
+    r.marginals.forEach((p, v) => p.forEach((x, k) => assert.ok(Math.abs(x - live.reduce((a, o) => a + Math.exp(o.logZ - logZ) * o.marginals![v][k], 0)) < 1e-14)));
   }
   assert.ok(sliced >= 20, `${sliced} of 30 models sliced`);
   assert.ok(zeroSlices > 0, 'some slice has Z = 0');

@@ -1,12 +1,13 @@
 // Exact inference with the slices of a sliced bucket-elimination plan on Node worker threads.
 // Each worker owns an engine and runs slices s ≡ w (mod workers); the parent sums them in slice order
-// (slicing.ts combineSlices), so the result is exactInference's bit for bit, for any number of workers.
+// as they arrive (slicing.ts SliceSum), so the result is exactInference's bit for bit, for any number
+// of workers.
 import { availableParallelism } from 'node:os';
 import type { Engine } from '../core/engine.ts';
 import type { Model, ModelData } from '../core/model.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { exactInference, slicedBucketPlan, slicedResult, takesBucketPath, type ExactOptions, type ExactResult } from './exact.ts';
-import { runSlices, type SliceOutcome, type SliceSpec } from './slicing.ts';
+import { runAndSumSlices, SliceSum, type SliceOutcome, type SliceSpec } from './slicing.ts';
 import { startWorkerModule } from '../parallel/start-worker.ts';
 
 /** What one slice worker is given. */
@@ -33,13 +34,11 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
   const n = sp.sliced.slices;
   const workers = Math.max(1, Math.min(n, given ?? availableParallelism()));
   const seconds = (): number => (performance.now() - t0) / 1000;
-  if (workers === 1) {
-    const all = Array.from({ length: n }, (_, s) => s);
-    return withWorkers(slicedResult(model, sp, runSlices(engine, model, sp.sliced, all), seconds()), workers);
-  }
+  if (workers === 1) return withWorkers(slicedResult(model, sp, runAndSumSlices(engine, model, sp.sliced), seconds()), workers);
   const spec: SliceSpec = { order: sp.sliced.order, fixed: sp.sliced.fixed, impossible: sp.sliced.impossible, sliceVars: sp.sliced.sliceVars };
   const data = model.toData();
-  const outcomes: SliceOutcome[] = [];
+  // Each slice summed as it arrives (in slice order: early ones wait), not every slice's marginals held.
+  const sum = new SliceSum(model, n);
   const threads: { terminate(): unknown }[] = [];
   const all = Promise.all(
     Array.from({ length: workers }, (_, w) => {
@@ -49,7 +48,7 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
         threads.push(t);
         let ended = false;
         t.on('message', (m: SliceMessage) => {
-          if (m.type === 'slice') outcomes.push(m.outcome);
+          if (m.type === 'slice') sum.add(m.outcome);
           else {
             ended = true;
             void t.terminate();
@@ -70,7 +69,7 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
     for (const t of threads) void t.terminate();
     throw e;
   }
-  return withWorkers(slicedResult(model, sp, outcomes, seconds()), workers);
+  return withWorkers(slicedResult(model, sp, sum.result(), seconds()), workers);
 }
 
 /** Adds `workers` without reading `marginals` (a getter that throws when Z = 0). */

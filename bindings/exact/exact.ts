@@ -16,7 +16,7 @@ import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, fixedStates, noneFixed, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome } from './outcome.ts';
 import { bucketPlan, bucketRefusal, interactionGraph, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
-import { combineSlices, decodeSlices, runSlices, slicedWork, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
+import { combineSlices, decodeSlices, runAndSumSlices, slicedWork, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
 import { annealOrder, orderCost, type AnnealOptions, type AnnealResult, type OrderCost } from './order-search.ts';
@@ -534,8 +534,7 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
       const lead = before ? `${before.message}; ` : '';
       throw new EngineError(`${lead}${sp.refusal}${method === 'auto' ? `; ${enumerationRefusal(plan_())}` : ''}`);
     }
-    const all = Array.from({ length: sp.sliced.slices }, (_, s) => s);
-    return slicedResult(model, sp, runSlices(engine, model, sp.sliced, all), seconds());
+    return slicedResult(model, sp, runAndSumSlices(engine, model, sp.sliced), seconds());
   };
   const plan_ = (): EnumerationPlan => (plan ??= enumerationPlan(model));
   if (method === 'bucket' || !model.isPairwise) return bucket();
@@ -614,9 +613,9 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
   return { choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };
 }
 
-/** The exact result of a sliced plan from its slices' outcomes (any order: they are summed in slice order). */
-export function slicedResult(model: Model, sp: SlicedBucketPlan, outcomes: SliceOutcome[], seconds: number): ExactResult {
-  return result(combineSlices(model, outcomes), { ...slicedFacts(sp), seconds });
+/** The exact result of a sliced plan from its slices' outcomes (any order: they are summed in slice order), or from their sum (SliceSum, runAndSumSlices). */
+export function slicedResult(model: Model, sp: SlicedBucketPlan, outcomes: SliceOutcome[] | ExactOutcome, seconds: number): ExactResult {
+  return result(Array.isArray(outcomes) ? combineSlices(model, outcomes) : outcomes, { ...slicedFacts(sp), seconds });
 }
 
 /**

@@ -188,29 +188,76 @@ export function decodeSlices(engine: Engine, model: Model, sp: SlicedPlan, mode:
 }
 
 /**
- * The slices' sum, in slice order: log Z = log Σ_s Z_s (shifted by the largest), marginals
- * Σ_s (Z_s / Z) p_s (slices with Z_s = 0 contribute nothing).
+ * The slices' sum, in slice order, folded in as outcomes arrive (in any order: early ones wait for
+ * their turn), so only the running sums and the out-of-turn outcomes are held, not every slice's
+ * marginals: log Z = log Σ_s Z_s and marginals Σ_s (Z_s / Z) p_s, the weights taken relative to the
+ * largest Z_s so far (the sums rescaled when it grows); slices with Z_s = 0 contribute nothing. One
+ * slice gives its own log Z and marginals exactly.
  */
-export function combineSlices(model: Model, outcomes: SliceOutcome[]): ExactOutcome {
-  const sorted = [...outcomes].sort((a, b) => a.slice - b.slice);
-  if (sorted.length === 1) {
-    const o = sorted[0];
-    return o.logZ > -Infinity ? { logZ: o.logZ, marginals: o.marginals } : { logZ: -Infinity, marginals: null, zeroReason: o.zeroReason };
+export class SliceSum {
+  private next = 0;
+  private readonly waiting = new Map<number, SliceOutcome>();
+  private top = -Infinity;
+  private sum = 0;
+  private readonly acc: Float64Array[];
+  private zeroReason: string | undefined;
+
+  constructor(
+    private readonly model: Model,
+    readonly slices: number,
+  ) {
+    this.acc = Array.from(model.card, (K) => new Float64Array(K));
   }
-  let top = -Infinity;
-  for (const o of sorted) top = Math.max(top, o.logZ);
-  if (top === -Infinity) return { logZ: -Infinity, marginals: null, zeroReason: 'every slice has zero potential' };
-  let sum = 0;
-  for (const o of sorted) if (o.logZ > -Infinity) sum += Math.exp(o.logZ - top);
-  const logZ = top + Math.log(sum);
-  const marginals = Array.from(model.card, (K) => new Float64Array(K));
-  for (const o of sorted) {
-    if (!(o.logZ > -Infinity)) continue;
-    const w = Math.exp(o.logZ - logZ);
+
+  add(o: SliceOutcome): void {
+    this.waiting.set(o.slice, o);
+    for (let w = this.waiting.get(this.next); w !== undefined; w = this.waiting.get(this.next)) {
+      this.waiting.delete(this.next++);
+      this.fold(w);
+    }
+  }
+
+  private fold(o: SliceOutcome): void {
+    if (!(o.logZ > -Infinity)) {
+      this.zeroReason ??= o.zeroReason;
+      return;
+    }
+    const { acc, model } = this;
+    if (o.logZ > this.top) {
+      if (this.top > -Infinity) {
+        const r = Math.exp(this.top - o.logZ);
+        this.sum *= r;
+        for (const m of acc) for (let k = 0; k < m.length; k++) m[k] *= r;
+      }
+      this.top = o.logZ;
+    }
+    const w = Math.exp(o.logZ - this.top);
+    this.sum += w;
     for (let v = 0; v < model.n; v++) {
-      const m = marginals[v], p = o.marginals![v];
+      const m = acc[v], p = o.marginals![v];
       for (let k = 0; k < m.length; k++) m[k] += w * p[k];
     }
   }
-  return { logZ, marginals };
+
+  /** The sum of every slice (an Error when some slice has not been added). */
+  result(): ExactOutcome {
+    if (this.next < this.slices) throw new Error(`slices: ${this.slices - this.next} of ${this.slices} not summed`);
+    if (this.top === -Infinity) return { logZ: -Infinity, marginals: null, zeroReason: this.slices === 1 ? this.zeroReason : 'every slice has zero potential' };
+    const marginals = this.acc.map((m) => m.map((x) => x / this.sum));
+    return { logZ: this.top + Math.log(this.sum), marginals };
+  }
+}
+
+/** The sum of every slice's outcome (SliceSum), given all at once in any order. */
+export function combineSlices(model: Model, outcomes: SliceOutcome[]): ExactOutcome {
+  const sum = new SliceSum(model, outcomes.length);
+  for (const o of outcomes) sum.add(o);
+  return sum.result();
+}
+
+/** Runs slices 0 … slices − 1 one after another on this engine, each summed as it ends (SliceSum): the slices' marginals are never all held. */
+export function runAndSumSlices(engine: Engine, model: Model, sp: SliceSpec & { slices: number }): ExactOutcome {
+  const sum = new SliceSum(model, sp.slices);
+  for (let s = 0; s < sp.slices; s++) sum.add(runSlices(engine, model, sp, [s])[0]);
+  return sum.result();
 }
