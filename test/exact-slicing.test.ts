@@ -1,10 +1,10 @@
 // Slicing, workers and the order search of bucket elimination (bindings/exact/slicing.ts,
 // exact-parallel.ts, order-search.ts): sliced plans against unsliced ones and brute force on random
 // factor graphs with hard zeros (slices of Z = 0 included), slices summed as they arrive in any
-// order; workers 1 and 2 bit for bit; a UAI file sliced to its published digits; a memory budget too small even for the sliced plan refused with the
-// smallest budget that would do, which then runs; each slice's set-up counted in the work limit, so a
-// small message limit is refused at once instead of cut into 2^17 slices; annealing never worse than
-// the greedy order.
+// order; workers 1 and 2 bit for bit; a UAI file sliced to its published digits; a memory budget
+// too small even for the sliced plan refused with the smallest budget that would do, which then
+// runs; each slice's set-up counted in the work limit, so a small message limit is refused at once
+// instead of cut into 2^17 slices; annealing never worse than the greedy order.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
