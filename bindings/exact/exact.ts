@@ -19,7 +19,7 @@ import { bucketPlan, bucketRefusal, interactionGraph, runBucketElimination, type
 import { combineSlices, decodeSlices, runAndSumSlices, slicedWork, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
-import { annealOrder, orderCost, type AnnealOptions, type AnnealResult, type OrderCost } from './order-search.ts';
+import { annealOrder, orderCost, searchObjective, type AnnealOptions, type AnnealResult, type OrderCost } from './order-search.ts';
 import { searchContractionTree, type ContractionGraph, type TreeSearchOptions, type TreeSearchResult } from './tree-search.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
@@ -174,9 +174,8 @@ const RESCUE_SEED = 0x7e5a;
  * limit, and its refusal comes after 1/16 of the budget. Stages are judged on orderCost (one upward
  * pass: the plan's flops ≈ twice that), in work units, so the plan is the same on every machine.
  */
-function stagedRescue<R extends OrderCost & { order: Int32Array; improved: boolean; start: OrderCost }>(start: Int32Array, work: number, bound: number, maxFlops: number, search: (from: Int32Array, work: number, seed: number, known: OrderCost | undefined) => R): { best: R; start: OrderCost; stages: number; improved: boolean } {
+function stagedRescue<R extends OrderCost & { order: Int32Array; improved: boolean; start: OrderCost }>(start: Int32Array, work: number, objective: (c: OrderCost) => number, maxFlops: number, search: (from: Int32Array, work: number, seed: number, known: OrderCost | undefined) => R): { best: R; start: OrderCost; stages: number; improved: boolean } {
   const parts = RESCUE_STAGES.reduce((a, b) => a + b, 0);
-  const objective = (c: OrderCost): number => c.log2Flops + Math.max(0, c.log2Message - bound);
   let best: R | null = null, startCost: OrderCost | null = null;
   const gains: number[] = [];
   const stages = rescueStages(maxFlops);
@@ -198,7 +197,7 @@ function stagedRescue<R extends OrderCost & { order: Int32Array; improved: boole
 /** The tree search for a plan past maxFlops (the rescue budget), in stages (stagedRescue). */
 function rescueTreeSearch(g: ContractionGraph, start: Int32Array, opts: TreeSearchOptions, maxFlops: number): TreeSearchResult {
   let proposals = 0, accepted = 0, work = 0;
-  const staged = stagedRescue(start, opts.work, opts.maxLog2Message, maxFlops, (from, w, seed, known) => {
+  const staged = stagedRescue(start, opts.work, searchObjective(opts.maxLog2Message, 1), maxFlops, (from, w, seed, known) => {
     // Each search returns its start order when it finds nothing better: never worse than `from`.
     const t = searchContractionTree(g, from, { ...opts, work: w, seed, startCost: known });
     proposals += t.proposals;
@@ -214,10 +213,9 @@ function rescueTreeSearch(g: ContractionGraph, start: Int32Array, opts: TreeSear
  * (stagedRescue), so that a search standing still is refused after 1/16 of the budget here too.
  */
 function rescueAnnealing(g: OrderingGraph, start: Int32Array, opts: AnnealOptions, maxFlops: number): AnnealResult & { stages: number } {
-  const first = orderCost(g, start);
-  const objective = (c: OrderCost): number => c.log2Flops + (opts.penalty ?? 4) * Math.max(0, c.log2Message - opts.maxLog2Message);
+  const first = orderCost(g, start), objective = searchObjective(opts.maxLog2Message, opts.penalty ?? 4);
   let evaluations = 0, work = 0;
-  const staged = stagedRescue(start, opts.work, opts.maxLog2Message, maxFlops, (from, w, seed, known) => {
+  const staged = stagedRescue(start, opts.work, objective, maxFlops, (from, w, seed, known) => {
     const a = annealOrder(g, from, { ...opts, work: w, seed });
     evaluations += a.evaluations;
     work += a.work;
@@ -667,14 +665,6 @@ function decodePlan(model: Model, opts: ExactOptions): SlicedBucketPlan {
   return sp;
 }
 
-/** Decodes `count` configurations (sample or max) along the plan: in one run unsliced, slice by slice otherwise (decodeSlices). */
-function decodeAlong(engine: Engine, model: Model, sp: SlicedBucketPlan, mode: 'sample' | 'max', count: number, seed: number): { logZ: number; configurations: Int32Array[] } {
-  if (sp.sliced.slices > 1) return decodeSlices(engine, model, sp.sliced, mode, count, seed);
-  const out = runBucketElimination(engine, model, sp.sliced.plan, { mode, count, seed });
-  const cfg = out.configurations;
-  return { logZ: out.logZ, configurations: out.logZ > -Infinity ? Array.from({ length: count }, (_, c) => cfg!.slice(c * model.n, (c + 1) * model.n)) : [] };
-}
-
 /**
  * Exact i.i.d. samples: the upward pass of bucket elimination, then each configuration drawn
  * backward along the elimination order from its exact conditional (a sliced plan: each sample's
@@ -683,7 +673,7 @@ function decodeAlong(engine: Engine, model: Model, sp: SlicedBucketPlan, mode: '
 export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptions): { samples: Int32Array[]; logZ: number; treewidth: number; ordering: string; slices: number } {
   if (!Number.isInteger(opts.count) || opts.count < 1) throw new ModelError(`count ${opts.count} is not a positive integer`);
   const sp = decodePlan(model, opts);
-  const out = decodeAlong(engine, model, sp, 'sample', opts.count, opts.seed ?? 1);
+  const out = decodeSlices(engine, model, sp.sliced, 'sample', opts.count, opts.seed ?? 1);
   if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is nothing to sample');
   return { samples: out.configurations, logZ: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.choice.name, slices: sp.sliced.slices };
 }
@@ -696,7 +686,7 @@ export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptio
  */
 export function exactMAP(engine: Engine, model: Model, opts: ExactOptions = {}): { configuration: Int32Array; logPotential: number; treewidth: number; ordering: string; slices: number } {
   const sp = decodePlan(model, opts);
-  const out = decodeAlong(engine, model, sp, 'max', 1, 1);
+  const out = decodeSlices(engine, model, sp.sliced, 'max', 1, 1);
   if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is no MAP configuration');
   return { configuration: out.configurations[0], logPotential: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.choice.name, slices: sp.sliced.slices };
 }

@@ -21,6 +21,12 @@ export interface OrderCost {
   treewidth: number;
 }
 
+/** The searches' objective: log2 flops plus `penalty` per bit of message past `bound` (log2 entries). */
+export const searchObjective =
+  (bound: number, penalty: number) =>
+  (c: OrderCost): number =>
+    c.log2Flops + penalty * Math.max(0, c.log2Message - bound);
+
 export interface AnnealOptions {
   /** Largest message allowed (log2 entries): each bit past it costs `penalty` in the objective. */
   maxLog2Message: number;

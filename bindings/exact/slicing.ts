@@ -139,16 +139,26 @@ export function runSlices(engine: Engine, model: Model, sp: SliceSpec, slices: I
   return out;
 }
 
+/** A decoding's configurations (count · n, row by row) as one array per configuration. */
+function rows(cfg: Int32Array, count: number, n: number): Int32Array[] {
+  return Array.from({ length: count }, (_, c) => cfg.slice(c * n, (c + 1) * n));
+}
+
 /**
- * Exact samples or a MAP configuration from a sliced plan (exactSample, exactMAP). MAP: each slice's
- * max-product pass and its maximising configuration; the largest wins (the first on ties). Samples:
- * each slice's upward pass gives Z_s (and its first sample); each of the `count` configurations
- * draws its slice from Z_s / Z (mulberry32 on the seed; the first slice whose cumulated weight
- * passes the draw, so never one of Z_s = 0) and takes that slice's next sample; a slice drawn more
- * than once is decoded again for all it needs (its own stream: chain s of the seed). Independent
- * slices and independent draws: i.i.d. samples of the model. logZ: the largest log-potential (max), or log Σ Z_s in slice order (sample).
+ * Exact samples or a MAP configuration along a sliced plan (exactSample, exactMAP); a plan of one
+ * slice is decoded in one run. MAP: each slice's max-product pass and its maximising configuration;
+ * the largest wins (the first on ties). Samples: each slice's upward pass gives Z_s (and its first
+ * sample); each of the `count` configurations draws its slice from Z_s / Z (mulberry32 on the seed;
+ * the first slice whose cumulated weight passes the draw, so never one of Z_s = 0) and takes that
+ * slice's next sample; a slice drawn more than once is decoded again for all it needs (its own
+ * stream: chain s of the seed). Independent slices and independent draws: i.i.d. samples of the
+ * model. logZ: the largest log-potential (max), or log Σ Z_s in slice order (sample).
  */
 export function decodeSlices(engine: Engine, model: Model, sp: SlicedPlan, mode: 'sample' | 'max', count: number, seed: number): { logZ: number; configurations: Int32Array[] } {
+  if (sp.slices === 1) {
+    const out = runBucketElimination(engine, model, sp.plan, { mode, count, seed });
+    return { logZ: out.logZ, configurations: out.logZ > -Infinity ? rows(out.configurations!, count, model.n) : [] };
+  }
   const planOf = (s: number): BucketPlan => bucketPlan(model, sp.order, sliceFixed(sp, model.card, s), sp.impossible);
   const logZs = new Float64Array(sp.slices), first: (Int32Array | null)[] = new Array(sp.slices).fill(null);
   let top = -Infinity, best = -1;
@@ -181,7 +191,7 @@ export function decodeSlices(engine: Engine, model: Model, sp: SlicedPlan, mode:
   for (let s = 0; s < sp.slices; s++) {
     if (need[s] === 0) continue;
     const cfg = need[s] === 1 ? first[s]! : runBucketElimination(engine, model, planOf(s), { mode, count: need[s], seed, chain: s }).configurations!;
-    pools[s] = Array.from({ length: need[s] }, (_, c) => cfg.slice(c * model.n, (c + 1) * model.n));
+    pools[s] = rows(cfg, need[s], model.n);
   }
   const next = new Int32Array(sp.slices);
   return { logZ: top + Math.log(sum), configurations: Array.from(drawn, (s) => pools[s][next[s]++]) };

@@ -16,7 +16,7 @@
 // start, seed and budget give the same order in every host (WASM's own log2 and exp).
 
 import { plannerEngine } from '../core/engine.ts';
-import { completeOrder, orderCost, type OrderCost } from './order-search.ts';
+import { completeOrder, orderCost, searchObjective, type OrderCost } from './order-search.ts';
 import type { OrderingGraph } from './orderings.ts';
 
 /** What the tree search reads of a model: variables, cardinalities and the factors' free scopes. */
@@ -197,7 +197,7 @@ class EngineTree {
  */
 export function searchContractionTree(g: ContractionGraph, start: Int32Array, opts: TreeSearchOptions): TreeSearchResult {
   const penalty = opts.penalty ?? 1, bound = opts.maxLog2Message, restarts = Math.max(1, opts.restarts ?? 2);
-  const objective = (c: OrderCost): number => c.log2Flops + penalty * Math.max(0, c.log2Message - bound);
+  const objective = searchObjective(bound, penalty);
   start = completeOrder(start, g.n);
   const first = opts.startCost ?? orderCost(g, start);
   let best = { order: start, cost: first, obj: objective(first), tree: NaN };
