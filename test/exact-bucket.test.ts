@@ -12,7 +12,7 @@ import { applyEvidence, readFG, readMAR, readPR, readUAI } from '../bindings/io/
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { EngineError } from '../bindings/core/errors.ts';
 import { bruteForce, dataDir, mulberry32, randomFactorGraph } from './helpers.ts';
-import { bucketPlan } from '../bindings/exact/bucket-elimination.ts';
+import { bucketPlan } from '../bindings/exact/bucket-plan.ts';
 import { fixedStates } from '../bindings/exact/enumeration.ts';
 
 const engine = await loadEngine();

@@ -1,7 +1,8 @@
 // Slicing, workers and the order search of bucket elimination (bindings/exact/slicing.ts,
 // exact-parallel.ts, order-search.ts): sliced plans against unsliced ones and brute force on random
 // factor graphs with hard zeros (slices of Z = 0 included), slices summed as they arrive in any
-// order; workers 1 and 2 bit for bit; a UAI file sliced to its published digits; a memory budget
+// order; every slice run on the slices' shared plan and shape the same bits as planned alone;
+// workers 1 and 2 bit for bit; a UAI file sliced to its published digits; a memory budget
 // too small even for the sliced plan refused with the smallest budget that would do, which then
 // runs; each slice's set-up counted in the work limit, so a small message limit is refused at once
 // instead of cut into 2^17 slices; annealing never worse than the greedy order.
@@ -14,9 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { exactInference, bucketEliminationPlan, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { exactInferenceParallel } from '../bindings/exact/exact-parallel.ts';
-import { runSlices, SliceSum, slicedWork, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
+import { runSlices, SliceRunner, SliceSum, sliceFixed, slicedWork, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
+import { bucketShape, runBucketElimination } from '../bindings/exact/bucket-elimination.ts';
 import { annealOrder, orderCost } from '../bindings/exact/order-search.ts';
-import { interactionGraph } from '../bindings/exact/bucket-elimination.ts';
+import { bucketPlan, interactionGraph, withFixedStates } from '../bindings/exact/bucket-plan.ts';
 import { fixedStates } from '../bindings/exact/enumeration.ts';
 import { loadModelFile } from '../bindings/io/files.ts';
 import { readMAR, readPR } from '../bindings/io/formats.ts';
@@ -83,6 +85,40 @@ test('sliced = unsliced = brute force on random factor graphs with hard zeros (s
   }
   assert.ok(sliced >= 20, `${sliced} of 30 models sliced`);
   assert.ok(zeroSlices > 0, 'some slice has Z = 0');
+});
+
+test('the slices share one plan and run shape: each slice, its samples and its MAP the same bits as a slice planned alone; another plan\'s shape refused', () => {
+  const rand = mulberry32(4403);
+  let compared = 0, logCliques = 0;
+  for (let t = 0; t < 24; t++) {
+    const m = randomModel(rand, t);
+    const bytes = slicedBucketPlan(m, { method: 'bucket' }).sliced.plan.bytes;
+    const sp = slicedBucketPlan(m, { method: 'bucket', maxMemory: bytes - 1 });
+    if (!sp.fits || sp.sliced.slices < 2) continue;
+    compared++;
+    if (t % 7 === 0) logCliques++;
+    const runner = new SliceRunner(engine, m, sp.sliced);
+    for (let s = 0; s < sp.sliced.slices; s++) {
+      const alone = bucketPlan(m, sp.sliced.order, sliceFixed(sp.sliced, m.card, s), sp.sliced.impossible);
+      const want = runBucketElimination(engine, m, alone), got = runner.run(s);
+      assert.ok(Object.is(got.logZ, want.logZ), `model ${t}, slice ${s}: log Z ${got.logZ} vs ${want.logZ}`);
+      if (want.marginals) sameBits(got as { logZ: number; marginals: Float64Array[] }, want as { logZ: number; marginals: Float64Array[] }, `model ${t}, slice ${s}`);
+      for (const mode of ['sample', 'max'] as const) {
+        const req = { mode, count: 3, seed: 7, chain: s };
+        const a = runner.decode(s, req), b = runBucketElimination(engine, m, alone, req);
+        assert.ok(Object.is(a.logZ, b.logZ), `model ${t}, slice ${s}, ${mode}: log Z`);
+        if (b.configurations) assert.deepEqual(Array.from(a.configurations!), Array.from(b.configurations), `model ${t}, slice ${s}: ${mode} configurations`);
+      }
+    }
+    // A plan fixing other variables has another shape.
+    const other = sp.sliced.fixed.slice();
+    const free = Array.from(sp.sliced.order).find((v) => other[v] < 0 && !sp.sliced.sliceVars.includes(v))!;
+    other[free] = 0;
+    assert.throws(() => withFixedStates(sp.sliced.plan, other), /other variables are fixed/);
+    const otherPlan = bucketPlan(m, sp.sliced.order, other, sp.sliced.impossible);
+    assert.throws(() => runBucketElimination(engine, m, otherPlan, undefined, bucketShape(m, sp.sliced.plan)), /another plan's/);
+  }
+  assert.ok(compared >= 15 && logCliques >= 2, `${compared} models compared, ${logCliques} with log-space cliques`);
 });
 
 test('workers 1 and 2 give exactInference bit for bit (random models, CSP_12 sliced to the published digits)', async () => {

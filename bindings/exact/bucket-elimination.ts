@@ -1,13 +1,10 @@
 // Bucket elimination on factor graphs of any arity and cardinality: log Z and every node marginal
 // (assembly/exact/exact_block.ts streams the cliques, exact_bucket.ts holds forms and decoding).
 //
-// Plan (TypeScript, from the model alone):
-//  * variables whose unary factors (evidence) allow one state are held fixed: they are folded into
-//    the factor copies and never become a clique digit; a variable allowing none makes Z = 0;
-//  * each factor goes to the bucket of its free variable eliminated first; eliminating v streams
-//    the clique C_v = {v} ∪ S_v over the bucket's tables into the message m_v on S_v (the union of
-//    the bucket's scopes minus v), which goes to the bucket of S_v's first-eliminated variable (its
-//    parent; a bucket with S_v = ∅ is a root and m_v is a scalar: log Z is their sum);
+// The plan (bucket-plan.ts): each factor in the bucket of its free variable eliminated first;
+// eliminating v streams the clique C_v = {v} ∪ S_v into the message m_v on S_v, which goes to the
+// bucket of S_v's first-eliminated variable. Here the run:
+//  * upward: each clique streamed over its bucket's tables into its message; log Z from the roots;
 //  * downward: one stream of v's clique over its tables and δ_v (the rest of the model seen from
 //    S_v) gives v's marginal and each child's separator belief, and δ_c = belief / m_c; with one
 //    child, the stream leaves m_c out and gives δ_c itself, and v's marginal is Σ m_c · δ_c.
@@ -17,12 +14,12 @@
 // beliefs. Tables are linear with a log scale where their range allows (products then exact
 // without exp), log values otherwise, so any dynamic range and zero potentials are exact.
 
-import { plannerEngine, WASM_MAX_BLOCK, type Arena, type Engine } from '../core/engine.ts';
+import { WASM_MAX_BLOCK, type Arena, type Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import type { OrderingGraph } from './orderings.ts';
-import { fmtBytes, fmtEntries, type ExactOutcome } from './outcome.ts';
+import { sameShape, sizeOf, type BucketPlan, type TableRef } from './bucket-plan.ts';
+import type { ExactOutcome } from './outcome.ts';
 
 const EXACT_SAMPLE_STREAM = 0x4553; // "ES"
 
@@ -40,171 +37,6 @@ interface BlockTable {
   stride: (u: number) => number;
   /** Entries (outputs: zero-filled when the kernel cannot write them on first visit). */
   len?: number;
-}
-
-/** A table the kernel reads: a factor (its copy, fixed variables folded in) or a message. */
-interface TableRef {
-  kind: 'factor' | 'up' | 'down';
-  /** Factor index, or the variable whose message it is. */
-  id: number;
-}
-
-export interface BucketPlan {
-  /** Fixed state per variable, −1 where free. */
-  fixed: Int32Array;
-  impossible: number;
-  order: Int32Array;
-  /** Per variable (free): S_v sorted by elimination position; parent (−1: root). */
-  readonly sep: Int32Array[];
-  parent: Int32Array;
-  /** Tables in each free variable's bucket. */
-  readonly bucket: TableRef[][];
-  /** Factors whose every variable is fixed. */
-  constantFactors: number[];
-  treewidth: number;
-  /** Entries of the largest message (≥ 1). */
-  maxMessage: number;
-  /** Σ_v |S_v|: entries of all upward messages (the downward ones are as many). */
-  messageEntries: number;
-  /** Clique configurations streamed: upward, downward and marginals. */
-  flops: number;
-  upFlops: number;
-  /** WASM bytes the run allocates. */
-  bytes: number;
-}
-
-/**
- * The interaction graph of the free variables (any arity: every pair sharing a factor). Its pairs
- * are listed on first use: callers that only need n and card (a refusal whose orders came from the
- * model itself) never pay for them.
- */
-export function interactionGraph(model: Model, fixed: Int32Array): OrderingGraph {
-  const card = model.card.slice();
-  for (let v = 0; v < card.length; v++) if (fixed[v] >= 0) card[v] = 1;
-  let pairs: { i: Int32Array; j: Int32Array } | null = null;
-  return { n: model.n, card, pairwiseFactors: () => (pairs ??= interactionPairs(model, fixed)) };
-}
-
-function interactionPairs(model: Model, fixed: Int32Array): { i: Int32Array; j: Int32Array } {
-  // Scopes read in place (strictly increasing, so each pair comes out (smaller, larger)); two
-  // passes, counting then filling, so no array per factor.
-  const { scopeStart, scopeVars } = model;
-  const buf = new Int32Array(Math.max(1, model.maxArity)); // one factor's free variables
-  let pairs = 0;
-  for (let f = 0; f < model.nFactors; f++) {
-    let m = 0;
-    for (let k = scopeStart[f]; k < scopeStart[f + 1]; k++) if (fixed[scopeVars[k]] < 0) m++;
-    pairs += (m * (m - 1)) / 2;
-  }
-  const i = new Int32Array(pairs), j = new Int32Array(pairs);
-  let at = 0;
-  for (let f = 0; f < model.nFactors; f++) {
-    const k0 = scopeStart[f], k1 = scopeStart[f + 1];
-    let m = 0;
-    for (let k = k0; k < k1; k++) if (fixed[scopeVars[k]] < 0) buf[m++] = scopeVars[k];
-    for (let a = 0; a < m; a++) {
-      for (let b = a + 1; b < m; b++) {
-        i[at] = Math.min(buf[a], buf[b]);
-        j[at++] = Math.max(buf[a], buf[b]);
-      }
-    }
-  }
-  return { i, j };
-}
-
-/**
- * The buckets, messages and costs of eliminating in `order` (variables fixed in `fixed` are
- * skipped). The separators are found in the engine (assembly/exact/exact_order.ts,
- * bucketSeparators) on the planner's instance; each is a view into one array.
- */
-export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, impossible = -1): BucketPlan {
-  const n = model.n;
-  const pos = new Int32Array(n).fill(-1);
-  let t = 0;
-  const elim = new Int32Array(n);
-  for (let q = 0; q < order.length; q++) {
-    const v = order[q];
-    if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t), (elim[t++] = v);
-  }
-  for (let v = 0; v < n; v++) if (fixed[v] < 0 && pos[v] < 0) (pos[v] = t), (elim[t++] = v);
-  const m = t;
-  // Each factor's bucket: its free variable eliminated first (−1: a constant factor); and the
-  // entries of all factor tables (the run copies them).
-  const { scopeStart, scopeVars, card } = model, F = model.nFactors;
-  const bucketOf = new Int32Array(F), constantFactors: number[] = [];
-  let factorEntries = 0;
-  for (let f = 0; f < F; f++) {
-    let first = -1, size = 1;
-    for (let k = scopeStart[f]; k < scopeStart[f + 1]; k++) {
-      const v = scopeVars[k];
-      size *= card[v];
-      if (fixed[v] < 0 && (first < 0 || pos[v] < pos[first])) first = v;
-    }
-    bucketOf[f] = first;
-    if (first < 0) constantFactors.push(f);
-    factorEntries += size;
-  }
-  const parent = new Int32Array(n);
-  /** The kernel's pass: the sizes (and parent) always; the separators (all, by offset and length) when kept. */
-  const separatorPass = (keep: boolean): { stats: Float64Array; all: Int32Array; off: Int32Array; len: Int32Array } => {
-    const engine = plannerEngine(), arena = engine.arena();
-    try {
-      const pScopeStart = arena.allocI32(scopeStart), pScopeVars = arena.allocI32(scopeVars.length > 0 ? scopeVars : [0]);
-      const pBucketOf = arena.allocI32(model.nFactors > 0 ? bucketOf : [0]);
-      const pFixed = arena.allocI32(fixed.length > 0 ? fixed : [0]), pCard = arena.allocI32(model.card.length > 0 ? model.card : [0]);
-      const pElim = arena.allocI32(m > 0 ? elim.subarray(0, m) : [0]), pPos = arena.allocI32(n > 0 ? pos : [0]);
-      const pParent = arena.alloc(4 * Math.max(1, n), false), pStats = arena.alloc(40, false);
-      const total = engine.call('bucket plan', (k) => k.bucketSeparators(n, model.nFactors, pScopeStart, pScopeVars, pBucketOf, pFixed, pCard, pElim, m, pPos, pParent, pStats, keep ? 1 : 0));
-      const k = engine.kernels;
-      parent.set(arena.i32(pParent, n));
-      const none = new Int32Array(0);
-      return {
-        stats: arena.f64(pStats, 5).slice(),
-        all: keep ? arena.i32(k.plannedSeparators(), total).slice() : none,
-        off: keep ? arena.i32(k.plannedSeparatorOffsets(), n).slice() : none,
-        len: keep ? arena.i32(k.plannedSeparatorLengths(), n).slice() : none,
-      };
-    } finally {
-      arena.dispose();
-    }
-  };
-  const { stats } = separatorPass(false);
-  // The buckets (factors in factor order, then the children's messages in elimination order) and
-  // the separators are built on first use, the separators by a second pass of the kernel that keeps
-  // them: a refusal reads only the sizes, and the first pass's memory follows the live messages.
-  let bucket: TableRef[][] | null = null, sep: Int32Array[] | null = null;
-  const buckets = (): TableRef[][] => {
-    const b: TableRef[][] = Array.from({ length: n }, () => []);
-    for (let f = 0; f < model.nFactors; f++) if (bucketOf[f] >= 0) b[bucketOf[f]].push({ kind: 'factor', id: f });
-    for (let q = 0; q < m; q++) if (parent[elim[q]] >= 0) b[parent[elim[q]]].push({ kind: 'up', id: elim[q] });
-    return b;
-  };
-  const separators = (): Int32Array[] => {
-    const { all, off, len } = separatorPass(true);
-    const out: Int32Array[] = new Array(n).fill(new Int32Array(0));
-    for (let q = 0; q < m; q++) out[elim[q]] = all.subarray(off[elim[q]], off[elim[q]] + len[elim[q]]);
-    return out;
-  };
-  const [treewidth, maxMessage, messageEntries, upFlops, peak] = stats;
-  // Downward: each clique is streamed once more (in log space, where linear products would not be
-  // exact, once per child and once for the marginal: flops counts the linear case).
-  const flops = 2 * upFlops;
-  const bytes = 8 * (peak + factorEntries) + 16 * (2 * n + 1) + 96 * n + 1024;
-  return {
-    fixed, impossible, order: elim.slice(0, m), parent, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes,
-    get sep() {
-      return (sep ??= separators());
-    },
-    get bucket() {
-      return (bucket ??= buckets());
-    },
-  };
-}
-
-function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
-  let s = 1;
-  for (let k = 0; k < vars.length; k++) s *= card[vars[k]];
-  return s;
 }
 
 /**
@@ -245,58 +77,59 @@ export function blockRuns(cards: number[], strides: number[], B: number): { kind
 }
 
 /**
- * The refusal naming what the best order would need, and what limits it: the work in all slices,
- * since larger messages and memory are sliced.
+ * What a run computes from its plan's shape alone (the order, which variables are free, the
+ * separators), not from the fixed states' values: the block workspace's sizes, the factors' free
+ * scopes and strides, the messages' strides, each clique's block and the block layouts' runs. The
+ * slices of a sliced plan share one (withFixedStates), so a slice pays for its tables and the
+ * kernels only, not for planning again.
  */
-export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: number, name: string): string {
-  const limits = `the limit is ${fmtEntries(maxFlops)} configurations streamed in all slices (plans past ${fmtEntries(maxMessage)} entries per message or past the memory budget are sliced)`;
-  return (
-    `exact elimination (best order: ${name}) needs treewidth ${p.treewidth}, a largest message of ${fmtEntries(p.maxMessage)} entries ` +
-    `(${fmtBytes(8 * p.maxMessage)}), ${fmtBytes(p.bytes)} of WASM memory and ${fmtEntries(p.flops)} clique configurations streamed; ${limits}`
-  );
+export interface BucketShape {
+  /** The plan it was made from. */
+  plan: BucketPlan;
+  maxK: number;
+  maxBlock: number;
+  maxTables: number;
+  /** The downward pass's workspace: the largest set of one clique's children's separator beliefs. */
+  wsEntries: number;
+  maxDigits: number;
+  /** Factor f's free variables (each once, by position) are fVar[fStart[f] ..][..fLen[f]], their strides (the last fastest) fStr at the same places; its copy's entries fOff[f] … fOff[f + 1]. */
+  fStart: Int32Array;
+  fLen: Int32Array;
+  fVar: Int32Array;
+  fStr: Float64Array;
+  fOff: Float64Array;
+  /** Message v's variables are S_v, their strides mStr[mStart[v] ..]; its entries mSize[v]. */
+  mStart: Int32Array;
+  mStr: Float64Array;
+  mSize: Float64Array;
+  /** u's stride in message v (0 if absent). */
+  msgStride(v: number, u: number): number;
+  /** v's clique as the block kernels walk it: outer digits (S_v's first ones, then v) and the block (S_v's last ones). */
+  cliqueBlock(v: number): { outer: number[]; blockVars: number[]; B: number };
+  /** Each table layout's runs over a block (they depend on the block's cardinalities and the table's strides only: few distinct), in a trie keyed by (cardinality, stride) per block variable. */
+  runCache: RunTrie;
+  /** Each block call's layout, by its key (8 v + the call's kind: UP_CALL …), made on its first run. */
+  layouts: CallLayout[];
+  /** Each stream's inputs multiplied into P[x_v][block] first (their indices; none: not premultiplied), by its key. */
+  premultiplied: Int32Array[];
 }
 
-/** Backward decoding after the upward pass: exact samples (sum) or a MAP configuration (max). */
-export interface DecodeRequest {
-  mode: 'sample' | 'max';
-  count: number;
-  seed: number;
-  /** The sampling stream's chain under that seed (default 0): one per slice of a sliced plan. */
-  chain?: number;
-}
-
-/**
- * Runs the plan: log Z and every marginal; or, with `decode`, the upward pass (sum or max) and
- * then `count` configurations decoded backward along the order (ExactOutcome.logZ is then the
- * largest log-potential in max mode), in `configurations` (count · n, row by row).
- */
-export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan, decode?: DecodeRequest): ExactOutcome & { configurations?: Int32Array } {
+export function bucketShape(model: Model, p: BucketPlan): BucketShape {
   const { n, card } = model;
-  if (p.impossible >= 0) return { logZ: -Infinity, marginals: null, zeroReason: `variable ${p.impossible}: its unary factors (or evidence) give every state zero potential` };
-  const x0 = Int32Array.from(p.fixed, (s) => Math.max(0, s));
-  let logZ = model.logConst;
-  for (const f of p.constantFactors) logZ += model.tables[model.tableStart[f] + model.entryIndex(f, x0)];
-  if (logZ === -Infinity) return { logZ, marginals: null, zeroReason: 'the observed or fixed variables have zero potential together' };
   // The block kernel's workspace: a block buffer and each table's segment offsets.
-  let maxIn = 2, maxK = 1;
-  for (const v of p.order) (maxIn = Math.max(maxIn, p.bucket[v].length + 1), (maxK = Math.max(maxK, card[v])));
-  const maxBlock = Math.max(BLOCK, maxK), maxTables = 2 * maxIn + 1;
-  // The downward pass's workspace: the largest set of one clique's children's separator beliefs.
-  let wsEntries = 1;
+  let maxIn = 2, maxK = 1, maxDigits = 2, wsEntries = 1;
   for (const v of p.order) {
+    maxIn = Math.max(maxIn, p.bucket[v].length + 1);
+    maxK = Math.max(maxK, card[v]);
+    maxDigits = Math.max(maxDigits, p.sep[v].length + 2);
     let kids = 0;
     for (const r of p.bucket[v]) if (r.kind === 'up') kids += sizeOf(p.sep[r.id], card);
     wsEntries = Math.max(wsEntries, kids);
   }
-  engine.ensureFits(p.bytes + 8 * wsEntries + maxBlock * (8 + 4 * maxTables) + 8 * PREMULTIPLIED, `exact elimination on ${n} variables`, 8 * p.maxMessage);
-
   // Each factor is copied with its free variables in elimination order (the first eliminated
   // slowest, as in the messages: see assembly/exact/exact_block.ts) and the fixed ones folded in.
   const pos = new Int32Array(n).fill(-1);
   p.order.forEach((v, t) => (pos[v] = t));
-  // Factor f's free variables (each once, by position) are fVar[fStart[f] ..][..fLen[f]], their
-  // strides (the last fastest) fStr at the same places; message v's variables are S_v, their
-  // strides mStr[mStart[v] ..]. A stride lookup scans a table's few variables.
   const nF = model.nFactors;
   const fStart = new Int32Array(nF + 1), fLen = new Int32Array(nF);
   for (let f = 0; f < nF; f++) fStart[f + 1] = fStart[f] + model.arity(f);
@@ -331,17 +164,59 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     for (let q = sv.length - 1; q >= 0; q--) (mStr[mStart[v] + q] = stride), (stride *= card[sv[q]]);
     mSize[v] = stride;
   }
-  const msgStride = (v: number, u: number): number => {
-    const sv = p.sep[v], b = mStart[v];
-    for (let q = 0; q < sv.length; q++) if (sv[q] === u) return mStr[b + q];
-    return 0;
+  const blocks: ({ outer: number[]; blockVars: number[]; B: number } | undefined)[] = new Array(n);
+  const cliqueBlockOf = (v: number): { outer: number[]; blockVars: number[]; B: number } => {
+    const sepV = p.sep[v];
+    let nb = 0, B = 1;
+    while (nb < sepV.length && (nb === 0 || B * card[sepV[sepV.length - 1 - nb]] <= BLOCK)) B *= card[sepV[sepV.length - 1 - nb++]];
+    return { outer: [...sepV.subarray(0, sepV.length - nb), v], blockVars: Array.from(sepV.subarray(sepV.length - nb)), B };
   };
+  return {
+    plan: p, maxK, maxBlock: Math.max(BLOCK, maxK), maxTables: 2 * maxIn + 1, wsEntries, maxDigits, fStart, fLen, fVar, fStr, fOff, mStart, mStr, mSize,
+    msgStride: (v, u) => {
+      const sv = p.sep[v], b = mStart[v];
+      for (let q = 0; q < sv.length; q++) if (sv[q] === u) return mStr[b + q];
+      return 0;
+    },
+    cliqueBlock: (v) => (blocks[v] ??= cliqueBlockOf(v)),
+    runCache: { next: new Map() },
+    // Packed arrays (no holes) of one slot per key: lookups stay fast.
+    layouts: new Array<CallLayout | undefined>(8 * n).fill(undefined) as CallLayout[],
+    premultiplied: new Array<Int32Array | undefined>(8 * n).fill(undefined) as Int32Array[],
+  };
+}
+
+/** Backward decoding after the upward pass: exact samples (sum) or a MAP configuration (max). */
+export interface DecodeRequest {
+  mode: 'sample' | 'max';
+  count: number;
+  seed: number;
+  /** The sampling stream's chain under that seed (default 0): one per slice of a sliced plan. */
+  chain?: number;
+}
+
+/**
+ * Runs the plan: log Z and every marginal; or, with `decode`, the upward pass (sum or max) and
+ * then `count` configurations decoded backward along the order (ExactOutcome.logZ is then the
+ * largest log-potential in max mode), in `configurations` (count · n, row by row).
+ */
+export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan, decode?: DecodeRequest, given?: BucketShape): ExactOutcome & { configurations?: Int32Array } {
+  const { n, card } = model;
+  if (p.impossible >= 0) return { logZ: -Infinity, marginals: null, zeroReason: `variable ${p.impossible}: its unary factors (or evidence) give every state zero potential` };
+  const x0 = new Int32Array(n);
+  for (let v = 0; v < n; v++) x0[v] = Math.max(0, p.fixed[v]);
+  let logZ = model.logConst;
+  for (const f of p.constantFactors) logZ += model.tables[model.tableStart[f] + model.entryIndex(f, x0)];
+  if (logZ === -Infinity) return { logZ, marginals: null, zeroReason: 'the observed or fixed variables have zero potential together' };
+  const shape = given ?? bucketShape(model, p);
+  if (!sameShape(shape.plan, p)) throw new Error("runBucketElimination: the shape given is another plan's");
+  const { maxK, maxBlock, maxTables, wsEntries, maxDigits, fStart, fLen, fVar, fStr, fOff, mStart, mStr, mSize, msgStride, cliqueBlock, runCache, layouts, premultiplied } = shape;
+  engine.ensureFits(p.bytes + 8 * wsEntries + maxBlock * (8 + 4 * maxTables) + 8 * PREMULTIPLIED, `exact elimination on ${n} variables`, 8 * p.maxMessage);
+  const nF = model.nFactors;
 
   const arena = engine.arena();
   let disposeAll = (): void => {};
   try {
-    let maxDigits = 2;
-    for (const v of p.order) maxDigits = Math.max(maxDigits, p.sep[v].length + 2);
     // Each factor's own copy (tables may be shared between factors; each copy is linearised alone).
     const tablesPtr = arena.alloc(8 * Math.max(1, fOff[model.nFactors]));
     const copies = arena.f64(tablesPtr, fOff[nF]);
@@ -442,42 +317,33 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         f[3 * r.id + 1] = 0;
       }
     };
-    /** v's clique as the block kernels walk it: outer digits (S_v's first ones, then v) and the block (S_v's last ones). */
-    const blocks: ({ outer: number[]; blockVars: number[]; B: number } | undefined)[] = new Array(n);
-    const cliqueBlock = (v: number): { outer: number[]; blockVars: number[]; B: number } => (blocks[v] ??= cliqueBlockOf(v));
-    const cliqueBlockOf = (v: number): { outer: number[]; blockVars: number[]; B: number } => {
-      const sepV = p.sep[v];
-      let nb = 0, B = 1;
-      while (nb < sepV.length && (nb === 0 || B * card[sepV[sepV.length - 1 - nb]] <= BLOCK)) B *= card[sepV[sepV.length - 1 - nb++]];
-      return { outer: [...sepV.subarray(0, sepV.length - nb), v], blockVars: Array.from(sepV.subarray(sepV.length - nb)), B };
-    };
     /**
      * Streams v's clique (S_v and v) over linear `inputs` (see linearShift) into `outs` (each written
      * on its entries' first visit, or zero-filled first by blockRun where the kernel cannot),
      * in blocks of the trailing separator variables (assembly/exact/exact_block.ts): outer digits
      * S_v's others then v, the block S_v's last ones; with `stats` the outputs' ranges go to pStats.
      */
-    const blockStream = (v: number, inputs: BlockTable[], outs: BlockTable[], mode: number, stats: boolean): void => {
+    const blockStream = (key: number, v: number, inputs: BlockTable[], outs: BlockTable[], mode: number, stats: boolean): void => {
       const { outer, blockVars, B } = cliqueBlock(v);
       // The inputs over v and block variables only are multiplied once into one table P[x_v][block].
-      const inner = inputs.filter((t) => outer.every((u) => u === v || t.stride(u) === 0) && blockVars.some((u) => t.stride(u) !== 0));
-      if (inner.length >= 2 && card[v] * B <= PREMULTIPLIED) {
-        const blockStride = new Map<number, number>();
-        for (let j = blockVars.length - 1, st = 1; j >= 0; j--) (blockStride.set(blockVars[j], st), (st *= card[blockVars[j]]));
-        const pre = { addr: pPre, len: card[v] * B, stride: (u: number) => (u === v ? B : (blockStride.get(u) ?? 0)) };
-        blockRun([v], blockVars, B, inner, [pre], true, (nOuter) => k0.bucketBlock(nOuter, pCards, inner.length, 1, pAddr, pBlockStrides, B, pRuns, 0, pDigit, pBlockOff, pBlockBuf, pZmask, 0));
-        inputs = [pre, ...inputs.filter((t) => !inner.includes(t))];
+      const inner = (premultiplied[key] ??= premultipliedInputs(v, outer, blockVars, B, inputs, card));
+      if (inner.length > 0) {
+        const pre = { addr: pPre, len: card[v] * B, stride: (u: number) => (u === v ? B : blockStride(blockVars, u, card)) };
+        const innerTables: BlockTable[] = [], rest: BlockTable[] = [pre];
+        for (let i = 0, q = 0; i < inputs.length; i++) (q < inner.length && inner[q] === i ? (q++, innerTables) : rest).push(inputs[i]);
+        blockRun(key + PREMULTIPLY_CALL, [v], blockVars, B, innerTables, [pre], true, (nOuter) => k0.bucketBlock(nOuter, pCards, innerTables.length, 1, pAddr, pBlockStrides, B, pRuns, 0, pDigit, pBlockOff, pBlockBuf, pZmask, 0));
+        inputs = rest;
       }
-      blockRun(outer, blockVars, B, inputs, outs, true, (nOuter) => k0.bucketBlock(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, mode, pDigit, pBlockOff, pBlockBuf, pZmask, stats ? pStats : 0));
+      blockRun(key, outer, blockVars, B, inputs, outs, true, (nOuter) => k0.bucketBlock(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, mode, pDigit, pBlockOff, pBlockBuf, pZmask, stats ? pStats : 0));
     };
     /**
      * blockStream over log tables (assembly/exact/exact_block.ts, bucketBlockLog): each output
      * becomes the log of its sum (mode 0) or its largest log-product (mode 1).
      */
-    const blockStreamLog = (v: number, inputs: BlockTable[], outs: (BlockTable & { len: number })[], mode: number): void => {
+    const blockStreamLog = (key: number, v: number, inputs: BlockTable[], outs: (BlockTable & { len: number })[], mode: number): void => {
       const { outer, blockVars, B } = cliqueBlock(v);
       for (const o of outs) arena.f64(o.addr, o.len).fill(-Infinity);
-      const run = (pass: number): void => blockRun(outer, blockVars, B, inputs, outs, false, (nOuter) => k0.bucketBlockLog(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, pass, pSAddr, pDigit, pBlockOff, pBlockBuf));
+      const run = (pass: number): void => blockRun(key, outer, blockVars, B, inputs, outs, false, (nOuter) => k0.bucketBlockLog(nOuter, pCards, inputs.length, outs.length, pAddr, pBlockStrides, B, pRuns, pass, pSAddr, pDigit, pBlockOff, pBlockBuf));
       run(0);
       if (mode === 1) return;
       let total = 0;
@@ -496,41 +362,37 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       run(1);
       outs.forEach((o, q) => engine.call('bucket elimination', (k) => k.bucketLogFinish(o.addr, sList[q], o.len)));
     };
-    // Each table layout's runs over a block (they depend on the block's cardinalities and the table's
-    // strides only: few distinct), in a trie keyed by (cardinality, stride) per block variable.
-    const runCache: RunTrie = { next: new Map() };
-    /** Writes one block call's tables (the outer digits' strides, each table's runs and segments over the block) and runs `call`. */
-    const blockRun = (outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], linear: boolean, call: (nOuter: number) => void): void => {
+    /**
+     * Writes one block call's tables (the outer digits' cardinalities and strides, each table's
+     * runs and segments over the block: its layout, made on the call `key`'s first run and kept in
+     * the shape) and runs `call`.
+     */
+    const blockRun = (key: number, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], linear: boolean, call: (nOuter: number) => void): void => {
       const nI = inputs.length, nT = nI + outs.length, nOuter = outer.length;
+      const L = (layouts[key] ??= callLayout(runCache, card, outer, blockVars, B, inputs, outs));
+      if (L.tables !== nT || L.cards.length !== nOuter) throw new Error(`bucket elimination: block call ${key} changed its tables`);
       heap();
-      for (let j = 0; j < nOuter; j++) I32[pCards / 4 + j] = card[outer[j]];
+      // Element loops: these arrays are short, where TypedArray.set costs more than it copies.
+      const { cards, strides } = L;
+      for (let j = 0, at = pCards / 4; j < nOuter; j++) I32[at + j] = cards[j];
+      for (let j = 0, at = pBlockStrides / 4; j < strides.length; j++) I32[at + j] = strides[j];
       for (let t = 0; t < nT; t++) {
-        const table = t < nI ? inputs[t] : outs[t - nI], stride = table.stride;
-        U32[pAddr / 4 + t] = table.addr;
-        for (let j = 0; j < nOuter; j++) I32[pBlockStrides / 4 + t * nOuter + j] = stride(outer[j]);
-        let node = runCache;
-        for (const u of blockVars) {
-          const key = layoutKey(card[u], stride(u));
-          let next = node.next.get(key);
-          if (!next) node.next.set(key, (next = { next: new Map() }));
-          node = next;
-        }
-        const { kind, R, segs, distinct } = (node.runs ??= blockRuns(blockVars.map((u) => card[u]), blockVars.map(stride), B));
+        U32[pAddr / 4 + t] = t < nI ? inputs[t].addr : outs[t - nI].addr;
+        const { kind, R, segs } = L.runs[t];
         const segPtr = pSegs + 4 * maxBlock * t;
         // Kind 2 and whole-block runs are read without their offsets.
         if (kind !== 2 && R < B) I32.set(segs, segPtr / 4);
         else I32[segPtr / 4] = 0;
         const r = pRuns / 4 + 3 * t;
         (I32[r] = kind), (I32[r + 1] = R), (I32[r + 2] = segPtr);
-        if (t < nI || !linear) continue;
-        // An output whose block segments are distinct is written on its entries' first visit (the
-        // outer digits it lacks all 0: bit j of its mask); else the caller's zeros are added to.
-        let mask = -1;
-        if (nOuter <= 30 && distinct) {
-          mask = 0;
-          for (let j = 0; j < nOuter; j++) if (stride(outer[j]) === 0) mask |= 1 << j;
-        } else F64.fill(0, table.addr / 8, table.addr / 8 + table.len!);
-        I32[pZmask / 4 + t - nI] = mask;
+      }
+      // An output written on its entries' first visit has its mask (callLayout); else the caller's zeros are added to.
+      if (linear) {
+        for (let q = 0; q < outs.length; q++) {
+          const mask = L.masks[q], o = outs[q];
+          if (mask < 0) F64.fill(0, o.addr / 8, o.addr / 8 + o.len!);
+          I32[pZmask / 4 + q] = mask;
+        }
       }
       engine.call('bucket elimination', () => call(nOuter));
     };
@@ -600,13 +462,13 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       const shift = linearShift(p.bucket[v]);
       if (shift !== null) {
         const out = { addr: up[v], len: mSize[v], stride: (u: number) => msgStride(v, u) };
-        blockStream(v, p.bucket[v].map(blockTable), [out], decode?.mode === 'max' ? 1 : 0, true);
+        blockStream(8 * v + UP_CALL, v, p.bucket[v].map(blockTable), [out], decode?.mode === 'max' ? 1 : 0, true);
         // The message's range was gathered as it was written where the kernel could (zmask ≥ 0).
         if (arena.i32(pZmask, 1)[0] >= 0) scale(up[v], mSize[v], shift, pStats, form.up, v);
         else rescale(up[v], mSize[v], shift, form.up, v);
       } else {
         toLog(p.bucket[v]);
-        blockStreamLog(v, p.bucket[v].map(blockTable), [{ addr: up[v], len: mSize[v], stride: (u) => msgStride(v, u) }], decode?.mode === 'max' ? 1 : 0);
+        blockStreamLog(8 * v + UP_LOG_CALL, v, p.bucket[v].map(blockTable), [{ addr: up[v], len: mSize[v], stride: (u) => msgStride(v, u) }], decode?.mode === 'max' ? 1 : 0);
         linearise(up[v], mSize[v], form.up, v);
       }
       // A root's message is one entry: e^scale, or 0 (linear), or its log.
@@ -635,7 +497,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         // slabs of S_c (bucketDelta, which also rescales δ_c into m_c's place).
         const c = children[0];
         const others = inputs.filter((r) => r.kind !== 'up' || r.id !== c);
-        blockStream(v, others.map(blockTable), [{ addr: ws, len: mSize[c], stride: (u: number) => msgStride(c, u) }], 0, true);
+        blockStream(8 * v + DOWN_ONE_CHILD_CALL, v, others.map(blockTable), [{ addr: ws, len: mSize[c], stride: (u: number) => msgStride(c, u) }], 0, true);
         if (arena.i32(pZmask, 1)[0] < 0) engine.call('bucket elimination', (k) => k.bucketRange(ws, mSize[c], pStats));
         engine.call('bucket elimination', (k) => k.bucketDelta(ws, up[c], mSize[c], card[v], shift - form.up[3 * c + 1], pStats, margOut, pRes));
         formOut(form.down, c);
@@ -643,7 +505,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         setMarginal(v, arena.f64(margOut, card[v]), true);
       } else if (shift !== null) {
         const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => msgStride(c, u) }))];
-        blockStream(v, inputs.map(blockTable), outs, 0, false);
+        blockStream(8 * v + DOWN_CALL, v, inputs.map(blockTable), outs, 0, false);
         for (const c of children) {
           // m_c is an input here, so linear: δ_c = belief / m_c, relative to e^(shift − its scale).
           engine.call('bucket elimination', (k) => k.bucketQuotient(belief.get(c)!, mSize[c], up[c], up[c], pRes));
@@ -654,7 +516,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       } else {
         toLog(inputs);
         const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => msgStride(c, u) }))];
-        blockStreamLog(v, inputs.map(blockTable), outs, 0);
+        blockStreamLog(8 * v + DOWN_LOG_CALL, v, inputs.map(blockTable), outs, 0);
         setMarginal(v, arena.f64(margOut, card[v]), false);
         for (const c of children) {
           engine.call('bucket elimination', (k) => k.bucketLogQuotient(belief.get(c)!, mSize[c], up[c], up[c]));
@@ -676,6 +538,65 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
 interface RunTrie {
   next: Map<number | string, RunTrie>;
   runs?: ReturnType<typeof blockRuns>;
+}
+
+/** A block call's keys (blockRun): 8 v + one of these; a stream's premultiplication adds PREMULTIPLY_CALL to its own. */
+const UP_CALL = 0, DOWN_ONE_CHILD_CALL = 1, DOWN_CALL = 2, UP_LOG_CALL = 3, DOWN_LOG_CALL = 4, PREMULTIPLY_CALL = 5;
+
+/** What blockRun writes of a block call that depends on its tables' strides only: the outer digits' cardinalities, every table's strides over them (table by table) and runs over the block, each output's first-visit mask (−1: zero-filled and added to). */
+interface CallLayout {
+  tables: number;
+  cards: Int32Array;
+  strides: Int32Array;
+  runs: ReturnType<typeof blockRuns>[];
+  masks: Int32Array;
+}
+
+function callLayout(runCache: RunTrie, card: Int32Array, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[]): CallLayout {
+  const nI = inputs.length, nT = nI + outs.length, nOuter = outer.length;
+  const cards = Int32Array.from(outer, (u) => card[u]), strides = new Int32Array(nT * nOuter), masks = new Int32Array(outs.length);
+  const runs: ReturnType<typeof blockRuns>[] = [];
+  for (let t = 0; t < nT; t++) {
+    const stride = (t < nI ? inputs[t] : outs[t - nI]).stride;
+    for (let j = 0; j < nOuter; j++) strides[t * nOuter + j] = stride(outer[j]);
+    let node = runCache;
+    for (const u of blockVars) {
+      const key = layoutKey(card[u], stride(u));
+      let next = node.next.get(key);
+      if (!next) node.next.set(key, (next = { next: new Map() }));
+      node = next;
+    }
+    const r = (node.runs ??= blockRuns(blockVars.map((u) => card[u]), blockVars.map(stride), B));
+    runs.push(r);
+    if (t < nI) continue;
+    // An output whose block segments are distinct is written on its entries' first visit (the
+    // outer digits it lacks all 0: bit j of its mask).
+    let mask = -1;
+    if (nOuter <= 30 && r.distinct) {
+      mask = 0;
+      for (let j = 0; j < nOuter; j++) if (stride(outer[j]) === 0) mask |= 1 << j;
+    }
+    masks[t - nI] = mask;
+  }
+  return { tables: nT, cards, strides, runs, masks };
+}
+
+/** The inputs of v's clique (their indices) over v and block variables only, when there are two or more to premultiply into P[x_v][block] (else none). */
+function premultipliedInputs(v: number, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], card: Int32Array): Int32Array {
+  const inner: number[] = [];
+  inputs.forEach((t, i) => {
+    if (outer.every((u) => u === v || t.stride(u) === 0) && blockVars.some((u) => t.stride(u) !== 0)) inner.push(i);
+  });
+  return Int32Array.from(inner.length >= 2 && card[v] * B <= PREMULTIPLIED ? inner : []);
+}
+
+/** u's stride in a block over blockVars (the last fastest; 0 if absent). */
+function blockStride(blockVars: number[], u: number, card: Int32Array): number {
+  for (let j = blockVars.length - 1, st = 1; j >= 0; j--) {
+    if (blockVars[j] === u) return st;
+    st *= card[blockVars[j]];
+  }
+  return 0;
 }
 
 /** One block variable's (cardinality, stride) as one exact number (a string past 2^21 states or 2^32 strides). */

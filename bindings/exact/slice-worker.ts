@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadEngine } from '../core/wasm-node.ts';
 import { Model } from '../core/model.ts';
-import { runSlices } from './slicing.ts';
+import { SliceRunner } from './slicing.ts';
 import type { SliceJob, SliceMessage } from './exact-parallel.ts';
 
 const port = parentPort;
@@ -14,7 +14,8 @@ loadEngine()
   .then((engine) => {
     const job = workerData as SliceJob;
     const model = Model.fromData(job.model);
-    for (const s of job.slices) post({ type: 'slice', outcome: runSlices(engine, model, job.spec, [s])[0] });
+    const runner = new SliceRunner(engine, model, job.spec);
+    for (const s of job.slices) post({ type: 'slice', outcome: runner.run(s) });
     post({ type: 'finished' });
   })
   .catch((e: unknown) => {

@@ -8,18 +8,21 @@
 import type { Engine } from '../core/engine.ts';
 import { mulberry32, seedWords } from '../core/seed.ts';
 import type { Model } from '../core/model.ts';
-import { bucketPlan, runBucketElimination, type BucketPlan } from './bucket-elimination.ts';
+import { bucketShape, runBucketElimination, type BucketShape, type DecodeRequest } from './bucket-elimination.ts';
+import { bucketPlan, withFixedStates, type BucketPlan } from './bucket-plan.ts';
 import type { ExactOutcome } from './outcome.ts';
 
 /** Most slices a plan is cut into (each is a run of the kernels with its own setup). */
 export const MAX_SLICES = 2 ** 20;
 /**
- * Configurations a slice's set-up counts as, per variable of the model: each slice runs its own plan
- * (a driver call or more per clique, tables and a marginal per variable), ≈ 0.6–12 µs per variable
- * — 0.24 ms per slice of Pedigree_12's 385 variables, 5.3 ms of Promedus_11's 461 — against
- * 2.5–8·10⁸ configurations per second. Without it, a small message limit cut Pedigree_12 into 2^17
- * slices of 2^16 configurations, within the work limit, that ran for minutes and ran the JavaScript
- * heap out of memory holding their marginals; with it, slices × variables stays within 2^34 / 2^12.
+ * Configurations a slice's set-up counts as, per variable of the model: each slice copies its
+ * factor tables, writes each block call's tables and calls the kernels per clique, and sums a
+ * marginal per variable. Slices share one plan and run shape (SliceRunner), so this is ≈ 0.6–6.4 µs
+ * per variable, streaming included (Pedigree_12 in 4096 slices: 0.24 ms per slice of its 385
+ * variables; CSP_12 in 2048: 0.43 ms of its 67), against 2.5–8·10⁸ configurations per second:
+ * 2^12 is an upper bound. Without it, a small message limit cut Pedigree_12 into 2^17 slices of
+ * 2^16 configurations, within the work limit, that ran for minutes and ran the JavaScript heap out
+ * of memory holding their marginals; with it, slices × variables stays within 2^34 / 2^12.
  */
 export const SLICE_SETUP_PER_VARIABLE = 2 ** 12;
 
@@ -128,15 +131,45 @@ export interface SliceOutcome {
   zeroReason?: string;
 }
 
+/**
+ * The slices of one sliced plan, run on one engine: the slices' plan and its run's shape
+ * (bucketShape) are made once, and each slice is that plan with its own fixed states
+ * (withFixedStates), so a slice costs its tables and kernels, not a planning pass of its own.
+ */
+export class SliceRunner {
+  private readonly base: BucketPlan;
+  private readonly shape: BucketShape;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly model: Model,
+    private readonly sp: SliceSpec,
+  ) {
+    this.base = sp.plan ?? bucketPlan(model, sp.order, sliceFixed(sp, model.card, 0), sp.impossible);
+    this.shape = bucketShape(model, this.base);
+  }
+
+  /** Slice s's plan. */
+  planOf(s: number): BucketPlan {
+    return this.sp.sliceVars.length === 0 ? this.base : withFixedStates(this.base, sliceFixed(this.sp, this.model.card, s));
+  }
+
+  /** Slice s's log Z and marginals. */
+  run(s: number): SliceOutcome {
+    const r = runBucketElimination(this.engine, this.model, this.planOf(s), undefined, this.shape);
+    return r.logZ > -Infinity ? { slice: s, logZ: r.logZ, marginals: r.marginals } : { slice: s, logZ: r.logZ, marginals: null, zeroReason: r.zeroReason };
+  }
+
+  /** Slice s's upward pass and configurations decoded within it (runBucketElimination with `decode`). */
+  decode(s: number, req: DecodeRequest): ReturnType<typeof runBucketElimination> {
+    return runBucketElimination(this.engine, this.model, this.planOf(s), req, this.shape);
+  }
+}
+
 /** Runs the given slices one after another on this engine. */
 export function runSlices(engine: Engine, model: Model, sp: SliceSpec, slices: Iterable<number>): SliceOutcome[] {
-  const out: SliceOutcome[] = [];
-  for (const s of slices) {
-    const plan = sp.sliceVars.length === 0 && sp.plan ? sp.plan : bucketPlan(model, sp.order, sliceFixed(sp, model.card, s), sp.impossible);
-    const r = runBucketElimination(engine, model, plan);
-    out.push(r.logZ > -Infinity ? { slice: s, logZ: r.logZ, marginals: r.marginals } : { slice: s, logZ: r.logZ, marginals: null, zeroReason: r.zeroReason });
-  }
-  return out;
+  const runner = new SliceRunner(engine, model, sp);
+  return Array.from(slices, (s) => runner.run(s));
 }
 
 /** A decoding's configurations (count · n, row by row) as one array per configuration. */
@@ -155,15 +188,15 @@ function rows(cfg: Int32Array, count: number, n: number): Int32Array[] {
  * model. logZ: the largest log-potential (max), or log Σ Z_s in slice order (sample).
  */
 export function decodeSlices(engine: Engine, model: Model, sp: SlicedPlan, mode: 'sample' | 'max', count: number, seed: number): { logZ: number; configurations: Int32Array[] } {
+  const runner = new SliceRunner(engine, model, sp);
   if (sp.slices === 1) {
-    const out = runBucketElimination(engine, model, sp.plan, { mode, count, seed });
+    const out = runner.decode(0, { mode, count, seed });
     return { logZ: out.logZ, configurations: out.logZ > -Infinity ? rows(out.configurations!, count, model.n) : [] };
   }
-  const planOf = (s: number): BucketPlan => bucketPlan(model, sp.order, sliceFixed(sp, model.card, s), sp.impossible);
   const logZs = new Float64Array(sp.slices), first: (Int32Array | null)[] = new Array(sp.slices).fill(null);
   let top = -Infinity, best = -1;
   for (let s = 0; s < sp.slices; s++) {
-    const r = runBucketElimination(engine, model, planOf(s), { mode, count: 1, seed, chain: s });
+    const r = runner.decode(s, { mode, count: 1, seed, chain: s });
     logZs[s] = r.logZ;
     if (r.logZ > -Infinity) first[s] = r.configurations!;
     if (r.logZ > top) (top = r.logZ), (best = s);
@@ -190,7 +223,7 @@ export function decodeSlices(engine: Engine, model: Model, sp: SlicedPlan, mode:
   const pools: Int32Array[][] = new Array(sp.slices);
   for (let s = 0; s < sp.slices; s++) {
     if (need[s] === 0) continue;
-    const cfg = need[s] === 1 ? first[s]! : runBucketElimination(engine, model, planOf(s), { mode, count: need[s], seed, chain: s }).configurations!;
+    const cfg = need[s] === 1 ? first[s]! : runner.decode(s, { mode, count: need[s], seed, chain: s }).configurations!;
     pools[s] = rows(cfg, need[s], model.n);
   }
   const next = new Int32Array(sp.slices);
@@ -267,7 +300,7 @@ export function combineSlices(model: Model, outcomes: SliceOutcome[]): ExactOutc
 
 /** Runs slices 0 … slices − 1 one after another on this engine, each summed as it ends (SliceSum): the slices' marginals are never all held. */
 export function runAndSumSlices(engine: Engine, model: Model, sp: SliceSpec & { slices: number }): ExactOutcome {
-  const sum = new SliceSum(model, sp.slices);
-  for (let s = 0; s < sp.slices; s++) sum.add(runSlices(engine, model, sp, [s])[0]);
+  const sum = new SliceSum(model, sp.slices), runner = new SliceRunner(engine, model, sp);
+  for (let s = 0; s < sp.slices; s++) sum.add(runner.run(s));
   return sum.result();
 }
