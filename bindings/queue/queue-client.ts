@@ -21,7 +21,7 @@ import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { METHODS, exactInferenceResult, logZRequest, withEstimate, type InferOptions } from '../infer.ts';
 import { slicedBucketPlan, slicedResult, takesBucketPath } from '../exact/exact.ts';
-import type { SliceOutcome } from '../exact/slicing.ts';
+import { SliceSum, type SliceOutcome } from '../exact/slicing.ts';
 import { chainPlan, foldChains, PARALLEL_METHODS, type ChainEvent, type ChainPlan, type ParallelMethod } from '../parallel/parallel-job.ts';
 import { aisPieces, aisSplits, foldAIS, type AISPieceResult } from '../logz/ais-split.ts';
 import type { AISOptions, LogZEstimate } from '../logz/logz.ts';
@@ -99,15 +99,20 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
     const jobs: Pending[] = [];
     let next = 0;
     const job = (data: QueueJob, label: string, onResult: Pending['onResult']) => jobs.push({ id: `${run}-${next++}`, data, label, onResult });
-    // Exact inference whose plan is sliced: contiguous runs of slices, at most SLICE_JOBS jobs.
-    const sliceResults: (SliceOutcome[] | null)[] = [];
+    // Exact inference whose plan is sliced: contiguous runs of slices, at most SLICE_JOBS jobs, each
+    // job's slices summed as its result arrives (SliceSum: in slice order, the same bits as one thread).
+    const sliceSum = sliced ? new SliceSum(model, sliced.sliced.slices) : null;
+    const slicesDone: boolean[] = [];
     if (plan) for (let c = 0; c < plan.chains; c++) job({ ...base, kind: 'chains', method: method as ParallelMethod, opts: jobOpts, chains: [c] }, `chain ${c}`, (r) => void (chainResults[c] = checkChains(r)));
     else if (sliced) {
       const n = sliced.sliced.slices, per = Math.ceil(n / Math.min(n, SLICE_JOBS));
       for (let k = 0, from = 0; from < n; k++, from += per) {
         const slices = Array.from({ length: Math.min(per, n - from) }, (_, q) => from + q);
-        sliceResults.push(null);
-        job({ ...base, kind: 'slices', opts: jobOpts, slices }, `slices ${from}…${from + slices.length - 1}`, (r) => void (sliceResults[k] = checkSlices(r, slices.length)));
+        slicesDone.push(false);
+        job({ ...base, kind: 'slices', opts: jobOpts, slices }, `slices ${from}…${from + slices.length - 1}`, (r) => {
+          for (const o of checkSlices(r, slices)) sliceSum!.add(o);
+          slicesDone[k] = true;
+        });
       }
     } else job({ ...base, kind: 'infer', method: method as (typeof WHOLE_METHODS)[number], opts: jobOpts }, method, (r) => void (whole = r as InferenceResult));
     const adaptive = ((request as AISOptions | null)?.schedule ?? 'adaptive') === 'adaptive';
@@ -231,8 +236,8 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
     const extra = { workers: workers.size, queue: conn.display };
     let result: InferenceResult;
     if (sliced) {
-      if (sliceResults.some((r) => r === null)) throw new EngineError('cancelled before every slice completed: no result');
-      const r = slicedResult(model, sliced, sliceResults.flatMap((o) => o!), seconds);
+      if (slicesDone.some((done) => !done)) throw new EngineError('cancelled before every slice completed: no result');
+      const r = slicedResult(model, sliced, sliceSum!.result(), seconds);
       const w = exactInferenceResult(r);
       // As infer returns it (no bounds, no warnings).
       result = { logZLower: null, logZUpper: null, ...w, warnings: [], diagnostics: { ...w.diagnostics, ...extra } };
@@ -266,8 +271,9 @@ function dataOnly(o: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-function checkSlices(r: unknown, count: number): SliceOutcome[] {
-  if (!Array.isArray(r) || r.length !== count || !r.every((o) => o && typeof o.slice === 'number' && typeof o.logZ === 'number')) throw new EngineError('a slice job returned a malformed result');
+/** A slice job's outcomes: one per slice it was given, in its order. */
+function checkSlices(r: unknown, slices: number[]): SliceOutcome[] {
+  if (!Array.isArray(r) || r.length !== slices.length || !r.every((o, q) => o && o.slice === slices[q] && typeof o.logZ === 'number')) throw new EngineError('a slice job returned a malformed result');
   return r as SliceOutcome[];
 }
 
