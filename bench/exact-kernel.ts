@@ -6,7 +6,9 @@
 // (bench/native/bucket_block.c, gcc -O3 at -march=x86-64-v2, 128-bit SIMD like WASM, and at
 // -march=native), after checking all give the same message; then the junction tree's upward step
 // (elimTableOp, mode 3) on Grids_15's largest shape against bench/native/jt_group.c the same way.
-// Medians of REPEATS runs, alternated.
+// Medians of REPEATS runs, alternated; each run's figure is the median of INNER calls after an
+// untimed one, in one process (the native builds' own loop), after WASM_WARMUP calls of the WASM
+// kernel, so every build is timed on optimised code with its tables in cache as far as they fit.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -98,9 +100,19 @@ if (spawnSync('gcc', ['--version']).status === 0) {
   }
 } else console.log('NOTE: gcc not found: the native C reference is skipped');
 
-/** Runs every program REPEATS + 1 times in rotating order; the first round warms up and is dropped. */
+/**
+ * WASM calls before the timed ones. V8 runs a WASM function on its baseline code (Liftoff) until it
+ * has run enough, then swaps in optimised code between calls: at the quick sizes (calls of
+ * 0.05–0.5 ms) the first 30–40 calls of the junction-tree step ran at 200–2500 M entries/s and
+ * the later ones at ≈ 3800, so without these the quick bench timed the baseline code. The native
+ * builds are compiled ahead of time.
+ */
+const WASM_WARMUP = 60;
+
+/** Runs every program REPEATS + 1 times in rotating order, WASM WASM_WARMUP times more first; the first round warms up and is dropped. */
 function alternate(runs: Record<string, () => void>, times: Record<string, number[]>): string[] {
   const names = Object.keys(runs);
+  for (let w = 0; w < WASM_WARMUP; w++) runs.wasm();
   for (let rep = 0; rep < REPEATS + 1; rep++) {
     for (let k = 0; k < names.length; k++) runs[names[(rep + k) % names.length]]();
     if (rep === 0) for (const k of names) times[k].length = 0;
@@ -108,8 +120,21 @@ function alternate(runs: Record<string, () => void>, times: Record<string, numbe
   return names;
 }
 
-/** One run of a native reference on a problem file: the numbers it prints (seconds first). */
-const native = (exe: string, file: string): number[] => spawnSync(exe, [file, '1'], { encoding: 'utf8' }).stdout.trim().split(' ').map(Number);
+/** Kernel calls per timed sample, after one untimed call, in every build: the sample is their median. */
+const INNER = 5;
+/** One run of a native reference on a problem file: the numbers it prints (seconds first: the median of INNER calls after an untimed one). */
+const native = (exe: string, file: string): number[] => spawnSync(exe, [file, String(INNER)], { encoding: 'utf8' }).stdout.trim().split(' ').map(Number);
+/** The median of INNER timed calls of `call` (seconds), after one untimed call; `reset` before each. */
+function timedCalls(call: () => void, reset: () => void): number {
+  const secs: number[] = [];
+  for (let k = 0; k <= INNER; k++) {
+    reset();
+    const t0 = performance.now();
+    call();
+    if (k > 0) secs.push((performance.now() - t0) / 1000);
+  }
+  return secs.sort((a, b) => a - b)[INNER >> 1];
+}
 
 const engine = await loadEngine();
 const results: Record<string, unknown>[] = [];
@@ -132,10 +157,8 @@ for (const [i, c] of cliques.entries()) {
   const sums: Record<string, number> = {};
   const runs: Record<string, () => void> = {
     wasm: () => {
-      for (const [a, len] of outs) arena.f64(a, len).fill(0);
-      const t0 = performance.now();
-      engine.kernels.bucketBlock(nOuter, pCards, p.nIn, nT - p.nIn, pAddr, pStrides, p.B, pRuns, 0, pDigit, pOff, pBuf, 0, 0);
-      times.wasm.push((performance.now() - t0) / 1000);
+      const call = () => engine.kernels.bucketBlock(nOuter, pCards, p.nIn, nT - p.nIn, pAddr, pStrides, p.B, pRuns, 0, pDigit, pOff, pBuf, 0, 0);
+      times.wasm.push(timedCalls(call, () => outs.forEach(([a, len]) => arena.f64(a, len).fill(0))));
       sums.wasm = outs.reduce((s, [a, len]) => arena.f64(a, len).reduce((x, y) => x + y, s), 0);
     },
   };
@@ -176,9 +199,7 @@ for (const [i, c] of cliques.entries()) {
   const sums: Record<string, number> = {}, maxima: Record<string, number> = {};
   const runs: Record<string, () => void> = {
     wasm: () => {
-      const t0 = performance.now();
-      maxima.wasm = engine.kernels.elimTableOp(desc, pOut, pA, pB, 3);
-      times.wasm.push((performance.now() - t0) / 1000);
+      times.wasm.push(timedCalls(() => (maxima.wasm = engine.kernels.elimTableOp(desc, pOut, pA, pB, 3)), () => {}));
       sums.wasm = arena.f64(pOut, sh.sizeOut).reduce((x, y) => x + y, 0);
     },
   };
