@@ -224,14 +224,16 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     // The messages (each δ_c later takes m_c's place) and the downward workspace: one zero-filled
     // block allocated after everything else, so the allocator grows memory by just that much (it
     // would double it for a block that does not fit); past the largest block, one arena per
-    // message, freed as soon as the downward pass is done with it.
+    // message, freed as soon as the downward pass is done with it. Neither is zeroed: the kernels
+    // write every message and belief entry on its first visit, and blockRun zero-fills the outputs
+    // they cannot.
     const up = new Float64Array(n), down = new Float64Array(n);
     const upArena: (Arena | null)[] = new Array(n).fill(null);
     let slab = 0, slabAt = 0;
     // The log-space streams' s-tables (bucketBlockLog), allocated when a clique first needs them.
     let logScratch: Arena | null = null, logScratchEntries = 0, logScratchPtr = 0;
     const own = (list: (Arena | null)[], v: number): number => {
-      if (slab === 0) return (list[v] = engine.arena()).alloc(8 * mSize[v]);
+      if (slab === 0) return (list[v] = engine.arena()).alloc(8 * mSize[v], false);
       slabAt += 8 * mSize[v];
       return slabAt - 8 * mSize[v];
     };
@@ -453,7 +455,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
 
     let slabEntries = wsEntries;
     for (const v of p.order) slabEntries += mSize[v];
-    // Not zeroed: the kernel writes every message entry on its first visit (blockRun zero-fills the outputs it cannot).
+    // Not zeroed (see above).
     if (8 * slabEntries <= WASM_MAX_BLOCK) slabAt = slab = arena.alloc(8 * slabEntries, false);
 
     // Upward.
@@ -482,7 +484,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     // (δ_c = belief / m_c: where m_c = 0 the belief is 0 and δ_c is never used); else one log-space
     // stream per child and one for the marginal. The children's beliefs go to one workspace, then
     // each δ_c overwrites m_c (no longer needed): memory stays the upward messages and the workspace.
-    const ws = slab ? slabAt : arena.alloc(8 * wsEntries);
+    const ws = slab ? slabAt : arena.alloc(8 * wsEntries, false);
     for (let t = p.order.length - 1; t >= 0; t--) {
       const v = p.order[t];
       const inputs = p.parent[v] >= 0 ? [...p.bucket[v], { kind: 'down', id: v } as TableRef] : p.bucket[v];
