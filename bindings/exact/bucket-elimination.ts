@@ -221,7 +221,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const tablesPtr = arena.alloc(8 * Math.max(1, fOff[model.nFactors]));
     const copies = arena.f64(tablesPtr, fOff[nF]);
     for (let f = 0; f < nF; f++) factorInOrder(model, f, fVar.subarray(fStart[f], fStart[f] + fLen[f]), p.fixed, copies, fOff[f]);
-    // The messages (each δ_c later takes m_c's place) and the downward workspace: one zero-filled
+    // The messages (each δ_c later takes m_c's place) and the downward workspace: one
     // block allocated after everything else, so the allocator grows memory by just that much (it
     // would double it for a block that does not fit); past the largest block, one arena per
     // message, freed as soon as the downward pass is done with it. Neither is zeroed: the kernels
