@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { plannerEngine, PLANNER_KEEP_BYTES } from '../bindings/core/engine.ts';
 import { bucketEliminationPlan, exactInference, orderSearchWork, searchSetup } from '../bindings/exact/exact.ts';
 import { runBucketElimination } from '../bindings/exact/bucket-elimination.ts';
 import { bucketPlan, interactionGraph } from '../bindings/exact/bucket-plan.ts';
@@ -136,6 +137,25 @@ test("the planner's kernels run on an instance of their own: the caller's engine
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), { order: Array.from(plan.plan.order), flops: plan.plan.flops, treeWork: plan.search.treeWork });
+});
+
+test('a plan that grew the planner past PLANNER_KEEP_BYTES drops it when done; the next plan makes another and plans the same; small plans keep it', () => {
+  const m = randomFactorGraph(mulberry32(5506), 120, { cards: [2, 3], maxArity: 3, factors: 180 });
+  const plan = () => {
+    const p = bucketEliminationPlan(m, { orderSearchWork: 2e7 });
+    return { order: Array.from(p.plan.order), flops: p.plan.flops, treeWork: p.search!.treeWork };
+  };
+  const first = plan();
+  const kept = plannerEngine();
+  exactInference(engine, m, { method: 'bucket' });
+  assert.equal(plannerEngine(), kept, 'a small plan keeps the instance');
+  // A 300×300 grid's orderings grow the planner to 64 MB before the refusal.
+  const grid = isingLattice({ shape: [300, 300], J: () => 0.3, h: 0.1 });
+  assert.throws(() => exactInference(engine, grid, { method: 'bucket' }), /treewidth/);
+  const after = plannerEngine();
+  assert.notEqual(after, kept, 'the grown instance was dropped');
+  assert.ok(after.memoryBytes <= PLANNER_KEEP_BYTES, `${after.memoryBytes} bytes`);
+  assert.deepEqual(plan(), first);
 });
 
 test('the searches run only when building their bitsets fits their budget: a 10⁵-variable strip of treewidth 8 is planned greedily (it ran the planner out of memory), a 2000×10 strip too, small models keep both searches', () => {

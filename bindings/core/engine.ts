@@ -133,14 +133,32 @@ let planner: Engine | null = null;
  */
 export function plannerEngine(): Engine {
   if (planner) return planner;
-  let mod = lastModule;
+  let mod = plannerModule ?? lastModule;
   if (!mod) {
     const fs = (globalThis as { process?: { getBuiltinModule?: (id: string) => { readFileSync(u: URL): Uint8Array<ArrayBuffer> } | undefined } }).process?.getBuiltinModule?.('node:fs');
     if (!fs) throw new EngineError('planning an elimination order runs on the engine: load one first (await loadEngine())');
     mod = new WebAssembly.Module(fs.readFileSync(new URL('../../build/release.wasm', import.meta.url)));
   }
+  plannerModule = mod;
   planner = Engine.instantiateSync(mod);
   return planner;
+}
+
+/** The module the planner instance was made from: a released planner is made again from it (compiled once). */
+let plannerModule: WebAssembly.Module | null = null;
+
+/**
+ * Planner memory kept from one plan to the next. WASM memory only grows, so an instance a large
+ * plan grew past this (a 300×300 grid's orderings take 64 MB) is dropped when the plan is done
+ * (releasePlannerMemory), for the garbage collector to free, and the next plan instantiates another
+ * from the same compiled module (≈ 1 ms; V8's compiled code belongs to the module, so nothing is
+ * compiled again). The planners' results never depend on the instance.
+ */
+export const PLANNER_KEEP_BYTES = 2 ** 25;
+
+/** Drops the planner instance when its memory passed PLANNER_KEEP_BYTES and nothing is allocated in it (exactInference and the bucket plans call it when done). */
+export function releasePlannerMemory(): void {
+  if (planner && planner.memoryBytes > PLANNER_KEEP_BYTES && planner.bytesInUse === 0) planner = null;
 }
 
 /** Allocations that live and die together (one model's run). Use after dispose() throws. */

@@ -7,7 +7,7 @@
 // elimination.ts (the message passes), enumeration.ts (enumeration on the factor graph),
 // bucket-elimination.ts (bucket elimination on the factor graph).
 
-import type { Engine } from '../core/engine.ts';
+import { releasePlannerMemory, type Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { candidateOrders as orderCandidates, naturalOrder, ORDERINGS, PLANNED_PAST_LIMIT_LOG2, type OrderStats, type OrderingGraph, type OrderingHeuristic } from './orderings.ts';
@@ -505,6 +505,14 @@ function bucketCannotWin(model: Model, cands: OrderStats[], jtCost: number): boo
  * gives log Z = −Infinity, and reading its marginals throws an EngineError saying why.
  */
 export function exactInference(engine: Engine, model: Model, opts: ExactOptions = {}): ExactResult {
+  try {
+    return runExact(engine, model, opts);
+  } finally {
+    releasePlannerMemory();
+  }
+}
+
+function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult {
   const t0 = performance.now();
   const method = opts.method ?? 'auto';
   if (method !== 'auto' && method !== 'enumeration' && method !== 'elimination' && method !== 'bucket') {
@@ -609,6 +617,7 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
       refusal += `; slicing to fit ${fmtBytes(maxMemory)} would take ${slices} slices and ${fmtEntries(slicedWork(slices, plan))} configurations of work (${fmtEntries(slices * plan.flops)} streamed, the rest each slice's set-up)`;
     }
   }
+  releasePlannerMemory();
   return { choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };
 }
 
