@@ -19,6 +19,9 @@ import { exactTuning, schedule, stridesInto, subStrides, STEP_LAMBDA, type Node 
 import { Program, CHECK_FINITE, CHECK_POSITIVE } from './elim-program.ts';
 import { fmtBytes, RangeExceeded, type ExactOutcome } from './outcome.ts';
 
+/** What a range refusal of the junction tree (method 'elimination') tells the caller to do instead. */
+const RANGE_HINT = "; method 'auto' (the default) or 'bucket' runs bucket elimination, which works in log space where the range needs it";
+
 /** Message storage beyond this is refused up front (WASM memory is at most 4 GiB in all). */
 const MAX_MESSAGE_BYTES = 3.5 * 2 ** 30;
 
@@ -284,7 +287,7 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
     if (logZ === -Infinity) {
       // Exactly zero, or a message underflowed? Count supported configurations instead.
       if (upward(true) !== -Infinity) {
-        throw new RangeExceeded('exact elimination: the potentials span more than the floating-point range (a message underflowed to zero)');
+        throw new RangeExceeded(`exact elimination: the potentials span more than the floating-point range (a message underflowed to zero)${RANGE_HINT}`);
       }
       return { logZ: -Infinity, marginals: null };
     }
@@ -298,7 +301,7 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       }
       ops.flush();
     } catch (e) {
-      if (e instanceof RangeFailure) throw new RangeExceeded(`exact elimination: the potentials span more than the floating-point range (${e.message})`);
+      if (e instanceof RangeFailure) throw new RangeExceeded(`exact elimination: the potentials span more than the floating-point range (${e.message})${RANGE_HINT}`);
       throw e;
     }
     const mv = arena.readF64(margBase, rowEntries);
@@ -307,7 +310,7 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       let s = 0;
       for (const x of p) s += x;
       if (!(s > 0) || !Number.isFinite(s)) {
-        throw new RangeExceeded(`exact elimination: the marginal of variable ${v} sums to ${s} (the potentials span more than the floating-point range)`);
+        throw new RangeExceeded(`exact elimination: the marginal of variable ${v} sums to ${s} (the potentials span more than the floating-point range)${RANGE_HINT}`);
       }
       for (let i = 0; i < K; i++) p[i] /= s;
       return p;
