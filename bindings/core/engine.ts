@@ -151,7 +151,7 @@ let plannerModule: WebAssembly.Module | null = null;
  * Planner memory kept from one plan to the next. WASM memory only grows, so an instance a large
  * plan grew past this (a 300×300 grid's orderings take 64 MB) is dropped when the plan is done
  * (releasePlannerMemory), for the garbage collector to free, and the next plan instantiates another
- * from the same compiled module (≈ 1 ms; V8's compiled code belongs to the module, so nothing is
+ * from the same compiled module (≈ 0.5 ms; V8's compiled code belongs to the module, so nothing is
  * compiled again). The planners' results never depend on the instance.
  */
 export const PLANNER_KEEP_BYTES = 2 ** 25;

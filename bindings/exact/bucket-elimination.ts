@@ -114,6 +114,7 @@ export interface BucketShape {
   premultiplied: Int32Array[];
 }
 
+/** The run shape of plan `p` (its block layouts are filled in by the runs that use it). */
 export function bucketShape(model: Model, p: BucketPlan): BucketShape {
   const { n, card } = model;
   // The block kernel's workspace: a block buffer and each table's segment offsets.
