@@ -113,7 +113,7 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
   const method = opts.method ?? 'exact';
   switch (method) {
     case 'exact':
-      return exactInferenceResult(exactInference(engine, model, opts.exact));
+      return exactInferenceResult(exactInference(engine, model, { ...opts.exact, onProgress: opts.onProgress }));
     case 'gibbs':
       // Pairwise models: the canonical form's kernel (faster); higher-order ones: the factor graph's.
       return gibbsKernel(model) === 'canonical' ? runGibbs(engine, model, opts) : runFactorGibbs(engine, model, opts);

@@ -144,6 +144,16 @@ test('progress goes to stderr as plain lines when not a terminal; stdout stays J
   JSON.parse(r.out); // stdout stays pure JSON
 });
 
+test('exact inference by bucket elimination reports progress too, in clique configurations (--workers: as slices end)', () => {
+  const model = join(DATA, 'uai2014-more', 'Pedigree_12.uai');
+  for (const extra of [[], ['--workers', '2']]) {
+    const r = runWith({ RELAXMRF_PROGRESS_MS: '0' }, 'infer', model, '--method', 'exact', '--max-memory', '2M', ...extra, '--json');
+    assert.equal(r.code, 0, r.err);
+    const flops = JSON.parse(r.out).diagnostics.flops;
+    assert.match(r.err, new RegExp(`^exact: \\d+% \\(\\d+/${flops}\\)$`, 'm'), r.err);
+  }
+});
+
 test('--method mf and mfrp print lower bounds at or below exact log Z', () => {
   const model = join(DATA, 'libdai', 'testfast.fg');
   const mf = JSON.parse(run('infer', model, '--method', 'mf', '--restarts', '3', '--json').out);

@@ -25,6 +25,8 @@ import { readMAR, readPR } from '../bindings/io/formats.ts';
 import { EngineError } from '../bindings/core/errors.ts';
 import { checkJobOpts } from '../bindings/queue/queue-jobs.ts';
 import type { Model } from '../bindings/core/model.ts';
+import type { Progress } from '../bindings/core/result.ts';
+import { infer } from '../bindings/infer.ts';
 import { bruteForce, dataDir, mulberry32, randomFactorGraph } from './helpers.ts';
 
 const engine = await loadEngine();
@@ -119,6 +121,43 @@ test('the slices share one plan and run shape: each slice, its samples and its M
     assert.throws(() => runBucketElimination(engine, m, otherPlan, undefined, bucketShape(m, sp.sliced.plan)), /another plan's/);
   }
   assert.ok(compared >= 15 && logCliques >= 2, `${compared} models compared, ${logCliques} with log-space cliques`);
+});
+
+test('progress: clique configurations streamed, never decreasing, ending at the result\'s flops; on this thread (also through infer), with workers, and with slices of Z = 0', async () => {
+  const rand = mulberry32(4404);
+  let checked = 0, zeroSlices = 0;
+  for (let t = 0; checked < 4 && t < 30; t++) {
+    const m = randomModel(rand, t);
+    const bytes = slicedBucketPlan(m, { method: 'bucket' }).sliced.plan.bytes;
+    const opts = { method: 'bucket' as const, maxMemory: bytes - 1 };
+    const sp = slicedBucketPlan(m, opts);
+    if (!sp.fits || sp.sliced.slices < 3) continue;
+    checked++;
+    zeroSlices += runSlices(engine, m, sp.sliced, Array.from({ length: sp.sliced.slices }, (_, s) => s)).filter((o) => o.logZ === -Infinity).length;
+    const seen = (events: Progress[], flops: number, what: string): void => {
+      assert.ok(events.length > 0, `${what}: no progress`);
+      for (let k = 0; k < events.length; k++) {
+        assert.equal(events[k].phase, 'exact');
+        assert.equal(events[k].total, flops, `${what}: total`);
+        if (k > 0) assert.ok(events[k].done >= events[k - 1].done, `${what}: done went down`);
+      }
+      assert.equal(events.at(-1)!.done, flops, `${what}: the last event`);
+    };
+    const here: Progress[] = [];
+    const r = exactInference(engine, m, { ...opts, onProgress: (p) => here.push({ ...p }) });
+    seen(here, r.flops, `model ${t}, this thread`);
+    // An event per clique stream, both passes (a slice found to have Z_s = 0 early: one for its rest).
+    assert.ok(here.length > sp.sliced.slices && here.length <= 2 * sp.sliced.plan.order.length * sp.sliced.slices, `${here.length} events`);
+    const viaInfer: Progress[] = [];
+    infer(engine, m, { method: 'exact', exact: opts, onProgress: (p) => viaInfer.push({ ...p }) });
+    assert.deepEqual(viaInfer, here);
+    const two: Progress[] = [];
+    const w = await exactInferenceParallel(engine, m, { ...opts, workers: 2, onProgress: (p) => two.push({ ...p }) });
+    seen(two, w.flops, `model ${t}, two workers`);
+    assert.equal(two.length, sp.sliced.slices, 'one event per slice');
+  }
+  assert.equal(checked, 4);
+  assert.ok(zeroSlices > 0, 'some slice has Z = 0');
 });
 
 test('workers 1 and 2 give exactInference bit for bit (random models, CSP_12 sliced to the published digits)', async () => {

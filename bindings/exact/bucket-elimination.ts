@@ -199,9 +199,11 @@ export interface DecodeRequest {
 /**
  * Runs the plan: log Z and every marginal; or, with `decode`, the upward pass (sum or max) and
  * then `count` configurations decoded backward along the order (ExactOutcome.logZ is then the
- * largest log-potential in max mode), in `configurations` (count · n, row by row).
+ * largest log-potential in max mode), in `configurations` (count · n, row by row). `given`: the
+ * plan's run shape, when the caller keeps one (slices); `streamed`: told each clique's
+ * configurations as its stream ends, upward and downward (in all, the plan's flops).
  */
-export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan, decode?: DecodeRequest, given?: BucketShape): ExactOutcome & { configurations?: Int32Array } {
+export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan, decode?: DecodeRequest, given?: BucketShape, streamed?: (configurations: number) => void): ExactOutcome & { configurations?: Int32Array } {
   const { n, card } = model;
   if (p.impossible >= 0) return { logZ: -Infinity, marginals: null, zeroReason: `variable ${p.impossible}: its unary factors (or evidence) give every state zero potential` };
   const x0 = new Int32Array(n);
@@ -476,6 +478,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       }
       // A root's message is one entry: e^scale, or 0 (linear), or its log.
       if (p.parent[v] < 0) logZ += form.up[3 * v] ? (arena.f64(up[v], 1)[0] > 0 ? form.up[3 * v + 1] : -Infinity) : arena.f64(up[v], 1)[0];
+      streamed?.(card[v] * mSize[v]);
     }
     if (!(logZ > -Infinity)) return { logZ: -Infinity, marginals: null };
     if (decode) return { logZ, marginals: null, configurations: decodeBackward(decode) };
@@ -529,6 +532,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       }
       // v's table (its δ_v, or a root's message) is done with.
       release(upArena, v);
+      streamed?.(card[v] * mSize[v]);
     }
     return { logZ, marginals };
   } finally {

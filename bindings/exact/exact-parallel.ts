@@ -34,11 +34,14 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
   const n = sp.sliced.slices;
   const workers = Math.max(1, Math.min(n, given ?? availableParallelism()));
   const seconds = (): number => (performance.now() - t0) / 1000;
-  if (workers === 1) return withWorkers(slicedResult(model, sp, runAndSumSlices(engine, model, sp.sliced), seconds()), workers);
+  if (workers === 1) return withWorkers(slicedResult(model, sp, runAndSumSlices(engine, model, sp.sliced, exact.onProgress), seconds()), workers);
   const spec: SliceSpec = { order: sp.sliced.order, fixed: sp.sliced.fixed, impossible: sp.sliced.impossible, sliceVars: sp.sliced.sliceVars };
   const data = model.toData();
   // Each slice summed as it arrives (in slice order: early ones wait), not every slice's marginals held.
   const sum = new SliceSum(model, n);
+  // Progress as slices end (their cliques' configurations: the unit of exactInference's).
+  const perSlice = sp.sliced.plan.flops, total = n * perSlice;
+  let done = 0;
   const threads: { terminate(): unknown }[] = [];
   const all = Promise.all(
     Array.from({ length: workers }, (_, w) => {
@@ -48,7 +51,10 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
         threads.push(t);
         let ended = false;
         t.on('message', (m: SliceMessage) => {
-          if (m.type === 'slice') sum.add(m.outcome);
+          if (m.type === 'slice') {
+            sum.add(m.outcome);
+            exact.onProgress?.({ phase: 'exact', done: (done += perSlice), total });
+          }
           else {
             ended = true;
             void t.terminate();

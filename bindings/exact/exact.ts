@@ -9,6 +9,7 @@
 
 import { releasePlannerMemory, type Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
+import type { Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { candidateOrders as orderCandidates, naturalOrder, ORDERINGS, PLANNED_PAST_LIMIT_LOG2, type OrderStats, type OrderingGraph, type OrderingHeuristic } from './orderings.ts';
 import { buildTree, schedule, exactTuning } from './junction-tree.ts';
@@ -45,6 +46,12 @@ export interface ExactOptions {
   maxTableEntries?: number;
   /** Orderings to try; the one with the smallest total table size within the limit is used. Default: all. */
   orderings?: OrderingHeuristic[];
+  /**
+   * Told bucket elimination's progress as each clique's stream ends: phase 'exact', `done` and
+   * `total` in clique configurations streamed (both passes, every slice; total = the result's
+   * flops). The junction tree and enumeration do not report progress.
+   */
+  onProgress?: (p: Progress) => void;
 }
 
 /** log Z and every node marginal, computed exactly, with the plan's size. */
@@ -541,7 +548,7 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
       const lead = before ? `${before.message}; ` : '';
       throw new EngineError(`${lead}${sp.refusal}${method === 'auto' ? `; ${enumerationRefusal(plan_())}` : ''}`);
     }
-    return slicedResult(model, sp, runAndSumSlices(engine, model, sp.sliced), seconds());
+    return slicedResult(model, sp, runAndSumSlices(engine, model, sp.sliced, opts.onProgress), seconds());
   };
   const plan_ = (): EnumerationPlan => (plan ??= enumerationPlan(model));
   if (method === 'bucket' || !model.isPairwise) return bucket();

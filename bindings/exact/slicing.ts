@@ -11,6 +11,7 @@ import type { Model } from '../core/model.ts';
 import { bucketShape, runBucketElimination, type BucketShape, type DecodeRequest } from './bucket-elimination.ts';
 import { bucketPlan, withFixedStates, type BucketPlan } from './bucket-plan.ts';
 import type { ExactOutcome } from './outcome.ts';
+import type { Progress } from '../core/result.ts';
 
 /** Most slices a plan is cut into (each is a run of the kernels with its own setup). */
 export const MAX_SLICES = 2 ** 20;
@@ -140,13 +141,20 @@ export class SliceRunner {
   private readonly base: BucketPlan;
   private readonly shape: BucketShape;
 
+  /** `onStreamed`: told the clique configurations each stream of run() ends (a slice's add up to its plan's flops, also when it ends early with Z_s = 0). */
   constructor(
     private readonly engine: Engine,
     private readonly model: Model,
     private readonly sp: SliceSpec,
+    private readonly onStreamed?: (configurations: number) => void,
   ) {
     this.base = sp.plan ?? bucketPlan(model, sp.order, sliceFixed(sp, model.card, 0), sp.impossible);
     this.shape = bucketShape(model, this.base);
+  }
+
+  /** One slice's clique configurations, both passes (its plan's flops). */
+  get perSlice(): number {
+    return this.base.flops;
   }
 
   /** Slice s's plan. */
@@ -156,7 +164,10 @@ export class SliceRunner {
 
   /** Slice s's log Z and marginals. */
   run(s: number): SliceOutcome {
-    const r = runBucketElimination(this.engine, this.model, this.planOf(s), undefined, this.shape);
+    const told = this.onStreamed;
+    let streamed = 0;
+    const r = runBucketElimination(this.engine, this.model, this.planOf(s), undefined, this.shape, told && ((c) => ((streamed += c), told(c))));
+    if (told && streamed < this.perSlice) told(this.perSlice - streamed);
     return r.logZ > -Infinity ? { slice: s, logZ: r.logZ, marginals: r.marginals } : { slice: s, logZ: r.logZ, marginals: null, zeroReason: r.zeroReason };
   }
 
@@ -298,9 +309,15 @@ export function combineSlices(model: Model, outcomes: SliceOutcome[]): ExactOutc
   return sum.result();
 }
 
-/** Runs slices 0 … slices − 1 one after another on this engine, each summed as it ends (SliceSum): the slices' marginals are never all held. */
-export function runAndSumSlices(engine: Engine, model: Model, sp: SliceSpec & { slices: number }): ExactOutcome {
-  const sum = new SliceSum(model, sp.slices), runner = new SliceRunner(engine, model, sp);
+/**
+ * Runs slices 0 … slices − 1 one after another on this engine, each summed as it ends (SliceSum):
+ * the slices' marginals are never all held. `onProgress`: phase 'exact', in clique configurations
+ * streamed (total: every slice's, the result's flops), as each clique's stream ends.
+ */
+export function runAndSumSlices(engine: Engine, model: Model, sp: SliceSpec & { slices: number }, onProgress?: (p: Progress) => void): ExactOutcome {
+  let done = 0, total = 0;
+  const sum = new SliceSum(model, sp.slices), runner = new SliceRunner(engine, model, sp, onProgress && ((c) => onProgress({ phase: 'exact', done: (done += c), total })));
+  total = sp.slices * runner.perSlice;
   for (let s = 0; s < sp.slices; s++) sum.add(runner.run(s));
   return sum.result();
 }

@@ -70,7 +70,7 @@ export async function inferAsync(engine: Engine, model: Model, opts: InferOption
   }
   // Exact inference: a sliced plan's slices on the workers (the same result for any number).
   if (method === 'exact' && given !== undefined && given !== 0) {
-    const r = await exactInferenceParallel(engine, model, { ...rest.exact, workers: given });
+    const r = await exactInferenceParallel(engine, model, { ...rest.exact, onProgress: rest.onProgress, workers: given });
     return withLogZ(engine, model, { ...exactInferenceResult(r), diagnostics: { ...exactDiagnostics(r), workers: r.workers } }, rest);
   }
   const workers = given ?? autoWorkers(method, model, rest as ParallelOptions, nodeHost.defaultWorkers());
