@@ -108,14 +108,18 @@ export interface BucketShape {
   cliqueBlock(v: number): { outer: number[]; blockVars: number[]; B: number };
   /** Each table layout's runs over a block (they depend on the block's cardinalities and the table's strides only: few distinct), in a trie keyed by (cardinality, stride) per block variable. */
   runCache: RunTrie;
-  /** Each block call's layout, by its key (8 v + the call's kind: UP_CALL …), made on its first run. */
-  layouts: CallLayout[];
-  /** Each stream's inputs multiplied into P[x_v][block] first (their indices; none: not premultiplied), by its key. */
-  premultiplied: Int32Array[];
+  /**
+   * Each block call's layout, by its key (8 v + the call's kind: UP_CALL …), made on its first run;
+   * null when the shape serves one run (keeping them would only load the garbage collector: a
+   * 10⁵-variable chain ran 1.7× slower).
+   */
+  layouts: CallLayout[] | null;
+  /** Each stream's inputs multiplied into P[x_v][block] first (their indices; none: not premultiplied), by its key; null as layouts. */
+  premultiplied: Int32Array[] | null;
 }
 
-/** The run shape of plan `p` (its block layouts are filled in by the runs that use it). */
-export function bucketShape(model: Model, p: BucketPlan): BucketShape {
+/** The run shape of plan `p`; `keep`: it serves several runs (slices), so the block calls' layouts are kept as they are made. */
+export function bucketShape(model: Model, p: BucketPlan, keep = false): BucketShape {
   const { n, card } = model;
   // The block kernel's workspace: a block buffer and each table's segment offsets.
   let maxIn = 2, maxK = 1, maxDigits = 2, wsEntries = 1;
@@ -182,8 +186,8 @@ export function bucketShape(model: Model, p: BucketPlan): BucketShape {
     cliqueBlock: (v) => (blocks[v] ??= cliqueBlockOf(v)),
     runCache: { next: new Map() },
     // Packed arrays (no holes) of one slot per key: lookups stay fast.
-    layouts: new Array<CallLayout | undefined>(8 * n).fill(undefined) as CallLayout[],
-    premultiplied: new Array<Int32Array | undefined>(8 * n).fill(undefined) as Int32Array[],
+    layouts: keep ? (new Array<CallLayout | undefined>(8 * n).fill(undefined) as CallLayout[]) : null,
+    premultiplied: keep ? (new Array<Int32Array | undefined>(8 * n).fill(undefined) as Int32Array[]) : null,
   };
 }
 
@@ -331,7 +335,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const blockStream = (key: number, v: number, inputs: BlockTable[], outs: BlockTable[], mode: number, stats: boolean): void => {
       const { outer, blockVars, B } = cliqueBlock(v);
       // The inputs over v and block variables only are multiplied once into one table P[x_v][block].
-      const inner = (premultiplied[key] ??= premultipliedInputs(v, outer, blockVars, B, inputs, card));
+      const inner = premultiplied ? (premultiplied[key] ??= premultipliedInputs(v, outer, blockVars, B, inputs, card)) : premultipliedInputs(v, outer, blockVars, B, inputs, card);
       if (inner.length > 0) {
         const pre = { addr: pPre, len: card[v] * B, stride: (u: number) => (u === v ? B : blockStride(blockVars, u, card)) };
         const innerTables: BlockTable[] = [], rest: BlockTable[] = [pre];
@@ -367,20 +371,22 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       run(1);
       outs.forEach((o, q) => engine.call('bucket elimination', (k) => k.bucketLogFinish(o.addr, sList[q], o.len)));
     };
+    // One run alone: each block call's layout made in one scratch layout, not kept.
+    const scratch = layouts ? null : scratchLayout(maxDigits, maxTables);
     /**
      * Writes one block call's tables (the outer digits' cardinalities and strides, each table's
      * runs and segments over the block: its layout, made on the call `key`'s first run and kept in
-     * the shape) and runs `call`.
+     * the shape when it serves several runs) and runs `call`.
      */
     const blockRun = (key: number, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], linear: boolean, call: (nOuter: number) => void): void => {
       const nI = inputs.length, nT = nI + outs.length, nOuter = outer.length;
-      const L = (layouts[key] ??= callLayout(runCache, card, outer, blockVars, B, inputs, outs));
-      if (L.tables !== nT || L.cards.length !== nOuter) throw new Error(`bucket elimination: block call ${key} changed its tables`);
+      const L = layouts ? (layouts[key] ??= callLayout(runCache, card, outer, blockVars, B, inputs, outs)) : callLayout(runCache, card, outer, blockVars, B, inputs, outs, scratch!);
+      if (L.tables !== nT || L.outer !== nOuter) throw new Error(`bucket elimination: block call ${key} changed its tables`);
       heap();
       // Element loops: these arrays are short, where TypedArray.set costs more than it copies.
       const { cards, strides } = L;
       for (let j = 0, at = pCards / 4; j < nOuter; j++) I32[at + j] = cards[j];
-      for (let j = 0, at = pBlockStrides / 4; j < strides.length; j++) I32[at + j] = strides[j];
+      for (let j = 0, at = pBlockStrides / 4; j < nT * nOuter; j++) I32[at + j] = strides[j];
       for (let t = 0; t < nT; t++) {
         U32[pAddr / 4 + t] = t < nI ? inputs[t].addr : outs[t - nI].addr;
         const { kind, R, segs } = L.runs[t];
@@ -553,16 +559,26 @@ const UP_CALL = 0, DOWN_ONE_CHILD_CALL = 1, DOWN_CALL = 2, UP_LOG_CALL = 3, DOWN
 /** What blockRun writes of a block call that depends on its tables' strides only: the outer digits' cardinalities, every table's strides over them (table by table) and runs over the block, each output's first-visit mask (−1: zero-filled and added to). */
 interface CallLayout {
   tables: number;
+  /** Outer digits (the arrays may be longer than they need: a scratch layout). */
+  outer: number;
   cards: Int32Array;
   strides: Int32Array;
   runs: ReturnType<typeof blockRuns>[];
   masks: Int32Array;
 }
 
-function callLayout(runCache: RunTrie, card: Int32Array, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[]): CallLayout {
+/** A layout to make one call's in after another (scratchLayout): arrays for the largest call. */
+function scratchLayout(maxDigits: number, maxTables: number): CallLayout {
+  return { tables: 0, outer: 0, cards: new Int32Array(maxDigits), strides: new Int32Array(maxTables * maxDigits), runs: [], masks: new Int32Array(maxTables) };
+}
+
+/** A block call's layout: new, or made in `into` (a scratch layout). */
+function callLayout(runCache: RunTrie, card: Int32Array, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], into?: CallLayout): CallLayout {
   const nI = inputs.length, nT = nI + outs.length, nOuter = outer.length;
-  const cards = Int32Array.from(outer, (u) => card[u]), strides = new Int32Array(nT * nOuter), masks = new Int32Array(outs.length);
-  const runs: ReturnType<typeof blockRuns>[] = [];
+  const L = into ?? { tables: nT, outer: nOuter, cards: new Int32Array(nOuter), strides: new Int32Array(nT * nOuter), runs: [], masks: new Int32Array(outs.length) };
+  (L.tables = nT), (L.outer = nOuter);
+  const { cards, strides, runs, masks } = L;
+  for (let j = 0; j < nOuter; j++) cards[j] = card[outer[j]];
   for (let t = 0; t < nT; t++) {
     const stride = (t < nI ? inputs[t] : outs[t - nI]).stride;
     for (let j = 0; j < nOuter; j++) strides[t * nOuter + j] = stride(outer[j]);
@@ -574,7 +590,7 @@ function callLayout(runCache: RunTrie, card: Int32Array, outer: number[], blockV
       node = next;
     }
     const r = (node.runs ??= blockRuns(blockVars.map((u) => card[u]), blockVars.map(stride), B));
-    runs.push(r);
+    runs[t] = r;
     if (t < nI) continue;
     // An output whose block segments are distinct is written on its entries' first visit (the
     // outer digits it lacks all 0: bit j of its mask).
@@ -585,7 +601,7 @@ function callLayout(runCache: RunTrie, card: Int32Array, outer: number[], blockV
     }
     masks[t - nI] = mask;
   }
-  return { tables: nT, cards, strides, runs, masks };
+  return L;
 }
 
 /** The inputs of v's clique (their indices) over v and block variables only, when there are two or more to premultiply into P[x_v][block] (else none). */

@@ -34,7 +34,7 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
   const n = sp.sliced.slices;
   const workers = Math.max(1, Math.min(n, given ?? availableParallelism()));
   const seconds = (): number => (performance.now() - t0) / 1000;
-  if (workers === 1) return withWorkers(slicedResult(model, sp, runAndSumSlices(engine, model, sp.sliced, exact.onProgress), seconds()), workers);
+  if (workers === 1) return withWorkers(slicedResult(sp, runAndSumSlices(engine, model, sp.sliced, exact.onProgress), seconds()), workers);
   const spec: SliceSpec = { order: sp.sliced.order, fixed: sp.sliced.fixed, impossible: sp.sliced.impossible, sliceVars: sp.sliced.sliceVars };
   const data = model.toData();
   // Each slice summed as it arrives (in slice order: early ones wait), not every slice's marginals held.
@@ -54,8 +54,7 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
           if (m.type === 'slice') {
             sum.add(m.outcome);
             exact.onProgress?.({ phase: 'exact', done: (done += perSlice), total });
-          }
-          else {
+          } else {
             ended = true;
             void t.terminate();
             if (m.type === 'finished') resolve();
@@ -75,7 +74,7 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
     for (const t of threads) void t.terminate();
     throw e;
   }
-  return withWorkers(slicedResult(model, sp, sum.result(), seconds()), workers);
+  return withWorkers(slicedResult(sp, sum.result(), seconds()), workers);
 }
 
 /** Adds `workers` without reading `marginals` (a getter that throws when Z = 0). */

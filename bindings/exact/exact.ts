@@ -16,9 +16,8 @@ import { buildTree, schedule, exactTuning } from './junction-tree.ts';
 import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, fixedStates, noneFixed, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome } from './outcome.ts';
-import { runBucketElimination } from './bucket-elimination.ts';
 import { bucketPlan, bucketRefusal, interactionGraph, type BucketPlan } from './bucket-plan.ts';
-import { combineSlices, decodeSlices, runAndSumSlices, slicedWork, sliceToFit, type SliceOutcome, type SlicedPlan } from './slicing.ts';
+import { decodeSlices, runAndSumSlices, slicedWork, sliceToFit, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
 import { annealOrder, orderCost, searchObjective, type AnnealOptions, type AnnealResult, type OrderCost } from './order-search.ts';
@@ -548,7 +547,7 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
       const lead = before ? `${before.message}; ` : '';
       throw new EngineError(`${lead}${sp.refusal}${method === 'auto' ? `; ${enumerationRefusal(plan_())}` : ''}`);
     }
-    return slicedResult(model, sp, runAndSumSlices(engine, model, sp.sliced, opts.onProgress), seconds());
+    return slicedResult(sp, runAndSumSlices(engine, model, sp.sliced, opts.onProgress), seconds());
   };
   const plan_ = (): EnumerationPlan => (plan ??= enumerationPlan(model));
   if (method === 'bucket' || !model.isPairwise) return bucket();
@@ -628,9 +627,9 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
   return { choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };
 }
 
-/** The exact result of a sliced plan from its slices' outcomes (any order: they are summed in slice order), or from their sum (SliceSum, runAndSumSlices). */
-export function slicedResult(model: Model, sp: SlicedBucketPlan, outcomes: SliceOutcome[] | ExactOutcome, seconds: number): ExactResult {
-  return result(Array.isArray(outcomes) ? combineSlices(model, outcomes) : outcomes, { ...slicedFacts(sp), seconds });
+/** The exact result of a sliced plan from its slices' sum (SliceSum, runAndSumSlices, combineSlices). */
+export function slicedResult(sp: SlicedBucketPlan, sum: ExactOutcome, seconds: number): ExactResult {
+  return result(sum, { ...slicedFacts(sp), seconds });
 }
 
 /**

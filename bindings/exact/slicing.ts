@@ -149,7 +149,7 @@ export class SliceRunner {
     private readonly onStreamed?: (configurations: number) => void,
   ) {
     this.base = sp.plan ?? bucketPlan(model, sp.order, sliceFixed(sp, model.card, 0), sp.impossible);
-    this.shape = bucketShape(model, this.base);
+    this.shape = bucketShape(model, this.base, sp.sliceVars.length > 0);
   }
 
   /** One slice's clique configurations, both passes (its plan's flops). */
@@ -204,16 +204,17 @@ export function decodeSlices(engine: Engine, model: Model, sp: SlicedPlan, mode:
     const out = runner.decode(0, { mode, count, seed });
     return { logZ: out.logZ, configurations: out.logZ > -Infinity ? rows(out.configurations!, count, model.n) : [] };
   }
+  // Each slice's first configuration: kept for sampling (a slice drawn once uses it); for MAP only the best.
   const logZs = new Float64Array(sp.slices), first: (Int32Array | null)[] = new Array(sp.slices).fill(null);
-  let top = -Infinity, best = -1;
+  let top = -Infinity, best: Int32Array | null = null;
   for (let s = 0; s < sp.slices; s++) {
     const r = runner.decode(s, { mode, count: 1, seed, chain: s });
     logZs[s] = r.logZ;
-    if (r.logZ > -Infinity) first[s] = r.configurations!;
-    if (r.logZ > top) (top = r.logZ), (best = s);
+    if (r.logZ > -Infinity && mode === 'sample') first[s] = r.configurations!;
+    if (r.logZ > top) (top = r.logZ), (best = r.configurations!);
   }
   if (top === -Infinity) return { logZ: -Infinity, configurations: [] };
-  if (mode === 'max') return { logZ: top, configurations: [first[best]!] };
+  if (mode === 'max') return { logZ: top, configurations: [best!] };
   // The slices' weights, cumulated in slice order.
   let sum = 0;
   const cum = new Float64Array(sp.slices);

@@ -237,7 +237,7 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
     let result: InferenceResult;
     if (sliced) {
       if (slicesDone.some((done) => !done)) throw new EngineError('cancelled before every slice completed: no result');
-      const r = slicedResult(model, sliced, sliceSum!.result(), seconds);
+      const r = slicedResult(sliced, sliceSum!.result(), seconds);
       const w = exactInferenceResult(r);
       // As infer returns it (no bounds, no warnings).
       result = { logZLower: null, logZUpper: null, ...w, warnings: [], diagnostics: { ...w.diagnostics, ...extra } };
