@@ -7,7 +7,10 @@
 // Layout: left, right: i32[nodes]; out: u64[nodes · W] (node N's output set at N·W); leaves are
 // nodes 0 … L−1. masks: u64[classes · W] (variables of each cardinality class), logs: f64[classes]
 // (log2 of the class's cardinality), pows: f64[classes · stride] (K_c^k, k < stride: more than the
-// class's variables).
+// class's variables). With several classes, each class's variables are bits of its own words
+// (classWords: i32[classes + 1], class c in words classWords[c] … classWords[c+1]), so a move
+// counts a set's variables per class in its one pass over the words; the budget still counts the
+// words of the unpadded sets (countWords), so padding buys no sweeps.
 
 /** Fixed work of a move (random numbers, logs, the Metropolis test), in budget words. */
 const MOVE_BASE_WORDS: f64 = 100;
@@ -21,17 +24,19 @@ let masks: usize = 0;
 let logs: usize = 0;
 let pows: usize = 0;
 let powStride: i32 = 0;
+let classWords: usize = 0;
 let bound: f64 = 0;
 let penalty: f64 = 1;
 
-/** mulberry32, as the TypeScript side's (core/seed.ts). */
+/** mulberry32, as the TypeScript side's (core/seed.ts); a sweep keeps the state in a local. */
 let rngState: u32 = 0;
-function rand(): f64 {
-  rngState += 0x6d2b79f5;
-  let t = rngState;
+const RNG_STEP: u32 = 0x6d2b79f5;
+/** mulberry32's output for the state after its step. */
+@inline function mix(state: u32): u32 {
+  let t = state;
   t = (t ^ (t >>> 15)) * (t | 1);
   t ^= t + (t ^ (t >>> 7)) * (t | 61);
-  return <f64>(t ^ (t >>> 14)) / 4294967296.0;
+  return t ^ (t >>> 14);
 }
 
 /** The entries of the last set setLog2 measured: Π_c K_c^|set ∩ class c| (products of table entries). */
@@ -163,32 +168,38 @@ let accepted: f64 = 0;
 /**
  * One sweep of treeAnneal at inverse temperature beta: a proposed rotation at every inner node.
  * A function of its own so that it runs optimised after its first calls (V8 swaps optimised WASM
- * code in only between calls: treeAnneal is one long call). bagY, outY, bagP: scratch sets.
+ * code in only between calls: treeAnneal is one long call). outY: a scratch set.
  */
-function annealSweep(t: Tree, beta: f64, moveWords: f64, bagY: usize, outY: usize, bagP: usize): void {
+function annealSweep(t: Tree, beta: f64, moveWords: f64, outY: usize): void {
   const left = t.left, right = t.right, out = t.out, nodes = t.nodes, L = t.L, wt = t.wt, pen = t.pen, setBytes = t.setBytes;
+  // Counters and the generator's state in locals (globals are memory): the counts are integers,
+  // so summing them at the end gives the same bits.
+  let rs = rngState, proposed: i32 = 0, taken: i32 = 0;
   for (let P = L; P < nodes; P++) {
-    used += VISIT_WORDS;
     // P = (Z, Y) with Y = (C, D) an inner node: propose P = ((Z, C), D), Y taking (Z, C)'s place.
+    // Coin flips as selects, not branches: half of them would be mispredicted.
     const pl = left + (<usize>P << 2), pr = right + (<usize>P << 2);
-    let side = rand() < 0.5 ? 0 : 1;
-    let Y = side == 0 ? load<i32>(pl) : load<i32>(pr);
+    const l0 = load<i32>(pl), r0 = load<i32>(pr);
+    rs += RNG_STEP;
+    let side = <i32>(mix(rs) >>> 31);
+    let Y = select<i32>(r0, l0, side), Z = select<i32>(l0, r0, side);
     if (Y < L) {
       side ^= 1;
-      Y = side == 0 ? load<i32>(pl) : load<i32>(pr);
+      const y = Y;
+      Y = Z;
+      Z = y;
       if (Y < L) continue;
     }
-    const Z = side == 0 ? load<i32>(pr) : load<i32>(pl);
-    const pick = rand() < 0.5;
+    rs += RNG_STEP;
+    const pick = mix(rs) < 0x80000000;
     const yl = load<i32>(left + (<usize>Y << 2)), yr = load<i32>(right + (<usize>Y << 2));
-    const C = pick ? yl : yr, D = pick ? yr : yl;
-    proposals++;
-    used += moveWords;
+    const C = select<i32>(yl, yr, pick), D = select<i32>(yr, yl, pick);
+    proposed++;
     const z = out + <usize>Z * setBytes, c = out + <usize>C * setBytes, d = out + <usize>D * setBytes, p = out + <usize>P * setBytes;
     let sumY: i64 = 0, sumP: i64 = 0;
+    // Y's bag a = Z ∪ C, its output o = a ∩ (P's output ∪ D), P's bag o ∪ D, with their sizes.
     let lY: f64, eY: f64, lP: f64, eP: f64;
     if (classes == 1) {
-      // One cardinality: a set's size is its popcount, counted in the same pass.
       let cY: i64 = 0, cP: i64 = 0;
       for (let w = 0; w < W; w++) {
         const a = word(z, w) | word(c, w);
@@ -207,50 +218,96 @@ function annealSweep(t: Tree, beta: f64, moveWords: f64, bagY: usize, outY: usiz
       eY = load<f64>(pows + (<usize>cY << 3));
       eP = load<f64>(pows + (<usize>cP << 3));
     } else {
-      for (let w = 0; w < W; w++) {
-        const a = word(z, w) | word(c, w);
-        const dw = word(d, w), pw = word(p, w);
-        const o = a & (pw | dw);
-        const b = o | dw;
-        const q = <usize>w << 3;
-        store<u64>(bagY + q, a);
-        store<u64>(outY + q, o);
-        store<u64>(bagP + q, b);
-        sumY += popcnt<u64>(a & ~o);
-        sumP += popcnt<u64>(b & ~pw);
+      // Each class in words of its own: the sizes per class in the same pass, summed as setLog2
+      // sums them (class by class, in class order), so the bits are its.
+      lY = 0;
+      eY = 1;
+      lP = 0;
+      eP = 1;
+      for (let k = 0; k < classes; k++) {
+        let cY: i64 = 0, cP: i64 = 0;
+        const w1 = load<i32>(classWords + (<usize>(k + 1) << 2));
+        for (let w = load<i32>(classWords + (<usize>k << 2)); w < w1; w++) {
+          const a = word(z, w) | word(c, w);
+          const dw = word(d, w), pw = word(p, w);
+          const o = a & (pw | dw);
+          const b = o | dw;
+          store<u64>(outY + (<usize>w << 3), o);
+          cY += popcnt<u64>(a);
+          cP += popcnt<u64>(b);
+          sumY += popcnt<u64>(a & ~o);
+          sumP += popcnt<u64>(b & ~pw);
+        }
+        const lk = load<f64>(logs + (<usize>k << 3)), row = pows + (<usize>(k * powStride) << 3);
+        lY += <f64>cY * lk;
+        lP += <f64>cP * lk;
+        eY *= load<f64>(row + (<usize>cY << 3));
+        eP *= load<f64>(row + (<usize>cP << 3));
       }
-      lY = setLog2(bagY);
-      eY = setEntries;
-      lP = setLog2(bagP);
-      eP = setEntries;
     }
     const wY = nodeWeight(eY, sumY), wP = nodeWeight(eP, sumP);
     const penY = nodePenalty(lY, sumY), penP = nodePenalty(lP, sumP);
     const yAt = <usize>Y << 3, pAt = <usize>P << 3;
     const wtY = load<f64>(wt + yAt), wtP = load<f64>(wt + pAt), penY0 = load<f64>(pen + yAt), penP0 = load<f64>(pen + pAt);
-    // The local change (TreeSA's): log2 of the two nodes' weights after against before.
-    const delta = Math.log2(max(wY + wP, 1) / max(wtY + wtP, 1)) + penY + penP - penY0 - penP0;
-    if (delta > 0 && rand() >= Math.exp(-beta * delta)) continue;
-    accepted++;
+    // The Metropolis test of TreeSA's local change: delta = log2 of the two nodes' weights after
+    // against before, plus their penalties' change; accepted when delta ≤ 0, else with
+    // probability exp(−β·delta), one draw. Without penalties delta is log2 of the ratio q (exact
+    // at 1 and monotone), so its sign needs no log.
+    const q = max(wY + wP, 1) / max(wtY + wtP, 1);
+    const plain = penY == 0 && penP == 0 && penY0 == 0 && penP0 == 0;
+    const delta = plain ? 0 : Math.log2(q) + penY + penP - penY0 - penP0;
+    if (plain ? q > 1 : delta > 0) {
+      rs += RNG_STEP;
+      if (!metropolis(<f64>mix(rs) * 2.3283064365386963e-10, q, delta, plain, beta)) continue;
+    }
+    taken++;
     // Y becomes (Z, C) under P; P becomes (Y, D).
     store<i32>(left + (<usize>Y << 2), Z);
     store<i32>(right + (<usize>Y << 2), C);
-    if (side == 0) store<i32>(pr, D);
-    else store<i32>(pl, D);
+    store<i32>(select<usize>(pl, pr, side), D);
     memory.copy(out + <usize>Y * setBytes, outY, setBytes);
-    Pen += penY + penP - penY0 - penP0;
-    T = T - wtP - wtY + wY + wP;
+    // (T and Pen: resum adds them up afresh after the sweep.)
     store<f64>(wt + yAt, wY);
     store<f64>(wt + pAt, wP);
     store<f64>(pen + yAt, penY);
     store<f64>(pen + pAt, penP);
   }
+  rngState = rs;
+  used += <f64>(nodes - L) * VISIT_WORDS + <f64>proposed * moveWords;
+  proposals += <f64>proposed;
+  accepted += <f64>taken;
+}
+
+/**
+ * An uphill move's test with draw u (delta > 0; plain: no penalties, delta = log2 q): accepted
+ * when u < exp(−β·delta), as that comparison decides, bit for bit; a draw past the bound of
+ * pastBound at a lower bound of delta is past exp(−β·delta), so most need neither log nor exp.
+ */
+export function metropolis(u: f64, q: f64, delta: f64, plain: bool, beta: f64): bool {
+  if (plain) {
+    // log2 q ≥ e + (m − 1) for q = m · 2^e, m in [1, 2): log2 lies above its chord on [1, 2].
+    const bits = reinterpret<u64>(q);
+    const lower = <f64>(<i64>(bits >>> 52) - 1023) + (reinterpret<f64>((bits & 0xfffffffffffff) | 0x3ff0000000000000) - 1);
+    if (pastBound(u, beta * lower)) return false;
+    return u < Math.exp(-beta * Math.log2(q));
+  }
+  if (pastBound(u, beta * delta)) return false;
+  return u < Math.exp(-beta * delta);
+}
+
+/**
+ * Whether a draw u is at least 2^−k, k = ⌊x · log2 e⌋ − 2, for x ≤ β·delta: exp(−β·delta) is then
+ * at most 2^−(k+2) (the floor, the product and exp each off by an ulp at most), below u.
+ */
+@inline function pastBound(u: f64, x: f64): bool {
+  const k = <i32>min(Math.floor(x * 1.4426950408889634), 1000) - 2;
+  return k > 0 && u >= reinterpret<f64>(<u64>(1023 - k) << 52);
 }
 
 /** Bytes of scratch treeAnneal needs for a tree of `nodes` nodes and W u64 words per set. */
 export function treeScratchBytes(nodes: i32, words: i32): i32 {
-  // best tree (left, right, out), weights and penalties, four sets.
-  return nodes * 8 + nodes * words * 8 + nodes * 16 + 4 * words * 8 + 16;
+  // best tree (left, right, out), weights and penalties, two sets.
+  return nodes * 8 + nodes * words * 8 + nodes * 16 + 2 * words * 8 + 16;
 }
 
 /**
@@ -260,8 +317,8 @@ export function treeScratchBytes(nodes: i32, words: i32): i32 {
  * accepted]; work is added to stats[2]'s value on entry.
  */
 export function treeAnneal(
-  left: usize, right: usize, out: usize, nodes: i32, L: i32, words: i32,
-  classMasks: usize, classLogs: usize, classPows: usize, powsPerClass: i32, nClasses: i32,
+  left: usize, right: usize, out: usize, nodes: i32, L: i32, words: i32, countWords: i32,
+  classMasks: usize, classLogs: usize, classPows: usize, powsPerClass: i32, nClasses: i32, classRanges: usize,
   maxLog2Message: f64, penaltyPerBit: f64, work: f64, beta0: f64, beta1: f64, seed: u32,
   scratch: usize, stats: usize,
 ): void {
@@ -271,17 +328,18 @@ export function treeAnneal(
   logs = classLogs;
   pows = classPows;
   powStride = powsPerClass;
+  classWords = classRanges;
   bound = maxLog2Message;
   penalty = penaltyPerBit;
   rngState = seed;
   const setBytes = <usize>W << 3;
-  // Scratch: best left/right (i32), best out, wt, pen (f64), bags Y', out Y', bag P, bag N.
+  // Scratch: best left/right (i32), best out, wt, pen (f64), out Y', bag N.
   const bestLeft = scratch, bestRight = bestLeft + (<usize>nodes << 2);
   const bestOut = (bestRight + (<usize>nodes << 2) + 15) & ~(<usize>15);
   const wt = bestOut + <usize>nodes * setBytes, pen = wt + (<usize>nodes << 3);
-  const bagY = pen + (<usize>nodes << 3), outY = bagY + setBytes, bagP = outY + setBytes, bagN = bagP + setBytes;
+  const outY = pen + (<usize>nodes << 3), bagN = outY + setBytes;
   const treeBytes = <usize>nodes << 2, outBytes = <usize>nodes * setBytes;
-  const W32: f64 = 2 * <f64>W;
+  const W32: f64 = 2 * <f64>countWords;
   used = load<f64>(stats, 16);
   proposals = load<f64>(stats, 24);
   accepted = load<f64>(stats, 32);
@@ -308,7 +366,7 @@ export function treeAnneal(
       const beta = sweeps == 1 ? beta1 : beta0 * Math.pow(beta1 / beta0, <f64>s / <f64>(sweeps - 1));
       // Counted as a recompute, as the TypeScript search did, so budgets buy the same sweeps.
       used += <f64>inner * W32;
-      annealSweep(t, beta, moveWords, bagY, outY, bagP);
+      annealSweep(t, beta, moveWords, outY);
       // Every node's weight and penalty is exact already (a move stores its two nodes'; no other
       // node's bag changes): the sums afresh, in recompute's order, are recompute's, bit for bit.
       const obj = resum(t);
@@ -333,10 +391,12 @@ export function treeAnneal(
  * The elimination order of a tree (local variable indices into order, returning how many): in
  * post-order, the variables each node sums — a leaf, those of its factor alone (leafSets: u64[L ·
  * W], its scope); an inner node, its bag (its children's outputs) less its output — each node's in
- * increasing index. stack: i32[nodes], visited: u8[nodes] (zeroed by the caller), bag: u64[W].
+ * increasing index (rank ≠ 0: in increasing rank[index], i32 per index: the variables' own order
+ * when classes sit in words of their own). stack: i32[nodes], visited: u8[nodes] (zeroed by the
+ * caller), bag: u64[W].
  * At most `capacity` are written: a tree summing a variable twice returns more than that.
  */
-export function treeOrder(left: usize, right: usize, out: usize, nodes: i32, L: i32, words: i32, root: i32, leafSets: usize, order: usize, capacity: i32, stack: usize, visited: usize, bag: usize): i32 {
+export function treeOrder(left: usize, right: usize, out: usize, nodes: i32, L: i32, words: i32, root: i32, leafSets: usize, order: usize, capacity: i32, stack: usize, visited: usize, bag: usize, rank: usize): i32 {
   const setBytes = <usize>words << 3;
   let top = 0, emitted = 0;
   store<i32>(stack, root);
@@ -356,7 +416,7 @@ export function treeOrder(left: usize, right: usize, out: usize, nodes: i32, L: 
       const a = out + <usize>load<i32>(left + (<usize>N << 2)) * setBytes, b = out + <usize>load<i32>(right + (<usize>N << 2)) * setBytes;
       for (let q: usize = 0; q < setBytes; q += 8) store<u64>(bag + q, load<u64>(a + q) | load<u64>(b + q));
     }
-    const o = out + <usize>N * setBytes;
+    const o = out + <usize>N * setBytes, first = emitted;
     for (let w = 0; w < words; w++) {
       let bits = load<u64>(bag + (<usize>w << 3)) & ~load<u64>(o + (<usize>w << 3));
       while (bits != 0) {
@@ -365,8 +425,22 @@ export function treeOrder(left: usize, right: usize, out: usize, nodes: i32, L: 
         bits &= bits - 1;
       }
     }
+    if (rank != 0) sortByRank(order, first, min(emitted, capacity), rank);
   }
   return emitted;
+}
+
+/** Insertion sort of order[from … to) by rank[index] (a node's summed variables: a few). */
+function sortByRank(order: usize, from: i32, to: i32, rank: usize): void {
+  for (let i = from + 1; i < to; i++) {
+    const x = load<i32>(order + (<usize>i << 2)), r = load<i32>(rank + (<usize>x << 2));
+    let j = i - 1;
+    while (j >= from && load<i32>(rank + (<usize>load<i32>(order + (<usize>j << 2)) << 2)) > r) {
+      store<i32>(order + (<usize>(j + 1) << 2), load<i32>(order + (<usize>j << 2)));
+      j--;
+    }
+    store<i32>(order + (<usize>(j + 1) << 2), x);
+  }
 }
 
 /**
@@ -374,15 +448,16 @@ export function treeOrder(left: usize, right: usize, out: usize, nodes: i32, L: 
  * messages) joined one after another in the order they arrived, the message going to the bucket of
  * its first variable eliminated later; the roots (messages over no variable) joined last. Leaves
  * are the factors: leaf l's variables (local indices) at leafVars[leafStart[l] … leafStart[l+1]).
- * pos / byPos: each variable's elimination position and the variable at each. Writes left, right
+ * Variables are set indices (below nIndex; nLocal of them are used). pos / byPos: each index's
+ * elimination position and the index at each of the nLocal positions. Writes left, right
  * (i32[nodes]), out (u64[nodes · W], zeroed by the caller: each node's output set) and all
  * (u64[nodes · W], zeroed: each node's variables, the leaves' scopes first); returns the root.
- * Scratch: live (u64[nodes · W], zeroed), head, tail (i32[nLocal]), nextItem, roots (i32[nodes]).
+ * Scratch: live (u64[nodes · W], zeroed), head, tail (i32[nIndex]), nextItem, roots (i32[nodes]).
  */
-export function treeBuild(L: i32, nLocal: i32, words: i32, leafStart: usize, leafVars: usize, pos: usize, byPos: usize, left: usize, right: usize, out: usize, all: usize, live: usize, head: usize, tail: usize, nextItem: usize, roots: usize): i32 {
+export function treeBuild(L: i32, nLocal: i32, nIndex: i32, words: i32, leafStart: usize, leafVars: usize, pos: usize, byPos: usize, left: usize, right: usize, out: usize, all: usize, live: usize, head: usize, tail: usize, nextItem: usize, roots: usize): i32 {
   const setBytes = <usize>words << 3;
   const nodes = max(1, 2 * L - 1);
-  for (let x = 0; x < nLocal; x++) {
+  for (let x = 0; x < nIndex; x++) {
     store<i32>(head + (<usize>x << 2), -1);
     store<i32>(tail + (<usize>x << 2), -1);
   }

@@ -10,7 +10,7 @@
 // (within its bag: the union of its children's outputs), and the elimination order read off the
 // tree (post-order, each node's summed variables) has every clique inside a bag. A rotation
 // ((Z, (C, D)) → ((Z, C), D)) changes one inner node's output and two nodes' bags, so a move is
-// evaluated on a few bitsets (n/64 u64 words each): 40–150 ns per move on the UAI files and the
+// evaluated on a few bitsets (n/64 u64 words each): 40–120 ns per move on the UAI files and the
 // rescue tests' models. Work is counted in bitset words (of 32 bits, the unit of the TypeScript
 // search this replaced, so budgets buy what they did), a deterministic measure: the same graph,
 // start, seed and budget give the same order in every host (WASM's own log2 and exp).
@@ -63,22 +63,53 @@ export interface TreeSearchResult extends OrderCost {
 
 /**
  * Variables by cardinality class, for the engine's set sizes: log2 |set| is Σ_c log2(K_c) ·
- * |set ∩ class_c|, one masked popcount per class and word (models have a few distinct cardinalities).
+ * |set ∩ class_c|. With one class a variable's set index is its local index; with several, each
+ * class's variables take words of their own (in local order, class by class), so a move counts a
+ * set's variables per class in its one pass over the words, not one masked pass per class.
  */
-class Sizes {
+class SetLayout {
   readonly classes: number;
   readonly logs: Float64Array;
+  /** Each class's variables as a mask over the W64 u64 words (as u32 pairs). */
   readonly masks: Uint32Array;
   /** K_c^k at c · stride + k (k ≤ the variables in all): by repeated multiplication, exact wherever it can be and the same in every host. */
   readonly pows: Float64Array;
   readonly stride: number;
-  constructor(W: number, card: ArrayLike<number>) {
+  /** u64 words per set (each class's whole words). */
+  readonly W64: number;
+  /** The words of the unpadded sets: the budget's unit counts these. */
+  readonly countW64: number;
+  /** Set indices: index[q] of local variable q; local[i] of set index i (−1: padding). */
+  readonly index: Int32Array;
+  readonly local: Int32Array;
+  /** Class c's words: classWords[c] … classWords[c + 1] (several classes only). */
+  readonly classWords: Int32Array | null;
+  constructor(card: ArrayLike<number>) {
+    const nLocal = card.length;
     const distinct = [...new Set(Array.from(card))].sort((a, b) => a - b);
+    const classOf = (q: number): number => distinct.indexOf(card[q]);
     this.classes = distinct.length;
     this.logs = Float64Array.from(distinct, (k) => Math.log2(k));
-    this.masks = new Uint32Array(this.classes * W);
-    for (let v = 0; v < card.length; v++) this.masks[distinct.indexOf(card[v]) * W + (v >>> 5)] |= 1 << (v & 31);
-    this.stride = card.length + 1;
+    this.countW64 = (nLocal + 63) >>> 6;
+    this.index = new Int32Array(nLocal);
+    if (this.classes <= 1) {
+      this.W64 = this.countW64;
+      this.classWords = null;
+      for (let q = 0; q < nLocal; q++) this.index[q] = q;
+    } else {
+      const counts = new Int32Array(this.classes);
+      for (let q = 0; q < nLocal; q++) counts[classOf(q)]++;
+      this.classWords = new Int32Array(this.classes + 1);
+      for (let c = 0; c < this.classes; c++) this.classWords[c + 1] = this.classWords[c] + ((counts[c] + 63) >>> 6);
+      this.W64 = this.classWords[this.classes];
+      const next = Int32Array.from(this.classWords.subarray(0, this.classes), (w) => 64 * w);
+      for (let q = 0; q < nLocal; q++) this.index[q] = next[classOf(q)]++;
+    }
+    this.local = new Int32Array(Math.max(1, 64 * this.W64)).fill(-1);
+    this.index.forEach((i, q) => (this.local[i] = q));
+    this.masks = new Uint32Array(this.classes * 2 * this.W64);
+    for (let q = 0; q < nLocal; q++) this.masks[classOf(q) * 2 * this.W64 + (this.index[q] >>> 5)] |= 1 << (this.index[q] & 31);
+    this.stride = nLocal + 1;
     this.pows = new Float64Array(this.classes * this.stride);
     distinct.forEach((K, c) => {
       let x = 1;
@@ -87,16 +118,13 @@ class Sizes {
   }
 }
 
-/** 32-bit words per set of n variables: whole u64 words, as the engine reads them. */
-const setWords = (n: number): number => 2 * ((n + 63) >>> 6);
-
 /**
  * A contraction tree in the planner engine (assembly/exact/exact_tree.ts): built there as the
  * bucket tree of an order — each bucket's tables (its factors, its children's messages) joined one
  * after another, the message going to the bucket of its first variable eliminated later, the roots
  * joined last — then annealed and read back as an elimination order there. Nodes 0 … L−1 are the
  * leaves (factors), L … 2L−2 the inner nodes; each node's output set (the variables its result
- * still carries) and variable set are W u64 words. dispose() frees it.
+ * still carries) and variable set are W u64 words, over the layout's set indices. dispose() frees it.
  */
 class EngineTree {
   private readonly engine = plannerEngine();
@@ -111,15 +139,26 @@ class EngineTree {
   /** Each node's variables; the first L rows are the leaves' scopes. */
   private readonly pAll: number;
 
-  constructor(lv: Leaves, order: Int32Array, n: number) {
-    const arena = this.arena, nLocal = lv.globalOf.length, L = lv.count;
+  constructor(
+    lv: Leaves,
+    private readonly layout: SetLayout,
+    order: Int32Array,
+    n: number,
+  ) {
+    const arena = this.arena, nLocal = lv.globalOf.length, L = lv.count, index = layout.index;
     this.leaves = L;
     this.nodes = Math.max(1, 2 * L - 1);
-    this.W64 = (nLocal + 63) >>> 6;
-    const pos = new Int32Array(nLocal).fill(-1), byPos = new Int32Array(nLocal);
+    this.W64 = layout.W64;
+    const nIndex = layout.local.length;
+    const pos = new Int32Array(nIndex).fill(-1), byPos = new Int32Array(nLocal);
     let p = 0;
-    for (const v of order) if (lv.local[v] >= 0 && pos[lv.local[v]] < 0) (byPos[p] = lv.local[v]), (pos[lv.local[v]] = p++);
-    for (let v = 0; v < n; v++) if (lv.local[v] >= 0 && pos[lv.local[v]] < 0) (byPos[p] = lv.local[v]), (pos[lv.local[v]] = p++);
+    const place = (v: number): void => {
+      const i = lv.local[v] >= 0 ? index[lv.local[v]] : -1;
+      if (i >= 0 && pos[i] < 0) (byPos[p] = i), (pos[i] = p++);
+    };
+    for (const v of order) place(v);
+    for (let v = 0; v < n; v++) place(v);
+    const leafVars = Int32Array.from(lv.leafVars, (q) => index[q]);
     const nodes = this.nodes, setBytes = 8 * this.W64;
     this.pLeft = arena.alloc(4 * nodes, false);
     this.pRight = arena.alloc(4 * nodes, false);
@@ -128,11 +167,11 @@ class EngineTree {
     const scratch = this.engine.arena();
     try {
       const pLive = scratch.alloc(nodes * setBytes);
-      const pHead = scratch.alloc(4 * Math.max(1, nLocal), false), pTail = scratch.alloc(4 * Math.max(1, nLocal), false);
+      const pHead = scratch.alloc(4 * nIndex, false), pTail = scratch.alloc(4 * nIndex, false);
       const pNext = scratch.alloc(4 * nodes, false), pRoots = scratch.alloc(4 * nodes, false);
-      const pLeafStart = scratch.allocI32(lv.leafStart), pLeafVars = scratch.allocI32(lv.leafVars.length > 0 ? lv.leafVars : [0]);
-      const pPos = scratch.allocI32(nLocal > 0 ? pos : [0]), pByPos = scratch.allocI32(nLocal > 0 ? byPos : [0]);
-      this.root = this.engine.call('contraction tree', (k) => k.treeBuild(L, nLocal, this.W64, pLeafStart, pLeafVars, pPos, pByPos, this.pLeft, this.pRight, this.pOut, this.pAll, pLive, pHead, pTail, pNext, pRoots));
+      const pLeafStart = scratch.allocI32(lv.leafStart), pLeafVars = scratch.allocI32(leafVars.length > 0 ? leafVars : [0]);
+      const pPos = scratch.allocI32(pos), pByPos = scratch.allocI32(nLocal > 0 ? byPos : [0]);
+      this.root = this.engine.call('contraction tree', (k) => k.treeBuild(L, nLocal, nIndex, this.W64, pLeafStart, pLeafVars, pPos, pByPos, this.pLeft, this.pRight, this.pOut, this.pAll, pLive, pHead, pTail, pNext, pRoots));
     } finally {
       scratch.dispose();
     }
@@ -141,17 +180,18 @@ class EngineTree {
   /**
    * One annealing run over rotations (the tree changed in place into the best tree seen at a
    * sweep's end): objective log2 Σ weight + Σ penalty, a move judged by its local change; sweeps
-   * and moves counted in bitset words (a rotation 2W(3 + classes) + 100 words, the costs of the
-   * TypeScript search this replaced: its budgets still are the budgets).
+   * and moves counted in bitset words of the unpadded sets (a rotation 2W(3 + classes) + 100 words,
+   * the costs of the TypeScript search this replaced: its budgets still are the budgets).
    */
-  anneal(sizes: Sizes, opts: { bound: number; penalty: number; work: number; betas: [number, number]; seed: number }, used: { work: number; proposals: number; accepted: number }): { objective: number; log2Flops: number } {
-    const arena = this.arena, n = this.nodes;
+  anneal(opts: { bound: number; penalty: number; work: number; betas: [number, number]; seed: number }, used: { work: number; proposals: number; accepted: number }): { objective: number; log2Flops: number } {
+    const arena = this.arena, n = this.nodes, sizes = this.layout;
     const pMasks = arena.alloc(4 * sizes.masks.length, false);
     arena.u32(pMasks, sizes.masks.length).set(sizes.masks);
     const pLogs = arena.allocF64(sizes.logs), pPows = arena.allocF64(sizes.pows);
     const pScratch = arena.alloc(this.engine.kernels.treeScratchBytes(n, this.W64), false);
+    const pRanges = sizes.classWords ? arena.allocI32(sizes.classWords) : 0;
     const pStats = arena.allocF64([0, 0, used.work, used.proposals, used.accepted]);
-    this.engine.call('contraction-tree search', (k) => k.treeAnneal(this.pLeft, this.pRight, this.pOut, n, this.leaves, this.W64, pMasks, pLogs, pPows, sizes.stride, sizes.classes, opts.bound, opts.penalty, opts.work, opts.betas[0], opts.betas[1], opts.seed >>> 0, pScratch, pStats));
+    this.engine.call('contraction-tree search', (k) => k.treeAnneal(this.pLeft, this.pRight, this.pOut, n, this.leaves, this.W64, sizes.countW64, pMasks, pLogs, pPows, sizes.stride, sizes.classes, pRanges, opts.bound, opts.penalty, opts.work, opts.betas[0], opts.betas[1], opts.seed >>> 0, pScratch, pStats));
     const [objective, log2Flops, work, proposals, accepted] = arena.f64(pStats, 5);
     used.work = work;
     used.proposals = proposals;
@@ -167,13 +207,16 @@ class EngineTree {
     const arena = this.arena, nLocal = lv.globalOf.length;
     const pOrder = arena.alloc(4 * Math.max(1, nLocal), false), pStack = arena.alloc(4 * this.nodes, false);
     const pVisited = arena.alloc(this.nodes), pBag = arena.alloc(8 * Math.max(1, this.W64), false);
-    const m = this.engine.call('contraction-tree order', (k) => k.treeOrder(this.pLeft, this.pRight, this.pOut, this.nodes, this.leaves, this.W64, this.root, this.pAll, pOrder, nLocal, pStack, pVisited, pBag));
+    // Set indices back to local ones; with classes in words of their own, each node's summed
+    // variables in local order (rank), as with one class.
+    const pRank = this.layout.classWords ? arena.allocI32(this.layout.local) : 0;
+    const m = this.engine.call('contraction-tree order', (k) => k.treeOrder(this.pLeft, this.pRight, this.pOut, this.nodes, this.leaves, this.W64, this.root, this.pAll, pOrder, nLocal, pStack, pVisited, pBag, pRank));
     // A valid tree sums each variable at exactly one node.
     if (m > nLocal) throw new Error(`contraction tree: ${m - nLocal} variables summed twice`);
     if (m < nLocal) throw new Error(`contraction tree: ${nLocal - m} variables never summed`);
-    const local = arena.i32(pOrder, nLocal), order = new Int32Array(n), seen = new Uint8Array(n);
+    const indices = arena.i32(pOrder, nLocal), order = new Int32Array(n), seen = new Uint8Array(n);
     for (let k = 0; k < nLocal; k++) {
-      const v = lv.globalOf[local[k]];
+      const v = lv.globalOf[this.layout.local[indices[k]]];
       if (seen[v]) throw new Error(`contraction tree: variable ${v} summed twice`);
       seen[v] = 1;
       order[k] = v;
@@ -206,16 +249,14 @@ export function searchContractionTree(g: ContractionGraph, start: Int32Array, op
   const treeOrders: Int32Array[] = [];
   const done = (improved: boolean): TreeSearchResult => ({ order: best.order, ...best.cost, improved, treeLog2Flops: best.tree, proposals: used.proposals, accepted: used.accepted, work: used.work, treeOrders, start: first });
   if (lv.count < 3 || opts.work <= 0) return done(false);
-  const localCard = new Int32Array(lv.globalOf.length);
-  for (let q = 0; q < localCard.length; q++) localCard[q] = g.card[lv.globalOf[q]];
-  const sizes = new Sizes(setWords(localCard.length), localCard);
+  const layout = layoutOf(g, lv);
   const seed = opts.seed ?? 0x7e5a;
   let improved = false;
   for (let r = 0; r < restarts; r++) {
-    const t = new EngineTree(lv, start, g.n);
+    const t = new EngineTree(lv, layout, start, g.n);
     let a: { log2Flops: number }, order: Int32Array;
     try {
-      a = t.anneal(sizes, { bound, penalty, work: opts.work / restarts, betas: opts.betas ?? [0.5, 30], seed: seed + r }, used);
+      a = t.anneal({ bound, penalty, work: opts.work / restarts, betas: opts.betas ?? [0.5, 30], seed: seed + r }, used);
       order = t.order(lv, g.n);
     } finally {
       t.dispose();
@@ -240,6 +281,11 @@ interface Leaves {
   local: Int32Array;
   /** The variable of each local index. */
   globalOf: Int32Array;
+}
+
+/** The set layout of the leaves' variables (their cardinalities' classes). */
+function layoutOf(g: ContractionGraph, lv: Leaves): SetLayout {
+  return new SetLayout(Array.from(lv.globalOf, (v) => g.card[v]));
 }
 
 /** Leaves by scope list: the rescue search's stages all start from the same graph. */
@@ -270,7 +316,7 @@ function leavesOf(g: ContractionGraph): Leaves {
 export function bucketTreeOrder(g: ContractionGraph, start: Int32Array): Int32Array {
   const lv = leavesOf(g);
   if (lv.count === 0) return start;
-  const t = new EngineTree(lv, start, g.n);
+  const t = new EngineTree(lv, layoutOf(g, lv), start, g.n);
   try {
     return t.order(lv, g.n);
   } finally {
