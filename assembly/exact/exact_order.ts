@@ -43,21 +43,36 @@ export function orderCostRun(adj: usize, scratch: usize, W: i32, words32: i32, n
       }
     }
     work += <f64>(d + 1) * (<f64>words32 + NEIGHBOUR_WORDS);
-    flops += Math.exp2(msg + load<f64>(logK + (<usize>v << 3)));
+    flops += exp2Exact(msg + load<f64>(logK + (<usize>v << 3)));
     if (msg > maxMsg) maxMsg = msg;
     if (d > tw) tw = d;
-    objective = Math.log2(flops) + penalty * max(0, maxMsg - maxLog2Message);
+    // The objective only when it could pass stopAt: log2 flops < e + 1 for flops = m · 2^e, so
+    // with that bound in its place the sum (rounded the same way, monotone) is at least it.
+    const excess = penalty * max(0, maxMsg - maxLog2Message);
+    if (<f64>(<i32>(reinterpret<u64>(flops) >>> 52) - 1022) + excess <= stopAt) continue;
+    objective = Math.log2(flops) + excess;
     if (objective > stopAt) {
       complete = 0;
       break;
     }
   }
+  // A run that ended within stopAt: its objective after the last step, as that step would have it.
+  if (complete && n > 0) objective = Math.log2(flops) + penalty * max(0, maxMsg - maxLog2Message);
   store<f64>(out, Math.log2(flops));
   store<f64>(out, maxMsg, 8);
   store<f64>(out, <f64>tw, 16);
   store<f64>(out, objective, 24);
   store<f64>(out, <f64>complete, 32);
   store<f64>(out, work, 40);
+}
+
+/**
+ * 2^x as Math.exp2 gives it: built from its bits when x is a whole number in the normal range (a
+ * clique's log2 size with cardinalities that are powers of two; exp2 is exact there, see
+ * assembly/__tests__/exact-search.spec.ts), else Math.exp2.
+ */
+@inline function exp2Exact(x: f64): f64 {
+  return x == Math.floor(x) && x >= -1022 && x <= 1023 ? reinterpret<f64>(<u64>(<i64>x + 1023) << 52) : Math.exp2(x);
 }
 
 // Bucket elimination's separators for an order (bindings/exact/bucket-elimination.ts, bucketPlan),

@@ -1,8 +1,10 @@
 import { metropolis } from '../exact/exact_tree';
 
-// The contraction-tree annealing's Metropolis test decides uphill moves with few logs and exps
-// (bounds on the draw first); it must decide exactly as the plain comparison u < exp(−β·delta),
-// with delta = log2 q when no penalty changes, or no plan would be the same as before.
+// The order searches' shortcuts must give what the plain computations give, or no plan would be
+// the same as before: the contraction-tree annealing's Metropolis test decides uphill moves with
+// few logs and exps (bounds on the draw first), exactly as the plain comparison u < exp(−β·delta)
+// with delta = log2 q when no penalty changes; and the order costs build 2^x from its bits for a
+// whole x, which is Math.exp2's value there.
 
 let state: u32 = 12345;
 function next(): u32 {
@@ -61,6 +63,14 @@ describe('tree annealing: the Metropolis test', () => {
     const inf = Infinity;
     const us: f64[] = [0, draw(1), 0.5];
     for (let t = 0; t < us.length; t++) if (metropolis(us[t], inf, 0, true, 1) != plainRule(us[t], inf, 1)) differing++;
+    expect(differing).toBe(0);
+  });
+});
+
+describe('order costs: 2^x from its bits', () => {
+  it('is Math.exp2 at every whole x of the normal range', () => {
+    let differing = 0;
+    for (let k = -1022; k <= 1023; k++) if (Math.exp2(<f64>k) != reinterpret<f64>(<u64>(k + 1023) << 52)) differing++;
     expect(differing).toBe(0);
   });
 });
