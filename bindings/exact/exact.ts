@@ -104,7 +104,7 @@ export const DEFAULT_MAX_MEMORY = 2 ** 31;
  * 2.5–8·10⁸ clique configurations per second in the block kernel): 1/32 word per configuration the
  * best greedy plan streams — about 1–2 % of the contraction's time — between 10⁶ and 5·10⁸ words;
  * none below 2^24 configurations. A plan past maxFlops but within RESCUE_FACTOR of it gets
- * RESCUE_WORK (≈ 0.4 s: the tree search has turned such plans into ones within the limit, see
+ * RESCUE_WORK (≈ 0.25–0.3 s: the tree search has turned such plans into ones within the limit, see
  * README), spent in stages that stop after 1/16 of it when the search stands still
  * (rescueTreeSearch) and, under a limit below the default, after fewer stages (rescueStages); one
  * further past none, so those refusals stay fast.
