@@ -84,7 +84,9 @@ class SetLayout {
   readonly local: Int32Array;
   /** Class c's words: classWords[c] … classWords[c + 1] (several classes only). */
   readonly classWords: Int32Array | null;
-  constructor(card: ArrayLike<number>) {
+  /** The leaves' variables as set indices. */
+  readonly leafVars: Int32Array;
+  constructor(card: ArrayLike<number>, leafVars: Int32Array) {
     const nLocal = card.length;
     const distinct = [...new Set(Array.from(card))].sort((a, b) => a - b);
     const classOf = (q: number): number => distinct.indexOf(card[q]);
@@ -107,6 +109,7 @@ class SetLayout {
     }
     this.local = new Int32Array(Math.max(1, 64 * this.W64)).fill(-1);
     this.index.forEach((i, q) => (this.local[i] = q));
+    this.leafVars = this.classWords ? Int32Array.from(leafVars, (q) => this.index[q]) : leafVars;
     this.masks = new Uint32Array(this.classes * 2 * this.W64);
     for (let q = 0; q < nLocal; q++) this.masks[classOf(q) * 2 * this.W64 + (this.index[q] >>> 5)] |= 1 << (this.index[q] & 31);
     this.stride = nLocal + 1;
@@ -158,7 +161,7 @@ class EngineTree {
     };
     for (const v of order) place(v);
     for (let v = 0; v < n; v++) place(v);
-    const leafVars = Int32Array.from(lv.leafVars, (q) => index[q]);
+    const leafVars = layout.leafVars;
     const nodes = this.nodes, setBytes = 8 * this.W64;
     this.pLeft = arena.alloc(4 * nodes, false);
     this.pRight = arena.alloc(4 * nodes, false);
@@ -283,9 +286,12 @@ interface Leaves {
   globalOf: Int32Array;
 }
 
-/** The set layout of the leaves' variables (their cardinalities' classes). */
+/** The set layout of the leaves' variables (their cardinalities' classes), made once per leaves as they are. */
+const layoutCache = new WeakMap<Leaves, SetLayout>();
 function layoutOf(g: ContractionGraph, lv: Leaves): SetLayout {
-  return new SetLayout(Array.from(lv.globalOf, (v) => g.card[v]));
+  let layout = layoutCache.get(lv);
+  if (!layout) layoutCache.set(lv, (layout = new SetLayout(Array.from(lv.globalOf, (v) => g.card[v]), lv.leafVars)));
+  return layout;
 }
 
 /** Leaves by scope list: the rescue search's stages all start from the same graph. */
