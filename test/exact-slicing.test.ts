@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
-import { exactInference, bucketEliminationPlan, slicedBucketPlan } from '../bindings/exact/exact.ts';
+import { exactInference, exactMAP, exactSample, bucketEliminationPlan, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { exactInferenceParallel } from '../bindings/exact/exact-parallel.ts';
 import { runSlices, SliceRunner, SliceSum, sliceFixed, slicedWork, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
 import { bucketShape, runBucketElimination } from '../bindings/exact/bucket-elimination.ts';
@@ -238,8 +238,10 @@ test('each slice\'s set-up counts in the work limit: a message limit of 1000 ent
   const match = /slicing brings the largest message to 2\^(\d+) entries at most within the work limit, not to 1\.00e\+3 .*: (\d+) slices would take .* configurations of work/.exec(refused.refusal);
   assert.ok(match, refused.refusal);
   let message = '';
+  // Timed on a model object of its own: the first's plan would come from the plan cache.
+  const { model: again } = await loadModelFile(join(dataDir(), 'uai2014-more', 'Pedigree_12.uai'));
   const c0 = process.cpuUsage();
-  assert.throws(() => exactInference(engine, model, { maxMessageEntries: 1000 }), (e: unknown) => e instanceof EngineError && !!(message = e.message));
+  assert.throws(() => exactInference(engine, again, { maxMessageEntries: 1000 }), (e: unknown) => e instanceof EngineError && !!(message = e.message));
   const c = process.cpuUsage(c0);
   assert.ok(message.includes(refused.refusal), message);
   assert.ok(c.user + c.system < 500_000, `refused in ${((c.user + c.system) / 1000).toFixed(1)} ms of CPU time`);
@@ -270,4 +272,37 @@ test('order search: annealing is never worse than its greedy start, the same ord
     assert.ok(searched.plan.flops <= greedy.plan.flops, `plan with search ${searched.plan.flops} vs ${greedy.plan.flops}`);
     assert.equal(searched.search!.improved, searched.plan.flops < greedy.plan.flops);
   }
+});
+
+test('a model plans once per set of planning options: the same plan object again (progress callbacks aside), a new one for other options or another model object, a few kept per model; a cached plan gives the bits of a fresh one', () => {
+  const build = (): Model => randomFactorGraph(mulberry32(7301), 90, { cards: [2, 3], maxArity: 3, factors: 150 });
+  const m = build(), copy = build();
+  const opts = { maxMemory: 1e6 };
+  const sp = slicedBucketPlan(m, opts);
+  assert.ok(sp.fits && sp.sliced.slices > 1, 'sliced to fit');
+  assert.equal(slicedBucketPlan(m, { ...opts }), sp);
+  assert.equal(slicedBucketPlan(m, { ...opts, onProgress: () => {} }), sp);
+  const other = slicedBucketPlan(m, { maxMemory: 2e6 });
+  assert.notEqual(other, sp);
+  // Another model object, equal in every number: planned afresh, to the same plan.
+  const fresh = slicedBucketPlan(copy, opts);
+  assert.notEqual(fresh, sp);
+  assert.deepEqual([fresh.choice.plan.order, fresh.sliced.sliceVars], [sp.choice.plan.order, sp.sliced.sliceVars]);
+  // Runs on a plan used before give the bits of runs on a plan used first (nothing a run does to
+  // its plan carries over): m's plan runs inference twice, then samples and MAP; copy's the other way.
+  const bits = (r: { logZ: number; marginals: Float64Array[] }): string => [r.logZ, ...r.marginals.flatMap((p) => [...p])].join(',');
+  const sampleOf = (x: Model) => exactSample(engine, x, { ...opts, count: 20, seed: 3 }).samples;
+  const [copySamples, copyMAP] = [sampleOf(copy), exactMAP(engine, copy, opts).configuration];
+  const first = bits(exactInference(engine, m, opts));
+  assert.equal(bits(exactInference(engine, m, opts)), first);
+  assert.equal(first, bits(exactInference(engine, copy, opts)));
+  assert.deepEqual(sampleOf(m), copySamples);
+  assert.deepEqual(exactMAP(engine, m, opts).configuration, copyMAP);
+  // A refusal asked again is the cached one.
+  const tiny = slicedBucketPlan(m, { maxMemory: 100 });
+  assert.ok(!tiny.fits);
+  assert.equal(slicedBucketPlan(m, { maxMemory: 100 }), tiny);
+  // Four per model: the oldest of five goes.
+  for (const b of [3e6, 4e6, 5e6]) slicedBucketPlan(m, { maxMemory: b });
+  assert.notEqual(slicedBucketPlan(m, opts), sp);
 });

@@ -559,7 +559,7 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
   // Past the clique-table limit, bucket elimination streams the cliques and stores messages only.
   if (!feasible) {
     const jt = refusal(best, limit, cands.map((c) => c.name));
-    if (method === 'auto') return bucket(jt, slicedBucketPlan(model, opts, shared ? greedyBucketChoice(model, opts, cands) : undefined));
+    if (method === 'auto') return bucket(jt, slicedBucketPlan(model, opts, shared ? () => greedyBucketChoice(model, opts, cands) : undefined));
     throw jt;
   }
   // Both fit: auto takes the cheaper plan by estimated cost (see BUCKET_MESSAGE_COST), greedy plan
@@ -601,14 +601,32 @@ export interface SlicedBucketPlan {
 }
 
 /**
+ * Sliced plans by model and planning options: a Model never changes and planning is deterministic,
+ * so exactInference, exactSample and exactMAP on one model (or a refusal asked again) plan once —
+ * the rescue search alone is ≈ 0.3 s on linkage_11. Held as long as the model is; a few per model.
+ */
+const planCache = new WeakMap<Model, Map<string, SlicedBucketPlan>>();
+const PLANS_PER_MODEL = 4;
+/** The options a sliced plan depends on (not onProgress, method or the junction tree's limit). */
+const planKey = (o: ExactOptions): string => JSON.stringify([o.maxMemory, o.maxFlops, o.maxMessageEntries, o.orderSearchWork, o.treeSearch, o.orderRestarts, o.orderings]);
+
+/**
  * Bucket elimination's whole plan (no engine argument; see bucketEliminationPlan): the order (greedy heuristics, restarts, annealing),
  * then as many sliced variables as maxMemory and maxMessageEntries need; `fits` false with the
- * refusal's text when even the sliced plan passes maxFlops or the budget.
+ * refusal's text when even the sliced plan passes maxFlops or the budget. The same model and
+ * planning options give the same plan object again (planCache): read it, do not change it.
+ * `greedy`: the greedy stage when the caller has it (or makes it on demand).
  */
-export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?: GreedyBucketChoice): SlicedBucketPlan {
+export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?: GreedyBucketChoice | (() => GreedyBucketChoice)): SlicedBucketPlan {
   const maxMemory = opts.maxMemory ?? DEFAULT_MAX_MEMORY;
   if (!(maxMemory > 0) || !Number.isFinite(maxMemory)) throw new ModelError(`maxMemory ${maxMemory} is not a positive number of bytes`);
-  const choice = bucketEliminationPlan(model, opts, greedy);
+  // A greedy stage from the junction tree's shared orders is kept apart: it is the same in every
+  // case measured, but exactSample's plan must not depend on whether exactInference ran first.
+  const key = planKey(opts) + (greedy ? ' shared' : '');
+  let cached = planCache.get(model);
+  const hit = cached?.get(key);
+  if (hit) return hit;
+  const choice = bucketEliminationPlan(model, opts, typeof greedy === 'function' ? greedy() : greedy);
   const fit = sliceToFit(model, choice.plan, maxMemory, choice.maxMessage, choice.maxFlops);
   let refusal = '';
   if (!fit.fits) {
@@ -624,7 +642,11 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
     }
   }
   releasePlannerMemory();
-  return { choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };
+  const sp = { choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };
+  if (!cached) planCache.set(model, (cached = new Map()));
+  if (cached.size >= PLANS_PER_MODEL) cached.delete(cached.keys().next().value!);
+  cached.set(key, sp);
+  return sp;
 }
 
 /** The exact result of a sliced plan from its slices' sum (SliceSum, runAndSumSlices, combineSlices). */
