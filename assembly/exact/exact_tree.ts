@@ -7,10 +7,10 @@
 // Layout: left, right: i32[nodes]; out: u64[nodes · W] (node N's output set at N·W); leaves are
 // nodes 0 … L−1. masks: u64[classes · W] (variables of each cardinality class), logs: f64[classes]
 // (log2 of the class's cardinality), pows: f64[classes · stride] (K_c^k, k < stride: more than the
-// class's variables). With several classes, each class's variables are bits of its own words
-// (classWords: i32[classes + 1], class c in words classWords[c] … classWords[c+1]), so a move
-// counts a set's variables per class in its one pass over the words; the budget still counts the
-// words of the unpadded sets (countWords), so padding buys no sweeps.
+// class's variables). Each class's variables are bits of its own words (classWords: i32[classes +
+// 1], class c in words classWords[c] … classWords[c+1]), so a move counts a set's variables per
+// class in its one pass over the words; the budget still counts the words of the unpadded sets
+// (countWords), so padding buys no sweeps.
 
 /** Fixed work of a move (random numbers, logs, the Metropolis test), in budget words. */
 const MOVE_BASE_WORDS: f64 = 100;
@@ -198,10 +198,13 @@ function annealSweep(t: Tree, beta: f64, moveWords: f64, outY: usize): void {
     const z = out + <usize>Z * setBytes, c = out + <usize>C * setBytes, d = out + <usize>D * setBytes, p = out + <usize>P * setBytes;
     let sumY: i64 = 0, sumP: i64 = 0;
     // Y's bag a = Z ∪ C, its output o = a ∩ (P's output ∪ D), P's bag o ∪ D, with their sizes.
-    let lY: f64, eY: f64, lP: f64, eP: f64;
-    if (classes == 1) {
+    // Each class in words of its own: the sizes per class in the same pass, summed as setLog2 sums
+    // them (class by class, in class order), so the bits are its.
+    let lY: f64 = 0, eY: f64 = 1, lP: f64 = 0, eP: f64 = 1;
+    for (let k = 0; k < classes; k++) {
       let cY: i64 = 0, cP: i64 = 0;
-      for (let w = 0; w < W; w++) {
+      const w1 = load<i32>(classWords + (<usize>(k + 1) << 2));
+      for (let w = load<i32>(classWords + (<usize>k << 2)); w < w1; w++) {
         const a = word(z, w) | word(c, w);
         const dw = word(d, w), pw = word(p, w);
         const o = a & (pw | dw);
@@ -212,38 +215,11 @@ function annealSweep(t: Tree, beta: f64, moveWords: f64, outY: usize): void {
         sumY += popcnt<u64>(a & ~o);
         sumP += popcnt<u64>(b & ~pw);
       }
-      const log0 = load<f64>(logs);
-      lY = <f64>cY * log0;
-      lP = <f64>cP * log0;
-      eY = load<f64>(pows + (<usize>cY << 3));
-      eP = load<f64>(pows + (<usize>cP << 3));
-    } else {
-      // Each class in words of its own: the sizes per class in the same pass, summed as setLog2
-      // sums them (class by class, in class order), so the bits are its.
-      lY = 0;
-      eY = 1;
-      lP = 0;
-      eP = 1;
-      for (let k = 0; k < classes; k++) {
-        let cY: i64 = 0, cP: i64 = 0;
-        const w1 = load<i32>(classWords + (<usize>(k + 1) << 2));
-        for (let w = load<i32>(classWords + (<usize>k << 2)); w < w1; w++) {
-          const a = word(z, w) | word(c, w);
-          const dw = word(d, w), pw = word(p, w);
-          const o = a & (pw | dw);
-          const b = o | dw;
-          store<u64>(outY + (<usize>w << 3), o);
-          cY += popcnt<u64>(a);
-          cP += popcnt<u64>(b);
-          sumY += popcnt<u64>(a & ~o);
-          sumP += popcnt<u64>(b & ~pw);
-        }
-        const lk = load<f64>(logs + (<usize>k << 3)), row = pows + (<usize>(k * powStride) << 3);
-        lY += <f64>cY * lk;
-        lP += <f64>cP * lk;
-        eY *= load<f64>(row + (<usize>cY << 3));
-        eP *= load<f64>(row + (<usize>cP << 3));
-      }
+      const lk = load<f64>(logs + (<usize>k << 3)), row = pows + (<usize>(k * powStride) << 3);
+      lY += <f64>cY * lk;
+      lP += <f64>cP * lk;
+      eY *= load<f64>(row + (<usize>cY << 3));
+      eP *= load<f64>(row + (<usize>cP << 3));
     }
     const wY = nodeWeight(eY, sumY), wP = nodeWeight(eP, sumP);
     const penY = nodePenalty(lY, sumY), penP = nodePenalty(lP, sumP);

@@ -82,8 +82,10 @@ class SetLayout {
   /** Set indices: index[q] of local variable q; local[i] of set index i (−1: padding). */
   readonly index: Int32Array;
   readonly local: Int32Array;
-  /** Class c's words: classWords[c] … classWords[c + 1] (several classes only). */
-  readonly classWords: Int32Array | null;
+  /** Class c's words: classWords[c] … classWords[c + 1]. */
+  readonly classWords: Int32Array;
+  /** Classes sit in words of their own (several classes): set indices are not local indices. */
+  readonly padded: boolean;
   /** The leaves' variables as set indices. */
   readonly leafVars: Int32Array;
   constructor(card: ArrayLike<number>, leafVars: Int32Array) {
@@ -94,9 +96,10 @@ class SetLayout {
     this.logs = Float64Array.from(distinct, (k) => Math.log2(k));
     this.countW64 = (nLocal + 63) >>> 6;
     this.index = new Int32Array(nLocal);
-    if (this.classes <= 1) {
+    this.padded = this.classes > 1;
+    if (!this.padded) {
       this.W64 = this.countW64;
-      this.classWords = null;
+      this.classWords = Int32Array.of(0, this.W64);
       for (let q = 0; q < nLocal; q++) this.index[q] = q;
     } else {
       const counts = new Int32Array(this.classes);
@@ -109,7 +112,7 @@ class SetLayout {
     }
     this.local = new Int32Array(Math.max(1, 64 * this.W64)).fill(-1);
     this.index.forEach((i, q) => (this.local[i] = q));
-    this.leafVars = this.classWords ? Int32Array.from(leafVars, (q) => this.index[q]) : leafVars;
+    this.leafVars = this.padded ? Int32Array.from(leafVars, (q) => this.index[q]) : leafVars;
     this.masks = new Uint32Array(this.classes * 2 * this.W64);
     for (let q = 0; q < nLocal; q++) this.masks[classOf(q) * 2 * this.W64 + (this.index[q] >>> 5)] |= 1 << (this.index[q] & 31);
     this.stride = nLocal + 1;
@@ -192,7 +195,7 @@ class EngineTree {
     arena.u32(pMasks, sizes.masks.length).set(sizes.masks);
     const pLogs = arena.allocF64(sizes.logs), pPows = arena.allocF64(sizes.pows);
     const pScratch = arena.alloc(this.engine.kernels.treeScratchBytes(n, this.W64), false);
-    const pRanges = sizes.classWords ? arena.allocI32(sizes.classWords) : 0;
+    const pRanges = arena.allocI32(sizes.classWords);
     const pStats = arena.allocF64([0, 0, used.work, used.proposals, used.accepted]);
     this.engine.call('contraction-tree search', (k) => k.treeAnneal(this.pLeft, this.pRight, this.pOut, n, this.leaves, this.W64, sizes.countW64, pMasks, pLogs, pPows, sizes.stride, sizes.classes, pRanges, opts.bound, opts.penalty, opts.work, opts.betas[0], opts.betas[1], opts.seed >>> 0, pScratch, pStats));
     const [objective, log2Flops, work, proposals, accepted] = arena.f64(pStats, 5);
@@ -212,7 +215,7 @@ class EngineTree {
     const pVisited = arena.alloc(this.nodes), pBag = arena.alloc(8 * Math.max(1, this.W64), false);
     // Set indices back to local ones; with classes in words of their own, each node's summed
     // variables in local order (rank), as with one class.
-    const pRank = this.layout.classWords ? arena.allocI32(this.layout.local) : 0;
+    const pRank = this.layout.padded ? arena.allocI32(this.layout.local) : 0;
     const m = this.engine.call('contraction-tree order', (k) => k.treeOrder(this.pLeft, this.pRight, this.pOut, this.nodes, this.leaves, this.W64, this.root, this.pAll, pOrder, nLocal, pStack, pVisited, pBag, pRank));
     // A valid tree sums each variable at exactly one node.
     if (m > nLocal) throw new Error(`contraction tree: ${m - nLocal} variables summed twice`);
