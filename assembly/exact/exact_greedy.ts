@@ -243,43 +243,50 @@ function heapReset(count: i32): void {
   heapSize = 0;
 }
 
-@inline function less(i: i32, j: i32): bool {
-  const ai = load<f64>(P_HA + (<usize>(i) << 3)), aj = load<f64>(P_HA + (<usize>(j) << 3));
-  if (ai < aj) return true;
-  if (ai != aj) return false;
-  const bi = load<f64>(P_HB + (<usize>(i) << 3)), bj = load<f64>(P_HB + (<usize>(j) << 3));
-  return bi < bj || (bi == bj && load<i32>(P_HV + (<usize>(i) << 2)) < load<i32>(P_HV + (<usize>(j) << 2)));
+// Sifting moves a hole: the entry is written once where it stops, each entry it passes once
+// (what a chain of swaps leaves, with a third of the writes). Whether (a, b, v) is below the entry at j:
+@inline function keyLess(a: f64, b: f64, v: i32, j: i32): bool {
+  const aj = load<f64>(P_HA + (<usize>(j) << 3));
+  if (a < aj) return true;
+  if (a != aj) return false;
+  const bj = load<f64>(P_HB + (<usize>(j) << 3));
+  return b < bj || (b == bj && v < load<i32>(P_HV + (<usize>(j) << 2)));
 }
-function swap(i: i32, j: i32): void {
-  const a = load<f64>(P_HA + (<usize>(i) << 3)), b = load<f64>(P_HB + (<usize>(i) << 3)), v = load<i32>(P_HV + (<usize>(i) << 2));
-  const w = load<i32>(P_HV + (<usize>(j) << 2));
-  store<f64>(P_HA + (<usize>(i) << 3), load<f64>(P_HA + (<usize>(j) << 3)));
-  store<f64>(P_HB + (<usize>(i) << 3), load<f64>(P_HB + (<usize>(j) << 3)));
-  store<i32>(P_HV + (<usize>(i) << 2), w);
-  store<f64>(P_HA + (<usize>(j) << 3), a);
-  store<f64>(P_HB + (<usize>(j) << 3), b);
-  store<i32>(P_HV + (<usize>(j) << 2), v);
-  store<i32>(P_HAT + (<usize>w << 2), i);
-  store<i32>(P_HAT + (<usize>v << 2), j);
+@inline function place(i: i32, a: f64, b: f64, v: i32): void {
+  store<f64>(P_HA + (<usize>(i) << 3), a);
+  store<f64>(P_HB + (<usize>(i) << 3), b);
+  store<i32>(P_HV + (<usize>(i) << 2), v);
+  store<i32>(P_HAT + (<usize>v << 2), i);
+}
+/** Whether the entry at i is below the entry at j. */
+@inline function less(i: i32, j: i32): bool {
+  return keyLess(load<f64>(P_HA + (<usize>(i) << 3)), load<f64>(P_HB + (<usize>(i) << 3)), load<i32>(P_HV + (<usize>(i) << 2)), j);
+}
+@inline function moveTo(i: i32, j: i32): void {
+  place(i, load<f64>(P_HA + (<usize>(j) << 3)), load<f64>(P_HB + (<usize>(j) << 3)), load<i32>(P_HV + (<usize>(j) << 2)));
 }
 function siftUp(i: i32): void {
+  const a = load<f64>(P_HA + (<usize>(i) << 3)), b = load<f64>(P_HB + (<usize>(i) << 3)), v = load<i32>(P_HV + (<usize>(i) << 2));
   while (i > 0) {
     const p = (i - 1) >> 1;
-    if (!less(i, p)) break;
-    swap(i, p);
+    if (!keyLess(a, b, v, p)) break;
+    moveTo(i, p);
     i = p;
   }
+  place(i, a, b, v);
 }
 function siftDown(i: i32): void {
+  const a = load<f64>(P_HA + (<usize>(i) << 3)), b = load<f64>(P_HB + (<usize>(i) << 3)), v = load<i32>(P_HV + (<usize>(i) << 2));
   for (;;) {
     const l = 2 * i + 1, r = l + 1;
-    let m = i;
-    if (l < heapSize && less(l, m)) m = l;
-    if (r < heapSize && less(r, m)) m = r;
-    if (m == i) break;
-    swap(i, m);
+    if (l >= heapSize) break;
+    // The smaller child, then whether it is below the entry (keys are distinct: the index decides ties).
+    const m = r < heapSize && less(r, l) ? r : l;
+    if (keyLess(a, b, v, m)) break;
+    moveTo(i, m);
     i = m;
   }
+  place(i, a, b, v);
 }
 /** v's key becomes (a, b): inserted, or moved within the heap (room: heapReset's count). */
 function push(a: f64, b: f64, v: i32): void {
@@ -294,12 +301,14 @@ function push(a: f64, b: f64, v: i32): void {
   siftUp(i);
   siftDown(load<i32>(P_HAT + (<usize>v << 2)));
 }
-/** Removes the top. */
+/** Removes the top: the last entry takes its place and sifts down. */
 function pop(): void {
   const last = --heapSize;
-  swap(0, last);
-  store<i32>(P_HAT + (<usize>load<i32>(P_HV + (<usize>last << 2)) << 2), -1);
-  siftDown(0);
+  store<i32>(P_HAT + (<usize>load<i32>(P_HV) << 2), -1);
+  if (last > 0) {
+    moveTo(0, last);
+    siftDown(0);
+  }
 }
 
 // Min-fill's incremental keys (see fillBefore / fillAfter). Per vertex: its fill weight kw
