@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { exactInference, exactMAP, exactSample, bucketEliminationPlan, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { exactInferenceParallel } from '../bindings/exact/exact-parallel.ts';
-import { runSlices, SliceRunner, SliceSum, sliceFixed, slicedWork, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
+import { runSlices, SliceRunner, SliceSum, sliceFixed, slicedCost, slicedWork, CACHE_KNEE_LOG2, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
 import { bucketShape, runBucketElimination } from '../bindings/exact/bucket-elimination.ts';
 import { annealOrder, orderCost } from '../bindings/exact/order-search.ts';
 import { bucketPlan, interactionGraph, withFixedStates } from '../bindings/exact/bucket-plan.ts';
@@ -305,4 +305,32 @@ test('a model plans once per set of planning options: the same plan object again
   // Four per model: the oldest of five goes.
   for (const b of [3e6, 4e6, 5e6]) slicedBucketPlan(m, { maxMemory: b });
   assert.notEqual(slicedBucketPlan(m, opts), sp);
+});
+
+test('slicing for speed: a plan whose messages pass the cache knee is sliced further while slicedCost falls (CSP_11 by bucket elimination: 2^23-entry messages, 16 slices of 2^19, the published digits), and left whole where slices cost more than they save (ObjectDetection_11, linkage_11)', async () => {
+  const { model } = await loadModelFile(join(dataDir(), 'uai2014', 'CSP_11.uai'));
+  const whole = slicedBucketPlan(model, { method: 'bucket', speedSlicing: false });
+  const fast = slicedBucketPlan(model, { method: 'bucket' });
+  assert.equal(whole.sliced.slices, 1);
+  assert.ok(Math.log2(whole.sliced.plan.maxMessage) > CACHE_KNEE_LOG2 + 2);
+  assert.ok(fast.sliced.slices > 1 && fast.sliced.plan.maxMessage <= 2 ** (CACHE_KNEE_LOG2 + 1), `${fast.sliced.slices} slices of 2^${Math.log2(fast.sliced.plan.maxMessage)}`);
+  // The cheapest step by the cost model, along the same order, within the work limit.
+  assert.deepEqual(fast.choice.plan.order, whole.choice.plan.order);
+  assert.ok(slicedCost(fast.sliced.slices, fast.sliced.plan) < slicedCost(1, whole.sliced.plan));
+  assert.ok(slicedWork(fast.sliced.slices, fast.sliced.plan) <= 2 ** 34);
+  const r = exactInference(engine, model, { method: 'bucket' });
+  assert.equal(r.slices, fast.sliced.slices);
+  // The published digits (13.563: half a unit of the last), and every marginal.
+  const pr = readPR(readFileSync(join(dataDir(), 'uai2014', 'CSP_11.uai.PR'), 'utf8'));
+  assert.ok(Math.abs(r.logZ / Math.LN10 - pr) <= 0.5e-3, `log10 Z ${r.logZ / Math.LN10} against ${pr}`);
+  const mar = readMAR(readFileSync(join(dataDir(), 'uai2014', 'CSP_11.uai.MAR'), 'utf8'));
+  mar.forEach((p, v) => p.forEach((x, k) => assert.ok(Math.abs(x - r.marginals[v][k]) <= 2e-6, `variable ${v}`)));
+  assert.ok(maxDiff(r, exactInference(engine, model, { method: 'bucket', speedSlicing: false })) < 1e-9);
+  // Card-16 slices would double ObjectDetection_11's work; linkage_11's first slice adds 0.7 bits.
+  for (const [dir, f] of [['uai2014', 'ObjectDetection_11.uai'], ['uai2014-more', 'linkage_11.uai']]) {
+    const { model: m } = await loadModelFile(join(dataDir(), dir, f));
+    const sp = slicedBucketPlan(m, { method: 'bucket' });
+    assert.ok(Math.log2(sp.sliced.plan.maxMessage) > CACHE_KNEE_LOG2, f);
+    assert.equal(sp.sliced.slices, 1, f);
+  }
 });

@@ -3,7 +3,7 @@
 // their evidence at the sizes SOURCE.txt gives; mean field's bound at or below the published log Z;
 // exact inference by bucket elimination to the published PR and MAR digits (linkage_11 and
 // 2bitcomp_5.cnf through the contraction-tree search's plans; 2bitcomp_5.cnf, the number of
-// satisfying assignments, in 2^32.5 configurations over 8 slices); a plan past the limits is
+// satisfying assignments, in 2^32.7 configurations over 1024 slices, sliced for speed); a plan past the limits is
 // refused, naming the memory and work it would need; CSP_12's
 // small independent components enumerated exactly and their marginals equal to the published MAR to
 // its digits; MFRP refusing by factor.

@@ -46,6 +46,11 @@ export interface ExactOptions {
   /** Orderings to try; the one with the smallest total table size within the limit is used. Default: all. */
   orderings?: OrderingHeuristic[];
   /**
+   * Bucket elimination: slice past the memory budget while smaller messages make the run cheaper
+   * (slicedCost in slicing.ts: messages past 2^18 entries leave the caches). Default true.
+   */
+  speedSlicing?: boolean;
+  /**
    * Told bucket elimination's progress as each clique's stream ends: phase 'exact', `done` and
    * `total` in clique configurations streamed (both passes, every slice; total = the result's
    * flops). The junction tree and enumeration do not report progress.
@@ -608,7 +613,7 @@ export interface SlicedBucketPlan {
 const planCache = new WeakMap<Model, Map<string, SlicedBucketPlan>>();
 const PLANS_PER_MODEL = 4;
 /** The options a sliced plan depends on (not onProgress, method or the junction tree's limit). */
-const planKey = (o: ExactOptions): string => JSON.stringify([o.maxMemory, o.maxFlops, o.maxMessageEntries, o.orderSearchWork, o.treeSearch, o.orderRestarts, o.orderings]);
+const planKey = (o: ExactOptions): string => JSON.stringify([o.maxMemory, o.maxFlops, o.maxMessageEntries, o.orderSearchWork, o.treeSearch, o.orderRestarts, o.orderings, o.speedSlicing]);
 
 /**
  * Bucket elimination's whole plan (no engine argument; see bucketEliminationPlan): the order (greedy heuristics, restarts, annealing),
@@ -627,7 +632,7 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
   const hit = cached?.get(key);
   if (hit) return hit;
   const choice = bucketEliminationPlan(model, opts, typeof greedy === 'function' ? greedy() : greedy);
-  const fit = sliceToFit(model, choice.plan, maxMemory, choice.maxMessage, choice.maxFlops);
+  const fit = sliceToFit(model, choice.plan, maxMemory, choice.maxMessage, choice.maxFlops, opts.speedSlicing ?? true);
   let refusal = '';
   if (!fit.fits) {
     refusal = bucketRefusal(choice.plan, choice.maxMessage, choice.maxFlops, choice.name);
