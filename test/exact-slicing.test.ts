@@ -223,7 +223,7 @@ test('a memory budget too small even for the sliced plan: refused at once with t
   assert.match(out.stderr.trim(), /^relaxmrf: .*the memory budget of 10 kB is too small even for the sliced plan: the smallest budget that would do is \d+ kB \(--max-memory \d+\)/);
   assert.equal(out.stderr.trim().split('\n').length, 1);
   // The budget and the other exact limits cross the job queue.
-  const opts = { method: 'exact', exact: { maxMemory: 2 ** 21, maxFlops: 2 ** 30, maxMessageEntries: 2 ** 20, orderSearchWork: 0, orderRestarts: 2 } };
+  const opts = { method: 'exact', exact: { maxMemory: 2 ** 21, maxFlops: 2 ** 30, maxMessageEntries: 2 ** 20, orderSearchWork: 0, orderRestarts: 2, speedSlicing: false } };
   assert.deepEqual(checkJobOpts(opts), opts);
 });
 

@@ -41,7 +41,7 @@ const OPTION_KINDS: Record<string, Kind> = {
   budget: 'number', budgetFactor: 'number', runs: 'number', steps: 'number', population: 'number',
   sweepsPerStep: 'number', pilotRuns: 'number', pilotSteps: 'number', thin: 'number', covarianceCap: 'number',
   maxTableEntries: 'number', maxMessageEntries: 'number', maxFlops: 'number', maxMemory: 'number', orderSearchWork: 'number', orderRestarts: 'number',
-  treeSearch: 'boolean', adaptMass: 'boolean', empirical: 'boolean', orderedStarts: 'boolean', collapse: 'boolean', lanes: 'boolean',
+  treeSearch: 'boolean', speedSlicing: 'boolean', adaptMass: 'boolean', empirical: 'boolean', orderedStarts: 'boolean', collapse: 'boolean', lanes: 'boolean',
   method: 'string', shift: 'string', factor: 'string', parametrisation: 'string', logz: 'string', estimator: 'string',
   transition: 'string', schedule: 'string', reference: 'string', covariance: 'string', precision: 'string', scan: 'string',
   integrator: 'string-or-numbers', trace: 'string-or-numbers', pairs: 'pairs', orderings: 'strings',
