@@ -576,7 +576,8 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
     const cost = (p: BucketPlan): number => BUCKET_SETUP + p.flops + BUCKET_MESSAGE_COST * p.messageEntries;
     if (g && greedy.feasible && cost(g) < JUNCTION_TREE_ENTRY_COST * best.totalEntries) {
       const sp = slicedBucketPlan(model, opts, greedy);
-      if (sp.fits && sp.sliced.slices === 1) return bucket(undefined, sp);
+      // Taken when it needs no slicing for memory (slices for speed alone are welcome).
+      if (sp.fits && sp.choice.plan.bytes <= sp.maxMemory && sp.choice.plan.maxMessage <= sp.choice.maxMessage) return bucket(undefined, sp);
     }
   }
   const nodes = buildTree(model, best.order);
