@@ -5,8 +5,7 @@
 // every machine, and WASM's own log2/exp make the search bit-for-bit the same in every host.
 //
 // Layout: left, right: i32[nodes]; out: u64[nodes · W] (node N's output set at N·W); leaves are
-// nodes 0 … L−1. masks: u64[classes · W] (variables of each cardinality class), logs: f64[classes]
-// (log2 of the class's cardinality), pows: f64[classes · stride] (K_c^k, k < stride: more than the
+// nodes 0 … L−1. logs: f64[classes] (log2 of each cardinality class's cardinality), pows: f64[classes · stride] (K_c^k, k < stride: more than the
 // class's variables). Each class's variables are bits of its own words (classWords: i32[classes +
 // 1], class c in words classWords[c] … classWords[c+1]), so a move counts a set's variables per
 // class in its one pass over the words; the budget still counts the words of the unpadded sets
@@ -20,7 +19,6 @@ const VISIT_WORDS: f64 = 8;
 // The run's arrays and parameters (module state: one search at a time, set by treeAnneal).
 let W: i32 = 0;
 let classes: i32 = 0;
-let masks: usize = 0;
 let logs: usize = 0;
 let pows: usize = 0;
 let powStride: i32 = 0;
@@ -37,27 +35,6 @@ const RNG_STEP: u32 = 0x6d2b79f5;
   t = (t ^ (t >>> 15)) * (t | 1);
   t ^= t + (t ^ (t >>> 7)) * (t | 61);
   return t ^ (t >>> 14);
-}
-
-/** The entries of the last set setLog2 measured: Π_c K_c^|set ∩ class c| (products of table entries). */
-let setEntries: f64 = 1;
-
-/**
- * log2 of the entries of the set at p (W words): Σ_c log2 K_c · |set ∩ class c|; its entries go to
- * setEntries, from the table of powers (K_c^k at pows + 8 (c · stride + k), built by repeated
- * multiplication, so the weights are the same in every host).
- */
-function setLog2(p: usize): f64 {
-  let s: f64 = 0, e: f64 = 1;
-  for (let c = 0; c < classes; c++) {
-    const m = masks + (<usize>(c * W) << 3);
-    let k: i32 = 0;
-    for (let w = 0; w < W; w++) k += <i32>popcnt<u64>(load<u64>(p + (<usize>w << 3)) & load<u64>(m + (<usize>w << 3)));
-    s += <f64>k * load<f64>(logs + (<usize>c << 3));
-    e *= load<f64>(pows + (<usize>(c * powStride + k) << 3));
-  }
-  setEntries = e;
-  return s;
 }
 
 /**
@@ -97,8 +74,6 @@ class Tree {
   L: i32;
   wt: usize;
   pen: usize;
-  /** Scratch set. */
-  bag: usize;
   setBytes: usize;
   W32: f64;
 }
@@ -117,21 +92,19 @@ function recompute(t: Tree): f64 {
     const a = t.out + <usize>load<i32>(t.left + (<usize>N << 2)) * sb;
     const b = t.out + <usize>load<i32>(t.right + (<usize>N << 2)) * sb;
     const o = t.out + <usize>N * sb;
-    let summed: i64 = 0, count: i64 = 0;
-    for (let w = 0; w < W; w++) {
-      const bag = word(a, w) | word(b, w);
-      store<u64>(t.bag + (<usize>w << 3), bag);
-      summed += popcnt<u64>(bag & ~word(o, w));
-      count += popcnt<u64>(bag);
-    }
-    // One cardinality: the bag's size is its popcount (setLog2's sums, exactly).
-    let bl: f64, entries: f64;
-    if (classes == 1) {
-      bl = <f64>count * load<f64>(logs);
-      entries = load<f64>(pows + (<usize>count << 3));
-    } else {
-      bl = setLog2(t.bag);
-      entries = setEntries;
+    // The bag's size per class over the class's words (K_c^k from the table of powers, built by
+    // repeated multiplication so the weights are the same in every host), summed class by class.
+    let summed: i64 = 0, bl: f64 = 0, entries: f64 = 1;
+    for (let k = 0; k < classes; k++) {
+      let count: i64 = 0;
+      const w1 = load<i32>(classWords + (<usize>(k + 1) << 2));
+      for (let w = load<i32>(classWords + (<usize>k << 2)); w < w1; w++) {
+        const bag = word(a, w) | word(b, w);
+        summed += popcnt<u64>(bag & ~word(o, w));
+        count += popcnt<u64>(bag);
+      }
+      bl += <f64>count * load<f64>(logs + (<usize>k << 3));
+      entries *= load<f64>(pows + (<usize>(k * powStride + <i32>count) << 3));
     }
     const x = nodeWeight(entries, summed), y = nodePenalty(bl, summed);
     store<f64>(t.wt + (<usize>N << 3), x);
@@ -198,8 +171,8 @@ function annealSweep(t: Tree, beta: f64, moveWords: f64, outY: usize): void {
     const z = out + <usize>Z * setBytes, c = out + <usize>C * setBytes, d = out + <usize>D * setBytes, p = out + <usize>P * setBytes;
     let sumY: i64 = 0, sumP: i64 = 0;
     // Y's bag a = Z ∪ C, its output o = a ∩ (P's output ∪ D), P's bag o ∪ D, with their sizes.
-    // Each class in words of its own: the sizes per class in the same pass, summed as setLog2 sums
-    // them (class by class, in class order), so the bits are its.
+    // Each class in words of its own: the sizes per class in the same pass, summed class by class
+    // as recompute sums them, so the bits are its.
     let lY: f64 = 0, eY: f64 = 1, lP: f64 = 0, eP: f64 = 1;
     for (let k = 0; k < classes; k++) {
       let cY: i64 = 0, cP: i64 = 0;
@@ -282,8 +255,8 @@ export function metropolis(u: f64, q: f64, delta: f64, plain: bool, beta: f64): 
 
 /** Bytes of scratch treeAnneal needs for a tree of `nodes` nodes and W u64 words per set. */
 export function treeScratchBytes(nodes: i32, words: i32): i32 {
-  // best tree (left, right, out), weights and penalties, two sets.
-  return nodes * 8 + nodes * words * 8 + nodes * 16 + 2 * words * 8 + 16;
+  // best tree (left, right, out), weights and penalties, one set.
+  return nodes * 8 + nodes * words * 8 + nodes * 16 + words * 8 + 16;
 }
 
 /**
@@ -294,13 +267,12 @@ export function treeScratchBytes(nodes: i32, words: i32): i32 {
  */
 export function treeAnneal(
   left: usize, right: usize, out: usize, nodes: i32, L: i32, words: i32, countWords: i32,
-  classMasks: usize, classLogs: usize, classPows: usize, powsPerClass: i32, nClasses: i32, classRanges: usize,
+  classLogs: usize, classPows: usize, powsPerClass: i32, nClasses: i32, classRanges: usize,
   maxLog2Message: f64, penaltyPerBit: f64, work: f64, beta0: f64, beta1: f64, seed: u32,
   scratch: usize, stats: usize,
 ): void {
   W = words;
   classes = nClasses;
-  masks = classMasks;
   logs = classLogs;
   pows = classPows;
   powStride = powsPerClass;
@@ -309,11 +281,11 @@ export function treeAnneal(
   penalty = penaltyPerBit;
   rngState = seed;
   const setBytes = <usize>W << 3;
-  // Scratch: best left/right (i32), best out, wt, pen (f64), out Y', bag N.
+  // Scratch: best left/right (i32), best out, wt, pen (f64), out Y'.
   const bestLeft = scratch, bestRight = bestLeft + (<usize>nodes << 2);
   const bestOut = (bestRight + (<usize>nodes << 2) + 15) & ~(<usize>15);
   const wt = bestOut + <usize>nodes * setBytes, pen = wt + (<usize>nodes << 3);
-  const outY = pen + (<usize>nodes << 3), bagN = outY + setBytes;
+  const outY = pen + (<usize>nodes << 3);
   const treeBytes = <usize>nodes << 2, outBytes = <usize>nodes * setBytes;
   const W32: f64 = 2 * <f64>countWords;
   used = load<f64>(stats, 16);
@@ -328,7 +300,6 @@ export function treeAnneal(
   t.L = L;
   t.wt = wt;
   t.pen = pen;
-  t.bag = bagN;
   t.setBytes = setBytes;
   t.W32 = W32;
 

@@ -70,8 +70,6 @@ export interface TreeSearchResult extends OrderCost {
 class SetLayout {
   readonly classes: number;
   readonly logs: Float64Array;
-  /** Each class's variables as a mask over the W64 u64 words (as u32 pairs). */
-  readonly masks: Uint32Array;
   /** K_c^k at c · stride + k (k ≤ the variables in all): by repeated multiplication, exact wherever it can be and the same in every host. */
   readonly pows: Float64Array;
   readonly stride: number;
@@ -113,8 +111,6 @@ class SetLayout {
     this.local = new Int32Array(Math.max(1, 64 * this.W64)).fill(-1);
     this.index.forEach((i, q) => (this.local[i] = q));
     this.leafVars = this.padded ? Int32Array.from(leafVars, (q) => this.index[q]) : leafVars;
-    this.masks = new Uint32Array(this.classes * 2 * this.W64);
-    for (let q = 0; q < nLocal; q++) this.masks[classOf(q) * 2 * this.W64 + (this.index[q] >>> 5)] |= 1 << (this.index[q] & 31);
     this.stride = nLocal + 1;
     this.pows = new Float64Array(this.classes * this.stride);
     distinct.forEach((K, c) => {
@@ -191,13 +187,11 @@ class EngineTree {
    */
   anneal(opts: { bound: number; penalty: number; work: number; betas: [number, number]; seed: number }, used: { work: number; proposals: number; accepted: number }): { objective: number; log2Flops: number } {
     const arena = this.arena, n = this.nodes, sizes = this.layout;
-    const pMasks = arena.alloc(4 * sizes.masks.length, false);
-    arena.u32(pMasks, sizes.masks.length).set(sizes.masks);
     const pLogs = arena.allocF64(sizes.logs), pPows = arena.allocF64(sizes.pows);
     const pScratch = arena.alloc(this.engine.kernels.treeScratchBytes(n, this.W64), false);
     const pRanges = arena.allocI32(sizes.classWords);
     const pStats = arena.allocF64([0, 0, used.work, used.proposals, used.accepted]);
-    this.engine.call('contraction-tree search', (k) => k.treeAnneal(this.pLeft, this.pRight, this.pOut, n, this.leaves, this.W64, sizes.countW64, pMasks, pLogs, pPows, sizes.stride, sizes.classes, pRanges, opts.bound, opts.penalty, opts.work, opts.betas[0], opts.betas[1], opts.seed >>> 0, pScratch, pStats));
+    this.engine.call('contraction-tree search', (k) => k.treeAnneal(this.pLeft, this.pRight, this.pOut, n, this.leaves, this.W64, sizes.countW64, pLogs, pPows, sizes.stride, sizes.classes, pRanges, opts.bound, opts.penalty, opts.work, opts.betas[0], opts.betas[1], opts.seed >>> 0, pScratch, pStats));
     const [objective, log2Flops, work, proposals, accepted] = arena.f64(pStats, 5);
     used.work = work;
     used.proposals = proposals;
