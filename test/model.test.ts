@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ModelBuilder } from '../bindings/core/model.ts';
+import { Model, ModelBuilder } from '../bindings/core/model.ts';
 import { ising, denseIsing, isingLattice, latticeBonds, pottsLattice, boltzmann, rbm } from '../bindings/core/builders.ts';
 import { toCanonical, encode, canonicalLogPotential } from '../bindings/core/canonical.ts';
 import { ModelError } from '../bindings/core/errors.ts';
@@ -167,4 +167,44 @@ test('factors on the same pair add up whatever the order they are given in', () 
   b.addPairwise(1, 0, [10, 40, 20, 50, 30, 60]); // (x1, x0) order: entry [k1 * 2 + k0]
   const m = b.build();
   assert.deepEqual(Array.from(m.edges[0].table), [11, 22, 33, 44, 55, 66]);
+});
+
+test('pairTables: pairs sorted by (i, j), a pair\'s factors summed in factor order (bit for bit), shared tables read once per factor; edges the same', () => {
+  const rand = mulberry32(77);
+  // Factors (scopes given unsorted across factors, with repeats spread out and a shared table).
+  const scopes = [[1, 3], [0, 1], [1, 3], [2], [1, 3], [0, 1], [0, 3], [1, 3]];
+  const card = Int32Array.from([2, 3, 2, 4]);
+  const scopeStart = new Int32Array(scopes.length + 1), scopeVars: number[] = [], tableStart = new Int32Array(scopes.length), tables: number[] = [];
+  scopes.forEach((s, f) => {
+    scopeVars.push(...s);
+    scopeStart[f + 1] = scopeVars.length;
+    const size = s.reduce((p, v) => p * card[v], 1);
+    if (f === 7) tableStart[f] = tableStart[2]; // shares factor 2's table
+    else {
+      tableStart[f] = tables.length;
+      for (let k = 0; k < size; k++) tables.push(rand() * 10 - 5 + 0.1);
+    }
+  });
+  const m = Model.fromData({ card, scopeStart, scopeVars: Int32Array.from(scopeVars), tableStart, tables: Float64Array.from(tables), logConst: 0, lattice: null });
+  // Reference: each distinct pair's sum, accumulated factor after factor.
+  const sums = new Map<string, number[]>();
+  scopes.forEach((s, f) => {
+    if (s.length !== 2) return;
+    const size = card[s[0]] * card[s[1]], t = Array.from(m.tables.subarray(tableStart[f], tableStart[f] + size));
+    const key = s.join(',');
+    const acc = sums.get(key);
+    if (acc) for (let k = 0; k < size; k++) acc[k] += t[k];
+    else sums.set(key, t);
+  });
+  const keys = [...sums.keys()].sort((a, b) => a.split(',').map(Number)[0] - b.split(',').map(Number)[0] || a.split(',').map(Number)[1] - b.split(',').map(Number)[1]);
+  const p = m.pairTables();
+  assert.deepEqual(Array.from(p.i), keys.map((k) => Number(k.split(',')[0])));
+  assert.deepEqual(Array.from(p.j), keys.map((k) => Number(k.split(',')[1])));
+  keys.forEach((key, k) => {
+    assert.deepEqual(Array.from(p.tables.subarray(p.start[k], p.start[k + 1])), sums.get(key), key);
+    assert.deepEqual(Array.from(m.edges[k].table), sums.get(key));
+  });
+  // Four factors on (1, 3): the sum's order matters in floating point, and this one differs from another order.
+  const t = [0, 2, 4, 7].map((f) => m.tables[tableStart[f]]);
+  assert.notEqual(((t[0] + t[1]) + t[2]) + t[3], ((t[3] + t[2]) + t[1]) + t[0]);
 });

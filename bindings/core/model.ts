@@ -31,6 +31,24 @@ export const LIMITS = Object.freeze({
 });
 
 /** A pairwise factor in the derived pairwise view (`Model.edges`): factors on one pair summed. */
+/** Model.pairTables: the connected pairs (i < j, sorted by (i, j)) and their summed log tables, flat. */
+export interface PairTables {
+  i: Int32Array;
+  j: Int32Array;
+  /** Pair k's table is tables[start[k] … start[k + 1]) (K_i × K_j, row-major); start has pairs + 1 entries. */
+  start: Int32Array;
+  tables: Float64Array;
+}
+
+/** Items (given in `items`, m of them) stably reordered by key (0 … n − 1): a counting sort. */
+function stableBucket(m: number, n: number, key: (k: number) => number, items: Int32Array): Int32Array {
+  const start = new Int32Array(n + 1), out = new Int32Array(m);
+  for (let t = 0; t < m; t++) start[key(items[t]) + 1]++;
+  for (let v = 0; v < n; v++) start[v + 1] += start[v];
+  for (let t = 0; t < m; t++) out[start[key(items[t])]++] = items[t];
+  return out;
+}
+
 export interface Edge {
   /** The smaller variable index. */
   readonly i: number;
@@ -81,6 +99,7 @@ export class Model {
   private maxArityCache = -1;
   private unaryCache: Float64Array[] | null = null;
   private edgesCache: Edge[] | null = null;
+  private pairsCache: PairTables | null = null;
 
   /** Wraps arrays that already satisfy the invariants (builders and readers); see fromData to check them. */
   constructor(d: ModelData) {
@@ -266,32 +285,54 @@ export class Model {
 
   /**
    * Derived pairwise view: one entry per connected pair, i < j, sorted by (i, j), factors on the
-   * same pair summed. Throws a ModelError on a model with a factor of arity > 2.
+   * same pair summed (in factor order). Throws a ModelError on a model with a factor of arity > 2.
+   * An object per pair: for small models and tests; `pairTables` is the same in flat arrays.
    */
   get edges(): readonly Edge[] {
     if (!this.edgesCache) {
-      requirePairwise(this, 'this operation');
-      const byPair = new Map<number, Edge>();
-      const order: Edge[] = [];
-      for (let f = 0; f < this.nFactors; f++) {
-        if (this.arity(f) !== 2) continue;
-        const i = this.scopeVars[this.scopeStart[f]], j = this.scopeVars[this.scopeStart[f] + 1];
-        const key = i * this.n + j;
-        const t = this.table(f);
-        const e = byPair.get(key);
-        if (e) {
-          for (let k = 0; k < t.length; k++) e.table[k] += t[k];
-        } else {
-          const fresh = { i, j, table: t.slice() };
-          byPair.set(key, fresh);
-          order.push(fresh);
-        }
-      }
-      const before = (p: Edge, q: Edge) => p.i - q.i || p.j - q.j;
-      if (!order.every((e, k) => k === 0 || before(order[k - 1], e) < 0)) order.sort(before);
-      this.edgesCache = order;
+      const p = this.pairTables();
+      this.edgesCache = Array.from(p.i, (i, k) => ({ i, j: p.j[k], table: p.tables.slice(p.start[k], p.start[k + 1]) }));
     }
     return this.edgesCache;
+  }
+
+  /** `edges` in flat arrays: pair k is (i[k], j[k]) with table tables[start[k] … start[k + 1]). */
+  pairTables(): PairTables {
+    if (!this.pairsCache) {
+      requirePairwise(this, 'this operation');
+      const pf = this.pairwiseFactors(), m = pf.factor.length, n = this.n;
+      // The arity-2 factors by (i, j), stable (a pair's factors stay in factor order): a counting
+      // sort by j, then by i.
+      const byJ = stableBucket(m, n, (k) => pf.j[k], Int32Array.from({ length: m }, (_, k) => k));
+      const sorted = stableBucket(m, n, (k) => pf.i[k], byJ);
+      let pairs = 0;
+      for (let t = 0; t < m; t++) if (t === 0 || pf.i[sorted[t]] !== pf.i[sorted[t - 1]] || pf.j[sorted[t]] !== pf.j[sorted[t - 1]]) pairs++;
+      const i = new Int32Array(pairs), j = new Int32Array(pairs), start = new Int32Array(pairs + 1);
+      let entries = 0, k = -1;
+      for (let t = 0; t < m; t++) {
+        const a = pf.i[sorted[t]], b = pf.j[sorted[t]];
+        if (k < 0 || a !== i[k] || b !== j[k]) {
+          k++;
+          i[k] = a;
+          j[k] = b;
+          start[k] = entries;
+          entries += this.card[a] * this.card[b];
+        }
+      }
+      start[pairs] = entries;
+      const tables = new Float64Array(entries);
+      k = -1;
+      for (let t = 0; t < m; t++) {
+        const f = pf.factor[sorted[t]], a = pf.i[sorted[t]], b = pf.j[sorted[t]];
+        const first = k < 0 || a !== i[k] || b !== j[k];
+        if (first) k++;
+        const src = this.tableStart[f], dst = start[k], len = start[k + 1] - dst;
+        if (first) for (let e = 0; e < len; e++) tables[dst + e] = this.tables[src + e];
+        else for (let e = 0; e < len; e++) tables[dst + e] += this.tables[src + e];
+      }
+      this.pairsCache = { i, j, start, tables };
+    }
+    return this.pairsCache;
   }
 
   /** Number of distinct variable pairs joined by an arity-2 factor (the interaction graph's edges among them). */

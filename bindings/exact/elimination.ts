@@ -15,7 +15,7 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
-import { exactTuning, schedule, stridesInto, subStrides, STEP_LAMBDA, type Node } from './junction-tree.ts';
+import { exactTuning, schedule, stridesAt, STEP_LAMBDA, type JunctionTree } from './junction-tree.ts';
 import { Program, CHECK_FINITE, CHECK_POSITIVE } from './elim-program.ts';
 import { fmtBytes, RangeExceeded, type ExactOutcome } from './outcome.ts';
 
@@ -30,10 +30,13 @@ const TAG_SHIFT = 0, TAG_LAMBDA_UP = 1, TAG_LAMBDA_DOWN = 2, TAG_MU = 3;
 
 class RangeFailure extends Error {}
 
-export function runElimination(engine: Engine, model: Model, nodes: Node[], order: Int32Array): ExactOutcome {
+export function runElimination(engine: Engine, model: Model, tree: JunctionTree, order: Int32Array): ExactOutcome {
   const n = model.n;
   const card = model.card;
-  const sched = schedule(nodes, order);
+  const sched = schedule(tree, order);
+  const { cliqueStart: cs, cliqueVars: cv, childStart, children, parent, sepSize, gStart, gVars, gSize, gHalf, gKept, hugin, edgeStart, edgeList } = tree;
+  const pairs = model.pairTables(), pi = pairs.i, pj = pairs.j;
+  const nChildren = (v: number): number => childStart[v + 1] - childStart[v];
   if (sched.bytes > MAX_MESSAGE_BYTES) {
     throw new EngineError(`exact elimination would need ${fmtBytes(sched.bytes)} of WASM memory for its messages, past the engine's ${fmtBytes(MAX_MESSAGE_BYTES)}`);
   }
@@ -48,19 +51,14 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       rowOff[v] = rowEntries;
       rowEntries += card[v];
     }
-    const edgeOff = new Float64Array(model.edges.length);
-    let edgeEntries = 0;
-    model.edges.forEach((e, k) => {
-      edgeOff[k] = edgeEntries;
-      edgeEntries += e.table.length;
-    });
+    const edgeEntries = pairs.tables.length;
     const gOff = new Float64Array(n);
     let gEntries = 0, gTemp = 0;
-    for (const nd of nodes) {
-      if (!nd.gKept) continue;
-      gOff[nd.v] = gEntries;
-      gEntries += nd.gSize;
-      gTemp = Math.max(gTemp, nd.gHalf);
+    for (let v = 0; v < n; v++) {
+      if (!gKept[v]) continue;
+      gOff[v] = gEntries;
+      gEntries += gSize[v];
+      gTemp = Math.max(gTemp, gHalf[v]);
     }
     const consts = arena.allocF64(2); // [1, 0]
     const rows = arena.allocF64(rowEntries);
@@ -96,64 +94,67 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
     const one = consts;
     const addr = (id: number): number => (id === -1 ? one : dyn[sched.regionOf[id]] + sched.offsets[id]);
     const rowAddr = (v: number): number => rows + rowOff[v] * 8;
-    const edgeAddr = (ek: number): number => edgeBase + edgeOff[ek] * 8;
+    const edgeAddr = (ek: number): number => edgeBase + pairs.start[ek] * 8;
     // A message may stay unnormalised while the products its consumer forms of up to `k` messages
     // (each max in [2^-bits, 2^bits]; factor tables are ≤ 1) stay within 2^±256: bits = 256 / k. A
     // node's downward step multiplies its μ and its children's λ, so k is 1 + its children for both.
     const slack = (k: number): number => Math.floor(256 / Math.max(1, k));
     /** The edge v owns to u, if any (a node owns few edges: a scan). */
-    const edgeTo = (nd: Node, u: number): number => {
-      for (const ek of nd.edges) {
-        const e = model.edges[ek];
-        if ((e.i === nd.v ? e.j : e.i) === u) return ek;
+    const edgeTo = (v: number, u: number): number => {
+      for (let k = edgeStart[v]; k < edgeStart[v + 1]; k++) {
+        const e = edgeList[k];
+        if ((pi[e] === v ? pj[e] : pi[e]) === u) return e;
       }
       return -1;
     };
 
     // Loop-nest scratch for the λ and μ steps (a clique's lengths, strides of its separator, its factor
     // table, one child's separator; zeros; 1 on digit 0 only: a marginal's out strides).
-    let cap = 1;
-    for (const nd of nodes) cap = Math.max(cap, nd.clique.length);
+    const cap = Math.max(1, tree.maxClique);
     const lensS = new Float64Array(cap), sepS = new Float64Array(cap), gS = new Float64Array(cap), childS = new Float64Array(cap);
     const zeros = new Float64Array(cap), firstDigit = new Float64Array(cap);
     firstDigit[0] = 1;
-    const lensOf = (D: Int32Array): Float64Array => {
-      for (let d = 0; d < D.length; d++) lensS[d] = card[D[d]];
+    /** The lengths of the variables vars[a … b). */
+    const lensOf = (vars: Int32Array, a: number, b: number): Float64Array => {
+      for (let d = a; d < b; d++) lensS[d - a] = card[vars[d]];
       return lensS;
     };
+    // Strides inside v's clique: of its separator, of its factor table, of child c's separator; of
+    // the whole clique (a scratch table over it).
+    const sepIn = (s: Float64Array | number[], v: number) => stridesAt(s, cv, cs[v], cs[v + 1] - cs[v], cv, cs[v] + 1, cs[v + 1] - cs[v] - 1, card);
+    const gIn = (s: Float64Array | number[], v: number) => stridesAt(s, cv, cs[v], cs[v + 1] - cs[v], gVars, gStart[v], gStart[v + 1] - gStart[v], card);
+    const childIn = (s: Float64Array | number[], v: number, c: number) => stridesAt(s, cv, cs[v], cs[v + 1] - cs[v], cv, cs[c] + 1, cs[c + 1] - cs[c] - 1, card);
+    const wholeIn = (v: number): number[] => stridesAt(new Array<number>(cs[v + 1] - cs[v]), cv, cs[v], cs[v + 1] - cs[v], cv, cs[v], cs[v + 1] - cs[v], card);
 
     // g_v over its scope, built one dimension at a time (each step appends the next-latest variable as the
     // slowest digit and multiplies in v's pairwise table with it), alternating between P and Q so the last
     // step lands in P. Costs about two passes over the final table.
     // Step t's loop nest is over D[0..t]: lengths and out strides are prefixes of gLens and gSo, A (the
     // table so far) has gSo's strides but none along digit t, B (v's edge to D[t]) moves along 0 and t.
-    let gCap = 1;
-    for (const nd of nodes) gCap = Math.max(gCap, nd.gScope.length);
-    const gLens = new Float64Array(gCap), gSo = new Float64Array(gCap), gSa = new Float64Array(gCap), gSb = new Float64Array(gCap);
-    const buildG = (nd: Node, P: number, Q: number): void => {
-      const D = nd.gScope;
-      const d = D.length;
+    const gLens = new Float64Array(cap), gSo = new Float64Array(cap), gSa = new Float64Array(cap), gSb = new Float64Array(cap);
+    const buildG = (v: number, P: number, Q: number): void => {
+      const g0 = gStart[v];
+      const d = gStart[v + 1] - g0;
       let stride = 1;
       for (let t = 0; t < d; t++) {
-        gLens[t] = card[D[t]];
+        gLens[t] = card[gVars[g0 + t]];
         gSo[t] = gSa[t] = stride;
         gSb[t] = 0;
-        stride *= card[D[t]];
+        stride *= card[gVars[g0 + t]];
       }
       if (d === 1) {
-        ops.table(0, gLens, gSo, P, gSa, rowAddr(nd.v), gSb, one, 1);
+        ops.table(0, gLens, gSo, P, gSa, rowAddr(v), gSb, one, 1);
         return;
       }
-      let prev = rowAddr(nd.v);
+      let prev = rowAddr(v);
       for (let t = 1; t < d; t++) {
         const out = (d - 1 - t) % 2 === 0 ? P : Q;
         gSa[t] = 0;
-        const ek = edgeTo(nd, D[t]);
+        const ek = edgeTo(v, gVars[g0 + t]);
         if (ek < 0) ops.table(0, gLens, gSo, out, gSa, prev, gSb, one, t + 1);
         else {
-          const e = model.edges[ek];
-          gSb[0] = e.i === nd.v ? card[e.j] : 1;
-          gSb[t] = e.i === nd.v ? 1 : card[e.j];
+          gSb[0] = pi[ek] === v ? card[pj[ek]] : 1;
+          gSb[t] = pi[ek] === v ? 1 : card[pj[ek]];
           ops.table(0, gLens, gSo, out, gSa, prev, gSb, edgeAddr(ek), t + 1);
           gSb[0] = gSb[t] = 0;
         }
@@ -167,26 +168,33 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
     // exponentiated with its max shifted out into log Z (results TAG_SHIFT; −∞: Z = 0 exactly).
     const buildFactors = (support: boolean): void => {
       const rv = arena.f64(rows, rowEntries);
-      for (let v = 0; v < n; v++) rv.set(model.unary[v], rowOff[v]);
-      const ev = arena.f64(edgeBase, edgeEntries);
-      model.edges.forEach((e, ek) => ev.set(e.table, edgeOff[ek]));
-      for (const nd of nodes) {
-        for (const ek of nd.edges) {
-          const e = model.edges[ek];
-          if (support) ops.support(edgeAddr(ek), e.table.length);
-          else if (e.i === nd.v) ops.rowNormalise(edgeAddr(ek), card[e.i], card[e.j], card[e.j], 1, rowAddr(nd.v));
-          else ops.rowNormalise(edgeAddr(ek), card[e.j], 1, card[e.i], card[e.j], rowAddr(nd.v));
+      // Each variable's unary factors summed in factor order (as Model.unary sums them), from the
+      // model's flat tables: no array per variable.
+      rv.fill(0);
+      const { scopeStart, scopeVars, tables, tableStart } = model;
+      for (let f = 0; f < model.nFactors; f++) {
+        if (scopeStart[f + 1] - scopeStart[f] !== 1) continue;
+        const v = scopeVars[scopeStart[f]], o = rowOff[v], t = tableStart[f];
+        for (let k = 0; k < card[v]; k++) rv[o + k] += tables[t + k];
+      }
+      arena.f64(edgeBase, edgeEntries).set(pairs.tables);
+      for (let v = 0; v < n; v++) {
+        for (let k = edgeStart[v]; k < edgeStart[v + 1]; k++) {
+          const ek = edgeList[k], a = pi[ek], b = pj[ek];
+          if (support) ops.support(edgeAddr(ek), card[a] * card[b]);
+          else if (a === v) ops.rowNormalise(edgeAddr(ek), card[a], card[b], card[b], 1, rowAddr(v));
+          else ops.rowNormalise(edgeAddr(ek), card[b], 1, card[a], card[b], rowAddr(v));
         }
       }
       for (let v = 0; v < n; v++) {
         if (support) ops.support(rowAddr(v), card[v]);
         else ops.expShift(rowAddr(v), card[v], TAG_SHIFT, v, 0);
       }
-      for (const nd of nodes) if (nd.gKept) buildG(nd, gBase + gOff[nd.v] * 8, gTempBase);
+      for (let v = 0; v < n; v++) if (gKept[v]) buildG(v, gBase + gOff[v] * 8, gTempBase);
     };
-    const gOf = (nd: Node, g0: number, g1: number): number => {
-      if (nd.gKept) return gBase + gOff[nd.v] * 8;
-      buildG(nd, addr(g0), addr(g1));
+    const gOf = (v: number, g0: number, g1: number): number => {
+      if (gKept[v]) return gBase + gOff[v] * 8;
+      buildG(v, addr(g0), addr(g1));
       return addr(g0);
     };
     const steps = sched.steps, ids = steps.ids;
@@ -194,83 +202,84 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
     // Step t, a λ step; its normaliser is a result tagged `tag` (TAG_LAMBDA_UP: log Z gains its log).
     // Its children's λ buffers are ids[steps.listStart[t] …].
     const lambdaStep = (t: number, tag: number): void => {
-      const v = steps.node[t], nd = nodes[v], kids = steps.listStart[t];
-      const D = nd.clique, dims = D.length;
-      const lens = lensOf(D);
+      const v = steps.node[t], kids = steps.listStart[t];
+      const dims = cs[v + 1] - cs[v];
+      const lens = lensOf(cv, cs[v], cs[v + 1]);
       const out = addr(steps.buf[t]);
-      const so = stridesInto(sepS, D, nd.sep, card);
-      const gs = stridesInto(gS, D, nd.gScope, card);
-      const g = gOf(nd, steps.g0[t], steps.g1[t]);
-      const ch = nd.children;
-      if (ch.length === 0) ops.reduce(nd.sepSize, lens, so, out, gs, g, zeros, one, dims);
-      else if (ch.length === 1) ops.reduce(nd.sepSize, lens, so, out, stridesInto(childS, D, nodes[ch[0]].sep, card), addr(ids[kids]), gs, g, dims);
+      const so = sepIn(sepS, v);
+      const gs = gIn(gS, v);
+      const g = gOf(v, steps.g0[t], steps.g1[t]);
+      const c0 = childStart[v], m = nChildren(v);
+      if (m === 0) ops.reduce(sepSize[v], lens, so, out, gs, g, zeros, one, dims);
+      else if (m === 1) ops.reduce(sepSize[v], lens, so, out, childIn(childS, v, children[c0]), addr(ids[kids]), gs, g, dims);
       else {
         const X = addr(steps.scratch[t]);
-        const sx = subStrides(D, D, card);
-        ops.table(0, lens, sx, X, subStrides(D, nodes[ch[0]].sep, card), addr(ids[kids]), gs, g, dims);
-        for (let i = 1; i < ch.length - 1; i++) ops.table(0, lens, sx, X, sx, X, subStrides(D, nodes[ch[i]].sep, card), addr(ids[kids + i]), dims);
-        const last = ch.length - 1;
-        ops.reduce(nd.sepSize, lens, so, out, sx, X, subStrides(D, nodes[ch[last]].sep, card), addr(ids[kids + last]), dims);
+        const sx = wholeIn(v);
+        ops.table(0, lens, sx, X, childIn([], v, children[c0]), addr(ids[kids]), gs, g, dims);
+        for (let i = 1; i < m - 1; i++) ops.table(0, lens, sx, X, sx, X, childIn([], v, children[c0 + i]), addr(ids[kids + i]), dims);
+        const last = m - 1;
+        ops.reduce(sepSize[v], lens, so, out, sx, X, childIn([], v, children[c0 + last]), addr(ids[kids + last]), dims);
       }
       const check = tag === TAG_LAMBDA_UP ? CHECK_POSITIVE : CHECK_FINITE;
-      ops.scale(out, nd.sepSize, nd.parent >= 0 ? slack(1 + nodes[nd.parent].children.length) : 0, true, check, tag, v, 0);
+      ops.scale(out, sepSize[v], parent[v] >= 0 ? slack(1 + nChildren(parent[v])) : 0, true, check, tag, v, 0);
     };
 
     // μ_c's max-normalisation, with the max its reduce knew (useKnown) or read again.
     const normaliseMu = (p: number, c: number, ptr: number, len: number, useKnown: boolean): void => {
-      ops.scale(ptr, len, slack(1 + nodes[c].children.length), useKnown, CHECK_POSITIVE, TAG_MU, p, c);
+      ops.scale(ptr, len, slack(1 + nChildren(c)), useKnown, CHECK_POSITIVE, TAG_MU, p, c);
     };
 
     // Step t, a downward step from p: ids[steps.listStart[t] …] are its children's λ buffers, then their μ buffers.
     const downStep = (t: number): void => {
-      const p = steps.node[t], nd = nodes[p], lam = steps.listStart[t], mu = lam + nd.children.length;
-      const D = nd.clique, dims = D.length;
-      const lens = lensOf(D);
-      const gs = stridesInto(gS, D, nd.gScope, card);
-      const g = gOf(nd, steps.g0[t], steps.g1[t]);
+      const p = steps.node[t], m = nChildren(p), lam = steps.listStart[t], mu = lam + m;
+      const dims = cs[p + 1] - cs[p];
+      const lens = lensOf(cv, cs[p], cs[p + 1]);
+      const gs = gIn(gS, p);
+      const g = gOf(p, steps.g0[t], steps.g1[t]);
       const muPtr = addr(steps.buf[t]);
-      const sMu = stridesInto(sepS, D, nd.sep, card); // all zero for a root (μ is the constant 1)
-      const margPtr = margBase + rowOff[nd.v] * 8;
-      const ch = nd.children;
-      if (ch.length === 0) {
+      const sMu = sepIn(sepS, p); // all zero for a root (μ is the constant 1)
+      const margPtr = margBase + rowOff[p] * 8;
+      if (m === 0) {
         ops.table(1, lens, firstDigit, margPtr, sMu, muPtr, gs, g, dims);
         return;
       }
-      const sepStr = ch.length === 1 ? [stridesInto(childS, D, nodes[ch[0]].sep, card)] : ch.map((c) => subStrides(D, nodes[c].sep, card));
-      if (nd.hugin) {
+      const c0 = childStart[p];
+      const sepStr: (Float64Array | number[])[] = m === 1 ? [childIn(childS, p, children[c0])] : Array.from({ length: m }, (_, i) => childIn([], p, children[c0 + i]));
+      if (hugin[p]) {
         // B = μ_p g_p Π λ_c; μ_c = (Σ_{C_p \ S_c} B) / λ_c; marginal from B.
         const X = addr(steps.scratch[t]);
-        const sx = subStrides(D, D, card);
+        const sx = wholeIn(p);
         ops.table(0, lens, sx, X, sMu, muPtr, gs, g, dims);
-        ch.forEach((_, i) => ops.table(0, lens, sx, X, sx, X, sepStr[i], addr(ids[lam + i]), dims));
-        ch.forEach((c, i) => {
-          const mp = addr(ids[mu + i]);
-          ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, zeros, one, dims);
-          ops.divide(mp, addr(ids[lam + i]), nodes[c].sepSize);
-          normaliseMu(p, c, mp, nodes[c].sepSize, false);
-        });
+        for (let i = 0; i < m; i++) ops.table(0, lens, sx, X, sx, X, sepStr[i], addr(ids[lam + i]), dims);
+        for (let i = 0; i < m; i++) {
+          const c = children[c0 + i], mp = addr(ids[mu + i]);
+          ops.reduce(sepSize[c], lens, sepStr[i], mp, sx, X, zeros, one, dims);
+          ops.divide(mp, addr(ids[lam + i]), sepSize[c]);
+          normaliseMu(p, c, mp, sepSize[c], false);
+        }
         ops.table(1, lens, firstDigit, margPtr, sx, X, zeros, one, dims);
         return;
       }
-      ch.forEach((c, i) => {
-        const mp = addr(ids[mu + i]);
-        if (ch.length === 1) ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sMu, muPtr, gs, g, dims);
+      for (let i = 0; i < m; i++) {
+        const c = children[c0 + i], mp = addr(ids[mu + i]);
+        if (m === 1) ops.reduce(sepSize[c], lens, sepStr[i], mp, sMu, muPtr, gs, g, dims);
         else {
           // Leave-one-out product in the scratch table, then marginalise with the last factor fused.
           const X = addr(steps.scratch[t]);
-          const sx = subStrides(D, D, card);
-          const others = ch.map((_, j) => j).filter((j) => j !== i);
+          const sx = wholeIn(p);
+          const others: number[] = [];
+          for (let j = 0; j < m; j++) if (j !== i) others.push(j);
           ops.table(0, lens, sx, X, sMu, muPtr, gs, g, dims);
           for (let q = 0; q < others.length - 1; q++) ops.table(0, lens, sx, X, sx, X, sepStr[others[q]], addr(ids[lam + others[q]]), dims);
           const last = others[others.length - 1];
-          ops.reduce(nodes[c].sepSize, lens, sepStr[i], mp, sx, X, sepStr[last], addr(ids[lam + last]), dims);
+          ops.reduce(sepSize[c], lens, sepStr[i], mp, sx, X, sepStr[last], addr(ids[lam + last]), dims);
         }
-        normaliseMu(p, c, mp, nodes[c].sepSize, true);
-      });
+        normaliseMu(p, c, mp, sepSize[c], true);
+      }
       // Marginal of p from the first child's separator: Σ μ_c λ_c, p is digit 0 of S_c.
-      const E = nodes[ch[0]].sep;
-      const sE = stridesInto(sepS, E, E, card);
-      ops.table(1, lensOf(E), firstDigit, margPtr, sE, addr(ids[mu]), sE, addr(ids[lam]), E.length);
+      const c = children[c0], e0 = cs[c] + 1, en = cs[c + 1] - e0;
+      const sE = stridesAt(sepS, cv, e0, en, cv, e0, en, card);
+      ops.table(1, lensOf(cv, e0, e0 + en), firstDigit, margPtr, sE, addr(ids[mu]), sE, addr(ids[lam]), en);
     };
 
     // Upward pass (log Z), with a support check when a message vanishes.
@@ -304,9 +313,11 @@ export function runElimination(engine: Engine, model: Model, nodes: Node[], orde
       if (e instanceof RangeFailure) throw new RangeExceeded(`exact elimination: the potentials span more than the floating-point range (${e.message})${RANGE_HINT}`);
       throw e;
     }
+    // One copy out of the engine; each marginal a view of it (a buffer per variable made a
+    // million-variable result weigh 230 MB).
     const mv = arena.readF64(margBase, rowEntries);
     const marginals = Array.from(card, (K, v) => {
-      const p = mv.slice(rowOff[v], rowOff[v] + K);
+      const p = mv.subarray(rowOff[v], rowOff[v] + K);
       let s = 0;
       for (const x of p) s += x;
       if (!(s > 0) || !Number.isFinite(s)) {

@@ -558,7 +558,7 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
   if (method === 'bucket' || !model.isPairwise) return bucket();
   // auto on a model with no fixed variable: one set of orders for both, when bucket elimination's
   // limits let greedy runs go at least as far as the junction tree's (so its choice is as good).
-  const shared = method === 'auto' && bucketOrderLimit(opts) >= limit && noneFixed(plan_().fixed);
+  const shared = method === 'auto' && bucketOrderLimit(opts) >= limit && noneFixed(fixedStates(model).fixed);
   const cands = shared ? bucketOrderCandidates(model, opts) : candidateOrders(model, opts);
   const { best, feasible } = choose(cands, limit);
   // Past the clique-table limit, bucket elimination streams the cliques and stores messages only.
@@ -580,10 +580,10 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
       if (sp.fits && sp.choice.plan.bytes <= sp.maxMemory && sp.choice.plan.maxMessage <= sp.choice.maxMessage) return bucket(undefined, sp);
     }
   }
-  const nodes = buildTree(model, best.order);
+  const tree = buildTree(model, best.order);
   let out: ExactOutcome;
   try {
-    out = runElimination(engine, model, nodes, best.order);
+    out = runElimination(engine, model, tree, best.order);
   } catch (e) {
     // Bucket elimination works in log space throughout: the fallback when scaled messages under/overflow.
     if (e instanceof RangeExceeded && method === 'auto') return bucket();
@@ -686,9 +686,9 @@ export function eliminationMemory(model: Model, opts: ExactOptions = {}): { byte
   const cands = candidateOrders(model, opts);
   const { best, feasible } = choose(cands, limit);
   if (!feasible) throw refusal(best, limit, cands.map((c) => c.name));
-  const nodes = buildTree(model, best.order);
-  const s = schedule(nodes, best.order);
-  const huginNodes = nodes.filter((nd) => nd.hugin).length;
+  const tree = buildTree(model, best.order);
+  const s = schedule(tree, best.order);
+  const huginNodes = tree.hugin.reduce((a, h) => a + h, 0);
   return { bytes: s.bytes, stored: s.stored, recomputed: s.recomputed, steps: s.steps.count, huginNodes };
 }
 

@@ -48,16 +48,21 @@ export function subStrides(D: ArrayLike<number>, E: ArrayLike<number>, card: Int
 
 /** subStrides written into the first D.length entries of `s` (returned). */
 export function stridesInto<T extends { [i: number]: number }>(s: T, D: ArrayLike<number>, E: ArrayLike<number>, card: Int32Array): T {
-  for (let d = 0; d < D.length; d++) s[d] = 0;
+  return stridesAt(s, D, 0, D.length, E, 0, E.length, card);
+}
+
+/** stridesInto for D = dv[d0 … d0 + dn) and E = ev[e0 … e0 + en) (ranges of flat arrays: no views made). */
+export function stridesAt<T extends { [i: number]: number }>(s: T, dv: ArrayLike<number>, d0: number, dn: number, ev: ArrayLike<number>, e0: number, en: number, card: Int32Array): T {
+  for (let d = 0; d < dn; d++) s[d] = 0;
   let j = 0, stride = 1;
-  for (let d = 0; d < D.length && j < E.length; d++) {
-    if (D[d] === E[j]) {
+  for (let d = 0; d < dn && j < en; d++) {
+    if (dv[d0 + d] === ev[e0 + j]) {
       s[d] = stride;
-      stride *= card[E[j]];
+      stride *= card[ev[e0 + j]];
       j++;
     }
   }
-  if (j !== E.length) throw new Error('internal: scope is not a subset of the iteration scope');
+  if (j !== en) throw new Error('internal: scope is not a subset of the iteration scope');
   return s;
 }
 
@@ -67,23 +72,37 @@ export function prod(vars: ArrayLike<number>, card: Int32Array): number {
   return p;
 }
 
-export interface Node {
-  v: number;
-  clique: Int32Array; // C_v sorted by position
-  sep: Int32Array; // S_v = clique minus v
-  cliqueSize: number;
-  sepSize: number;
-  parent: number;
-  children: number[];
-  unary: boolean; // owns its unary table
-  edges: number[]; // indices into model.edges owned by v
-  gScope: Int32Array; // scope of the widened factor table g_v (⊆ clique, sorted by position)
-  gSize: number;
-  /** g_v is kept for the whole run (else it is rebuilt into scratch space by each step that needs it). */
-  gKept: boolean;
+/**
+ * The junction tree of an order, in flat arrays (a million-variable chain as objects per node was
+ * most of its run in allocation and garbage collection). Per variable v (indexed by v):
+ * C_v = cliqueVars[cliqueStart[v] … cliqueStart[v + 1]) sorted by position, v first (S_v is the
+ * rest); v's children children[childStart[v] …], in elimination order; the pairs it owns (Model.pairTables)
+ * edgeList[edgeStart[v] …], ascending; the scope of its widened factor table g_v
+ * gVars[gStart[v] …] (⊆ C_v, sorted by position).
+ */
+export interface JunctionTree {
+  n: number;
+  cliqueStart: Int32Array;
+  cliqueVars: Int32Array;
+  cliqueSize: Float64Array;
+  sepSize: Float64Array;
+  /** −1: a root. */
+  parent: Int32Array;
+  childStart: Int32Array;
+  children: Int32Array;
+  edgeStart: Int32Array;
+  edgeList: Int32Array;
+  gStart: Int32Array;
+  gVars: Int32Array;
+  gSize: Float64Array;
   /** Entries of the ping-pong buffer used while building g_v. */
-  gHalf: number;
-  hugin: boolean; // downward step by Hugin updates
+  gHalf: Float64Array;
+  /** g_v is kept for the whole run (else it is rebuilt into scratch space by each step that needs it). */
+  gKept: Uint8Array;
+  /** Downward step by Hugin updates. */
+  hugin: Uint8Array;
+  /** The longest clique (variables). */
+  maxClique: number;
 }
 
 /** Target length of the contiguous prefix a factor table is widened over (the kernels' inner loop). */
@@ -92,171 +111,282 @@ const WIDEN_TARGET = 1024;
 const G_KEEP_MAX = 2 ** 16;
 const G_KEEP_TOTAL = 2 ** 22;
 
-export function buildTree(model: Model, order: Int32Array): Node[] {
+/** Counting sort of items 0 … m − 1 by key (0 … n − 1) into CSR, ascending item within a key. */
+function csrBy(n: number, m: number, key: (k: number) => number): { start: Int32Array; list: Int32Array } {
+  const start = new Int32Array(n + 1), list = new Int32Array(m);
+  for (let k = 0; k < m; k++) start[key(k) + 1]++;
+  for (let v = 0; v < n; v++) start[v + 1] += start[v];
+  const fill = start.slice(0, n);
+  for (let k = 0; k < m; k++) list[fill[key(k)]++] = k;
+  return { start, list };
+}
+
+export function buildTree(model: Model, order: Int32Array): JunctionTree {
   const card = model.card;
   const n = model.n;
   const pos = new Int32Array(n);
-  order.forEach((v, t) => (pos[v] = t));
-  const { cliques } = simulate(model, order, true, Infinity);
-  const nodes: Node[] = new Array(n);
+  for (let t = 0; t < n; t++) pos[order[t]] = t;
+  const { cliqueStart, cliqueVars } = simulate(model, order, true, Infinity).cliques!;
+  const cliqueSize = new Float64Array(n), sepSize = new Float64Array(n), parent = new Int32Array(n);
+  let maxClique = 0;
   for (let v = 0; v < n; v++) {
-    const clique = cliques![v];
-    const sep = clique.subarray(1);
-    nodes[v] = {
-      v, clique, sep, cliqueSize: prod(clique, card), sepSize: prod(sep, card), parent: clique.length > 1 ? clique[1] : -1, children: [],
-      unary: true, edges: [], gScope: clique, gSize: 0, gKept: true, gHalf: 1, hugin: false,
-    };
+    const a = cliqueStart[v], b = cliqueStart[v + 1];
+    let s = 1;
+    for (let k = a + 1; k < b; k++) s *= card[cliqueVars[k]];
+    sepSize[v] = s;
+    cliqueSize[v] = s * card[v];
+    parent[v] = b - a > 1 ? cliqueVars[a + 1] : -1;
+    maxClique = Math.max(maxClique, b - a);
   }
-  for (const v of order) if (nodes[v].parent >= 0) nodes[nodes[v].parent].children.push(v);
-  model.edges.forEach((e, k) => nodes[pos[e.i] < pos[e.j] ? e.i : e.j].edges.push(k));
+  // Children in elimination order: a counting sort of the order by parent.
+  const childStart = new Int32Array(n + 1), children = new Int32Array(n);
+  {
+    for (let t = 0; t < n; t++) if (parent[order[t]] >= 0) childStart[parent[order[t]] + 1]++;
+    for (let v = 0; v < n; v++) childStart[v + 1] += childStart[v];
+    const fill = childStart.slice(0, n);
+    for (let t = 0; t < n; t++) {
+      const v = order[t], p = parent[v];
+      if (p >= 0) children[fill[p]++] = v;
+    }
+  }
+  const { i: ei, j: ej } = model.pairTables();
+  const owned = csrBy(n, ei.length, (k) => (pos[ei[k]] < pos[ej[k]] ? ei[k] : ej[k]));
+  const edgeStart = owned.start, edgeList = owned.list;
+  const gStart = new Int32Array(n + 1), gVars = new Int32Array(cliqueVars.length);
+  const gSize = new Float64Array(n), gHalf = new Float64Array(n), hugin = new Uint8Array(n);
   const inG = new Int32Array(n).fill(-1); // inG[u] = v: u is in v's base scope
-  for (const node of nodes) {
-    const { clique, v } = node;
+  for (let v = 0; v < n; v++) {
+    const a = cliqueStart[v], len = cliqueStart[v + 1] - a;
     // Base scope: v and the other ends of its edges; then widen over the clique's leading digits.
     inG[v] = v;
-    for (const k of node.edges) inG[model.edges[k].i === v ? model.edges[k].j : model.edges[k].i] = v;
-    // The scope widened over the first q digits: its size, or (into) its variables.
+    for (let k = edgeStart[v]; k < edgeStart[v + 1]; k++) {
+      const e = edgeList[k];
+      inG[ei[e] === v ? ej[e] : ei[e]] = v;
+    }
+    // The scope widened over the first q digits: its size.
     const sizeOf = (q: number): number => {
       let p = 1;
-      for (let d = 0; d < clique.length; d++) if (d < q || inG[clique[d]] === v) p *= card[clique[d]];
+      for (let d = 0; d < len; d++) if (d < q || inG[cliqueVars[a + d]] === v) p *= card[cliqueVars[a + d]];
       return p;
     };
     const baseSize = sizeOf(1);
     let q = 1;
     let lead = card[v];
-    while (q < clique.length && lead < WIDEN_TARGET) {
+    while (q < len && lead < WIDEN_TARGET) {
       const next = sizeOf(q + 1);
       if (next > Math.max(8 * baseSize, 8192)) break;
-      lead *= card[clique[q]];
+      lead *= card[cliqueVars[a + q]];
       q++;
     }
-    let len = 0;
-    for (let d = 0; d < clique.length; d++) if (d < q || inG[clique[d]] === v) len++;
-    if (len === clique.length) node.gScope = clique;
-    else {
-      node.gScope = new Int32Array(len);
-      for (let d = 0, j = 0; d < clique.length; d++) if (d < q || inG[clique[d]] === v) node.gScope[j++] = clique[d];
-    }
-    node.gSize = sizeOf(q);
+    let at = gStart[v];
+    for (let d = 0; d < len; d++) if (d < q || inG[cliqueVars[a + d]] === v) gVars[at++] = cliqueVars[a + d];
+    gStart[v + 1] = at;
+    gSize[v] = sizeOf(q);
+    // The ping-pong partner: the largest of the scope's odd-length prefixes short of the whole.
     let half = 1;
-    for (let t = node.gScope.length - 2; t >= 1; t -= 2) half = Math.max(half, prod(node.gScope.subarray(0, t + 1), card));
-    node.gHalf = half;
-    const m = node.children.length;
-    node.hugin = m >= exactTuning.huginMinChildren && m * m * node.cliqueSize > exactTuning.huginMinCost;
+    const g0 = gStart[v], gl = at - g0;
+    for (let t = gl - 2; t >= 1; t -= 2) half = Math.max(half, prod(gVars.subarray(g0, g0 + t + 1), card));
+    gHalf[v] = half;
+    const m = childStart[v + 1] - childStart[v];
+    hugin[v] = m >= exactTuning.huginMinChildren && m * m * cliqueSize[v] > exactTuning.huginMinCost ? 1 : 0;
   }
-  // Keep the smallest factor tables, up to a budget; larger ones are rebuilt where used (two cheap passes).
-  const bySize = [...nodes].sort((a, b) => a.gSize - b.gSize);
-  let kept = 0;
-  for (const nd of bySize) {
-    nd.gKept = nd.gSize <= G_KEEP_MAX && kept + nd.gSize <= G_KEEP_TOTAL;
-    if (nd.gKept) kept += nd.gSize;
+  const gKept = keptTables(gSize);
+  return { n, cliqueStart, cliqueVars, cliqueSize, sepSize, parent, childStart, children, edgeStart, edgeList, gStart, gVars, gSize, gHalf, gKept, hugin, maxClique };
+}
+
+/**
+ * Which factor tables to keep: the smallest (ties: the lower variable) up to G_KEEP_MAX entries each
+ * and G_KEEP_TOTAL in all; larger ones are rebuilt where used (two cheap passes).
+ */
+function keptTables(gSize: Float64Array): Uint8Array {
+  const n = gSize.length, kept = new Uint8Array(n);
+  let total = 0;
+  for (let v = 0; v < n; v++) if (gSize[v] <= G_KEEP_MAX) total += gSize[v];
+  if (total <= G_KEEP_TOTAL) {
+    for (let v = 0; v < n; v++) kept[v] = gSize[v] <= G_KEEP_MAX ? 1 : 0;
+    return kept;
   }
-  return nodes;
+  // Ascending size, then variable: one key each (size ≤ 2^16 and v < 2^31: exact in a double).
+  const keys: number[] = [];
+  for (let v = 0; v < n; v++) if (gSize[v] <= G_KEEP_MAX) keys.push(gSize[v] * 2 ** 31 + v);
+  const sorted = Float64Array.from(keys).sort();
+  let acc = 0;
+  for (const key of sorted) {
+    const v = key % 2 ** 31, s = (key - v) / 2 ** 31;
+    if (acc + s > G_KEEP_TOTAL) break; // ascending: no later table fits either
+    kept[v] = 1;
+    acc += s;
+  }
+  return kept;
 }
 
 /**
  * First-fit allocator simulated offline. Buffers live in regions of at most `cap` bytes (one WASM
- * allocation each); a buffer goes to the first region with room, else opens a new region.
+ * allocation each); a buffer goes to the first region with room, else opens a new region. Each
+ * region's free blocks are two parallel lists sorted by offset.
  */
 class OfflineAllocator {
-  private regions: { free: { off: number; size: number }[]; top: number; peak: number }[] = [];
+  private readonly freeOff: number[][] = [];
+  private readonly freeSize: number[][] = [];
+  private readonly tops: number[] = [];
+  readonly peaks: number[] = [];
+  /** The region and offset of the last alloc. */
+  region = 0;
+  offset = 0;
   constructor(private readonly cap: number) {}
-  get peaks(): number[] {
-    return this.regions.map((r) => r.peak);
-  }
-  alloc(bytes: number): [number, number] {
+  alloc(bytes: number): void {
     const size = Math.max(16, Math.ceil(bytes / 16) * 16);
     if (size > this.cap) throw new EngineError(`exact elimination: one message needs ${fmtBytes(size)}, past the engine's largest block of ${fmtBytes(this.cap)}`);
-    for (let r = 0; r < this.regions.length; r++) {
-      const off = this.allocIn(this.regions[r], size);
-      if (off >= 0) return [r, off];
+    for (let r = 0; r < this.tops.length; r++) {
+      const off = this.allocIn(r, size);
+      if (off >= 0) {
+        this.region = r;
+        this.offset = off;
+        return;
+      }
     }
-    this.regions.push({ free: [], top: 0, peak: 0 });
-    return [this.regions.length - 1, this.allocIn(this.regions[this.regions.length - 1], size)];
+    this.freeOff.push([]);
+    this.freeSize.push([]);
+    this.tops.push(0);
+    this.peaks.push(0);
+    this.region = this.tops.length - 1;
+    this.offset = this.allocIn(this.region, size);
   }
-  private allocIn(reg: { free: { off: number; size: number }[]; top: number; peak: number }, size: number): number {
-    const free = reg.free;
-    for (let i = 0; i < free.length; i++) {
-      const f = free[i];
-      if (f.size >= size) {
-        const off = f.off;
-        if (f.size === size) free.splice(i, 1);
+  private allocIn(r: number, size: number): number {
+    const offs = this.freeOff[r], sizes = this.freeSize[r];
+    for (let i = 0; i < offs.length; i++) {
+      if (sizes[i] >= size) {
+        const off = offs[i];
+        if (sizes[i] === size) removeAt(offs, sizes, i);
         else {
-          f.off += size;
-          f.size -= size;
+          offs[i] += size;
+          sizes[i] -= size;
         }
         return off;
       }
     }
     // Extend the top, absorbing a free block that ends there.
-    let top = reg.top;
-    const lastFree = free[free.length - 1];
-    if (lastFree && lastFree.off + lastFree.size === top) top = lastFree.off;
+    let top = this.tops[r];
+    const last = offs.length - 1;
+    if (last >= 0 && offs[last] + sizes[last] === top) top = offs[last];
     if (top + size > this.cap) return -1;
-    if (top !== reg.top) free.pop();
-    reg.top = top + size;
-    reg.peak = Math.max(reg.peak, reg.top);
+    if (top !== this.tops[r]) {
+      offs.pop();
+      sizes.pop();
+    }
+    this.tops[r] = top + size;
+    this.peaks[r] = Math.max(this.peaks[r], this.tops[r]);
     return top;
   }
   release(r: number, off: number, bytes: number): void {
-    const reg = this.regions[r];
-    const free = reg.free;
+    const offs = this.freeOff[r], sizes = this.freeSize[r];
     const size = Math.max(16, Math.ceil(bytes / 16) * 16);
     let i = 0;
-    while (i < free.length && free[i].off < off) i++;
-    free.splice(i, 0, { off, size });
-    if (i + 1 < free.length && free[i].off + free[i].size === free[i + 1].off) {
-      free[i].size += free[i + 1].size;
-      free.splice(i + 1, 1);
+    while (i < offs.length && offs[i] < off) i++;
+    // Insert (off, size) at i, merging with its neighbours.
+    offs.push(0);
+    sizes.push(0);
+    for (let k = offs.length - 1; k > i; k--) (offs[k] = offs[k - 1]), (sizes[k] = sizes[k - 1]);
+    offs[i] = off;
+    sizes[i] = size;
+    if (i + 1 < offs.length && offs[i] + sizes[i] === offs[i + 1]) {
+      sizes[i] += sizes[i + 1];
+      removeAt(offs, sizes, i + 1);
     }
-    if (i > 0 && free[i - 1].off + free[i - 1].size === free[i].off) {
-      free[i - 1].size += free[i].size;
-      free.splice(i, 1);
+    if (i > 0 && offs[i - 1] + sizes[i - 1] === offs[i]) {
+      sizes[i - 1] += sizes[i];
+      removeAt(offs, sizes, i);
     }
-    const last = free[free.length - 1];
-    if (last && last.off + last.size === reg.top) {
-      free.pop();
-      reg.top = last.off;
+    const last = offs.length - 1;
+    if (last >= 0 && offs[last] + sizes[last] === this.tops[r]) {
+      this.tops[r] = offs[last];
+      offs.pop();
+      sizes.pop();
     }
   }
+}
+
+/** Removes entry i of both lists (no array made, as splice would). */
+function removeAt(a: number[], b: number[], i: number): void {
+  for (let k = i; k + 1 < a.length; k++) (a[k] = a[k + 1]), (b[k] = b[k + 1]);
+  a.pop();
+  b.pop();
 }
 
 /** A step's kind (Steps.op): node's upward message λ, or the downward step from node to its children. */
 export const STEP_LAMBDA = 0, STEP_DOWN = 1;
 
+/** A growable list of int32s (plain arrays of millions of numbers kept the garbage collector busy). */
+export class IntList {
+  private a: Int32Array = new Int32Array(64);
+  length = 0;
+  push(x: number): void {
+    if (this.length === this.a.length) {
+      const b = new Int32Array(2 * this.a.length);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.length++] = x;
+  }
+  get(i: number): number {
+    return this.a[i];
+  }
+  /** The entries so far (a view: valid until the next push). */
+  view(): Int32Array {
+    return this.a.subarray(0, this.length);
+  }
+}
+
 /**
- * The passes' steps in flat arrays (a million-variable chain has two million steps: objects per
- * step kept the garbage collector busy). Buffer ids index Schedule's regionOf and offsets; −1 is
- * the constant 1, −2 none.
+ * The passes' steps in flat arrays (a million-variable chain has two million steps), recorded by
+ * add and id, read after seal. Buffer ids index Schedule's regionOf and offsets; −1 is the constant
+ * 1, −2 none.
  */
 export class Steps {
+  private readonly rec = Array.from({ length: 8 }, () => new IntList());
   /** STEP_LAMBDA or STEP_DOWN. */
-  readonly op: number[] = [];
+  op: Int32Array = new Int32Array(0);
   /** λ: the variable whose message it computes; down: the parent p. */
-  readonly node: number[] = [];
+  node: Int32Array = new Int32Array(0);
   /** λ: its output buffer; down: p's μ. */
-  readonly buf: number[] = [];
+  buf: Int32Array = new Int32Array(0);
   /** The scratch table (several children, Hugin). */
-  readonly scratch: number[] = [];
+  scratch: Int32Array = new Int32Array(0);
   /** A factor table rebuilt for this step and its ping-pong partner (−2: kept for the run). */
-  readonly g0: number[] = [];
-  readonly g1: number[] = [];
+  g0: Int32Array = new Int32Array(0);
+  g1: Int32Array = new Int32Array(0);
   /** ids[listStart[t] …]: λ: the children's λ buffers; down: the children's λ buffers, then their new μ buffers. */
-  readonly listStart: number[] = [0];
-  readonly ids: number[] = [];
+  listStart: Int32Array = new Int32Array(0);
+  ids: Int32Array = new Int32Array(0);
 
   get count(): number {
-    return this.op.length;
+    return this.rec[0].length;
   }
 
+  /** The next step's list gains buffer id x. */
+  id(x: number): void {
+    this.rec[7].push(x);
+  }
+
+  /** A step; its list is the ids given since the last step. */
   add(op: number, node: number, buf: number, scratch: number, g0: number, g1: number): void {
-    this.op.push(op);
-    this.node.push(node);
-    this.buf.push(buf);
-    this.scratch.push(scratch);
-    this.g0.push(g0);
-    this.g1.push(g1);
-    this.listStart.push(this.ids.length);
+    const r = this.rec;
+    r[0].push(op);
+    r[1].push(node);
+    r[2].push(buf);
+    r[3].push(scratch);
+    r[4].push(g0);
+    r[5].push(g1);
+    r[6].push(this.listLength);
+    this.listLength = r[7].length;
+  }
+  private listLength = 0;
+
+  /** Makes the fields views of what was recorded (listStart has count + 1 entries). */
+  seal(): void {
+    const r = this.rec;
+    r[6].push(this.listLength);
+    [this.op, this.node, this.buf, this.scratch, this.g0, this.g1, this.listStart, this.ids] = r.map((l) => l.view());
   }
 }
 
@@ -265,8 +395,8 @@ export interface Schedule {
   /** Number of leading steps that make up the upward pass. */
   upwardSteps: number;
   /** Region and byte offset of each buffer (by id); id -1 is the constant 1. */
-  regionOf: number[];
-  offsets: number[];
+  regionOf: Int32Array;
+  offsets: Int32Array;
   /** Bytes of each region. */
   regions: number[];
   bytes: number;
@@ -275,44 +405,42 @@ export interface Schedule {
 }
 
 
-export function schedule(nodes: Node[], order: Int32Array): Schedule {
-  const n = nodes.length;
+export function schedule(tree: JunctionTree, order: Int32Array): Schedule {
+  const { n, parent, childStart, children, sepSize, cliqueSize, gKept, gSize, gHalf, hugin } = tree;
   const alloc = new OfflineAllocator(MAX_REGION_BYTES);
-  const offsets: number[] = [];
-  const regionOf: number[] = [];
-  const sizes: number[] = [];
+  const offsets = new IntList(), regionOf = new IntList(), sizes = new IntList();
   const newBuf = (entries: number): number => {
-    const [r, off] = alloc.alloc(entries * 8);
-    regionOf.push(r);
-    offsets.push(off);
+    alloc.alloc(entries * 8);
+    regionOf.push(alloc.region);
+    offsets.push(alloc.offset);
     sizes.push(entries * 8);
     return offsets.length - 1;
   };
   const freeBuf = (id: number): void => {
-    if (id >= 0) alloc.release(regionOf[id], offsets[id], sizes[id]);
+    if (id >= 0) alloc.release(regionOf.get(id), offsets.get(id), sizes.get(id));
   };
+  const nChildren = (v: number): number => childStart[v + 1] - childStart[v];
 
   // Which λ to keep after the upward pass.
   const stored = new Uint8Array(n);
   let totalBytes = 0;
-  for (const nd of nodes) totalBytes += nd.sepSize * 8;
+  for (let v = 0; v < n; v++) totalBytes += sepSize[v] * 8;
   if (totalBytes <= exactTuning.storeAllBytes) stored.fill(1);
   else {
-    const bySize = nodes.map((nd) => nd.v).sort((a, b) => nodes[a].sepSize - nodes[b].sepSize);
+    const bySize = Array.from({ length: n }, (_, v) => v).sort((a, b) => sepSize[a] - sepSize[b]);
     let acc = 0, t = 0;
-    for (; t < n && acc + nodes[bySize[t]].sepSize * 8 <= exactTuning.smallBytes; t++) {
-      acc += nodes[bySize[t]].sepSize * 8;
+    for (; t < n && acc + sepSize[bySize[t]] * 8 <= exactTuning.smallBytes; t++) {
+      acc += sepSize[bySize[t]] * 8;
       stored[bySize[t]] = 1;
     }
     const large = n - t;
     const k = Math.max(1, Math.ceil(Math.sqrt(large)));
     const run = new Float64Array(n);
     for (const v of order) {
-      const nd = nodes[v];
-      if (nd.parent < 0) stored[v] = 1;
+      if (parent[v] < 0) stored[v] = 1;
       if (stored[v]) continue;
       let r = 1;
-      for (const c of nd.children) if (!stored[c]) r += run[c];
+      for (let i = childStart[v]; i < childStart[v + 1]; i++) if (!stored[children[i]]) r += run[children[i]];
       if (r >= k) stored[v] = 1;
       else run[v] = r;
     }
@@ -320,14 +448,13 @@ export function schedule(nodes: Node[], order: Int32Array): Schedule {
 
   const steps = new Steps();
   const lam = new Int32Array(n).fill(-2); // buffer id of the live λ instance; -2 = none
-  const scratchFor = (nd: Node): number => (nd.children.length >= 2 || (nd.hugin && nd.children.length >= 1) ? newBuf(nd.cliqueSize) : -2);
+  const scratchFor = (v: number): number => (nChildren(v) >= 2 || (hugin[v] && nChildren(v) >= 1) ? newBuf(cliqueSize[v]) : -2);
   const emitLambda = (v: number): void => {
-    const nd = nodes[v];
-    const out = newBuf(nd.sepSize);
-    const sc = nd.children.length >= 2 ? newBuf(nd.cliqueSize) : -2;
+    const out = newBuf(sepSize[v]);
+    const sc = nChildren(v) >= 2 ? newBuf(cliqueSize[v]) : -2;
     // A factor table rebuilt for this step: the table and its half-size ping-pong partner.
-    const g0 = nd.gKept ? -2 : newBuf(nd.gSize), g1 = nd.gKept ? -2 : newBuf(nd.gHalf);
-    for (let i = 0; i < nd.children.length; i++) steps.ids.push(lam[nd.children[i]]);
+    const g0 = gKept[v] ? -2 : newBuf(gSize[v]), g1 = gKept[v] ? -2 : newBuf(gHalf[v]);
+    for (let i = childStart[v]; i < childStart[v + 1]; i++) steps.id(lam[children[i]]);
     steps.add(STEP_LAMBDA, v, out, sc, g0, g1);
     freeBuf(g1);
     freeBuf(g0);
@@ -336,8 +463,8 @@ export function schedule(nodes: Node[], order: Int32Array): Schedule {
   };
   for (const v of order) {
     emitLambda(v);
-    if (nodes[v].children.length === 0) continue;
-    for (const c of nodes[v].children) {
+    for (let i = childStart[v]; i < childStart[v + 1]; i++) {
+      const c = children[i];
       if (!stored[c]) {
         freeBuf(lam[c]);
         lam[c] = -2;
@@ -348,48 +475,62 @@ export function schedule(nodes: Node[], order: Int32Array): Schedule {
 
   // Recompute a missing λ_v from its subtree (iterative post-order), caching every recomputed message.
   let recomputed = 0;
+  const stackV: number[] = [], stackDone: boolean[] = [];
   const recompute = (v0: number): void => {
-    const stack: [number, boolean][] = [[v0, false]];
-    while (stack.length > 0) {
-      const [v, expanded] = stack.pop()!;
+    stackV.push(v0);
+    stackDone.push(false);
+    while (stackV.length > 0) {
+      const v = stackV.pop()!, expanded = stackDone.pop()!;
       if (expanded) {
         emitLambda(v);
         recomputed++;
         continue;
       }
-      stack.push([v, true]);
-      for (const c of nodes[v].children) if (lam[c] === -2) stack.push([c, false]);
+      stackV.push(v);
+      stackDone.push(true);
+      for (let i = childStart[v]; i < childStart[v + 1]; i++) {
+        if (lam[children[i]] === -2) {
+          stackV.push(children[i]);
+          stackDone.push(false);
+        }
+      }
     }
   };
 
   const mu = new Int32Array(n).fill(-2);
-  const roots = [...order].reverse().filter((v) => nodes[v].parent < 0);
-  const todo: number[] = [...roots].reverse();
-  for (const r of roots) mu[r] = -1; // the constant 1
+  // Roots depth-first, the last eliminated first.
+  const todo: number[] = [];
+  for (let t = 0; t < n; t++) {
+    if (parent[order[t]] < 0) {
+      todo.push(order[t]);
+      mu[order[t]] = -1; // the constant 1
+    }
+  }
   while (todo.length > 0) {
     const p = todo.pop()!;
-    const nd = nodes[p];
-    for (const c of nd.children) if (lam[c] === -2) recompute(c);
-    for (let i = 0; i < nd.children.length; i++) mu[nd.children[i]] = newBuf(nodes[nd.children[i]].sepSize);
-    const sc = scratchFor(nd);
-    const g0 = nd.gKept ? -2 : newBuf(nd.gSize), g1 = nd.gKept ? -2 : newBuf(nd.gHalf);
-    for (let i = 0; i < nd.children.length; i++) steps.ids.push(lam[nd.children[i]]);
-    for (let i = 0; i < nd.children.length; i++) steps.ids.push(mu[nd.children[i]]);
+    const c0 = childStart[p], c1 = childStart[p + 1];
+    for (let i = c0; i < c1; i++) if (lam[children[i]] === -2) recompute(children[i]);
+    for (let i = c0; i < c1; i++) mu[children[i]] = newBuf(sepSize[children[i]]);
+    const sc = scratchFor(p);
+    const g0 = gKept[p] ? -2 : newBuf(gSize[p]), g1 = gKept[p] ? -2 : newBuf(gHalf[p]);
+    for (let i = c0; i < c1; i++) steps.id(lam[children[i]]);
+    for (let i = c0; i < c1; i++) steps.id(mu[children[i]]);
     steps.add(STEP_DOWN, p, mu[p], sc, g0, g1);
     freeBuf(g1);
     freeBuf(g0);
     freeBuf(sc);
     freeBuf(mu[p]);
     mu[p] = -2;
-    for (const c of nd.children) {
-      freeBuf(lam[c]);
-      lam[c] = -2;
+    for (let i = c0; i < c1; i++) {
+      freeBuf(lam[children[i]]);
+      lam[children[i]] = -2;
     }
-    for (let i = nd.children.length - 1; i >= 0; i--) todo.push(nd.children[i]);
+    for (let i = c1 - 1; i >= c0; i--) todo.push(children[i]);
   }
   // Roots' λ (scalars) are still live; nothing else is.
   let storedCount = 0;
   for (let v = 0; v < n; v++) storedCount += stored[v];
   const regions = alloc.peaks;
-  return { steps, upwardSteps, regionOf, offsets, regions, bytes: regions.reduce((x, y) => x + y, 0), stored: storedCount, recomputed };
+  steps.seal();
+  return { steps, upwardSteps, regionOf: regionOf.view(), offsets: offsets.view(), regions, bytes: regions.reduce((x, y) => x + y, 0), stored: storedCount, recomputed };
 }

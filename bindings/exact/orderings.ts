@@ -115,8 +115,8 @@ function rcmOrder(model: OrderingGraph, g: Adjacency): Int32Array {
 
 export interface Simulation {
   stats: Omit<OrderStats, 'name' | 'order'>;
-  /** cliques[v] = C_v, variables sorted by elimination position (v first). Only when asked. */
-  cliques?: Int32Array[];
+  /** C_v = cliqueVars[cliqueStart[v] … cliqueStart[v + 1]), variables sorted by elimination position (v first). Only when asked. */
+  cliques?: { cliqueStart: Int32Array; cliqueVars: Int32Array };
 }
 
 /** Eliminates in the given order, measuring every clique (stopping past 2^abortLog2 entries). */
@@ -129,33 +129,33 @@ export function simulate(model: OrderingGraph, order: Int32Array, wantCliques: b
     if (aborted) return { stats: { treewidth: tw, maxEntries: 2 ** maxLog2, totalEntries: total, aborted: true } };
     const stats = { treewidth: tw, maxEntries, totalEntries: total, aborted: false };
     if (!wantCliques) return { stats };
-    // Again, writing each clique: v, |N|, its neighbours.
+    // Again, writing each clique: v, |N|, its neighbours; then into CSR by variable.
     const pCliques = arena.alloc(4 * Math.max(1, room), false);
     k.simulateRun(n, p.rowStart, p.adj, p.card, p.logK, pOrder, abortLog2, pStats, pCliques);
     const flat = arena.i32(pCliques, room), pos = new Int32Array(n);
-    order.forEach((v, t) => (pos[v] = t));
-    const cliques: Int32Array[] = new Array(n);
+    for (let t = 0; t < n; t++) pos[order[t]] = t;
+    const cliqueStart = new Int32Array(n + 1), cliqueVars = new Int32Array(room - n);
+    for (let at = 0; at < room; at += flat[at + 1] + 2) cliqueStart[flat[at] + 1] = flat[at + 1] + 1;
+    for (let v = 0; v < n; v++) cliqueStart[v + 1] += cliqueStart[v];
     for (let at = 0; at < room; ) {
-      const v = flat[at], d = flat[at + 1];
-      const c = new Int32Array(d + 1);
-      c[0] = v;
+      const v = flat[at], d = flat[at + 1], c = cliqueStart[v];
+      cliqueVars[c] = v;
       // The neighbours by position: small cliques by insertion (a comparator sort per clique was
       // most of this on models of 10⁵ variables), large ones by the comparator sort.
       if (d <= 32) {
         for (let k = 1; k <= d; k++) {
           const u = flat[at + 1 + k], p = pos[u];
           let j = k - 1;
-          while (j >= 1 && pos[c[j]] > p) (c[j + 1] = c[j]), j--;
-          c[j + 1] = u;
+          while (j >= 1 && pos[cliqueVars[c + j]] > p) (cliqueVars[c + j + 1] = cliqueVars[c + j]), j--;
+          cliqueVars[c + j + 1] = u;
         }
       } else {
-        c.set(flat.subarray(at + 2, at + 2 + d), 1);
-        c.subarray(1).sort((a, b) => pos[a] - pos[b]);
+        cliqueVars.set(flat.subarray(at + 2, at + 2 + d), c + 1);
+        cliqueVars.subarray(c + 1, c + 1 + d).sort((a, b) => pos[a] - pos[b]);
       }
-      cliques[v] = c;
       at += d + 2;
     }
-    return { stats, cliques };
+    return { stats, cliques: { cliqueStart, cliqueVars } };
   });
 }
 
