@@ -5,7 +5,6 @@ import { ising, denseIsing, isingLattice, latticeBonds, pottsLattice, boltzmann,
 import { toCanonical, encode, canonicalLogPotential } from '../bindings/core/canonical.ts';
 import { ModelError } from '../bindings/core/errors.ts';
 import { bruteForce, configurations, mulberry32, randomModel } from './helpers.ts';
-import type { Model } from '../bindings/core/model.ts';
 
 function assertCanonicalMatches(m: Model): void {
   const c = toCanonical(m);

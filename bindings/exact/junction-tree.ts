@@ -163,17 +163,11 @@ export function buildTree(model: Model, order: Int32Array): JunctionTree {
       const e = edgeList[k];
       inG[ei[e] === v ? ej[e] : ei[e]] = v;
     }
-    // The scope widened over the first q digits: its size.
-    const sizeOf = (q: number): number => {
-      let p = 1;
-      for (let d = 0; d < len; d++) if (d < q || inG[cliqueVars[a + d]] === v) p *= card[cliqueVars[a + d]];
-      return p;
-    };
-    const baseSize = sizeOf(1);
+    const baseSize = widenedSize(cliqueVars, a, len, 1, inG, v, card);
     let q = 1;
     let lead = card[v];
     while (q < len && lead < WIDEN_TARGET) {
-      const next = sizeOf(q + 1);
+      const next = widenedSize(cliqueVars, a, len, q + 1, inG, v, card);
       if (next > Math.max(8 * baseSize, 8192)) break;
       lead *= card[cliqueVars[a + q]];
       q++;
@@ -181,17 +175,27 @@ export function buildTree(model: Model, order: Int32Array): JunctionTree {
     let at = gStart[v];
     for (let d = 0; d < len; d++) if (d < q || inG[cliqueVars[a + d]] === v) gVars[at++] = cliqueVars[a + d];
     gStart[v + 1] = at;
-    gSize[v] = sizeOf(q);
+    gSize[v] = widenedSize(cliqueVars, a, len, q, inG, v, card);
     // The ping-pong partner: the largest of the scope's odd-length prefixes short of the whole.
-    let half = 1;
+    let half = 1, prefix = 1;
     const g0 = gStart[v], gl = at - g0;
-    for (let t = gl - 2; t >= 1; t -= 2) half = Math.max(half, prod(gVars.subarray(g0, g0 + t + 1), card));
+    for (let t = 0; t <= gl - 2; t++) {
+      prefix *= card[gVars[g0 + t]];
+      if (t >= 1 && (gl - 2 - t) % 2 === 0) half = Math.max(half, prefix);
+    }
     gHalf[v] = half;
     const m = childStart[v + 1] - childStart[v];
     hugin[v] = m >= exactTuning.huginMinChildren && m * m * cliqueSize[v] > exactTuning.huginMinCost ? 1 : 0;
   }
   const gKept = keptTables(gSize);
   return { n, cliqueStart, cliqueVars, cliqueSize, sepSize, parent, childStart, children, edgeStart, edgeList, gStart, gVars, gSize, gHalf, gKept, hugin, maxClique };
+}
+
+/** The size of v's factor-table scope widened over the first q of its clique's len digits (cliqueVars[a …]): those digits and v's base scope (inG[u] === v). */
+function widenedSize(cliqueVars: Int32Array, a: number, len: number, q: number, inG: Int32Array, v: number, card: Int32Array): number {
+  let p = 1;
+  for (let d = 0; d < len; d++) if (d < q || inG[cliqueVars[a + d]] === v) p *= card[cliqueVars[a + d]];
+  return p;
 }
 
 /**
