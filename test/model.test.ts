@@ -207,3 +207,30 @@ test('pairTables: pairs sorted by (i, j), a pair\'s factors summed in factor ord
   const t = [0, 2, 4, 7].map((f) => m.tables[tableStart[f]]);
   assert.notEqual(((t[0] + t[1]) + t[2]) + t[3], ((t[3] + t[2]) + t[1]) + t[0]);
 });
+
+test('the builder sums repeated small scopes on any variable: a hub with 300 pairs (given in both orders), its unary twice, and a ring', () => {
+  const n = 301, b = new ModelBuilder(new Array(n).fill(2));
+  const t = (a: number, c: number) => [a, c, -c, -a];
+  for (let pass = 0; pass < 2; pass++) {
+    for (let v = 1; v < n; v++) {
+      if (pass === 0) b.addPairwise(0, v, t(v, 1));
+      else b.addPairwise(v, 0, [v, -v, 1, -1]); // (x_v, x_0): the transpose of t(v, 1)
+      b.addPairwise(v, v % (n - 1) + 1, t(pass + 1, v)); // a ring over 1 … 300
+    }
+    b.addUnary(0, [pass, -pass]);
+  }
+  const m = b.build();
+  assert.equal(m.nFactors, 1 + 2 * (n - 1));
+  const p = m.pairTables();
+  for (let k = 0; k < p.i.length; k++) {
+    const i = p.i[k], j = p.j[k], table = Array.from(p.tables.subarray(p.start[k], p.start[k + 1]));
+    // t(j, 1) = [j, 1, −1, −j], plus [j, −j, 1, −1] given as (x_j, x_0), i.e. [j, 1, −j, −1].
+    if (i === 0) assert.deepEqual(table, [2 * j, 2, -1 - j, -1 - j], `hub pair (0, ${j})`);
+    else {
+      // The ring's pair (v, v + 1) (or (1, 300)) was added as (v, w) with t(1, v) and t(2, v) — in (i, j) order, or transposed for (300, 1).
+      const v = j === i + 1 ? i : j;
+      assert.deepEqual(table, j === i + 1 ? [3, 2 * v, -2 * v, -3] : [3, -2 * v, 2 * v, -3], `ring pair (${i}, ${j})`);
+    }
+  }
+  assert.deepEqual(Array.from(m.unary[0]), [1, -1]);
+});
