@@ -456,8 +456,13 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       for (let k = 0; k < card[v]; k++) s += marginals[v][k] = linear ? lg[k] : Math.exp(lg[k] - mx);
       for (let k = 0; k < card[v]; k++) marginals[v][k] /= s;
     };
+    // Views of one array (a buffer per variable made the garbage collector's work grow with n).
+    let entries = 0;
+    for (let v = 0; v < n; v++) entries += card[v];
+    const allMarginals = new Float64Array(entries);
+    let mAt = 0;
     const marginals = Array.from(card, (K, v) => {
-      const m = new Float64Array(K);
+      const m = allMarginals.subarray(mAt, (mAt += K));
       if (p.fixed[v] >= 0) m[p.fixed[v]] = 1;
       return m;
     });
@@ -497,8 +502,10 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const ws = slab ? slabAt : arena.alloc(8 * wsEntries, false);
     for (let t = p.order.length - 1; t >= 0; t--) {
       const v = p.order[t];
-      const inputs = p.parent[v] >= 0 ? [...p.bucket[v], { kind: 'down', id: v } as TableRef] : p.bucket[v];
-      const children = p.bucket[v].filter((r) => r.kind === 'up').map((r) => r.id);
+      const inputs = p.bucket[v].slice();
+      if (p.parent[v] >= 0) inputs.push({ kind: 'down', id: v });
+      const children: number[] = [];
+      for (const r of p.bucket[v]) if (r.kind === 'up') children.push(r.id);
       const belief = new Map<number, number>();
       let at = ws;
       for (const c of children) (belief.set(c, at), (at += 8 * mSize[c]));
