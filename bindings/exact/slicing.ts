@@ -309,14 +309,18 @@ export class SliceSum {
   private readonly waiting = new Map<number, SliceOutcome>();
   private top = -Infinity;
   private sum = 0;
-  private readonly acc: Float64Array[];
+  /** Every variable's running sums in one array (variable v's at off[v] …): no array per variable. */
+  private readonly acc: Float64Array;
+  private readonly off: Int32Array;
   private zeroReason: string | undefined;
 
   constructor(
     private readonly model: Model,
     readonly slices: number,
   ) {
-    this.acc = Array.from(model.card, (K) => new Float64Array(K));
+    this.off = new Int32Array(model.n + 1);
+    for (let v = 0; v < model.n; v++) this.off[v + 1] = this.off[v] + model.card[v];
+    this.acc = new Float64Array(this.off[model.n]);
   }
 
   add(o: SliceOutcome): void {
@@ -332,20 +336,20 @@ export class SliceSum {
       this.zeroReason ??= o.zeroReason;
       return;
     }
-    const { acc, model } = this;
+    const { acc, off, model } = this;
     if (o.logZ > this.top) {
       if (this.top > -Infinity) {
         const r = Math.exp(this.top - o.logZ);
         this.sum *= r;
-        for (const m of acc) for (let k = 0; k < m.length; k++) m[k] *= r;
+        for (let e = 0; e < acc.length; e++) acc[e] *= r;
       }
       this.top = o.logZ;
     }
     const w = Math.exp(o.logZ - this.top);
     this.sum += w;
     for (let v = 0; v < model.n; v++) {
-      const m = acc[v], p = o.marginals![v];
-      for (let k = 0; k < m.length; k++) m[k] += w * p[k];
+      const a = off[v], p = o.marginals![v];
+      for (let k = 0; k < off[v + 1] - a; k++) acc[a + k] += w * p[k];
     }
   }
 
@@ -353,7 +357,8 @@ export class SliceSum {
   result(): ExactOutcome {
     if (this.next < this.slices) throw new Error(`slices: ${this.slices - this.next} of ${this.slices} not summed`);
     if (this.top === -Infinity) return { logZ: -Infinity, marginals: null, zeroReason: this.slices === 1 ? this.zeroReason : 'every slice has zero potential' };
-    const marginals = this.acc.map((m) => m.map((x) => x / this.sum));
+    const all = this.acc.map((x) => x / this.sum), off = this.off;
+    const marginals = Array.from({ length: this.model.n }, (_, v) => all.subarray(off[v], off[v + 1]));
     return { logZ: this.top + Math.log(this.sum), marginals };
   }
 }
