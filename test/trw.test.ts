@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadEngine } from '../bindings/index.ts';
 import { ModelBuilder } from '../bindings/core/model.ts';
 import { ModelError } from '../bindings/core/errors.ts';
-import { runTRW, trwUpperBound, randomTreeWeights } from '../bindings/variational/trw.ts';
+import { runTRW, trwUpperBound, randomTreeWeights, argsortStable, mergeRepeatedScopes } from '../bindings/variational/trw.ts';
 import { runBounds } from '../bindings/variational/bounds.ts';
 import { readFG } from '../bindings/io/formats.ts';
 import { loadModelFile } from '../bindings/io/files.ts';
@@ -132,4 +132,31 @@ test('bounds: logZLower ≤ exact ≤ logZUpper on random binary and ternary pai
   const other = infer(engine, randomModel(rand, 5), { method: 'bp' });
   assert.equal(other.logZLower, null);
   assert.equal(other.logZUpper, null);
+});
+
+test('argsortStable: the order of a stable comparator sort — ties in index order, ±0 equal, negatives, subnormals, huge values', () => {
+  const rand = mulberry32(31);
+  const pool = [0, -0, 1, -1, 0.5, 5e-324, -5e-324, 1e308, -1e308, 2 ** -1074 * 3, 0.1 + 0.2, 0.3];
+  for (const m of [0, 1, 2, 17, 1000, 70000]) {
+    const w = Float64Array.from({ length: m }, () => (rand() < 0.5 ? pool[Math.floor(rand() * pool.length)] : (rand() - 0.5) * 10 ** Math.floor(rand() * 12 - 6)));
+    const expected = Array.from({ length: m }, (_, e) => e).sort((a, b) => w[a] - w[b]);
+    assert.deepEqual(Array.from(argsortStable(w)), expected, `m = ${m}`);
+  }
+});
+
+test('mergeRepeatedScopes: the same model when no scope repeats, summed factors when one does (unary, pair, triple)', () => {
+  const build = (scopes: number[][]) => {
+    const b = new ModelBuilder([2, 2, 2, 2]);
+    // Shared tables keep factors on one scope separate (addFactor would sum them already).
+    for (const sc of scopes) b.addSharedFactor(sc, b.shareTable(new Float64Array(2 ** sc.length).map((_, k) => 0.1 * (k + sc.length))));
+    return b.build();
+  };
+  const distinct = build([[0], [1], [0, 1], [1, 2], [0, 2], [1, 2, 3], [0, 2, 3], [3]]);
+  assert.equal(mergeRepeatedScopes(distinct), distinct);
+  for (const extra of [[3], [0, 2], [1, 2, 3]]) {
+    const m = build([[0], [1], [0, 1], [1, 2], [0, 2], [1, 2, 3], [0, 2, 3], [3], extra]);
+    const merged = mergeRepeatedScopes(m);
+    assert.notEqual(merged, m, `repeated ${extra}`);
+    assert.equal(merged.nFactors, m.nFactors - 1, `repeated ${extra}`);
+  }
 });
