@@ -50,6 +50,7 @@ export { denseCholesky } from './linalg/cholesky';
 export { symEigen } from './linalg/eigen';
 export { symOpBytes, symOpInit, lanczosExtremes } from './linalg/lanczos';
 export { minDegreeWorkWords, minimumDegreeOrder } from './linalg/ordering';
+export { dissectionWorkWords, nestedDissectionOrder } from './linalg/dissection';
 export { symbolicCounts, symbolicPattern, choleskyNumeric, choleskyRows } from './linalg/sparse_cholesky';
 export { learnParticleBytes, learnParticlesInit, learnParticlesFromData, learnParticlesAdvance, learnParticlesAdvanceTree, learnAccumulate, learnUpdate, learnFormBiases, learnFormCouplings, learnOneHotRows, learnAccumulateScratchBytes } from './learn/stats';
 export { learnLogVisible, learnExactLogZ, learnAIS } from './learn/evaluate';

@@ -10,7 +10,7 @@ import { toCanonical, type CanonicalForm } from '../bindings/core/canonical.ts';
 import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
 import { denseCholesky, symmetricEigen } from '../bindings/linalg/dense.ts';
 import { lanczosExtremes } from '../bindings/linalg/lanczos.ts';
-import { SparseCholesky } from '../bindings/linalg/sparse-cholesky.ts';
+import { SparseCholesky, DISSECTION_MIN_BITS } from '../bindings/linalg/sparse-cholesky.ts';
 import { denseW } from '../bindings/relax/relaxation.ts';
 import * as ref from './linalg-reference.ts';
 import { mulberry32, randomModel } from './helpers.ts';
@@ -233,5 +233,65 @@ test('sparse Cholesky: L equals the dense Cholesky factor of P (W + D) Pᵀ to 1
     } finally {
       s.dispose();
     }
+  }
+});
+
+test('nested dissection: a permutation whose factor is the dense Cholesky factor of P (W + D) Pᵀ (lattices, random, disconnected, Potts); less fill than minimum degree on a 128² grid; auto uses it from DISSECTION_MIN_BITS', () => {
+  const rand = mulberry32(606);
+  const forms = [
+    toCanonical(isingLattice({ shape: [13, 17], J: () => rand() - 0.5 })),
+    toCanonical(isingLattice({ shape: [5, 6, 4], J: 0.2, periodic: true })),
+    toCanonical(randomModel(rand, 90, { cards: [2, 3], density: 0.05 })),
+    toCanonical(randomModel(rand, 60, { cards: [2], density: 0.01 })), // several components
+    toCanonical(pottsLattice({ shape: [5, 5], q: 3, J: 0.4 })),
+    toCanonical(isingLattice({ shape: [3], J: 0.3 })), // a leaf part alone
+  ];
+  for (const form of forms) {
+    const n = form.nBits;
+    const W = denseW(form);
+    const ev = symmetricEigen(engine, W, n, false).values;
+    const d = Float64Array.from({ length: n }, () => Math.max(0, -ev[0]) + 0.05 + rand());
+    const s = new SparseCholesky(engine, n, form.rowPtr, form.col, undefined, 'dissection');
+    try {
+      assert.equal(s.ordering, 'dissection');
+      const seen = new Uint8Array(n);
+      for (let k = 0; k < n; k++) {
+        seen[s.perm[k]]++;
+        assert.equal(s.pos[s.perm[k]], k);
+      }
+      assert.ok(seen.every((c) => c === 1), 'perm is a permutation');
+      const r = s.factor(form.val, d);
+      assert.ok(r.ok);
+      const Ls = new Float64Array(n * n);
+      for (let b = 0; b < n; b++) for (let q = r.rows.rowPtr[b]; q < r.rows.rowPtr[b + 1]; q++) Ls[s.pos[b] * n + r.rows.col[q]] = r.rows.values[q];
+      const PAP = new Float64Array(n * n);
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) PAP[i * n + j] = W[s.perm[i] * n + s.perm[j]] + (i === j ? d[s.perm[i]] : 0);
+      const dense = denseCholesky(engine, PAP, n);
+      assert.ok(dense.ok);
+      assert.ok(maxDiff(Ls, dense.L) <= 1e-10 * maxAbs(dense.L), `vs dense ${maxDiff(Ls, dense.L)}`);
+    } finally {
+      s.dispose();
+    }
+  }
+  // A grid's dissection: fewer entries in L than minimum degree (the lattices' separators are
+  // diagonals of about √(2n) bits).
+  const grid = toCanonical(isingLattice({ shape: [128, 128], J: 0.3 }));
+  const nd = new SparseCholesky(engine, grid.nBits, grid.rowPtr, grid.col, undefined, 'dissection');
+  const md = new SparseCholesky(engine, grid.nBits, grid.rowPtr, grid.col, undefined, 'min-degree');
+  try {
+    assert.ok(nd.fill < md.fill, `fill ${nd.fill} against ${md.fill}`);
+  } finally {
+    nd.dispose();
+    md.dispose();
+  }
+  const small = new SparseCholesky(engine, grid.nBits, grid.rowPtr, grid.col);
+  const big = toCanonical(isingLattice({ shape: [256, 256], J: 0.3 }));
+  const large = new SparseCholesky(engine, big.nBits, big.rowPtr, big.col);
+  try {
+    assert.equal(small.ordering, grid.nBits >= DISSECTION_MIN_BITS ? 'dissection' : 'min-degree');
+    assert.equal(large.ordering, 'dissection');
+  } finally {
+    small.dispose();
+    large.dispose();
   }
 });

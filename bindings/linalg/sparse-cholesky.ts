@@ -13,8 +13,19 @@ export interface CholeskyRows {
   values: Float64Array;
 }
 
+/** The fill-reducing ordering: minimum degree, nested dissection, or by size (DISSECTION_MIN_BITS). */
+export type OrderingChoice = 'auto' | 'min-degree' | 'dissection';
+
+/**
+ * From this many bits `auto` orders by nested dissection (assembly/linalg/dissection.ts): the
+ * minimum-degree ordering's time grows with the squared degrees of its late eliminations.
+ */
+export const DISSECTION_MIN_BITS = 2 ** 16;
+
 export class SparseCholesky {
   readonly n: number;
+  /** The ordering used. */
+  readonly ordering: 'min-degree' | 'dissection';
   /** perm[k] = bit eliminated k-th; pos[bit] = its position. */
   readonly perm: Int32Array;
   readonly pos: Int32Array;
@@ -29,7 +40,7 @@ export class SparseCholesky {
    * Orders and analyses the symmetric pattern (rowPtr, col) over n bits (diagonal entries ignored).
    * poolWords: the ordering's first graph pool (i32 words; doubled until it suffices).
    */
-  constructor(readonly engine: Engine, n: number, rowPtr: Int32Array, col: Int32Array, poolWords = 4 * col.length + 32 * n + 64) {
+  constructor(readonly engine: Engine, n: number, rowPtr: Int32Array, col: Int32Array, poolWords = 4 * col.length + 32 * n + 64, ordering: OrderingChoice = 'auto') {
     if (rowPtr.length !== n + 1 || rowPtr[n] !== col.length) throw new EngineError(`sparse Cholesky: CSR of ${n} rows has rowPtr of ${rowPtr.length} and ${col.length} columns`);
     this.n = n;
     const k = engine.kernels;
@@ -37,31 +48,18 @@ export class SparseCholesky {
     const arena = (this.arena = engine.arena());
     try {
       const rp = arena.allocI32(rowPtr), cl = arena.allocI32(col), perm = arena.allocI32(n), pos = arena.allocI32(n);
+      this.ordering = ordering === 'auto' ? (n >= DISSECTION_MIN_BITS ? 'dissection' : 'min-degree') : ordering;
+      if (this.ordering === 'dissection') {
+        const scratch = engine.arena();
+        try {
+          const ws = scratch.allocI32(k.dissectionWorkWords(n)), stack = scratch.allocI32(4 * (n + 1));
+          engine.call('nested dissection ordering', (kk) => kk.nestedDissectionOrder(n, rp, cl, perm, pos, ws, stack));
+        } finally {
+          scratch.dispose();
+        }
+      } else this.minimumDegree(n, rp, cl, perm, pos, poolWords);
       // The ordering's graph pool: by default the pattern with room to grow. When it runs short the
       // kernel stops; its pool is copied into one twice as large and the ordering resumes.
-      const words = k.minDegreeWorkWords(n);
-      const ws = arena.allocI32(words);
-      let resume = 0;
-      let poolArena = engine.arena();
-      try {
-        engine.ensureFits(4 * (poolWords + words), `the minimum-degree ordering of ${n} bits`, 4 * poolWords);
-        let pool = poolArena.allocI32(poolWords);
-        let rc: number;
-        while ((rc = engine.call('minimum-degree ordering', (kk) => kk.minimumDegreeOrder(n, rp, cl, perm, pos, ws, pool, poolWords, resume))) !== 0) {
-          const bigger = Math.max(64, 2 * poolWords);
-          engine.ensureFits(4 * bigger, `the minimum-degree ordering of ${n} bits`, 4 * bigger);
-          const nextArena = engine.arena();
-          const nextPool = nextArena.allocI32(bigger);
-          resume = rc === 1 ? 1 : 0;
-          if (resume) nextArena.i32(nextPool, poolWords).set(poolArena.i32(pool, poolWords));
-          poolArena.dispose();
-          poolArena = nextArena;
-          pool = nextPool;
-          poolWords = bigger;
-        }
-      } finally {
-        poolArena.dispose();
-      }
       const t1 = performance.now();
       const parent = arena.allocI32(n), counts = arena.allocI32(n), colPtr = arena.allocI32(n + 1);
       const scratch = engine.arena();
@@ -86,6 +84,34 @@ export class SparseCholesky {
     } catch (e) {
       arena.dispose();
       throw e;
+    }
+  }
+
+  /** The minimum-degree ordering into perm and pos (engine addresses), its graph pool grown as it needs. */
+  private minimumDegree(n: number, rp: number, cl: number, perm: number, pos: number, poolWords: number): void {
+    const engine = this.engine, k = engine.kernels;
+    const words = k.minDegreeWorkWords(n);
+    const ws = this.arena.allocI32(words);
+    let resume = 0;
+    let poolArena = engine.arena();
+    try {
+      engine.ensureFits(4 * (poolWords + words), `the minimum-degree ordering of ${n} bits`, 4 * poolWords);
+      let pool = poolArena.allocI32(poolWords);
+      let rc: number;
+      while ((rc = engine.call('minimum-degree ordering', (kk) => kk.minimumDegreeOrder(n, rp, cl, perm, pos, ws, pool, poolWords, resume))) !== 0) {
+        const bigger = Math.max(64, 2 * poolWords);
+        engine.ensureFits(4 * bigger, `the minimum-degree ordering of ${n} bits`, 4 * bigger);
+        const nextArena = engine.arena();
+        const nextPool = nextArena.allocI32(bigger);
+        resume = rc === 1 ? 1 : 0;
+        if (resume) nextArena.i32(nextPool, poolWords).set(poolArena.i32(pool, poolWords));
+        poolArena.dispose();
+        poolArena = nextArena;
+        pool = nextPool;
+        poolWords = bigger;
+      }
+    } finally {
+      poolArena.dispose();
     }
   }
 
