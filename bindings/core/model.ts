@@ -30,7 +30,6 @@ export const LIMITS = Object.freeze({
   maxTotalTableEntries: 1 << 27,
 });
 
-/** A pairwise factor in the derived pairwise view (`Model.edges`): factors on one pair summed. */
 /** Model.pairTables: the connected pairs (i < j, sorted by (i, j)) and their summed log tables, flat. */
 export interface PairTables {
   i: Int32Array;
@@ -49,6 +48,7 @@ function stableBucket(m: number, n: number, key: (k: number) => number, items: I
   return out;
 }
 
+/** A pairwise factor in the derived pairwise view (`Model.edges`): factors on one pair summed. */
 export interface Edge {
   /** The smaller variable index. */
   readonly i: number;
