@@ -174,7 +174,11 @@ export function bucketShape(model: Model, p: BucketPlan, keep = false): BucketSh
     const sepV = p.sep[v];
     let nb = 0, B = 1;
     while (nb < sepV.length && (nb === 0 || B * card[sepV[sepV.length - 1 - nb]] <= BLOCK)) B *= card[sepV[sepV.length - 1 - nb++]];
-    return { outer: [...sepV.subarray(0, sepV.length - nb), v], blockVars: Array.from(sepV.subarray(sepV.length - nb)), B };
+    const outer = new Array<number>(sepV.length - nb + 1), blockVars = new Array<number>(nb);
+    for (let j = 0; j < sepV.length - nb; j++) outer[j] = sepV[j];
+    outer[sepV.length - nb] = v;
+    for (let j = 0; j < nb; j++) blockVars[j] = sepV[sepV.length - nb + j];
+    return { outer, blockVars, B };
   };
   return {
     plan: p, maxK, maxBlock: Math.max(BLOCK, maxK), maxTables: 2 * maxIn + 1, wsEntries, maxDigits, fStart, fLen, fVar, fStr, fOff, mStart, mStr, mSize,
@@ -410,26 +414,36 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const blockTable = (r: TableRef): BlockTable => ({ addr: addrOf(r), stride: (u) => strideOf(r, u) });
     /** The decoding kernel's tables: each bucket's inputs with their (variable, stride) scope entries. */
     const decodeBackward = (req: DecodeRequest): Int32Array => {
-      const bStart = [0], addr: number[] = [], lin: number[] = [], sc: number[] = [], sStart = [0], sVar: number[] = [], sStride: number[] = [];
+      // Sized first, then filled: typed arrays, not a push per table and scope entry.
+      let refs = 0, entries = 0;
       for (const v of p.order) {
         for (const r of p.bucket[v]) {
-          addr.push(addrOf(r));
-          const f = form[r.kind];
-          lin.push(f[3 * r.id]);
-          sc.push(f[3 * r.id + 1]);
-          // Last variable first (the order the kernel has always been given).
-          if (r.kind === 'factor') for (let q = fStart[r.id] + fLen[r.id] - 1; q >= fStart[r.id]; q--) (sVar.push(fVar[q]), sStride.push(fStr[q]));
-          else for (let q = p.sep[r.id].length - 1; q >= 0; q--) (sVar.push(p.sep[r.id][q]), sStride.push(mStr[mStart[r.id] + q]));
-          sStart.push(sVar.length);
+          refs++;
+          entries += r.kind === 'factor' ? fLen[r.id] : p.sep[r.id].length;
         }
-        bStart.push(addr.length);
       }
+      const bStart = new Int32Array(p.order.length + 1), addr = new Uint32Array(refs), lin = new Int32Array(refs), sc = new Float64Array(refs);
+      const sStart = new Int32Array(refs + 1), sVar = new Int32Array(entries), sStride = new Int32Array(entries);
+      let t = 0, e = 0;
+      p.order.forEach((v, q) => {
+        for (const r of p.bucket[v]) {
+          addr[t] = addrOf(r);
+          const f = form[r.kind];
+          lin[t] = f[3 * r.id];
+          sc[t] = f[3 * r.id + 1];
+          // Last variable first (the order the kernel has always been given).
+          if (r.kind === 'factor') for (let k = fStart[r.id] + fLen[r.id] - 1; k >= fStart[r.id]; k--) (sVar[e] = fVar[k]), (sStride[e++] = fStr[k]);
+          else for (let k = p.sep[r.id].length - 1; k >= 0; k--) (sVar[e] = p.sep[r.id][k]), (sStride[e++] = mStr[mStart[r.id] + k]);
+          sStart[++t] = e;
+        }
+        bStart[q + 1] = t;
+      });
       const d = engine.arena();
       try {
         const ptr = {
-          order: d.allocI32(p.order), card: d.allocI32(card), bStart: d.allocI32(bStart), addr: d.alloc(4 * Math.max(1, addr.length)),
-          lin: d.allocI32(Math.max(1, lin.length)), sc: d.allocF64(Math.max(1, sc.length)), sStart: d.allocI32(sStart),
-          sVar: d.allocI32(Math.max(1, sVar.length)), sStride: d.allocI32(Math.max(1, sStride.length)),
+          order: d.allocI32(p.order), card: d.allocI32(card), bStart: d.allocI32(bStart), addr: d.alloc(4 * Math.max(1, refs)),
+          lin: d.allocI32(Math.max(1, refs)), sc: d.allocF64(Math.max(1, refs)), sStart: d.allocI32(sStart),
+          sVar: d.allocI32(Math.max(1, entries)), sStride: d.allocI32(Math.max(1, entries)),
           rng: d.alloc(engine.kernels.rngStateBytes()), out: d.alloc(4 * req.count * n), buf: d.alloc(8 * maxK),
         };
         d.u32(ptr.addr, addr.length).set(addr);
@@ -613,12 +627,18 @@ function callLayout(runCache: RunTrie, card: Int32Array, outer: number[], blockV
 
 /** The inputs of v's clique (their indices) over v and block variables only, when there are two or more to premultiply into P[x_v][block] (else none). */
 function premultipliedInputs(v: number, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], card: Int32Array): Int32Array {
-  const inner: number[] = [];
-  inputs.forEach((t, i) => {
-    if (outer.every((u) => u === v || t.stride(u) === 0) && blockVars.some((u) => t.stride(u) !== 0)) inner.push(i);
-  });
-  return Int32Array.from(inner.length >= 2 && card[v] * B <= PREMULTIPLIED ? inner : []);
+  if (card[v] * B > PREMULTIPLIED) return NONE;
+  let inner: number[] | null = null;
+  for (let i = 0; i < inputs.length; i++) {
+    const t = inputs[i];
+    let onlyV = true, inBlock = false;
+    for (let j = 0; j < outer.length && onlyV; j++) onlyV = outer[j] === v || t.stride(outer[j]) === 0;
+    for (let j = 0; j < blockVars.length && onlyV && !inBlock; j++) inBlock = t.stride(blockVars[j]) !== 0;
+    if (onlyV && inBlock) (inner ??= []).push(i);
+  }
+  return inner && inner.length >= 2 ? Int32Array.from(inner) : NONE;
 }
+const NONE = new Int32Array(0);
 
 /** u's stride in a block over blockVars (the last fastest; 0 if absent). */
 function blockStride(blockVars: number[], u: number, card: Int32Array): number {
