@@ -303,7 +303,9 @@ export class Model {
       const pf = this.pairwiseFactors(), m = pf.factor.length, n = this.n;
       // The arity-2 factors by (i, j), stable (a pair's factors stay in factor order): a counting
       // sort by j, then by i.
-      const byJ = stableBucket(m, n, (k) => pf.j[k], Int32Array.from({ length: m }, (_, k) => k));
+      const factorOrder = new Int32Array(m);
+      for (let k = 0; k < m; k++) factorOrder[k] = k;
+      const byJ = stableBucket(m, n, (k) => pf.j[k], factorOrder);
       const sorted = stableBucket(m, n, (k) => pf.i[k], byJ);
       let pairs = 0;
       for (let t = 0; t < m; t++) if (t === 0 || pf.i[sorted[t]] !== pf.i[sorted[t - 1]] || pf.j[sorted[t]] !== pf.j[sorted[t - 1]]) pairs++;
