@@ -12,13 +12,13 @@ import { ldi, sti } from '../core/access';
 /** Parts this small are numbered as they stand. */
 const LEAF = 4;
 
-/** i32 words of workspace for n vertices. */
+/** i32 words of workspace for n vertices (the stack of parts is a buffer of its own). */
 export function dissectionWorkWords(n: i32): i32 {
-  return 5 * n + 4;
+  return 5 * n;
 }
 
 // Workspace layout (i32 arrays of n): the vertices grouped by part, a part stamp per vertex, BFS
-// levels, the BFS queue, counts per level; then the stack of parts (4 words each, at most n).
+// levels, the BFS queue, counts per level (also the scratch list of a disconnected part's rest).
 const VERTS = 0, STAMP = 1, LEVEL = 2, QUEUE = 3, COUNT = 4;
 
 @inline
