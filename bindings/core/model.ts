@@ -10,6 +10,7 @@
 // table), so a 1024² Ising model costs a few tens of MB. The pairwise views (`unary`, `edges`,
 // `pairwiseEdges`) are derived from the factors on demand, never stored beside them.
 
+import { GrowF64, GrowI32, ScopeIndex, stableBucket } from './flat-storage.ts';
 import { ModelError } from './errors.ts';
 
 /** Engine limits: a variable's states and a model's size must fit the WASM kernels' index types. */
@@ -39,14 +40,6 @@ export interface PairTables {
   tables: Float64Array;
 }
 
-/** Items (given in `items`, m of them) stably reordered by key (0 … n − 1): a counting sort. */
-function stableBucket(m: number, n: number, key: (k: number) => number, items: Int32Array): Int32Array {
-  const start = new Int32Array(n + 1), out = new Int32Array(m);
-  for (let t = 0; t < m; t++) start[key(items[t]) + 1]++;
-  for (let v = 0; v < n; v++) start[v + 1] += start[v];
-  for (let t = 0; t < m; t++) out[start[key(items[t])]++] = items[t];
-  return out;
-}
 
 /** A pairwise factor in the derived pairwise view (`Model.edges`): factors on one pair summed. */
 export interface Edge {
@@ -268,19 +261,28 @@ export class Model {
 
   /**
    * Derived pairwise view: per variable, the sum of its unary factors (zeros where it has none).
-   * One array per variable: meant for small models and tests; kernels read the factors directly.
+   * One array per variable: meant for small models and tests; `unaryRows` is the same in one array.
    */
   get unary(): Float64Array[] {
     if (!this.unaryCache) {
-      const u = Array.from(this.card, (K) => new Float64Array(K));
-      for (let f = 0; f < this.nFactors; f++) {
-        if (this.arity(f) !== 1) continue;
-        const t = this.table(f), dst = u[this.scopeVars[this.scopeStart[f]]];
-        for (let k = 0; k < t.length; k++) dst[k] += t[k];
-      }
-      this.unaryCache = u;
+      const { start, values } = this.unaryRows();
+      this.unaryCache = Array.from(this.card, (_, v) => values.slice(start[v], start[v + 1]));
     }
     return this.unaryCache;
+  }
+
+  /** `unary` in one array: variable v's row is values[start[v] … start[v + 1]) (a new copy each call). */
+  unaryRows(): { start: Int32Array; values: Float64Array } {
+    const start = new Int32Array(this.n + 1);
+    for (let v = 0; v < this.n; v++) start[v + 1] = start[v] + this.card[v];
+    const values = new Float64Array(start[this.n]);
+    // Summed in factor order.
+    for (let f = 0; f < this.nFactors; f++) {
+      if (this.scopeStart[f + 1] - this.scopeStart[f] !== 1) continue;
+      const v = this.scopeVars[this.scopeStart[f]], o = start[v], t = this.tableStart[f];
+      for (let k = 0; k < this.card[v]; k++) values[o + k] += this.tables[t + k];
+    }
+    return { start, values };
   }
 
   /**
@@ -414,88 +416,6 @@ function checkLogTable(t: ArrayLike<number>, len: number, what: Name): void {
   }
 }
 
-/** Typed arrays that grow by doubling (the builder's storage: no object per factor). */
-class GrowI32 {
-  a = new Int32Array(16);
-  length = 0;
-  /** Room for `k` more entries (bulk writers fill a[length …] and advance length themselves). */
-  ensure(k: number): void {
-    if (this.length + k <= this.a.length) return;
-    const b = new Int32Array(Math.max(this.a.length * 2, this.length + k));
-    b.set(this.a.subarray(0, this.length));
-    this.a = b;
-  }
-  push(x: number): void {
-    if (this.length === this.a.length) this.ensure(1);
-    this.a[this.length++] = x;
-  }
-  /** The filled part; no copy when the storage is exactly full (bulk-built lattices). */
-  done(): Int32Array {
-    return this.length === this.a.length ? this.a : this.a.slice(0, this.length);
-  }
-}
-
-/**
- * Factor index by pair scope (lo, hi), in open addressing over typed arrays: a Map keyed by
- * lo·n + hi (past 2^31 on large models: boxed doubles) took 1.8 s for the 2·10⁶ factors of a
- * 10⁶-variable chain read from UAI.
- */
-class ScopeIndex {
-  private lo = new Int32Array(64).fill(-1);
-  private hi = new Int32Array(64);
-  private val = new Int32Array(64);
-  private count = 0;
-  private slot(lo: number, hi: number): number {
-    const mask = this.lo.length - 1;
-    let h = (Math.imul(lo, 0x9e3779b1) ^ Math.imul(hi, 0x85ebca77)) >>> 0;
-    h = (h ^ (h >>> 15)) & mask;
-    while (this.lo[h] >= 0 && (this.lo[h] !== lo || this.hi[h] !== hi)) h = (h + 1) & mask;
-    return h;
-  }
-  /** The factor on (lo, hi), or −1. */
-  get(lo: number, hi: number): number {
-    const h = this.slot(lo, hi);
-    return this.lo[h] >= 0 ? this.val[h] : -1;
-  }
-  /** Records a new scope (not present). */
-  add(lo: number, hi: number, f: number): void {
-    if (2 * (this.count + 1) > this.lo.length) {
-      const [lo0, hi0, val0] = [this.lo, this.hi, this.val];
-      this.lo = new Int32Array(2 * lo0.length).fill(-1);
-      this.hi = new Int32Array(2 * lo0.length);
-      this.val = new Int32Array(2 * lo0.length);
-      for (let k = 0; k < lo0.length; k++) if (lo0[k] >= 0) this.put(lo0[k], hi0[k], val0[k]);
-    }
-    this.put(lo, hi, f);
-    this.count++;
-  }
-  private put(lo: number, hi: number, f: number): void {
-    const h = this.slot(lo, hi);
-    this.lo[h] = lo;
-    this.hi[h] = hi;
-    this.val[h] = f;
-  }
-}
-
-class GrowF64 {
-  a = new Float64Array(64);
-  length = 0;
-  reserve(k: number): number {
-    const at = this.length;
-    if (at + k > this.a.length) {
-      let cap = this.a.length * 2;
-      while (cap < at + k) cap *= 2;
-      const b = new Float64Array(cap);
-      b.set(this.a.subarray(0, this.length));
-      this.a = b;
-    }
-    this.length += k;
-    return at;
-  }
-  done(): Float64Array {
-    return this.a.slice(0, this.length);
-  }
-}
 
 /**
  * Collects factors of any arity. Tables are given in the caller's scope order, last variable
