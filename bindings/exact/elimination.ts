@@ -36,6 +36,8 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
   const sched = schedule(tree, order);
   const { cliqueStart: cs, cliqueVars: cv, childStart, children, parent, sepSize, gStart, gVars, gSize, gHalf, gKept, hugin, edgeStart, edgeList } = tree;
   const pairs = model.pairTables(), pi = pairs.i, pj = pairs.j;
+  // Each variable's unary factors summed (its row vector starts from them; rowOff below is the same layout).
+  const unaryRows = model.unaryRows().values;
   const nChildren = (v: number): number => childStart[v + 1] - childStart[v];
   if (sched.bytes > MAX_MESSAGE_BYTES) {
     throw new EngineError(`exact elimination would need ${fmtBytes(sched.bytes)} of WASM memory for its messages, past the engine's ${fmtBytes(MAX_MESSAGE_BYTES)}`);
@@ -167,16 +169,7 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
     // of their owner; each owner's row vector collects its unary table and the row offsets, and is then
     // exponentiated with its max shifted out into log Z (results TAG_SHIFT; −∞: Z = 0 exactly).
     const buildFactors = (support: boolean): void => {
-      const rv = arena.f64(rows, rowEntries);
-      // Each variable's unary factors summed in factor order (as Model.unary sums them), from the
-      // model's flat tables: no array per variable.
-      rv.fill(0);
-      const { scopeStart, scopeVars, tables, tableStart } = model;
-      for (let f = 0; f < model.nFactors; f++) {
-        if (scopeStart[f + 1] - scopeStart[f] !== 1) continue;
-        const v = scopeVars[scopeStart[f]], o = rowOff[v], t = tableStart[f];
-        for (let k = 0; k < card[v]; k++) rv[o + k] += tables[t + k];
-      }
+      arena.f64(rows, rowEntries).set(unaryRows);
       arena.f64(edgeBase, edgeEntries).set(pairs.tables);
       for (let v = 0; v < n; v++) {
         for (let k = edgeStart[v]; k < edgeStart[v + 1]; k++) {

@@ -41,17 +41,11 @@ export const exactTuning = {
 /** Largest single WASM allocation (the runtime's allocator caps a block just under 1 GiB). */
 const MAX_REGION_BYTES = 2 ** 30 - 2 ** 16;
 
-/** Element strides of a table over scope E (sorted by position, contiguous) inside iteration scope D ⊇ E. */
-export function subStrides(D: ArrayLike<number>, E: ArrayLike<number>, card: Int32Array): number[] {
-  return stridesInto(new Array<number>(D.length), D, E, card);
-}
-
-/** subStrides written into the first D.length entries of `s` (returned). */
-export function stridesInto<T extends { [i: number]: number }>(s: T, D: ArrayLike<number>, E: ArrayLike<number>, card: Int32Array): T {
-  return stridesAt(s, D, 0, D.length, E, 0, E.length, card);
-}
-
-/** stridesInto for D = dv[d0 … d0 + dn) and E = ev[e0 … e0 + en) (ranges of flat arrays: no views made). */
+/**
+ * Element strides of a table over scope E inside iteration scope D ⊇ E (both sorted by position, E
+ * contiguous), written into the first dn entries of `s` (returned); D = dv[d0 … d0 + dn) and
+ * E = ev[e0 … e0 + en), ranges of flat arrays (no views made).
+ */
 export function stridesAt<T extends { [i: number]: number }>(s: T, dv: ArrayLike<number>, d0: number, dn: number, ev: ArrayLike<number>, e0: number, en: number, card: Int32Array): T {
   for (let d = 0; d < dn; d++) s[d] = 0;
   let j = 0, stride = 1;
@@ -64,12 +58,6 @@ export function stridesAt<T extends { [i: number]: number }>(s: T, dv: ArrayLike
   }
   if (j !== en) throw new Error('internal: scope is not a subset of the iteration scope');
   return s;
-}
-
-export function prod(vars: ArrayLike<number>, card: Int32Array): number {
-  let p = 1;
-  for (let i = 0; i < vars.length; i++) p *= card[vars[i]];
-  return p;
 }
 
 /**
