@@ -433,11 +433,11 @@ export class ModelBuilder {
   private readonly tables = new GrowF64();
   /** Sorted-scope key → factor, for summing factors on one scope: arity ≥ 3 (strings) … */
   private readonly byScope = new Map<string, number>();
-  /** … and arity 1 and 2: a variable's unary factor and its first pair (lo, hi) directly, further pairs hashed. */
-  private readonly unaryOf: Int32Array;
-  private readonly firstPair: Int32Array;
-  private readonly firstHi: Int32Array;
-  private readonly morePairs = new ScopeIndex();
+  /**
+   * … and arity 1 and 2: a variable's unary factor and its first pair (lo, hi) directly, further
+   * pairs hashed; made on the first such factor (lattices built from shared tables never need it).
+   */
+  private small: { unaryOf: Int32Array; firstPair: Int32Array; firstHi: Int32Array; morePairs: ScopeIndex } | null = null;
   /** Shared table id (its offset) and scope permutation → offset of the permuted copy. */
   private readonly permuted = new Map<string, number>();
   /** Shared pair table id and (K_i, K_j) of the caller's order → offset of its transpose. */
@@ -449,9 +449,6 @@ export class ModelBuilder {
     if (n === 0) throw new ModelError('empty model: no variables');
     if (n > LIMITS.maxVariables) throw new ModelError(`${n} variables is past the engine's limit of ${LIMITS.maxVariables}`);
     this.card = new Int32Array(n);
-    this.unaryOf = new Int32Array(n).fill(-1);
-    this.firstPair = new Int32Array(n).fill(-1);
-    this.firstHi = new Int32Array(n);
     for (let v = 0; v < n; v++) {
       const k = card[v];
       if (!Number.isInteger(k) || k < 1) throw new ModelError(`variable ${v}: cardinality ${k} is not a positive integer`);
@@ -526,9 +523,11 @@ export class ModelBuilder {
 
   /** The factor added on (lo, hi) (hi −1: unary on lo), or −1. */
   private smallScope(lo: number, hi: number): number {
-    if (hi < 0) return this.unaryOf[lo];
-    if (this.firstPair[lo] < 0) return -1;
-    return this.firstHi[lo] === hi ? this.firstPair[lo] : this.morePairs.get(lo, hi);
+    const n = this.n;
+    const { unaryOf, firstPair, firstHi, morePairs } = (this.small ??= { unaryOf: new Int32Array(n).fill(-1), firstPair: new Int32Array(n).fill(-1), firstHi: new Int32Array(n), morePairs: new ScopeIndex() });
+    if (hi < 0) return unaryOf[lo];
+    if (firstPair[lo] < 0) return -1;
+    return firstHi[lo] === hi ? firstPair[lo] : morePairs.get(lo, hi);
   }
 
   /** addFactor on one variable (j < 0) or a pair, indices already checked: no arrays allocated. */
@@ -542,10 +541,10 @@ export class ModelBuilder {
     if (f < 0) {
       at = this.tables.reserve(size);
       this.tables.a.fill(0, at, at + size);
-      const g = this.pushSmall(lo, hi, at);
-      if (hi < 0) this.unaryOf[lo] = g;
-      else if (this.firstPair[lo] < 0) (this.firstPair[lo] = g), (this.firstHi[lo] = hi);
-      else this.morePairs.add(lo, hi, g);
+      const g = this.pushSmall(lo, hi, at), sm = this.small!;
+      if (hi < 0) sm.unaryOf[lo] = g;
+      else if (sm.firstPair[lo] < 0) (sm.firstPair[lo] = g), (sm.firstHi[lo] = hi);
+      else sm.morePairs.add(lo, hi, g);
     } else {
       at = this.tableStart.a[f];
     }
