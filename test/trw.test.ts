@@ -137,7 +137,7 @@ test('bounds: logZLower ≤ exact ≤ logZUpper on random binary and ternary pai
 test('argsortStable: the order of a stable comparator sort — ties in index order, ±0 equal, negatives, subnormals, huge values', () => {
   const rand = mulberry32(31);
   const pool = [0, -0, 1, -1, 0.5, 5e-324, -5e-324, 1e308, -1e308, 2 ** -1074 * 3, 0.1 + 0.2, 0.3];
-  for (const m of [0, 1, 2, 17, 1000, 70000]) {
+  for (const m of [0, 1, 2, 17, 1000, 4096, 70000]) {
     const w = Float64Array.from({ length: m }, () => (rand() < 0.5 ? pool[Math.floor(rand() * pool.length)] : (rand() - 0.5) * 10 ** Math.floor(rand() * 12 - 6)));
     const expected = Array.from({ length: m }, (_, e) => e).sort((a, b) => w[a] - w[b]);
     assert.deepEqual(Array.from(argsortStable(w)), expected, `m = ${m}`);

@@ -187,6 +187,8 @@ export function minimumSpanningForest(n: number, ei: Int32Array, ej: Int32Array,
  */
 export function argsortStable(w: Float64Array): Int32Array {
   const m = w.length;
+  // Few values: the comparator sort itself (the radix passes' 2¹⁶-entry counts would dominate).
+  if (m < RADIX_MIN) return Int32Array.from(Array.from({ length: m }, (_, e) => e).sort((a, b) => w[a] - w[b]));
   // The values' halves through a 32-bit view (the engine's hosts are little-endian, as WASM is).
   const words = new Uint32Array(w.buffer, w.byteOffset, 2 * m);
   let hi = new Uint32Array(m), lo = new Uint32Array(m), idx = new Int32Array(m);
@@ -219,6 +221,9 @@ export function argsortStable(w: Float64Array): Int32Array {
   }
   return idx;
 }
+
+/** From this many values argsortStable sorts by radix. */
+const RADIX_MIN = 4096;
 
 /** A small deterministic generator (splitmix32) for the random spanning forests. */
 function generator(seed: number): () => number {
