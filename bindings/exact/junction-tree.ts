@@ -46,7 +46,7 @@ const MAX_REGION_BYTES = 2 ** 30 - 2 ** 16;
  * contiguous), written into the first dn entries of `s` (returned); D = dv[d0 … d0 + dn) and
  * E = ev[e0 … e0 + en), ranges of flat arrays (no views made).
  */
-export function stridesAt<T extends { [i: number]: number }>(s: T, dv: ArrayLike<number>, d0: number, dn: number, ev: ArrayLike<number>, e0: number, en: number, card: Int32Array): T {
+export function stridesAt(s: Float64Array, dv: Int32Array, d0: number, dn: number, ev: Int32Array, e0: number, en: number, card: Int32Array): Float64Array {
   for (let d = 0; d < dn; d++) s[d] = 0;
   let j = 0, stride = 1;
   for (let d = 0; d < dn && j < en; d++) {
