@@ -31,12 +31,40 @@ const BLOCK = 4096;
 /** Entries of the table P[x_v][block] the inputs over v and the block alone are multiplied into. */
 const PREMULTIPLIED = 1 << 16;
 
-/** A table as the block kernel reads it: its address and each variable's stride (0 if absent). */
+/** How a BlockTable's strides are found (tableStride). */
+const FACTOR_TABLE = 0, MESSAGE_TABLE = 1, UNIT_TABLE = 2, PREMULTIPLIED_TABLE = 3;
+
+/**
+ * A table as the block kernel reads it: its address and what it is over — `how` FACTOR_TABLE:
+ * factor `id`'s copy; MESSAGE_TABLE: S_id (message id, its δ, child id's belief); UNIT_TABLE: the
+ * variable id alone; PREMULTIPLIED_TABLE: P[x_id][block] (stride B along id, the block's own along
+ * `blockVars`). Data, not a stride closure per table: closures made every stride call site
+ * megamorphic and were a tenth of a thin model's run.
+ */
 interface BlockTable {
   addr: number;
-  stride: (u: number) => number;
+  how: number;
+  id: number;
   /** Entries (outputs: zero-filled when the kernel cannot write them on first visit). */
   len?: number;
+  B?: number;
+  blockVars?: number[];
+}
+
+/** u's stride in table t (0 if absent). */
+function tableStride(s: BucketShape, card: Int32Array, t: BlockTable, u: number): number {
+  const id = t.id;
+  switch (t.how) {
+    case FACTOR_TABLE:
+      for (let q = s.fStart[id], e = q + s.fLen[id]; q < e; q++) if (s.fVar[q] === u) return s.fStr[q];
+      return 0;
+    case MESSAGE_TABLE:
+      return s.msgStride(id, u);
+    case UNIT_TABLE:
+      return u === id ? 1 : 0;
+    default:
+      return u === id ? t.B! : blockStride(t.blockVars!, u, card);
+  }
 }
 
 /**
@@ -295,11 +323,6 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     for (let f = 0; f < model.nFactors; f++) linearise(tablesPtr + 8 * fOff[f], fOff[f + 1] - fOff[f], form.factor, f);
 
     const addrOf = (r: TableRef): number => (r.kind === 'factor' ? tablesPtr + 8 * fOff[r.id] : r.kind === 'up' ? up[r.id] : down[r.id]);
-    const strideOf = (r: TableRef, u: number): number => {
-      if (r.kind !== 'factor') return msgStride(r.id, u);
-      for (let q = fStart[r.id], e = q + fLen[r.id]; q < e; q++) if (fVar[q] === u) return fStr[q];
-      return 0;
-    };
     /**
      * The linear case's shift (Σ of the inputs' scales) when every input is linear and their
      * ranges add up to ≤ 700 nats (every nonzero product is then ≥ e^−700, a normal number: the
@@ -339,9 +362,9 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const blockStream = (key: number, v: number, inputs: BlockTable[], outs: BlockTable[], mode: number, stats: boolean): void => {
       const { outer, blockVars, B } = cliqueBlock(v);
       // The inputs over v and block variables only are multiplied once into one table P[x_v][block].
-      const inner = premultiplied ? (premultiplied[key] ??= premultipliedInputs(v, outer, blockVars, B, inputs, card)) : premultipliedInputs(v, outer, blockVars, B, inputs, card);
+      const inner = premultiplied ? (premultiplied[key] ??= premultipliedInputs(shape, v, outer, blockVars, B, inputs, card)) : premultipliedInputs(shape, v, outer, blockVars, B, inputs, card);
       if (inner.length > 0) {
-        const pre = { addr: pPre, len: card[v] * B, stride: (u: number) => (u === v ? B : blockStride(blockVars, u, card)) };
+        const pre: BlockTable = { addr: pPre, len: card[v] * B, how: PREMULTIPLIED_TABLE, id: v, B, blockVars };
         const innerTables: BlockTable[] = [], rest: BlockTable[] = [pre];
         for (let i = 0, q = 0; i < inputs.length; i++) (q < inner.length && inner[q] === i ? (q++, innerTables) : rest).push(inputs[i]);
         blockRun(key + PREMULTIPLY_CALL, [v], blockVars, B, innerTables, [pre], true, (nOuter) => k0.bucketBlock(nOuter, pCards, innerTables.length, 1, pAddr, pBlockStrides, B, pRuns, 0, pDigit, pBlockOff, pBlockBuf, pZmask, 0));
@@ -384,7 +407,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
      */
     const blockRun = (key: number, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], linear: boolean, call: (nOuter: number) => void): void => {
       const nI = inputs.length, nT = nI + outs.length, nOuter = outer.length;
-      const L = layouts ? (layouts[key] ??= callLayout(runCache, card, outer, blockVars, B, inputs, outs)) : callLayout(runCache, card, outer, blockVars, B, inputs, outs, scratch!);
+      const L = layouts ? (layouts[key] ??= callLayout(shape, card, outer, blockVars, B, inputs, outs)) : callLayout(shape, card, outer, blockVars, B, inputs, outs, scratch!);
       if (L.tables !== nT || L.outer !== nOuter) throw new Error(`bucket elimination: block call ${key} changed its tables`);
       heap();
       // Element loops: these arrays are short, where TypedArray.set costs more than it copies.
@@ -411,7 +434,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       }
       engine.call('bucket elimination', () => call(nOuter));
     };
-    const blockTable = (r: TableRef): BlockTable => ({ addr: addrOf(r), stride: (u) => strideOf(r, u) });
+    const blockTable = (r: TableRef): BlockTable => ({ addr: addrOf(r), how: r.kind === 'factor' ? FACTOR_TABLE : MESSAGE_TABLE, id: r.id });
     /** The decoding kernel's tables: each bucket's inputs with their (variable, stride) scope entries. */
     const decodeBackward = (req: DecodeRequest): Int32Array => {
       // Sized first, then filled: typed arrays, not a push per table and scope entry.
@@ -463,6 +486,12 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         d.dispose();
       }
     };
+    /** A downward stream's outputs: v's marginal, then each child's separator belief. */
+    const beliefTables = (v: number, children: number[], belief: Map<number, number>): (BlockTable & { len: number })[] => {
+      const outs: (BlockTable & { len: number })[] = [{ addr: margOut, len: card[v], how: UNIT_TABLE, id: v }];
+      for (const c of children) outs.push({ addr: belief.get(c)!, len: mSize[c], how: MESSAGE_TABLE, id: c });
+      return outs;
+    };
     const setMarginal = (v: number, lg: Float64Array, linear: boolean): void => {
       let mx = -Infinity;
       for (let k = 0; k < card[v]; k++) mx = Math.max(mx, lg[k]);
@@ -491,14 +520,14 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       up[v] = own(upArena, v);
       const shift = linearShift(p.bucket[v]);
       if (shift !== null) {
-        const out = { addr: up[v], len: mSize[v], stride: (u: number) => msgStride(v, u) };
+        const out: BlockTable = { addr: up[v], len: mSize[v], how: MESSAGE_TABLE, id: v };
         blockStream(8 * v + UP_CALL, v, p.bucket[v].map(blockTable), [out], decode?.mode === 'max' ? 1 : 0, true);
         // The message's range was gathered as it was written where the kernel could (zmask ≥ 0).
         if (arena.i32(pZmask, 1)[0] >= 0) scale(up[v], mSize[v], shift, pStats, form.up, v);
         else rescale(up[v], mSize[v], shift, form.up, v);
       } else {
         toLog(p.bucket[v]);
-        blockStreamLog(8 * v + UP_LOG_CALL, v, p.bucket[v].map(blockTable), [{ addr: up[v], len: mSize[v], stride: (u) => msgStride(v, u) }], decode?.mode === 'max' ? 1 : 0);
+        blockStreamLog(8 * v + UP_LOG_CALL, v, p.bucket[v].map(blockTable), [{ addr: up[v], len: mSize[v], how: MESSAGE_TABLE, id: v }], decode?.mode === 'max' ? 1 : 0);
         linearise(up[v], mSize[v], form.up, v);
       }
       // A root's message is one entry: e^scale, or 0 (linear), or its log.
@@ -530,14 +559,14 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         // slabs of S_c (bucketDelta, which also rescales δ_c into m_c's place).
         const c = children[0];
         const others = inputs.filter((r) => r.kind !== 'up' || r.id !== c);
-        blockStream(8 * v + DOWN_ONE_CHILD_CALL, v, others.map(blockTable), [{ addr: ws, len: mSize[c], stride: (u: number) => msgStride(c, u) }], 0, true);
+        blockStream(8 * v + DOWN_ONE_CHILD_CALL, v, others.map(blockTable), [{ addr: ws, len: mSize[c], how: MESSAGE_TABLE, id: c }], 0, true);
         if (arena.i32(pZmask, 1)[0] < 0) engine.call('bucket elimination', (k) => k.bucketRange(ws, mSize[c], pStats));
         engine.call('bucket elimination', (k) => k.bucketDelta(ws, up[c], mSize[c], card[v], shift - form.up[3 * c + 1], pStats, margOut, pRes));
         formOut(form.down, c);
         down[c] = up[c];
         setMarginal(v, arena.f64(margOut, card[v]), true);
       } else if (shift !== null) {
-        const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => msgStride(c, u) }))];
+        const outs = beliefTables(v, children, belief);
         blockStream(8 * v + DOWN_CALL, v, inputs.map(blockTable), outs, 0, false);
         for (const c of children) {
           // m_c is an input here, so linear: δ_c = belief / m_c, relative to e^(shift − its scale).
@@ -548,7 +577,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         setMarginal(v, arena.f64(margOut, card[v]), true);
       } else {
         toLog(inputs);
-        const outs = [{ addr: margOut, len: card[v], stride: (u: number) => (u === v ? 1 : 0) }, ...children.map((c) => ({ addr: belief.get(c)!, len: mSize[c], stride: (u: number) => msgStride(c, u) }))];
+        const outs = beliefTables(v, children, belief);
         blockStreamLog(8 * v + DOWN_LOG_CALL, v, inputs.map(blockTable), outs, 0);
         setMarginal(v, arena.f64(margOut, card[v]), false);
         for (const c of children) {
@@ -594,23 +623,23 @@ function scratchLayout(maxDigits: number, maxTables: number): CallLayout {
 }
 
 /** A block call's layout: new, or made in `into` (a scratch layout). */
-function callLayout(runCache: RunTrie, card: Int32Array, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], into?: CallLayout): CallLayout {
+function callLayout(shape: BucketShape, card: Int32Array, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], outs: BlockTable[], into?: CallLayout): CallLayout {
   const nI = inputs.length, nT = nI + outs.length, nOuter = outer.length;
   const L = into ?? { tables: nT, outer: nOuter, cards: new Int32Array(nOuter), strides: new Int32Array(nT * nOuter), runs: [], masks: new Int32Array(outs.length) };
   (L.tables = nT), (L.outer = nOuter);
   const { cards, strides, runs, masks } = L;
   for (let j = 0; j < nOuter; j++) cards[j] = card[outer[j]];
   for (let t = 0; t < nT; t++) {
-    const stride = (t < nI ? inputs[t] : outs[t - nI]).stride;
-    for (let j = 0; j < nOuter; j++) strides[t * nOuter + j] = stride(outer[j]);
-    let node = runCache;
+    const table = t < nI ? inputs[t] : outs[t - nI];
+    for (let j = 0; j < nOuter; j++) strides[t * nOuter + j] = tableStride(shape, card, table, outer[j]);
+    let node = shape.runCache;
     for (const u of blockVars) {
-      const key = layoutKey(card[u], stride(u));
+      const key = layoutKey(card[u], tableStride(shape, card, table, u));
       let next = node.next.get(key);
       if (!next) node.next.set(key, (next = { next: new Map() }));
       node = next;
     }
-    const r = (node.runs ??= blockRuns(blockVars.map((u) => card[u]), blockVars.map(stride), B));
+    const r = (node.runs ??= blockRuns(blockVars.map((u) => card[u]), blockVars.map((u) => tableStride(shape, card, table, u)), B));
     runs[t] = r;
     if (t < nI) continue;
     // An output whose block segments are distinct is written on its entries' first visit (the
@@ -618,7 +647,7 @@ function callLayout(runCache: RunTrie, card: Int32Array, outer: number[], blockV
     let mask = -1;
     if (nOuter <= 30 && r.distinct) {
       mask = 0;
-      for (let j = 0; j < nOuter; j++) if (stride(outer[j]) === 0) mask |= 1 << j;
+      for (let j = 0; j < nOuter; j++) if (tableStride(shape, card, table, outer[j]) === 0) mask |= 1 << j;
     }
     masks[t - nI] = mask;
   }
@@ -626,14 +655,14 @@ function callLayout(runCache: RunTrie, card: Int32Array, outer: number[], blockV
 }
 
 /** The inputs of v's clique (their indices) over v and block variables only, when there are two or more to premultiply into P[x_v][block] (else none). */
-function premultipliedInputs(v: number, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], card: Int32Array): Int32Array {
+function premultipliedInputs(shape: BucketShape, v: number, outer: number[], blockVars: number[], B: number, inputs: BlockTable[], card: Int32Array): Int32Array {
   if (card[v] * B > PREMULTIPLIED) return NONE;
   let inner: number[] | null = null;
   for (let i = 0; i < inputs.length; i++) {
     const t = inputs[i];
     let onlyV = true, inBlock = false;
-    for (let j = 0; j < outer.length && onlyV; j++) onlyV = outer[j] === v || t.stride(outer[j]) === 0;
-    for (let j = 0; j < blockVars.length && onlyV && !inBlock; j++) inBlock = t.stride(blockVars[j]) !== 0;
+    for (let j = 0; j < outer.length && onlyV; j++) onlyV = outer[j] === v || tableStride(shape, card, t, outer[j]) === 0;
+    for (let j = 0; j < blockVars.length && onlyV && !inBlock; j++) inBlock = tableStride(shape, card, t, blockVars[j]) !== 0;
     if (onlyV && inBlock) (inner ??= []).push(i);
   }
   return inner && inner.length >= 2 ? Int32Array.from(inner) : NONE;
@@ -649,8 +678,14 @@ function blockStride(blockVars: number[], u: number, card: Int32Array): number {
   return 0;
 }
 
-/** One block variable's (cardinality, stride) as one exact number (a string past 2^21 states or 2^32 strides). */
+/**
+ * One block variable's (cardinality, stride) as one exact number: below 2^30 (a small integer, which
+ * a Map hashes without boxing: the double keys of card · 2^32 + stride were a tenth of a thin
+ * model's run) for cardinalities < 64 and strides < 2^24; else card · 2^32 + stride (≥ 2^32, so the
+ * two never meet); a string past 2^21 states or 2^32 strides.
+ */
 function layoutKey(card: number, stride: number): number | string {
+  if (card < 64 && stride < 2 ** 24) return stride * 64 + card;
   return card < 2 ** 21 && stride < 2 ** 32 ? card * 2 ** 32 + stride : `${card}:${stride}`;
 }
 
