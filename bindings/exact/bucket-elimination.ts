@@ -291,6 +291,8 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const pRes = arena.alloc(24), pZmask = arena.alloc(4 * maxTables), pStats = arena.alloc(16 * maxTables);
     // Each table's form: linear (e^(x − scale)) where its finite entries span ≤ 700 nats, else log.
     const form = { factor: new Float64Array(3 * model.nFactors), up: new Float64Array(3 * n), down: new Float64Array(3 * n) };
+    /** A table's form (a named property: a lookup keyed by the kind's string was a generic one, per input per clique). */
+    const formOf = (r: TableRef): Float64Array => (r.kind === 'factor' ? form.factor : r.kind === 'up' ? form.up : form.down);
     const k0 = engine.kernels;
     // Views of the whole memory for the many small reads and writes around the kernels, rebuilt when
     // memory grows (messages past the slab, the log streams' scratch). Index = byte address / size.
@@ -331,7 +333,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     const linearShift = (inputs: TableRef[]): number | null => {
       let shift = 0, range = 0;
       for (const r of inputs) {
-        const f = form[r.kind];
+        const f = formOf(r);
         if (!f[3 * r.id]) return null;
         shift += f[3 * r.id + 1];
         range += f[3 * r.id + 2];
@@ -345,7 +347,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
      */
     const toLog = (inputs: TableRef[]): void => {
       for (const r of inputs) {
-        const f = form[r.kind];
+        const f = formOf(r);
         if (!f[3 * r.id]) continue;
         const len = r.kind === 'factor' ? fOff[r.id + 1] - fOff[r.id] : mSize[r.id];
         engine.call('bucket elimination', (k) => k.bucketToLog(addrOf(r), len, f[3 * r.id + 1]));
@@ -451,7 +453,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       p.order.forEach((v, q) => {
         for (const r of p.bucket[v]) {
           addr[t] = addrOf(r);
-          const f = form[r.kind];
+          const f = formOf(r);
           lin[t] = f[3 * r.id];
           sc[t] = f[3 * r.id + 1];
           // Last variable first (the order the kernel has always been given).
@@ -487,9 +489,9 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
       }
     };
     /** A downward stream's outputs: v's marginal, then each child's separator belief. */
-    const beliefTables = (v: number, children: number[], belief: Map<number, number>): (BlockTable & { len: number })[] => {
+    const beliefTables = (v: number, children: number[]): (BlockTable & { len: number })[] => {
       const outs: (BlockTable & { len: number })[] = [{ addr: margOut, len: card[v], how: UNIT_TABLE, id: v }];
-      for (const c of children) outs.push({ addr: belief.get(c)!, len: mSize[c], how: MESSAGE_TABLE, id: c });
+      for (const c of children) outs.push({ addr: belief[c], len: mSize[c], how: MESSAGE_TABLE, id: c });
       return outs;
     };
     const setMarginal = (v: number, lg: Float64Array, linear: boolean): void => {
@@ -543,15 +545,16 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     // stream per child and one for the marginal. The children's beliefs go to one workspace, then
     // each δ_c overwrites m_c (no longer needed): memory stays the upward messages and the workspace.
     const ws = slab ? slabAt : arena.alloc(8 * wsEntries, false);
+    /** Where each child's separator belief sits in the workspace (set by its parent's step). */
+    const belief = new Float64Array(n);
     for (let t = p.order.length - 1; t >= 0; t--) {
       const v = p.order[t];
       const inputs = p.bucket[v].slice();
       if (p.parent[v] >= 0) inputs.push({ kind: 'down', id: v });
       const children: number[] = [];
       for (const r of p.bucket[v]) if (r.kind === 'up') children.push(r.id);
-      const belief = new Map<number, number>();
       let at = ws;
-      for (const c of children) (belief.set(c, at), (at += 8 * mSize[c]));
+      for (const c of children) (belief[c] = at), (at += 8 * mSize[c]);
       const shift = linearShift(inputs);
       if (shift !== null && children.length === 1) {
         // One child c (v is the first variable of S_c): δ_c is streamed directly, the product of every
@@ -566,22 +569,22 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         down[c] = up[c];
         setMarginal(v, arena.f64(margOut, card[v]), true);
       } else if (shift !== null) {
-        const outs = beliefTables(v, children, belief);
+        const outs = beliefTables(v, children);
         blockStream(8 * v + DOWN_CALL, v, inputs.map(blockTable), outs, 0, false);
         for (const c of children) {
           // m_c is an input here, so linear: δ_c = belief / m_c, relative to e^(shift − its scale).
-          engine.call('bucket elimination', (k) => k.bucketQuotient(belief.get(c)!, mSize[c], up[c], up[c], pRes));
+          engine.call('bucket elimination', (k) => k.bucketQuotient(belief[c], mSize[c], up[c], up[c], pRes));
           scale(up[c], mSize[c], shift - form.up[3 * c + 1], pRes, form.down, c);
           down[c] = up[c];
         }
         setMarginal(v, arena.f64(margOut, card[v]), true);
       } else {
         toLog(inputs);
-        const outs = beliefTables(v, children, belief);
+        const outs = beliefTables(v, children);
         blockStreamLog(8 * v + DOWN_LOG_CALL, v, inputs.map(blockTable), outs, 0);
         setMarginal(v, arena.f64(margOut, card[v]), false);
         for (const c of children) {
-          engine.call('bucket elimination', (k) => k.bucketLogQuotient(belief.get(c)!, mSize[c], up[c], up[c]));
+          engine.call('bucket elimination', (k) => k.bucketLogQuotient(belief[c], mSize[c], up[c], up[c]));
           linearise(up[c], mSize[c], form.down, c);
           down[c] = up[c];
         }
