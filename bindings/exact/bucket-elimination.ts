@@ -259,7 +259,7 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     // Each factor's own copy (tables may be shared between factors; each copy is linearised alone).
     const tablesPtr = arena.alloc(8 * Math.max(1, fOff[model.nFactors]));
     const copies = arena.f64(tablesPtr, fOff[nF]);
-    for (let f = 0; f < nF; f++) factorInOrder(model, f, fVar.subarray(fStart[f], fStart[f] + fLen[f]), p.fixed, copies, fOff[f]);
+    for (let f = 0; f < nF; f++) factorInOrder(model, f, fVar, fStart[f], fLen[f], p.fixed, copies, fOff[f]);
     // The messages (each δ_c later takes m_c's place) and the downward workspace: one
     // block allocated after everything else, so the allocator grows memory by just that much (it
     // would double it for a block that does not fit); past the largest block, one arena per
@@ -695,33 +695,37 @@ function layoutKey(card: number, stride: number): number | string {
 // factorInOrder's scratch (one factor's scope at a time).
 let oldStride = new Float64Array(8), step = new Float64Array(8), digit = new Int32Array(8);
 
-/** Factor f's log table over its free variables `vars` (the last fastest), the fixed ones at their states, written into out from `first`. */
-function factorInOrder(model: Model, f: number, vars: Int32Array, fixed: Int32Array, out: Float64Array, first: number): void {
-  const sc = model.scope(f), table = model.table(f), card = model.card;
-  if (oldStride.length < sc.length) (oldStride = new Float64Array(sc.length)), (step = new Float64Array(sc.length)), (digit = new Int32Array(sc.length));
-  let base = 0;
-  for (let q = sc.length - 1, st = 1; q >= 0; q--) {
+/** Factor f's log table over its free variables vars[v0 … v0 + nv) (the last fastest; a range, not a view per factor), the fixed ones at their states, written into out from `first`. */
+function factorInOrder(model: Model, f: number, vars: Int32Array, v0: number, nv: number, fixed: Int32Array, out: Float64Array, first: number): void {
+  // The model's flat arrays, read in place (scope(f) and table(f) would make two views per factor).
+  const sv = model.scopeVars, s0 = model.scopeStart[f], ns = model.scopeStart[f + 1] - s0, table = model.tables, t0 = model.tableStart[f], card = model.card;
+  if (oldStride.length < ns) (oldStride = new Float64Array(ns)), (step = new Float64Array(ns)), (digit = new Int32Array(ns));
+  let base = t0;
+  for (let q = ns - 1, st = 1; q >= 0; q--) {
+    const u = sv[s0 + q];
     oldStride[q] = st;
-    if (fixed[sc[q]] >= 0) base += fixed[sc[q]] * st;
-    st *= card[sc[q]];
+    if (fixed[u] >= 0) base += fixed[u] * st;
+    st *= card[u];
   }
   // Each free variable's old stride (summed where a variable appears twice in the scope).
-  for (let j = 0; j < vars.length; j++) {
-    step[j] = 0;
-    for (let q = 0; q < sc.length; q++) if (sc[q] === vars[j]) step[j] += oldStride[q];
-  }
   let size = 1;
-  for (const v of vars) size *= card[v];
+  for (let j = 0; j < nv; j++) {
+    const v = vars[v0 + j];
+    step[j] = 0;
+    for (let q = 0; q < ns; q++) if (sv[s0 + q] === v) step[j] += oldStride[q];
+    size *= card[v];
+  }
   // digit is all zeros here: a full odometer cycle ends where it began.
   let at = base;
   for (let e = 0; e < size; e++) {
     out[first + e] = table[at];
-    for (let j = vars.length - 1; j >= 0; j--) {
-      if (++digit[j] < card[vars[j]]) {
+    for (let j = nv - 1; j >= 0; j--) {
+      const K = card[vars[v0 + j]];
+      if (++digit[j] < K) {
         at += step[j];
         break;
       }
-      at -= (card[vars[j]] - 1) * step[j];
+      at -= (K - 1) * step[j];
       digit[j] = 0;
     }
   }
