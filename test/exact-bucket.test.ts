@@ -95,6 +95,36 @@ test('UAI 2014 Grids_12 (pairwise) by bucket elimination: the published log10 Z 
   mar.forEach((row, v) => row.forEach((p, k) => assert.ok(Math.abs(r.marginals[v][k] - p) <= 2e-6, `x${v}[${k}]`)));
 });
 
+test('block layouts of 63- to 70-state variables beside 2- and 6-state ones (the layout cache keyed both ways) = brute force', () => {
+  // The cache of each table's runs over a block is keyed by (cardinality, stride): a small integer
+  // below 64 states, a wider number from 64; the two must never meet (stride · 64 + card read for a
+  // 70-state variable would be a 6-state one's at stride 2).
+  const rand = mulberry32(7070);
+  const shapes = [[70, 6, 2, 63], [64, 2, 6, 70], [63, 64, 2], [6, 70, 2, 2, 6], [2, 70, 6, 64]];
+  for (let t = 0; t < 10; t++) {
+    const card = shapes[t % shapes.length], n = card.length;
+    const b = new ModelBuilder(card);
+    for (let v = 0; v < n; v++) b.addUnary(v, Array.from({ length: card[v] }, () => 2 * rand() - 1));
+    for (let f = 0; f < 2 * n; f++) {
+      const scope = [Math.floor(rand() * n)];
+      while (scope.length < 2 + (f % 2)) {
+        const v = Math.floor(rand() * n);
+        if (!scope.includes(v)) scope.push(v);
+      }
+      const size = scope.reduce((s, v) => s * card[v], 1);
+      b.addFactor(scope, Array.from({ length: size }, () => (t % 3 === 0 && rand() < 0.2 ? -Infinity : 2 * rand() - 1)));
+    }
+    const m = b.build();
+    const want = bruteForce(m);
+    assert.ok(Number.isFinite(want.logZ));
+    for (const orderings of [undefined, ['natural' as const], ['rcm' as const]]) {
+      const r = exactInference(engine, m, { method: 'bucket', orderings });
+      const e = maxError(m, r);
+      assert.ok(e <= 1e-9, `model ${t} (cardinalities ${Array.from(m.card).join(', ')}): error ${e}`);
+    }
+  }
+});
+
 test('randomised order restarts: never a costlier plan, the same plan every time, the same log Z', () => {
   const rand = mulberry32(1105);
   const m = randomFactorGraph(rand, 40, { cards: [2, 3], maxArity: 3, factors: 70, scale: 1 });

@@ -19,7 +19,8 @@ export function bruteForce(model: Model): { logZ: number; marginals: Float64Arra
     while (v >= 0 && ++x[v] === model.card[v]) x[v--] = 0;
     if (v < 0) break;
   }
-  const top = Math.max(...logs);
+  let top = -Infinity;
+  for (const l of logs) top = Math.max(top, l);
   const w = logs.map((l) => Math.exp(l - top));
   const total = w.reduce((s, y) => s + y, 0);
   const marginals = Array.from(model.card, (K) => new Float64Array(K));
