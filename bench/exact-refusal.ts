@@ -3,7 +3,10 @@
 // model of 45 variables and a 30×30 Ising grid (greedy plans 2^35.7 and 2^38.8: within the rescue
 // range, refused after the first stages of the tree search), a random 3-regular graph of 190
 // variables (greedy 2^36.7: the rescue search brings it within the limit; its planning time), and
-// 40×40 and 100×100 grids (past the rescue range: no search). Per model, in a fresh process each:
+// 40×40 and 100×100 grids (past the rescue range: no search), and linkage_11 and 2bitcomp_5.cnf
+// (with their evidence) under a 10 kB memory budget, refused only after the whole rescue search (the
+// smallest budget that would do depends on its plan: issue 11's refusals not within 0.1 s). Per
+// model, in a fresh process each:
 // the first call's CPU and wall time (the planner's code compiled on the way; CPU time includes
 // V8's compiler threads), median of FRESH processes, and, in the first of them, the median, min and
 // max of the next calls' (warm: what a program calling exactInference again pays). Then the CLI
@@ -16,21 +19,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
-import { exactInference } from '../bindings/exact/exact.ts';
+import { exactInference, type ExactOptions } from '../bindings/exact/exact.ts';
+import { loadModelFile } from '../bindings/io/files.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import { readUAI, writeUAI } from '../bindings/io/formats.ts';
 import type { Model } from '../bindings/core/model.ts';
-import { mulberry32, randomModel, regular3 } from '../test/helpers.ts';
+import { dataDir, mulberry32, randomModel, regular3 } from '../test/helpers.ts';
 import { QUICK, cpuModel, resultsPath } from './common.ts';
 
 const grid = (side: number): Model => isingLattice({ shape: [side, side], J: (i, j) => Math.sin(i + 7 * j) / 2, h: 0.1 });
-const MODELS: Record<string, () => Model> = {
+const file = async (name: string): Promise<Model> => (await loadModelFile(join(dataDir(), 'uai2014-more', name))).model;
+const MODELS: Record<string, () => Model | Promise<Model>> = {
   'dense 45': () => randomModel(mulberry32(4501), 45, { density: 0.5 }),
   'grid 30×30': () => grid(30),
   '3-regular 190 (rescued)': () => regular3(190, 4),
   'grid 40×40': () => grid(40),
   'grid 100×100': () => grid(100),
+  'linkage_11, 10 kB': () => file('linkage_11.uai'),
+  '2bitcomp_5.cnf, 10 kB': () => file('2bitcomp_5.cnf.uai'),
 };
+/** The options a model's calls take (the default limits otherwise). */
+const OPTIONS: Record<string, ExactOptions> = { 'linkage_11, 10 kB': { maxMemory: 10_000 }, '2bitcomp_5.cnf, 10 kB': { maxMemory: 10_000 } };
 const WARM = QUICK ? 3 : 9;
 /** Fresh processes per refused model (the first call's median). */
 const FRESH = QUICK ? 1 : 7;
@@ -55,7 +64,8 @@ function timed(infer: (model: Model) => unknown, model: Model): { cpu: number; w
 if (process.argv[2] === '--child') {
   // A fresh process: the first call, then the warm ones. From dist/ when built, as a program using
   // the package runs it (the model read back from UAI by dist/'s own reader).
-  let infer: (model: Model) => unknown, model = MODELS[process.argv[3]]();
+  const name = process.argv[3], opts = OPTIONS[name] ?? {};
+  let infer: (model: Model) => unknown, model = await MODELS[name]();
   let read: (text: string) => Model = readUAI;
   if (FROM_DIST) {
     const dist = join(HERE, '..', 'dist');
@@ -64,10 +74,10 @@ if (process.argv[2] === '--child') {
     read = ((await import(join(dist, 'io', 'formats.js'))) as typeof import('../bindings/io/formats.ts')).readUAI;
     const engine = await load();
     model = read(writeUAI(model));
-    infer = (m) => exact(engine, m);
+    infer = (m) => exact(engine, m, opts);
   } else {
     const engine = await loadEngine();
-    infer = (m) => exactInference(engine, m);
+    infer = (m) => exactInference(engine, m, opts);
   }
   // Each warm call on a model object of its own: the same object's plan would come from the plan
   // cache (exact.ts, slicedBucketPlan), and a repeat there costs only the greedy orders.
@@ -110,7 +120,7 @@ const bin = join(HERE, '..', 'bin', 'relaxmrf.js');
 const fromDist = existsSync(join(HERE, '..', 'dist', 'cli', 'cli.js'));
 const cli: Record<string, number> = {};
 try {
-  const files: [string, Model][] = [['grid 6×6', isingLattice({ shape: [6, 6], J: 0.3, h: 0.1 })], ['dense 45', MODELS['dense 45']()], ['grid 30×30', grid(30)], ['grid 40×40', grid(40)], ['grid 100×100', grid(100)]];
+  const files: [string, Model][] = [['grid 6×6', isingLattice({ shape: [6, 6], J: 0.3, h: 0.1 })], ['dense 45', randomModel(mulberry32(4501), 45, { density: 0.5 })], ['grid 30×30', grid(30)], ['grid 40×40', grid(40)], ['grid 100×100', grid(100)]];
   for (const [name, model] of files) writeFileSync(join(dir, `${name.replace(/\W+/g, '_')}.uai`), writeUAI(model));
   console.log(`\nCLI \`relaxmrf infer FILE --method exact\` (${fromDist ? 'dist/' : 'through tsx: dist/ not built'}), wall seconds, median of ${CLI_RUNS}:\n`);
   console.log('| model | exit | wall s | over the 6×6 grid |');
