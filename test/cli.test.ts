@@ -89,6 +89,8 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'ising:3xQ'], /bad lattice shape/],
     [['infer', 'model.txt'], /unknown model format/],
     [['frobnicate'], /unknown command/],
+    // A value starting with a dash: the argument parser's own message is three lines.
+    [['infer', 'ising:3x3', '--method', 'exact', '--max-memory', '-5'], /'--max-memory'.*ambiguous.*--max-memory=-/],
   ];
   for (const [args, re] of cases) {
     const r = run(...args);

@@ -496,15 +496,20 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof UsageError || e instanceof LearnUsageError || e instanceof FormatError || e instanceof ModelError || isParseArgsError(e)) {
-      process.stderr.write(`relaxmrf: ${(e as Error).message}\n`);
+      process.stderr.write(`relaxmrf: ${oneLine((e as Error).message)}\n`);
       return 2;
     }
     if (e instanceof EngineError) {
-      process.stderr.write(`relaxmrf: ${e.message}\n`);
+      process.stderr.write(`relaxmrf: ${oneLine(e.message)}\n`);
       return 3;
     }
     throw e;
   }
+}
+
+/** A message as one line (Node's argument parser writes some over three). */
+function oneLine(message: string): string {
+  return message.trim().replace(/\s*\n\s*/g, ' ');
 }
 
 function isParseArgsError(e: unknown): boolean {
