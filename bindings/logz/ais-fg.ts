@@ -49,18 +49,23 @@ export interface FactorGraphAISRun {
 
 /** log Z_0 of f_0: Σ_v log(number of states every arity-1 factor on v allows). */
 export function factorGraphLogZ0(model: Model): number {
-  const allowed = Array.from(model.card, (K) => new Uint8Array(K).fill(1));
+  // Every state's flag in one array (v's at rowStart[v] …), read from the model's flat tables.
+  const { n, card, scopeStart, scopeVars, tableStart, tables } = model;
+  const rowStart = new Int32Array(n + 1);
+  for (let v = 0; v < n; v++) rowStart[v + 1] = rowStart[v] + card[v];
+  const allowed = new Uint8Array(rowStart[n]).fill(1);
   for (let f = 0; f < model.nFactors; f++) {
-    if (model.arity(f) !== 1) continue;
-    const v = model.scopeVars[model.scopeStart[f]], t = model.table(f);
-    for (let k = 0; k < model.card[v]; k++) if (t[k] === -Infinity) allowed[v][k] = 0;
+    if (scopeStart[f + 1] - scopeStart[f] !== 1) continue;
+    const v = scopeVars[scopeStart[f]], t0 = tableStart[f];
+    for (let k = 0; k < card[v]; k++) if (tables[t0 + k] === -Infinity) allowed[rowStart[v] + k] = 0;
   }
   let z = 0;
-  allowed.forEach((row, v) => {
-    const c = row.reduce((s, a) => s + a, 0);
+  for (let v = 0; v < n; v++) {
+    let c = 0;
+    for (let k = rowStart[v]; k < rowStart[v + 1]; k++) c += allowed[k];
     if (c === 0) throw new ModelError(`variable ${v} has no state with a nonzero potential: Z = 0`);
     z += Math.log(c);
-  });
+  }
   return z;
 }
 
