@@ -1,14 +1,40 @@
-// The model's growable storage and index structures, in typed arrays: what ModelBuilder and the
-// model's derived views use so that building or reading a model of millions of factors makes no
-// object per factor.
+// Typed-array building blocks for structures over millions of variables, factors or edges: growable
+// lists, a counting sort into compressed rows, a pair-scope hash and a union–find. The model, its
+// builder and the planners use them so that no object is made per variable, factor or edge.
 
-/** Items (given in `items`, m of them) stably reordered by key (0 … n − 1): a counting sort. */
-export function stableBucket(m: number, n: number, key: (k: number) => number, items: Int32Array): Int32Array {
-  const start = new Int32Array(n + 1), out = new Int32Array(m);
-  for (let t = 0; t < m; t++) start[key(items[t]) + 1]++;
+/**
+ * Items stably grouped by key (0 … n − 1), a counting sort into compressed rows: key v's items are
+ * list[start[v] … start[v + 1]), in their given order. `items`: the m items (default 0 … m − 1).
+ */
+export function countingSort(m: number, n: number, key: (item: number) => number, items?: Int32Array): { start: Int32Array; list: Int32Array } {
+  const start = new Int32Array(n + 1), list = new Int32Array(m);
+  const item = (t: number): number => (items ? items[t] : t);
+  for (let t = 0; t < m; t++) start[key(item(t)) + 1]++;
   for (let v = 0; v < n; v++) start[v + 1] += start[v];
-  for (let t = 0; t < m; t++) out[start[key(items[t])]++] = items[t];
-  return out;
+  const fill = start.slice(0, n);
+  for (let t = 0; t < m; t++) list[fill[key(item(t))]++] = item(t);
+  return { start, list };
+}
+
+/** Disjoint sets over 0 … n − 1 (path halving; union links the first root under the second). */
+export class UnionFind {
+  private readonly up: Int32Array;
+  constructor(n: number) {
+    this.up = new Int32Array(n);
+    for (let i = 0; i < n; i++) this.up[i] = i;
+  }
+  find(x: number): number {
+    const up = this.up;
+    while (up[x] !== x) x = up[x] = up[up[x]];
+    return x;
+  }
+  /** Joins the sets of x and y; false when they were one already. */
+  union(x: number, y: number): boolean {
+    const a = this.find(x), b = this.find(y);
+    if (a === b) return false;
+    this.up[a] = b;
+    return true;
+  }
 }
 
 /** Typed arrays that grow by doubling (the builder's storage: no object per factor). */
@@ -29,6 +55,10 @@ export class GrowI32 {
   /** The filled part; no copy when the storage is exactly full (bulk-built lattices). */
   done(): Int32Array {
     return this.length === this.a.length ? this.a : this.a.slice(0, this.length);
+  }
+  /** The entries so far, a view (valid until the next push). */
+  view(): Int32Array {
+    return this.a.subarray(0, this.length);
   }
 }
 

@@ -10,7 +10,7 @@
 // table), so a 1024² Ising model costs a few tens of MB. The pairwise views (`unary`, `edges`,
 // `pairwiseEdges`) are derived from the factors on demand, never stored beside them.
 
-import { GrowF64, GrowI32, ScopeIndex, stableBucket } from './flat-storage.ts';
+import { countingSort, GrowF64, GrowI32, ScopeIndex } from './flat-storage.ts';
 import { ModelError } from './errors.ts';
 
 /** Engine limits: a variable's states and a model's size must fit the WASM kernels' index types. */
@@ -39,7 +39,6 @@ export interface PairTables {
   start: Int32Array;
   tables: Float64Array;
 }
-
 
 /** A pairwise factor in the derived pairwise view (`Model.edges`): factors on one pair summed. */
 export interface Edge {
@@ -305,10 +304,8 @@ export class Model {
       const pf = this.pairwiseFactors(), m = pf.factor.length, n = this.n;
       // The arity-2 factors by (i, j), stable (a pair's factors stay in factor order): a counting
       // sort by j, then by i.
-      const factorOrder = new Int32Array(m);
-      for (let k = 0; k < m; k++) factorOrder[k] = k;
-      const byJ = stableBucket(m, n, (k) => pf.j[k], factorOrder);
-      const sorted = stableBucket(m, n, (k) => pf.i[k], byJ);
+      const byJ = countingSort(m, n, (k) => pf.j[k]).list;
+      const sorted = countingSort(m, n, (k) => pf.i[k], byJ).list;
       let pairs = 0;
       for (let t = 0; t < m; t++) if (t === 0 || pf.i[sorted[t]] !== pf.i[sorted[t - 1]] || pf.j[sorted[t]] !== pf.j[sorted[t - 1]]) pairs++;
       const i = new Int32Array(pairs), j = new Int32Array(pairs), start = new Int32Array(pairs + 1);
@@ -415,7 +412,6 @@ function checkLogTable(t: ArrayLike<number>, len: number, what: Name): void {
     }
   }
 }
-
 
 /**
  * Collects factors of any arity. Tables are given in the caller's scope order, last variable

@@ -18,6 +18,7 @@
 
 import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
+import { countingSort, GrowI32 } from '../core/flat-storage.ts';
 import { simulate } from './orderings.ts';
 import { fmtBytes } from './outcome.ts';
 
@@ -99,16 +100,6 @@ const WIDEN_TARGET = 1024;
 const G_KEEP_MAX = 2 ** 16;
 const G_KEEP_TOTAL = 2 ** 22;
 
-/** Counting sort of items 0 … m − 1 by key (0 … n − 1) into CSR, ascending item within a key. */
-function csrBy(n: number, m: number, key: (k: number) => number): { start: Int32Array; list: Int32Array } {
-  const start = new Int32Array(n + 1), list = new Int32Array(m);
-  for (let k = 0; k < m; k++) start[key(k) + 1]++;
-  for (let v = 0; v < n; v++) start[v + 1] += start[v];
-  const fill = start.slice(0, n);
-  for (let k = 0; k < m; k++) list[fill[key(k)]++] = k;
-  return { start, list };
-}
-
 export function buildTree(model: Model, order: Int32Array): JunctionTree {
   const card = model.card;
   const n = model.n;
@@ -138,7 +129,7 @@ export function buildTree(model: Model, order: Int32Array): JunctionTree {
     }
   }
   const { i: ei, j: ej } = model.pairTables();
-  const owned = csrBy(n, ei.length, (k) => (pos[ei[k]] < pos[ej[k]] ? ei[k] : ej[k]));
+  const owned = countingSort(ei.length, n, (k) => (pos[ei[k]] < pos[ej[k]] ? ei[k] : ej[k]));
   const edgeStart = owned.start, edgeList = owned.list;
   const gStart = new Int32Array(n + 1), gVars = new Int32Array(cliqueVars.length);
   const gSize = new Float64Array(n), gHalf = new Float64Array(n), hugin = new Uint8Array(n);
@@ -308,34 +299,14 @@ function removeAt(a: number[], b: number[], i: number): void {
 /** A step's kind (Steps.op): node's upward message λ, or the downward step from node to its children. */
 export const STEP_LAMBDA = 0, STEP_DOWN = 1;
 
-/** A growable list of int32s (plain arrays of millions of numbers kept the garbage collector busy). */
-export class IntList {
-  private a: Int32Array = new Int32Array(64);
-  length = 0;
-  push(x: number): void {
-    if (this.length === this.a.length) {
-      const b = new Int32Array(2 * this.a.length);
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[this.length++] = x;
-  }
-  get(i: number): number {
-    return this.a[i];
-  }
-  /** The entries so far (a view: valid until the next push). */
-  view(): Int32Array {
-    return this.a.subarray(0, this.length);
-  }
-}
-
 /**
  * The passes' steps in flat arrays (a million-variable chain has two million steps), recorded by
  * add and id, read after seal. Buffer ids index Schedule's regionOf and offsets; −1 is the constant
  * 1, −2 none.
  */
 export class Steps {
-  private readonly rec = Array.from({ length: 8 }, () => new IntList());
+  // Growable int32 lists: plain arrays of millions of numbers kept the garbage collector busy.
+  private readonly rec = Array.from({ length: 8 }, () => new GrowI32());
   /** STEP_LAMBDA or STEP_DOWN. */
   op: Int32Array = new Int32Array(0);
   /** λ: the variable whose message it computes; down: the parent p. */
@@ -396,11 +367,10 @@ export interface Schedule {
   recomputed: number;
 }
 
-
 export function schedule(tree: JunctionTree, order: Int32Array): Schedule {
   const { n, parent, childStart, children, sepSize, cliqueSize, gKept, gSize, gHalf, hugin } = tree;
   const alloc = new OfflineAllocator(MAX_REGION_BYTES);
-  const offsets = new IntList(), regionOf = new IntList(), sizes = new IntList();
+  const offsets = new GrowI32(), regionOf = new GrowI32(), sizes = new GrowI32();
   const newBuf = (entries: number): number => {
     alloc.alloc(entries * 8);
     regionOf.push(alloc.region);
@@ -409,7 +379,7 @@ export function schedule(tree: JunctionTree, order: Int32Array): Schedule {
     return offsets.length - 1;
   };
   const freeBuf = (id: number): void => {
-    if (id >= 0) alloc.release(regionOf.get(id), offsets.get(id), sizes.get(id));
+    if (id >= 0) alloc.release(regionOf.a[id], offsets.a[id], sizes.a[id]);
   };
   const nChildren = (v: number): number => childStart[v + 1] - childStart[v];
 

@@ -58,8 +58,6 @@ export class SparseCholesky {
           scratch.dispose();
         }
       } else this.minimumDegree(n, rp, cl, perm, pos, poolWords);
-      // The ordering's graph pool: by default the pattern with room to grow. When it runs short the
-      // kernel stops; its pool is copied into one twice as large and the ordering resumes.
       const t1 = performance.now();
       const parent = arena.allocI32(n), counts = arena.allocI32(n), colPtr = arena.allocI32(n + 1);
       const scratch = engine.arena();
@@ -89,6 +87,8 @@ export class SparseCholesky {
 
   /** The minimum-degree ordering into perm and pos (engine addresses), its graph pool grown as it needs. */
   private minimumDegree(n: number, rp: number, cl: number, perm: number, pos: number, poolWords: number): void {
+    // The ordering's graph pool: by default the pattern with room to grow. When it runs short the
+    // kernel stops; its pool is copied into one twice as large and the ordering resumes.
     const engine = this.engine, k = engine.kernels;
     const words = k.minDegreeWorkWords(n);
     const ws = this.arena.allocI32(words);

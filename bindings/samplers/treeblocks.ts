@@ -18,6 +18,7 @@
 
 import type { CanonicalForm } from '../core/canonical.ts';
 import { ModelError } from '../core/errors.ts';
+import { countingSort, UnionFind } from '../core/flat-storage.ts';
 
 /** A partition of the variables into blocks that each induce a forest of the model's graph (tree-block Gibbs). */
 export interface TreePartition {
@@ -77,25 +78,6 @@ export function interactionGraph(form: CanonicalForm): Int32Array[] {
 
 function rowViews({ start, list }: Adjacency): Int32Array[] {
   return Array.from({ length: start.length - 1 }, (_, v) => list.subarray(start[v], start[v + 1]));
-}
-
-class UnionFind {
-  private readonly up: Int32Array;
-  constructor(n: number) {
-    this.up = new Int32Array(n);
-    for (let i = 0; i < n; i++) this.up[i] = i;
-  }
-  find(x: number): number {
-    const up = this.up;
-    while (up[x] !== x) {
-      up[x] = up[up[x]];
-      x = up[x];
-    }
-    return x;
-  }
-  union(x: number, y: number): void {
-    this.up[this.find(x)] = this.find(y);
-  }
 }
 
 /** First-fit colouring of the vertices, in `order`, into induced forests. Returns the block of each vertex. */
@@ -181,10 +163,7 @@ function candidateOrders(adj: Adjacency): [string, Int32Array][] {
   const seen = new Uint8Array(n);
   let maxDeg = 0;
   for (let v = 0; v < n; v++) maxDeg = Math.max(maxDeg, start[v + 1] - start[v]);
-  const byDegStart = new Int32Array(maxDeg + 2), byDegree = new Int32Array(n);
-  for (let v = 0; v < n; v++) byDegStart[start[v + 1] - start[v] + 1]++;
-  for (let d = 0; d <= maxDeg; d++) byDegStart[d + 1] += byDegStart[d];
-  for (let v = 0; v < n; v++) byDegree[byDegStart[start[v + 1] - start[v]]++] = v;
+  const byDegree = countingSort(n, maxDeg + 1, (v) => start[v + 1] - start[v]).list;
   let t = 0;
   for (const s of byDegree) {
     if (seen[s]) continue;

@@ -26,6 +26,7 @@
 
 import type { Engine } from '../core/engine.ts';
 import { LIMITS, ModelBuilder, type Model } from '../core/model.ts';
+import { countingSort, UnionFind } from '../core/flat-storage.ts';
 import { EngineError } from '../core/errors.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
@@ -64,13 +65,8 @@ export function mergeRepeatedScopes(model: Model): Model {
  */
 function hasRepeatedScope(model: Model): boolean {
   const { n, scopeStart, scopeVars } = model, F = model.nFactors;
-  const byFirst = new Int32Array(n + 2), list = new Int32Array(F);
   // Factors by first scope variable (an empty scope counts as variable n).
-  const first = (f: number): number => (scopeStart[f + 1] > scopeStart[f] ? scopeVars[scopeStart[f]] : n);
-  for (let f = 0; f < F; f++) byFirst[first(f) + 1]++;
-  for (let v = 0; v <= n; v++) byFirst[v + 1] += byFirst[v];
-  const fill = byFirst.slice(0, n + 1);
-  for (let f = 0; f < F; f++) list[fill[first(f)]++] = f;
+  const { start: byFirst, list } = countingSort(F, n + 1, (f) => (scopeStart[f + 1] > scopeStart[f] ? scopeVars[scopeStart[f]] : n));
   // stamp[u] = v + 1: a pair (v, u) seen in v's group; unary[v]: v's unary factor seen.
   const stamp = new Int32Array(n), unary = new Uint8Array(n);
   let empty = 0;
@@ -149,25 +145,6 @@ export function factorNodesPairwise(model: Model): { model: Model; factorNodes: 
     }
   });
   return { model: b.build(), factorNodes: big.length };
-}
-
-/** Disjoint sets over n elements. */
-class UnionFind {
-  private readonly parent: Int32Array;
-  constructor(n: number) {
-    this.parent = new Int32Array(n);
-    for (let i = 0; i < n; i++) this.parent[i] = i;
-  }
-  find(i: number): number {
-    while (this.parent[i] !== i) i = this.parent[i] = this.parent[this.parent[i]];
-    return i;
-  }
-  union(i: number, j: number): boolean {
-    const a = this.find(i), b = this.find(j);
-    if (a === b) return false;
-    this.parent[a] = b;
-    return true;
-  }
 }
 
 /** Indicator (per edge) of a minimum spanning forest under `weight` (Kruskal). */
