@@ -36,8 +36,8 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
   const sched = schedule(tree, order);
   const { cliqueStart: cs, cliqueVars: cv, childStart, children, parent, sepSize, gStart, gVars, gSize, gHalf, gKept, hugin, edgeStart, edgeList } = tree;
   const pairs = model.pairTables(), pi = pairs.i, pj = pairs.j;
-  // Each variable's unary factors summed (its row vector starts from them; rowOff below is the same layout).
-  const unaryRows = model.unaryRows().values;
+  // Each variable's unary factors summed (its row vector starts from them), variable v's at rowOff[v].
+  const { start: rowOff, values: unaryRows } = model.unaryRows();
   const nChildren = (v: number): number => childStart[v + 1] - childStart[v];
   if (sched.bytes > MAX_MESSAGE_BYTES) {
     throw new EngineError(`exact elimination would need ${fmtBytes(sched.bytes)} of WASM memory for its messages, past the engine's ${fmtBytes(MAX_MESSAGE_BYTES)}`);
@@ -47,12 +47,7 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
   // row offsets of the pairwise tables it owns), the pairwise tables, the kept factor tables, marginals.
   const arena = engine.arena();
   try {
-    const rowOff = new Int32Array(n);
-    let rowEntries = 0;
-    for (let v = 0; v < n; v++) {
-      rowOff[v] = rowEntries;
-      rowEntries += card[v];
-    }
+    const rowEntries = rowOff[n];
     const edgeEntries = pairs.tables.length;
     const gOff = new Float64Array(n);
     let gEntries = 0, gTemp = 0;
