@@ -196,3 +196,28 @@ export function regular3(n: number, seed: number): Model {
     return b.build();
   }
 }
+
+/**
+ * The model with its variables renumbered by a seeded shuffle (variable v becomes perm[v]; scopes
+ * keep their order, so every table is unchanged, evidence factors included): the same distribution,
+ * numbered otherwise. Returns the permutation too.
+ */
+export function renumbered(model: Model, seed: number): { model: Model; perm: Int32Array } {
+  const rand = mulberry32(seed), perm = Int32Array.from({ length: model.n }, (_, v) => v);
+  for (let v = model.n - 1; v > 0; v--) {
+    const w = Math.floor(rand() * (v + 1));
+    [perm[v], perm[w]] = [perm[w], perm[v]];
+  }
+  const card = new Array<number>(model.n);
+  for (let v = 0; v < model.n; v++) card[perm[v]] = model.card[v];
+  const b = new ModelBuilder(card);
+  for (let f = 0; f < model.nFactors; f++) b.addFactor(Array.from(model.scope(f), (v) => perm[v]), model.table(f));
+  b.addConstant(model.logConst);
+  return { model: b.build(), perm };
+}
+
+/** |got − published| within half a unit of the published value's last digit (6 significant: the UAI .PR and .MAR files). */
+export function atPublishedDigits(got: number, published: number): boolean {
+  const unit = published === 0 ? 1e-6 : 10 ** (Math.floor(Math.log10(Math.abs(published))) - 5);
+  return Math.abs(got - published) <= 0.5 * unit + 1e-12;
+}

@@ -20,7 +20,7 @@ import { combineSlices, runSlices } from '../bindings/exact/slicing.ts';
 import { enumerationPlan } from '../bindings/exact/enumeration.ts';
 import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { EngineError, ModelError } from '../bindings/core/errors.ts';
-import { dataDir } from './helpers.ts';
+import { atPublishedDigits, dataDir } from './helpers.ts';
 
 const engine = await loadEngine();
 const DATA = dataDir();
@@ -36,12 +36,6 @@ const FILES: [dir: string, name: string, n: number, K: number, F: number, A: num
   ['uai2014-more', 'linkage_11', 1077, 3, 1077, 4, 0],
   ['uai2014-more', '2bitcomp_5.cnf', 125, 2, 310, 5, 0],
 ];
-
-/** |got − published| within half a unit of the published value's last digit (6 significant). */
-function atPublishedDigits(got: number, published: number): boolean {
-  const unit = published === 0 ? 1e-6 : 10 ** (Math.floor(Math.log10(Math.abs(published))) - 5);
-  return Math.abs(got - published) <= 0.5 * unit + 1e-12;
-}
 
 for (const [dir, name, n, K, F, A, observed] of FILES) {
   test(`${name}: read with its evidence; mf bounds the published log Z; exact to the published digits; mfrp refused by factor`, async () => {

@@ -20,8 +20,11 @@ import { bucketPlan, bucketRefusal, interactionGraph, type BucketPlan } from './
 import { decodeSlices, runAndSumSlices, slicedWork, sliceToFit, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
-import { annealOrder, orderCost, searchObjective, type AnnealOptions, type AnnealResult, type OrderCost } from './order-search.ts';
-import { searchContractionTree, type ContractionGraph, type TreeSearchOptions, type TreeSearchResult } from './tree-search.ts';
+import { annealOrder, searchObjective } from './order-search.ts';
+import { searchContractionTree } from './tree-search.ts';
+import { ORDER_ANNEALING_SHARE, orderSearchWork, PROBE_MAX_SETUP_WORDS, RESCUE_ANNEALING_WORK, RESCUE_FACTOR, rescueAnnealing, rescueTreeSearch, SEARCH_MAX_BYTES, searchSetup, secondRescue, trapped } from './rescue.ts';
+
+export { orderSearchWork, RESCUE_FACTOR, RESCUE_PROBE_FACTOR, RESCUE_WORK, rescueStages, SEARCH_MAX_BYTES, searchSetup } from './rescue.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
 
@@ -103,140 +106,6 @@ export const DEFAULT_MAX_MESSAGE_ENTRIES = 2 ** 26;
 export const DEFAULT_MAX_FLOPS = 2 ** 34;
 export const DEFAULT_MAX_MEMORY = 2 ** 31;
 
-/**
- * The order search's default budget in bitset words (1–3·10⁹ per second in the engine's kernels, a
- * neighbour's bookkeeping counted as 4 words: see order-search.ts and tree-search.ts; against
- * 2.5–8·10⁸ clique configurations per second in the block kernel): 1/32 word per configuration the
- * best greedy plan streams — about 1–2 % of the contraction's time — between 10⁶ and 5·10⁸ words;
- * none below 2^24 configurations. A plan past maxFlops but within RESCUE_FACTOR of it gets
- * RESCUE_WORK (≈ 0.25–0.3 s: the tree search has turned such plans into ones within the limit, see
- * README), spent in stages that stop after 1/16 of it when the search stands still
- * (rescueTreeSearch) and, under a limit below the default, after fewer stages (rescueStages); one
- * further past none, so those refusals stay fast.
- */
-export function orderSearchWork(flops: number, maxFlops: number): number {
-  if (flops < 2 ** 24) return 0;
-  if (flops > RESCUE_FACTOR * maxFlops) return 0;
-  if (flops > maxFlops) return RESCUE_WORK;
-  return Math.min(5e8, Math.max(1e6, flops / 32));
-}
-
-/**
- * The searches work on dense bitsets over the variables (order-search.ts, tree-search.ts), so
- * building them is quadratic in n and is not in their work budgets: a search runs only when its
- * set-up, in the budgets' unit (32-bit words), is within its budget and its bitsets within
- * SEARCH_MAX_BYTES of planner memory. The order annealing's: an adjacency row and a scratch row per
- * variable. The tree search's, per restart (two): three sets per tree node (2L − 1 nodes, L the
- * factor scopes) and the read-back order's evaluation (the annealing's rows again). Without this a
- * 20000-variable strip of treewidth 10 spent 1.9 s building trees for a 1.2 s contraction, and
- * one of 10⁵ variables ran the planner out of memory.
- */
-export function searchSetup(n: number, scopes: number): { annealWords: number; annealBytes: number; treeWords: number; treeBytes: number } {
-  const W32 = 2 * Math.ceil(n / 64), nodes = Math.max(1, 2 * scopes - 1);
-  const annealWords = 2 * n * W32, treeWords = 2 * (3 * nodes * W32 + annealWords);
-  return { annealWords, annealBytes: 4 * annealWords, treeWords, treeBytes: 4 * (3 * nodes * W32 + annealWords) };
-}
-/** The planner memory the searches' bitsets may take (searchSetup). */
-export const SEARCH_MAX_BYTES = 2 ** 28;
-
-/** How far past maxFlops a greedy plan may be for the search to run at all. */
-export const RESCUE_FACTOR = 2 ** 10;
-/** The search budget of a greedy plan past maxFlops (within RESCUE_FACTOR), spent in stages (rescueTreeSearch). */
-export const RESCUE_WORK = 1e9;
-/** Of a plan within maxFlops, the share of the budget the order annealing gets; the tree search gets the rest. */
-const ORDER_ANNEALING_SHARE = 1 / 4;
-/** Of a plan past maxFlops, the order annealing's words (the tree search takes the rest). */
-const RESCUE_ANNEALING_WORK = 2e6;
-
-/** The rescue search's stages: parts of its budget (of 64 in all), each stage starting from the best order so far. */
-const RESCUE_STAGES = [1, 1, 2, 4, 8, 16, 32];
-/**
- * How many of the rescue stages run under maxFlops: those whose work up to their end, in RESCUE_WORK
- * words, is within 1/16 word per configuration maxFlops allows — all of them at the default limit
- * (2^34: 2^30 words) — and at least the first RESCUE_STALL_STAGES (1/16 of the budget). A plan the
- * search brings within a lower limit is contracted in proportionately less time, so its search stays
- * a small share of that, and a refusal under such a limit (Pedigree_12 under 10⁶) comes after 1/16
- * of the budget instead of all of it (0.3 s).
- */
-export function rescueStages(maxFlops: number): number {
-  const parts = RESCUE_STAGES.reduce((a, b) => a + b, 0);
-  let stages = 0, done = 0;
-  while (stages < RESCUE_STAGES.length && (stages < RESCUE_STALL_STAGES || (RESCUE_WORK * (done + RESCUE_STAGES[stages])) / parts <= maxFlops / 16)) done += RESCUE_STAGES[stages++];
-  return stages;
-}
-/** Bits (log2 flops + message bits past the bound) the last RESCUE_STALL_STAGES stages must gain together to count as progress. */
-const RESCUE_MIN_GAIN = 0.25;
-/**
- * Stages judged together. Two were too few: short runs quench, and on random 3-regular graphs of
- * 180–196 variables (greedy 2^35–2^40) 2 of 8 plans the full budget brings to 2^30–2^32 gained
- * nothing in the first two stages and ≈ 10 bits in the third; with three, all 8 were solved.
- */
-const RESCUE_STALL_STAGES = 3;
-/** Stage k's seed is RESCUE_SEED + 17k (stage 0's: the tree search's default). */
-const RESCUE_SEED = 0x7e5a;
-
-/**
- * The rescue's stages: `search(from, work, seed, known)` runs stage k from the best order so far
- * (`known`: its cost, from the second stage on) with RESCUE_STAGES[k] / 64 of the budget and seed
- * RESCUE_SEED + 17k, returning an order never worse than `from`. Under a limit below the default,
- * only the first rescueStages run. It stops early when the plan is still past maxFlops, the last
- * RESCUE_STALL_STAGES stages gained less than RESCUE_MIN_GAIN together and all stages so far less
- * than the bits still missing: a search that stands still on a plan that far off (grids, dense
- * graphs of treewidth ≳ 30: the full budget gains nothing there either) is not going to reach the
- * limit, and its refusal comes after 1/16 of the budget. Stages are judged on orderCost (one upward
- * pass: the plan's flops ≈ twice that), in work units, so the plan is the same on every machine.
- */
-function stagedRescue<R extends OrderCost & { order: Int32Array; improved: boolean; start: OrderCost }>(start: Int32Array, work: number, objective: (c: OrderCost) => number, maxFlops: number, search: (from: Int32Array, work: number, seed: number, known: OrderCost | undefined) => R): { best: R; start: OrderCost; stages: number; improved: boolean } {
-  const parts = RESCUE_STAGES.reduce((a, b) => a + b, 0);
-  let best: R | null = null, startCost: OrderCost | null = null;
-  const gains: number[] = [];
-  const stages = rescueStages(maxFlops);
-  for (let k = 0; k < stages; k++) {
-    // From the second stage on, the start is the best order so far: its cost is known.
-    const known = best ? { log2Flops: best.log2Flops, log2Message: best.log2Message, treewidth: best.treewidth } : undefined;
-    const t = search(best?.order ?? start, (work * RESCUE_STAGES[k]) / parts, RESCUE_SEED + 17 * k, known);
-    startCost ??= t.start;
-    gains.push(objective(best ?? t.start) - objective(t));
-    best = t.improved ? t : (best ?? t);
-    const missing = best.log2Flops + 1 - Math.log2(maxFlops);
-    const total = gains.reduce((a, b) => a + b, 0);
-    const recent = gains.slice(-RESCUE_STALL_STAGES).reduce((a, b) => a + b, 0);
-    if (k + 1 >= RESCUE_STALL_STAGES && missing > 0 && recent < RESCUE_MIN_GAIN && total < missing) break;
-  }
-  return { best: best!, start: startCost!, stages: gains.length, improved: objective(best!) < objective(startCost!) };
-}
-
-/** The tree search for a plan past maxFlops (the rescue budget), in stages (stagedRescue). */
-function rescueTreeSearch(g: ContractionGraph, start: Int32Array, opts: TreeSearchOptions, maxFlops: number): TreeSearchResult {
-  let proposals = 0, accepted = 0, work = 0;
-  const staged = stagedRescue(start, opts.work, searchObjective(opts.maxLog2Message, 1), maxFlops, (from, w, seed, known) => {
-    // Each search returns its start order when it finds nothing better: never worse than `from`.
-    const t = searchContractionTree(g, from, { ...opts, work: w, seed, startCost: known });
-    proposals += t.proposals;
-    accepted += t.accepted;
-    work += t.work;
-    return t;
-  });
-  return { ...staged.best, start: staged.start, improved: staged.improved, proposals, accepted, work, stages: staged.stages };
-}
-
-/**
- * The order annealing alone (treeSearch: false) for a plan past maxFlops, in the same stages
- * (stagedRescue), so that a search standing still is refused after 1/16 of the budget here too.
- */
-function rescueAnnealing(g: OrderingGraph, start: Int32Array, opts: AnnealOptions, maxFlops: number): AnnealResult & { stages: number } {
-  const first = orderCost(g, start), objective = searchObjective(opts.maxLog2Message, opts.penalty ?? 4);
-  let evaluations = 0, work = 0;
-  const staged = stagedRescue(start, opts.work, objective, maxFlops, (from, w, seed, known) => {
-    const a = annealOrder(g, from, { ...opts, work: w, seed });
-    evaluations += a.evaluations;
-    work += a.work;
-    const before = known ?? first;
-    return { ...a, start: first, improved: objective(a) < objective(before) };
-  });
-  return { ...staged.best, evaluations, work, stages: staged.stages };
-}
-
 /** A bucket plan's order of preference: within the message limit first, then log2 flops plus each bit of message past the limit (what slicing would roughly cost). */
 function planScore(plan: BucketPlan, maxMessage: number): number {
   return Math.log2(plan.flops) + Math.max(0, Math.log2(plan.maxMessage / maxMessage));
@@ -265,6 +134,8 @@ export interface GreedyBucketChoice {
   graph: ReturnType<typeof interactionGraph>;
   fixed: Int32Array;
   impossible: number;
+  /** RCM's order when it was among the orderings (bucketEliminationPlan's second start). */
+  rcm: Int32Array | null;
 }
 
 /**
@@ -325,7 +196,8 @@ export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders
     const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
     if ((feasible && !bestFeasible) || (feasible === bestFeasible && planScore(plan, maxMessage) < planScore(best.plan, maxMessage))) (best = { plan, name: `${heuristic} (restart ${r + 1})` }), (bestFeasible = feasible);
   }
-  return { best, feasible: bestFeasible, maxMessage, maxFlops, graph, fixed, impossible };
+  const rcm = cands.find((c) => c.name === 'rcm' && c.order.length > 0)?.order ?? null;
+  return { best, feasible: bestFeasible, maxMessage, maxFlops, graph, fixed, impossible, rcm };
 }
 
 /**
@@ -343,7 +215,11 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}, gre
   }
   // Local search from the best greedy order (deterministic work budget): annealing of the order,
   // then of the contraction tree from the better of the two; each kept only when it is better.
-  const work = opts.orderSearchWork ?? orderSearchWork(best.plan.flops, maxFlops);
+  const setup = searchSetup(model.n, model.nFactors);
+  // A probe past the rescue range (RESCUE_PROBE_FACTOR) only with the tree search and a small set-up.
+  const probe = best.plan.flops > RESCUE_FACTOR * maxFlops;
+  const probes = probe && (opts.treeSearch ?? true) && setup.treeWords <= PROBE_MAX_SETUP_WORDS;
+  const work = opts.orderSearchWork ?? (probe && !probes ? 0 : orderSearchWork(best.plan.flops, maxFlops));
   let search: OrderSearchReport | null = null;
   if (work > 0) {
     const greedyFlops = best.plan.flops, greedyMaxMessage = best.plan.maxMessage;
@@ -355,7 +231,7 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}, gre
       if (kept) (best = { plan, name }), (bestFeasible = feasible);
       return kept;
     };
-    const setup = searchSetup(model.n, model.nFactors), skipped: ('annealing' | 'tree')[] = [];
+    const skipped: ('annealing' | 'tree')[] = [];
     const annealing = setup.annealWords <= orderWork && setup.annealBytes <= SEARCH_MAX_BYTES;
     if (!annealing) skipped.push('annealing');
     const annealOpts = { maxLog2Message: Math.log2(maxMessage), work: orderWork, penalty: 1 };
@@ -367,11 +243,18 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}, gre
     if (tree && !treeRuns) skipped.push('tree');
     const scopes = treeRuns ? Array.from({ length: model.nFactors }, (_, f) => model.scope(f).filter((v) => fixed[v] < 0)) : [];
     const g = { ...graph, scopes }, treeOpts = { maxLog2Message: Math.log2(maxMessage), work: treeWork };
-    const t = !treeRuns ? null : greedyFlops > maxFlops ? rescueTreeSearch(g, best.plan.order, treeOpts, maxFlops) : searchContractionTree(g, best.plan.order, treeOpts);
-    const treed = !!t?.improved && keep(bucketPlan(model, t.order, fixed, impossible), `${best.name} + tree search`);
+    const from = best;
+    const t = !treeRuns ? null : greedyFlops > maxFlops ? rescueTreeSearch(g, from.plan.order, treeOpts, maxFlops, { probe }) : searchContractionTree(g, from.plan.order, treeOpts);
+    let treed = !!t?.improved && keep(bucketPlan(model, t.order, fixed, impossible), `${from.name} + tree search`);
+    // A rescue that stood still short of the limit was caught in its start's basin, or the model is
+    // out of reach: once more from RCM's order (a global, banded order where the start was a local
+    // greedy one).
+    const r = t && greedyFlops > maxFlops && !from.name.startsWith('rcm') && trapped(t, maxFlops) ? secondRescue(model, greedy, g, treeOpts, searchObjective(treeOpts.maxLog2Message, 1)(t)) : null;
+    if (r && keep(bucketPlan(model, r.order, fixed, impossible), 'rcm + tree search')) treed = true;
+    const treeWorkDone = (t?.work ?? 0) + (r?.work ?? 0);
     search = {
-      evaluations: a?.evaluations ?? 0, work: (a?.work ?? 0) + (t?.work ?? 0), improved: annealed || treed, greedyFlops, greedyMaxMessage,
-      by: treed ? 'tree' : annealed ? 'annealing' : 'greedy', treeProposals: t?.proposals ?? 0, treeWork: t?.work ?? 0, treeStages: t ? t.stages ?? 1 : 0, skipped,
+      evaluations: a?.evaluations ?? 0, work: (a?.work ?? 0) + treeWorkDone, improved: annealed || treed, greedyFlops, greedyMaxMessage,
+      by: treed ? 'tree' : annealed ? 'annealing' : 'greedy', treeProposals: (t?.proposals ?? 0) + (r?.proposals ?? 0), treeWork: treeWorkDone, treeStages: (t ? t.stages ?? 1 : 0) + (r?.stages ?? 0), skipped,
     };
   }
   return { ...best, feasible: bestFeasible, maxMessage, maxFlops, search };
@@ -392,7 +275,7 @@ export interface OrderSearchReport {
   /** Rotations the tree search proposed, and its bitset words. */
   treeProposals: number;
   treeWork: number;
-  /** Stages the tree search ran (a plan past maxFlops: up to RESCUE_STAGES.length, fewer when it stopped early; else 1; 0: none ran). */
+  /** Stages the tree search ran (a plan past maxFlops: up to RESCUE_STAGES.length, fewer when it stopped early, plus the second start's from RCM's order when the first stopped short of the limit; else 1; 0: none ran). */
   treeStages: number;
   /** Searches not run because building their bitsets would cost more than their budget or SEARCH_MAX_BYTES (searchSetup). */
   skipped: ('annealing' | 'tree')[];

@@ -59,6 +59,8 @@ export interface TreeSearchResult extends OrderCost {
   start: OrderCost;
   /** Searches run one after another, each from the best order before (the planner's staged rescue search); else absent (one). */
   stages?: number;
+  /** The staged rescue stopped early, standing still short of the limit (absent: not staged). */
+  stalled?: boolean;
 }
 
 /**
