@@ -161,6 +161,15 @@ test('linkage_11 renumbered: past the rescue range the probe brings it within re
   }
 });
 
+test(`a random 3-regular graph of 196 variables renumbered: min-fill's start stands still, RCM's, behind it after three stages but gaining fast, goes on and brings the plan within the limit`, () => {
+  const sp = slicedBucketPlan(renumbered(regular3(196, 7), 3).model);
+  const s = sp.choice.search!;
+  assert.equal(sp.fits, true, sp.refusal);
+  assert.equal(sp.choice.name, 'rcm + tree search');
+  assert.equal(s.treeStages, 3 + 7, 'three stages from min-fill, all seven from RCM');
+  assert.ok(sp.sliced.flops <= 2 ** 34, `plan 2^${Math.log2(sp.sliced.flops)}`);
+});
+
 test('2bitcomp_5.cnf renumbered (seeds 1–3): min-fill is run on a small model even when min-degree is far past the limit, and the search brings its plan within it', async () => {
   const { model } = await loadModelFile(join(dataDir(), 'uai2014-more', '2bitcomp_5.cnf.uai'));
   for (const seed of [1, 2, 3]) {
