@@ -66,7 +66,7 @@ export const RESCUE_WORK = 1e9;
 /**
  * A probe runs only when the tree search's set-up (searchSetup's treeWords) is within this: at most
  * 1/32 of the probe's own stages, so hopeless models refuse fast (linkage_11: 5.9·10⁵ words; a 40×40
- * grid, 3.2·10⁶, is not probed and is refused in ≈ 15 ms as before).
+ * grid, 3.2·10⁶, is not probed: refused in ≈ 25 ms, warm).
  */
 export const PROBE_MAX_SETUP_WORDS = RESCUE_WORK / 512;
 /** Of a plan within maxFlops, the share of the budget the order annealing gets; the tree search gets the rest. */
@@ -127,7 +127,8 @@ const SECOND_START_PACE = 4;
  * RESCUE_STALL_STAGES stages gained less than RESCUE_MIN_GAIN together and all stages so far less
  * than the bits still missing: a search that stands still on a plan that far off (grids, dense
  * graphs of treewidth ≳ 30: the full budget gains nothing there either) is not going to reach the
- * limit, and its refusal comes after 1/16 of the budget. Stages are judged on orderCost (one upward
+ * limit, and its refusal comes after 1/16 of the budget. `gate` stops probes and second starts
+ * there too (RescueGate); `stalled` says it stopped early. Stages are judged on orderCost (one upward
  * pass: the plan's flops ≈ twice that), in work units, so the plan is the same on every machine.
  */
 function stagedRescue<R extends OrderCost & { order: Int32Array; improved: boolean; start: OrderCost }>(start: Int32Array, work: number, objective: (c: OrderCost) => number, maxFlops: number, search: (from: Int32Array, work: number, seed: number, known: OrderCost | undefined) => R, gate: RescueGate = {}): { best: R; start: OrderCost; stages: number; improved: boolean; stalled: boolean } {
@@ -146,7 +147,7 @@ function stagedRescue<R extends OrderCost & { order: Int32Array; improved: boole
     const total = gains.reduce((a, b) => a + b, 0);
     const recent = gains.slice(-RESCUE_STALL_STAGES).reduce((a, b) => a + b, 0);
     // A probe (a plan past RESCUE_FACTOR at the start) goes on only once within it; a second start
-    // only once ahead of the first.
+    // only once ahead of the first or gaining fast (RescueGate).
     const behind = (gate.probe && best.log2Flops + 1 > Math.log2(RESCUE_FACTOR * maxFlops)) || (gate.mustBeat !== undefined && objective(best) >= gate.mustBeat && total < SECOND_START_PACE);
     const stall = k + 1 >= RESCUE_STALL_STAGES && ((missing > 0 && recent < RESCUE_MIN_GAIN && total < missing) || behind);
     if (stall) return { best, start: startCost!, stages: gains.length, improved: objective(best) < objective(startCost!), stalled: true };
@@ -192,9 +193,9 @@ export function rescueAnnealing(g: OrderingGraph, start: Int32Array, opts: Annea
  * best greedy plan's search stands still: weighted min-fill's 2^42.8 at 2^41.3, min-fill's 2^44.5 at
  * 2^43.6 (with the whole budget), weighted min-fill's 2^42.6 gaining nothing, while from RCM's order
  * of the same numberings (2^46.0, 2^46.9, 2^46.6) the search reaches 2^28.8, as from min-degree's or
- * min-weight's. On a model out of
- * reach the second start costs three more stages (secondRescue's gate: a dense 45-variable model,
- * whose RCM plan of 2^38.5 gains bits in every stage, ran six more without it).
+ * min-weight's. On a model out of reach the second start costs three more stages (secondRescue's
+ * gate: a dense 45-variable model, whose RCM plan of 2^38.5 gains a little in each stage, ran six
+ * more without it).
  */
 export function trapped(t: TreeSearchResult, maxFlops: number): boolean {
   return !!t.stalled && t.log2Flops + 1 > Math.log2(maxFlops);
