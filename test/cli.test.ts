@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,12 @@ function run(...args: string[]) {
 function runWith(env: Record<string, string>, ...args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function csvFile(name: string, text: string): string {
+  const path = join(tmp, name);
+  writeFileSync(path, text);
+  return path;
 }
 
 function uaiFile(name: string, text: string): string {
@@ -91,7 +97,15 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['frobnicate'], /unknown command/],
     // A value starting with a dash: the argument parser's own message is three lines.
     [['infer', 'ising:3x3', '--method', 'exact', '--max-memory', '-5'], /'--max-memory'.*ambiguous.*--max-memory=-/],
+    // Output files checked before the run: a missing directory, a directory where a file would go.
+    [['infer', 'ising:3x3', '--out-format', 'uai', '--out', join(tmp, 'no-such-dir', 'r')], /--out .*no-such-dir.r: .*r\.MAR is in a directory that does not exist/],
+    [['infer', 'ising:3x3', '--method', 'exact', '--samples', '5', '--out-format', 'uai', '--out', join(tmp, 'no-such-dir', 'r')], /r\.samples is in a directory that does not exist/],
+    [['infer', 'ising:3x3', '--method', 'exact', '--map', '--out-format', 'uai', '--out', join(tmp, 'no-such-dir', 'r')], /r\.MAP is in a directory that does not exist/],
+    [['infer', 'ising:3x3', '--out-format', 'uai', '--out', join(tmp, 'taken')], /taken\.MAR is a directory/],
+    [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'no-such-dir', 'm.uai')], /--out .*m\.uai: is in a directory that does not exist/],
+    [['infer', 'ising:3x3', '--method', 'exact', '--map', '--samples', '3'], /--map and --samples exclude each other/],
   ];
+  mkdirSync(join(tmp, 'taken.MAR'), { recursive: true });
   for (const [args, re] of cases) {
     const r = run(...args);
     assert.equal(r.code, 2, `${args.join(' ')} → ${r.code}: ${r.err}`);
@@ -100,6 +114,7 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     assert.match(lines[0], re);
     assert.doesNotMatch(r.err, /\n\s+at /);
   }
+  assert.equal(existsSync(join(tmp, 'no-such-dir')), false, 'nothing created');
 });
 
 test('infer --method gibbs --precision f32 --scan colored: the JSON reports both; the default is f64, sequential', () => {

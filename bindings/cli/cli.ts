@@ -3,7 +3,6 @@
 
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { loadEngine } from '../core/wasm-node.ts';
 import { loadModelFile } from '../io/files.ts';
 import { infer, METHODS, type InferOptions, type Method } from '../infer.ts';
@@ -17,6 +16,7 @@ import { isingLattice, pottsLattice } from '../core/builders.ts';
 import { writeMAR, writePR } from '../io/formats.ts';
 import { writeJSON } from './json-stream.ts';
 import { writePlotFile } from './plot-file.ts';
+import { OutputError, unwritablePath, writeOutput } from './output-files.ts';
 import { commandHelp, COMMANDS } from './help.ts';
 import { exactDecode } from './exact-decode.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
@@ -301,6 +301,14 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (values['trw-steps'] !== undefined && !['trw', 'bounds'].includes(method)) throw new UsageError(`--trw-steps applies to --method trw or bounds, not ${method}`);
   if (values['out-format'] !== undefined && values['out-format'] !== 'uai') throw new UsageError(`--out-format must be "uai", got "${values['out-format']}"`);
   if (values.out !== undefined && values['out-format'] === undefined) throw new UsageError('--out needs --out-format uai');
+  // Before the run, the files it will write: PREFIX.MAP (--map), PREFIX.samples (exact --samples), else PREFIX.MAR and .PR.
+  if (values.out !== undefined) {
+    const suffixes = method === 'exact' && values.map ? ['.MAP'] : method === 'exact' && values.samples !== undefined ? ['.samples'] : ['.MAR', '.PR'];
+    for (const file of suffixes.map((x) => values.out + x)) {
+      const problem = unwritablePath(file);
+      if (problem) throw new UsageError(`--out ${values.out}: ${file} ${problem}`);
+    }
+  }
   if ((values.replicas !== undefined || values.ladder !== undefined) && method !== 'pt') throw new UsageError(`--replicas and --ladder apply to --method pt, not --method ${method}`);
   const moves = choice('pt-moves', values['pt-moves'], PT_MOVES);
   if (moves !== undefined && method !== 'pt') throw new UsageError(`--pt-moves applies to --method pt, not --method ${method}`);
@@ -352,6 +360,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   }
   if (workers !== undefined && values.queue !== undefined) throw new UsageError('--workers and --queue exclude each other (a queue worker has --concurrency)');
   if (values.map && method !== 'exact') throw new UsageError('--map needs --method exact');
+  if (values.map && opts.samples !== undefined) throw new UsageError('--map and --samples exclude each other with --method exact (a MAP configuration, or N exact samples)');
   const { model, description } = await loadModel(positionals[0]);
   if (method === 'exact' && (values.map || opts.samples !== undefined)) {
     return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out, maxMemory });
@@ -365,8 +374,8 @@ async function inferCommand(argv: string[]): Promise<void> {
     const pr = r.logZ !== null ? writePR(r.logZ) : null;
     const mar = writeMAR(r.marginals);
     if (values.out) {
-      if (pr) await writeFile(values.out + '.PR', pr);
-      await writeFile(values.out + '.MAR', mar);
+      if (pr) await writeOutput('--out', values.out + '.PR', pr);
+      await writeOutput('--out', values.out + '.MAR', mar);
     } else {
       process.stdout.write((pr ?? '') + mar);
     }
@@ -495,7 +504,7 @@ export async function main(argv: string[]): Promise<number> {
     else throw new UsageError(`unknown command "${cmd}" (try --help)`);
     return 0;
   } catch (e) {
-    if (e instanceof UsageError || e instanceof LearnUsageError || e instanceof FormatError || e instanceof ModelError || isParseArgsError(e)) {
+    if (e instanceof UsageError || e instanceof LearnUsageError || e instanceof OutputError || e instanceof FormatError || e instanceof ModelError || isParseArgsError(e)) {
       process.stderr.write(`relaxmrf: ${oneLine((e as Error).message)}\n`);
       return 2;
     }

@@ -1,11 +1,11 @@
 // `relaxmrf infer MODEL --method exact --map` and `--method exact --samples N`: a MAP
 // configuration by max-product elimination, or exact i.i.d. samples (bindings/exact/exact.ts).
 
-import { writeFile } from 'node:fs/promises';
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { exactMAP, exactSample } from '../exact/exact.ts';
 import { writeMAP } from '../io/formats.ts';
+import { writeOutput } from './output-files.ts';
 
 export interface ExactDecodeArgs {
   map: boolean;
@@ -28,7 +28,7 @@ export async function exactDecode(engine: Engine, model: Model, a: ExactDecodeAr
     const r = exactMAP(engine, model, { maxMemory: a.maxMemory });
     if (a.outFormat === 'uai') {
       const text = writeMAP(r.configuration);
-      if (a.out) await writeFile(a.out + '.MAP', text);
+      if (a.out) await writeOutput('--out', a.out + '.MAP', text);
       else process.stdout.write(text);
     }
     if (a.json) process.stdout.write(JSON.stringify({ method: 'exact', map: Array.from(r.configuration), logPotential: r.logPotential, treewidth: r.treewidth, ordering: r.ordering, slices: r.slices }) + '\n');
@@ -41,6 +41,6 @@ export async function exactDecode(engine: Engine, model: Model, a: ExactDecodeAr
     return;
   }
   const text = r.samples.map((s) => s.join(' ')).join('\n') + '\n';
-  if (a.out) await writeFile(a.out + '.samples', text);
+  if (a.out) await writeOutput('--out', a.out + '.samples', text);
   else process.stdout.write(text);
 }

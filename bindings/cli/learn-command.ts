@@ -3,7 +3,7 @@
 // hidden units) and reports per-epoch statistics and the log-likelihood per sample.
 
 import { parseArgs } from 'node:util';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { loadEngine } from '../core/wasm-node.ts';
 import { EngineError, FormatError } from '../core/errors.ts';
 import { readCSV } from '../io/csv.ts';
@@ -12,6 +12,7 @@ import { learn, LEARN_SAMPLERS, type LearnOptions } from '../learn/learn.ts';
 import { MACHINE_KINDS } from '../learn/machine.ts';
 import type { LogLikelihood } from '../learn/likelihood.ts';
 import { writeJSON } from './json-stream.ts';
+import { unwritablePath, writeOutput } from './output-files.ts';
 
 export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model boltzmann|rbm|srbm|potts] [--hidden H] [--states K]
                        [--method pcd|cd] [--cd-steps K] [--sampler gibbs|tree|blockgibbs|dhmc] [--particles P] [--batch B]
@@ -54,6 +55,9 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   });
   if (positionals.length !== 1) throw new LearnUsageError('learn takes exactly one DATA.csv');
   if (!values.out) throw new LearnUsageError('learn needs --out MODEL.uai');
+  // Before training: its result is written only at the end.
+  const outProblem = unwritablePath(values.out);
+  if (outProblem) throw new LearnUsageError(`--out ${values.out}: ${outProblem}`);
   const model = values.model ?? 'boltzmann';
   if (!(MACHINE_KINDS as readonly string[]).includes(model)) throw new LearnUsageError(`--model must be one of ${MACHINE_KINDS.join(', ')}, got "${model}"`);
   if (values.method !== undefined && values.method !== 'pcd' && values.method !== 'cd') throw new LearnUsageError(`--method must be pcd or cd, got "${values.method}"`);
@@ -109,7 +113,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   const engine = await loadEngine();
   const r = learn(engine, data, { ...opts, test });
   // The model is always the last good one: on divergence, the parameters before the failing epoch.
-  await writeFile(values.out, writeUAI(r.model));
+  await writeOutput('--out', values.out, writeUAI(r.model));
   if (values.json) {
     writeJSON({
       data: { file: positionals[0], rows: data.rows, columns: data.cols, header: data.header },

@@ -2,6 +2,7 @@
 // so a bad path costs the plot, not the result.
 import { writeFile } from 'node:fs/promises';
 import { plotResult } from '../plot/marginals.ts';
+import { whyUnwritable } from './output-files.ts';
 import type { InferenceResult } from '../core/result.ts';
 import type { Model } from '../core/model.ts';
 
@@ -18,8 +19,6 @@ export async function writePlotFile(path: string, model: Model, r: InferenceResu
     await writeFile(path, svg);
     return null;
   } catch (e) {
-    const code = (e as { code?: string }).code;
-    const why = code === 'EISDIR' ? 'is a directory' : code === 'ENOENT' ? 'is in a directory that does not exist' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'cannot be written (permission denied)' : `cannot be written (${code ?? (e as Error).message})`;
-    return `--plot ${path}: ${why}; the result above is complete, only the plot was not written`;
+    return `--plot ${path}: ${whyUnwritable(e)}; the result above is complete, only the plot was not written`;
   }
 }
