@@ -16,4 +16,12 @@ if (existsSync(compiled)) {
   register();
   ({ main } = await import('../bindings/cli/cli.ts'));
 }
+// A reader that stops early (`relaxmrf … --json | head`) closes the pipe: stop quietly with the
+// status a Unix tool killed by SIGPIPE has (128 + 13), not with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e) => {
+    if (e.code === 'EPIPE') process.exit(141);
+    throw e;
+  });
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -387,4 +387,17 @@ test('--method bp, trw, bounds: Bethe estimate, upper bound, interval (logZLower
   assert.ok(upper.logZ >= pr - 1e-4 && upper.diagnostics.factorNodes > 0, `TRW ${upper.logZ} vs ${pr}`);
   const box = JSON.parse(run('infer', join(DATA, 'uai2014', 'Promedus_24.uai'), '--method', 'bounds', '--json').out);
   assert.ok(box.logZLower <= pr + 1e-4 && pr - 1e-4 <= box.logZUpper, `[${box.logZLower}, ${box.logZUpper}] vs ${pr}`);
+});
+
+test('a reader that stops early (| head) ends the run quietly, with the status of SIGPIPE (141), not a stack trace', async () => {
+  // 250 000 marginals of JSON (≈ 20 MB): far more than a pipe holds, so the writer is still writing when the reader leaves.
+  const child = spawn(process.execPath, [BIN, 'infer', 'ising:500x500', '--method', 'mf', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const first = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d))));
+  assert.match(first, /^\{"model":\{"n":250000/);
+  child.stdout.destroy();
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  assert.equal(code, 141, err);
+  assert.doesNotMatch(err, /EPIPE|\n\s+at /);
 });
