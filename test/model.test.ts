@@ -234,3 +234,23 @@ test('the builder sums repeated small scopes on any variable: a hub with 300 pai
   }
   assert.deepEqual(Array.from(m.unary[0]), [1, -1]);
 });
+
+test('a variable whose unary factors and evidence allow no state: every method refuses the model (Z = 0), naming the variable', async () => {
+  const { loadEngine } = await import('../bindings/core/wasm-node.ts');
+  const { infer, METHODS } = await import('../bindings/infer.ts');
+  const { EngineError } = await import('../bindings/core/errors.ts');
+  const engine = await loadEngine();
+  // Variable 1: its unary factor forbids state 1 and "evidence" (a second unary factor) forbids
+  // state 0. Gibbs reported it as 1/2, 1/2 and Swendsen–Wang as a mixing run.
+  const b = new ModelBuilder([2, 2, 2]);
+  b.addPairwise(0, 1, [0, 0.5, 0.5, 0]).addPairwise(1, 2, [0.3, 0, 0, 0.3]);
+  b.addUnary(1, [0, -Infinity]).addUnary(1, [-Infinity, 0]);
+  const model = b.build();
+  for (const method of METHODS) {
+    assert.throws(
+      () => infer(engine, model, { method, samples: 50, burnin: 10, chains: 2 }),
+      (e: unknown) => e instanceof EngineError && /variable 1|zero everywhere|zero weight/.test((e as Error).message),
+      method,
+    );
+  }
+});

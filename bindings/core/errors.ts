@@ -31,3 +31,8 @@ export class EngineError extends Error {
     this.name = 'EngineError';
   }
 }
+
+/** The model has no configuration: variable v's unary factors (evidence included) give every state zero potential. */
+export function noAllowedState(v: number): EngineError {
+  return new EngineError(`variable ${v}: its unary factors (or evidence) give every state zero potential (Z = 0)`);
+}
