@@ -16,7 +16,7 @@ import { runCluster } from './samplers/cluster.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relax/relaxation.ts';
 import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type EstimateLogZOptions, type LogZEstimate, type LogZEstimator } from './logz/logz.ts';
-import { ModelError } from './core/errors.ts';
+import { ModelError, zeroModel } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
 import { runBP, type BPOptions } from './variational/bp.ts';
@@ -109,8 +109,19 @@ export function exactInferenceResult(r: ExactResult): InferenceResult {
   return { method: 'exact', logZ: r.logZ, logZStdErr: null, logZKind: 'exact', marginals: r.marginals, marginalStdErr: null, diagnostics: exactDiagnostics(r), seconds: r.seconds, partial: false };
 }
 
+/**
+ * Z = 0 where it shows in one place (Model.zeroReason): every method but exact inference (which
+ * answers log Z = −∞) refuses the model, as infer, inferAsync and runQueued start; the samplers and
+ * BP would run on it and report marginals (a zero constant factor passed them all).
+ */
+export function refuseZeroModel(model: Model, method: Method): void {
+  const zero = method === 'exact' ? null : model.zeroReason();
+  if (zero !== null) throw zeroModel(`${method}: ${zero}`);
+}
+
 function inferMarginals(engine: Engine, model: Model, opts: InferOptions): InferenceResult {
   const method = opts.method ?? 'exact';
+  refuseZeroModel(model, method);
   switch (method) {
     case 'exact':
       return exactInferenceResult(exactInference(engine, model, { ...opts.exact, onProgress: opts.onProgress }));

@@ -235,7 +235,7 @@ test('the builder sums repeated small scopes on any variable: a hub with 300 pai
   assert.deepEqual(Array.from(m.unary[0]), [1, -1]);
 });
 
-test('a variable whose unary factors and evidence allow no state: every method refuses the model (Z = 0), naming the variable', async () => {
+test('a model of probability zero — a variable whose unary factors and evidence allow no state, a factor zero everywhere, a zero constant — is refused by every method, saying why', async () => {
   const { loadEngine } = await import('../bindings/core/wasm-node.ts');
   const { infer, METHODS } = await import('../bindings/infer.ts');
   const { EngineError } = await import('../bindings/core/errors.ts');
@@ -245,12 +245,26 @@ test('a variable whose unary factors and evidence allow no state: every method r
   const b = new ModelBuilder([2, 2, 2]);
   b.addPairwise(0, 1, [0, 0.5, 0.5, 0]).addPairwise(1, 2, [0.3, 0, 0, 0.3]);
   b.addUnary(1, [0, -Infinity]).addUnary(1, [-Infinity, 0]);
-  const model = b.build();
-  for (const method of METHODS) {
-    assert.throws(
-      () => infer(engine, model, { method, samples: 50, burnin: 10, chains: 2 }),
-      (e: unknown) => e instanceof EngineError && /variable 1|zero everywhere|zero weight/.test((e as Error).message),
-      method,
-    );
+  const noState = b.build();
+  // A pairwise table of zeros (Gibbs and parallel tempering ran on it), and a zero constant factor
+  // (every method but --map and --samples answered, exact inference with log Z = −∞ and exit 0).
+  const dead = new ModelBuilder([2, 2]).addPairwise(0, 1, [-Infinity, -Infinity, -Infinity, -Infinity]).addUnary(0, [0, 1]).build();
+  const zeroConstant = new ModelBuilder([2, 2]).addPairwise(0, 1, [0, 1, 1, 0]).addConstant(-Infinity).build();
+  for (const [name, model, why] of [['no state', noState, /variable 1|zero everywhere/], ['dead factor', dead, /factor 0 \(variables 0 1\) is zero everywhere/], ['zero constant', zeroConstant, /constant factor .* is zero/]] as const) {
+    for (const method of METHODS) {
+      assert.throws(
+        () => infer(engine, model, { method, samples: 50, burnin: 10, chains: 2 }),
+        (e: unknown) => e instanceof EngineError && why.test((e as Error).message),
+        `${name}: ${method}`,
+      );
+    }
   }
+  // On workers too (their own dispatch), a factor of arity 3 with a zero constant.
+  const { inferAsync } = await import('../bindings/parallel/parallel.ts');
+  const higher = new ModelBuilder([2, 2, 2]).addFactor([0, 1, 2], [1, 2, 3, 4, 5, 6, 7, 8]).addConstant(-Infinity).build();
+  await assert.rejects(inferAsync(engine, higher, { method: 'gibbs', workers: 2, samples: 50, burnin: 10, chains: 2 }), (e: unknown) => e instanceof EngineError && /constant factor .* is zero/.test((e as Error).message));
+  const { exactInference } = await import('../bindings/exact/exact.ts');
+  const r = exactInference(engine, zeroConstant);
+  assert.equal(r.logZ, -Infinity, 'exact inference: log Z = −∞, marginals that throw when read');
+  assert.throws(() => r.marginals[0], /constant factor/);
 });

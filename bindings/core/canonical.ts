@@ -10,7 +10,7 @@
 // only where s_j = 1 (never multiply −∞ by 0).
 
 import { LIMITS, requirePairwise, type Model } from './model.ts';
-import { ModelError, noAllowedState } from './errors.ts';
+import { ModelError, noAllowedState, zeroModel } from './errors.ts';
 
 /** The binary pairwise form log p(s) = aᵀs + ½ sᵀWs − log Z_s of a pairwise model (DESIGN.md §1). */
 export interface CanonicalForm {
@@ -53,6 +53,9 @@ export function stateLayout(card: Int32Array): StateLayout {
 /** The canonical form of a pairwise model (factors of arity ≤ 2); refuses higher arity with a ModelError. */
 export function toCanonical(model: Model): CanonicalForm {
   requirePairwise(model, 'the binary pairwise form', PAIRWISE_ALTERNATIVES);
+  // Z = 0 where it shows in one place: a sampler would run on it and report marginals.
+  const zero = model.zeroReason();
+  if (zero !== null) throw zeroModel(zero);
   const n = model.n, card = model.card;
   const { free, blockStart, nBits } = blocks(model);
   const a = new Float64Array(nBits);

@@ -36,3 +36,8 @@ export class EngineError extends Error {
 export function noAllowedState(v: number): EngineError {
   return new EngineError(`variable ${v}: its unary factors (or evidence) give every state zero potential (Z = 0)`);
 }
+
+/** A model of probability zero (Model.zeroReason), refused by a method that needs a configuration of positive probability. */
+export function zeroModel(reason: string): EngineError {
+  return new EngineError(`${reason} (Z = 0): the model has probability zero`);
+}

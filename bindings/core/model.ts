@@ -217,6 +217,16 @@ export class Model {
     return -1;
   }
 
+  /**
+   * Why the model has no configuration of positive probability, when that shows in one place: its
+   * constant factor (factors of no variable) is zero, or a factor is zero everywhere; else null.
+   */
+  zeroReason(): string | null {
+    if (this.logConst === -Infinity) return "the model's constant factor (a factor of no variables) is zero";
+    const dead = this.firstAllZeroFactor();
+    return dead >= 0 ? `${this.describeFactor(dead)} is zero everywhere` : null;
+  }
+
   /** The first factor whose table is −∞ everywhere (the model has Z = 0), or −1. */
   firstAllZeroFactor(): number {
     const { tableStart, tables, scopeStart, scopeVars, card } = this, F = tableStart.length;

@@ -6,7 +6,7 @@ import type { Model } from '../core/model.ts';
 import type { Engine } from '../core/engine.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
-import { exactDiagnostics, exactInferenceResult, infer, logZRequest, withEstimate, withLogZ, type InferOptions } from '../infer.ts';
+import { exactDiagnostics, exactInferenceResult, infer, logZRequest, refuseZeroModel, withEstimate, withLogZ, type InferOptions } from '../infer.ts';
 import { aisSplits } from '../logz/ais-split.ts';
 import { autoAISWorkers, runAISParallel } from '../logz/ais-parallel.ts';
 import { exactInferenceParallel } from '../exact/exact-parallel.ts';
@@ -55,6 +55,7 @@ export function runParallel(model: Model, opts: ParallelOptions = {}): Promise<I
  */
 export async function inferAsync(engine: Engine, model: Model, opts: InferOptions & { workers?: number } = {}): Promise<InferenceResult> {
   const method = opts.method ?? 'exact';
+  refuseZeroModel(model, method);
   const { workers: given, ...rest } = opts;
   // log Z by AIS / population annealing: its populations on workers (autoAISWorkers, or `workers`),
   // after the method's own run (which keeps `workers` where it applies).

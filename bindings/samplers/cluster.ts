@@ -13,7 +13,7 @@ import type { Engine, Arena } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { requirePairwise } from '../core/model.ts';
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
-import { EngineError, ModelError, noAllowedState } from '../core/errors.ts';
+import { EngineError, ModelError, noAllowedState, zeroModel } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount } from '../core/options.ts';
 import type { InferenceResult } from '../core/result.ts';
@@ -56,6 +56,8 @@ export function pottsForm(model: Model): PottsForm {
   const n = model.n, q = model.card[0];
   for (let v = 0; v < n; v++) if (model.card[v] !== q) throw new ModelError(`${what} need variables of one cardinality: variable 0 has ${q} states, variable ${v} has ${model.card[v]}`);
   if (q < 2) throw new ModelError(`${what} need at least 2 states per variable`);
+  const zero = model.zeroReason();
+  if (zero !== null) throw zeroModel(zero);
   // Flat reads throughout (no array per variable or pair: a 10⁶-site lattice took 3 s and 0.8 GB here).
   // Each variable's unary factors summed (one card per variable: row v at v·q).
   const h = model.unaryRows().values;

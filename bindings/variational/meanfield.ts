@@ -270,8 +270,8 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
 export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOptions = {}): InferenceResult {
   const c = meanFieldConfig(opts);
   const t0 = performance.now();
-  const dead = model.firstAllZeroFactor();
-  if (dead >= 0) throw new EngineError(`mean field: ${model.describeFactor(dead)} is zero everywhere: the model has probability zero, no bound`);
+  const zero = model.zeroReason();
+  if (zero !== null) throw new EngineError(`mean field: ${zero}: the model has probability zero, no bound`);
   // Pairwise models keep the canonical-form kernel; factors of arity > 2 take the factor graph's.
   const pairwise = model.isPairwise;
   let solver: MeanFieldSolver | FactorGraphMeanField = pairwise ? new MeanFieldSolver(engine, model) : new FactorGraphMeanField(engine, model);
