@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
-import { exactInference, exactMAP, exactSample, bucketEliminationPlan, slicedBucketPlan } from '../bindings/exact/exact.ts';
+import { eliminationMemory, exactInference, exactMAP, exactSample, bucketEliminationPlan, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { exactInferenceParallel } from '../bindings/exact/exact-parallel.ts';
 import { runSlices, SliceRunner, SliceSum, sliceFixed, slicedCost, slicedWork, CACHE_KNEE_LOG2, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
 import { bucketShape, runBucketElimination } from '../bindings/exact/bucket-elimination.ts';
@@ -333,4 +333,20 @@ test('slicing for speed: a plan whose messages pass the cache knee is sliced fur
     assert.ok(Math.log2(sp.sliced.plan.maxMessage) > CACHE_KNEE_LOG2, f);
     assert.equal(sp.sliced.slices, 1, f);
   }
+});
+
+test('the memory budget binds the junction tree too: past it auto runs bucket elimination sliced to fit, and elimination refuses, naming both sizes', async () => {
+  const { model } = await loadModelFile(join(dataDir(), 'uai2014', 'Grids_12.uai'));
+  const whole = exactInference(engine, model);
+  assert.equal(whole.algorithm, 'junction-tree');
+  const jt = eliminationMemory(model).bytes;
+  const budget = Math.floor(jt / 2);
+  const r = exactInference(engine, model, { maxMemory: budget });
+  assert.equal(r.algorithm, 'bucket', 'the junction tree would pass the budget');
+  assert.ok(Math.abs(r.logZ - whole.logZ) <= 1e-9 * Math.abs(whole.logZ), `${r.logZ} vs ${whole.logZ}`);
+  assert.throws(
+    () => exactInference(engine, model, { method: 'elimination', maxMemory: budget }),
+    (e: unknown) => e instanceof EngineError && /junction tree would need .* past the memory budget/.test((e as Error).message),
+  );
+  assert.throws(() => exactInference(engine, model, { maxMemory: -5 }), /maxMemory -5 is not a positive number of bytes/);
 });

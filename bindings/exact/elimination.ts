@@ -17,7 +17,7 @@ import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
 import { exactTuning, schedule, stridesAt, STEP_LAMBDA, type JunctionTree } from './junction-tree.ts';
 import { Program, CHECK_FINITE, CHECK_POSITIVE } from './elim-program.ts';
-import { fmtBytes, RangeExceeded, type ExactOutcome } from './outcome.ts';
+import { fmtBytes, MemoryBudgetExceeded, RangeExceeded, type ExactOutcome } from './outcome.ts';
 
 /** What a range refusal of the junction tree (method 'elimination') tells the caller to do instead. */
 const RANGE_HINT = "; method 'auto' (the default) or 'bucket' runs bucket elimination, which works in log space where the range needs it";
@@ -30,7 +30,8 @@ const TAG_SHIFT = 0, TAG_LAMBDA_UP = 1, TAG_LAMBDA_DOWN = 2, TAG_MU = 3;
 
 class RangeFailure extends Error {}
 
-export function runElimination(engine: Engine, model: Model, tree: JunctionTree, order: Int32Array): ExactOutcome {
+/** `maxBytes`: the memory budget for the messages (exactInference's maxMemory); past it a MemoryBudgetExceeded, before anything is allocated. */
+export function runElimination(engine: Engine, model: Model, tree: JunctionTree, order: Int32Array, maxBytes = Infinity): ExactOutcome {
   const n = model.n;
   const card = model.card;
   const sched = schedule(tree, order);
@@ -41,6 +42,9 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
   const nChildren = (v: number): number => childStart[v + 1] - childStart[v];
   if (sched.bytes > MAX_MESSAGE_BYTES) {
     throw new EngineError(`exact elimination would need ${fmtBytes(sched.bytes)} of WASM memory for its messages, past the engine's ${fmtBytes(MAX_MESSAGE_BYTES)}`);
+  }
+  if (sched.bytes > maxBytes) {
+    throw new MemoryBudgetExceeded(`the junction tree would need ${fmtBytes(sched.bytes)} of WASM memory for its messages, past the memory budget of ${fmtBytes(maxBytes)}`);
   }
 
   // Persistent layout: constants, descriptor, each variable's row vector (its unary table, then the log

@@ -15,7 +15,7 @@ import { candidateOrders as orderCandidates, naturalOrder, ORDERINGS, PLANNED_PA
 import { buildTree, schedule, exactTuning } from './junction-tree.ts';
 import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, fixedStates, noneFixed, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
-import { fmtBytes, fmtEntries, MAX_ENUMERATION, RangeExceeded, type ExactOutcome } from './outcome.ts';
+import { fmtBytes, fmtEntries, MAX_ENUMERATION, MemoryBudgetExceeded, RangeExceeded, type ExactOutcome } from './outcome.ts';
 import { bucketPlan, bucketRefusal, interactionGraph, type BucketPlan } from './bucket-plan.ts';
 import { decodeSlices, runAndSumSlices, slicedWork, sliceToFit, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
@@ -36,7 +36,11 @@ export interface ExactOptions {
   maxMessageEntries?: number;
   /** Most clique configurations bucket elimination streams (both passes, all slices). Default 2^34. */
   maxFlops?: number;
-  /** WASM bytes one bucket elimination (one slice) may use; past it the plan is sliced. Default 2 GiB. */
+  /**
+   * WASM bytes exact inference's messages may use: the junction tree's (past it, auto runs bucket
+   * elimination and elimination refuses) and one bucket elimination's, one slice's (past it the plan
+   * is sliced). Enumeration holds only the model and its marginals. Default 2 GiB.
+   */
   maxMemory?: number;
   /** Work budget of the order search (annealing of the order, then of the contraction tree; bitset words touched); 0 turns both off. Default: see orderSearchWork. */
   orderSearchWork?: number;
@@ -297,6 +301,11 @@ export interface BucketChoice {
 // ---------------------------------------------------------------------------------------------------
 // Elimination orderings: see orderings.ts.
 
+function checkMemory(bytes: number): number {
+  if (!(bytes > 0) || !Number.isFinite(bytes)) throw new ModelError(`maxMemory ${bytes} is not a positive number of bytes`);
+  return bytes;
+}
+
 function checkLimit(limit: number): number {
   if (!(limit >= 1) || !Number.isFinite(limit)) throw new ModelError(`maxTableEntries ${limit} is not a positive number`);
   return limit;
@@ -413,10 +422,10 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
     throw new ModelError(`unknown exact method "${method as string}"; expected auto, enumeration, elimination or bucket`);
   }
   const limit = checkLimit(opts.maxTableEntries ?? DEFAULT_MAX_TABLE_ENTRIES);
+  const maxMemory = checkMemory(opts.maxMemory ?? DEFAULT_MAX_MEMORY);
   const seconds = (): number => (performance.now() - t0) / 1000;
-  const dead = model.firstAllZeroFactor();
-  if (dead >= 0) {
-    const zeroReason = `${model.describeFactor(dead)} is zero everywhere`;
+  const zeroReason = model.zeroReason();
+  if (zeroReason !== null) {
     return result({ logZ: -Infinity, marginals: null, zeroReason }, { method: 'enumeration', algorithm: 'enumeration', treewidth: 0, maxTableEntries: 0, largestMessage: 0, flops: 0, ordering: 'none', seconds: seconds() });
   }
   let plan: EnumerationPlan | null = null;
@@ -466,10 +475,12 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
   const tree = buildTree(model, best.order);
   let out: ExactOutcome;
   try {
-    out = runElimination(engine, model, tree, best.order);
+    out = runElimination(engine, model, tree, best.order, maxMemory);
   } catch (e) {
     // Bucket elimination works in log space throughout: the fallback when scaled messages under/overflow.
     if (e instanceof RangeExceeded && method === 'auto') return bucket();
+    // Past the memory budget: bucket elimination, sliced to fit it (or refused with the budget that would do).
+    if (e instanceof MemoryBudgetExceeded && method === 'auto') return bucket(e);
     throw e;
   }
   return result(out, { method: 'elimination', algorithm: 'junction-tree', treewidth: best.treewidth, maxTableEntries: best.maxEntries, largestMessage: best.maxEntries, flops: best.totalEntries, ordering: best.name, seconds: seconds() });
@@ -507,8 +518,7 @@ const planKey = (o: ExactOptions): string => JSON.stringify([o.maxMemory, o.maxF
  * `greedy`: the greedy stage when the caller has it (or makes it on demand).
  */
 export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?: GreedyBucketChoice | (() => GreedyBucketChoice)): SlicedBucketPlan {
-  const maxMemory = opts.maxMemory ?? DEFAULT_MAX_MEMORY;
-  if (!(maxMemory > 0) || !Number.isFinite(maxMemory)) throw new ModelError(`maxMemory ${maxMemory} is not a positive number of bytes`);
+  const maxMemory = checkMemory(opts.maxMemory ?? DEFAULT_MAX_MEMORY);
   // A greedy stage from the junction tree's shared orders is kept apart: it is the same in every
   // case measured, but exactSample's plan must not depend on whether exactInference ran first.
   const key = planKey(opts) + (greedy ? ' shared' : '');
@@ -546,11 +556,11 @@ export function slicedResult(sp: SlicedBucketPlan, sum: ExactOutcome, seconds: n
 /**
  * Whether exactInference takes the sliced bucket-elimination path for these options without trying
  * anything else first: method 'bucket', or a model with a factor of arity > 2 (method auto or
- * elimination), and no factor that is zero everywhere.
+ * elimination), and no factor that is zero everywhere (nor a zero constant).
  */
 export function takesBucketPath(model: Model, opts: ExactOptions = {}): boolean {
   const method = opts.method ?? 'auto';
-  if (model.firstAllZeroFactor() >= 0) return false;
+  if (model.zeroReason() !== null) return false;
   return method === 'bucket' || ((method === 'auto' || method === 'elimination') && !model.isPairwise);
 }
 
@@ -584,8 +594,8 @@ export interface ExactSampleOptions extends ExactOptions {
 
 /** The sliced plan exact samples and MAP decode along (slicedBucketPlan: the same orders and limits as exactInference), or the refusal. */
 function decodePlan(model: Model, opts: ExactOptions): SlicedBucketPlan {
-  const dead = model.firstAllZeroFactor();
-  if (dead >= 0) throw new EngineError(`${model.describeFactor(dead)} is zero everywhere (Z = 0): there is nothing to decode`);
+  const zero = model.zeroReason();
+  if (zero !== null) throw new EngineError(`${zero} (Z = 0): there is nothing to decode`);
   const sp = slicedBucketPlan(model, opts);
   if (!sp.fits) throw new EngineError(sp.refusal);
   if (sp.choice.plan.impossible >= 0) throw noAllowedState(sp.choice.plan.impossible);

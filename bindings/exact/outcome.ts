@@ -12,6 +12,8 @@ export interface ExactOutcome {
 
 /** Elimination's scaled linear arithmetic cannot represent the model (messages spanning > ~700 nats). */
 export class RangeExceeded extends EngineError {}
+/** The junction tree's messages would pass the memory budget (maxMemory): auto runs bucket elimination, which slices. */
+export class MemoryBudgetExceeded extends EngineError {}
 
 /** Largest number of configurations enumeration accepts. */
 export const MAX_ENUMERATION = 2 ** 30;
