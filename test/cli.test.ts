@@ -104,6 +104,11 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'ising:3x3', '--out-format', 'uai', '--out', join(tmp, 'taken')], /taken\.MAR is a directory/],
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'no-such-dir', 'm.uai')], /--out .*m\.uai: is in a directory that does not exist/],
     [['infer', 'ising:3x3', '--method', 'exact', '--map', '--samples', '3'], /--map and --samples exclude each other/],
+    // Two writers on standard output; decoding options that would be ignored; a lattice option with no value.
+    [['infer', 'ising:3x3', '--out-format', 'uai', '--json'], /--json and --out-format uai would both write to standard output/],
+    [['infer', 'ising:3x3', '--method', 'exact', '--map', '--workers', '2'], /--map decodes on this thread/],
+    [['infer', 'ising:3x3', '--method', 'exact', '--samples', '4', '--workers', '2'], /--samples decodes on this thread/],
+    [['infer', 'ising:3x3,beta='], /bad option "beta="/],
   ];
   mkdirSync(join(tmp, 'taken.MAR'), { recursive: true });
   for (const [args, re] of cases) {
@@ -400,4 +405,17 @@ test('a reader that stops early (| head) ends the run quietly, with the status o
   const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   assert.equal(code, 141, err);
   assert.doesNotMatch(err, /EPIPE|\n\s+at /);
+});
+
+test('exact --samples --out PREFIX writes PREFIX.samples (plain lines: no --out-format needed), with --json too', () => {
+  const a = run('infer', 'ising:3x3,beta=0.3', '--method', 'exact', '--samples', '5', '--out', join(tmp, 's1'));
+  assert.equal(a.code, 0, a.err);
+  assert.equal(a.out, '');
+  const rows = readFileSync(join(tmp, 's1.samples'), 'utf8').trim().split('\n');
+  assert.equal(rows.length, 5);
+  for (const row of rows) assert.match(row, /^[01]( [01]){8}$/);
+  const b = run('infer', 'ising:3x3,beta=0.3', '--method', 'exact', '--samples', '5', '--json', '--out', join(tmp, 's2'));
+  assert.equal(b.code, 0, b.err);
+  assert.deepEqual(JSON.parse(b.out).samples.map((x: number[]) => x.join(' ')), readFileSync(join(tmp, 's2.samples'), 'utf8').trim().split('\n'), 'the file and the JSON hold the same samples');
+  assert.deepEqual(readFileSync(join(tmp, 's2.samples'), 'utf8'), readFileSync(join(tmp, 's1.samples'), 'utf8'), 'the same seed, the same samples');
 });

@@ -28,10 +28,11 @@ const USAGE = `usage:
   relaxmrf infer MODEL [--method exact|gibbs|pt|sw|wolff|treegibbs|blockgibbs|dhmc|mala|mf|mfrp|bp|trw|bounds] [--seed N] [--json]
                        [--out-format uai] [--out PREFIX] [--plot FILE.svg]
       exact:              [--map]  a MAP configuration (max-product elimination; --out-format uai: the UAI MAP format)
-                          [--max-memory BYTES]  WASM memory one bucket elimination may use (K/M/G suffixes; default 2G):
-                                          past it the plan is sliced (conditioned on a few variables, slices summed; --map, --samples too);
+                          [--max-memory BYTES]  WASM memory exact inference's messages may use (K/M/G suffixes; default 2G):
+                                          past it the junction tree gives way to bucket elimination, whose plan is
+                                          sliced (conditioned on a few variables, slices summed; --map, --samples too);
                                           exit 3 with the smallest budget that would do when even slicing cannot fit
-                          [--workers W]   the slices on W worker threads (the same result for any W)
+                          [--workers W]   the slices on W worker threads (the same result for any W; not with --map, --samples)
                           [--samples N]  N exact i.i.d. configurations, one per line (--seed N; --out PREFIX.samples)
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
@@ -134,7 +135,7 @@ export function builtinModel(spec: string): Model {
     }
     const [k, v] = o.split('=');
     const x = Number(v);
-    if (v === undefined || !Number.isFinite(x)) throw new UsageError(`${spec}: bad option "${o}"`);
+    if (v === undefined || v.trim() === '' || !Number.isFinite(x)) throw new UsageError(`${spec}: bad option "${o}"`);
     params[k] = x;
   }
   const allowed = kind === 'ising' ? ['beta', 'h', 'J'] : ['beta', 'J', 'q'];
@@ -300,7 +301,10 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (bpGiven && !['bp', 'trw', 'bounds'].includes(method)) throw new UsageError(`--damping, --schedule, --max-iterations and --tolerance apply to --method bp, trw or bounds, not ${method}`);
   if (values['trw-steps'] !== undefined && !['trw', 'bounds'].includes(method)) throw new UsageError(`--trw-steps applies to --method trw or bounds, not ${method}`);
   if (values['out-format'] !== undefined && values['out-format'] !== 'uai') throw new UsageError(`--out-format must be "uai", got "${values['out-format']}"`);
-  if (values.out !== undefined && values['out-format'] === undefined) throw new UsageError('--out needs --out-format uai');
+  // Exact --samples writes plain lines (PREFIX.samples); every other file is in a UAI format.
+  const plainSamples = method === 'exact' && values.samples !== undefined && !values.map;
+  if (values.out !== undefined && values['out-format'] === undefined && !plainSamples) throw new UsageError('--out needs --out-format uai');
+  if (values.json && values['out-format'] === 'uai' && values.out === undefined) throw new UsageError('--json and --out-format uai would both write to standard output: add --out PREFIX for the UAI files');
   // Before the run, the files it will write: PREFIX.MAP (--map), PREFIX.samples (exact --samples), else PREFIX.MAR and .PR.
   if (values.out !== undefined) {
     const suffixes = method === 'exact' && values.map ? ['.MAP'] : method === 'exact' && values.samples !== undefined ? ['.samples'] : ['.MAR', '.PR'];
@@ -361,6 +365,9 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (workers !== undefined && values.queue !== undefined) throw new UsageError('--workers and --queue exclude each other (a queue worker has --concurrency)');
   if (values.map && method !== 'exact') throw new UsageError('--map needs --method exact');
   if (values.map && opts.samples !== undefined) throw new UsageError('--map and --samples exclude each other with --method exact (a MAP configuration, or N exact samples)');
+  if (method === 'exact' && (values.map || opts.samples !== undefined) && (workers !== undefined || values.queue !== undefined)) {
+    throw new UsageError(`${values.map ? '--map' : '--samples'} decodes on this thread: --workers and --queue apply to exact inference's marginals`);
+  }
   const { model, description } = await loadModel(positionals[0]);
   if (method === 'exact' && (values.map || opts.samples !== undefined)) {
     return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out, maxMemory });

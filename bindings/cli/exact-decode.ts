@@ -21,7 +21,7 @@ export interface ExactDecodeArgs {
 /**
  * --map: the UAI MAP format with --out-format uai (to PREFIX.MAP with --out), JSON with --json,
  * else one summary line. --samples N: one configuration per line (states separated by spaces; to
- * PREFIX.samples with --out), or JSON with --json.
+ * PREFIX.samples with --out, also with --json), or JSON with --json.
  */
 export async function exactDecode(engine: Engine, model: Model, a: ExactDecodeArgs): Promise<void> {
   if (a.map) {
@@ -36,11 +36,9 @@ export async function exactDecode(engine: Engine, model: Model, a: ExactDecodeAr
     return;
   }
   const r = exactSample(engine, model, { count: a.samples!, seed: a.seed ?? 1, maxMemory: a.maxMemory });
-  if (a.json) {
-    process.stdout.write(JSON.stringify({ method: 'exact', samples: r.samples.map((s) => Array.from(s)), logZ: r.logZ, treewidth: r.treewidth, ordering: r.ordering, slices: r.slices }) + '\n');
-    return;
-  }
   const text = r.samples.map((s) => s.join(' ')).join('\n') + '\n';
+  // --out writes the file (with --json too); standard output gets the JSON or, without --out, the lines.
   if (a.out) await writeOutput('--out', a.out + '.samples', text);
-  else process.stdout.write(text);
+  if (a.json) process.stdout.write(JSON.stringify({ method: 'exact', samples: r.samples.map((s) => Array.from(s)), logZ: r.logZ, treewidth: r.treewidth, ordering: r.ordering, slices: r.slices }) + '\n');
+  else if (!a.out) process.stdout.write(text);
 }
