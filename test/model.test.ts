@@ -240,17 +240,19 @@ test('a model of probability zero — a variable whose unary factors and evidenc
   const { infer, METHODS } = await import('../bindings/infer.ts');
   const { EngineError } = await import('../bindings/core/errors.ts');
   const engine = await loadEngine();
-  // Variable 1: its unary factor forbids state 1 and "evidence" (a second unary factor) forbids
-  // state 0. Gibbs reported it as 1/2, 1/2 and Swendsen–Wang as a mixing run.
+  // Variable 1: its unary factor forbids state 1 and evidence (a factor of its own) forbids state 0.
+  // Gibbs reported it as 1/2, 1/2 and Swendsen–Wang as a mixing run.
+  const { applyEvidence } = await import('../bindings/io/formats.ts');
   const b = new ModelBuilder([2, 2, 2]);
   b.addPairwise(0, 1, [0, 0.5, 0.5, 0]).addPairwise(1, 2, [0.3, 0, 0, 0.3]);
-  b.addUnary(1, [0, -Infinity]).addUnary(1, [-Infinity, 0]);
-  const noState = b.build();
+  b.addUnary(1, [0, -Infinity]);
+  const noState = applyEvidence(b.build(), new Map([[1, 1]])).model;
+  assert.equal(noState.firstAllZeroFactor(), -1, 'no single factor is zero everywhere');
   // A pairwise table of zeros (Gibbs and parallel tempering ran on it), and a zero constant factor
   // (every method but --map and --samples answered, exact inference with log Z = −∞ and exit 0).
   const dead = new ModelBuilder([2, 2]).addPairwise(0, 1, [-Infinity, -Infinity, -Infinity, -Infinity]).addUnary(0, [0, 1]).build();
   const zeroConstant = new ModelBuilder([2, 2]).addPairwise(0, 1, [0, 1, 1, 0]).addConstant(-Infinity).build();
-  for (const [name, model, why] of [['no state', noState, /variable 1|zero everywhere/], ['dead factor', dead, /factor 0 \(variables 0 1\) is zero everywhere/], ['zero constant', zeroConstant, /constant factor .* is zero/]] as const) {
+  for (const [name, model, why] of [['no state', noState, /variable 1: its unary factors \(or evidence\) give every state zero potential/], ['dead factor', dead, /factor 0 \(variables 0 1\) is zero everywhere/], ['zero constant', zeroConstant, /constant factor .* is zero/]] as const) {
     for (const method of METHODS) {
       assert.throws(
         () => infer(engine, model, { method, samples: 50, burnin: 10, chains: 2 }),

@@ -307,7 +307,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (values.json && values['out-format'] === 'uai' && values.out === undefined) throw new UsageError('--json and --out-format uai would both write to standard output: add --out PREFIX for the UAI files');
   // Before the run, the files it will write: PREFIX.MAP (--map), PREFIX.samples (exact --samples), else PREFIX.MAR and .PR.
   if (values.out !== undefined) {
-    const suffixes = method === 'exact' && values.map ? ['.MAP'] : method === 'exact' && values.samples !== undefined ? ['.samples'] : ['.MAR', '.PR'];
+    const suffixes = method === 'exact' && values.map ? ['.MAP'] : plainSamples ? ['.samples'] : ['.MAR', '.PR'];
     for (const file of suffixes.map((x) => values.out + x)) {
       const problem = unwritablePath(file);
       if (problem) throw new UsageError(`--out ${values.out}: ${file} ${problem}`);

@@ -10,7 +10,7 @@
 // only where s_j = 1 (never multiply −∞ by 0).
 
 import { LIMITS, requirePairwise, type Model } from './model.ts';
-import { ModelError, noAllowedState, zeroModel } from './errors.ts';
+import { ModelError, zeroModel } from './errors.ts';
 
 /** The binary pairwise form log p(s) = aᵀs + ½ sᵀWs − log Z_s of a pairwise model (DESIGN.md §1). */
 export interface CanonicalForm {
@@ -53,7 +53,8 @@ export function stateLayout(card: Int32Array): StateLayout {
 /** The canonical form of a pairwise model (factors of arity ≤ 2); refuses higher arity with a ModelError. */
 export function toCanonical(model: Model): CanonicalForm {
   requirePairwise(model, 'the binary pairwise form', PAIRWISE_ALTERNATIVES);
-  // Z = 0 where it shows in one place: a sampler would run on it and report marginals.
+  // Z = 0 where it shows in one place: a sampler would run on it and report marginals (Gibbs
+  // reported a variable with no allowed state as 1/2, 1/2).
   const zero = model.zeroReason();
   if (zero !== null) throw zeroModel(zero);
   const n = model.n, card = model.card;
@@ -69,14 +70,6 @@ export function toCanonical(model: Model): CanonicalForm {
   const col = new Int32Array(rowPtr[nBits]), val = new Float64Array(rowPtr[nBits]);
   offset += fillRows(model, free, blockStart, a, fill, col, val);
   for (let q = 0; q < nBits; q++) if (Number.isNaN(a[q])) throw new ModelError(`canonical form: bias of bit ${q} is NaN`);
-  // A variable none of whose states is allowed (its unary factors and evidence give each zero
-  // potential): Z = 0, and a sampler's conditional over the block would have no value (Gibbs
-  // reported such a variable as 1/2, 1/2). The words exact inference uses for it.
-  for (let v = 0; v < n; v++) {
-    let allowed = false;
-    for (let q = blockStart[v]; q < blockStart[v + 1] && !allowed; q++) allowed = a[q] > -Infinity || free[v] === 1;
-    if (!allowed) throw noAllowedState(v);
-  }
 
   const csr = finishRows(nBits, rowPtr, fill, col, val);
   const oneHot = new Uint8Array(n);

@@ -32,11 +32,6 @@ export class EngineError extends Error {
   }
 }
 
-/** The model has no configuration: variable v's unary factors (evidence included) give every state zero potential. */
-export function noAllowedState(v: number): EngineError {
-  return new EngineError(`variable ${v}: its unary factors (or evidence) give every state zero potential (Z = 0)`);
-}
-
 /** A model of probability zero (Model.zeroReason), refused by a method that needs a configuration of positive probability. */
 export function zeroModel(reason: string): EngineError {
   return new EngineError(`${reason} (Z = 0): the model has probability zero`);

@@ -219,12 +219,29 @@ export class Model {
 
   /**
    * Why the model has no configuration of positive probability, when that shows in one place: its
-   * constant factor (factors of no variable) is zero, or a factor is zero everywhere; else null.
+   * constant factor (factors of no variable) is zero, a factor is zero everywhere, or a variable's
+   * unary factors (evidence is one) give each of its states zero potential; else null.
    */
   zeroReason(): string | null {
     if (this.logConst === -Infinity) return "the model's constant factor (a factor of no variables) is zero";
     const dead = this.firstAllZeroFactor();
-    return dead >= 0 ? `${this.describeFactor(dead)} is zero everywhere` : null;
+    if (dead >= 0) return `${this.describeFactor(dead)} is zero everywhere`;
+    // States some unary factor forbids; a variable with none left has no state.
+    const { n, card, scopeStart, scopeVars, tables, tableStart } = this;
+    const start = new Int32Array(n + 1);
+    for (let v = 0; v < n; v++) start[v + 1] = start[v] + card[v];
+    const forbidden = new Uint8Array(start[n]);
+    for (let f = 0; f < this.nFactors; f++) {
+      if (scopeStart[f + 1] - scopeStart[f] !== 1) continue;
+      const v = scopeVars[scopeStart[f]];
+      for (let k = 0; k < card[v]; k++) if (tables[tableStart[f] + k] === -Infinity) forbidden[start[v] + k] = 1;
+    }
+    for (let v = 0; v < n; v++) {
+      let k = start[v];
+      while (k < start[v + 1] && forbidden[k]) k++;
+      if (k === start[v + 1]) return `variable ${v}: its unary factors (or evidence) give every state zero potential`;
+    }
+    return null;
   }
 
   /** The first factor whose table is −∞ everywhere (the model has Z = 0), or −1. */

@@ -10,7 +10,7 @@
 import { releasePlannerMemory, type Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import type { Progress } from '../core/result.ts';
-import { EngineError, ModelError, noAllowedState } from '../core/errors.ts';
+import { EngineError, ModelError } from '../core/errors.ts';
 import { candidateOrders as orderCandidates, naturalOrder, ORDERINGS, PLANNED_PAST_LIMIT_LOG2, type OrderStats, type OrderingGraph, type OrderingHeuristic } from './orderings.ts';
 import { buildTree, schedule, exactTuning } from './junction-tree.ts';
 import { runElimination } from './elimination.ts';
@@ -598,7 +598,6 @@ function decodePlan(model: Model, opts: ExactOptions): SlicedBucketPlan {
   if (zero !== null) throw new EngineError(`${zero} (Z = 0): there is nothing to decode`);
   const sp = slicedBucketPlan(model, opts);
   if (!sp.fits) throw new EngineError(sp.refusal);
-  if (sp.choice.plan.impossible >= 0) throw noAllowedState(sp.choice.plan.impossible);
   return sp;
 }
 
