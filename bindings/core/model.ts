@@ -91,6 +91,8 @@ export class Model {
   private maxArityCache = -1;
   private unaryCache: Float64Array[] | null = null;
   private edgesCache: Edge[] | null = null;
+  /** zeroReason's answer (undefined: not asked yet): a pass over every table, asked by each method as it starts. */
+  private zeroReasonCache: string | null | undefined = undefined;
   private pairsCache: PairTables | null = null;
 
   /** Wraps arrays that already satisfy the invariants (builders and readers); see fromData to check them. */
@@ -223,6 +225,11 @@ export class Model {
    * unary factors (evidence is one) give each of its states zero potential; else null.
    */
   zeroReason(): string | null {
+    if (this.zeroReasonCache === undefined) this.zeroReasonCache = this.findZeroReason();
+    return this.zeroReasonCache;
+  }
+
+  private findZeroReason(): string | null {
     if (this.logConst === -Infinity) return "the model's constant factor (a factor of no variables) is zero";
     const dead = this.firstAllZeroFactor();
     if (dead >= 0) return `${this.describeFactor(dead)} is zero everywhere`;
