@@ -4,7 +4,7 @@ export { Engine, Arena } from './core/engine.ts';
 export { Model, ModelBuilder, LIMITS, type Edge } from './core/model.ts';
 export { ising, denseIsing, isingLattice, latticeBonds, latticeIndex, pottsLattice, boltzmann, rbm, type Coupling } from './core/builders.ts';
 export { toCanonical, encode, canonicalLogPotential, bitsToMarginals, type CanonicalForm } from './core/canonical.ts';
-export { exactInference, eliminationPlan, slicedBucketPlan, type ExactOptions, type ExactResult, type SlicedBucketPlan } from './exact/exact.ts';
+export { exactInference, exactMAP, exactSample, eliminationPlan, slicedBucketPlan, type ExactMAP, type ExactOptions, type ExactResult, type ExactSampleOptions, type ExactSamples, type SlicedBucketPlan } from './exact/exact.ts';
 export { GibbsSampler, runGibbs, GIBBS_DEFAULTS, type GibbsOptions, type GibbsState, type GibbsInfo } from './samplers/gibbs.ts';
 export { FactorGibbsSampler, runFactorGibbs, gibbsKernel, type GibbsKernel } from './samplers/factor-gibbs.ts';
 export { GibbsLanes, coloredOrder, PRECISIONS, SCANS, type Precision, type Scan, type LanesBatch } from './samplers/gibbs-lanes.ts';

@@ -2,11 +2,14 @@
 // samples against the enumerated distribution by a χ² test at fixed seeds (never a zero-probability
 // configuration, evidence respected, the same seed giving the same samples); MAP against the
 // enumerated maximum on random factor graphs (arities 1–4, zeros, evidence, ±2000 nats); both again
-// on sliced plans (each sample's slice drawn by its Z_s, MAP the best of the slices' maxima).
+// on sliced plans (each sample's slice drawn by its Z_s, MAP the best of the slices' maxima), and
+// on worker threads (exactSampleParallel, exactMAPParallel: the same samples and configuration).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { exactMAP, exactSample, type ExactOptions } from '../bindings/exact/exact.ts';
+import * as pkg from '../bindings/index.ts';
+import { decodeSteps, driveDecode, SliceRunner } from '../bindings/exact/slicing.ts';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -122,6 +125,29 @@ test('exact samples: the same seed gives the same samples, another seed others',
   assert.notDeepEqual(a, c);
 });
 
+test('on worker threads (exactSampleParallel, exactMAPParallel, from the package entry): the samples and MAP of this thread for 1–3 workers, over several batches of slices and slices drawn more than once', async () => {
+  const m = randomFactorGraph(mulberry32(1108), 14, { cards: [2, 3], maxArity: 3, factors: 18, scale: 1 });
+  const opts = { count: 600, seed: 5, maxMessageEntries: 1 };
+  const want = pkg.exactSample(engine, m, opts), wantMAP = pkg.exactMAP(engine, m, { maxMessageEntries: 1 });
+  assert.ok(want.slices > 512, `${want.slices} slices: more than two batches`);
+  // Batches of the decoding: three of first samples, then one of slices drawn more than once.
+  const sliced = pkg.slicedBucketPlan(m, { maxMessageEntries: 1 }).sliced, runner = new SliceRunner(engine, m, sliced);
+  const batches: number[] = [];
+  driveDecode(decodeSteps(m.n, sliced.slices, 'sample', 600, 5), (tasks) => (batches.push(tasks.length), tasks.map((t) => runner.decodeTask(t, 'sample', 5))));
+  assert.deepEqual(batches.slice(0, 3), [256, 256, sliced.slices - 512]);
+  assert.ok(batches.length === 4 && batches[3] > 10, `batches ${batches}`);
+  for (const workers of [1, 2, 3]) {
+    const got = await pkg.exactSampleParallel(engine, m, { ...opts, workers });
+    assert.equal(got.workers, workers);
+    assert.deepEqual(got.samples, want.samples, `samples, ${workers} workers`);
+    assert.ok(Object.is(got.logZ, want.logZ));
+    const map = await pkg.exactMAPParallel(engine, m, { maxMessageEntries: 1, workers });
+    assert.deepEqual(map.configuration, wantMAP.configuration, `MAP, ${workers} workers`);
+    assert.ok(Object.is(map.logPotential, wantMAP.logPotential));
+  }
+  await assert.rejects(pkg.exactSampleParallel(engine, m, { ...opts, workers: 0 }), /workers 0 is not a positive integer/);
+});
+
 test('CLI: --method exact --map writes the UAI MAP format; --samples N one configuration per line; both sliced under --max-memory', () => {
   const bin = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
   const file = join(dataDir(), 'uai2014-more', 'CSP_12.uai');
@@ -158,4 +184,12 @@ test('CLI: --method exact --map writes the UAI MAP format; --samples N one confi
   assert.equal(js.slices, api.slices);
   assert.ok(api.slices > 1);
   assert.deepEqual(js.samples, api.samples.map((x) => Array.from(x)));
+  // The slices on two worker threads: the same samples and maximum.
+  const sw = spawnSync(process.execPath, [bin, 'infer', file, '--samples', '4', '--seed', '3', '--max-memory', '300K', '--json', '--workers', '2'], { encoding: 'utf8' });
+  assert.equal(sw.status, 0, sw.stderr);
+  const jw = JSON.parse(sw.stdout) as { samples: number[][]; workers: number };
+  assert.deepEqual([jw.samples, jw.workers], [js.samples, 2]);
+  const mw = spawnSync(process.execPath, [bin, 'infer', file, '--map', '--max-memory', '300K', '--json', '--workers', '2'], { encoding: 'utf8' });
+  assert.equal(mw.status, 0, mw.stderr);
+  assert.deepEqual(JSON.parse(mw.stdout).map, j.map);
 });

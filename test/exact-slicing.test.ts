@@ -106,8 +106,7 @@ test('the slices share one plan and run shape: each slice, its samples and its M
       assert.ok(Object.is(got.logZ, want.logZ), `model ${t}, slice ${s}: log Z ${got.logZ} vs ${want.logZ}`);
       if (want.marginals) sameBits(got as { logZ: number; marginals: Float64Array[] }, want as { logZ: number; marginals: Float64Array[] }, `model ${t}, slice ${s}`);
       for (const mode of ['sample', 'max'] as const) {
-        const req = { mode, count: 3, seed: 7, chain: s };
-        const a = runner.decode(s, req), b = runBucketElimination(engine, m, alone, req);
+        const a = runner.decodeTask({ slice: s, count: 3, chain: s }, mode, 7), b = runBucketElimination(engine, m, alone, { mode, count: 3, seed: 7, chain: s });
         assert.ok(Object.is(a.logZ, b.logZ), `model ${t}, slice ${s}, ${mode}: log Z`);
         if (b.configurations) assert.deepEqual(Array.from(a.configurations!), Array.from(b.configurations), `model ${t}, slice ${s}: ${mode} configurations`);
       }

@@ -32,7 +32,7 @@ const USAGE = `usage:
                                           past it the junction tree gives way to bucket elimination, whose plan is
                                           sliced (conditioned on a few variables, slices summed; --map, --samples too);
                                           exit 3 with the smallest budget that would do when even slicing cannot fit
-                          [--workers W]   the slices on W worker threads (the same result for any W; not with --map, --samples)
+                          [--workers W]   the slices on W worker threads (the same result for any W; --map, --samples too)
                           [--samples N]  N exact i.i.d. configurations, one per line (--seed N; --out PREFIX.samples)
       samplers:           [--samples N] [--burnin N] [--chains N]
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
@@ -365,12 +365,12 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (workers !== undefined && values.queue !== undefined) throw new UsageError('--workers and --queue exclude each other (a queue worker has --concurrency)');
   if (values.map && method !== 'exact') throw new UsageError('--map needs --method exact');
   if (values.map && opts.samples !== undefined) throw new UsageError('--map and --samples exclude each other with --method exact (a MAP configuration, or N exact samples)');
-  if (method === 'exact' && (values.map || opts.samples !== undefined) && (workers !== undefined || values.queue !== undefined)) {
-    throw new UsageError(`${values.map ? '--map' : '--samples'} decodes on this thread: --workers and --queue apply to exact inference's marginals`);
+  if (method === 'exact' && (values.map || opts.samples !== undefined) && values.queue !== undefined) {
+    throw new UsageError(`${values.map ? '--map' : '--samples'} decodes in this process (on --workers threads for a sliced plan): --queue applies to exact inference's marginals`);
   }
   const { model, description } = await loadModel(positionals[0]);
   if (method === 'exact' && (values.map || opts.samples !== undefined)) {
-    return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out, maxMemory });
+    return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out, maxMemory, workers });
   }
   const r = values.queue !== undefined ? await queuedRun(model, opts, values.queue) : await localRun(model, opts, workers);
 

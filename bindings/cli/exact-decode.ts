@@ -4,6 +4,7 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { exactMAP, exactSample } from '../exact/exact.ts';
+import { exactMAPParallel, exactSampleParallel } from '../exact/exact-parallel.ts';
 import { writeMAP } from '../io/formats.ts';
 import { writeOutput } from './output-files.ts';
 
@@ -16,29 +17,33 @@ export interface ExactDecodeArgs {
   out?: string;
   /** --max-memory: the budget the plan is sliced to. */
   maxMemory?: number;
+  /** --workers: a sliced plan's slices on this many worker threads (absent or 0: this thread); the same output for any number. */
+  workers?: number;
 }
 
 /**
  * --map: the UAI MAP format with --out-format uai (to PREFIX.MAP with --out), JSON with --json,
  * else one summary line. --samples N: one configuration per line (states separated by spaces; to
- * PREFIX.samples with --out, also with --json), or JSON with --json.
+ * PREFIX.samples with --out, also with --json), or JSON with --json. --workers W: a sliced plan's
+ * slices on W worker threads (the JSON's `workers`: how many ran; 1 on this thread).
  */
 export async function exactDecode(engine: Engine, model: Model, a: ExactDecodeArgs): Promise<void> {
   if (a.map) {
-    const r = exactMAP(engine, model, { maxMemory: a.maxMemory });
+    const r = a.workers ? await exactMAPParallel(engine, model, { maxMemory: a.maxMemory, workers: a.workers }) : { ...exactMAP(engine, model, { maxMemory: a.maxMemory }), workers: 1 };
     if (a.outFormat === 'uai') {
       const text = writeMAP(r.configuration);
       if (a.out) await writeOutput('--out', a.out + '.MAP', text);
       else process.stdout.write(text);
     }
-    if (a.json) process.stdout.write(JSON.stringify({ method: 'exact', map: Array.from(r.configuration), logPotential: r.logPotential, treewidth: r.treewidth, ordering: r.ordering, slices: r.slices }) + '\n');
+    if (a.json) process.stdout.write(JSON.stringify({ method: 'exact', map: Array.from(r.configuration), logPotential: r.logPotential, treewidth: r.treewidth, ordering: r.ordering, slices: r.slices, workers: r.workers }) + '\n');
     else if (a.outFormat === undefined || a.out) process.stdout.write(`MAP by max-product elimination (treewidth ${r.treewidth}, ${r.ordering} ordering${r.slices > 1 ? `, ${r.slices} slices` : ''}): log-potential ${r.logPotential}\n`);
     return;
   }
-  const r = exactSample(engine, model, { count: a.samples!, seed: a.seed ?? 1, maxMemory: a.maxMemory });
+  const opts = { count: a.samples!, seed: a.seed ?? 1, maxMemory: a.maxMemory };
+  const r = a.workers ? await exactSampleParallel(engine, model, { ...opts, workers: a.workers }) : { ...exactSample(engine, model, opts), workers: 1 };
   const text = r.samples.map((s) => s.join(' ')).join('\n') + '\n';
   // --out writes the file (with --json too); standard output gets the JSON or, without --out, the lines.
   if (a.out) await writeOutput('--out', a.out + '.samples', text);
-  if (a.json) process.stdout.write(JSON.stringify({ method: 'exact', samples: r.samples.map((s) => Array.from(s)), logZ: r.logZ, treewidth: r.treewidth, ordering: r.ordering, slices: r.slices }) + '\n');
+  if (a.json) process.stdout.write(JSON.stringify({ method: 'exact', samples: r.samples.map((s) => Array.from(s)), logZ: r.logZ, treewidth: r.treewidth, ordering: r.ordering, slices: r.slices, workers: r.workers }) + '\n');
   else if (!a.out) process.stdout.write(text);
 }

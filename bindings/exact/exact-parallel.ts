@@ -1,23 +1,37 @@
 // Exact inference with the slices of a sliced bucket-elimination plan on Node worker threads.
 // Each worker owns an engine and runs slices s ≡ w (mod workers); the parent sums them in slice order
 // as they arrive (slicing.ts SliceSum), so the result is exactInference's bit for bit, for any number
-// of workers.
+// of workers. Exact samples and MAP likewise: decodeSteps' batches of slice tasks spread over the
+// workers, their outcomes put back in task order, so the samples (the configuration) are
+// exactSample's (exactMAP's) for any number of workers.
 import { availableParallelism } from 'node:os';
 import type { Engine } from '../core/engine.ts';
 import type { Model, ModelData } from '../core/model.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { exactInference, slicedBucketPlan, slicedResult, takesBucketPath, type ExactOptions, type ExactResult } from './exact.ts';
-import { runAndSumSlices, SliceSum, type SliceOutcome, type SliceSpec } from './slicing.ts';
+import { decodePlan, exactInference, mapOf, sampleCount, samplesOf, slicedBucketPlan, slicedResult, takesBucketPath, type ExactMAP, type ExactOptions, type ExactResult, type ExactSampleOptions, type ExactSamples, type SlicedBucketPlan } from './exact.ts';
+import { decodeSlices, decodeSteps, runAndSumSlices, SliceSum, type DecodeTask, type DecodedSlice, type Decoded, type SliceOutcome, type SliceSpec } from './slicing.ts';
 import { startWorkerModule } from '../parallel/start-worker.ts';
 
-/** What one slice worker is given. */
+/** What one slice worker is given: slices to sum, or (`decode`) batches of decoding tasks to come as DecodeBatch messages. */
 export interface SliceJob {
   model: ModelData;
   spec: SliceSpec;
   slices: number[];
+  decode?: { mode: 'sample' | 'max'; seed: number };
+}
+/** A batch of decoding tasks for a decoding worker (`index`: the task's place in decodeSteps' batch). */
+export interface DecodeBatch {
+  tasks: { index: number; task: DecodeTask }[];
 }
 
-export type SliceMessage = { type: 'slice'; outcome: SliceOutcome } | { type: 'finished' } | { type: 'error'; message: string; name: string };
+export type SliceMessage =
+  | { type: 'slice'; outcome: SliceOutcome }
+  | { type: 'decoded'; index: number; outcome: DecodedSlice }
+  | { type: 'batch-done' }
+  | { type: 'finished' }
+  | { type: 'error'; message: string; name: string };
+
+const workerError = (m: { message: string; name: string }): Error => (m.name === 'EngineError' ? new EngineError(m.message) : new Error(m.message));
 
 /**
  * exactInference with a sliced plan's slices on `workers` worker threads (default: min(slices,
@@ -58,7 +72,7 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
             ended = true;
             void t.terminate();
             if (m.type === 'finished') resolve();
-            else reject(m.name === 'EngineError' ? new EngineError(m.message) : new Error(m.message));
+            else if (m.type === 'error') reject(workerError(m));
           }
         });
         t.on('error', reject);
@@ -80,4 +94,65 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
 /** Adds `workers` without reading `marginals` (a getter that throws when Z = 0). */
 function withWorkers(r: ExactResult, workers: number): ExactResult & { workers: number } {
   return Object.defineProperty(r, 'workers', { value: workers, enumerable: true }) as ExactResult & { workers: number };
+}
+
+/** exactSample with a sliced plan's slices on `workers` worker threads (default: min(slices, cores)): the same samples for any number. */
+export async function exactSampleParallel(engine: Engine, model: Model, opts: ExactSampleOptions & { workers?: number }): Promise<ExactSamples & { workers: number }> {
+  const count = sampleCount(opts), seed = opts.seed ?? 1, sp = decodePlan(model, opts);
+  const { decoded, workers } = await decodeOnWorkers(engine, model, sp, 'sample', count, seed, opts.workers);
+  return { ...samplesOf(sp, decoded), workers };
+}
+
+/** exactMAP with a sliced plan's slices on `workers` worker threads (default: min(slices, cores)): the same configuration for any number. */
+export async function exactMAPParallel(engine: Engine, model: Model, opts: ExactOptions & { workers?: number } = {}): Promise<ExactMAP & { workers: number }> {
+  const sp = decodePlan(model, opts);
+  const { decoded, workers } = await decodeOnWorkers(engine, model, sp, 'max', 1, 1, opts.workers);
+  return { ...mapOf(sp, decoded), workers };
+}
+
+/**
+ * decodeSteps with each batch's tasks on the workers (task i on worker i mod W, workers kept for
+ * every batch); one worker, or a plan of one slice, decodes on this thread (decodeSlices).
+ */
+async function decodeOnWorkers(engine: Engine, model: Model, sp: SlicedBucketPlan, mode: 'sample' | 'max', count: number, seed: number, given: number | undefined): Promise<{ decoded: Decoded; workers: number }> {
+  if (given !== undefined && !(Number.isInteger(given) && given >= 1)) throw new ModelError(`workers ${given} is not a positive integer`);
+  const slices = sp.sliced.slices, workers = Math.max(1, Math.min(slices, given ?? availableParallelism()));
+  if (workers === 1) return { decoded: decodeSlices(engine, model, sp.sliced, mode, count, seed), workers };
+  const spec: SliceSpec = { order: sp.sliced.order, fixed: sp.sliced.fixed, impossible: sp.sliced.impossible, sliceVars: sp.sliced.sliceVars };
+  const job: SliceJob = { model: model.toData(), spec, slices: [], decode: { mode, seed } };
+  const threads = Array.from({ length: workers }, () => startWorkerModule(import.meta.url, 'slice-worker', job));
+  // One batch at a time: each worker's share sent, its outcomes filed by index until it says it is done.
+  let pending: { outcomes: DecodedSlice[]; left: number; resolve: () => void; reject: (e: Error) => void } | null = null;
+  let failed: Error | null = null;
+  const fail = (e: Error): void => {
+    failed ??= e;
+    pending?.reject(failed);
+  };
+  threads.forEach((t) => {
+    t.on('message', (m: SliceMessage) => {
+      if (m.type === 'decoded') pending!.outcomes[m.index] = m.outcome;
+      else if (m.type === 'batch-done' && --pending!.left === 0) pending!.resolve();
+      else if (m.type === 'error') fail(workerError(m));
+    });
+    t.on('error', fail);
+    t.on('exit', (code) => fail(new EngineError(`a slice worker exited with code ${code} before finishing`)));
+  });
+  const runBatch = (tasks: DecodeTask[]): Promise<DecodedSlice[]> =>
+    new Promise((resolve, reject) => {
+      if (failed) return reject(failed);
+      const outcomes = new Array<DecodedSlice>(tasks.length);
+      const shares = threads.map((_, w) => ({ tasks: tasks.flatMap((task, index) => (index % workers === w ? [{ index, task }] : [])) }) satisfies DecodeBatch);
+      const busy = shares.filter((b) => b.tasks.length > 0).length;
+      pending = { outcomes, left: busy, resolve: () => resolve(outcomes), reject };
+      shares.forEach((b, w) => b.tasks.length > 0 && threads[w].postMessage(b));
+    });
+  try {
+    const steps = decodeSteps(model.n, slices, mode, count, seed);
+    for (let step = steps.next(); ; step = steps.next(await runBatch(step.value))) if (step.done) return { decoded: step.value, workers };
+  } finally {
+    for (const t of threads) {
+      t.removeAllListeners('exit');
+      void t.terminate();
+    }
+  }
 }

@@ -17,7 +17,7 @@ import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, fixedStates, noneFixed, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, MemoryBudgetExceeded, RangeExceeded, type ExactOutcome } from './outcome.ts';
 import { bucketPlan, bucketRefusal, interactionGraph, type BucketPlan } from './bucket-plan.ts';
-import { decodeSlices, runAndSumSlices, slicedWork, sliceToFit, type SlicedPlan } from './slicing.ts';
+import { decodeSlices, runAndSumSlices, slicedWork, sliceToFit, type Decoded, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
 import { annealOrder, searchObjective } from './order-search.ts';
@@ -593,7 +593,7 @@ export interface ExactSampleOptions extends ExactOptions {
 }
 
 /** The sliced plan exact samples and MAP decode along (slicedBucketPlan: the same orders and limits as exactInference), or the refusal. */
-function decodePlan(model: Model, opts: ExactOptions): SlicedBucketPlan {
+export function decodePlan(model: Model, opts: ExactOptions): SlicedBucketPlan {
   const zero = model.zeroReason();
   if (zero !== null) throw new EngineError(`${zero} (Z = 0): there is nothing to decode`);
   const sp = slicedBucketPlan(model, opts);
@@ -601,28 +601,59 @@ function decodePlan(model: Model, opts: ExactOptions): SlicedBucketPlan {
   return sp;
 }
 
+/** exactSample's result. */
+export interface ExactSamples {
+  samples: Int32Array[];
+  logZ: number;
+  treewidth: number;
+  ordering: string;
+  slices: number;
+}
+/** exactMAP's result. */
+export interface ExactMAP {
+  configuration: Int32Array;
+  logPotential: number;
+  treewidth: number;
+  ordering: string;
+  slices: number;
+}
+
+/** exactSample's count, checked. */
+export function sampleCount(opts: ExactSampleOptions): number {
+  if (!Number.isInteger(opts.count) || opts.count < 1) throw new ModelError(`count ${opts.count} is not a positive integer`);
+  return opts.count;
+}
+
+/** A sampling decoding (decodeSteps) as exactSample's result. */
+export function samplesOf(sp: SlicedBucketPlan, out: Decoded): ExactSamples {
+  if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is nothing to sample');
+  return { samples: out.configurations, logZ: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.choice.name, slices: sp.sliced.slices };
+}
+
+/** A max-product decoding (decodeSteps) as exactMAP's result. */
+export function mapOf(sp: SlicedBucketPlan, out: Decoded): ExactMAP {
+  if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is no MAP configuration');
+  return { configuration: out.configurations[0], logPotential: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.choice.name, slices: sp.sliced.slices };
+}
+
 /**
  * Exact i.i.d. samples: the upward pass of bucket elimination, then each configuration drawn
  * backward along the elimination order from its exact conditional (a sliced plan: each sample's
- * slice drawn by its Z_s first, see decodeSlices). samples[c] is configuration c.
+ * slice drawn by its Z_s first, see decodeSteps). samples[c] is configuration c. On worker threads:
+ * exactSampleParallel (the same samples).
  */
-export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptions): { samples: Int32Array[]; logZ: number; treewidth: number; ordering: string; slices: number } {
-  if (!Number.isInteger(opts.count) || opts.count < 1) throw new ModelError(`count ${opts.count} is not a positive integer`);
-  const sp = decodePlan(model, opts);
-  const out = decodeSlices(engine, model, sp.sliced, 'sample', opts.count, opts.seed ?? 1);
-  if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is nothing to sample');
-  return { samples: out.configurations, logZ: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.choice.name, slices: sp.sliced.slices };
+export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptions): ExactSamples {
+  const count = sampleCount(opts), sp = decodePlan(model, opts);
+  return samplesOf(sp, decodeSlices(engine, model, sp.sliced, 'sample', count, opts.seed ?? 1));
 }
 
 /**
  * A MAP configuration by max-product bucket elimination with the same orders: the upward pass with
  * max in place of sum, then the maximising state of each variable backward along the order (a
  * sliced plan: the best of the slices' maxima). logPotential = log of its unnormalised probability
- * (including model.logConst).
+ * (including model.logConst). On worker threads: exactMAPParallel (the same configuration).
  */
-export function exactMAP(engine: Engine, model: Model, opts: ExactOptions = {}): { configuration: Int32Array; logPotential: number; treewidth: number; ordering: string; slices: number } {
+export function exactMAP(engine: Engine, model: Model, opts: ExactOptions = {}): ExactMAP {
   const sp = decodePlan(model, opts);
-  const out = decodeSlices(engine, model, sp.sliced, 'max', 1, 1);
-  if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is no MAP configuration');
-  return { configuration: out.configurations[0], logPotential: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.choice.name, slices: sp.sliced.slices };
+  return mapOf(sp, decodeSlices(engine, model, sp.sliced, 'max', 1, 1));
 }

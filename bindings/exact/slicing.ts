@@ -226,9 +226,11 @@ export class SliceRunner {
     return r.logZ > -Infinity ? { slice: s, logZ: r.logZ, marginals: r.marginals } : { slice: s, logZ: r.logZ, marginals: null, zeroReason: r.zeroReason };
   }
 
-  /** Slice s's upward pass and configurations decoded within it (runBucketElimination with `decode`). */
-  decode(s: number, req: DecodeRequest): ReturnType<typeof runBucketElimination> {
-    return runBucketElimination(this.engine, this.model, this.planOf(s), req, this.shape);
+  /** A decoding task (decodeSteps): its slice's upward pass and the configurations decoded within it (runBucketElimination with `decode`). */
+  decodeTask(t: DecodeTask, mode: 'sample' | 'max', seed: number): DecodedSlice {
+    const req: DecodeRequest = { mode, count: t.count, seed, chain: t.chain };
+    const r = runBucketElimination(this.engine, this.model, this.planOf(t.slice), req, this.shape);
+    return { logZ: r.logZ, configurations: r.logZ > -Infinity ? r.configurations! : null };
   }
 }
 
@@ -243,43 +245,68 @@ function rows(cfg: Int32Array, count: number, n: number): Int32Array[] {
   return Array.from({ length: count }, (_, c) => cfg.slice(c * n, (c + 1) * n));
 }
 
+/** One decoding task of a sliced plan: slice `slice`'s upward pass and `count` configurations (chain: its sampling stream; absent for a plan of one slice). */
+export interface DecodeTask {
+  slice: number;
+  count: number;
+  chain?: number;
+}
+/** A decoding task's outcome: the slice's log Z (its largest log-potential in max mode) and its configurations (count · n, row by row; null when Z_s = 0). */
+export interface DecodedSlice {
+  logZ: number;
+  configurations: Int32Array | null;
+}
+/** What a sliced plan's decoding gives: log Z (or the largest log-potential) and the configurations. */
+export interface Decoded {
+  logZ: number;
+  configurations: Int32Array[];
+}
+/** Slices a decoding batch holds (their first configurations, for MAP only while the batch is read). */
+const DECODE_BATCH = 256;
+/** decodeSteps: yields batches of independent tasks, is sent their outcomes in task order, returns the decoding. */
+export type DecodeSteps = Generator<DecodeTask[], Decoded, DecodedSlice[]>;
+
 /**
- * Exact samples or a MAP configuration along a sliced plan (exactSample, exactMAP); a plan of one
- * slice is decoded in one run. MAP: each slice's max-product pass and its maximising configuration;
- * the largest wins (the first on ties). Samples: each slice's upward pass gives Z_s (and its first
- * sample); each of the `count` configurations draws its slice from Z_s / Z (mulberry32 on the seed;
- * the first slice whose cumulated weight passes the draw, so never one of Z_s = 0) and takes that
- * slice's next sample; a slice drawn more than once is decoded again for all it needs (its own
- * stream: chain s of the seed). Independent slices and independent draws: i.i.d. samples of the
- * model. logZ: the largest log-potential (max), or log Σ Z_s in slice order (sample).
+ * Exact samples or a MAP configuration along a sliced plan (exactSample, exactMAP) as batches of
+ * independent slice tasks, so that one thread (decodeSlices) or worker threads (exact-parallel.ts)
+ * run them with the same result bit for bit. A plan of one slice is decoded in one task. MAP: each
+ * slice's max-product pass and its maximising configuration; the largest wins (the first on ties).
+ * Samples: each slice's upward pass gives Z_s (and its first sample); each of the `count`
+ * configurations draws its slice from Z_s / Z (mulberry32 on the seed; the first slice whose
+ * cumulated weight passes the draw, so never one of Z_s = 0) and takes that slice's next sample; a
+ * slice drawn more than once is decoded again for all it needs (its own stream: chain s of the
+ * seed), in a second batch. Independent slices and independent draws: i.i.d. samples of the model.
+ * logZ: the largest log-potential (max), or log Σ Z_s in slice order (sample).
  */
-export function decodeSlices(engine: Engine, model: Model, sp: SlicedPlan, mode: 'sample' | 'max', count: number, seed: number): { logZ: number; configurations: Int32Array[] } {
-  const runner = new SliceRunner(engine, model, sp);
-  if (sp.slices === 1) {
-    const out = runner.decode(0, { mode, count, seed });
-    return { logZ: out.logZ, configurations: out.logZ > -Infinity ? rows(out.configurations!, count, model.n) : [] };
+export function* decodeSteps(n: number, slices: number, mode: 'sample' | 'max', count: number, seed: number): DecodeSteps {
+  if (slices === 1) {
+    const [out] = yield [{ slice: 0, count }];
+    return { logZ: out.logZ, configurations: out.logZ > -Infinity ? rows(out.configurations!, count, n) : [] };
   }
-  // Each slice's first configuration: kept for sampling (a slice drawn once uses it); for MAP only the best.
-  const logZs = new Float64Array(sp.slices), first: (Int32Array | null)[] = new Array(sp.slices).fill(null);
+  // Each slice's first configuration, in batches of DECODE_BATCH slices: kept for sampling (a slice
+  // drawn once uses it); for MAP only the best so far.
+  const logZs = new Float64Array(slices), firsts: (Int32Array | null)[] = new Array(slices).fill(null);
   let top = -Infinity, best: Int32Array | null = null;
-  for (let s = 0; s < sp.slices; s++) {
-    const r = runner.decode(s, { mode, count: 1, seed, chain: s });
-    logZs[s] = r.logZ;
-    if (r.logZ > -Infinity && mode === 'sample') first[s] = r.configurations!;
-    if (r.logZ > top) (top = r.logZ), (best = r.configurations!);
+  for (let s0 = 0; s0 < slices; s0 += DECODE_BATCH) {
+    const batch = yield Array.from({ length: Math.min(DECODE_BATCH, slices - s0) }, (_, i) => ({ slice: s0 + i, count: 1, chain: s0 + i }));
+    batch.forEach((r, i) => {
+      logZs[s0 + i] = r.logZ;
+      if (mode === 'sample') firsts[s0 + i] = r.configurations;
+      if (r.logZ > top) (top = r.logZ), (best = r.configurations!);
+    });
   }
   if (top === -Infinity) return { logZ: -Infinity, configurations: [] };
   if (mode === 'max') return { logZ: top, configurations: [best!] };
   // The slices' weights, cumulated in slice order.
   let sum = 0;
-  const cum = new Float64Array(sp.slices);
-  for (let s = 0; s < sp.slices; s++) cum[s] = sum += logZs[s] > -Infinity ? Math.exp(logZs[s] - top) : 0;
+  const cum = new Float64Array(slices);
+  for (let s = 0; s < slices; s++) cum[s] = sum += logZs[s] > -Infinity ? Math.exp(logZs[s] - top) : 0;
   const [lo, hi] = seedWords(seed);
   const rand = mulberry32((lo ^ Math.imul(hi, 0x9e3779b1) ^ 0x51ce5eed) >>> 0);
-  const drawn = new Int32Array(count), need = new Int32Array(sp.slices);
+  const drawn = new Int32Array(count), need = new Int32Array(slices);
   for (let c = 0; c < count; c++) {
     const u = rand() * sum;
-    let a = 0, b = sp.slices - 1;
+    let a = 0, b = slices - 1;
     while (a < b) {
       const mid = (a + b) >> 1;
       if (cum[mid] > u) b = mid;
@@ -287,14 +314,28 @@ export function decodeSlices(engine: Engine, model: Model, sp: SlicedPlan, mode:
     }
     need[(drawn[c] = a)]++;
   }
-  const pools: Int32Array[][] = new Array(sp.slices);
-  for (let s = 0; s < sp.slices; s++) {
-    if (need[s] === 0) continue;
-    const cfg = need[s] === 1 ? first[s]! : runner.decode(s, { mode, count: need[s], seed, chain: s }).configurations!;
-    pools[s] = rows(cfg, need[s], model.n);
-  }
-  const next = new Int32Array(sp.slices);
+  const again: DecodeTask[] = [];
+  for (let s = 0; s < slices; s++) if (need[s] > 1) again.push({ slice: s, count: need[s], chain: s });
+  const redone = again.length > 0 ? yield again : [];
+  const pools: Int32Array[][] = new Array(slices);
+  for (let s = 0; s < slices; s++) if (need[s] === 1) pools[s] = [firsts[s]!];
+  again.forEach((t, i) => (pools[t.slice] = rows(redone[i].configurations!, t.count, n)));
+  const next = new Int32Array(slices);
   return { logZ: top + Math.log(sum), configurations: Array.from(drawn, (s) => pools[s][next[s]++]) };
+}
+
+/** decodeSteps run to the end, each batch by `run` (its outcomes in task order). */
+export function driveDecode(steps: DecodeSteps, run: (tasks: DecodeTask[]) => DecodedSlice[]): Decoded {
+  for (let step = steps.next(); ; ) {
+    if (step.done) return step.value;
+    step = steps.next(run(step.value));
+  }
+}
+
+/** decodeSteps on this thread (exactSample, exactMAP). */
+export function decodeSlices(engine: Engine, model: Model, sp: SlicedPlan, mode: 'sample' | 'max', count: number, seed: number): Decoded {
+  const runner = new SliceRunner(engine, model, sp);
+  return driveDecode(decodeSteps(model.n, sp.slices, mode, count, seed), (tasks) => tasks.map((t) => runner.decodeTask(t, mode, seed)));
 }
 
 /**
