@@ -106,8 +106,8 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'ising:3x3', '--method', 'exact', '--map', '--samples', '3'], /--map and --samples exclude each other/],
     // Two writers on standard output; decoding options that would be ignored; a lattice option with no value.
     [['infer', 'ising:3x3', '--out-format', 'uai', '--json'], /--json and --out-format uai would both write to standard output/],
-    [['infer', 'ising:3x3', '--method', 'exact', '--map', '--workers', '2'], /--map decodes on this thread/],
-    [['infer', 'ising:3x3', '--method', 'exact', '--samples', '4', '--workers', '2'], /--samples decodes on this thread/],
+    [['infer', 'ising:3x3', '--method', 'exact', '--map', '--queue', 'redis://127.0.0.1:1'], /--map decodes in this process .*--queue applies to exact inference's marginals/],
+    [['infer', 'ising:3x3', '--method', 'exact', '--samples', '4', '--queue', 'redis://127.0.0.1:1'], /--samples decodes in this process/],
     [['infer', 'ising:3x3,beta='], /bad option "beta="/],
   ];
   mkdirSync(join(tmp, 'taken.MAR'), { recursive: true });

@@ -585,6 +585,7 @@ export function eliminationMemory(model: Model, opts: ExactOptions = {}): { byte
   return { bytes: s.bytes, stored: s.stored, recomputed: s.recomputed, steps: s.steps.count, huginNodes };
 }
 
+/** exactSample's options: the planning options of exactInference, the count and the seed. */
 export interface ExactSampleOptions extends ExactOptions {
   /** Number of i.i.d. configurations. */
   count: number;
@@ -601,21 +602,28 @@ export function decodePlan(model: Model, opts: ExactOptions): SlicedBucketPlan {
   return sp;
 }
 
-/** exactSample's result. */
-export interface ExactSamples {
-  samples: Int32Array[];
-  logZ: number;
+/** The plan a decoding ran on (exactSample, exactMAP). */
+export interface DecodedPlan {
+  /** The elimination order's treewidth. */
   treewidth: number;
+  /** The order's name (a heuristic, with the search that improved it). */
   ordering: string;
+  /** The slices the plan was cut into (1: not sliced). */
   slices: number;
 }
+/** exactSample's result. */
+export interface ExactSamples extends DecodedPlan {
+  /** samples[c]: configuration c, a state per variable. */
+  samples: Int32Array[];
+  /** Natural log of Z (Σ of the slices' Z_s). */
+  logZ: number;
+}
 /** exactMAP's result. */
-export interface ExactMAP {
+export interface ExactMAP extends DecodedPlan {
+  /** A most probable configuration (the first slice's on ties). */
   configuration: Int32Array;
+  /** Its log-potential: the log of its unnormalised probability, model.logConst included. */
   logPotential: number;
-  treewidth: number;
-  ordering: string;
-  slices: number;
 }
 
 /** exactSample's count, checked. */
