@@ -109,6 +109,10 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'ising:3x3', '--method', 'exact', '--map', '--queue', 'redis://127.0.0.1:1'], /--map decodes in this process .*--queue applies to exact inference's marginals/],
     [['infer', 'ising:3x3', '--method', 'exact', '--samples', '4', '--queue', 'redis://127.0.0.1:1'], /--samples decodes in this process/],
     [['infer', 'ising:3x3,beta='], /bad option "beta="/],
+    // Counts past what the engine's loops take (2^31 iterations wrapped around and never ended) or the option's range, in the flag's words.
+    [['infer', 'ising:3x3', '--method', 'bp', '--max-iterations', '2147483648'], /--max-iterations must be an integer in \[1, 2147483647\]/],
+    [['infer', 'ising:3x3', '--method', 'mfrp', '--max-sweeps', '4294967297'], /--max-sweeps must be an integer in \[1, 2147483647\]/],
+    [['infer', 'ising:3x3', '--method', 'mfrp', '--trials', '100000'], /--trials must be an integer in \[1, 65535\]/],
   ];
   mkdirSync(join(tmp, 'taken.MAR'), { recursive: true });
   for (const [args, re] of cases) {
@@ -187,7 +191,7 @@ test('--method mf and mfrp print lower bounds at or below exact log Z', () => {
     assert.equal(r.marginals.length, 16);
   }
   assert.equal(mf.diagnostics.restarts, 3);
-  assert.match(run('infer', model, '--method', 'mfrp', '--trials', '0').err, /--trials must be an integer ≥ 1/);
+  assert.match(run('infer', model, '--method', 'mfrp', '--trials', '0').err, /--trials must be an integer in \[1, 65535\], got "0"/);
   // Budgets: mf's in coupling visits, mfrp's as a multiple of mean field's work; MFRP ≥ MF with the same restarts.
   const cut = JSON.parse(run('infer', 'ising:16x16,beta=0.4,periodic', '--method', 'mf', '--budget', '2e5', '--max-sweeps', '50', '--json').out);
   assert.equal(cut.diagnostics.budget, 2e5);
@@ -374,7 +378,7 @@ test('--method bp, trw, bounds: Bethe estimate, upper bound, interval (logZLower
     [['--method', 'bp', '--damping', '1'], /--damping must be a number in \[0, 1\)/],
     [['--method', 'bp', '--damping', 'x'], /--damping/],
     [['--method', 'trw', '--schedule', 'random'], /--schedule must be one of parallel, sequential, residual/],
-    [['--method', 'bp', '--max-iterations', '0'], /--max-iterations must be an integer ≥ 1/],
+    [['--method', 'bp', '--max-iterations', '0'], /--max-iterations must be an integer in \[1, 2147483647\]/],
     [['--method', 'bp', '--tolerance=-1'], /--tolerance must be a number ≥ 0/],
     [['--method', 'gibbs', '--damping', '0.5'], /apply to --method bp, trw or bounds/],
     [['--method', 'bp', '--trw-steps', '2'], /--trw-steps applies to --method trw or bounds/],

@@ -5,7 +5,7 @@
 // fixed), and the var → factor message n_uf is L_u − δ_fu. A sweep is then, per pair, the two
 // closed-form updates of bp.ts's pairDelta (one exp and one log each) and their commit — the same
 // arithmetic as the general loop (damping (1 − α) δ_new + α δ_old is its log-space damping of the
-// shifted entries; the residual the same max_k |e^{m_new(k)} − e^{m_old(k)}|), without its
+// shifted entries; the residual the same dynamic range of the change, here |δ_new − δ_old|), without its
 // per-entry passes over beliefs, var → factor messages and shifts. The messages go back into
 // fac2var in bp.ts's form when the run ends.
 //
@@ -66,15 +66,10 @@ export function oddsSetup(s: BPState): bool {
   return true;
 }
 
-/** Residual of the two-state message (0, o) → (0, x), both shifted to max 0: max_k |e^{x_k} − e^{o_k}|. */
+/** Residual of the two-state message (0, o) → (0, x): the dynamic range of its change in log space, |x − o| (bp.ts's commit). */
 @inline
 function residual(o: f64, x: f64, r: f64): f64 {
-  const o0 = o > 0.0 ? -o : 0.0, o1 = o > 0.0 ? 0.0 : o;
-  const x0 = x > 0.0 ? -x : 0.0, x1 = x > 0.0 ? 0.0 : x;
-  // |e^a − e^b| ≤ |a − b| (both ≤ 0): the exps only where the change could raise r, as bp.ts's commit.
-  if (o0 != x0 && Math.abs(x0 - o0) > r) r = max(r, Math.abs(Math.exp(x0) - Math.exp(o0)));
-  if (o1 != x1 && Math.abs(x1 - o1) > r) r = max(r, Math.abs(Math.exp(x1) - Math.exp(o1)));
-  return r;
+  return max(r, Math.abs(x - o));
 }
 
 /** One parallel iteration on log-odds; returns its largest residual. */
@@ -209,13 +204,16 @@ function pairRatio(ec: f64, A: f64, B: f64, R: f64, r: f64): f64 {
   return ec * ((t + A) / (t + B));
 }
 
-/** Residual of the ratio message o → x: shifted to max 0 a message is (1/r, 1) for r > 1, else (1, r). */
+/**
+ * Residuals of a pair's two ratio messages o → x (r = e^δ), lane by lane: |x − o| / min(x, o) =
+ * e^{|δ_x − δ_o|} − 1, the log-odds sweep's |δ_x − δ_o| to first order and never below it (so never
+ * converged sooner), with no log per message; both in one f64x2 division, and pmin / pmax (plain
+ * compares): scalar code with V8's f64.min (NaN and −0 handling) made the whole sweep 1.7× slower.
+ */
 @inline
-function ratioResidual(o: f64, x: f64, res: f64): f64 {
-  let d: f64;
-  if (o > 1.0) d = x > 1.0 ? Math.abs(x - o) / (x * o) : max(1.0 - 1.0 / o, 1.0 - x);
-  else d = x > 1.0 ? max(1.0 - 1.0 / x, 1.0 - o) : Math.abs(x - o);
-  return max(res, d);
+function ratioResiduals(o: v128, x: v128, res: v128): v128 {
+  const d = f64x2.div(f64x2.abs(f64x2.sub(x, o)), f64x2.pmin(x, o));
+  return f64x2.pmax(res, d);
 }
 
 /**
@@ -239,17 +237,18 @@ export function linearSweep(s: BPState): f64 {
     const x = ldF(R, v);
     if (!(x >= 2.2250738585072014e-308 && x < Infinity)) return NaN;
   }
-  let res = 0.0;
+  let res = f64x2.splat(0.0);
   for (let k = 0; k < P; k++) {
     const q = list + (<usize>(3 * k) << 2), r = rec + (<usize>(REC * k) << 3);
     const u = load<i32>(q, 4), v = load<i32>(q, 8);
-    const r0 = ldF(r, 0), r1 = ldF(r, 1);
+    const old = v128.load(r);
+    const r0 = f64x2.extract_lane(old, 0), r1 = f64x2.extract_lane(old, 1);
     const x0 = pairRatio(ldF(r, 2), ldF(r, 3), ldF(r, 4), ldF(R, v), r1);
     const x1 = pairRatio(ldF(r, 5), ldF(r, 6), ldF(r, 7), ldF(R, u), r0);
-    res = ratioResidual(r0, x0, res);
-    res = ratioResidual(r1, x1, res);
-    stF(r, 0, x0);
-    stF(r, 1, x1);
+    const now = f64x2.replace_lane(f64x2.splat(x0), 1, x1);
+    res = ratioResiduals(old, now, res);
+    v128.store(r, now);
   }
-  return res;
+  const a = f64x2.extract_lane(res, 0), b = f64x2.extract_lane(res, 1);
+  return a > b ? a : b;
 }

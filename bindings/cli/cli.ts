@@ -21,6 +21,7 @@ import { commandHelp, COMMANDS } from './help.ts';
 import { exactDecode } from './exact-decode.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
 import type { Model } from '../core/model.ts';
+import { MAX_LOOP_COUNT } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { learnCommand, LearnUsageError, LEARN_USAGE } from './learn-command.ts';
 
@@ -77,7 +78,7 @@ const USAGE = `usage:
               (defaults 10, 5, 20, 1e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
               m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given)
       bp, trw, bounds:    [--damping A] [--schedule parallel|sequential|residual] [--max-iterations N] [--tolerance T]
-              (defaults 0, parallel, 1000, 1e-9: loopy BP's messages in log space; bp reports the Bethe
+              (defaults 0, parallel, 1000, 1e-9, T bounding each message's change in log space: loopy BP's messages in log space; bp reports the Bethe
               estimate of log Z, trw an upper bound (any arity), bounds the interval
               [mf, trw] as logZLower/logZUpper)
       trw, bounds:        [--trw-steps S]  conditional-gradient steps on the edge appearance probabilities (default 10)
@@ -97,10 +98,12 @@ MODEL is a .uai file (with MODEL.evid applied if present), a libDAI .fg file, or
 
 class UsageError extends Error {}
 
-function integer(name: string, v: string | undefined, min: number): number | undefined {
+function integer(name: string, v: string | undefined, min: number, max?: number): number | undefined {
   if (v === undefined) return undefined;
   const x = Number(v);
-  if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${v}"`);
+  if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min || (max !== undefined && x > max)) {
+    throw new UsageError(`--${name} must be an integer ${max === undefined ? `≥ ${min}` : `in [${min}, ${max}]`}, got "${v}"`);
+  }
   return x;
 }
 
@@ -328,7 +331,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   const opts = {
     method,
     exact: maxMemory !== undefined ? { maxMemory } : undefined,
-    replicas: integer('replicas', values.replicas, 2),
+    replicas: integer('replicas', values.replicas, 2, 4096),
     ladder,
     moves,
     seed: integer('seed', values.seed, 0),
@@ -336,9 +339,9 @@ async function inferCommand(argv: string[]): Promise<void> {
     burnin: integer('burnin', values.burnin, 0),
     chains: integer('chains', values.chains, 1),
     restarts: integer('restarts', values.restarts, 1),
-    trials: integer('trials', values.trials, 1),
-    maxConstraints: integer('max-constraints', values['max-constraints'], 0),
-    maxSweeps: integer('max-sweeps', values['max-sweeps'], 1),
+    trials: integer('trials', values.trials, 1, 65535),
+    maxConstraints: integer('max-constraints', values['max-constraints'], 0, 65535),
+    maxSweeps: integer('max-sweeps', values['max-sweeps'], 1, MAX_LOOP_COUNT),
     budget: positive('budget', values.budget),
     budgetFactor: positive('budget-factor', values['budget-factor']),
     shift,
@@ -353,7 +356,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
     damping,
     schedule: choice('schedule', values.schedule, BP_SCHEDULES),
-    maxIterations: integer('max-iterations', values['max-iterations'], 1),
+    maxIterations: integer('max-iterations', values['max-iterations'], 1, MAX_LOOP_COUNT),
     tolerance,
     trwSteps: integer('trw-steps', values['trw-steps'], 0),
     onProgress: progressReporter(),

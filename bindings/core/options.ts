@@ -6,6 +6,9 @@ export function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+/** The largest count an engine loop takes (an i32): larger ones wrapped around in WASM (a 2^31-iteration BP run never ended). */
+export const MAX_LOOP_COUNT = 0x7fffffff;
+
 export function checkCount(name: string, x: number, min: number, max?: number): void {
   if (!Number.isInteger(x) || x < min || (max !== undefined && x > max)) {
     throw new ModelError(`${name} must be an integer ${max === undefined ? `≥ ${min}` : `in [${min}, ${max}]`}, got ${x}`);

@@ -11,7 +11,7 @@ import type { Model } from '../core/model.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { checkCount, definedOnly } from '../core/options.ts';
+import { checkCount, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
 
 /** The message-passing schedules of belief propagation (see BPOptions.schedule). */
 export const BP_SCHEDULES = ['parallel', 'sequential', 'residual'] as const;
@@ -30,7 +30,12 @@ export interface BPOptions {
   schedule?: BPSchedule;
   /** Iterations (sweeps over all factors) at most. Default 1000. */
   maxIterations?: number;
-  /** Converged when an iteration changes no message entry (on the probability scale, max 1) by more than this. Default 1e-9. */
+  /**
+   * Converged when no message of an iteration changes by more than this in log space: the dynamic
+   * range max_k Δ_k − min_k Δ_k of Δ = log m_new − log m_old (a relative change, whatever the state's
+   * weight; on the probability scale, as libDAI measures it, damped BP stopped far from its fixed
+   * point when a state of weight e^-23 moved by nats). Default 1e-9.
+   */
   tolerance?: number;
   /** Stops the iterations (checked every 10 iterations); the result is then that of the messages reached. */
   signal?: AbortSignal;
@@ -47,7 +52,7 @@ export interface BPConfig {
   schedule: BPSchedule;
   /** Iterations at most. */
   maxIterations: number;
-  /** Convergence threshold on the largest message change (probability scale). */
+  /** Convergence threshold on the largest message change (log space, see BPOptions.tolerance). */
   tolerance: number;
 }
 
@@ -56,7 +61,7 @@ export function bpConfig(opts: BPOptions): BPConfig {
   const c = { ...BP_DEFAULTS, ...definedOnly({ damping: opts.damping, schedule: opts.schedule, maxIterations: opts.maxIterations, tolerance: opts.tolerance }) };
   if (typeof c.damping !== 'number' || !(c.damping >= 0 && c.damping < 1)) throw new ModelError(`damping must be a number in [0, 1), got ${c.damping}`);
   if (!BP_SCHEDULES.includes(c.schedule)) throw new ModelError(`schedule must be one of ${BP_SCHEDULES.join(', ')}, got "${c.schedule}"`);
-  checkCount('maxIterations', c.maxIterations, 1);
+  checkCount('maxIterations', c.maxIterations, 1, MAX_LOOP_COUNT);
   if (typeof c.tolerance !== 'number' || !(c.tolerance >= 0)) throw new ModelError(`tolerance must be a number ≥ 0, got ${c.tolerance}`);
   return c;
 }
@@ -67,7 +72,7 @@ export interface BPRunInfo {
   iterations: number;
   /** True when the last iteration changed no message entry by more than the tolerance. */
   converged: boolean;
-  /** Largest message change of the last iteration (probability scale); Infinity when no iteration ran. */
+  /** Largest message change of the last iteration (log space, see BPOptions.tolerance; ∞ when a state's support changed); Infinity when no iteration ran. */
   maxResidual: number;
 }
 

@@ -19,7 +19,7 @@
 // The restart driver (meanFieldRestarts) talks to a kernel through the MeanFieldKernel interface, so
 // a second kernel (e.g. on factor graphs) can use the same starts, budget and reporting.
 
-import { checkCount, checkTol, definedOnly } from '../core/options.ts';
+import { checkCount, checkTol, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { toCanonical, bitsToMarginals, type CanonicalForm } from '../core/canonical.ts';
@@ -201,7 +201,7 @@ export interface RestartsOutcome {
 export function meanFieldConfig(opts: MeanFieldOptions): RestartsConfig {
   const c = { ...MF_DEFAULTS, ...definedOnly(opts) };
   checkCount('restarts', c.restarts, 1);
-  checkCount('maxSweeps', c.maxSweeps, 1);
+  checkCount('maxSweeps', c.maxSweeps, 1, MAX_LOOP_COUNT);
   checkTol(c.tol);
   if (typeof c.orderedStarts !== 'boolean') throw new ModelError(`orderedStarts must be true or false, got ${c.orderedStarts}`);
   if (typeof c.budget !== 'number' || !(c.budget > 0)) throw new ModelError(`budget must be a positive number of coupling visits, got ${c.budget}`);

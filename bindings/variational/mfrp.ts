@@ -32,7 +32,7 @@ import { BoundModel } from '../core/bound.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, checkTol, definedOnly } from '../core/options.ts';
+import { checkCount, checkTol, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
 import { MeanFieldSolver, meanFieldConfig, meanFieldRestarts, MF_DEFAULTS } from './meanfield.ts';
 
 /** Tag of MFRP's generator streams (projection, then the J starts of that trial). */
@@ -391,7 +391,7 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
   checkCount('trials', trials, 1, 65535);
   checkCount('maxConstraints', o.maxConstraints, 0, 65535);
   checkCount('minConstraints', o.minConstraints, 0, 65535);
-  checkCount('maxSweeps', maxSweeps, 1);
+  checkCount('maxSweeps', maxSweeps, 1, MAX_LOOP_COUNT);
   checkTol(tol);
   if (typeof o.budgetFactor !== 'number' || !(o.budgetFactor > 0)) throw new ModelError(`budgetFactor must be a positive number, got ${o.budgetFactor}`);
   seedWords(seed);

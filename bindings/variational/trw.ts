@@ -328,7 +328,7 @@ export interface TRWBound {
   steps: number;
   /** Spanning forests in the final distribution μ. */
   trees: number;
-  /** Largest message change of the final BP run (probability scale). */
+  /** Largest message change of the final BP run (in log space: BPRunInfo.maxResidual). */
   maxResidual: number;
   /** Factors of arity > 2 that became nodes of the pairwise form (0 on pairwise models). */
   factorNodes: number;
