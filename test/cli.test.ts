@@ -87,7 +87,7 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', uaiFile('scope.uai', 'MARKOV\n2\n2 2\n1\n2 0 5\n4\n1 1 1 1\n')], /scope\.uai \(line 5, factor 0\).*0…1.*'5'/],
     [['infer', uaiFile('size.uai', 'MARKOV\n2\n2 2\n1\n2 0 1\n3\n1 1 1\n')], /size\.uai.*(3 entries|table)/],
     [['infer', join(DATA, 'libdai', 'testfast.fg'), '--method', 'lbp'], /--method must be one of exact, gibbs/],
-    [['infer', 'ising:3x3', '--method', 'gibbs', '--samples', '0'], /--samples must be an integer ≥ 1/],
+    [['infer', 'ising:3x3', '--method', 'gibbs', '--samples', '0'], /--samples must be an integer in \[1, 2147483647\], got "0"/],
     [['infer', 'ising:3x3', '--bogus'], /bogus/],
     [['infer', 'ising:3x3', '--method', 'gibbs', '--scan', 'random'], /--scan must be one of sequential, colored, got "random"/],
     [['infer', 'ising:3x3', '--method', 'gibbs', '--precision', 'f16'], /--precision must be one of f64, f32/],
@@ -113,6 +113,12 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'ising:3x3', '--method', 'bp', '--max-iterations', '2147483648'], /--max-iterations must be an integer in \[1, 2147483647\]/],
     [['infer', 'ising:3x3', '--method', 'mfrp', '--max-sweeps', '4294967297'], /--max-sweeps must be an integer in \[1, 2147483647\]/],
     [['infer', 'ising:3x3', '--method', 'mfrp', '--trials', '100000'], /--trials must be an integer in \[1, 65535\]/],
+    // 2^32 leapfrog or CD steps ran as none, 2^32 + 1 as one (exit 0); 10^9 chains or hidden units ran V8 out of heap (a fatal error).
+    [['infer', 'ising:3x3', '--method', 'dhmc', '--leapfrog-steps', '4294967296'], /--leapfrog-steps must be an integer in \[1, 2147483647\]/],
+    [['infer', 'ising:3x3', '--samples', '1000000000000000'], /--samples must be an integer in \[1, 2147483647\]/],
+    [['infer', 'ising:3x3', '--chains', '1000000000'], /--chains must be an integer in \[1, 1048576\]/],
+    [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--method', 'cd', '--cd-steps', '4294967297'], /--cd-steps must be an integer in \[1, 2147483647\]/],
+    [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--model', 'rbm', '--hidden', '1000000000'], /--hidden must be an integer in \[1, 1048576\]/],
   ];
   mkdirSync(join(tmp, 'taken.MAR'), { recursive: true });
   for (const [args, re] of cases) {

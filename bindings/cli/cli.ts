@@ -21,7 +21,7 @@ import { commandHelp, COMMANDS } from './help.ts';
 import { exactDecode } from './exact-decode.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
 import type { Model } from '../core/model.ts';
-import { MAX_LOOP_COUNT } from '../core/options.ts';
+import { MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { learnCommand, LearnUsageError, LEARN_USAGE } from './learn-command.ts';
 
@@ -98,11 +98,15 @@ MODEL is a .uai file (with MODEL.evid applied if present), a libDAI .fg file, or
 
 class UsageError extends Error {}
 
-function integer(name: string, v: string | undefined, min: number, max?: number): number | undefined {
+/**
+ * An integer option, ≥ min and ≤ max (default MAX_LOOP_COUNT: counts the engine's loops take as i32s;
+ * past that they wrapped around — 2^32 leapfrog steps ran as none, 2^32 + 1 as one).
+ */
+function integer(name: string, v: string | undefined, min: number, max: number = MAX_LOOP_COUNT): number | undefined {
   if (v === undefined) return undefined;
   const x = Number(v);
-  if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min || (max !== undefined && x > max)) {
-    throw new UsageError(`--${name} must be an integer ${max === undefined ? `≥ ${min}` : `in [${min}, ${max}]`}, got "${v}"`);
+  if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min || x > max) {
+    throw new UsageError(`--${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `in [${min}, ${max}]`}, got "${v}"`);
   }
   return x;
 }
@@ -334,10 +338,10 @@ async function inferCommand(argv: string[]): Promise<void> {
     replicas: integer('replicas', values.replicas, 2, 4096),
     ladder,
     moves,
-    seed: integer('seed', values.seed, 0),
+    seed: integer('seed', values.seed, 0, Number.MAX_SAFE_INTEGER),
     samples: integer('samples', values.samples, 1),
     burnin: integer('burnin', values.burnin, 0),
-    chains: integer('chains', values.chains, 1),
+    chains: integer('chains', values.chains, 1, MAX_CHAINS),
     restarts: integer('restarts', values.restarts, 1),
     trials: integer('trials', values.trials, 1, 65535),
     maxConstraints: integer('max-constraints', values['max-constraints'], 0, 65535),
@@ -520,6 +524,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (e instanceof EngineError) {
       process.stderr.write(`relaxmrf: ${oneLine(e.message)}\n`);
+      return 3;
+    }
+    // An allocation past what this process can hold (10^9 AIS temperatures' schedule): refused like the
+    // engine's own memory limits, in one line.
+    if (e instanceof RangeError && /typed array length|array buffer allocation|invalid array length/i.test(e.message)) {
+      process.stderr.write(`relaxmrf: the run needs more memory than this process can allocate (${oneLine(e.message)}): ask for fewer steps, runs, chains or samples\n`);
       return 3;
     }
     throw e;

@@ -13,6 +13,7 @@ import { MACHINE_KINDS } from '../learn/machine.ts';
 import type { LogLikelihood } from '../learn/likelihood.ts';
 import { writeJSON } from './json-stream.ts';
 import { unwritablePath, writeOutput } from './output-files.ts';
+import { MAX_CHAINS } from '../core/options.ts';
 
 export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model boltzmann|rbm|srbm|potts] [--hidden H] [--states K]
                        [--method pcd|cd] [--cd-steps K] [--sampler gibbs|tree|blockgibbs|dhmc] [--particles P] [--batch B]
@@ -39,7 +40,7 @@ async function loadCSV(path: string, maxState: number) {
   return readCSV(text, path, maxState);
 }
 
-export async function learnCommand(argv: string[], integer: (n: string, v: string | undefined, min: number) => number | undefined): Promise<number> {
+export async function learnCommand(argv: string[], integer: (n: string, v: string | undefined, min: number, max?: number) => number | undefined): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -81,12 +82,12 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   const maxState = model === 'potts' ? (states ?? 256) - 1 : 1;
   const opts: LearnOptions = {
     model: model as LearnOptions['model'],
-    hidden: integer('hidden', values.hidden, 1),
+    hidden: integer('hidden', values.hidden, 1, MAX_CHAINS),
     states,
     method: values.method as LearnOptions['method'],
     cdSteps: integer('cd-steps', values['cd-steps'], 1),
     sampler: values.sampler as LearnOptions['sampler'],
-    particles: integer('particles', values.particles, 1),
+    particles: integer('particles', values.particles, 1, MAX_CHAINS),
     batch: integer('batch', values.batch, 1),
     epochs: integer('epochs', values.epochs, 0),
     learningRate: num('learning-rate', values['learning-rate']),
@@ -95,7 +96,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
     momentum: num('momentum', values.momentum),
     visibleRate: num('visible-rate', values['visible-rate']),
     maxWeight: num('max-weight', values['max-weight']),
-    seed: integer('seed', values.seed, 0),
+    seed: integer('seed', values.seed, 0, Number.MAX_SAFE_INTEGER),
     shiftEpsilon: num('shift-epsilon', values['shift-epsilon']),
     leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
     stepSize: num('step-size', values['step-size']),

@@ -9,6 +9,12 @@ export function definedOnly<T extends object>(o: T): Partial<T> {
 /** The largest count an engine loop takes (an i32): larger ones wrapped around in WASM (a 2^31-iteration BP run never ended). */
 export const MAX_LOOP_COUNT = 0x7fffffff;
 
+/**
+ * Most chains (or particles' hidden units) a run takes: each has JavaScript bookkeeping of its own, and
+ * 10^9 chains on a 16-variable model ran V8 out of heap after 12 s (a fatal error, no message).
+ */
+export const MAX_CHAINS = 2 ** 20;
+
 export function checkCount(name: string, x: number, min: number, max?: number): void {
   if (!Number.isInteger(x) || x < min || (max !== undefined && x > max)) {
     throw new ModelError(`${name} must be an integer ${max === undefined ? `≥ ${min}` : `in [${min}, ${max}]`}, got ${x}`);

@@ -12,7 +12,7 @@
 import type { Engine } from '../core/engine.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly } from '../core/options.ts';
+import { checkCount, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { Model } from '../core/model.ts';
 import { BoundMachine, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
 import { VisibleFactor } from './factored.ts';
@@ -150,9 +150,9 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   if (o.schedule !== 'linear' && o.schedule !== 'constant') throw new ModelError(`schedule must be linear or constant, got ${o.schedule}`);
   const visibleOnly = o.model === 'boltzmann' || o.model === 'potts';
   const hidden = visibleOnly ? 0 : o.hidden || 0;
-  checkCount('hidden', hidden, visibleOnly ? 0 : 1);
-  checkCount('cdSteps', o.cdSteps, 1);
-  checkCount('particles', o.particles, 1);
+  checkCount('hidden', hidden, visibleOnly ? 0 : 1, MAX_CHAINS);
+  checkCount('cdSteps', o.cdSteps, 1, MAX_LOOP_COUNT);
+  checkCount('particles', o.particles, 1, MAX_CHAINS);
   checkCount('batch', o.batch, 1);
   checkCount('epochs', o.epochs, 0);
   for (const [name, x, lo] of [['learningRate', o.learningRate, 0], ['weightDecay', o.weightDecay, 0], ['momentum', o.momentum, 0], ['visibleRate', o.visibleRate, 0], ['maxWeight', o.maxWeight, 0]] as const) {

@@ -10,6 +10,7 @@
 import type { Engine } from '../core/engine.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import type { BoundMachine } from './machine.ts';
+import { MAX_LOOP_COUNT } from '../core/options.ts';
 
 /** The particle kernels: 'gibbs' sequential, 'tree' tree-block, 'blockgibbs' / 'dhmc' through the Gaussian layer. */
 export type LearnSampler = 'gibbs' | 'tree' | 'blockgibbs' | 'dhmc';
@@ -73,7 +74,7 @@ export class GaussianLayer {
     this.opts = { ...LAYER_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
     const { shiftEpsilon, leapfrogSteps, stepSize, targetAcceptance } = this.opts;
     if (!(shiftEpsilon > 0 && Number.isFinite(shiftEpsilon))) throw new ModelError(`shiftEpsilon must be a finite number > 0, got ${shiftEpsilon}`);
-    if (!(Number.isInteger(leapfrogSteps) && leapfrogSteps >= 1)) throw new ModelError(`leapfrogSteps must be an integer ≥ 1, got ${leapfrogSteps}`);
+    if (!(Number.isInteger(leapfrogSteps) && leapfrogSteps >= 1 && leapfrogSteps <= MAX_LOOP_COUNT)) throw new ModelError(`leapfrogSteps must be an integer in [1, ${MAX_LOOP_COUNT}], got ${leapfrogSteps}`);
     if (!(stepSize > 0 && Number.isFinite(stepSize))) throw new ModelError(`stepSize must be a finite number > 0, got ${stepSize}`);
     if (!(targetAcceptance > 0 && targetAcceptance < 1)) throw new ModelError(`targetAcceptance must be in (0, 1), got ${targetAcceptance}`);
     const nV = (this.nV = machine.nVisible);

@@ -12,7 +12,7 @@ import type { Model } from '../core/model.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount } from '../core/options.ts';
+import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts';
 import { BoundRelaxation } from '../relax/relaxation-bound.ts';
 import { aisWeightStats, type AISSchedule, type LogZEstimate } from './estimate.ts';
@@ -74,7 +74,7 @@ export function stepSizeProfile(pilotBetas: Float64Array, pilotEps: Float64Array
 export function runHMCAIS(engine: Engine, model: Model, o: HMCAISRun, h: HMCAISHelpers): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array; stepSizes: Float64Array } {
   const t0 = performance.now();
   const leapfrog = o.leapfrogSteps ?? AIS_HMC_LEAPFROG;
-  checkCount('leapfrogSteps', leapfrog, 1);
+  checkCount('leapfrogSteps', leapfrog, 1, MAX_LOOP_COUNT);
   if (o.stepSize !== undefined && !(o.stepSize > 0 && o.stepSize < 2)) throw new ModelError(`AIS HMC stepSize must be a number in (0, 2), got ${o.stepSize}`);
   const relax = buildRelaxation(engine, model, o.relaxation ?? {});
   const form = relax.form;

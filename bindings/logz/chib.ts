@@ -5,7 +5,7 @@ import { toCanonical, canonicalLogPotential } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly } from '../core/options.ts';
+import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
 import { logMeanExpBatched, type LogZEstimate } from './estimate.ts';
 
 
@@ -40,7 +40,7 @@ const CHIB_STREAM = 0x4348; // "CH"
  */
 export function runChibLogZ(engine: Engine, model: Model, opts: ChibOptions = {}): LogZEstimate {
   const o = { ...CHIB_DEFAULTS, ...definedOnly(opts) };
-  checkCount('chains', o.chains, 1);
+  checkCount('chains', o.chains, 1, MAX_CHAINS);
   checkCount('samples', o.samples, 1);
   checkCount('burnin', o.burnin, 0);
   checkCount('thin', o.thin, 1);

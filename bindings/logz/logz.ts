@@ -38,7 +38,7 @@ import { toCanonical, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly } from '../core/options.ts';
+import { checkCount, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
 import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts';
 import { BoundRelaxation } from '../relax/relaxation-bound.ts';
 import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
@@ -328,7 +328,7 @@ function runAISOrSchedule(engine: Engine, model: Model, opts: AISOptions, schedu
   // Models with a factor of arity > 2 take Gibbs transitions on the factor graph (bindings/logz/ais-fg.ts).
   const o = { ...AIS_DEFAULTS, ...(model.isPairwise ? {} : { transition: 'gibbs' as const }), ...definedOnly(opts) };
   checkCount('runs', o.runs, 1);
-  checkCount('sweepsPerStep', o.sweepsPerStep, 1);
+  checkCount('sweepsPerStep', o.sweepsPerStep, 1, MAX_LOOP_COUNT);
   checkCount('steps', o.steps, 1);
   if (!AIS_TRANSITIONS.includes(o.transition)) throw new ModelError(`AIS transition must be one of ${AIS_TRANSITIONS.join(', ')}, got "${String(o.transition)}"`);
   const population = o.population ?? 1;

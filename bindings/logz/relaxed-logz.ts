@@ -3,7 +3,7 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { checkCount, definedOnly } from '../core/options.ts';
+import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
 import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts';
 import { denseCholesky, symmetricEigen } from '../linalg/dense.ts';
 import { DHMCSampler } from '../samplers/dhmc.ts';
@@ -58,7 +58,7 @@ export const RELAXED_LOGZ_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin
 
 /** x samples (per chain: samples × m, row-major), ℓ(x) and π per sample, from DHMC on the relaxation. */
 function relaxedSamples(engine: Engine, model: Model, o: RelaxedLogZOptions & { [K in keyof typeof RELAXED_LOGZ_DEFAULTS]: number }) {
-  checkCount('chains', o.chains, 1);
+  checkCount('chains', o.chains, 1, MAX_CHAINS);
   checkCount('samples', o.samples, 2);
   checkCount('burnin', o.burnin, 0);
   checkCount('batches', o.batches, 1);

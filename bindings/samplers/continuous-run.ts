@@ -2,7 +2,7 @@
 // estimators E[p(s|x)] and diagnostics, shared by runDHMC, runMALA and runULA and by the parallel
 // hosts (a plan, the chains of a plan, and a reducer that folds chain events into a result).
 
-import { checkCount, definedOnly } from '../core/options.ts';
+import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
 import type { Engine } from '../core/engine.ts';
 import type { RelaxationData } from '../relax/relaxation-bound.ts';
 import { bitsToMarginals, type CanonicalForm } from '../core/canonical.ts';
@@ -160,7 +160,7 @@ export interface ContinuousPlan {
 export function continuousPlan(form: CanonicalForm, opts: ContinuousRunOptions, spec: RunSpec): ContinuousPlan {
   const o = { ...DHMC_DEFAULTS, ...spec.defaults, ...definedOnly(opts) };
   const { seed, chains, samples, burnin, batches, targetAccept, adaptMass, parametrisation, empirical, traceBudget } = o;
-  checkCount('chains', chains, 1);
+  checkCount('chains', chains, 1, MAX_CHAINS);
   checkCount('samples', samples, 1);
   checkCount('burnin', burnin, 0);
   checkCount('batches', batches, 1);

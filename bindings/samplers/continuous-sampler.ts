@@ -33,6 +33,7 @@ import type { CanonicalForm } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { massCholesky, zhangMassFactor } from './zhang-mass.ts';
+import { MAX_LOOP_COUNT } from '../core/options.ts';
 
 export type MoveKind = 'hmc' | 'mala' | 'ula';
 
@@ -235,7 +236,7 @@ export class ContinuousSampler {
     // Langevin moves use one velocity-Verlet step for the initial step-size heuristic only.
     this.integrator = move === 'hmc' ? table.slice() : INTEGRATORS.leapfrog.slice();
     this.steps = move === 'hmc' ? opts.leapfrogSteps ?? 5 : 1;
-    if (!Number.isInteger(this.steps) || this.steps < 1) throw new ModelError(`leapfrogSteps must be an integer ≥ 1, got ${opts.leapfrogSteps}`);
+    if (!Number.isInteger(this.steps) || this.steps < 1 || this.steps > MAX_LOOP_COUNT) throw new ModelError(`leapfrogSteps must be an integer in [1, ${MAX_LOOP_COUNT}], got ${opts.leapfrogSteps}`);
 
     let bound: BoundRelaxation | null = null;
     let arena: Arena;

@@ -14,7 +14,7 @@ import { checkTableMode, probabilityTable, tablePlanBytes, type ProbabilityTable
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly } from '../core/options.ts';
+import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
 
 /** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
 export const GIBBS_STREAM = 1;
@@ -93,7 +93,7 @@ export type GibbsRun = { seed: number; chains: number; samples: number; burnin: 
 /** The run's options with defaults, validated. */
 export function gibbsRun(opts: GibbsOptions): GibbsRun {
   const { seed, chains, samples, burnin, batches, precision, scan, probabilityTable } = { ...GIBBS_DEFAULTS, ...definedOnly(opts) };
-  checkCount('chains', chains, 1);
+  checkCount('chains', chains, 1, MAX_CHAINS);
   checkCount('samples', samples, 1);
   checkCount('burnin', burnin, 0);
   checkCount('batches', batches, 1);

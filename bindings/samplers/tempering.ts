@@ -21,7 +21,7 @@ import { BoundModel } from '../core/bound.ts';
 import type { StateLayout } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly } from '../core/options.ts';
+import { checkCount, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { batchMeansResult, DiscreteReducer } from './chains.ts';
 import type { RelaxationOptions } from '../relax/relaxation.ts';
@@ -112,7 +112,7 @@ export function checkLadder(ladder: readonly number[]): void {
 
 export function ptRun(opts: PTOptions): PTRun {
   const o = { ...PT_DEFAULTS, ...definedOnly(opts) };
-  checkCount('chains', o.chains, 1);
+  checkCount('chains', o.chains, 1, MAX_CHAINS);
   checkCount('samples', o.samples, 1);
   checkCount('burnin', o.burnin, 0);
   checkCount('batches', o.batches, 1);
@@ -132,7 +132,7 @@ export function ptRun(opts: PTOptions): PTRun {
   if (!PT_MOVES.includes(moves)) throw new ModelError(`parallel tempering moves must be one of ${PT_MOVES.join(', ')}, got "${String(moves)}"`);
   if ((opts.leapfrogSteps !== undefined || opts.relaxation !== undefined) && moves !== 'hmc') throw new ModelError("leapfrogSteps and relaxation apply to parallel tempering with moves 'hmc'");
   const leapfrogSteps = opts.leapfrogSteps ?? PT_HMC_LEAPFROG;
-  checkCount('leapfrogSteps', leapfrogSteps, 1);
+  checkCount('leapfrogSteps', leapfrogSteps, 1, MAX_LOOP_COUNT);
   return { seed: o.seed, chains: o.chains, samples: o.samples, burnin: o.burnin, batches: o.batches, ladder, adapt: opts.adaptLadder ?? opts.ladder === undefined, moves, leapfrogSteps };
 }
 
