@@ -235,7 +235,7 @@ test('the builder sums repeated small scopes on any variable: a hub with 300 pai
   assert.deepEqual(Array.from(m.unary[0]), [1, -1]);
 });
 
-test('a model of probability zero — a variable whose unary factors and evidence allow no state, a factor zero everywhere, a zero constant — is refused by every method, saying why', async () => {
+test('a model of probability zero — a variable whose unary factors and evidence allow no state, a factor zero everywhere, a zero constant, zeros of pair tables contradicting each other or the evidence — is refused by every method, saying why', async () => {
   const { loadEngine } = await import('../bindings/core/wasm-node.ts');
   const { infer, METHODS } = await import('../bindings/infer.ts');
   const { EngineError } = await import('../bindings/core/errors.ts');
@@ -252,7 +252,14 @@ test('a model of probability zero — a variable whose unary factors and evidenc
   // (every method but --map and --samples answered, exact inference with log Z = −∞ and exit 0).
   const dead = new ModelBuilder([2, 2]).addPairwise(0, 1, [-Infinity, -Infinity, -Infinity, -Infinity]).addUnary(0, [0, 1]).build();
   const zeroConstant = new ModelBuilder([2, 2]).addPairwise(0, 1, [0, 1, 1, 0]).addConstant(-Infinity).build();
-  for (const [name, model, why] of [['no state', noState, /variable 1: its unary factors \(or evidence\) give every state zero potential/], ['dead factor', dead, /factor 0 \(variables 0 1\) is zero everywhere/], ['zero constant', zeroConstant, /constant factor .* is zero/]] as const) {
+  // Zeros no single factor shows: a pair table forbidding the observed pair (Gibbs, tree Gibbs and
+  // parallel tempering reported marginals, exit 0), and a triangle of "not equal" on binary variables.
+  const observed = applyEvidence(new ModelBuilder([2, 2]).addPairwise(0, 1, [0, 0, -Infinity, 0]).build(), new Map([[0, 1], [1, 0]])).model;
+  const ne = [-Infinity, 0, 0, -Infinity];
+  const triangle = new ModelBuilder([2, 2, 2]).addPairwise(0, 1, ne).addPairwise(1, 2, ne).addPairwise(0, 2, ne).build();
+  // (Exact inference finds Z = 0 by elimination and says so.)
+  const contradiction = /no configuration has positive probability \(an exhaustive search found none|every configuration has zero potential/;
+  for (const [name, model, why] of [['no state', noState, /variable 1: its unary factors \(or evidence\) give every state zero potential/], ['dead factor', dead, /factor 0 \(variables 0 1\) is zero everywhere/], ['zero constant', zeroConstant, /constant factor .* is zero/], ['observed pair forbidden', observed, contradiction], ['odd cycle of not-equal', triangle, contradiction]] as const) {
     for (const method of METHODS) {
       assert.throws(
         () => infer(engine, model, { method, samples: 50, burnin: 10, chains: 2 }),
@@ -265,6 +272,7 @@ test('a model of probability zero — a variable whose unary factors and evidenc
   const { inferAsync } = await import('../bindings/parallel/parallel.ts');
   const higher = new ModelBuilder([2, 2, 2]).addFactor([0, 1, 2], [1, 2, 3, 4, 5, 6, 7, 8]).addConstant(-Infinity).build();
   await assert.rejects(inferAsync(engine, higher, { method: 'gibbs', workers: 2, samples: 50, burnin: 10, chains: 2 }), (e: unknown) => e instanceof EngineError && /constant factor .* is zero/.test((e as Error).message));
+  await assert.rejects(inferAsync(engine, triangle, { method: 'gibbs', workers: 2, samples: 50, burnin: 10, chains: 2 }), (e: unknown) => e instanceof EngineError && contradiction.test((e as Error).message));
   const { exactInference } = await import('../bindings/exact/exact.ts');
   const r = exactInference(engine, zeroConstant);
   assert.equal(r.logZ, -Infinity, 'exact inference: log Z = −∞, marginals that throw when read');

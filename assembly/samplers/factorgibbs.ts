@@ -30,6 +30,17 @@ export function fgChainInit(g: FactorGraph, chain: usize): void {
   }
 }
 
+/** No factor of v's alone (arity 1: its unary factors, evidence) gives state k zero potential. */
+function unaryAllows(g: FactorGraph, v: i32, k: i32): bool {
+  const end = load<i32>(g.incStart + (<usize>(v + 1) << 2));
+  for (let q = load<i32>(g.incStart + (<usize>v << 2)); q < end; q++) {
+    const f = load<i32>(g.incFactor + (<usize>q << 2));
+    if (load<i32>(g.scopeStart + (<usize>(f + 1) << 2)) - load<i32>(g.scopeStart + (<usize>f << 2)) != 1) continue;
+    if (load<f64>(g.tables + (<usize>(load<i32>(g.tableStart + (<usize>f << 2)) + k) << 3)) == -Infinity) return false;
+  }
+  return true;
+}
+
 /**
  * Redraws variable v of x from p_β(x_v | x_−v); adds the conditional probabilities into row (f64
  * per state) when row ≠ 0. scratch: f64 per state of the largest variable. Returns 1 when x_v changed.
@@ -50,12 +61,13 @@ export function fgSiteUpdate(g: FactorGraph, x: usize, v: i32, r: Philox, beta: 
     store<f64>(q, u);
     top = max(top, u);
   }
-  // Every state forbidden given the rest: outside the support; move uniformly (see the header).
+  // Every state forbidden given the rest: outside the support; move uniformly (see the header) over
+  // the states v's own unary factors and evidence allow, so an observed variable never leaves its value.
   const lost = top == -Infinity;
   let total = 0.0;
   for (let k = 0; k < K; k++) {
     const q = scratch + (<usize>k << 3);
-    const w = lost ? 1.0 : Math.exp(load<f64>(q) - top);
+    const w = lost ? (unaryAllows(g, v, k) ? 1.0 : 0.0) : Math.exp(load<f64>(q) - top);
     store<f64>(q, w);
     total += w;
   }

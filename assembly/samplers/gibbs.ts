@@ -180,14 +180,17 @@ function oneHotUpdate(m: PairwiseForm, s: usize, r: Philox, b: i32, K: i32, acc:
     top = reinterpret<f64>(select<i64>(reinterpret<i64>(u), reinterpret<i64>(top), u > top));
   }
   // Every state impossible given the neighbours: the chain is outside the support (a random start
-  // in a model with zeros). Move uniformly until it gets in; from then on this cannot happen.
+  // in a model with zeros). Move uniformly over the states the variable's own factors and evidence
+  // allow (bias a > −∞: an observed variable never leaves its value) until it gets in; from then on
+  // this cannot happen.
   const lost = top == -Infinity;
   let total = 0.0;
   let k = 0;
   if (lost) {
     for (; k < K; k++) {
-      store<f64>(scratch + (<usize>k << 3), 1.0);
-      total += 1.0;
+      const w: f64 = load<f64>(m.a + (<usize>(b + k) << 3)) > -Infinity ? 1.0 : 0.0;
+      store<f64>(scratch + (<usize>k << 3), w);
+      total += w;
     }
   } else {
     // Weights exp(u_k − top), two states per expPair (Math.exp lane by lane); summed in order.

@@ -186,17 +186,24 @@ export function lanesTableSweeps(m: PairwiseForm, batch: usize, B: i32, sweeps: 
   closeCall(batch, B, false);
 }
 
+/** Weight of state bit i in a lost move (every state impossible given the neighbours): 1 where the variable's own factors and evidence allow it (a_i > −∞), else 0, so an observed variable never leaves its value. */
+@inline
+function lostWeight(m: PairwiseForm, i: i32): v128 {
+  return f64x2.splat(load<f64>(m.a + (<usize>i << 3)) > -Infinity ? 1.0 : 0.0);
+}
+
 /**
- * A lane pair's state weights exp(u_k − top), in place of the fields u_k at scratch + 16·k; a lane
- * whose every state is impossible given the neighbours moves uniformly (weights 1). Returns their total.
+ * A lane pair's state weights exp(u_k − top), in place of the fields u_k at scratch + 16·k, block
+ * bits b …; a lane whose every state is impossible given the neighbours moves uniformly over the
+ * states its own factors allow (lostWeight). Returns their total.
  */
 @inline
-function pairWeights(scratch: usize, K: i32, top: v128): v128 {
+function pairWeights(m: PairwiseForm, b: i32, scratch: usize, K: i32, top: v128): v128 {
   const lost = f64x2.eq(top, f64x2.splat(-Infinity));
   let total = f64x2.splat(0);
   for (let k = 0; k < K; k++) {
     const q = scratch + (<usize>k << 4);
-    const w = v128.bitselect(f64x2.splat(1.0), expPairK(f64x2.sub(v128.load(q), top)), lost);
+    const w = v128.bitselect(lostWeight(m, b + k), expPairK(f64x2.sub(v128.load(q), top)), lost);
     v128.store(q, w);
     total = f64x2.add(total, w);
   }
@@ -232,7 +239,7 @@ function oneHot2(m: PairwiseForm, sq: usize, Bz: usize, words: usize, cnt: usize
     v128.store(scratch + (<usize>k << 4), u);
     top = v128.bitselect(u, top, f64x2.gt(u, top));
   }
-  const total = pairWeights(scratch, K, top);
+  const total = pairWeights(m, b, scratch, K, top);
   const picks = pairPicks(scratch, K, f64x2.mul(uniform2(words, c), total));
   const pick0 = <i32>picks, pick1 = <i32>(picks >> 32);
   store<u8>(sq + <usize>(b + old0) * Bz, 0);
@@ -271,7 +278,7 @@ function oneHotPair(m: PairwiseForm, s: usize, words: usize, cnt: usize, b: i32,
     v128.store(scratch + (<usize>k << 4), u);
     top = v128.bitselect(u, top, f64x2.gt(u, top));
   }
-  const total = pairWeights(scratch, K, top);
+  const total = pairWeights(m, b, scratch, K, top);
   const picks = pairPicks(scratch, K, f64x2.mul(uniform2(words, 0), total));
   const pick0 = <i32>picks, pick1 = <i32>(picks >> 32);
   const old0 = <i32>(old & 255), old1 = <i32>(old >> 8);
@@ -316,13 +323,13 @@ function oneHot4Chains(m: PairwiseForm, s: usize, words: usize, cnt: usize, b: i
     topA = v128.bitselect(uA, topA, f64x2.gt(uA, topA));
     topB = v128.bitselect(uB, topB, f64x2.gt(uB, topB));
   }
-  const ninf = f64x2.splat(-Infinity), one = f64x2.splat(1.0);
+  const ninf = f64x2.splat(-Infinity);
   const lostA = f64x2.eq(topA, ninf), lostB = f64x2.eq(topB, ninf);
   let totalA = f64x2.splat(0), totalB = totalA;
   for (let k = 0; k < K; k++) {
-    const q = scratch + (<usize>k << 5);
-    const wA = v128.bitselect(one, expPairK(f64x2.sub(v128.load(q), topA)), lostA);
-    const wB = v128.bitselect(one, expPairK(f64x2.sub(v128.load(q, 16), topB)), lostB);
+    const q = scratch + (<usize>k << 5), own = lostWeight(m, b + k);
+    const wA = v128.bitselect(own, expPairK(f64x2.sub(v128.load(q), topA)), lostA);
+    const wB = v128.bitselect(own, expPairK(f64x2.sub(v128.load(q, 16), topB)), lostB);
     v128.store(q, wA);
     v128.store(q, wB, 16);
     totalA = f64x2.add(totalA, wA);
@@ -360,7 +367,7 @@ function oneHot4Chains(m: PairwiseForm, s: usize, words: usize, cnt: usize, b: i
   store<i64>(cnt, load<i64>(cnt, 16) + <i64>(pick2 != old2), 16);
   store<i64>(cnt, load<i64>(cnt, 24) + <i64>(pick3 != old3), 24);
   if (acc) {
-    const invA = f64x2.div(one, totalA), invB = f64x2.div(one, totalB);
+    const one = f64x2.splat(1.0), invA = f64x2.div(one, totalA), invB = f64x2.div(one, totalB);
     for (let k = 0; k < K; k++) {
       const q = acc + (<usize>(b + k) << 5), w = scratch + (<usize>k << 5);
       v128.store(q, f64x2.add(v128.load(q), f64x2.mul(v128.load(w), invA)));
@@ -456,7 +463,8 @@ function oneHot4(m: PairwiseForm, a32: usize, val32: usize, sq: usize, Bz: usize
   let total = f32x4.splat(0);
   for (let k = 0; k < K; k++) {
     const q = scratch + (<usize>k << 4);
-    const w = v128.bitselect(f32x4.splat(1.0), expF32x4(f32x4.sub(v128.load(q), top)), lost);
+    const own = f32x4.splat(load<f64>(m.a + (<usize>(b + k) << 3)) > -Infinity ? 1.0 : 0.0); // lostWeight
+    const w = v128.bitselect(own, expF32x4(f32x4.sub(v128.load(q), top)), lost);
     v128.store(q, w);
     total = f32x4.add(total, w);
   }

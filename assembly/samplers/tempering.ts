@@ -147,10 +147,11 @@ export function sweepAt(m: PairwiseForm, r: Philox, s: usize, beta: f64, acc: us
       store<f64>(scratch + (<usize>k << 3), x);
       if (x > top) top = x;
     }
-    // Every state impossible given the neighbours (a random start in a model with zeros): uniform.
+    // Every state impossible given the neighbours (a random start in a model with zeros): uniform
+    // over the states the variable's own factors and evidence allow (a > −∞), as Gibbs (gibbs.ts).
     let total = 0.0;
     for (let k = 0; k < K; k++) {
-      const w = top == -Infinity ? 1.0 : Math.exp(load<f64>(scratch + (<usize>k << 3)) - top);
+      const w = top == -Infinity ? (load<f64>(m.a + (<usize>(b + k) << 3)) > -Infinity ? 1.0 : 0.0) : Math.exp(load<f64>(scratch + (<usize>k << 3)) - top);
       store<f64>(scratch + (<usize>k << 3), w);
       total += w;
     }

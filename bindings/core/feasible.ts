@@ -3,7 +3,9 @@
 // state first (evidence), then maximum-cardinality search (each next variable the one sharing the
 // most factors with those already placed), so a conflict shows up soon after its cause.
 
-import type { BoundFactorGraph } from './bound-fg.ts';
+import { BoundFactorGraph } from './bound-fg.ts';
+import type { Engine } from './engine.ts';
+import type { Model } from './model.ts';
 import { seedWords } from './seed.ts';
 
 /** Tag of the local search's generator stream. */
@@ -100,4 +102,45 @@ export function feasibleConfiguration(g: BoundFactorGraph, budget = 1e6, seed = 
   } finally {
     arena.dispose();
   }
+}
+
+/** Models of at most this many variables get the search for a configuration of positive probability before a run (noZeroConfiguration). */
+export const FEASIBILITY_CHECK_MAX_VARIABLES = 100_000;
+/** The depth-first search's assignments and the local search's moves for noZeroConfiguration: a few ms. */
+const FEASIBILITY_CHECK_BUDGET = 100_000;
+const feasibilityCache = new WeakMap<Model, string | null>();
+
+/**
+ * Why no configuration of `model` has positive probability, when the depth-first search proves it
+ * (exhaustively, within FEASIBILITY_CHECK_BUDGET assignments), else null: for zeros that no single
+ * factor shows (Model.zeroReason), such as a pairwise factor forbidding what the evidence observes, on
+ * which Gibbs and parallel tempering reported marginals with exit 0. Only for models with a zero in
+ * a factor of two or more variables and at most FEASIBILITY_CHECK_MAX_VARIABLES variables (a
+ * search that runs out of budget decides nothing); kept with the model object.
+ */
+export function noZeroConfiguration(engine: Engine, model: Model): string | null {
+  const known = feasibilityCache.get(model);
+  if (known !== undefined) return known;
+  let why: string | null = null;
+  if (model.n <= FEASIBILITY_CHECK_MAX_VARIABLES && hasJointZero(model)) {
+    const g = BoundFactorGraph.fromModel(engine, model, 'the search for a configuration of positive probability', (s) => 4 * (3 * model.n + 4 * model.nFactors + 8) + 256);
+    try {
+      if (feasibleConfiguration(g, FEASIBILITY_CHECK_BUDGET, 1, FEASIBILITY_CHECK_BUDGET).status === 'none') why = 'no configuration has positive probability (an exhaustive search found none: its factors and evidence contradict each other)';
+    } finally {
+      g.dispose();
+    }
+  }
+  feasibilityCache.set(model, why);
+  return why;
+}
+
+/** Some factor of two or more variables has a zero entry. */
+function hasJointZero(model: Model): boolean {
+  const { scopeStart, tableStart, tables } = model;
+  for (let f = 0; f < model.nFactors; f++) {
+    if (scopeStart[f + 1] - scopeStart[f] < 2) continue;
+    const at = tableStart[f], end = at + model.tableSize(f);
+    for (let e = at; e < end; e++) if (tables[e] === -Infinity) return true;
+  }
+  return false;
 }

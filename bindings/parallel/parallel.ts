@@ -55,7 +55,7 @@ export function runParallel(model: Model, opts: ParallelOptions = {}): Promise<I
  */
 export async function inferAsync(engine: Engine, model: Model, opts: InferOptions & { workers?: number } = {}): Promise<InferenceResult> {
   const method = opts.method ?? 'exact';
-  refuseZeroModel(model, method);
+  refuseZeroModel(model, method, engine);
   const { workers: given, ...rest } = opts;
   // log Z by AIS / population annealing: its populations on workers (autoAISWorkers, or `workers`),
   // after the method's own run (which keeps `workers` where it applies).
