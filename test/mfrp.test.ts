@@ -223,7 +223,7 @@ test("Theorem 1's factors: 2^m · median ≤ 4Z for every m, and the best m with
     const exact = bruteForce(model).logZ;
     const { result, perM } = runMFRPDetailed(engine, model, { seed: 11 + idx, restarts: 5, trials: 5, maxConstraints: n });
     assert.equal(result.method, 'mfrp');
-    assert.equal(result.logZKind, 'lower-bound');
+    assert.equal(result.logZKind, 'estimate', 'not a bound: it can exceed log Z');
     assert.equal(perM.length, n + 1);
     for (const p of perM) {
       assert.ok(p.bound <= exact + Math.log(4) + 1e-9, `model ${idx} m ${p.m}: ${p.bound} > log 4Z = ${exact + Math.log(4)}`);

@@ -511,7 +511,8 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
       method: 'mfrp',
       logZ: best.bound,
       logZStdErr: null,
-      logZKind: 'lower-bound',
+      // Not a bound: the maximum over m of medians of 2^m γ can exceed Z (README, "MFRP above exact log Z").
+      logZKind: 'estimate',
       marginals: bitsToMarginals(form, bits),
       marginalStdErr: null,
       diagnostics: {
