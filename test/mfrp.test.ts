@@ -11,6 +11,7 @@ import { ModelBuilder, type Model } from '../bindings/core/model.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import { ModelError } from '../bindings/core/errors.ts';
 import { bruteForce, mulberry32, randomModel } from './helpers.ts';
+import { applyEvidence } from '../bindings/io/formats.ts';
 
 const engine = await loadEngine();
 
@@ -262,7 +263,10 @@ test('refusals: multi-valued variables and zero potentials, with the reason', ()
   assert.throws(() => runMFRP(engine, potts), (e: unknown) => e instanceof ModelError && /binary models only/.test((e as Error).message));
   const b = new ModelBuilder([2, 2, 2]);
   b.addPairwise(0, 1, [0, 0, 0, -Infinity]);
-  assert.throws(() => runMFRP(engine, b.build()), (e: unknown) => e instanceof ModelError && /strictly positive/.test((e as Error).message));
+  assert.throws(() => runMFRP(engine, b.build()), (e: unknown) => e instanceof ModelError && /strictly positive .*a factor on variable 0 has a zero/.test((e as Error).message));
+  // Evidence (a unary clamp) is named as such, not as some factor's zero.
+  const observed = applyEvidence(randomModel(mulberry32(49), 4), new Map([[2, 1]])).model;
+  assert.throws(() => runMFRP(engine, observed), (e: unknown) => e instanceof ModelError && /no evidence: variable 2 is observed/.test((e as Error).message));
   const m = randomModel(mulberry32(48), 6);
   assert.throws(() => runMFRP(engine, m, { trials: 0 }), ModelError);
   assert.throws(() => runMFRP(engine, m, { maxConstraints: -1 }), ModelError);

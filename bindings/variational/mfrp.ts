@@ -127,9 +127,11 @@ export function checkMFRPModel(model: Model, form?: CanonicalForm): CanonicalFor
   }
   const f = form ?? toCanonical(model);
   for (let v = 0; v < f.n; v++) {
-    if (f.oneHot[v]) {
-      throw new ModelError(`MFRP needs strictly positive potentials: a factor on variable ${v} has a zero (−Infinity) entry; use method 'mf'`);
-    }
+    if (!f.oneHot[v]) continue;
+    // Evidence is a unary clamp (a zero on every other state): say so, not only "a zero entry".
+    const b = f.blockStart[v], allowed = [0, 1].filter((k) => f.a[b + k] > -Infinity).length;
+    const why = allowed === 1 ? `variable ${v} is observed (evidence, or unary factors allowing one state)` : `a factor on variable ${v} has a zero (−Infinity) entry`;
+    throw new ModelError(`MFRP needs strictly positive potentials and no evidence: ${why}; use method 'mf'`);
   }
   return f;
 }
