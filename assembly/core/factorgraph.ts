@@ -112,3 +112,14 @@ export function factorGraphConditional(hdr: usize, x: usize, v: i32, out: usize)
 export function factorGraphLogp(hdr: usize, x: usize): f64 {
   return factorGraphLogPotential(changetype<FactorGraph>(hdr), x);
 }
+
+/** Whether every arity-1 factor on v (its unary factors, evidence) allows state k. */
+export function unaryAllows(g: FactorGraph, v: i32, k: i32): bool {
+  const end = load<i32>(g.incStart + (<usize>(v + 1) << 2));
+  for (let q = load<i32>(g.incStart + (<usize>v << 2)); q < end; q++) {
+    const f = load<i32>(g.incFactor + (<usize>q << 2));
+    if (load<i32>(g.scopeStart + (<usize>(f + 1) << 2)) - load<i32>(g.scopeStart + (<usize>f << 2)) != 1) continue;
+    if (load<f64>(g.tables + (<usize>(load<i32>(g.tableStart + (<usize>f << 2)) + k) << 3)) == -Infinity) return false;
+  }
+  return true;
+}

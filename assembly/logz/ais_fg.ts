@@ -14,7 +14,7 @@
 // Chain state layout: the factor-graph Gibbs chain's ([Philox, 64 B][x: i32 per variable]).
 
 import { Philox, PHILOX_BYTES, uniform32 } from '../core/rng';
-import { FactorGraph, cardOf, factorEntry } from '../core/factorgraph';
+import { FactorGraph, cardOf, factorEntry, unaryAllows } from '../core/factorgraph';
 import { fgChainBytes, fgSweeps } from '../samplers/factorgibbs';
 import { addWeights, ess, logMeanExp, resample } from './popanneal';
 
@@ -23,18 +23,6 @@ export function fgEnergy(g: FactorGraph, x: usize): f64 {
   let s: f64 = 0;
   for (let f = 0; f < g.nFactors; f++) s += load<f64>(g.tables + (<usize>factorEntry(g, f, x) << 3));
   return s;
-}
-
-/** Whether every arity-1 factor on v allows state k. */
-@inline
-function unaryAllows(g: FactorGraph, v: i32, k: i32): bool {
-  const end = load<i32>(g.incStart + (<usize>(v + 1) << 2));
-  for (let q = load<i32>(g.incStart + (<usize>v << 2)); q < end; q++) {
-    const f = load<i32>(g.incFactor + (<usize>q << 2));
-    if (load<i32>(g.scopeStart + (<usize>(f + 1) << 2)) - load<i32>(g.scopeStart + (<usize>f << 2)) != 1) continue;
-    if (load<f64>(g.tables + (<usize>(load<i32>(g.tableStart + (<usize>f << 2)) + k) << 3)) == -Infinity) return false;
-  }
-  return true;
 }
 
 /** Draws x from f_0: each variable uniformly over the states its unary factors allow (the bindings check there is one). */

@@ -14,7 +14,7 @@
 // this cannot happen again.
 
 import { Philox, PHILOX_BYTES, uniform32 } from '../core/rng';
-import { FactorGraph, cardOf, conditionalLogits } from '../core/factorgraph';
+import { FactorGraph, cardOf, conditionalLogits, unaryAllows } from '../core/factorgraph';
 
 export function fgChainBytes(g: FactorGraph): usize {
   return PHILOX_BYTES + (<usize>g.n << 2);
@@ -28,17 +28,6 @@ export function fgChainInit(g: FactorGraph, chain: usize): void {
     const K = cardOf(g, v);
     store<i32>(x + (<usize>v << 2), K == 1 ? 0 : min<i32>(<i32>(uniform32(r) * <f64>K), K - 1));
   }
-}
-
-/** No factor of v's alone (arity 1: its unary factors, evidence) gives state k zero potential. */
-function unaryAllows(g: FactorGraph, v: i32, k: i32): bool {
-  const end = load<i32>(g.incStart + (<usize>(v + 1) << 2));
-  for (let q = load<i32>(g.incStart + (<usize>v << 2)); q < end; q++) {
-    const f = load<i32>(g.incFactor + (<usize>q << 2));
-    if (load<i32>(g.scopeStart + (<usize>(f + 1) << 2)) - load<i32>(g.scopeStart + (<usize>f << 2)) != 1) continue;
-    if (load<f64>(g.tables + (<usize>(load<i32>(g.tableStart + (<usize>f << 2)) + k) << 3)) == -Infinity) return false;
-  }
-  return true;
 }
 
 /**
