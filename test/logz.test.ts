@@ -15,6 +15,7 @@ import { readFG, readUAI, readPR } from '../bindings/io/formats.ts';
 import { EngineError, ModelError } from '../bindings/core/errors.ts';
 import { bruteForce, mulberry32, randomModel, dataDir } from './helpers.ts';
 import { kaufmanLogZ } from './kaufman.ts';
+import * as logzChecks from '../bindings/logz/logz-checks.ts';
 
 const engine = await loadEngine();
 
@@ -245,3 +246,22 @@ for (const [g, runs] of [['Grids_11', 4096], ['Grids_12', 8192]] as const) {
     assert.ok(Math.abs(err) <= 4 * r.logZStdErr, `error ${err} is more than 4 SE (${r.logZStdErr})`);
   });
 }
+
+test('mirror: heavy-tailed importance weights warn (Pareto k̂ > 0.7) on 8×8 Ising grids, where log Z came out 3–8 standard errors high with no warning; 4×4 grids stay quiet', () => {
+  const { paretoK } = logzChecks;
+  // k̂ recovers the tail index of weights with a Pareto tail: w = u^(−ξ) has shape ξ.
+  for (const xi of [0.3, 1]) {
+    const rand = mulberry32(31);
+    const l = Float64Array.from({ length: 4000 }, () => -xi * Math.log(1 - rand()));
+    assert.ok(Math.abs(paretoK(l) - xi) < 0.15, `ξ ${xi}: k̂ ${paretoK(l)}`);
+  }
+  const heavy = /its importance weights are heavy-tailed \(Pareto k̂ [\d.]+ > 0\.7\)/;
+  for (const seed of [2, 3]) {
+    const r = estimateLogZ(engine, isingLattice({ shape: [8, 8], beta: 0.4, h: 0.1 }), { estimator: 'mirror', seed });
+    assert.ok((r.diagnostics.paretoK as number) > 0.7 && r.warnings!.some((w) => heavy.test(w)), `8×8 seed ${seed}: ${r.warnings}`);
+  }
+  for (const seed of [1, 2, 3]) {
+    const r = estimateLogZ(engine, isingLattice({ shape: [4, 4], beta: 0.4, h: 0.1 }), { estimator: 'mirror', seed });
+    assert.ok(!r.warnings!.some((w) => heavy.test(w)), `4×4 seed ${seed}: k̂ ${r.diagnostics.paretoK}`);
+  }
+});

@@ -69,3 +69,38 @@ export function aisWarnings(o: { weightESS: number; estimates: number; populatio
   if (o.partial) out.push(`cancelled: fewer ${unit} than asked`);
   return out;
 }
+
+/** Pareto k̂ of importance weights past which their mean is unreliable (PSIS, Vehtari et al. 2024: k̂ > 0.7). */
+export const MAX_PARETO_K = 0.7;
+
+/**
+ * The Pareto k̂ of importance weights e^{l}: the shape of a generalised Pareto distribution fitted to
+ * their largest min(S/5, 3√S) values above the next one (Zhang and Stephens' 2009 estimate, with the
+ * weakly informative prior of PSIS), the tail index of the weights. Past 0.5 their variance is
+ * infinite in practice, past MAX_PARETO_K a sample mean is too low more often than not and its
+ * standard error cannot see the tail never drawn. NaN for fewer than 10 tail values.
+ */
+export function paretoK(l: ArrayLike<number>): number {
+  const S = l.length, sorted = Float64Array.from(l).sort();
+  const M = Math.min(Math.floor(S / 5), Math.ceil(3 * Math.sqrt(S)));
+  if (M < 10 || !(sorted[S - 1] > -Infinity)) return NaN;
+  const top = sorted[S - 1], cutoff = Math.exp(sorted[S - M - 1] - top);
+  const x = Array.from({ length: M }, (_, i) => Math.exp(sorted[S - M + i] - top) - cutoff);
+  // Zhang–Stephens: θ's posterior mean over a grid, then k from θ.
+  const n = x.length, prior = 3, grid = 30 + Math.floor(Math.sqrt(n));
+  const xStar = x[Math.floor(n / 4 + 0.5) - 1];
+  const theta = Array.from({ length: grid }, (_, j) => 1 / x[n - 1] + (1 - Math.sqrt(grid / (j + 0.5))) / prior / xStar);
+  const kOf = (th: number): number => {
+    let k = 0;
+    for (const v of x) k += Math.log1p(-th * v);
+    return k / n;
+  };
+  const logLik = theta.map((th) => {
+    const k = kOf(th);
+    return n * (Math.log(-th / k) - k - 1);
+  });
+  let thetaHat = 0;
+  theta.forEach((th, j) => (thetaHat += th / logLik.reduce((s, l2) => s + Math.exp(l2 - logLik[j]), 0)));
+  const k = kOf(thetaHat);
+  return (k * n) / (n + 10) + (0.5 * 10) / (n + 10);
+}
