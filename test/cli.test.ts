@@ -113,6 +113,8 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'ising:3x3', '--method', 'bp', '--max-iterations', '2147483648'], /--max-iterations must be an integer in \[1, 2147483647\]/],
     [['infer', 'ising:3x3', '--method', 'mfrp', '--max-sweeps', '4294967297'], /--max-sweeps must be an integer in \[1, 2147483647\]/],
     [['infer', 'ising:3x3', '--method', 'mfrp', '--trials', '100000'], /--trials must be an integer in \[1, 65535\]/],
+    // --samples with the default method (exact) draws exact samples: --logz was dropped without a word.
+    [['infer', 'ising:3x3', '--logz', 'mirror', '--samples', '2000'], /--samples with --method exact \(the default\) decodes exact samples: --logz applies to a sampling run/],
     // 2^32 leapfrog or CD steps ran as none, 2^32 + 1 as one (exit 0); 10^9 chains or hidden units ran V8 out of heap (a fatal error).
     [['infer', 'ising:3x3', '--method', 'dhmc', '--leapfrog-steps', '4294967296'], /--leapfrog-steps must be an integer in \[1, 2147483647\]/],
     [['infer', 'ising:3x3', '--samples', '1000000000000000'], /--samples must be an integer in \[1, 2147483647\]/],

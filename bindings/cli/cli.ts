@@ -372,6 +372,11 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (workers !== undefined && values.queue !== undefined) throw new UsageError('--workers and --queue exclude each other (a queue worker has --concurrency)');
   if (values.map && method !== 'exact') throw new UsageError('--map needs --method exact');
   if (values.map && opts.samples !== undefined) throw new UsageError('--map and --samples exclude each other with --method exact (a MAP configuration, or N exact samples)');
+  // --samples with exact inference (the default method) draws exact samples: a log Z estimator's
+  // request would be dropped without a word.
+  if (method === 'exact' && (values.map || opts.samples !== undefined) && logz !== undefined) {
+    throw new UsageError(`${values.map ? '--map' : '--samples'} with --method exact (the default) decodes exact ${values.map ? 'MAP' : 'samples'}: --logz applies to a sampling run (give --method, e.g. dhmc)`);
+  }
   if (method === 'exact' && (values.map || opts.samples !== undefined) && values.queue !== undefined) {
     throw new UsageError(`${values.map ? '--map' : '--samples'} decodes in this process (on --workers threads for a sliced plan): --queue applies to exact inference's marginals`);
   }
