@@ -432,3 +432,12 @@ test('exact --samples --out PREFIX writes PREFIX.samples (plain lines: no --out-
   assert.deepEqual(JSON.parse(b.out).samples.map((x: number[]) => x.join(' ')), readFileSync(join(tmp, 's2.samples'), 'utf8').trim().split('\n'), 'the file and the JSON hold the same samples');
   assert.deepEqual(readFileSync(join(tmp, 's2.samples'), 'utf8'), readFileSync(join(tmp, 's1.samples'), 'utf8'), 'the same seed, the same samples');
 });
+
+test('--out-format uai without a single log Z (bounds: an interval; a sampler without --logz) says why there is no PR, on stderr', () => {
+  const b = run('infer', 'ising:3x3', '--method', 'bounds', '--out-format', 'uai');
+  assert.equal(b.code, 0);
+  assert.match(b.out, /^MAR\n/);
+  assert.match(b.err, /^relaxmrf: note: no PR written: --method bounds gives an interval \(logZLower, logZUpper in --json\), not one log Z\n$/);
+  const g = run('infer', 'ising:3x3', '--method', 'gibbs', '--samples', '100', '--out-format', 'uai');
+  assert.match(g.err, /no PR written: --method gibbs gives no log Z \(add --logz to estimate one\)/);
+});

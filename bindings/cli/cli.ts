@@ -391,6 +391,8 @@ async function inferCommand(argv: string[]): Promise<void> {
 
   if (values['out-format'] === 'uai') {
     const pr = r.logZ !== null ? writePR(r.logZ) : null;
+    // PR is one number: say why there is none rather than leave the file out silently.
+    if (pr === null) process.stderr.write(`relaxmrf: note: no PR ${values.out ? 'file ' : ''}written: --method ${method} gives ${r.logZKind === 'interval' ? 'an interval (logZLower, logZUpper in --json), not one log Z' : 'no log Z (add --logz to estimate one)'}\n`);
     const mar = writeMAR(r.marginals);
     if (values.out) {
       if (pr) await writeOutput('--out', values.out + '.PR', pr);
