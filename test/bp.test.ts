@@ -139,3 +139,18 @@ test('BP options and factor weights are checked (one-line ModelError)', async ()
   }
   assert.throws(() => s.marginals(), /dispose/);
 });
+
+test('BP, TRW and bounds warn when the iterations run out before convergence (they reported the last iteration silently), and not when they converge', async () => {
+  const engine = await loadEngine();
+  const { runTRW } = await import('../bindings/variational/trw.ts');
+  const { runBounds } = await import('../bindings/variational/bounds.ts');
+  const { isingLattice } = await import('../bindings/core/builders.ts');
+  const m = isingLattice({ shape: [6, 6], beta: 0.3, h: 0.1 });
+  const cut = runBP(engine, m, { maxIterations: 2 });
+  assert.equal(cut.diagnostics.converged, false);
+  assert.match(cut.warnings![0], /^BP did not converge in 2 iterations \(largest message change [\d.e+-]+ > 1e-9\): the marginals and the Bethe estimate are those of the last iteration/);
+  assert.deepEqual(runBP(engine, m).warnings, []);
+  assert.match(runTRW(engine, m, { maxIterations: 2, trwSteps: 0 }).warnings![0], /^TRW did not converge .*the upper bound still holds/);
+  assert.deepEqual(runTRW(engine, m, { trwSteps: 1 }).warnings, []);
+  assert.match(runBounds(engine, m, { maxIterations: 2, trwSteps: 0 }).warnings!.join(), /TRW did not converge/);
+});

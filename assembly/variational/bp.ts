@@ -333,18 +333,28 @@ function factorLogits(s: BPState, g: FactorGraph, f: i32, skip: i32): f64 {
   return mx;
 }
 
-/** Entry k of the message from f through its position j, leaving that position's n out (the slow path). */
+/**
+ * Entry k of the message from f through its position j (the slow path), from E as factorLogits(s,
+ * g, f, j) left it (position j's n left out; the caller computes it once per position): a
+ * log-sum-exp over the entries with x_j = k only — their max, then one exp each. It used to
+ * recompute E and take a log-add-exp over the whole table per entry: TRW on a 5-variable model with
+ * 1e±300 entries (weights ρ < 1 push most sums under 1e-280) took 10 ms an iteration.
+ */
 function messageEntryExact(s: BPState, g: FactorGraph, f: i32, j: i32, k: i32): f64 {
-  factorLogits(s, g, f, j);
   const p0 = ldI(g.scopeStart, f), a = ldI(g.scopeStart, f + 1) - p0;
   let stride = 1;
   for (let i = a - 1; i > j; i--) stride *= cardOf(g, ldI(g.scopeVars, p0 + i));
   const Kj = cardOf(g, ldI(g.scopeVars, p0 + j));
   let T = 1;
   for (let i = 0; i < a; i++) T *= cardOf(g, ldI(g.scopeVars, p0 + i));
-  let acc = -Infinity;
-  for (let t = 0; t < T; t++) if ((t / stride) % Kj == k) acc = logAddExp(acc, ldF(s.scratchE, t));
-  return acc;
+  // Entries with x_j = k: blocks of `stride` consecutive entries, one every Kj · stride.
+  const period = Kj * stride;
+  let top = -Infinity;
+  for (let b = k * stride; b < T; b += period) for (let t = b; t < b + stride; t++) top = max(top, ldF(s.scratchE, t));
+  if (top == -Infinity) return top;
+  let sum = 0.0;
+  for (let b = k * stride; b < T; b += period) for (let t = b; t < b + stride; t++) sum += Math.exp(ldF(s.scratchE, t) - top);
+  return top + Math.log(sum);
 }
 
 /** New messages from factor f to every variable of its scope, into newMsg (shifted to max 0). */
@@ -445,7 +455,14 @@ function updateFactor(s: BPState, g: FactorGraph, f: i32): void {
     const p = p0 + j;
     const K = cardOf(g, ldI(g.scopeVars, p));
     const out = s.newMsg + (<usize>ldI(s.msgStart, p) << 3);
-    if (slow) for (let k = 0; k < K; k++) if (isNaN(ldF(out, k))) stF(out, k, messageEntryExact(s, g, f, j, k));
+    if (slow) {
+      let logits = false;
+      for (let k = 0; k < K; k++) {
+        if (!isNaN(ldF(out, k))) continue;
+        if (!logits) factorLogits(s, g, f, j), (logits = true);
+        stF(out, k, messageEntryExact(s, g, f, j, k));
+      }
+    }
     if (!shiftToMax(out, K)) s.vanished = 1;
   }
 }

@@ -11,7 +11,7 @@ import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { bpConfig } from './bp.ts';
-import { trwDiagnostics, trwUpperBound, type TRWOptions } from './trw.ts';
+import { trwDiagnostics, trwUpperBound, trwWarnings, type TRWOptions } from './trw.ts';
 import { runMeanField, type MeanFieldOptions } from './meanfield.ts';
 
 /** Options of `runBounds`: TRW's (upper end) and mean field's (lower end). */
@@ -44,5 +44,6 @@ export function runBounds(engine: Engine, model: Model, opts: BoundsOptions = {}
     diagnostics,
     seconds: (performance.now() - t0) / 1000,
     partial: opts.signal?.aborted === true || mf.partial,
+    warnings: [...trwWarnings(upper, c, opts), ...(mf.warnings ?? [])],
   };
 }

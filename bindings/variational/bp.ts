@@ -289,8 +289,15 @@ export function runBP(engine: Engine, model: Model, opts: BPOptions = {}): Infer
       },
       seconds: (performance.now() - t0) / 1000,
       partial: opts.signal?.aborted === true,
+      warnings: r.converged || opts.signal?.aborted ? [] : [notConverged('BP', r, c, 'the marginals and the Bethe estimate are those of the last iteration')],
     };
   } finally {
     solver.dispose();
   }
+}
+
+/** The warning of a BP or TRW run stopped at maxIterations (a loopy model can oscillate for ever, silently before). */
+export function notConverged(what: string, r: { iterations: number; maxResidual: number }, c: BPConfig, consequence: string): string {
+  const residual = Number.isFinite(r.maxResidual) ? r.maxResidual.toPrecision(3) : '∞';
+  return `${what} did not converge in ${r.iterations} iterations (largest message change ${residual} > ${c.tolerance}): ${consequence}; try damping (--damping 0.5), the residual schedule or more iterations`;
 }

@@ -31,7 +31,7 @@ import { EngineError } from '../core/errors.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 import { seedWords } from '../core/seed.ts';
-import { BPSolver, bpConfig, type BPConfig, type BPOptions } from './bp.ts';
+import { BPSolver, bpConfig, notConverged, type BPConfig, type BPOptions } from './bp.ts';
 
 /**
  * Options of tree-reweighted BP (`trwUpperBound`, `runTRW`): BP's options plus the spanning-tree weights'
@@ -422,7 +422,13 @@ export function runTRW(engine: Engine, model: Model, opts: TRWOptions = {}): Inf
     diagnostics: trwDiagnostics(b, c, opts),
     seconds: (performance.now() - t0) / 1000,
     partial: opts.signal?.aborted === true,
+    warnings: trwWarnings(b, c, opts),
   };
+}
+
+/** A TRW run whose last BP stopped at maxIterations: its bound still holds (certified by the trees) but may be loose. */
+export function trwWarnings(b: TRWBound, c: BPConfig, opts: TRWOptions): string[] {
+  return b.converged || opts.signal?.aborted ? [] : [notConverged('TRW', b, c, 'the upper bound still holds (certified by its tree decomposition) but may be far from tight, and the pseudo-marginals are those of the last iteration')];
 }
 
 export function trwDiagnostics(b: TRWBound, c: BPConfig, opts: TRWOptions): InferenceResult['diagnostics'] {
