@@ -120,6 +120,7 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'ising:3x3', '--samples', '1000000000000000'], /--samples must be an integer in \[1, 2147483647\]/],
     [['infer', 'ising:3x3', '--chains', '1000000000'], /--chains must be an integer in \[1, 1048576\]/],
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--method', 'cd', '--cd-steps', '4294967297'], /--cd-steps must be an integer in \[1, 2147483647\]/],
+    [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--sampler', 'dhmc', '--step-size', '0'], /--step-size must be a number > 0, got "0"/],
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--model', 'rbm', '--hidden', '1000000000'], /--hidden must be an integer in \[1, 1048576\]/],
   ];
   mkdirSync(join(tmp, 'taken.MAR'), { recursive: true });

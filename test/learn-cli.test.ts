@@ -139,3 +139,11 @@ test('learn --model potts: states from the data, a UAI model with 3-state variab
   assert.ok(Math.abs(ll / d.rows - j.trainLogLikelihood.value) < 1e-9, `${ll / d.rows} vs ${j.trainLogLikelihood.value}`);
   assert.match(run('learn', data, '--model', 'potts', '--states', '2', '--out', out).err, /potts\.csv \(line \d+\): column \d: 2 is not a state in 0…1/);
 });
+
+test('readCSV: LF, CRLF and CR-only line endings read alike (a CR-only file failed with a raw CR inside its message)', () => {
+  const want = readCSV('a,b\n0,1\n1,0\n1,1\n', 'lf.csv');
+  for (const text of ['a,b\r\n0,1\r\n1,0\r\n1,1\r\n', 'a,b\r0,1\r1,0\r1,1\r']) {
+    const d = readCSV(text, 'x.csv');
+    assert.deepEqual([d.rows, d.cols, Array.from(d.values)], [want.rows, want.cols, Array.from(want.values)]);
+  }
+});

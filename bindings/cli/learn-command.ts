@@ -66,10 +66,10 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
     throw new LearnUsageError(`--sampler ${values.sampler} is not available for learning (available: ${LEARN_SAMPLERS.join(', ')})`);
   }
   if (values.schedule !== undefined && values.schedule !== 'linear' && values.schedule !== 'constant') throw new LearnUsageError(`--schedule must be linear or constant, got "${values.schedule}"`);
-  const num = (name: string, v: string | undefined): number | undefined => {
+  const num = (name: string, v: string | undefined, positive = false): number | undefined => {
     if (v === undefined) return undefined;
     const x = Number(v);
-    if (v.trim() === '' || !Number.isFinite(x) || x < 0) throw new LearnUsageError(`--${name} must be a number ≥ 0, got "${v}"`);
+    if (v.trim() === '' || !Number.isFinite(x) || x < 0 || (positive && x === 0)) throw new LearnUsageError(`--${name} must be a number ${positive ? '> 0' : '≥ 0'}, got "${v}"`);
     return x;
   };
   const visibleOnly = model === 'boltzmann' || model === 'potts';
@@ -99,7 +99,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
     seed: integer('seed', values.seed, 0, Number.MAX_SAFE_INTEGER),
     shiftEpsilon: num('shift-epsilon', values['shift-epsilon']),
     leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
-    stepSize: num('step-size', values['step-size']),
+    stepSize: num('step-size', values['step-size'], true),
     equivalentRBM: values['equivalent-rbm'],
     likelihood: { runs: integer('ais-runs', values['ais-runs'], 2), steps: integer('ais-steps', values['ais-steps'], 2) },
   };

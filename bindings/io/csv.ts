@@ -18,7 +18,7 @@ export interface CSVData {
 
 /** Parses CSV text whose values must lie in 0…maxState (at most 255). */
 export function readCSV(text: string, file = '<data>', maxState = 1): CSVData {
-  const lines = text.split(/\r?\n/);
+  const lines = text.split(/\r\n|\r|\n/); // CRLF, LF, and old Mac CR-only files
   let header: string[] | null = null, cols = -1;
   const out: number[] = [];
   let rows = 0;

@@ -83,7 +83,7 @@ export function probabilityTable(engine: Engine, bound: BoundModel, mode: TableM
     return null;
   };
   if (mode === 'auto' && updates !== undefined && updates < TABLE_MIN_UPDATES_PER_SITE) return null;
-  if (form.oneHot.some((x) => x !== 0)) return refuse('the model has variables with more than two states (one-hot blocks); tables take free bits only');
+  if (form.oneHot.some((x) => x !== 0)) return refuse('the model has one-hot blocks (variables with more than two states, or binary ones with a zero potential or evidence); tables take free bits only');
   const nBits = form.nBits;
   const off = bound.arena.alloc(4 * (nBits + 1));
   const cap = hashCapacity(nBits);
