@@ -96,7 +96,7 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'model.txt'], /unknown model format/],
     [['frobnicate'], /unknown command/],
     // A value starting with a dash: the argument parser's own message is three lines.
-    [['infer', 'ising:3x3', '--method', 'exact', '--max-memory', '-5'], /'--max-memory'.*ambiguous.*--max-memory=-/],
+    [['infer', 'ising:3x3', '--method', 'exact', '--max-memory', '-5'], /--max-memory must be a number of bytes \(suffix K, M or G allowed\), got "-5"/],
     // Output files checked before the run: a missing directory, a directory where a file would go.
     [['infer', 'ising:3x3', '--out-format', 'uai', '--out', join(tmp, 'no-such-dir', 'r')], /--out .*no-such-dir.r: .*r\.MAR is in a directory that does not exist/],
     [['infer', 'ising:3x3', '--method', 'exact', '--samples', '5', '--out-format', 'uai', '--out', join(tmp, 'no-such-dir', 'r')], /r\.samples is in a directory that does not exist/],
@@ -121,6 +121,9 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'ising:3x3', '--chains', '1000000000'], /--chains must be an integer in \[1, 1048576\]/],
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--method', 'cd', '--cd-steps', '4294967297'], /--cd-steps must be an integer in \[1, 2147483647\]/],
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--sampler', 'dhmc', '--step-size', '0'], /--step-size must be a number > 0, got "0"/],
+    // A negative value gets the option's own message, not the parser's "argument is ambiguous".
+    [['infer', 'ising:3x3', '--method', 'bp', '--damping', '-0.1'], /--damping must be a number in \[0, 1\), got "-0.1"/],
+    [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--learning-rate', '-1'], /--learning-rate must be a number ≥ 0, got "-1"/],
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--model', 'rbm', '--hidden', '1000000000'], /--hidden must be an integer in \[1, 1048576\]/],
   ];
   mkdirSync(join(tmp, 'taken.MAR'), { recursive: true });

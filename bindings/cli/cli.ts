@@ -217,9 +217,25 @@ function summary(description: string, model: Model, r: InferenceResult): string 
   return lines.join('\n');
 }
 
+/**
+ * `--name -0.5` as `--name=-0.5`: Node's parser takes a value that starts with "-" for an option and
+ * answered "argument is ambiguous" instead of the option's own range message.
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i], next = argv[i + 1];
+    if (a.startsWith('--') && !a.includes('=') && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 async function inferCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
-    args: argv,
+    args: joinNegativeValues(argv),
     allowPositionals: true,
     options: {
       method: { type: 'string' },
@@ -519,7 +535,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (cmd === 'infer') await inferCommand(rest);
-    else if (cmd === 'learn') await learnCommand(rest, integer);
+    else if (cmd === 'learn') await learnCommand(joinNegativeValues(rest), integer);
     else if (cmd === 'demo') await demoCommand();
     else if (cmd === 'worker') await workerCommand(rest);
     else throw new UsageError(`unknown command "${cmd}" (try --help)`);
