@@ -9,6 +9,7 @@ import { emitChains, range, DiscreteReducer } from '../bindings/samplers/chains.
 import { gibbsRun } from '../bindings/samplers/gibbs.ts';
 import { factorGibbsResult } from '../bindings/samplers/factor-gibbs.ts';
 import { Model, ModelBuilder } from '../bindings/core/model.ts';
+import { ModelError } from '../bindings/core/errors.ts';
 import { infer } from '../bindings/infer.ts';
 import { runParallel } from '../bindings/parallel/parallel.ts';
 import { bruteForce, configurations, mulberry32, randomFactorGraph, randomModel } from './helpers.ts';
@@ -270,4 +271,12 @@ test('workers 1, 2 and 3 give results bit-identical to the single-thread factor-
     assert.deepEqual(r.marginalStdErr, ref.marginalStdErr, `standard errors, workers = ${workers}`);
     assert.equal(r.diagnostics.changeRate, ref.diagnostics.changeRate);
   }
+});
+
+test("the canonical kernel's options (precision 'f32', scan 'colored', probabilityTable 'on') are refused on a model the factor-graph kernel samples, not ignored", () => {
+  const m = new ModelBuilder([2, 2, 2]).addFactor([0, 1, 2], [1, 2, 3, 4, 5, 6, 7, 8].map(Math.log)).build();
+  for (const o of [{ precision: 'f32' }, { scan: 'colored' }, { probabilityTable: 'on' }] as const) {
+    assert.throws(() => runFactorGibbs(engine, m, { ...o, samples: 10 }), (e: unknown) => e instanceof ModelError && /apply to Gibbs on pairwise models .*arity 3/.test((e as Error).message), JSON.stringify(o));
+  }
+  assert.doesNotThrow(() => runFactorGibbs(engine, m, { precision: 'f64', scan: 'sequential', probabilityTable: 'off', samples: 10 }));
 });

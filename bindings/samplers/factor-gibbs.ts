@@ -149,6 +149,10 @@ export function factorGibbsResult(layout: StateLayout, red: DiscreteReducer, run
 /** Gibbs on the factor graph: independent chains, node marginals with Monte Carlo standard errors. */
 export function runFactorGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}): InferenceResult {
   const run = gibbsRun(opts);
+  // The canonical kernel's options have no factor-graph counterpart: refused, not ignored (they were).
+  if (run.precision !== 'f64' || run.scan !== 'sequential' || run.probabilityTable === 'on') {
+    throw new ModelError(`precision 'f32', scan 'colored' and probabilityTable 'on' apply to Gibbs on pairwise models (the canonical kernel); this model has a factor of arity ${model.maxArity}, sampled on the factor graph in f64, site by site`);
+  }
   const t0 = performance.now();
   const sampler = new FactorGibbsSampler(engine, model);
   try {
