@@ -123,6 +123,9 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--sampler', 'dhmc', '--step-size', '0'], /--step-size must be a number > 0, got "0"/],
     // A negative value gets the option's own message, not the parser's "argument is ambiguous".
     [['infer', 'ising:3x3', '--method', 'bp', '--damping', '-0.1'], /--damping must be a number in \[0, 1\), got "-0.1"/],
+    // Options of other methods, refused rather than ignored.
+    [['infer', 'ising:3x3', '--method', 'bp', '--restarts', '3'], /--restarts, --budget and --max-sweeps apply to --method mf, mfrp or bounds .*not bp/],
+    [['infer', 'ising:3x3', '--method', 'mf', '--trials', '3'], /--trials, --max-constraints and --budget-factor apply to --method mfrp, not mf/],
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--learning-rate', '-1'], /--learning-rate must be a number ≥ 0, got "-1"/],
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--model', 'rbm', '--hidden', '1000000000'], /--hidden must be an integer in \[1, 1048576\]/],
   ];

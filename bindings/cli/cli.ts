@@ -323,6 +323,13 @@ async function inferCommand(argv: string[]): Promise<void> {
   const bpGiven = [values.damping, values.schedule, values['max-iterations'], values.tolerance].some((v) => v !== undefined);
   if (bpGiven && !['bp', 'trw', 'bounds'].includes(method)) throw new UsageError(`--damping, --schedule, --max-iterations and --tolerance apply to --method bp, trw or bounds, not ${method}`);
   if (values['trw-steps'] !== undefined && !['trw', 'bounds'].includes(method)) throw new UsageError(`--trw-steps applies to --method trw or bounds, not ${method}`);
+  // Mean field's and MFRP's options: refused elsewhere, not ignored (--restarts with bp ran BP as if not given).
+  if ([values.restarts, values.budget, values['max-sweeps']].some((v) => v !== undefined) && !['mf', 'mfrp', 'bounds'].includes(method)) {
+    throw new UsageError(`--restarts, --budget and --max-sweeps apply to --method mf, mfrp or bounds (its mean-field end), not ${method}`);
+  }
+  if ([values.trials, values['max-constraints'], values['budget-factor']].some((v) => v !== undefined) && method !== 'mfrp') {
+    throw new UsageError(`--trials, --max-constraints and --budget-factor apply to --method mfrp, not ${method}`);
+  }
   if (values['out-format'] !== undefined && values['out-format'] !== 'uai') throw new UsageError(`--out-format must be "uai", got "${values['out-format']}"`);
   // Exact --samples writes plain lines (PREFIX.samples); every other file is in a UAI format.
   const plainSamples = method === 'exact' && values.samples !== undefined && !values.map;
