@@ -15,6 +15,7 @@ import { BoundModel, type FormSize } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount } from '../core/options.ts';
+import { feasibleStart } from '../core/feasible.ts';
 import { splitEvenly } from './estimators.ts';
 import type { DiscreteEvent } from './chains.ts';
 import { checkTableMode, probabilityTable, tableMayApply, tablePlanBytes, type ProbabilityTable, type TableMode } from './gibbs-table.ts';
@@ -159,7 +160,7 @@ export class GibbsLanes {
    * @param updates Site updates per site this sampler is expected to run (all chains), for 'auto'.
    * @param form The model's canonical form, when the caller has built it (else built here).
    */
-  constructor(readonly engine: Engine, model: Model, width: number, private readonly stream: number, readonly precision: Precision = 'f64', readonly scan: Scan = 'sequential', table: TableMode = 'auto', updates?: number, form?: CanonicalForm) {
+  constructor(readonly engine: Engine, private readonly model: Model, width: number, private readonly stream: number, readonly precision: Precision = 'f64', readonly scan: Scan = 'sequential', table: TableMode = 'auto', updates?: number, form?: CanonicalForm) {
     checkPrecision(precision);
     checkScan(scan);
     checkTableMode(table);
@@ -221,7 +222,26 @@ export class GibbsLanes {
       for (let c = 0; c < width; c++) kk.rngSeed(ptr + c * rng, lo, hi, chains[Math.min(c, chains.length - 1)], this.stream);
       kk.gibbsLanesInit(header, ptr, width);
     });
-    return { ptr, chains: chains.slice(), width };
+    const batch = { ptr, chains: chains.slice(), width };
+    // A random start of zero probability (hard pair constraints) is replaced by one of positive
+    // probability, from which no site update leaves the support (feasibleStart).
+    this.feasible ??= feasibleStart(this.engine, this.model) ?? false;
+    if (this.feasible) for (let c = 0; c < width; c++) if (this.model.logPotential(this.configuration(batch, c)) === -Infinity) this.setConfiguration(batch, c, this.feasible);
+    return batch;
+  }
+
+  /** A configuration of positive probability for starts of zero probability (false: none needed or found); found at the first init. */
+  private feasible: Int32Array | false | undefined;
+
+  /** Sets lane c's state bits to configuration x (user states). */
+  private setConfiguration(batch: LanesBatch, c: number, x: Int32Array): void {
+    const f = this.form, k = this.engine.kernels, B = batch.width;
+    const all = new Uint8Array(k.memory.buffer, batch.ptr + k.gibbsLanesStateOffset(B), f.nBits * B);
+    for (let v = 0; v < f.n; v++) {
+      const b = f.blockStart[v];
+      if (!f.oneHot[v]) all[b * B + c] = x[v];
+      else for (let q = 0; q < f.card[v]; q++) all[(b + q) * B + c] = q === x[v] ? 1 : 0;
+    }
   }
 
   /** Runs `sweeps` scans of every chain; acc: accumulator(batch) or 0. Returns each chain's change rate. */

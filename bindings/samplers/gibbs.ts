@@ -15,6 +15,7 @@ import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
+import { feasibleStart } from '../core/feasible.ts';
 
 /** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
 export const GIBBS_STREAM = 1;
@@ -37,10 +38,21 @@ export class GibbsSampler extends DiscreteChainSampler {
    * @param table Probability table: 'auto' (default), 'on' or 'off' (the same chains either way).
    * @param updates Site updates per site the sampler is expected to run (all chains), for 'auto'.
    */
-  constructor(engine: Engine, model: Model, table: TableMode = 'auto', updates?: number) {
+  constructor(engine: Engine, private readonly model: Model, table: TableMode = 'auto', updates?: number) {
     super(engine, model, GIBBS_STREAM, 'gibbs', checkTableMode(table) === 'off' ? 0 : tablePlanBytes(canonicalSize(model).nBits));
     this.scratch = this.bound.arena.alloc(this.bound.maxBlock * 8);
     this.table = probabilityTable(engine, this.bound, table, updates);
+  }
+
+  /** A configuration of positive probability for starts of zero probability (false: none needed or found); found at the first init. */
+  private feasible: Int32Array | false | undefined;
+
+  /** A uniform random start (DiscreteChainSampler.init), replaced, as in the lanes (gibbs-lanes.ts), when its probability is zero (feasibleStart). */
+  override init(seed: number, chain: number): GibbsState {
+    const state = super.init(seed, chain);
+    this.feasible ??= feasibleStart(this.engine, this.model) ?? false;
+    if (this.feasible && this.model.logPotential(this.configuration(state)) === -Infinity) this.setConfiguration(state, this.feasible);
+    return state;
   }
 
   /** Runs `sweeps` scans; with `acc` (f64 per bit) adds the conditional probabilities into it. */
