@@ -126,6 +126,8 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     // Options of other methods, refused rather than ignored.
     [['infer', 'ising:3x3', '--method', 'bp', '--restarts', '3'], /--restarts, --budget and --max-sweeps apply to --method mf, mfrp or bounds .*not bp/],
     [['infer', 'ising:3x3', '--method', 'mf', '--trials', '3'], /--trials, --max-constraints and --budget-factor apply to --method mfrp, not mf/],
+    [['infer', 'ising:3x3', '--method', 'gibbs', '--target-accept', '0.8'], /--target-accept applies to --method dhmc or mala, not gibbs/],
+    [['infer', 'ising:3x3', '--method', 'mala', '--leapfrog-steps', '3'], /--leapfrog-steps applies to --method dhmc or pt \(with --pt-moves hmc\), not mala/],
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--learning-rate', '-1'], /--learning-rate must be a number ≥ 0, got "-1"/],
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'm.uai'), '--model', 'rbm', '--hidden', '1000000000'], /--hidden must be an integer in \[1, 1048576\]/],
   ];

@@ -323,6 +323,10 @@ async function inferCommand(argv: string[]): Promise<void> {
   const bpGiven = [values.damping, values.schedule, values['max-iterations'], values.tolerance].some((v) => v !== undefined);
   if (bpGiven && !['bp', 'trw', 'bounds'].includes(method)) throw new UsageError(`--damping, --schedule, --max-iterations and --tolerance apply to --method bp, trw or bounds, not ${method}`);
   if (values['trw-steps'] !== undefined && !['trw', 'bounds'].includes(method)) throw new UsageError(`--trw-steps applies to --method trw or bounds, not ${method}`);
+  // The continuous samplers' options, refused elsewhere (--target-accept with gibbs ran as if not given).
+  if (values['target-accept'] !== undefined && !['dhmc', 'mala'].includes(method)) throw new UsageError(`--target-accept applies to --method dhmc or mala, not ${method}`);
+  if (values['leapfrog-steps'] !== undefined && !['dhmc', 'pt'].includes(method)) throw new UsageError(`--leapfrog-steps applies to --method dhmc or pt (with --pt-moves hmc), not ${method}`);
+  if (parametrisation !== undefined && !['dhmc', 'mala'].includes(method)) throw new UsageError(`--parametrisation applies to --method dhmc or mala, not ${method}`);
   // Mean field's and MFRP's options: refused elsewhere, not ignored (--restarts with bp ran BP as if not given).
   if ([values.restarts, values.budget, values['max-sweeps']].some((v) => v !== undefined) && !['mf', 'mfrp', 'bounds'].includes(method)) {
     throw new UsageError(`--restarts, --budget and --max-sweeps apply to --method mf, mfrp or bounds (its mean-field end), not ${method}`);
