@@ -610,3 +610,14 @@ test('loadModelFile picks the format, applies .evid, and reports unreadable file
     await rm(dir, { recursive: true });
   }
 });
+
+test('old Mac line endings (CR only): .fg comments end at a CR, and errors name the right line; messages show at most 40 characters of a token, control characters escaped', () => {
+  const lf = '# a comment\n1\n\n2\n0 1\n2 2\n# another\n3\n0 1\n1 2\n3 3\n';
+  const want = readFG(lf, 'lf.fg');
+  const cr = readFG(lf.replace(/\n/g, '\r'), 'cr.fg');
+  assert.deepEqual([cr.n, Array.from(cr.tables)], [want.n, Array.from(want.tables)]);
+  throwsFormat(() => readUAI('MARKOV\r1\r2\r1\r1 0\r2\r0.5 x\r', 'cr.uai'), 'cr.uai (line 7, factor 0)', "found 'x'");
+  // A 200 kB token and a NUL inside one: one short line each.
+  throwsFormat(() => readUAI('y'.repeat(200_000), 'long.uai'), /network type 'y{40}… \(200000 characters\)' is not supported/);
+  throwsFormat(() => readUAI('MARKOV\n1\n2\n1\n1 0\n2\n0.5 0.3\u00000.7\n', 'nul.uai'), "found '0.3\\x000.7'");
+});

@@ -140,7 +140,8 @@ test('learn --model potts: states from the data, a UAI model with 3-state variab
   assert.match(run('learn', data, '--model', 'potts', '--states', '2', '--out', out).err, /potts\.csv \(line \d+\): column \d: 2 is not a state in 0…1/);
 });
 
-test('readCSV: LF, CRLF and CR-only line endings read alike (a CR-only file failed with a raw CR inside its message)', () => {
+test('readCSV: LF, CRLF and CR-only line endings read alike (a CR-only file failed with a raw CR inside its message); hex literals are not numbers', () => {
+  assert.throws(() => readCSV('0x1,0\n1,0\n', 'hex.csv'), /column 1: "0x1" is not a number/);
   const want = readCSV('a,b\n0,1\n1,0\n1,1\n', 'lf.csv');
   for (const text of ['a,b\r\n0,1\r\n1,0\r\n1,1\r\n', 'a,b\r0,1\r1,0\r1,1\r']) {
     const d = readCSV(text, 'x.csv');

@@ -35,7 +35,8 @@ export function readCSV(text: string, file = '<data>', maxState = 1): CSVData {
     if (fields.length !== cols) throw new FormatError(file, `line ${ln + 1}`, `${fields.length} values, expected ${cols} (the ${header ? 'header' : 'first row'} has ${cols})`);
     for (let c = 0; c < cols; c++) {
       const f = fields[c];
-      const x = Number(f);
+      // Number() also reads hex, octal and binary literals ("0x1"), which no data file means (the UAI reader refuses them too).
+      const x = /^\s*[+-]?0[xob]/i.test(f) ? NaN : Number(f);
       if (f === '' || !Number.isFinite(x)) throw new FormatError(file, `line ${ln + 1}`, `column ${c + 1}: "${f}" is not a number`);
       if (!Number.isInteger(x) || x < 0 || x > maxState) throw new FormatError(file, `line ${ln + 1}`, `column ${c + 1}: ${f} is not a state in 0…${maxState}`);
       out.push(x);

@@ -32,14 +32,15 @@ class Tokens {
     let p = this.pos;
     while (p < len) {
       const c = s.charCodeAt(p);
-      if (c === 10) {
+      // A line ends at LF, or at a CR not followed by one (old Mac files: a comment swallowed them whole).
+      if (c === 10 || (c === 13 && s.charCodeAt(p + 1) !== 10)) {
         this.nextLine++;
         this.atLineStart = true;
         p++;
       } else if (c === 32 || (c >= 9 && c <= 13)) {
         p++;
       } else if (c === 35 && this.hashComments && this.atLineStart) {
-        while (p < len && s.charCodeAt(p) !== 10) p++;
+        while (p < len && s.charCodeAt(p) !== 10 && s.charCodeAt(p) !== 13) p++;
       } else {
         break;
       }
@@ -68,9 +69,15 @@ class Tokens {
     return s.slice(start, p);
   }
 
-  /** The token last read (by next() or a number). */
+  /**
+   * The token last read (by next() or a number), as messages show it: control characters escaped and
+   * past 40 characters cut (a 200 kB token, or a binary file, went into the one-line message whole).
+   */
   get token(): string {
-    return this.text.slice(this.t0, this.t1);
+    const long = this.t1 - this.t0 > 40;
+    const t = this.text.slice(this.t0, long ? this.t0 + 40 : this.t1);
+    const shown = t.replace(/[\u0000-\u001f\u007f-\u009f]/g, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`);
+    return long ? `${shown}… (${this.t1 - this.t0} characters)` : shown;
   }
 
   fail(detail: string): never {
@@ -108,7 +115,7 @@ class Tokens {
     const t = this.next();
     if (t === null) this.fail(`unexpected end of input: expected ${what}`);
     const x = toNumber(t);
-    if (Number.isNaN(x)) this.fail(`expected ${what}, found '${t}'`);
+    if (Number.isNaN(x)) this.fail(`expected ${what}, found '${this.token}'`);
     return x;
   }
 
