@@ -450,3 +450,13 @@ test('--out-format uai without a single log Z (bounds: an interval; a sampler wi
   const g = run('infer', 'ising:3x3', '--method', 'gibbs', '--samples', '100', '--out-format', 'uai');
   assert.match(g.err, /no PR written: --method gibbs gives no log Z \(add --logz to estimate one\)/);
 });
+
+test('.fg labels other than 0, 1, …: outputs follow increasing label order, and the summary and --json (model.labels) say which label each variable is', () => {
+  // Labels 5, 17, 3: x0 is label 3 (its unary table [1, 3] gives it marginal [0.25, 0.75]).
+  const fg = csvFile('labels.fg', '3\n\n1\n5\n2\n2\n0 1\n1 1\n\n1\n17\n2\n2\n0 1\n1 1\n\n1\n3\n2\n2\n0 1\n1 3\n');
+  const j = JSON.parse(run('infer', fg, '--json').out);
+  assert.deepEqual(j.model.labels, [3, 5, 17]);
+  assert.ok(Math.abs(j.marginals[0][1] - 0.75) < 1e-12, `x0 is label 3: ${j.marginals[0]}`);
+  assert.match(run('infer', fg).out, /\nlabels    x0, x1, … are the file's variables 3, 5, 17 \(--json: model\.labels\)\n/);
+  assert.equal(JSON.parse(run('infer', join(DATA, 'libdai', 'testfast.fg'), '--json').out).model.labels, undefined, 'labels 0 … n − 1: no map');
+});

@@ -152,11 +152,13 @@ export function builtinModel(spec: string): Model {
   throw new UsageError(`unknown built-in model "${kind}" (expected ising:… or potts:…)`);
 }
 
-async function loadModel(source: string): Promise<{ model: Model; description: string }> {
+async function loadModel(source: string): Promise<{ model: Model; description: string; labels?: number[] }> {
   if (/^(ising|potts):/.test(source)) return { model: builtinModel(source), description: source };
-  const { model, format, evidence } = await loadModelFile(source);
+  const { model, format, evidence, labels } = await loadModelFile(source);
   const ev = evidence && evidence.size ? `, ${evidence.size} observed` : '';
-  return { model, description: `${source} (${format}${ev})` };
+  // .fg labels other than 0, 1, …: outputs are in increasing label order, and say which label each is.
+  const renumbered = labels && labels.some((l, i) => l !== i) ? labels : undefined;
+  return { model, description: `${source} (${format}${ev})`, labels: renumbered };
 }
 
 /** Progress on stderr once a run has taken a second: a bar on a terminal, a line every few seconds otherwise. */
@@ -182,10 +184,10 @@ function progressReporter(): (p: Progress) => void {
 }
 
 /** The --json object (the contract: field names and order). Rows stay typed arrays; writeJSON writes them as arrays. */
-export function jsonResult(model: Model, r: InferenceResult): Record<string, unknown> {
+export function jsonResult(model: Model, r: InferenceResult, labels?: number[]): Record<string, unknown> {
   const factors = model.nFactors + (model.logConst !== 0 ? 1 : 0);
   return {
-    model: { n: model.n, factors, edges: model.countPairs(), maxArity: model.maxArity },
+    model: { n: model.n, factors, edges: model.countPairs(), maxArity: model.maxArity, ...(labels ? { labels } : {}) },
     method: r.method,
     logZ: r.logZ,
     logZStdErr: r.logZStdErr,
@@ -201,8 +203,9 @@ export function jsonResult(model: Model, r: InferenceResult): Record<string, unk
   };
 }
 
-function summary(description: string, model: Model, r: InferenceResult): string {
+function summary(description: string, model: Model, r: InferenceResult, labels?: number[]): string {
   const lines = [`model     ${description}: ${model.n} variables, ${model.nFactors} factors (arity ≤ ${model.maxArity})`, `method    ${r.method}`];
+  if (labels) lines.splice(1, 0, `labels    x0, x1, … are the file's variables ${labels.slice(0, 8).join(', ')}${labels.length > 8 ? ', …' : ''} (--json: model.labels)`);
   if (r.logZLower != null && r.logZUpper != null) lines.push(`log Z     in [${r.logZLower.toPrecision(12)}, ${r.logZUpper.toPrecision(12)}] (${r.logZKind})`);
   if (r.logZ !== null) lines.push(`log Z     ${r.logZ.toPrecision(12)}${r.logZStdErr !== null ? ` ± ${r.logZStdErr.toPrecision(3)}` : ''} (${r.logZKind})`);
   const show = Math.min(model.n, 8);
@@ -407,7 +410,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (method === 'exact' && (values.map || opts.samples !== undefined) && values.queue !== undefined) {
     throw new UsageError(`${values.map ? '--map' : '--samples'} decodes in this process (on --workers threads for a sliced plan): --queue applies to exact inference's marginals`);
   }
-  const { model, description } = await loadModel(positionals[0]);
+  const { model, description, labels } = await loadModel(positionals[0]);
   if (method === 'exact' && (values.map || opts.samples !== undefined)) {
     return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out, maxMemory, workers });
   }
@@ -430,9 +433,9 @@ async function inferCommand(argv: string[]): Promise<void> {
   }
   if (values.json) {
     // In chunks: the JSON of 10⁶ marginals is ~100 MB, never built as one string.
-    writeJSON(jsonResult(model, r), (chunk) => process.stdout.write(chunk));
+    writeJSON(jsonResult(model, r, labels), (chunk) => process.stdout.write(chunk));
     process.stdout.write('\n');
-  } else if (values['out-format'] === undefined || values.out) process.stdout.write(summary(description, model, r) + '\n');
+  } else if (values['out-format'] === undefined || values.out) process.stdout.write(summary(description, model, r, labels) + '\n');
   if (values.plot !== undefined) {
     const failed = await writePlotFile(values.plot, model, r);
     if (failed) throw new UsageError(failed);

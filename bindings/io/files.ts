@@ -2,7 +2,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { FormatError } from '../core/errors.ts';
-import { applyEvidence, readEvidenceWithLines, readFG, readUAI } from './formats.ts';
+import { applyEvidence, readEvidenceWithLines, readFGWithLabels, readUAI } from './formats.ts';
 import type { Model } from '../core/model.ts';
 
 /**
@@ -18,12 +18,17 @@ export async function loadModelFile(
   format: 'uai' | 'fg';
   /** Observed variable → state from `path.evid`, or null when there is none. */
   evidence: Map<number, number> | null;
+  /** .fg: the file's label of each model variable (model variable i is the i-th smallest label); absent for .uai. */
+  labels?: number[];
 }> {
   const lower = path.toLowerCase();
   const format = lower.endsWith('.uai') ? 'uai' : lower.endsWith('.fg') ? 'fg' : null;
   if (format === null) throw new FormatError(path, null, 'unknown model format: expected a .uai or .fg file');
   const text = await readText(path, false);
-  if (format === 'fg') return { model: readFG(text, path), format, evidence: null };
+  if (format === 'fg') {
+    const { model, labels } = readFGWithLabels(text, path);
+    return { model, format, evidence: null, labels };
+  }
 
   const model = readUAI(text, path);
   const evidPath = path + '.evid';
