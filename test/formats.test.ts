@@ -519,7 +519,7 @@ test('readFG: malformed input gives a FormatError naming the file and the line o
   throwsFormat(() => readFG('1\n\n2\n0 1\n2 2\n4\n0 1\n1 1\n', f), 'bad.fg (line 9, factor 0)', 'unexpected end of input: expected an entry index');
   throwsFormat(() => readFG('1\n3\n0 1 0\n2 2 2\n0\n', f), 'bad.fg (line 3, factor 0)', 'variable 0 appears twice');
   throwsFormat(() => readFG('2\n1\n5\n2\n0\n1\n5\n3\n0\n', f), 'bad.fg (line 8, factor 1)', 'variable 5 has cardinality 3 here but 2 in factor 0');
-  throwsFormat(() => readFG('1\n1\n-3\n2\n0\n', f), 'bad.fg (line 3, factor 0)', "a variable label must be an integer ≥ 0, found '-3'");
+  throwsFormat(() => readFG('1\n1\n-3\n2\n0\n', f), 'bad.fg (line 3, factor 0)', "a variable label must be an integer in 0…2^53 − 1, found '-3'");
   throwsFormat(() => readFG('1\n2\n3 3\n2 2\n0\n', f), 'bad.fg (line 3, factor 0)', 'variable 3 appears twice');
   throwsFormat(() => readFG('1\n1\n0\n2\n3\n', f), 'bad.fg (line 5, factor 0)', "the number of nonzero entries must be an integer in 0…2, found '3'");
   throwsFormat(() => readFG('1\n1\n0\n2\n1\n2 1\n', f), 'bad.fg (line 6, factor 0)', "an entry index must be an integer in 0…1, found '2'");

@@ -122,7 +122,7 @@ class Tokens {
   int(what: string, lo: number, hi = Number.MAX_SAFE_INTEGER): number {
     const x = this.number(what);
     if (!Number.isInteger(x) || x < lo || x > hi) {
-      const range = hi === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${lo}` : `an integer in ${lo}…${hi}`;
+      const range = hi === Number.MAX_SAFE_INTEGER ? `an integer in ${lo}…2^53 − 1` : `an integer in ${lo}…${hi}`;
       this.fail(`${what} must be ${range}, found '${this.token}'`);
     }
     return x;
