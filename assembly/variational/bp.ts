@@ -284,14 +284,6 @@ function var2facOf(s: BPState, g: FactorGraph, f: i32, p: i32): void {
   shiftToMax(n, K); // all −∞: the factor's update reports it
 }
 
-
-@inline
-function logAddExp(a: f64, b: f64): f64 {
-  if (a == -Infinity) return b;
-  if (b == -Infinity) return a;
-  return a > b ? a + Math.log1p(Math.exp(b - a)) : b + Math.log1p(Math.exp(a - b));
-}
-
 /** The next configuration of a scope's odometer in s.digits (the last position fastest). */
 @inline
 function advanceDigits(s: BPState, g: FactorGraph, p0: i32, a: i32): void {

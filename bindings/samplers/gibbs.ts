@@ -47,7 +47,12 @@ export class GibbsSampler extends DiscreteChainSampler {
   /** A configuration of positive probability for starts of zero probability (false: none needed or found); found at the first init. */
   private feasible: Int32Array | false | undefined;
 
-  /** A uniform random start (DiscreteChainSampler.init), replaced, as in the lanes (gibbs-lanes.ts), when its probability is zero (feasibleStart). */
+  /** The kernel's own uniform random start, never replaced (the bench's cross-check against C and JS starts from it). */
+  uniformInit(seed: number, chain: number): GibbsState {
+    return super.init(seed, chain);
+  }
+
+  /** A uniform random start (uniformInit), replaced, as in the lanes (gibbs-lanes.ts), when its probability is zero (feasibleStart). */
   override init(seed: number, chain: number): GibbsState {
     const state = super.init(seed, chain);
     this.feasible ??= feasibleStart(this.engine, this.model) ?? false;
