@@ -326,6 +326,14 @@ async function inferCommand(argv: string[]): Promise<void> {
   const bpGiven = [values.damping, values.schedule, values['max-iterations'], values.tolerance].some((v) => v !== undefined);
   if (bpGiven && !['bp', 'trw', 'bounds'].includes(method)) throw new UsageError(`--damping, --schedule, --max-iterations and --tolerance apply to --method bp, trw or bounds, not ${method}`);
   if (values['trw-steps'] !== undefined && !['trw', 'bounds'].includes(method)) throw new UsageError(`--trw-steps applies to --method trw or bounds, not ${method}`);
+  // Chain options with a method that runs no chains and no --logz estimator (--samples with bp ran BP
+  // as if not given); exact takes --samples (exact samples) only.
+  const SAMPLERS = ['gibbs', 'pt', 'sw', 'wolff', 'treegibbs', 'blockgibbs', 'dhmc', 'mala'];
+  if (!SAMPLERS.includes(method) && logz === undefined) {
+    const keys: ('chains' | 'burnin' | 'samples')[] = method === 'exact' ? ['chains', 'burnin'] : ['chains', 'burnin', 'samples'];
+    const given = keys.filter((k) => values[k] !== undefined);
+    if (given.length > 0) throw new UsageError(`${given.map((k) => `--${k}`).join(', ')} ${given.length > 1 ? 'apply' : 'applies'} to the samplers (${SAMPLERS.join(', ')}) and --logz estimators, not --method ${method}${method === 'exact' ? ' (whose --samples N draws exact samples)' : ''}`);
+  }
   // The continuous samplers' options, refused elsewhere (--target-accept with gibbs ran as if not given).
   if (values['target-accept'] !== undefined && !['dhmc', 'mala'].includes(method)) throw new UsageError(`--target-accept applies to --method dhmc or mala, not ${method}`);
   if (values['leapfrog-steps'] !== undefined && !['dhmc', 'pt'].includes(method)) throw new UsageError(`--leapfrog-steps applies to --method dhmc or pt (with --pt-moves hmc), not ${method}`);
