@@ -199,11 +199,13 @@ function lostWeight(m: PairwiseForm, i: i32): v128 {
  */
 @inline
 function pairWeights(m: PairwiseForm, b: i32, scratch: usize, K: i32, top: v128): v128 {
-  const lost = f64x2.eq(top, f64x2.splat(-Infinity));
+  const lost = f64x2.eq(top, f64x2.splat(-Infinity)), anyLost = v128.any_true(lost);
   let total = f64x2.splat(0);
   for (let k = 0; k < K; k++) {
     const q = scratch + (<usize>k << 4);
-    const w = v128.bitselect(lostWeight(m, b + k), expPairK(f64x2.sub(v128.load(q), top)), lost);
+    const e = expPairK(f64x2.sub(v128.load(q), top));
+    // Lost lanes are rare (a start outside the support): their weights read only then.
+    const w = anyLost ? v128.bitselect(lostWeight(m, b + k), e, lost) : e;
     v128.store(q, w);
     total = f64x2.add(total, w);
   }
@@ -324,12 +326,16 @@ function oneHot4Chains(m: PairwiseForm, s: usize, words: usize, cnt: usize, b: i
     topB = v128.bitselect(uB, topB, f64x2.gt(uB, topB));
   }
   const ninf = f64x2.splat(-Infinity);
-  const lostA = f64x2.eq(topA, ninf), lostB = f64x2.eq(topB, ninf);
+  const lostA = f64x2.eq(topA, ninf), lostB = f64x2.eq(topB, ninf), anyLost = v128.any_true(v128.or(lostA, lostB));
   let totalA = f64x2.splat(0), totalB = totalA;
   for (let k = 0; k < K; k++) {
-    const q = scratch + (<usize>k << 5), own = lostWeight(m, b + k);
-    const wA = v128.bitselect(own, expPairK(f64x2.sub(v128.load(q), topA)), lostA);
-    const wB = v128.bitselect(own, expPairK(f64x2.sub(v128.load(q, 16), topB)), lostB);
+    const q = scratch + (<usize>k << 5);
+    let wA = expPairK(f64x2.sub(v128.load(q), topA)), wB = expPairK(f64x2.sub(v128.load(q, 16), topB));
+    if (anyLost) {
+      const own = lostWeight(m, b + k);
+      wA = v128.bitselect(own, wA, lostA);
+      wB = v128.bitselect(own, wB, lostB);
+    }
     v128.store(q, wA);
     v128.store(q, wB, 16);
     totalA = f64x2.add(totalA, wA);
@@ -459,12 +465,13 @@ function oneHot4(m: PairwiseForm, a32: usize, val32: usize, sq: usize, Bz: usize
     v128.store(scratch + (<usize>k << 4), u);
     top = v128.bitselect(u, top, f32x4.gt(u, top));
   }
-  const lost = f32x4.eq(top, f32x4.splat(-Infinity));
+  const lost = f32x4.eq(top, f32x4.splat(-Infinity)), anyLost = v128.any_true(lost);
   let total = f32x4.splat(0);
   for (let k = 0; k < K; k++) {
     const q = scratch + (<usize>k << 4);
-    const own = f32x4.splat(load<f64>(m.a + (<usize>(b + k) << 3)) > -Infinity ? 1.0 : 0.0); // lostWeight
-    const w = v128.bitselect(own, expF32x4(f32x4.sub(v128.load(q), top)), lost);
+    const e = expF32x4(f32x4.sub(v128.load(q), top));
+    // lostWeight in f32 lanes, read only when some lane is lost.
+    const w = anyLost ? v128.bitselect(f32x4.splat(load<f64>(m.a + (<usize>(b + k) << 3)) > -Infinity ? 1.0 : 0.0), e, lost) : e;
     v128.store(q, w);
     total = f32x4.add(total, w);
   }
