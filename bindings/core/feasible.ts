@@ -143,15 +143,17 @@ export function noZeroConfiguration(engine: Engine, model: Model): string | null
 }
 
 /**
- * A configuration of positive probability for chains whose random start has none (a copy), from
- * the same search; null when the model has no zero joining variables, is too large, or the search
- * gave up. Chains that start outside the support of a model with hard pair constraints spent
- * sampling time there, every site drawn among its own allowed states (a 20-variable chain of
- * equalities with x0 observed: marginals 0.003–0.009 off, within their standard errors).
+ * The start a chain takes instead of `start()` (its random start, read only when needed) when that
+ * has probability zero: the configuration of positive probability the same search found (a copy);
+ * null when the start stays — it has positive probability, or the model has no zero joining
+ * variables, is too large, or the search gave up. Chains that start outside the support of a model
+ * with hard pair constraints spent sampling time there, every site drawn among its own allowed
+ * states (a 20-variable chain of equalities with x0 observed: marginals 0.003–0.009 off, within
+ * their standard errors). The Gibbs samplers' inits ask it.
  */
-export function feasibleStart(engine: Engine, model: Model): Int32Array | null {
-  const x = feasibilityOf(engine, model)?.x;
-  return x ? x.slice() : null;
+export function supportStart(engine: Engine, model: Model, start: () => ArrayLike<number>): Int32Array | null {
+  const found = feasibilityOf(engine, model)?.x;
+  return found && model.logPotential(start()) === -Infinity ? found.slice() : null;
 }
 
 /** Some factor of two or more variables has a zero entry. */

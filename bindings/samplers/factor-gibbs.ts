@@ -19,7 +19,7 @@ import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEven
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
 import type { DiscreteChainState, DiscreteStepInfo } from './discrete-sampler.ts';
 import { gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
-import { feasibleStart } from '../core/feasible.ts';
+import { supportStart } from '../core/feasible.ts';
 
 /** Tag of the factor-graph Gibbs sampler's stream within a chain (the canonical Gibbs sampler uses 1). */
 const FACTOR_GIBBS_STREAM = 0x4647; // "FG"
@@ -69,7 +69,7 @@ export class FactorGibbsSampler {
   /**
    * A chain's state: every variable uniform over its states, from its own stream (seed, chain); a
    * start of zero probability (hard constraints joining variables) replaced by one of positive
-   * probability (feasibleStart), from which no site update leaves the support.
+   * probability (supportStart), from which no site update leaves the support.
    */
   init(seed: number, chain: number): DiscreteChainState {
     const header = this.header();
@@ -80,13 +80,10 @@ export class FactorGibbsSampler {
       k.factorGibbsInit(header, ptr);
     });
     const state = { ptr, chain };
-    this.feasible ??= feasibleStart(this.engine, this.model) ?? false;
-    if (this.feasible && this.model.logPotential(this.states(state)) === -Infinity) this.states(state).set(this.feasible);
+    const x = supportStart(this.engine, this.model, () => this.states(state));
+    if (x) this.states(state).set(x);
     return state;
   }
-
-  /** A configuration of positive probability for starts of zero probability (false: none needed or found); found at the first init. */
-  private feasible: Int32Array | false | undefined;
 
   /**
    * Runs `sweeps` scans at inverse temperature `beta` (default 1: the model itself); with `acc`

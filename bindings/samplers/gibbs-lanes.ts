@@ -15,7 +15,7 @@ import { BoundModel, type FormSize } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount } from '../core/options.ts';
-import { feasibleStart } from '../core/feasible.ts';
+import { supportStart } from '../core/feasible.ts';
 import { splitEvenly } from './estimators.ts';
 import type { DiscreteEvent } from './chains.ts';
 import { checkTableMode, probabilityTable, tableMayApply, tablePlanBytes, type ProbabilityTable, type TableMode } from './gibbs-table.ts';
@@ -224,14 +224,13 @@ export class GibbsLanes {
     });
     const batch = { ptr, chains: chains.slice(), width };
     // A random start of zero probability (hard pair constraints) is replaced by one of positive
-    // probability, from which no site update leaves the support (feasibleStart).
-    this.feasible ??= feasibleStart(this.engine, this.model) ?? false;
-    if (this.feasible) for (let c = 0; c < width; c++) if (this.model.logPotential(this.configuration(batch, c)) === -Infinity) this.setConfiguration(batch, c, this.feasible);
+    // probability, from which no site update leaves the support (supportStart).
+    for (let c = 0; c < width; c++) {
+      const x = supportStart(this.engine, this.model, () => this.configuration(batch, c));
+      if (x) this.setConfiguration(batch, c, x);
+    }
     return batch;
   }
-
-  /** A configuration of positive probability for starts of zero probability (false: none needed or found); found at the first init. */
-  private feasible: Int32Array | false | undefined;
 
   /** Sets lane c's state bits to configuration x (user states). */
   private setConfiguration(batch: LanesBatch, c: number, x: Int32Array): void {

@@ -15,7 +15,7 @@ import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
-import { feasibleStart } from '../core/feasible.ts';
+import { supportStart } from '../core/feasible.ts';
 
 /** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
 export const GIBBS_STREAM = 1;
@@ -44,19 +44,16 @@ export class GibbsSampler extends DiscreteChainSampler {
     this.table = probabilityTable(engine, this.bound, table, updates);
   }
 
-  /** A configuration of positive probability for starts of zero probability (false: none needed or found); found at the first init. */
-  private feasible: Int32Array | false | undefined;
-
   /** The kernel's own uniform random start, never replaced (the bench's cross-check against C and JS starts from it). */
   uniformInit(seed: number, chain: number): GibbsState {
     return super.init(seed, chain);
   }
 
-  /** A uniform random start (uniformInit), replaced, as in the lanes (gibbs-lanes.ts), when its probability is zero (feasibleStart). */
+  /** A uniform random start (uniformInit), replaced, as in the lanes (gibbs-lanes.ts), when its probability is zero (supportStart). */
   override init(seed: number, chain: number): GibbsState {
     const state = super.init(seed, chain);
-    this.feasible ??= feasibleStart(this.engine, this.model) ?? false;
-    if (this.feasible && this.model.logPotential(this.configuration(state)) === -Infinity) this.setConfiguration(state, this.feasible);
+    const x = supportStart(this.engine, this.model, () => this.configuration(state));
+    if (x) this.setConfiguration(state, x);
     return state;
   }
 
