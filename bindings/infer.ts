@@ -83,7 +83,10 @@ export function logZRequest(opts: InferOptions): EstimateLogZOptions | null {
   if (!LOGZ_ESTIMATORS.includes(opts.logz)) throw new ModelError(`unknown log Z estimator "${opts.logz}"; expected ${LOGZ_ESTIMATORS.join(', ')}`);
   const { seed, chains, samples, burnin, signal } = opts;
   if (opts.ais !== undefined && opts.logz !== 'ais') throw new ModelError(`AIS options apply to logz 'ais', not '${opts.logz}'`);
-  return { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}) } as EstimateLogZOptions;
+  // The run's shift and factor reach the estimators that build a relaxation (they were dropped).
+  const relaxed = opts.logz === 'zhang' || opts.logz === 'mirror' || (opts.logz === 'ais' && (opts.ais?.transition === 'relaxed' || opts.ais?.transition === 'hmc'));
+  const relaxation = relaxed && (opts.shift !== undefined || opts.factor !== undefined) ? { relaxation: definedOnly({ shift: opts.shift, factor: opts.factor }) } : {};
+  return { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}), ...relaxation } as EstimateLogZOptions;
 }
 
 /** A marginals result with a log Z estimate: as infer reports it (the estimator's diagnostics under logz.*). */

@@ -47,7 +47,7 @@ const USAGE = `usage:
       any method:         [--queue redis://HOST:PORT[/DB]]   run as jobs on \`relaxmrf worker\` processes
                                           (rediss://:PASSWORD@HOST:PORT for TLS); the same estimates as
                                           without (plus workers, completedChains, queue); Ctrl-C: partial
-      relaxation (blockgibbs, dhmc, mala):
+      relaxation (blockgibbs, dhmc, mala, pt --pt-moves hmc; --logz zhang, mirror, ais --ais-transition relaxed|hmc):
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
       pt:                 [--replicas R] [--ladder B0,B1,…,1] [--pt-moves gibbs|hmc]   parallel tempering with
                           Gibbs moves (on the factor graph itself for factors of arity > 2) or HMC replicas
@@ -361,6 +361,12 @@ async function inferCommand(argv: string[]): Promise<void> {
   if ((values.replicas !== undefined || values.ladder !== undefined) && method !== 'pt') throw new UsageError(`--replicas and --ladder apply to --method pt, not --method ${method}`);
   const moves = choice('pt-moves', values['pt-moves'], PT_MOVES);
   if (moves !== undefined && method !== 'pt') throw new UsageError(`--pt-moves applies to --method pt, not --method ${method}`);
+  // The relaxation's options, refused where no relaxation is built (--shift with gibbs ran as if not given).
+  const relaxedLogZ = logz === 'zhang' || logz === 'mirror' || (logz === 'ais' && (ais.transition === 'relaxed' || ais.transition === 'hmc'));
+  if ((shift !== undefined || factor !== undefined) && !['blockgibbs', 'dhmc', 'mala'].includes(method) && !(method === 'pt' && moves === 'hmc') && !relaxedLogZ) {
+    throw new UsageError(`--shift and --factor apply to a relaxation (--method blockgibbs, dhmc, mala, pt --pt-moves hmc; --logz zhang, mirror, ais --ais-transition relaxed|hmc), not --method ${method}${logz ? ` --logz ${logz}` : ''}`);
+  }
+  if (factor === 'fft' && relaxedLogZ) throw new UsageError(`--factor fft is the samplers' (lattice models); the --logz ${logz} estimator builds its relaxation with another factor`);
   let ladder: number[] | undefined;
   if (values.ladder !== undefined) {
     ladder = values.ladder.split(',').map((t) => {
