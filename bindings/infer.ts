@@ -74,7 +74,7 @@ function withWarnings(r: InferenceResult, more: readonly string[] = []): Inferen
 /** Adds the log Z estimate opts.logz asks for (if any) to a marginals result — infer's second half. */
 export function withLogZ(engine: Engine, model: Model, result: InferenceResult, opts: InferOptions): InferenceResult {
   const request = logZRequest(opts);
-  return request === null ? withWarnings(result) : withEstimate(result, request, estimateLogZ(engine, model, request));
+  return request === null ? withWarnings(result) : withEstimate(result, request, estimateLogZ(engine, model, { ...request, onProgress: opts.onProgress }));
 }
 
 /** The estimateLogZ options that opts.logz asks for (null: none), validated. */

@@ -89,3 +89,45 @@ test('CLI: --logz ais --workers 2 gives the estimate of the run on this thread; 
   assert.equal(f32.diagnostics['logz.precision'], 'f32');
   assert.ok(Math.abs(f32.logZ - one.logZ) < 4 * Math.hypot(f32.logZStdErr, one.logZStdErr)); // other chains, same target
 });
+
+test('log Z estimators report progress on every path (AIS runs, populations, lanes, factor graphs, relaxed and HMC transitions, workers; zhang, mirror and chib chains), ending at the total, and estimate the same bits as without', async () => {
+  const { estimateLogZ } = await import('../bindings/logz/logz.ts');
+  const { randomFactorGraph } = await import('./helpers.ts');
+  const pairwise = randomModel(mulberry32(3), 8, { density: 0.4 });
+  // A model whose canonical form is not all free bits (3 states): the one-chain kernels.
+  const ternary = randomModel(mulberry32(4), 6, { cards: [3, 3, 3, 3, 3, 3], density: 0.5 });
+  const higher = randomFactorGraph(mulberry32(5), 6, { cards: [2, 2, 3, 2, 2, 2], maxArity: 3 });
+  const cases: [string, Model, Record<string, unknown>, string, number][] = [
+    ['ais lanes', pairwise, { estimator: 'ais', runs: 12, steps: 30 }, 'ais', 12],
+    ['ais one by one', pairwise, { estimator: 'ais', runs: 12, steps: 30, lanes: false }, 'ais', 12],
+    ['ais collapsed', pairwise, { estimator: 'ais', runs: 6, steps: 30, collapse: true }, 'ais', 6],
+    ['populations lanes', pairwise, { estimator: 'ais', runs: 12, population: 4, steps: 30 }, 'ais', 12],
+    ['populations one-chain', ternary, { estimator: 'ais', runs: 12, population: 4, steps: 30 }, 'ais', 12],
+    ['factor graph runs', higher, { estimator: 'ais', runs: 6, steps: 30 }, 'ais', 6],
+    ['factor graph populations', higher, { estimator: 'ais', runs: 8, population: 4, steps: 30 }, 'ais', 8],
+    ['relaxed', pairwise, { estimator: 'ais', runs: 5, steps: 30, transition: 'relaxed' }, 'ais', 5],
+    ['hmc', pairwise, { estimator: 'ais', runs: 5, steps: 30, transition: 'hmc' }, 'ais', 5],
+    ['zhang', pairwise, { estimator: 'zhang', chains: 3, samples: 50, burnin: 20 }, 'zhang', 3],
+    ['mirror', pairwise, { estimator: 'mirror', chains: 3, samples: 50, burnin: 20 }, 'mirror', 3],
+    ['chib', pairwise, { estimator: 'chib', chains: 3, samples: 50, burnin: 20 }, 'chib', 3],
+  ];
+  for (const [name, model, opts, phase, total] of cases) {
+    const seen: { phase: string; done: number; total: number }[] = [];
+    const r = estimateLogZ(engine, model, { ...opts, onProgress: (p) => seen.push({ ...p }) } as Parameters<typeof estimateLogZ>[2]);
+    const plain = estimateLogZ(engine, model, opts as Parameters<typeof estimateLogZ>[2]);
+    assert.equal(r.logZ, plain.logZ, name);
+    assert.ok(seen.length > 0, `${name}: no progress`);
+    assert.ok(seen.every((p, i) => p.phase === phase && p.total === total && p.done > (i > 0 ? seen[i - 1].done : 0)), `${name}: ${JSON.stringify(seen)}`);
+    assert.equal(seen.at(-1)!.done, total, name);
+  }
+  // On workers: as pieces come back, summing to the runs.
+  const seen: number[] = [];
+  const opts: AISOptions = { runs: 48, population: 8, steps: 40 };
+  const two = await runAISParallel(engine, pairwise, { ...opts, workers: 2, onProgress: (p) => seen.push(p.done) });
+  assert.equal(two.logZ, runAIS(engine, pairwise, opts).logZ);
+  assert.deepEqual(seen, [8, 16, 24, 32, 40, 48]);
+  // Through infer: the estimator's phase follows the method's.
+  const phases = new Set<string>();
+  infer(engine, pairwise, { method: 'gibbs', samples: 200, chains: 2, logz: 'ais', ais: { runs: 8, steps: 20 }, onProgress: (p) => phases.add(p.phase) });
+  assert.deepEqual([...phases], ['gibbs', 'ais']);
+});

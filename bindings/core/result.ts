@@ -55,3 +55,10 @@ export interface Progress {
   /** Units of work the phase will do in all (same unit as `done`). */
   total: number;
 }
+
+/** A counter of work done that reports each addition to `onProgress` as `phase` of `total` (undefined without a callback). */
+export function progressTicker(onProgress: ((p: Progress) => void) | undefined, phase: string, total: number): ((units: number) => void) | undefined {
+  if (!onProgress) return undefined;
+  let done = 0;
+  return (units) => onProgress({ phase, done: (done += units), total });
+}

@@ -19,16 +19,17 @@ import type { Model } from '../core/model.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
+import { progressTicker, type Progress } from '../core/result.ts';
 import { aisWeightStats, type AISSchedule, type LogZEstimate } from './estimate.ts';
 import { aisWarnings } from './logz-checks.ts';
 
 type Runs = { logW: Float64Array; energies: Float64Array[] };
-type ScheduleRuns = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => Runs;
+type ScheduleRuns = (betas: Float64Array, runs: number, chainBase: number, traces: boolean, tick?: (runs: number) => void) => Runs;
 
 /** What runAIS lends this file: its schedule choice, run loop and stream tags. */
 export interface AISHelpers {
   chooseSchedule(o: { schedule: AISSchedule; steps: number; pilotRuns: number }, pilotSteps: number, runMany: ScheduleRuns): Float64Array;
-  runSchedule(engine: Engine, arena: Arena, betas: Float64Array, runs: number, traces: boolean, signal: AbortSignal | undefined, label: string, oneRun: (k: Kernels, r: number, betaPtr: number, ePtr: number) => number): Runs;
+  runSchedule(engine: Engine, arena: Arena, betas: Float64Array, runs: number, traces: boolean, signal: AbortSignal | undefined, label: string, oneRun: (k: Kernels, r: number, betaPtr: number, ePtr: number) => number, tick?: (runs: number) => void): Runs;
   aisStream: number;
   populationStream: number;
   resampleBelow: number;
@@ -45,6 +46,7 @@ export interface FactorGraphAISRun {
   firstRun: number;
   population: number;
   signal?: AbortSignal;
+  onProgress?: (p: Progress) => void;
 }
 
 /** log Z_0 of f_0: Σ_v log(number of states every arity-1 factor on v allows). */
@@ -84,13 +86,14 @@ export function runFactorGraphAIS(engine: Engine, model: Model, o: FactorGraphAI
     const chain = arena.alloc(stateBytes);
     const [lo, hi] = seedWords(o.seed);
     let sweepsDone = 0;
-    const runMany: ScheduleRuns = (betas, runs, chainBase, traces) =>
+    const runMany: ScheduleRuns = (betas, runs, chainBase, traces, tick) =>
       h.runSchedule(engine, arena, betas, runs, traces, o.signal, 'AIS', (kk, r, betaPtr, ePtr) => {
         kk.rngSeed(chain, lo, hi, chainBase + r, h.aisStream);
         sweepsDone += (betas.length - 2) * o.sweepsPerStep;
         return kk.aisFgRun(header, chain, betaPtr, betas.length, o.sweepsPerStep, scratch, ePtr);
-      });
+      }, tick);
     const betas = h.chooseSchedule(o, o.pilotSteps, runMany);
+    const tick = progressTicker(o.onProgress, 'ais', o.runs);
     let w: Float64Array;
     let resamplings = NaN;
     if (P > 1) {
@@ -113,11 +116,12 @@ export function runFactorGraphAIS(engine: Engine, model: Model, o: FactorGraphAI
         out.push(lz);
         resamplings += arena.readF64(info, 1)[0];
         sweepsDone += (betas.length - 2) * o.sweepsPerStep * P;
+        tick?.(P);
       }
       resamplings /= Math.max(1, out.length);
       w = Float64Array.from(out);
     } else {
-      w = runMany(betas, o.runs, o.firstRun, false).logW;
+      w = runMany(betas, o.runs, o.firstRun, false, tick).logW;
     }
     const done = w.length;
     const { lme, deadRuns, logWeightSD } = aisWeightStats(w, done * P);

@@ -12,6 +12,7 @@ import type { Model } from '../core/model.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
+import { progressTicker } from '../core/result.ts';
 import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts';
 import { BoundRelaxation } from '../relax/relaxation-bound.ts';
@@ -87,7 +88,7 @@ export function runHMCAIS(engine: Engine, model: Model, o: HMCAISRun, h: HMCAISH
     const info = arena.allocF64(2);
     const [lo, hi] = seedWords(o.seed);
     // runMany with fixed ε (eps per β) or, when adapt, with adapting ε whose values are collected.
-    const runMany = (betas: Float64Array, eps: Float64Array | null, runs: number, chainBase: number, traces: boolean) => {
+    const runMany = (betas: Float64Array, eps: Float64Array | null, runs: number, chainBase: number, traces: boolean, tick?: (runs: number) => void) => {
       const epsPtr = arena.allocF64(eps ?? betas.length);
       const used: Float64Array[] = [];
       const res = h.runSchedule(engine, arena, betas, runs, traces, o.signal, 'HMC AIS', (kk, r, betaPtr, ePtr) => {
@@ -96,7 +97,7 @@ export function runHMCAIS(engine: Engine, model: Model, o: HMCAISRun, h: HMCAISH
         const lw = kk.aisHMCRun(bound.relaxed, chain, betaPtr, betas.length, o.sweepsPerStep, leapfrog, epsPtr, eps ? 0 : TARGET_ACCEPT, ePtr, eps ? info : 0);
         if (!eps) used.push(arena.readF64(epsPtr, betas.length));
         return lw;
-      });
+      }, tick);
       return { ...res, used };
     };
     let betas: Float64Array;
@@ -116,7 +117,7 @@ export function runHMCAIS(engine: Engine, model: Model, o: HMCAISRun, h: HMCAISH
       eps = new Float64Array(betas.length).fill(o.stepSize!);
     }
     arena.f64(info, 2).fill(0);
-    const w = runMany(betas, eps, o.runs, 0, false).logW;
+    const w = runMany(betas, eps, o.runs, 0, false, progressTicker(o.onProgress, 'ais', o.runs)).logW;
     if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
     const [accepted, proposals] = arena.readF64(info, 2);
     let epsMin = Infinity, epsMax = 0;

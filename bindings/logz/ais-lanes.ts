@@ -59,7 +59,7 @@ function seedLanes(s: LanesSetup, batch: number, B: number, ids: (c: number) => 
  * `runs` independent AIS runs through `betas`, run r on stream (seed, chainBase + r), in batches;
  * `energies`: each run's energy at every β when traces are asked for. Stops between batches on abort.
  */
-export function runLanesSchedule(s: LanesSetup, betas: Float64Array, runs: number, chainBase: number, traces: boolean, signal: AbortSignal | undefined): { logW: Float64Array; energies: Float64Array[] } {
+export function runLanesSchedule(s: LanesSetup, betas: Float64Array, runs: number, chainBase: number, traces: boolean, signal: AbortSignal | undefined, tick?: (runs: number) => void): { logW: Float64Array; energies: Float64Array[] } {
   const Bmax = roundUp(Math.min(LANES_BATCH, runs), width(s));
   const { batch, work } = allocBatch(s, Bmax, 0);
   const betaPtr = s.arena.allocF64(betas);
@@ -82,6 +82,7 @@ export function runLanesSchedule(s: LanesSetup, betas: Float64Array, runs: numbe
       logW.push(w[c]);
       if (traces) energies.push(s.arena.readF64(trace + 8 * T * c, T));
     }
+    tick?.(n);
   }
   return { logW: Float64Array.from(logW), energies };
 }
@@ -91,7 +92,7 @@ export function runLanesSchedule(s: LanesSetup, betas: Float64Array, runs: numbe
  * p·P + r), its resampling stream (seed, firstRun/P + p) with tag `populationStream`. Returns each
  * population's log Ẑ and the mean number of resamplings; stops between populations on abort.
  */
-export function runPopulationsLanes(s: LanesSetup, betas: Float64Array, P: number, pops: number, firstRun: number, populationStream: number, essFraction: number, signal: AbortSignal | undefined): { logZ: Float64Array; resamplings: number } {
+export function runPopulationsLanes(s: LanesSetup, betas: Float64Array, P: number, pops: number, firstRun: number, populationStream: number, essFraction: number, signal: AbortSignal | undefined, tick?: (runs: number) => void): { logZ: Float64Array; resamplings: number } {
   const B = roundUp(P, width(s));
   const k = s.engine.kernels;
   const { batch, work } = allocBatch(s, B, P);
@@ -110,6 +111,7 @@ export function runPopulationsLanes(s: LanesSetup, betas: Float64Array, P: numbe
     if (Number.isNaN(lz)) throw new EngineError(`population ${p} produced a NaN estimate`);
     out.push(lz);
     resamplings += s.arena.readF64(info, 1)[0];
+    tick?.(P);
   }
   return { logZ: Float64Array.from(out), resamplings: resamplings / Math.max(1, out.length) };
 }

@@ -9,6 +9,7 @@ import type { Model } from '../core/model.ts';
 import { canonicalSize } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkCount } from '../core/options.ts';
+import { progressTicker } from '../core/result.ts';
 import { AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_STARTUP_UPDATES, superviseWorkers } from '../parallel/parallel-job.ts';
 import { startWorkerModule } from '../parallel/start-worker.ts';
 import { aisPieces, aisSplits, foldAIS, type AISPiece, type AISPieceResult } from './ais-split.ts';
@@ -21,7 +22,7 @@ export type AISParallelOptions = AISOptions & { workers?: number };
 /** What a worker runs: its pieces (indices into the run's pieces) with the schedule. */
 export interface AISWorkerJob {
   model: ReturnType<Model['toData']>;
-  opts: Omit<AISOptions, 'signal'>;
+  opts: Omit<AISOptions, 'signal' | 'onProgress'>;
   pieces: { index: number; piece: AISPiece }[];
   schedule: Float64Array;
 }
@@ -64,12 +65,12 @@ export function autoAISWorkers(model: Model, opts: AISOptions, cores: number): n
  * returns the pieces completed (partial); it rejects if none had completed.
  */
 export async function runAISParallel(engine: Engine, model: Model, opts: AISParallelOptions = {}): Promise<LogZEstimate & { logWeights: Float64Array; schedule: Float64Array }> {
-  const { workers: given, signal, ...rest } = opts;
+  const { workers: given, signal, onProgress, ...rest } = opts;
   if (given !== undefined) checkCount('workers', given, 0);
   const t0 = performance.now();
   const w = Math.min(given ?? autoAISWorkers(model, rest, availableParallelism()), aisSplits(model, rest) ? units(rest) : 1);
   if (w <= 1 || !aisSplits(model, rest)) {
-    const r = runAIS(engine, model, { ...rest, signal });
+    const r = runAIS(engine, model, { ...rest, signal, onProgress });
     return { ...r, diagnostics: { ...r.diagnostics, workers: 1 } };
   }
   // Validates the options (runAIS's checks) and makes the pilot runs here.
@@ -80,6 +81,7 @@ export async function runAISParallel(engine: Engine, model: Model, opts: AISPara
   const workers = Math.min(w, pieces.length);
   const done: (AISPieceResult | null)[] = pieces.map(() => null);
   const data = model.toData();
+  const tick = progressTicker(onProgress, 'ais', runs);
   let { aborted: partial } = await superviseWorkers(workers, signal, (k, run) => {
     const mine = pieces.map((piece, index) => ({ index, piece })).filter(({ index }) => index % workers === k);
     const job: AISWorkerJob = { model: data, opts: rest, pieces: mine, schedule };
@@ -87,7 +89,10 @@ export async function runAISParallel(engine: Engine, model: Model, opts: AISPara
     let ended = false;
     t.on('message', (m: AISWorkerMessage) => {
       if (run.settled()) return;
-      if (m.type === 'piece') done[m.index] = m.result;
+      if (m.type === 'piece') {
+        done[m.index] = m.result;
+        tick?.(pieces[m.index].runs);
+      }
       else {
         ended = true;
         if (m.type === 'finished') run.finished();

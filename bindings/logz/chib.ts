@@ -4,6 +4,7 @@ import type { Model } from '../core/model.ts';
 import { toCanonical, canonicalLogPotential } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError } from '../core/errors.ts';
+import { progressTicker, type Progress } from '../core/result.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
 import { logMeanExpBatched, type LogZEstimate } from './estimate.ts';
@@ -25,6 +26,8 @@ export interface ChibOptions {
   batches?: number;
   /** Stops the run between chains; the estimate then uses the chains done. */
   signal?: AbortSignal;
+  /** Called as chains' evaluations complete (phase 'chib', in chains; burn-in not counted). */
+  onProgress?: (p: Progress) => void;
 }
 
 /** Defaults of ChibOptions. */
@@ -79,10 +82,12 @@ export function runChibLogZ(engine: Engine, model: Model, opts: ChibOptions = {}
     if (!bestBits) throw new EngineError('every Gibbs chain is outside the support after burn-in: no reference state');
     new Uint8Array(k.memory.buffer, ref, form.nBits).set(bestBits);
     const logK: Float64Array[] = [];
+    const tick = progressTicker(o.onProgress, 'chib', chains.length);
     for (const ptr of chains) {
       if (opts.signal?.aborted) break;
       engine.call('chib run', (kk) => kk.chibRun(header, ptr, ref, o.samples, o.thin, work, scratch, out));
       logK.push(arena.readF64(out, o.samples));
+      tick?.(1);
     }
     if (logK.length === 0) throw new EngineError('Chib was cancelled before the first chain completed: no estimate');
     const lme = logMeanExpBatched(logK, o.batches);

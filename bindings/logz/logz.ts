@@ -37,6 +37,7 @@ import { requirePairwise, type Model } from '../core/model.ts';
 import { toCanonical, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
+import { progressTicker, type Progress } from '../core/result.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
 import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts';
@@ -162,6 +163,8 @@ export interface AISOptions {
   precision?: 'f64' | 'f32';
   /** Stops the run between runs (or populations); the estimate then uses those done. */
   signal?: AbortSignal;
+  /** Called as runs complete (phase 'ais', in runs — a population's particles count when it completes; pilot runs are not counted). */
+  onProgress?: (p: Progress) => void;
 }
 
 /** AIS transition kernel at each temperature (see AISOptions.transition). */
@@ -267,7 +270,7 @@ export function adaptiveSchedule(pilotBetas: Float64Array, energies: Float64Arra
 /** Chain ids of pilot runs: disjoint from the main runs' ids, so their streams are independent. */
 const PILOT_CHAIN = 0x8000_0000;
 
-type ScheduleRuns = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => { logW: Float64Array; energies: Float64Array[] };
+type ScheduleRuns = (betas: Float64Array, runs: number, chainBase: number, traces: boolean, tick?: (runs: number) => void) => { logW: Float64Array; energies: Float64Array[] };
 
 /**
  * Runs `runs` AIS runs through the schedule `betas`, one WASM call each (`oneRun` seeds run r and runs
@@ -275,7 +278,7 @@ type ScheduleRuns = (betas: Float64Array, runs: number, chainBase: number, trace
  */
 function runSchedule(
   engine: Engine, arena: Arena, betas: Float64Array, runs: number, traces: boolean, signal: AbortSignal | undefined, label: string,
-  oneRun: (k: Kernels, r: number, betaPtr: number, ePtr: number) => number,
+  oneRun: (k: Kernels, r: number, betaPtr: number, ePtr: number) => number, tick?: (runs: number) => void,
 ): { logW: Float64Array; energies: Float64Array[] } {
   const betaPtr = arena.allocF64(betas);
   const ePtr = traces ? arena.allocF64(betas.length) : 0;
@@ -287,6 +290,7 @@ function runSchedule(
     if (Number.isNaN(lw)) throw new EngineError(`${label} run ${r} produced a NaN log weight`);
     logW.push(lw);
     if (traces) energies.push(arena.readF64(ePtr, betas.length));
+    tick?.(1);
   }
   return { logW: Float64Array.from(logW), energies };
 }
@@ -382,25 +386,26 @@ function runAISOrSchedule(engine: Engine, model: Model, opts: AISOptions, schedu
       ? { engine, arena, bound, tempered, tree, seedLo: lo, seedHi: hi, stream: AIS_STREAM, sweepsPerStep: o.sweepsPerStep, precision }
       : null;
     if (precision === 'f32' && !lanes) throw new ModelError("AIS precision 'f32' runs in the lanes kernels only: a model of free bits with finite potentials, lanes not false, weights not collapsed");
-    const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) => {
-      if (!lanes) return runOneByOne(betas, runs, chainBase, traces);
-      const done = runLanesSchedule(lanes, betas, runs, chainBase, traces, opts.signal);
+    const runMany: ScheduleRuns = (betas, runs, chainBase, traces, tick) => {
+      if (!lanes) return runOneByOne(betas, runs, chainBase, traces, tick);
+      const done = runLanesSchedule(lanes, betas, runs, chainBase, traces, opts.signal, tick);
       sweepsDone += (betas.length - 2) * o.sweepsPerStep * done.logW.length;
       return done;
     };
-    const runOneByOne = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) =>
+    const runOneByOne: ScheduleRuns = (betas, runs, chainBase, traces, tick) =>
       runSchedule(engine, arena, betas, runs, traces, opts.signal, 'AIS', (kk, r, betaPtr, ePtr) => {
         kk.rngSeed(chain, lo, hi, chainBase + r, AIS_STREAM);
         sweepsDone += (betas.length - 2) * o.sweepsPerStep;
         if (collapse) return kk.aisCollapsedRun(bound.header, tempered, chain, betaPtr, betas.length, o.sweepsPerStep, tree!.header, tree!.work, ePtr, zSlot);
         return kk.aisRun(bound.header, tempered, chain, betaPtr, betas.length, o.sweepsPerStep, scratch, ePtr, 0, tree?.header ?? 0, tree?.work ?? 0);
-      });
+      }, tick);
     const betas = chooseSchedule(o, pilotSteps, runMany);
     if (scheduleOnly) return { schedule: betas, siteUpdates: sweepsDone * form.n };
+    const tick = progressTicker(o.onProgress, 'ais', o.runs);
     let w: Float64Array;
     let resamplings = NaN;
     if (population > 1 && lanes) {
-      const done = runPopulationsLanes(lanes, betas, population, o.runs / population, firstRun, POPULATION_STREAM, RESAMPLE_BELOW, opts.signal);
+      const done = runPopulationsLanes(lanes, betas, population, o.runs / population, firstRun, POPULATION_STREAM, RESAMPLE_BELOW, opts.signal, tick);
       w = done.logZ;
       resamplings = done.resamplings;
       sweepsDone += (betas.length - 2) * o.sweepsPerStep * population * w.length;
@@ -425,11 +430,12 @@ function runAISOrSchedule(engine: Engine, model: Model, opts: AISOptions, schedu
         out.push(lz);
         resamplings += arena.readF64(info, 1)[0];
         sweepsDone += (betas.length - 2) * o.sweepsPerStep * population;
+        tick?.(population);
       }
       resamplings /= Math.max(1, out.length);
       w = Float64Array.from(out);
     } else {
-      w = runMany(betas, o.runs, firstRun, false).logW;
+      w = runMany(betas, o.runs, firstRun, false, tick).logW;
     }
     const done = w.length;
     const { lme, deadRuns, logWeightSD } = aisWeightStats(w);
@@ -483,13 +489,13 @@ function runRelaxedAIS(engine: Engine, model: Model, o: AISOptions & { seed: num
     const arena = bound.arena;
     const chain = arena.alloc(engine.kernels.aisRelaxedStateBytes(bound.relaxed));
     const [lo, hi] = seedWords(o.seed);
-    const runMany = (betas: Float64Array, runs: number, chainBase: number, traces: boolean) =>
+    const runMany: ScheduleRuns = (betas, runs, chainBase, traces, tick) =>
       runSchedule(engine, arena, betas, runs, traces, o.signal, 'relaxed AIS', (kk, r, betaPtr, ePtr) => {
         kk.rngSeed(chain, lo, hi, chainBase + r, AIS_STREAM);
         return kk.aisRelaxedRun(bound.relaxed, chain, betaPtr, betas.length, o.sweepsPerStep, ePtr);
-      });
+      }, tick);
     const betas = chooseSchedule(o, pilotSteps, runMany);
-    const w = runMany(betas, o.runs, 0, false).logW;
+    const w = runMany(betas, o.runs, 0, false, progressTicker(o.onProgress, 'ais', o.runs)).logW;
     return relaxedAISResult(w, betas, relax, logZ0, o, 'relaxed', t0);
   } finally {
     bound.dispose();

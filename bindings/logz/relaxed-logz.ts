@@ -3,6 +3,7 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
+import { progressTicker, type Progress } from '../core/result.ts';
 import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
 import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts';
 import { denseCholesky, symmetricEigen } from '../linalg/dense.ts';
@@ -54,13 +55,15 @@ export interface RelaxedLogZOptions {
   covarianceCap?: number;
   /** Stops the run between chains; the estimate then uses the chains done. */
   signal?: AbortSignal;
+  /** Called as chains complete (phase 'zhang' or 'mirror', in chains). */
+  onProgress?: (p: Progress) => void;
 }
 
 /** Defaults of RelaxedLogZOptions. */
 export const RELAXED_LOGZ_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 500, batches: 10, leapfrogSteps: 5, targetAccept: 0.9 } as const;
 
 /** x samples (per chain: samples × m, row-major), ℓ(x) and π per sample, from DHMC on the relaxation. */
-function relaxedSamples(engine: Engine, model: Model, o: RelaxedLogZOptions & { [K in keyof typeof RELAXED_LOGZ_DEFAULTS]: number }) {
+function relaxedSamples(engine: Engine, model: Model, o: RelaxedLogZOptions & { [K in keyof typeof RELAXED_LOGZ_DEFAULTS]: number }, phase: 'zhang' | 'mirror') {
   checkCount('chains', o.chains, 1, MAX_CHAINS);
   checkCount('samples', o.samples, 2);
   checkCount('burnin', o.burnin, 0);
@@ -75,6 +78,7 @@ function relaxedSamples(engine: Engine, model: Model, o: RelaxedLogZOptions & { 
   const sampler = new DHMCSampler(engine, relax, { leapfrogSteps: o.leapfrogSteps, traceCodes: codes, traceCapacity: o.samples });
   const out: { logp: Float64Array; x: Float64Array[]; pi: Float64Array[] }[] = [];
   let acceptRate = 0, divergences = 0;
+  const tick = progressTicker(o.onProgress, phase, o.chains);
   try {
     for (let c = 0; c < o.chains; c++) {
       if (o.signal?.aborted) break;
@@ -87,6 +91,7 @@ function relaxedSamples(engine: Engine, model: Model, o: RelaxedLogZOptions & { 
         divergences += info.divergences;
         const tr = sampler.trace(state);
         out.push({ logp: tr[0], x: tr.slice(1, 1 + m), pi: tr.slice(1 + m) });
+        tick?.(1);
       } finally {
         sampler.release(state);
       }
@@ -102,7 +107,7 @@ function relaxedSamples(engine: Engine, model: Model, o: RelaxedLogZOptions & { 
 export function runZhangLogZ(engine: Engine, model: Model, opts: RelaxedLogZOptions = {}): LogZEstimate {
   const o = { ...RELAXED_LOGZ_DEFAULTS, ...definedOnly(opts) };
   const t0 = performance.now();
-  const { relax, chains, acceptRate, divergences } = relaxedSamples(engine, model, o);
+  const { relax, chains, acceptRate, divergences } = relaxedSamples(engine, model, o, 'zhang');
   const form = relax.form;
   // The reference configuration (user states).
   let ref = new Int32Array(form.n);
@@ -154,7 +159,7 @@ export function runZhangLogZ(engine: Engine, model: Model, opts: RelaxedLogZOpti
 export function runMirrorLogZ(engine: Engine, model: Model, opts: RelaxedLogZOptions = {}): LogZEstimate {
   const o = { ...RELAXED_LOGZ_DEFAULTS, ...definedOnly(opts) };
   const t0 = performance.now();
-  const { relax, m, chains, acceptRate, divergences } = relaxedSamples(engine, model, o);
+  const { relax, m, chains, acceptRate, divergences } = relaxedSamples(engine, model, o, 'mirror');
   let cov = o.covariance ?? (m <= 256 ? 'full' : 'diag');
   if (cov !== 'full' && cov !== 'diag') throw new ModelError(`covariance must be 'full' or 'diag', got "${String(cov)}"`);
   const cap = o.covarianceCap ?? 1.9;

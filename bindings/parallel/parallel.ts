@@ -66,7 +66,7 @@ export async function inferAsync(engine: Engine, model: Model, opts: InferOption
       const { logz: _l, ais: _a, ...marginals } = rest;
       const own = method === 'exact' || (PARALLEL_METHODS as readonly string[]).includes(method) ? given : undefined;
       const r = await inferAsync(engine, model, { ...marginals, workers: own });
-      return withEstimate(r, request, await runAISParallel(engine, model, { ...request, workers: aisWorkers }));
+      return withEstimate(r, request, await runAISParallel(engine, model, { ...request, workers: aisWorkers, onProgress: rest.onProgress }));
     }
   }
   // Exact inference: a sliced plan's slices on the workers (the same result for any number).
