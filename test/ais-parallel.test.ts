@@ -113,8 +113,8 @@ test('log Z estimators report progress on every path (AIS runs, populations, lan
   ];
   for (const [name, model, opts, phase, total] of cases) {
     const seen: { phase: string; done: number; total: number }[] = [];
-    const r = estimateLogZ(engine, model, { ...opts, onProgress: (p) => seen.push({ ...p }) } as Parameters<typeof estimateLogZ>[2]);
-    const plain = estimateLogZ(engine, model, opts as Parameters<typeof estimateLogZ>[2]);
+    const r = estimateLogZ(engine, model, { ...opts, onProgress: (p: { phase: string; done: number; total: number }) => seen.push({ ...p }) } as unknown as Parameters<typeof estimateLogZ>[2]);
+    const plain = estimateLogZ(engine, model, opts as unknown as Parameters<typeof estimateLogZ>[2]);
     assert.equal(r.logZ, plain.logZ, name);
     assert.ok(seen.length > 0, `${name}: no progress`);
     assert.ok(seen.every((p, i) => p.phase === phase && p.total === total && p.done > (i > 0 ? seen[i - 1].done : 0)), `${name}: ${JSON.stringify(seen)}`);

@@ -91,14 +91,27 @@ export function feasibleConfiguration(g: BoundFactorGraph, budget = 1e6, seed = 
     const r = g.engine.call('feasible configuration', (k) => k.fgFeasible(g.live(), px, po, ps, pf, budget));
     if (r === 1) return { x: arena.i32(px, n).slice(), status: 'found' };
     if (r === 0) return { x: null, status: 'none' };
+    // Out of budget: the local search below.
+  } finally {
+    arena.dispose();
+  }
+  const x = localSearch(g, first, seed, 0, moves);
+  return x ? { x, status: 'found' } : { x: null, status: 'budget' };
+}
+
+/** The engine's min-conflicts local search from `start` for `moves` moves, on stream (seed, chain): a configuration of positive probability, or null. */
+function localSearch(g: BoundFactorGraph, start: ArrayLike<number>, seed: number, chain: number, moves: number): Int32Array | null {
+  const n = g.model.n, F = g.model.nFactors;
+  const arena = g.engine.arena();
+  try {
+    const px = arena.allocI32(Int32Array.from(start));
     const pb = arena.allocI32(F), pl = arena.allocI32(F), pa = arena.allocI32(F), rng = arena.alloc(g.engine.kernels.rngStateBytes());
-    arena.i32(px, n).set(first);
     const [lo, hi] = seedWords(seed);
     const found = g.engine.call('feasible configuration', (k) => {
-      k.rngSeed(rng, lo, hi, 0, FEASIBLE_STREAM);
+      k.rngSeed(rng, lo, hi, chain, FEASIBLE_STREAM);
       return k.fgLocalSearch(g.live(), px, rng, moves, LOCAL_SEARCH_NOISE, pb, pl, pa);
     });
-    return found === 1 ? { x: arena.i32(px, n).slice(), status: 'found' } : { x: null, status: 'budget' };
+    return found === 1 ? arena.i32(px, n).slice() : null;
   } finally {
     arena.dispose();
   }
@@ -151,9 +164,36 @@ export function noZeroConfiguration(engine: Engine, model: Model): string | null
  * states (a 20-variable chain of equalities with x0 observed: marginals 0.003–0.009 off, within
  * their standard errors). The Gibbs samplers' inits ask it.
  */
-export function supportStart(engine: Engine, model: Model, start: () => ArrayLike<number>): Int32Array | null {
+export function supportStart(engine: Engine, model: Model, start: () => ArrayLike<number>, seed: number, chain: number): Int32Array | null {
   const found = feasibilityOf(engine, model)?.x;
-  return found && model.logPotential(start()) === -Infinity ? found.slice() : null;
+  if (!found) return null;
+  const x = start();
+  if (model.logPotential(x) !== -Infinity) return null;
+  return repairedStart(engine, model, x, seed, chain) ?? found.slice();
+}
+
+/** Moves of the local search that brings a chain's own start into the support (repairedStart): a few ms. */
+const REPAIR_MOVES = 100_000;
+/** Models on which a repair ran out of moves: their chains take the shared configuration at once. */
+const repairFails = new WeakSet<Model>();
+
+/**
+ * The min-conflicts local search from the chain's own random start x, on the chain's stream: a
+ * configuration of positive probability near x, or null when it runs out of moves. Chains that all
+ * took the one configuration of the depth-first search were identical, so R̂ could not see them
+ * stuck: on a chain of 3-state equalities Gibbs, which cannot leave a configuration there, reported
+ * marginals (1, 0, 0) with standard error 0 and no warning (exact: 1/3 each).
+ */
+function repairedStart(engine: Engine, model: Model, x: ArrayLike<number>, seed: number, chain: number): Int32Array | null {
+  if (repairFails.has(model)) return null;
+  const g = BoundFactorGraph.fromModel(engine, model, 'the search for a configuration of positive probability', () => 4 * (4 * model.n + 3 * model.nFactors + 8) + 256);
+  try {
+    const repaired = localSearch(g, x, seed, chain, REPAIR_MOVES);
+    if (!repaired) repairFails.add(model);
+    return repaired;
+  } finally {
+    g.dispose();
+  }
 }
 
 /** Some factor of two or more variables has a zero entry. */

@@ -80,7 +80,7 @@ export class FactorGibbsSampler {
       k.factorGibbsInit(header, ptr);
     });
     const state = { ptr, chain };
-    const x = supportStart(this.engine, this.model, () => this.states(state));
+    const x = supportStart(this.engine, this.model, () => this.states(state), seed, chain);
     if (x) this.states(state).set(x);
     return state;
   }

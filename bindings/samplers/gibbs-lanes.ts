@@ -226,7 +226,7 @@ export class GibbsLanes {
     // A random start of zero probability (hard pair constraints) is replaced by one of positive
     // probability, from which no site update leaves the support (supportStart).
     for (let c = 0; c < width; c++) {
-      const x = supportStart(this.engine, this.model, () => this.configuration(batch, c));
+      const x = supportStart(this.engine, this.model, () => this.configuration(batch, c), seed, chains[Math.min(c, chains.length - 1)]);
       if (x) this.setConfiguration(batch, c, x);
     }
     return batch;

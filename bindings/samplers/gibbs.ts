@@ -52,7 +52,7 @@ export class GibbsSampler extends DiscreteChainSampler {
   /** A uniform random start (uniformInit), replaced, as in the lanes (gibbs-lanes.ts), when its probability is zero (supportStart). */
   override init(seed: number, chain: number): GibbsState {
     const state = super.init(seed, chain);
-    const x = supportStart(this.engine, this.model, () => this.configuration(state));
+    const x = supportStart(this.engine, this.model, () => this.configuration(state), seed, chain);
     if (x) this.setConfiguration(state, x);
     return state;
   }
