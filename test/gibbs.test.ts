@@ -161,8 +161,15 @@ test('Gibbs chains started outside the support are each moved into it from their
       assert.ok(r.warnings!.some((w) => w.startsWith('R̂')), `${name}, seed ${seed}: ${JSON.stringify(Array.from(r.marginals[0]))} ± ${JSON.stringify(Array.from(r.marginalStdErr![0]))}, warnings ${JSON.stringify(r.warnings)}`);
     }
   }
-  // The one-chain kernel's starts: inside the support, and not all the same.
+  // Four chains land in one configuration for 1 seed in 27: then no chain moves, R̂ sees nothing,
+  // and the run says so (seeds 14, 15, 16 and 55 of the first 60 gave (1, 0, 0) and the like silently).
   const model = equalities(false);
+  for (let seed = 1; seed <= 60; seed++) {
+    const r = infer(engine, model, { method: 'gibbs', seed, samples: 100, burnin: 5 });
+    assert.ok(r.warnings!.length > 0, `seed ${seed}: ${JSON.stringify(Array.from(r.marginals[0]))} with no warning`);
+    if (r.diagnostics.changeRate === 0) assert.ok(r.warnings!.some((w) => w.startsWith('no variable changed state in any chain')), `seed ${seed}`);
+  }
+  // The one-chain kernel's starts: inside the support, and not all the same.
   const sampler = new GibbsSampler(engine, model);
   const starts = new Set<string>();
   for (let c = 0; c < 8; c++) {
