@@ -16,9 +16,11 @@ import { runCluster } from './samplers/cluster.ts';
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relax/relaxation.ts';
 import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type EstimateLogZOptions, type LogZEstimate, type LogZEstimator } from './logz/logz.ts';
-import { ModelError, zeroModel } from './core/errors.ts';
+import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
-import { noZeroConfiguration } from './core/feasible.ts';
+import { refuseZeroModel } from './core/feasible.ts';
+
+export { refuseZeroModel };
 import { ensureChainWorkFits } from './core/bound.ts';
 import { runBP, type BPOptions } from './variational/bp.ts';
 import { runTRW, type TRWOptions } from './variational/trw.ts';
@@ -111,20 +113,6 @@ export function exactDiagnostics(r: ExactResult): InferenceResult['diagnostics']
 /** An exact result as infer returns it. */
 export function exactInferenceResult(r: ExactResult): InferenceResult {
   return { method: 'exact', logZ: r.logZ, logZStdErr: null, logZKind: 'exact', marginals: r.marginals, marginalStdErr: null, diagnostics: exactDiagnostics(r), seconds: r.seconds, partial: false };
-}
-
-/**
- * Z = 0 where it shows in one place (Model.zeroReason) and, given an engine, where a search proves
- * it (noZeroConfiguration: zeros of factors of several variables contradicting each other or the
- * evidence, on models of ≤ 10^5 variables): every method but exact inference (which answers log Z =
- * −∞) refuses the model, as infer and inferAsync start (runQueued: the first check; its workers run
- * infer); the samplers and BP would run on it and report marginals (a zero constant factor passed
- * them all; Gibbs reported a pairwise table forbidding the observed pair with exit 0).
- */
-export function refuseZeroModel(model: Model, method: Method, engine?: Engine): void {
-  if (method === 'exact') return;
-  const zero = model.zeroReason() ?? (engine ? noZeroConfiguration(engine, model) : null);
-  if (zero !== null) throw zeroModel(`${method}: ${zero}`);
 }
 
 function inferMarginals(engine: Engine, model: Model, opts: InferOptions): InferenceResult {

@@ -273,6 +273,28 @@ test('a model of probability zero — a variable whose unary factors and evidenc
   const higher = new ModelBuilder([2, 2, 2]).addFactor([0, 1, 2], [1, 2, 3, 4, 5, 6, 7, 8]).addConstant(-Infinity).build();
   await assert.rejects(inferAsync(engine, higher, { method: 'gibbs', workers: 2, samples: 50, burnin: 10, chains: 2 }), (e: unknown) => e instanceof EngineError && /constant factor .* is zero/.test((e as Error).message));
   await assert.rejects(inferAsync(engine, triangle, { method: 'gibbs', workers: 2, samples: 50, burnin: 10, chains: 2 }), (e: unknown) => e instanceof EngineError && contradiction.test((e as Error).message));
+  // The run* functions and runParallel refuse as infer does (they reported marginals, BP and TRW a log Z).
+  const { runGibbs } = await import('../bindings/samplers/gibbs.ts');
+  const { runFactorGibbs } = await import('../bindings/samplers/factor-gibbs.ts');
+  const { runTreeGibbs } = await import('../bindings/samplers/treegibbs.ts');
+  const { runTempering } = await import('../bindings/samplers/tempering.ts');
+  const { runCluster } = await import('../bindings/samplers/cluster.ts');
+  const { runBP } = await import('../bindings/variational/bp.ts');
+  const { runTRW } = await import('../bindings/variational/trw.ts');
+  const { runParallel } = await import('../bindings/parallel/parallel.ts');
+  const few = { samples: 50, burnin: 10, chains: 2 };
+  const direct: [string, () => unknown][] = [
+    ['runGibbs', () => runGibbs(engine, triangle, few)],
+    ['runFactorGibbs', () => runFactorGibbs(engine, triangle, few)],
+    ['runTreeGibbs', () => runTreeGibbs(engine, triangle, few)],
+    ['runTempering', () => runTempering(engine, triangle, few)],
+    ['runCluster', () => runCluster(engine, observed, 'sw', few)],
+    ['runBP', () => runBP(engine, triangle)],
+    ['runTRW', () => runTRW(engine, triangle)],
+  ];
+  for (const [name, run] of direct) assert.throws(run, (e: unknown) => e instanceof EngineError && contradiction.test((e as Error).message), name);
+  await assert.rejects(runParallel(triangle, { method: 'gibbs', workers: 2, ...few }), (e: unknown) => e instanceof EngineError && contradiction.test((e as Error).message), 'runParallel');
+  await assert.rejects(runParallel(zeroConstant, { method: 'gibbs', workers: 2, ...few }), (e: unknown) => e instanceof EngineError && /constant factor .* is zero/.test((e as Error).message), 'runParallel, Model.zeroReason on this thread');
   const { exactInference } = await import('../bindings/exact/exact.ts');
   const r = exactInference(engine, zeroConstant);
   assert.equal(r.logZ, -Infinity, 'exact inference: log Z = −∞, marginals that throw when read');

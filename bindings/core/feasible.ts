@@ -7,6 +7,7 @@ import { BoundFactorGraph } from './bound-fg.ts';
 import type { Engine } from './engine.ts';
 import type { Model } from './model.ts';
 import { seedWords } from './seed.ts';
+import { zeroModel } from './errors.ts';
 
 /** Tag of the local search's generator stream. */
 const FEASIBLE_STREAM = 0x4653; // "FS"
@@ -205,4 +206,18 @@ function hasJointZero(model: Model): boolean {
     for (let e = at; e < end; e++) if (tables[e] === -Infinity) return true;
   }
   return false;
+}
+
+/**
+ * Z = 0 where it shows in one place (Model.zeroReason) and, given an engine, where a search proves
+ * it (noZeroConfiguration: zeros of factors of several variables contradicting each other or the
+ * evidence, on models of ≤ 10^5 variables): every method but exact inference (which answers log Z =
+ * −∞) refuses the model, as infer, inferAsync and every run* function start (runParallel: the one
+ * place here, the search in its workers; runQueued: the first check, its workers run infer); the samplers and BP would run on it and report marginals (a zero constant factor passed
+ * them all; Gibbs reported a pairwise table forbidding the observed pair with exit 0).
+ */
+export function refuseZeroModel(model: Model, method: string, engine?: Engine): void {
+  if (method === 'exact') return;
+  const zero = model.zeroReason() ?? (engine ? noZeroConfiguration(engine, model) : null);
+  if (zero !== null) throw zeroModel(`${method}: ${zero}`);
 }

@@ -13,6 +13,7 @@ import type { BlockGibbsOptions } from '../samplers/blockgibbs.ts';
 import type { MALAOptions } from '../samplers/langevin.ts';
 import { gibbsChains, gibbsRun, gibbsSampler, type GibbsOptions } from '../samplers/gibbs.ts';
 import { FactorGibbsSampler, factorGibbsChains, gibbsKernel } from '../samplers/factor-gibbs.ts';
+import { refuseZeroModel } from '../core/feasible.ts';
 
 /** The methods whose independent chains `runParallel` splits across workers. */
 export const PARALLEL_METHODS = ['gibbs', 'blockgibbs', 'dhmc', 'mala'] as const;
@@ -75,6 +76,8 @@ export function eventPoster(post: (m: WorkerMessage) => void): (chain: number, e
 /** Worker side: runs the job's chains on `engine`, posting each chain's events as they happen, then 'finished'. */
 export async function runJob(engine: Engine, job: WorkerJob, post: (m: WorkerMessage) => void): Promise<void> {
   const model = Model.fromData(job.model);
+  // The search that proves Z = 0 (runParallel's own thread has no engine; Model.zeroReason ran there).
+  refuseZeroModel(model, job.method, engine);
   if (job.method === 'gibbs') return runGibbsChains(engine, model, job.opts, job.chains, post, job.form ?? undefined);
   const { runChains } = await import('./parallel-job.ts');
   runChains(engine, model, job.method, job.opts, job.chains, post);

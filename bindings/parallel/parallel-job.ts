@@ -24,6 +24,7 @@ import { relaxationDiagnostics, type RelaxationOptions } from '../relax/relaxati
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkCount } from '../core/options.ts';
+import { refuseZeroModel } from '../core/feasible.ts';
 
 /**
  * Site updates (chains × sweeps × bits) from which a Gibbs run starts workers by default
@@ -294,6 +295,7 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
   const method = opts.method ?? 'gibbs';
   // Validates the model and the options on this thread, before any worker starts.
   const plan = chainPlan(method, model, opts);
+  refuseZeroModel(model, method);
   const workers = Math.min(plan.chains, opts.workers ?? Math.max(1, host.defaultWorkers()));
   checkCount('workers', workers, 1);
   const { signal, onProgress, workers: _w, ...jobOpts } = opts;

@@ -19,6 +19,7 @@ import { checkCount } from '../core/options.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { gibbsRun, type GibbsOptions } from './gibbs.ts';
 import { batchMeansResult, DiscreteReducer, emitChains, range, type BatchSampler } from './chains.ts';
+import { refuseZeroModel } from '../core/feasible.ts';
 
 export const SW_STREAM = 0x5357; // "SW"
 export const WOLFF_STREAM = 0x574f; // "WO"
@@ -257,6 +258,7 @@ export type ClusterOptions = GibbsOptions;
 /** Marginals by Swendsen–Wang (Rao–Blackwellised over the cluster relabelling) or Wolff (indicators), with batch-means errors. */
 export function runCluster(engine: Engine, model: Model, kind: 'sw' | 'wolff', opts: ClusterOptions = {}): InferenceResult {
   const run = gibbsRun(opts);
+  refuseZeroModel(model, kind, engine);
   const t0 = performance.now();
   const sampler = new ClusterSampler(engine, model, kind);
   try {

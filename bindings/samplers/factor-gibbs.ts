@@ -19,7 +19,7 @@ import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEven
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
 import type { DiscreteChainState, DiscreteStepInfo } from './discrete-sampler.ts';
 import { gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
-import { supportStart } from '../core/feasible.ts';
+import { refuseZeroModel, supportStart } from '../core/feasible.ts';
 
 /** Tag of the factor-graph Gibbs sampler's stream within a chain (the canonical Gibbs sampler uses 1). */
 const FACTOR_GIBBS_STREAM = 0x4647; // "FG"
@@ -157,6 +157,7 @@ export function factorGibbsResult(layout: StateLayout, red: DiscreteReducer, run
 /** Gibbs on the factor graph: independent chains, node marginals with Monte Carlo standard errors. */
 export function runFactorGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}): InferenceResult {
   const run = gibbsRun(opts);
+  refuseZeroModel(model, 'gibbs', engine);
   // The canonical kernel's options have no factor-graph counterpart: refused, not ignored (they were).
   if (run.precision !== 'f64' || run.scan !== 'sequential' || run.probabilityTable === 'on') {
     throw new ModelError(`precision 'f32', scan 'colored' and probabilityTable 'on' apply to Gibbs on pairwise models (the canonical kernel); this model has a factor of arity ${model.maxArity}, sampled on the factor graph in f64, site by site`);

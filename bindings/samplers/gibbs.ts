@@ -15,7 +15,7 @@ import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
-import { supportStart } from '../core/feasible.ts';
+import { refuseZeroModel, supportStart } from '../core/feasible.ts';
 
 /** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
 export const GIBBS_STREAM = 1;
@@ -188,6 +188,7 @@ export function gibbsResult(form: CanonicalForm, red: DiscreteReducer, run: Gibb
 /** Runs independent chains (one batch, in SIMD lanes) and returns node marginals with Monte Carlo standard errors. */
 export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}): InferenceResult {
   const run = gibbsRun(opts);
+  refuseZeroModel(model, 'gibbs', engine);
   const t0 = performance.now();
   const sampler = gibbsSampler(engine, model, run, gibbsBatchWidth(run, canonicalSize(model).nBits));
   try {

@@ -29,6 +29,7 @@ import { BatchMeans, splitEvenly } from './estimators.ts';
 import type { ReplicaKernel } from './replica-kernel.ts';
 import { FactorGraphTemperingSampler } from './tempering-fg.ts';
 import { RelaxedTemperingSampler, PT_HMC_LEAPFROG } from './tempering-relaxed.ts';
+import { refuseZeroModel } from '../core/feasible.ts';
 
 /** Stream tags: (seed, chain, PT_STREAM) for the swaps, PT_STREAM + 1 + k for replica slot k. */
 export const PT_STREAM = 0x50540000; // "PT"
@@ -245,6 +246,7 @@ const BETAS = 0, ENERGY_SUM = 3, ACCEPTS = 4, ATTEMPTS = 5, SHIFT = 6, GAPS = 7;
 /** Parallel tempering: β = 1 marginals with batch-means standard errors, and log Z by stepping stone. */
 export function runTempering(engine: Engine, model: Model, opts: PTOptions = {}): InferenceResult {
   const run = ptRun(opts);
+  refuseZeroModel(model, 'pt', engine);
   const t0 = performance.now();
   const R = run.ladder.length;
   if (run.moves === 'hmc' && !model.isPairwise) requirePairwise(model, "parallel tempering with moves 'hmc'", "parallel tempering takes higher-order factors with moves 'gibbs' (its default)");

@@ -16,6 +16,7 @@ import { GibbsLanes, lanesApply, type LanesBatch } from './gibbs-lanes.ts';
 import { toCanonical } from '../core/canonical.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
+import { refuseZeroModel } from '../core/feasible.ts';
 
 /** Tag of the tree-block sampler's stream within a chain. */
 const TREE_STREAM = 0x5442; // "TB"
@@ -166,6 +167,7 @@ export function runTreeGibbs(engine: Engine, model: Model, opts: TreeGibbsOption
   const run = gibbsRun(opts);
   const t0 = performance.now();
   if (opts.lanes !== undefined && typeof opts.lanes !== 'boolean') throw new ModelError(`lanes must be true or false, got ${String(opts.lanes)}`);
+  refuseZeroModel(model, 'treegibbs', engine);
   // The single-site scan's options have no tree-block counterpart: refused, not ignored (as the CLI does).
   if (run.precision !== 'f64' || run.scan !== 'sequential' || run.probabilityTable === 'on') {
     throw new ModelError("precision 'f32', scan 'colored' and probabilityTable 'on' apply to method 'gibbs', not to tree-block Gibbs");

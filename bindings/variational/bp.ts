@@ -12,6 +12,7 @@ import { BoundFactorGraph } from '../core/bound-fg.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkCount, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
+import { refuseZeroModel } from '../core/feasible.ts';
 
 /** The message-passing schedules of belief propagation (see BPOptions.schedule). */
 export const BP_SCHEDULES = ['parallel', 'sequential', 'residual'] as const;
@@ -264,6 +265,7 @@ export class BPSolver {
 /** Loopy BP: node marginals and the Bethe estimate of log Z. */
 export function runBP(engine: Engine, model: Model, opts: BPOptions = {}): InferenceResult {
   const c = bpConfig(opts);
+  refuseZeroModel(model, 'bp', engine);
   const t0 = performance.now();
   const solver = new BPSolver(engine, model);
   try {

@@ -32,6 +32,7 @@ import type { InferenceResult } from '../core/result.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 import { seedWords } from '../core/seed.ts';
 import { BPSolver, bpConfig, notConverged, type BPConfig, type BPOptions } from './bp.ts';
+import { refuseZeroModel } from '../core/feasible.ts';
 
 /**
  * Options of tree-reweighted BP (`trwUpperBound`, `runTRW`): BP's options plus the spanning-tree weights'
@@ -411,6 +412,7 @@ export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {
 export function runTRW(engine: Engine, model: Model, opts: TRWOptions = {}): InferenceResult {
   const t0 = performance.now();
   const c = bpConfig(opts);
+  refuseZeroModel(model, 'trw', engine);
   const b = trwUpperBound(engine, model, opts);
   return {
     method: 'trw',
