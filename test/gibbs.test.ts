@@ -181,3 +181,24 @@ test('Gibbs chains started outside the support are each moved into it from their
   sampler.dispose();
   assert.ok(starts.size > 1, 'eight chains, one start');
 });
+
+test("the samplers' step counts and chain ids are checked: past 2^31 − 1 sweeps (which wrapped in the engine: step(2^31) ran none and reported 2^31) and chain ids outside [0, 2^32) (3 and 3 + 2^32 were one chain)", async () => {
+  const { BlockGibbsSampler } = await import('../bindings/samplers/blockgibbs.ts');
+  const { TreeGibbsSampler } = await import('../bindings/samplers/treegibbs.ts');
+  const { DHMCSampler } = await import('../bindings/samplers/dhmc.ts');
+  const { buildRelaxation } = await import('../bindings/relax/relaxation.ts');
+  const m = randomModel(mulberry32(8), 6, { density: 0.5 });
+  const samplers: [string, { init(seed: number, chain: number): unknown; step(s: never, n: number): unknown; dispose(): void }][] = [
+    ['gibbs', new GibbsSampler(engine, m)],
+    ['treegibbs', new TreeGibbsSampler(engine, m)],
+    ['blockgibbs', new BlockGibbsSampler(engine, m)],
+    ['dhmc', new DHMCSampler(engine, buildRelaxation(engine, m))],
+  ];
+  for (const [name, s] of samplers) {
+    const st = s.init(1, 0) as never;
+    for (const n of [2 ** 31, 2 ** 32 + 1, 1.5, NaN, -5]) assert.throws(() => s.step(st, n), ModelError, `${name}: step(${n})`);
+    for (const c of [2 ** 32, 3 + 2 ** 32, -1, 1.5]) assert.throws(() => s.init(1, c), /chain must be an integer in \[0, 2\^32\)/, `${name}: chain ${c}`);
+    s.init(1, 2 ** 32 - 1);
+    s.dispose();
+  }
+});

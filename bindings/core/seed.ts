@@ -17,3 +17,9 @@ export function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** seedWords, with the chain id checked: an integer in [0, 2^32) (ids past it wrapped around, so chains 3 and 3 + 2^32 were one chain). */
+export function chainSeedWords(seed: number, chain: number): [lo: number, hi: number] {
+  if (!Number.isInteger(chain) || chain < 0 || chain > 0xffff_ffff) throw new ModelError(`chain must be an integer in [0, 2^32), got ${chain}`);
+  return seedWords(seed);
+}

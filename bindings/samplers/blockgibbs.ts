@@ -14,7 +14,8 @@ import { splitEvenly } from './estimators.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { seedWords } from '../core/seed.ts';
+import { chainSeedWords } from '../core/seed.ts';
+import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import { GIBBS_DEFAULTS, gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
 
 /** Tag of the block Gibbs sampler's stream within a chain (Gibbs on p(s) uses 1). */
@@ -78,7 +79,7 @@ export class BlockGibbsSampler {
   init(seed: number, chain: number): BlockGibbsState {
     const header = this.header();
     const ptr = this.bound.arena.alloc(this.stateBytes);
-    const [lo, hi] = seedWords(seed);
+    const [lo, hi] = chainSeedWords(seed, chain);
     this.engine.call('block gibbs init', (k) => {
       k.rngSeed(ptr, lo, hi, chain, BLOCK_GIBBS_STREAM);
       k.blockGibbsInit(header, ptr);
@@ -88,6 +89,7 @@ export class BlockGibbsSampler {
 
   /** Runs `sweeps` sweeps; with `acc` (f64 per bit) adds π(x) = p(s = 1 | x) into it once per sweep. */
   step(state: BlockGibbsState, sweeps: number, acc = 0): BlockGibbsInfo {
+    checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
     const header = this.header();
     const changed = this.engine.call('block gibbs step', (k) => k.blockGibbsStep(header, state.ptr, sweeps, acc));
     return { sweeps, changeRate: changed / Math.max(1, sweeps * this.form.n) };

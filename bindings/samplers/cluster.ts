@@ -14,8 +14,8 @@ import type { Model } from '../core/model.ts';
 import { requirePairwise } from '../core/model.ts';
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
 import { EngineError, ModelError, zeroModel } from '../core/errors.ts';
-import { seedWords } from '../core/seed.ts';
-import { checkCount } from '../core/options.ts';
+import { chainSeedWords } from '../core/seed.ts';
+import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { gibbsRun, type GibbsOptions } from './gibbs.ts';
 import { batchMeansResult, DiscreteReducer, emitChains, range, type BatchSampler } from './chains.ts';
@@ -198,7 +198,7 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
   init(seed: number, chain: number): ClusterState {
     if (this.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
     const ptr = this.arena.alloc(this.engine.kernels.clusterStateBytes(this.header));
-    const [lo, hi] = seedWords(seed);
+    const [lo, hi] = chainSeedWords(seed, chain);
     this.engine.call(`${this.kind} init`, (k) => {
       k.rngSeed(ptr, lo, hi, chain, this.kind === 'wolff' ? WOLFF_STREAM : SW_STREAM);
       k.clusterInit(this.header, ptr);
@@ -208,7 +208,7 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
 
   /** `sweeps` moves; with acc the marginal terms are added; with trace / bondTrace (f64 per sweep) the magnetisation / agreement. */
   step(state: ClusterState, sweeps: number, acc = 0, trace = 0, bondTrace = 0): { changeRate: number } {
-    checkCount('sweeps', sweeps, 1);
+    checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
     const per = this.clustersPerSweep;
     const changed = this.engine.call(`${this.kind} step`, (k) => k.clusterStep(this.header, state.ptr, KIND_CODE[this.kind], sweeps, per, acc, trace, bondTrace));
     return { changeRate: changed / (sweeps * this.form.n) };

@@ -31,7 +31,7 @@ import type { Engine, Arena } from '../core/engine.ts';
 import { BoundRelaxation, type RelaxationData } from '../relax/relaxation-bound.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { seedWords } from '../core/seed.ts';
+import { chainSeedWords } from '../core/seed.ts';
 import { massCholesky, zhangMassFactor } from './zhang-mass.ts';
 import { MAX_LOOP_COUNT } from '../core/options.ts';
 
@@ -337,7 +337,7 @@ export class ContinuousSampler {
   init(seed: number, chain: number, opts: { x0?: ArrayLike<number>; stepSize?: number } = {}): ContinuousState {
     this.live();
     if (!Number.isInteger(chain) || chain < 0 || chain > 0xffffffff) throw new ModelError(`chain must be an integer in [0, 2^32), got ${chain}`);
-    const [lo, hi] = seedWords(seed);
+    const [lo, hi] = chainSeedWords(seed, chain);
     const k = this.engine.kernels;
     const arena = this.engine.arena();
     try {
@@ -393,7 +393,7 @@ export class ContinuousSampler {
    */
   protected movesAll(states: readonly ContinuousState[], iterations: number, flags: number, adjusted?: boolean): ContinuousInfo[] {
     for (const s of states) this.liveState(s);
-    if (!Number.isInteger(iterations) || iterations < 0) throw new ModelError(`iterations must be an integer ≥ 0, got ${iterations}`);
+    if (!Number.isInteger(iterations) || iterations < 0 || iterations > MAX_LOOP_COUNT) throw new ModelError(`iterations must be an integer in [0, ${MAX_LOOP_COUNT}], got ${iterations}`);
     const what = `${this.move} step`;
     if (this.move === 'hmc' && states.length > 1) {
       const { hdrs, scratch } = this.batchBuffers(states.length);

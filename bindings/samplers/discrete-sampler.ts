@@ -8,7 +8,7 @@ import type { Model } from '../core/model.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { seedWords } from '../core/seed.ts';
+import { chainSeedWords } from '../core/seed.ts';
 
 /** A discrete chain's state in WASM memory. */
 export interface DiscreteChainState {
@@ -59,7 +59,7 @@ export abstract class DiscreteChainSampler {
   init(seed: number, chain: number): DiscreteChainState {
     const header = this.header();
     const ptr = this.bound.arena.alloc(this.engine.kernels.gibbsStateBytes(header));
-    const [lo, hi] = seedWords(seed);
+    const [lo, hi] = chainSeedWords(seed, chain);
     this.engine.call(`${this.label} init`, (k) => {
       k.rngSeed(ptr, lo, hi, chain, this.stream);
       k.gibbsInit(header, ptr);

@@ -13,8 +13,8 @@ import type { Model } from '../core/model.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { seedWords } from '../core/seed.ts';
-import { checkCount } from '../core/options.ts';
+import { chainSeedWords } from '../core/seed.ts';
+import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
 import type { DiscreteChainState, DiscreteStepInfo } from './discrete-sampler.ts';
@@ -74,7 +74,7 @@ export class FactorGibbsSampler {
   init(seed: number, chain: number): DiscreteChainState {
     const header = this.header();
     const ptr = this.graph.arena.alloc(this.stateBytes);
-    const [lo, hi] = seedWords(seed);
+    const [lo, hi] = chainSeedWords(seed, chain);
     this.engine.call('factor-graph Gibbs init', (k) => {
       k.rngSeed(ptr, lo, hi, chain, FACTOR_GIBBS_STREAM);
       k.factorGibbsInit(header, ptr);
@@ -90,7 +90,7 @@ export class FactorGibbsSampler {
    * (f64 per variable and state) adds the conditional probabilities into it.
    */
   step(state: DiscreteChainState, sweeps: number, acc = 0, beta = 1): DiscreteStepInfo {
-    checkCount('sweeps', sweeps, 1);
+    checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
     if (!(beta > 0 && beta < Infinity)) throw new ModelError(`beta must be a positive finite number, got ${beta}`);
     const header = this.header();
     const changed = this.engine.call('factor-graph Gibbs step', (k) => k.factorGibbsStep(header, state.ptr, sweeps, acc, this.scratch, beta));

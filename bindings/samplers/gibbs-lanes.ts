@@ -13,8 +13,8 @@ import type { Model } from '../core/model.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import { BoundModel, type FormSize } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { seedWords } from '../core/seed.ts';
-import { checkCount } from '../core/options.ts';
+import { chainSeedWords, seedWords } from '../core/seed.ts';
+import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import { supportStart } from '../core/feasible.ts';
 import { splitEvenly } from './estimators.ts';
 import type { DiscreteEvent } from './chains.ts';
@@ -216,6 +216,7 @@ export class GibbsLanes {
     if (width > this.width) throw new ModelError(`a batch of ${chains.length} chains is wider than this sampler's ${this.width}`);
     if (!this.batchPtr) this.batchPtr = this.bound.arena.alloc(k.gibbsLanesBytes(header, this.width) >>> 0);
     const ptr = this.batchPtr;
+    for (const c of chains) chainSeedWords(seed, c);
     const [lo, hi] = seedWords(seed);
     const rng = k.rngStateBytes();
     this.engine.call('gibbs init', (kk) => {
@@ -245,7 +246,7 @@ export class GibbsLanes {
 
   /** Runs `sweeps` scans of every chain; acc: accumulator(batch) or 0. Returns each chain's change rate. */
   step(batch: LanesBatch, sweeps: number, acc = 0): Float64Array {
-    checkCount('sweeps', sweeps, 1);
+    checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
     this.sweeps(batch, sweeps, acc);
     const changed = this.bound.arena.f64(batch.ptr + this.engine.kernels.gibbsLanesChangedOffset(batch.width), batch.chains.length);
     return changed.map((x) => x / (sweeps * this.form.n));

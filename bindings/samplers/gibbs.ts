@@ -14,7 +14,7 @@ import { checkTableMode, probabilityTable, tablePlanBytes, type ProbabilityTable
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
+import { checkCount, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import { refuseZeroModel, supportStart } from '../core/feasible.ts';
 
 /** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
@@ -59,7 +59,7 @@ export class GibbsSampler extends DiscreteChainSampler {
 
   /** Runs `sweeps` scans; with `acc` (f64 per bit) adds the conditional probabilities into it. */
   step(state: GibbsState, sweeps: number, acc = 0): GibbsInfo {
-    checkCount('sweeps', sweeps, 1);
+    checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
     const header = this.header();
     const t = this.table;
     const changed = this.engine.call('gibbs step', (k) => (t ? k.gibbsTableStep(header, state.ptr, sweeps, acc, this.scratch, t.off, t.table) : k.gibbsStep(header, state.ptr, sweeps, acc, this.scratch)));

@@ -5,7 +5,7 @@ import type { Arena, Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
-import { seedWords } from '../core/seed.ts';
+import { chainSeedWords } from '../core/seed.ts';
 import type { ReplicaKernel } from './replica-kernel.ts';
 
 /** Stream tags as the canonical kernel's: (seed, chain, tag) for the swaps, tag + 1 + k for slot k. */
@@ -42,7 +42,7 @@ export class FactorGraphTemperingSampler implements ReplicaKernel {
     const header = this.graph.live();
     const st = this.arena.alloc(this.engine.kernels.ptFgStateBytes(header, this.R));
     const betas = this.arena.allocF64(ladder);
-    const [lo, hi] = seedWords(seed);
+    const [lo, hi] = chainSeedWords(seed, chain);
     this.engine.call('pt init', (k) => k.ptFgInit(header, st, this.R, betas, lo, hi, chain, PT_FG_STREAM));
     return st;
   }

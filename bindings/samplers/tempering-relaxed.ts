@@ -5,7 +5,7 @@
 import type { Arena, Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import type { StateLayout } from '../core/canonical.ts';
-import { seedWords } from '../core/seed.ts';
+import { chainSeedWords } from '../core/seed.ts';
 import { buildRelaxation } from '../relax/relaxation.ts';
 import type { RelaxationOptions } from '../relax/relaxation.ts';
 import { BoundRelaxation } from '../relax/relaxation-bound.ts';
@@ -51,7 +51,7 @@ export class RelaxedTemperingSampler implements ReplicaKernel {
   init(seed: number, chain: number, ladder: readonly number[]): number {
     const st = this.arena.alloc(this.engine.kernels.ptRelaxedStateBytes(this.bound.relaxed, this.R));
     const betas = this.arena.allocF64(ladder);
-    const [lo, hi] = seedWords(seed);
+    const [lo, hi] = chainSeedWords(seed, chain);
     this.engine.call('pt init', (k) => k.ptRelaxedInit(this.bound.relaxed, st, this.R, betas, lo, hi, chain, PT_HMC_STREAM, START_EPS));
     return st;
   }

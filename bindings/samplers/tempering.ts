@@ -20,7 +20,7 @@ import { requirePairwise, type Model } from '../core/model.ts';
 import { BoundModel } from '../core/bound.ts';
 import type { StateLayout } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { seedWords } from '../core/seed.ts';
+import { chainSeedWords, seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { batchMeansResult, DiscreteReducer } from './chains.ts';
@@ -217,7 +217,7 @@ export class TemperingSampler implements ReplicaKernel {
     const header = this.header();
     const st = this.bound.arena.alloc(this.engine.kernels.ptStateBytes(header, this.R));
     const betas = this.bound.arena.allocF64(ladder);
-    const [lo, hi] = seedWords(seed);
+    const [lo, hi] = chainSeedWords(seed, chain);
     this.engine.call('pt init', (k) => k.ptInit(header, st, this.R, betas, lo, hi, chain, PT_STREAM));
     return st;
   }

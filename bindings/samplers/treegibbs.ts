@@ -8,7 +8,7 @@ import type { Model } from '../core/model.ts';
 import { BoundModel } from '../core/bound.ts';
 import { treePartition, validatePartition, type TreePartition } from './treeblocks.ts';
 import { ModelError } from '../core/errors.ts';
-import { checkCount } from '../core/options.ts';
+import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
 import { batchMeansResult, chainOrderFolder, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
 import { batchedChains, gibbsBatchWidth, gibbsRun, GIBBS_F64_BATCH, type GibbsOptions } from './gibbs.ts';
@@ -106,7 +106,7 @@ export class TreeGibbsSampler extends DiscreteChainSampler {
 
   /** Runs `sweeps` passes over the blocks; with `acc` (f64 per bit) adds every bit's value after each sweep. */
   step(state: TreeGibbsState, sweeps: number, acc = 0): TreeGibbsInfo {
-    checkCount('sweeps', sweeps, 1);
+    checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
     const header = this.header();
     const changed = this.engine.call('tree gibbs step', (k) => k.treeGibbsStep(header, this.tree.header, state.ptr, sweeps, acc, this.tree.work));
     return { sweeps, changeRate: changed / (sweeps * this.form.n) };
