@@ -65,7 +65,55 @@ export function relaxationFor(engine: Engine, model: Model, opts: RelaxationOpti
  * EngineError when the engine refuses (e.g. treewidth past the exact limit).
  */
 export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {
+  checkInferOptions(opts);
   return { logZLower: null, logZUpper: null, ...withLogZ(engine, model, inferMarginals(engine, model, opts), opts) };
+}
+
+/**
+ * Every option infer takes (InferOptions' keys; test/infer-options.test.ts checks this list against
+ * the type), and those of its `exact` and `ais` objects: a key outside them is refused, not ignored
+ * ({ sample: 10 } ran 2000 samples, { methd: 'gibbs' } exact inference, and the names differ between
+ * methods: mean field's `tol`, BP's `tolerance`).
+ */
+export const INFER_OPTION_KEYS: readonly string[] = [
+  'adaptLadder', 'adaptMass', 'ais', 'batches', 'betaMin', 'budget', 'budgetFactor', 'burnin', 'chains', 'damping', 'empirical', 'exact',
+  'factor', 'integrator', 'ladder', 'lanes', 'leapfrogSteps', 'logz', 'margin', 'maxConstraints', 'maxIterations', 'maxSweeps', 'method',
+  'minConstraints', 'moves', 'onProgress', 'orderedStarts', 'pairs', 'parametrisation', 'precision', 'probabilityTable', 'relaxation',
+  'replicas', 'restarts', 'samples', 'scan', 'schedule', 'seed', 'shift', 'signal', 'stepSize', 'targetAccept', 'tol', 'tolerance', 'trace',
+  'traceBudget', 'trials', 'trwSteps', 'trwTrees',
+];
+/** ExactOptions' keys (infer's `exact`). */
+export const EXACT_OPTION_KEYS: readonly string[] = [
+  'maxFlops', 'maxMemory', 'maxMessageEntries', 'maxTableEntries', 'method', 'onProgress', 'orderRestarts', 'orderSearchWork', 'orderings', 'speedSlicing', 'treeSearch',
+];
+/** infer's `ais` keys. */
+export const AIS_OPTION_KEYS: readonly string[] = ['lanes', 'population', 'precision', 'runs', 'steps', 'transition'];
+
+/** Refuses an options object that is not one, a key no method reads (with the nearest known name), and an onProgress that is not a function. */
+export function checkInferOptions(opts: InferOptions, extra: readonly string[] = []): void {
+  const known = (o: object, keys: readonly string[], what: string): void => {
+    if (o === null || typeof o !== 'object') throw new ModelError(`${what} must be an object, got ${o === null ? 'null' : typeof o}`);
+    for (const [k, v] of Object.entries(o)) {
+      if (v === undefined || keys.includes(k)) continue;
+      const near = keys.filter((x) => editDistance(x.toLowerCase(), k.toLowerCase()) <= 2);
+      throw new ModelError(`unknown ${what === 'options' ? 'option' : `${what} option`} "${k}"${near.length ? ` (did you mean ${near.map((x) => `"${x}"`).join(' or ')}?)` : ''}`);
+    }
+  };
+  known(opts, extra.length ? [...INFER_OPTION_KEYS, ...extra] : INFER_OPTION_KEYS, 'options');
+  if (opts.exact !== undefined) known(opts.exact, EXACT_OPTION_KEYS, 'exact');
+  if (opts.ais !== undefined) known(opts.ais, AIS_OPTION_KEYS, 'ais');
+  if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') throw new ModelError(`onProgress must be a function, got ${typeof opts.onProgress}`);
+}
+
+/** Levenshtein distance (short option names only). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
 }
 
 /** The result with its `warnings` array present (empty when the method had none). */

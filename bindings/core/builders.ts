@@ -13,7 +13,7 @@ import { ModelError } from './errors.ts';
 export type Coupling = readonly [i: number, j: number, J: number];
 
 function checkFinite(x: number, what: string): number {
-  if (typeof x !== 'number' || !Number.isFinite(x)) throw new ModelError(`${what} is ${x}, not a finite number`);
+  if (typeof x !== 'number' || !Number.isFinite(x)) throw new ModelError(`${what} is ${typeof x === 'string' ? JSON.stringify(x) : x}, not a finite number`);
   return x;
 }
 
@@ -33,6 +33,8 @@ export interface IsingSpec {
 
 /** Ising model on an edge list. Repeated pairs add up. */
 export function ising({ n, couplings, h, beta = 1 }: IsingSpec): Model {
+  if (!Number.isInteger(n) || n < 1) throw new ModelError(`n must be an integer ≥ 1, got ${typeof n === 'string' ? `"${n}"` : n}`);
+  if (couplings === undefined || typeof (couplings as Iterable<unknown>)[Symbol.iterator] !== 'function') throw new ModelError('couplings must be a list of [i, j, J] triples');
   checkFinite(beta, 'beta');
   const b = new ModelBuilder(new Array(n).fill(2));
   addIsingFields(b, n, h, beta);
@@ -66,7 +68,7 @@ function addIsingFields(b: ModelBuilder, n: number, h: number | ArrayLike<number
 }
 
 /** Ising model from a dense symmetric coupling matrix (n × n, row-major or nested arrays). */
-export function denseIsing({ J, h, beta = 1 }: { J: ArrayLike<number> | number[][]; h?: number | ArrayLike<number>; beta?: number }): Model {
+export function denseIsing({ J, h, beta = 1 }: { J: ArrayLike<number> | readonly ArrayLike<number>[]; h?: number | ArrayLike<number>; beta?: number }): Model {
   const { n, at } = squareMatrix(J, 'J');
   const couplings: Coupling[] = [];
   for (let i = 0; i < n; i++) {
@@ -143,7 +145,7 @@ export function isingLattice({ shape, periodic = false, J = 1, h, beta = 1 }: La
   const b = new ModelBuilder(new Int32Array(n).fill(2));
   addIsingFields(b, n, h, beta);
   const bondTable = (w: number) => [w, -w, -w, w];
-  if (typeof J === 'number') {
+  if (typeof J !== 'function') {
     b.addSharedPairs(bonds.i, bonds.j, b.shareTable(bondTable(beta * checkFinite(J, 'J'))));
   } else {
     const scope = new Int32Array(2);
@@ -158,7 +160,7 @@ export function isingLattice({ shape, periodic = false, J = 1, h, beta = 1 }: La
 /** q-state Potts model on a lattice: log p(x) = β J Σ_bonds [x_i = x_j] − log Z. */
 export function pottsLattice({ shape, q, periodic = false, J = 1, beta = 1 }: { shape: readonly number[]; q: number; periodic?: boolean; J?: number; beta?: number }): Model {
   if (!Number.isInteger(q) || q < 2) throw new ModelError(`Potts q = ${q} must be an integer ≥ 2`);
-  const w = beta * checkFinite(J, 'J');
+  const w = checkFinite(beta, 'beta') * checkFinite(J, 'J');
   const n = shape.reduce((p, L) => p * L, 1);
   const bonds = latticeBondArrays(shape, periodic);
   const b = new ModelBuilder(new Int32Array(n).fill(q));
@@ -172,7 +174,7 @@ export function pottsLattice({ shape, q, periodic = false, J = 1, beta = 1 }: { 
  * Boltzmann machine on s ∈ {0,1}: log p(s) = aᵀs + ½ sᵀWs, from a dense symmetric W (whose diagonal
  * folds into a, since s_i² = s_i) or from an edge list of [i, j, W_ij].
  */
-export function boltzmann({ a, W, edges }: { a: ArrayLike<number>; W?: ArrayLike<number> | number[][]; edges?: Iterable<Coupling> }): Model {
+export function boltzmann({ a, W, edges }: { a: ArrayLike<number>; W?: ArrayLike<number> | readonly ArrayLike<number>[]; edges?: Iterable<Coupling> }): Model {
   if ((W === undefined) === (edges === undefined)) throw new ModelError('boltzmann: give exactly one of W (dense matrix) or edges ([i, j, w] list)');
   const n = a.length;
   const b = new ModelBuilder(new Array(n).fill(2));
@@ -218,9 +220,9 @@ export function rbm({ visibleBias, hiddenBias, weights }: { visibleBias: ArrayLi
   return b.build();
 }
 
-function squareMatrix(M: ArrayLike<number> | number[][], name: string): { n: number; at: (i: number, j: number) => number } {
-  if (M.length > 0 && Array.isArray((M as number[][])[0])) {
-    const rows = M as number[][];
+function squareMatrix(M: ArrayLike<number> | readonly ArrayLike<number>[], name: string): { n: number; at: (i: number, j: number) => number } {
+  if (M.length > 0 && (Array.isArray((M as unknown[])[0]) || ArrayBuffer.isView((M as unknown[])[0]))) {
+    const rows = M as readonly ArrayLike<number>[];
     const n = rows.length;
     for (let i = 0; i < n; i++) if (rows[i].length !== n) throw new ModelError(`${name} is not square: row ${i} has ${rows[i].length} entries, expected ${n}`);
     return { n, at: (i, j) => rows[i][j] };

@@ -112,7 +112,12 @@ export class Model {
     if (n === 0) throw new ModelError('empty model: no variables');
     const F = d.tableStart.length;
     if (d.scopeStart.length !== F + 1 || d.scopeStart[0] !== 0 || d.scopeStart[F] !== d.scopeVars.length) throw new ModelError('model data: scopeStart does not match the factors');
-    for (let v = 0; v < n; v++) if (!(d.card[v] >= 1 && d.card[v] <= LIMITS.maxCardinality)) throw new ModelError(`model data: variable ${v} has cardinality ${d.card[v]}`);
+    for (let v = 0; v < n; v++) if (!(Number.isInteger(d.card[v]) && d.card[v] >= 1 && d.card[v] <= LIMITS.maxCardinality)) throw new ModelError(`model data: variable ${v} has cardinality ${d.card[v]}`);
+    if (!(Number.isFinite(d.logConst) || d.logConst === -Infinity)) throw new ModelError(`model data: the constant log-potential is ${d.logConst}`);
+    for (const [name, a] of [['card', d.card], ['scopeStart', d.scopeStart], ['scopeVars', d.scopeVars], ['tableStart', d.tableStart]] as const) {
+      if (!(a instanceof Int32Array)) throw new ModelError(`model data: ${name} must be an Int32Array`);
+    }
+    if (!(d.tables instanceof Float64Array)) throw new ModelError('model data: tables must be a Float64Array');
     for (let f = 0; f < F; f++) {
       let size = 1;
       for (let p = d.scopeStart[f]; p < d.scopeStart[f + 1]; p++) {
@@ -437,6 +442,7 @@ const nameOf = (w: Name): string => (typeof w === 'string' ? w : w());
 const scopeName = (scope: ArrayLike<number>): Name => () => `factor on (${Array.from(scope).join(' ')})`;
 
 function checkLogTable(t: ArrayLike<number>, len: number, what: Name): void {
+  if (t === null || typeof t !== 'object' || typeof t.length !== 'number') throw new ModelError(`${nameOf(what)}: the table must be an array of log-potentials, got ${t === null ? 'null' : typeof t}`);
   if (t.length !== len) throw new ModelError(`${nameOf(what)}: table has ${t.length} entries, expected ${len}`);
   for (let k = 0; k < len; k++) {
     const x = t[k];
@@ -731,9 +737,10 @@ export class ModelBuilder {
     if (this.tables.length > LIMITS.maxTotalTableEntries) throw new ModelError(`the tables hold more than ${LIMITS.maxTotalTableEntries} entries, past the engine's limit`);
     const tables = this.tables.done();
     for (let k = 0; k < tables.length; k++) {
-      // −∞ + ∞ cannot arise (+∞ is rejected); guard anyway against NaN from summed inputs.
-      if (Number.isNaN(tables[k])) throw new ModelError(`a factor's summed table has NaN at entry ${k}`);
+      // Finite inputs can sum past the double range (1e308 + 1e308): +∞ there, NaN after −∞ + ∞.
+      if (Number.isNaN(tables[k]) || tables[k] === Infinity) throw new ModelError(`a factor's summed table has ${tables[k]} at entry ${k}: its summed log-potentials leave the double range`);
     }
+    if (this.logConst === Infinity) throw new ModelError('the constant factors sum to +Infinity: their log-potentials leave the double range');
     return new Model({
       card: this.card.slice(),
       scopeStart: this.scopeStart.done(),

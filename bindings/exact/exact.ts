@@ -628,6 +628,7 @@ export interface ExactMAP extends DecodedPlan {
 
 /** exactSample's count, checked. */
 export function sampleCount(opts: ExactSampleOptions): number {
+  if (opts === null || typeof opts !== 'object') throw new ModelError('exact samples need options with their count: { count, seed? }');
   if (!Number.isInteger(opts.count) || opts.count < 1) throw new ModelError(`count ${opts.count} is not a positive integer`);
   return opts.count;
 }

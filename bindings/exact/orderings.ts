@@ -189,6 +189,7 @@ export const SKIP_MIN_VARIABLES = 2000;
  * default of farMarginLog2).
  */
 export function candidateOrders(model: OrderingGraph, names: readonly OrderingHeuristic[], limit: number, farMarginLog2 = SKIP_MARGIN_LOG2): OrderStats[] {
+  if (!Array.isArray(names)) throw new ModelError(`orderings must be a list of ordering heuristics (${ORDERINGS.join(', ')}), got ${JSON.stringify(names)}`);
   if (names.length === 0) throw new ModelError('orderings: give at least one ordering heuristic');
   for (const name of names) if (!ORDERINGS.includes(name)) throw new ModelError(`unknown ordering "${name as string}"; expected one of ${ORDERINGS.join(', ')}`);
   // Stop simulating an ordering whose cliques are far past the limit (the refusal message then reports a

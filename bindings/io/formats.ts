@@ -22,6 +22,8 @@ class Tokens {
   factor = -1;
 
   constructor(private readonly text: string, private readonly file: string, private readonly hashComments = false) {
+    // A Buffer (readFileSync without 'utf8') or undefined failed deep inside with a TypeError.
+    if (typeof text !== 'string') throw new FormatError(file, null, `expected the file's text as a string, got ${text === null ? 'null' : ArrayBuffer.isView(text) ? `a ${(text as object).constructor.name} (read the file with 'utf8')` : typeof text}`);
     // A UTF-8 byte-order mark (Windows editors) would otherwise stick to the first token.
     if (text.charCodeAt(0) === 0xfeff) this.pos = 1;
   }
@@ -291,7 +293,9 @@ export function applyEvidence(model: Model, evidence: Map<number, number>, sourc
     if (source) throw new FormatError(source.file, source.lines.has(v) ? `line ${source.lines.get(v)}` : null, detail);
     throw new ModelError(detail);
   };
+  if (!(evidence instanceof Map)) throw new ModelError('evidence must be a Map from variable to observed state');
   for (const [v, x] of evidence) {
+    if (typeof v !== 'number' || typeof x !== 'number') fail(v, `evidence: ${JSON.stringify(v)} → ${JSON.stringify(x)} must map a variable number to a state number`);
     if (!Number.isInteger(v) || v < 0 || v >= model.n) fail(v, `evidence: variable ${v} is out of range 0…${model.n - 1}`);
     const K = model.card[v];
     if (!Number.isInteger(x) || x < 0 || x >= K) fail(v, `evidence: variable ${v} has ${K} states; observed value ${x} is out of range 0…${K - 1}`);

@@ -14,7 +14,7 @@ import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { Model } from '../core/model.ts';
-import { BoundMachine, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
+import { BoundMachine, checkStates, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
 import { VisibleFactor } from './factored.ts';
 import { LAYER_DEFAULTS, LEARN_SAMPLERS, ParticleKernel, type LayerOptions, type LearnSampler } from './particles.ts';
 import { baseRateBiases, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
@@ -160,8 +160,10 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   }
   if (o.equivalentRBM && o.model !== 'boltzmann' && o.model !== 'srbm') throw new ModelError(`equivalentRBM applies to boltzmann and srbm machines (visible–visible couplings), not ${o.model}`);
   if (o.momentum >= 1) throw new ModelError(`momentum must be below 1, got ${o.momentum}`);
-  if (data.rows < 1 || data.cols < 1) throw new ModelError('no data to learn from');
+  if (!(data.rows >= 1 && data.cols >= 1)) throw new ModelError('no data to learn from');
+  if (!Number.isInteger(data.rows) || !Number.isInteger(data.cols)) throw new ModelError(`the data's rows and cols must be integers, got ${data.rows} × ${data.cols}`);
   if (data.values.length !== data.rows * data.cols) throw new ModelError(`data has ${data.values.length} values, expected ${data.rows} × ${data.cols}`);
+  checkStates(data, Infinity);
   let top = 0;
   for (let i = 0; i < data.values.length; i++) top = Math.max(top, data.values[i]);
   const states = o.model === 'potts' ? (o.states || top + 1) : 2;

@@ -45,6 +45,17 @@ export interface MachineParams {
 
 
 /** Data: `rows` samples of `cols` states (0/1 for binary machines, 0…K−1 for Potts), row-major. */
+/**
+ * Every value an integer in 0…K−1 (K = Infinity: any non-negative integer): a plain array's 0.5,
+ * NaN or −1 passed and were stored as 0, 0 and 255.
+ */
+export function checkStates(data: BinaryData, K: number): void {
+  for (let i = 0; i < data.values.length; i++) {
+    const x = data.values[i];
+    if (!(Number.isInteger(x) && x >= 0 && x < K)) throw new ModelError(`data row ${Math.floor(i / data.cols) + 1}, column ${(i % data.cols) + 1}: ${x} is not a state${K < Infinity ? ` in 0…${K - 1}` : ' (an integer ≥ 0)'}`);
+  }
+}
+
 export interface BinaryData {
   /** Number of samples. */
   readonly rows: number;
@@ -181,11 +192,10 @@ export class BoundMachine {
    */
   loadData(data: BinaryData): number {
     if (data.cols !== this.nVisible) throw new ModelError(`the data have ${data.cols} columns but the model has ${this.nVisible} visible units`);
+    if (!Number.isInteger(data.rows) || data.rows < 1) throw new ModelError(`the data's rows must be an integer ≥ 1, got ${data.rows}`);
     if (data.values.length !== data.rows * data.cols) throw new ModelError(`the data have ${data.values.length} values, expected ${data.rows} × ${data.cols}`);
     const K = this.states;
-    for (let i = 0; i < data.values.length; i++) {
-      if (data.values[i] >= K) throw new ModelError(`data row ${Math.floor(i / data.cols) + 1}, column ${(i % data.cols) + 1}: ${data.values[i]} is not a state in 0…${K - 1}`);
-    }
+    checkStates(data, K);
     const k = this.engine.kernels, ar = this.arena;
     const raw = ar.alloc(data.values.length);
     new Uint8Array(k.memory.buffer, raw, data.values.length).set(data.values);

@@ -19,7 +19,7 @@ import { eventPoster, runGibbsChains, PARALLEL_METHODS, type ChainEvent, type Jo
 import { BlockGibbsSampler, blockGibbsChains, blockGibbsResult, blockGibbsRun } from '../samplers/blockgibbs.ts';
 import { ContinuousReducer, continuousChains, continuousPlan, continuousSampler, DHMC_DEFAULTS, type ContinuousEvent, type ContinuousPlan, type RunSpec } from '../samplers/dhmc.ts';
 import { MALA_DEFAULTS } from '../samplers/langevin.ts';
-import { relaxationFor } from '../infer.ts';
+import { checkInferOptions, relaxationFor } from '../infer.ts';
 import { relaxationDiagnostics, type RelaxationOptions } from '../relax/relaxation.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
@@ -292,6 +292,7 @@ export async function superviseWorkers(workers: number, signal: AbortSignal | un
  * far (partial: true); it rejects if no batch had completed.
  */
 export async function runParallelOn(host: ParallelHost, model: Model, opts: ParallelOptions = {}): Promise<InferenceResult> {
+  checkInferOptions(opts, ['workers']);
   const method = opts.method ?? 'gibbs';
   // Validates the model and the options on this thread, before any worker starts.
   const plan = chainPlan(method, model, opts);

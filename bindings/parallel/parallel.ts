@@ -6,7 +6,7 @@ import type { Model } from '../core/model.ts';
 import type { Engine } from '../core/engine.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
-import { exactDiagnostics, exactInferenceResult, infer, logZRequest, refuseZeroModel, withEstimate, withLogZ, type InferOptions } from '../infer.ts';
+import { checkInferOptions, exactDiagnostics, exactInferenceResult, infer, logZRequest, refuseZeroModel, withEstimate, withLogZ, type InferOptions } from '../infer.ts';
 import { aisSplits } from '../logz/ais-split.ts';
 import { autoAISWorkers, runAISParallel } from '../logz/ais-parallel.ts';
 import { exactInferenceParallel } from '../exact/exact-parallel.ts';
@@ -54,6 +54,7 @@ export function runParallel(model: Model, opts: ParallelOptions = {}): Promise<I
  * synchronous on the calling thread.
  */
 export async function inferAsync(engine: Engine, model: Model, opts: InferOptions & { workers?: number } = {}): Promise<InferenceResult> {
+  checkInferOptions(opts, ['workers']);
   const method = opts.method ?? 'exact';
   refuseZeroModel(model, method, engine);
   const { workers: given, ...rest } = opts;

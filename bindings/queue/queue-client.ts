@@ -19,7 +19,7 @@ import type { Queue, QueueEvents } from 'bullmq';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { METHODS, exactInferenceResult, logZRequest, refuseZeroModel, withEstimate, type InferOptions } from '../infer.ts';
+import { METHODS, checkInferOptions, exactInferenceResult, logZRequest, refuseZeroModel, withEstimate, type InferOptions } from '../infer.ts';
 import { slicedBucketPlan, slicedResult, takesBucketPath } from '../exact/exact.ts';
 import { SliceSum, type SliceOutcome } from '../exact/slicing.ts';
 import { chainPlan, foldChains, PARALLEL_METHODS, type ChainEvent, type ChainPlan, type ParallelMethod } from '../parallel/parallel-job.ts';
@@ -55,6 +55,7 @@ type Pending = { id: string; data: QueueJob; label: string; onResult: (r: unknow
  * `completedChains`. An AbortSignal cancels the run's jobs and returns what completed (partial: true).
  */
 export async function runQueued(model: Model, opts: InferOptions = {}, queue: QueueOptions): Promise<InferenceResult> {
+  checkInferOptions(opts);
   const method = opts.method ?? 'gibbs';
   if (!METHODS.includes(method)) throw new ModelError(`unknown method "${method}"; expected one of ${METHODS.join(', ')}`);
   refuseZeroModel(model, method);

@@ -1,0 +1,103 @@
+// The library's entry points called as a user would, with input the CLI never produces: unknown
+// option names, wrong types, plain arrays for typed ones. Each was answered silently (a default run,
+// a value read as 0) or with a TypeError from deep inside; each now gets one clear ModelError or
+// FormatError.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import ts from 'typescript';
+import { fileURLToPath } from 'node:url';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { AIS_OPTION_KEYS, EXACT_OPTION_KEYS, INFER_OPTION_KEYS, infer } from '../bindings/infer.ts';
+import { Model, ModelBuilder } from '../bindings/core/model.ts';
+import { denseIsing, ising, isingLattice, pottsLattice } from '../bindings/core/builders.ts';
+import { applyEvidence, readFG, readUAI } from '../bindings/io/formats.ts';
+import { exactSample } from '../bindings/exact/exact.ts';
+import { learn } from '../bindings/learn/learn.ts';
+import { logLikelihood } from '../bindings/learn/likelihood.ts';
+import { FormatError, ModelError } from '../bindings/core/errors.ts';
+
+const engine = await loadEngine();
+const small = ising({ n: 3, couplings: [[0, 1, 0.5], [1, 2, -0.3]], h: 0.1 });
+
+/** The property names of an exported type, as the TypeScript compiler resolves it. */
+function typeKeys(file: string, name: string): string[] {
+  const path = fileURLToPath(new URL(file, import.meta.url));
+  const program = ts.createProgram([path], { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, allowImportingTsExtensions: true, noEmit: true });
+  const checker = program.getTypeChecker();
+  const sym = checker.getSymbolAtLocation(program.getSourceFile(path)!)!.exports!.get(name as ts.__String)!;
+  return checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(sym)).map((p) => p.name).sort();
+}
+
+test("infer's lists of known options are the options' types, key for key", () => {
+  assert.deepEqual([...INFER_OPTION_KEYS].sort(), typeKeys('../bindings/infer.ts', 'InferOptions'));
+  assert.deepEqual([...EXACT_OPTION_KEYS].sort(), typeKeys('../bindings/exact/exact.ts', 'ExactOptions'));
+  const ais = typeKeys('../bindings/infer.ts', 'InferOptions'); // ais is Pick<AISOptions, …>: its keys are checked in use below
+  assert.ok(ais.includes('ais'));
+  for (const k of AIS_OPTION_KEYS) assert.doesNotThrow(() => infer(engine, small, { method: 'exact', logz: 'ais', ais: { [k]: k === 'transition' ? 'gibbs' : k === 'precision' ? 'f64' : k === 'lanes' ? true : 2 } as never }), k);
+});
+
+test('infer refuses unknown options (with the nearest name), a non-object, and an onProgress that is not a function', async () => {
+  const unknown: [Record<string, unknown>, RegExp][] = [
+    [{ method: 'gibbs', sample: 10 }, /unknown option "sample" \(did you mean "samples"\?\)/],
+    [{ methd: 'gibbs' }, /unknown option "methd" \(did you mean "method"\?\)/],
+    [{ method: 'bp', maxIter: 1 }, /unknown option "maxIter"/],
+    [{ method: 'pt', betas: [0, 1] }, /unknown option "betas"/],
+    [{ exact: { ordering: ['minfill'] } }, /unknown exact option "ordering" \(did you mean "orderings"\?\)/],
+    [{ method: 'exact', logz: 'ais', ais: { run: 5 } }, /unknown ais option "run" \(did you mean "runs"\?\)/],
+    [{ method: 'gibbs', onProgress: true }, /onProgress must be a function, got boolean/],
+  ];
+  for (const [opts, re] of unknown) assert.throws(() => infer(engine, small, opts as never), (e: unknown) => e instanceof ModelError && re.test((e as Error).message), JSON.stringify(opts));
+  assert.throws(() => infer(engine, small, null as never), /options must be an object, got null/);
+  assert.throws(() => infer(engine, small, 'gibbs' as never), /options must be an object, got string/);
+  // An option given as undefined is no option (the CLI passes its unset ones so).
+  assert.doesNotThrow(() => infer(engine, small, { method: 'exact', unsetByCaller: undefined } as never));
+  const { inferAsync, runParallel } = await import('../bindings/parallel/parallel.ts');
+  await assert.rejects(inferAsync(engine, small, { method: 'gibbs', workers: 0, sample: 10 } as never), /unknown option "sample"/);
+  await assert.rejects(runParallel(small, { method: 'gibbs', workers: 2, chain: 2 } as never), /unknown option "chain" \(did you mean "chains"\?\)/);
+});
+
+test('readers, evidence and exact samples: wrong argument types get one clear line', () => {
+  assert.throws(() => readUAI(Buffer.from('MARKOV\n1\n2\n0\n') as never), (e: unknown) => e instanceof FormatError && /a Buffer \(read the file with 'utf8'\)/.test((e as Error).message));
+  assert.throws(() => readFG(undefined as never), (e: unknown) => e instanceof FormatError && /got undefined/.test((e as Error).message));
+  assert.throws(() => applyEvidence(small, { 0: 1 } as never), /evidence must be a Map/);
+  assert.throws(() => applyEvidence(small, new Map([['0', 1]]) as never), /"0" → 1 must map a variable number to a state number/);
+  assert.throws(() => applyEvidence(small, new Map([[0, '1']]) as never), /0 → "1" must map/);
+  assert.throws(() => exactSample(engine, small, undefined as never), /exact samples need options with their count/);
+  assert.throws(() => infer(engine, small, { exact: { orderings: 'minfill' as never } }), /orderings must be a list of ordering heuristics/);
+});
+
+test('builders and Model.fromData check what they take: counts, types, sums past the double range', () => {
+  const bad: [() => unknown, RegExp][] = [
+    [() => ising({ n: '3' as never, couplings: [] }), /n must be an integer ≥ 1, got "3"/],
+    [() => ising({ n: 2.5, couplings: [] }), /n must be an integer ≥ 1, got 2.5/],
+    [() => ising({ n: 2 } as never), /couplings must be a list of \[i, j, J\] triples/],
+    [() => ising({ n: 2, couplings: [[0, 1, '1' as never]] }), /coupling \(0, 1\) is "1", not a finite number/],
+    [() => isingLattice({ shape: [3], J: '1' as never }), /J is "1", not a finite number/],
+    [() => pottsLattice({ shape: [3], q: 3, beta: NaN }), /beta is NaN, not a finite number/],
+    [() => new ModelBuilder([2]).addUnary(0, null as never), /unary factor on variable 0: the table must be an array of log-potentials, got null/],
+    // Finite inputs whose sum leaves the double range: +∞ (exact inference answered NaN), a constant of +∞.
+    [() => new ModelBuilder([2, 2]).addPairwise(0, 1, [1e308, 0, 0, 0]).addPairwise(0, 1, [1e308, 0, 0, 0]).build(), /summed table has Infinity at entry 0/],
+    [() => new ModelBuilder([2]).addConstant(1e308).addConstant(1e308).build(), /constant factors sum to \+Infinity/],
+    [() => Model.fromData({ ...small.toData(), logConst: NaN }), /the constant log-potential is NaN/],
+    [() => Model.fromData({ ...small.toData(), logConst: Infinity }), /the constant log-potential is Infinity/],
+    [() => Model.fromData({ ...small.toData(), card: Float64Array.of(2.5, 2, 2) as never }), /variable 0 has cardinality 2.5/],
+    [() => Model.fromData({ ...small.toData(), card: [2, 2, 2] as never }), /card must be an Int32Array/],
+  ];
+  for (const [f, re] of bad) assert.throws(f, (e: unknown) => e instanceof ModelError && re.test((e as Error).message), re.source);
+  // A matrix as typed-array rows reads as rows (it was taken for a flat matrix of two entries).
+  const m = denseIsing({ J: [Float64Array.of(0, 0.5), Float64Array.of(0.5, 0)] });
+  assert.equal(m.n, 2);
+  assert.equal(m.countPairs(), 1);
+});
+
+test('learning data: every value an integer state (0.5, NaN and −1 in a plain array were read as 0, 0 and 255)', () => {
+  const rows = 8, cols = 3;
+  const values = Uint8Array.from({ length: rows * cols }, (_, i) => (i * 7) % 2);
+  const params = learn(engine, { rows, cols, values }, { model: 'rbm', hidden: 2, epochs: 1, seed: 1 }).params;
+  for (const x of [0.5, NaN, -1]) {
+    const v = Array.from(values, (y, i) => (i === 4 ? x : y));
+    assert.throws(() => learn(engine, { rows, cols, values: v as never }, { model: 'rbm', hidden: 2, epochs: 1 }), new RegExp(`data row 2, column 2: ${x} is not a state`));
+    assert.throws(() => logLikelihood(engine, params, { rows, cols, values: v as never }), new RegExp(`data row 2, column 2: ${x} is not a state in 0…1`));
+  }
+  assert.throws(() => learn(engine, { rows: 1.5, cols, values: values.subarray(0, 3) as never }, { model: 'rbm', hidden: 2, epochs: 1 }), /rows and cols must be integers/);
+});
