@@ -554,3 +554,18 @@ test('one-hot blocks: p(x) is unchanged by the free within-block entries of D (v
     assert.ok(Math.abs(logSumExp(logs) + 0.5 * r.factor.m * Math.log(2 * Math.PI) + r.logZRelation - exact) <= 1e-9);
   }
 });
+
+test('biases and couplings past ±2^50 are refused by every relaxation (a unary of −1e300 cut the variable from its couplings: DHMC 84 standard errors off, no warning); 2^49 and −Infinity are taken', async () => {
+  const { infer, relaxationFor } = await import('../bindings/infer.ts');
+  const { ModelError } = await import('../bindings/core/errors.ts');
+  const model = (u: number, w = 0.3) => new ModelBuilder([2, 2]).addUnary(0, [u, 0]).addPairwise(0, 1, [0, 0, 0, w]).build();
+  for (const u of [-1e300, -1e16, 2 ** 51]) {
+    assert.throws(() => buildRelaxation(engine, model(u)), (e: unknown) => e instanceof ModelError && /variable 0 = 1 has log-potential .*past ±2\^50/.test((e as Error).message), String(u));
+    for (const method of ['dhmc', 'mala', 'blockgibbs'] as const) assert.throws(() => infer(engine, model(u), { method, samples: 10 }), /past ±2\^50/, `${method} ${u}`);
+  }
+  assert.throws(() => buildRelaxation(engine, model(0, 1e20)), /the pair \(variable 0 = 1, variable 1 = 1\) has log-potential 100000000000000000000:/);
+  assert.doesNotThrow(() => buildRelaxation(engine, model(-(2 ** 49))));
+  assert.doesNotThrow(() => buildRelaxation(engine, model(-Infinity)));
+  const lattice = isingLattice({ shape: [4, 4], periodic: true, h: 1e20 });
+  assert.throws(() => relaxationFor(engine, lattice, { factor: 'fft' }), /past ±2\^50/);
+});

@@ -43,8 +43,6 @@ export interface MachineParams {
   readonly pairs: Int32Array;
 }
 
-
-/** Data: `rows` samples of `cols` states (0/1 for binary machines, 0…K−1 for Potts), row-major. */
 /**
  * Every value an integer in 0…K−1 (K = Infinity: any non-negative integer): a plain array's 0.5,
  * NaN or −1 passed and were stored as 0, 0 and 255.
@@ -56,6 +54,7 @@ export function checkStates(data: BinaryData, K: number): void {
   }
 }
 
+/** Data: `rows` samples of `cols` states (0/1 for binary machines, 0…K−1 for Potts), row-major. */
 export interface BinaryData {
   /** Number of samples. */
   readonly rows: number;

@@ -7,6 +7,7 @@ import { ModelError } from '../core/errors.ts';
 import { toCanonical } from '../core/canonical.ts';
 import type { Model } from '../core/model.ts';
 import type { FFTFactorData, Relaxation } from './relaxation-types.ts';
+import { checkRelaxationRange } from './relaxation.ts';
 
 export type { FFTFactorData } from './relaxation-types.ts';
 
@@ -116,6 +117,7 @@ export function fftRelaxation(engine: Engine, model: Model, margin = 1e-3): Rela
   const lat = model.lattice;
   if (!lat || !lat.periodic) throw new ModelError('no FFT factor: the model is not a periodic lattice (isingLattice with periodic: true, or a built-in ising:…,periodic)');
   const form = toCanonical(model);
+  checkRelaxationRange(form);
   const { lambdaMin, lambdaMax } = latticeSpectrum(engine, form, lat.shape);
   const rho = Math.max(Math.abs(lambdaMin), Math.abs(lambdaMax));
   const d = Math.max(0, -lambdaMin) + margin * Math.max(rho, 1);

@@ -115,6 +115,7 @@ export function relaxCanonical(engine: Engine, form: CanonicalForm, opts: Relaxa
   if (n === 0) throw new ModelError('relaxation: the model has no bits');
   checkFiniteCouplings(form);
   for (let i = 0; i < n; i++) if (form.a[i] === Infinity || Number.isNaN(form.a[i])) throw new ModelError(`relaxation: bias of bit ${i} is ${form.a[i]}`);
+  checkRelaxationRange(form);
 
   const density = form.val.length / (n * n);
   const kind: FactorKind = choice === 'auto' ? (density < 0.1 ? 'sparse-cholesky' : 'dense-cholesky') : choice;
@@ -391,6 +392,34 @@ export function incidenceFactor(form: CanonicalForm, d: Float64Array): FactorDat
 // Model checks and small matrix helpers.
 
 /** −∞ (or NaN) in W: a zero potential between two one-hot blocks. Names the pair. */
+/** Past this magnitude a bias or coupling swallows the O(1) terms the relaxation adds to it (2^−52 relative). */
+export const RELAXATION_MAX_MAGNITUDE = 2 ** 50;
+
+/**
+ * Refuses finite biases and couplings past ±RELAXATION_MAX_MAGNITUDE: the relaxation's sums a_i + (M s)_i
+ * lose every O(1) term beside them, so a unary log-potential of −10³⁰⁰ (a "big M" for an impossible
+ * state) cut the variable loose from its couplings — DHMC put a neighbour's marginal 84 standard
+ * errors off with no warning.
+ */
+export function checkRelaxationRange(form: CanonicalForm): void {
+  const owner = bitOwners(form);
+  const big = (x: number) => Number.isFinite(x) && Math.abs(x) > RELAXATION_MAX_MAGNITUDE;
+  const refuse = (what: string, x: number): never => {
+    throw new ModelError(`relaxation: ${what} has log-potential ${x}: past ±2^50 the relaxation's sums lose every O(1) term beside it, so the samples would ignore the couplings; give an impossible state a zero potential (−Infinity) instead, or use gibbs, treegibbs or exact inference`);
+  };
+  for (let p = 0; p < form.nBits; p++) {
+    if (big(form.a[p])) {
+      const [v, s] = owner(p);
+      refuse(`variable ${v} = ${s}`, form.a[p]);
+    }
+    for (let k = form.rowPtr[p]; k < form.rowPtr[p + 1]; k++) {
+      if (!big(form.val[k])) continue;
+      const [v1, s1] = owner(p), [v2, s2] = owner(form.col[k]);
+      refuse(`the pair (variable ${v1} = ${s1}, variable ${v2} = ${s2})`, form.val[k]);
+    }
+  }
+}
+
 function checkFiniteCouplings(form: CanonicalForm): void {
   const owner = bitOwners(form);
   for (let p = 0; p < form.nBits; p++) {
