@@ -232,3 +232,13 @@ test('budget: restarts stop when the work budget is spent; restarts that ran rep
   assert.throws(() => runMeanField(engine, model, { budget: 0 }), ModelError);
   assert.throws(() => runMeanField(engine, model, { budget: NaN }), ModelError);
 });
+
+test("mean field warns when its best start stopped at maxSweeps unconverged (BP and TRW did; mean field reported converged: false silently), and not when it converged", () => {
+  const model = randomModel(mulberry32(41), 10, { density: 0.6, scale: 2 });
+  const cut = runMeanField(engine, model, { maxSweeps: 1 });
+  assert.equal(cut.diagnostics.converged, false);
+  assert.match(cut.warnings![0], /mean field's best start stopped at maxSweeps \(1\) before converging/);
+  const full = runMeanField(engine, model);
+  assert.equal(full.diagnostics.sweepsBest !== undefined, true);
+  assert.deepEqual(full.warnings, []);
+});

@@ -322,6 +322,8 @@ export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOption
       },
       seconds: (performance.now() - t0) / 1000,
       partial: r.cancelled,
+      // BP and TRW said so when their iterations ran out; mean field did not (maxSweeps 1: converged false, silently).
+      warnings: r.best.converged ? [] : [`mean field's best start stopped at maxSweeps (${c.maxSweeps}) before converging: its bound holds, but it and the marginals are an unfinished ascent; raise maxSweeps (--max-sweeps)`],
     };
   } finally {
     solver.dispose();
