@@ -202,3 +202,42 @@ test("the samplers' step counts and chain ids are checked: past 2^31 − 1 sweep
     s.dispose();
   }
 });
+
+test("samplers refuse chain states, accumulators and lane batches they did not issue (another sampler's state stepped here overwrote that sampler's chains)", async () => {
+  const { BlockGibbsSampler } = await import('../bindings/samplers/blockgibbs.ts');
+  const { TreeGibbsSampler } = await import('../bindings/samplers/treegibbs.ts');
+  const { FactorGibbsSampler } = await import('../bindings/samplers/factor-gibbs.ts');
+  const { ClusterSampler } = await import('../bindings/samplers/cluster.ts');
+  const { GibbsLanes } = await import('../bindings/samplers/gibbs-lanes.ts');
+  const m = randomModel(mulberry32(9), 6, { density: 0.5 });
+  const ferro = isingLattice({ shape: [3, 3] });
+  const make: [string, () => { init(seed: number, chain: number): object; step(s: never, n: number, acc?: number): unknown; accumulator(): number; configuration(s: never): Int32Array; dispose(): void }][] = [
+    ['gibbs', () => new GibbsSampler(engine, m)],
+    ['treegibbs', () => new TreeGibbsSampler(engine, m)],
+    ['factor-graph gibbs', () => new FactorGibbsSampler(engine, m)],
+    ['blockgibbs', () => new BlockGibbsSampler(engine, m)],
+    ['sw', () => new ClusterSampler(engine, ferro, 'sw')],
+  ];
+  for (const [name, mk] of make) {
+    const a = mk(), b = mk();
+    const sa = a.init(1, 0) as never, sb = b.init(1, 0) as never;
+    const before = Array.from(b.configuration(sb));
+    assert.throws(() => b.step(sa, 5), /this chain state was not made by this sampler's init/, `${name}: another sampler's state`);
+    assert.throws(() => b.step({ ...(sb as object) } as never, 5), /not made by this sampler's init/, `${name}: a copy`);
+    assert.throws(() => b.configuration(sa), /not made by this sampler's init/, `${name}: configuration`);
+    assert.throws(() => b.step(sb, 1, 8), /accumulator 8 was not made by this sampler's accumulator\(\)/, `${name}: a stray accumulator`);
+    assert.throws(() => b.step(sb, 1, a.accumulator()), /was not made by this sampler's accumulator/, `${name}: another sampler's accumulator`);
+    assert.deepEqual(Array.from(b.configuration(sb)), before, `${name}: untouched`);
+    b.step(sb, 1, b.accumulator());
+    a.dispose();
+    b.dispose();
+  }
+  const lanes = new GibbsLanes(engine, m, 4, 1);
+  const first = lanes.init(1, [0, 1]);
+  lanes.step(first, 1);
+  const second = lanes.init(1, [2, 3]);
+  assert.throws(() => lanes.step(first, 1), /this batch is not this sampler's latest init/);
+  assert.throws(() => lanes.step(second, 1, 8), /accumulator 8 was not made/);
+  lanes.step(second, 1, lanes.accumulator(second));
+  lanes.dispose();
+});

@@ -17,6 +17,7 @@ import { EngineError, ModelError } from '../core/errors.ts';
 import { chainSeedWords } from '../core/seed.ts';
 import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import { GIBBS_DEFAULTS, gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
+import { Issued } from './issued.ts';
 
 /** Tag of the block Gibbs sampler's stream within a chain (Gibbs on p(s) uses 1). */
 const BLOCK_GIBBS_STREAM = 3;
@@ -42,6 +43,7 @@ export interface BlockGibbsInfo {
  * variable) and x ~ p(x | s) (Gaussian). Call dispose() when done.
  */
 export class BlockGibbsSampler {
+  private readonly issued = new Issued<BlockGibbsState>();
   /** What the sampler runs on: form, d and any factor (dense, sparse, or the FFT factor). */
   readonly relaxation: RelaxationData;
   private readonly bound: BoundRelaxation;
@@ -84,13 +86,14 @@ export class BlockGibbsSampler {
       k.rngSeed(ptr, lo, hi, chain, BLOCK_GIBBS_STREAM);
       k.blockGibbsInit(header, ptr);
     });
-    return { ptr, chain };
+    return this.issued.state({ ptr, chain });
   }
 
   /** Runs `sweeps` sweeps; with `acc` (f64 per bit) adds π(x) = p(s = 1 | x) into it once per sweep. */
   step(state: BlockGibbsState, sweeps: number, acc = 0): BlockGibbsInfo {
     checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
     const header = this.header();
+    this.issued.check(state, acc);
     const changed = this.engine.call('block gibbs step', (k) => k.blockGibbsStep(header, state.ptr, sweeps, acc));
     return { sweeps, changeRate: changed / Math.max(1, sweeps * this.form.n) };
   }
@@ -98,12 +101,14 @@ export class BlockGibbsSampler {
   /** The chain's current x (copied). */
   position(state: BlockGibbsState): Float64Array {
     this.header();
+    this.issued.check(state);
     return this.bound.arena.readF64(state.ptr + this.xOffset, this.m);
   }
 
   /** The chain's current s as user states. */
   configuration(state: BlockGibbsState): Int32Array {
     this.header();
+    this.issued.check(state);
     const f = this.form;
     const s = this.bound.arena.readF64(state.ptr + this.xOffset + 8 * this.m, f.nBits);
     const x = new Int32Array(f.n);
@@ -118,7 +123,7 @@ export class BlockGibbsSampler {
   /** A zeroed f64-per-bit accumulator in this sampler's memory. */
   accumulator(): number {
     this.header();
-    return this.bound.arena.alloc(this.form.nBits * 8);
+    return this.issued.acc(this.bound.arena.alloc(this.form.nBits * 8));
   }
 
   /** The accumulator's sums (copied), then zeroes it. */

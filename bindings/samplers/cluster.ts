@@ -20,6 +20,7 @@ import type { InferenceResult } from '../core/result.ts';
 import { gibbsRun, type GibbsOptions } from './gibbs.ts';
 import { batchMeansResult, DiscreteReducer, emitChains, range, type BatchSampler } from './chains.ts';
 import { refuseZeroModel } from '../core/feasible.ts';
+import { Issued } from './issued.ts';
 
 export const SW_STREAM = 0x5357; // "SW"
 export const WOLFF_STREAM = 0x574f; // "WO"
@@ -130,6 +131,7 @@ export interface ClusterState {
 
 /** One of the three moves on a bound Potts form; the BatchSampler shape, so chains.ts drives it. */
 export class ClusterSampler implements BatchSampler<ClusterState> {
+  private readonly issued = new Issued<ClusterState>();
   /** The model as a ferromagnetic Potts form. */
   readonly form: PottsForm;
   /** The states' layout (q per variable). */
@@ -203,12 +205,14 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
       k.rngSeed(ptr, lo, hi, chain, this.kind === 'wolff' ? WOLFF_STREAM : SW_STREAM);
       k.clusterInit(this.header, ptr);
     });
-    return { ptr, chain };
+    return this.issued.state({ ptr, chain });
   }
 
   /** `sweeps` moves; with acc the marginal terms are added; with trace / bondTrace (f64 per sweep) the magnetisation / agreement. */
   step(state: ClusterState, sweeps: number, acc = 0, trace = 0, bondTrace = 0): { changeRate: number } {
     checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
+    if (this.arena.isDisposed) throw new EngineError('use after dispose(): this sampler has released its engine memory');
+    this.issued.check(state, acc);
     const per = this.clustersPerSweep;
     const changed = this.engine.call(`${this.kind} step`, (k) => k.clusterStep(this.header, state.ptr, KIND_CODE[this.kind], sweeps, per, acc, trace, bondTrace));
     return { changeRate: changed / (sweeps * this.form.n) };
@@ -230,12 +234,13 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
 
   /** The chain's current states, one per variable (copied). */
   configuration(state: ClusterState): Int32Array {
+    this.issued.check(state);
     return this.arena.i32(this.engine.kernels.clusterStates(state.ptr) >>> 0, this.form.n).slice();
   }
 
   /** A zeroed f64 accumulator (n·q entries) in the sampler's memory; returns its address. */
   accumulator(): number {
-    return this.arena.alloc(8 * this.form.n * this.form.q);
+    return this.issued.acc(this.arena.alloc(8 * this.form.n * this.form.q));
   }
 
   /** The accumulator's sums (copied), then zeroes it. */

@@ -9,6 +9,7 @@ import type { CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { chainSeedWords } from '../core/seed.ts';
+import { Issued } from './issued.ts';
 
 /** A discrete chain's state in WASM memory. */
 export interface DiscreteChainState {
@@ -33,6 +34,8 @@ export interface DiscreteStepInfo {
 export abstract class DiscreteChainSampler {
   /** The model's canonical form bound into engine memory. */
   protected readonly bound: BoundModel;
+  /** The states and accumulators this sampler issued (Issued). */
+  protected readonly issued = new Issued<DiscreteChainState>();
 
   /**
    * `stream`: the sampler's tag within a chain, so different samplers never share draws.
@@ -64,11 +67,12 @@ export abstract class DiscreteChainSampler {
       k.rngSeed(ptr, lo, hi, chain, this.stream);
       k.gibbsInit(header, ptr);
     });
-    return { ptr, chain };
+    return this.issued.state({ ptr, chain });
   }
 
   private bits(state: DiscreteChainState): Uint8Array {
     this.header();
+    this.issued.check(state);
     return new Uint8Array(this.engine.kernels.memory.buffer, state.ptr + this.engine.kernels.rngStateBytes(), this.form.nBits);
   }
 
@@ -100,7 +104,7 @@ export abstract class DiscreteChainSampler {
 
   /** A zeroed f64-per-bit accumulator in this sampler's memory. */
   accumulator(): number {
-    return this.bound.arena.alloc(this.form.nBits * 8);
+    return this.issued.acc(this.bound.arena.alloc(this.form.nBits * 8));
   }
 
   /** The accumulator's sums (copied), then zeroes it. */

@@ -20,6 +20,7 @@ import { stateLayout, type StateLayout } from '../core/canonical.ts';
 import type { DiscreteChainState, DiscreteStepInfo } from './discrete-sampler.ts';
 import { gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
 import { refuseZeroModel, supportStart } from '../core/feasible.ts';
+import { Issued } from './issued.ts';
 
 /** Tag of the factor-graph Gibbs sampler's stream within a chain (the canonical Gibbs sampler uses 1). */
 const FACTOR_GIBBS_STREAM = 0x4647; // "FG"
@@ -39,6 +40,7 @@ export function gibbsKernel(model: Model): GibbsKernel {
 export class FactorGibbsSampler {
   /** The model's factor graph in engine memory. */
   readonly graph: BoundFactorGraph;
+  private readonly issued = new Issued<DiscreteChainState>();
   /** Entries of the accumulator: Σ_v card_v (one per variable and state, variables in order). */
   readonly nStates: number;
   /** Where each variable's states sit in the accumulator. */
@@ -79,7 +81,7 @@ export class FactorGibbsSampler {
       k.rngSeed(ptr, lo, hi, chain, FACTOR_GIBBS_STREAM);
       k.factorGibbsInit(header, ptr);
     });
-    const state = { ptr, chain };
+    const state = this.issued.state({ ptr, chain });
     const x = supportStart(this.engine, this.model, () => this.states(state), seed, chain);
     if (x) this.states(state).set(x);
     return state;
@@ -93,12 +95,14 @@ export class FactorGibbsSampler {
     checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
     if (!(beta > 0 && beta < Infinity)) throw new ModelError(`beta must be a positive finite number, got ${beta}`);
     const header = this.header();
+    this.issued.check(state, acc);
     const changed = this.engine.call('factor-graph Gibbs step', (k) => k.factorGibbsStep(header, state.ptr, sweeps, acc, this.scratch, beta));
     return { sweeps, changeRate: changed / (sweeps * this.model.n) };
   }
 
   private states(state: DiscreteChainState): Int32Array {
     this.header();
+    this.issued.check(state);
     return new Int32Array(this.engine.kernels.memory.buffer, state.ptr + this.engine.kernels.rngStateBytes(), this.model.n);
   }
 
@@ -117,7 +121,7 @@ export class FactorGibbsSampler {
 
   /** A zeroed f64 accumulator, one entry per variable and state. */
   accumulator(): number {
-    return this.graph.arena.alloc(this.nStates * 8);
+    return this.issued.acc(this.graph.arena.alloc(this.nStates * 8));
   }
 
   /** The accumulator's sums (copied), then zeroes it. */

@@ -145,6 +145,8 @@ export class GibbsLanes {
   readonly width: number;
   /** The batch memory and accumulator, allocated on the first init and reused by later ones. */
   private batchPtr = 0;
+  /** The batch of the latest init: the only one whose memory is still its own. */
+  private current: LanesBatch | null = null;
   private accPtr = 0;
   /** The probability table the f64 sequential scan reads (batches of 2 or 4 chains), or null. */
   readonly table: ProbabilityTable | null = null;
@@ -224,6 +226,7 @@ export class GibbsLanes {
       kk.gibbsLanesInit(header, ptr, width);
     });
     const batch = { ptr, chains: chains.slice(), width };
+    this.current = batch;
     // A random start of zero probability (hard pair constraints) is replaced by one of positive
     // probability, from which no site update leaves the support (supportStart).
     for (let c = 0; c < width; c++) {
@@ -255,12 +258,19 @@ export class GibbsLanes {
   /** The kernel call of step: `sweeps` scans, each chain's change count left in the batch. */
   protected sweeps(batch: LanesBatch, sweeps: number, acc: number): void {
     const header = this.header();
+    this.checkBatch(batch);
+    if (acc !== 0 && acc !== this.accPtr) throw new ModelError(`accumulator ${acc} was not made by this sampler's accumulator()`);
     this.engine.call('gibbs step', (k) => {
       const t = this.table;
       if (t && (batch.width === 2 || batch.width === 4)) k.gibbsLanesTableStep(header, batch.ptr, batch.width, sweeps, acc, t.off, t.table);
       else if (this.precision === 'f32') k.gibbsLanesStepF32(header, this.a32, this.val32, batch.ptr, batch.width, sweeps, acc, this.scratch, this.order);
       else k.gibbsLanesStep(header, batch.ptr, batch.width, sweeps, acc, this.scratch, this.order);
     });
+  }
+
+  /** Throws unless `batch` is this sampler's latest (a later init reuses the memory; another sampler's is not its own). */
+  private checkBatch(batch: LanesBatch): void {
+    if (batch !== this.current) throw new ModelError("this batch is not this sampler's latest init (a later init reuses its memory, or it is another sampler's)");
   }
 
   /** A zeroed f64 per (bit, lane) accumulator for the current batch. */
@@ -284,6 +294,8 @@ export class GibbsLanes {
   /** Lane c's state bits (one byte per bit of the canonical form) and its generator state, copies. */
   chainState(batch: LanesBatch, c: number): { bits: Uint8Array; stream: Uint8Array } {
     this.header();
+    this.checkBatch(batch);
+    if (!(Number.isInteger(c) && c >= 0 && c < batch.width)) throw new ModelError(`lane ${c} is outside the batch's ${batch.width}`);
     const k = this.engine.kernels;
     const nBits = this.form.nBits, B = batch.width;
     const all = new Uint8Array(k.memory.buffer, batch.ptr + k.gibbsLanesStateOffset(B), nBits * B);

@@ -61,6 +61,7 @@ export class GibbsSampler extends DiscreteChainSampler {
   step(state: GibbsState, sweeps: number, acc = 0): GibbsInfo {
     checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
     const header = this.header();
+    this.issued.check(state, acc);
     const t = this.table;
     const changed = this.engine.call('gibbs step', (k) => (t ? k.gibbsTableStep(header, state.ptr, sweeps, acc, this.scratch, t.off, t.table) : k.gibbsStep(header, state.ptr, sweeps, acc, this.scratch)));
     return { sweeps, changeRate: changed / (sweeps * this.form.n) };

@@ -108,6 +108,7 @@ export class TreeGibbsSampler extends DiscreteChainSampler {
   step(state: TreeGibbsState, sweeps: number, acc = 0): TreeGibbsInfo {
     checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
     const header = this.header();
+    this.issued.check(state, acc);
     const changed = this.engine.call('tree gibbs step', (k) => k.treeGibbsStep(header, this.tree.header, state.ptr, sweeps, acc, this.tree.work));
     return { sweeps, changeRate: changed / (sweeps * this.form.n) };
   }
