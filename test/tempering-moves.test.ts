@@ -74,7 +74,9 @@ test('options: bad moves, HMC options without moves hmc, higher-order factors an
   assert.throws(() => runTempering(engine, model, { leapfrogSteps: 3 }), /apply to parallel tempering with moves 'hmc'/);
   assert.throws(() => runTempering(engine, model, { moves: 'hmc', leapfrogSteps: 0 }), ModelError);
   assert.throws(() => runTempering(engine, randomFactorGraph(mulberry32(2), 5, { maxArity: 3, factors: 6 }), { moves: 'hmc' }), ModelError);
-  assert.throws(() => runTempering(engine, randomModel(mulberry32(1), 5, { density: 1, zeros: 0.3 }), { moves: 'hmc' }), ModelError);
+  // Zeros between variables (seed 3: Z > 0; seed 1's zeros leave no configuration, refused first as Z = 0).
+  assert.throws(() => runTempering(engine, randomModel(mulberry32(3), 5, { density: 1, zeros: 0.3 }), { moves: 'hmc' }), (e: unknown) => e instanceof ModelError && /zero potential/.test((e as Error).message));
+  assert.throws(() => runTempering(engine, randomModel(mulberry32(1), 5, { density: 1, zeros: 0.3 }), { moves: 'hmc' }), /no configuration has positive probability/);
 });
 
 test('CLI: --pt-moves hmc within 4 SE of exact; a bad value exits 2 with one line', () => {
