@@ -143,7 +143,9 @@ export function logZRequest(opts: InferOptions): EstimateLogZOptions | null {
 export function withEstimate(result: InferenceResult, request: EstimateLogZOptions, est: LogZEstimate): InferenceResult {
   const diagnostics: InferenceResult['diagnostics'] = { ...result.diagnostics, logzEstimator: request.estimator, logzSeconds: est.seconds };
   for (const [k, v] of Object.entries(est.diagnostics)) diagnostics[`logz.${k}`] = v;
-  return withWarnings({ ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics }, (est.warnings ?? []).map((w) => `log Z (${request.estimator}): ${w}`));
+  // A cut-short estimate makes the result partial (a queued mf run interrupted mid-AIS said partial: false).
+  const partial = result.partial || est.diagnostics.partial === true;
+  return withWarnings({ ...result, logZ: est.logZ, logZStdErr: est.logZStdErr, logZKind: 'estimate', diagnostics, partial }, (est.warnings ?? []).map((w) => `log Z (${request.estimator}): ${w}`));
 }
 
 /** The exact result's diagnostics (bucket elimination adds its slices and planned memory). */

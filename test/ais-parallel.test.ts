@@ -131,3 +131,22 @@ test('log Z estimators report progress on every path (AIS runs, populations, lan
   infer(engine, pairwise, { method: 'gibbs', samples: 200, chains: 2, logz: 'ais', ais: { runs: 8, steps: 20 }, onProgress: (p) => phases.add(p.phase) });
   assert.deepEqual([...phases], ['gibbs', 'ais']);
 });
+
+test('an estimate cut short makes the whole result partial and says so (a queued mf run interrupted mid-AIS reported partial: false and no warning)', async () => {
+  const { aisPieces, runAISPiece, foldAIS } = await import('../bindings/logz/ais-split.ts');
+  const { withEstimate } = await import('../bindings/infer.ts');
+  const model = randomModel(mulberry32(12), 8, { density: 0.4 });
+  const opts: AISOptions = { runs: 16, steps: 40, schedule: 'linear' };
+  const pieces = aisPieces(opts, 4);
+  const done = pieces.map((p, i) => (i < 2 ? runAISPiece(engine, model, opts, p, null) : null));
+  const est = foldAIS(model, opts, done, 0);
+  assert.equal(est.diagnostics.partial, true);
+  assert.ok(est.warnings!.some((w) => /cancelled: fewer runs than asked/.test(w)), JSON.stringify(est.warnings));
+  const marginals = infer(engine, model, { method: 'mf' });
+  assert.equal(marginals.partial, false);
+  const r = withEstimate(marginals, { estimator: 'ais', ...opts }, est);
+  assert.equal(r.partial, true);
+  assert.ok(r.warnings!.some((w) => /^log Z \(ais\): cancelled/.test(w)));
+  const whole = foldAIS(model, opts, pieces.map((p) => runAISPiece(engine, model, opts, p, null)), 0);
+  assert.equal(withEstimate(marginals, { estimator: 'ais', ...opts }, whole).partial, false);
+});

@@ -8,6 +8,7 @@ import type { Model } from '../core/model.ts';
 import { toCanonical } from '../core/canonical.ts';
 import { ModelError } from '../core/errors.ts';
 import { AIS_DEFAULTS, aisWeightStats, runAIS, type AISOptions, type LogZEstimate } from './logz.ts';
+import { aisWarnings } from './logz-checks.ts';
 
 /** Runs firstRun … firstRun + runs − 1 of the whole (whole populations). */
 export interface AISPiece {
@@ -85,5 +86,7 @@ export function foldAIS(model: Model, opts: AISOptions, done: (AISPieceResult | 
       partial: w.length * population < runs,
     },
     seconds,
+    // The queue's fold reported no warning for a run cut short (runAISParallel adds its own).
+    warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population, partial: w.length * population < runs }),
   };
 }
