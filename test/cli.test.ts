@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -465,4 +465,20 @@ test('.fg labels other than 0, 1, …: outputs follow increasing label order, an
   assert.ok(Math.abs(j.marginals[0][1] - 0.75) < 1e-12, `x0 is label 3: ${j.marginals[0]}`);
   assert.match(run('infer', fg).out, /\nlabels    x0, x1, … are the file's variables 3, 5, 17 \(--json: model\.labels\)\n/);
   assert.equal(JSON.parse(run('infer', join(DATA, 'libdai', 'testfast.fg'), '--json').out).model.labels, undefined, 'labels 0 … n − 1: no map');
+});
+
+test('output files: every file is written or none is, and a failed write of the only copy keeps it in the temporary directory', async () => {
+  const { writeOutputs, OutputError } = await import('../bindings/cli/output-files.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'relaxmrf-out-'));
+  // The second file cannot be written: the first is not left behind alone (a full disk left PREFIX.PR without .MAR).
+  await assert.rejects(writeOutputs('--out', [[join(dir, 'r.PR'), '1\n'], [join(dir, 'missing', 'r.MAR'), '2\n']], '; kept'), (e: unknown) => e instanceof OutputError && /--out .*missing\/r\.MAR: is in a directory that does not exist; kept$/.test((e as Error).message));
+  assert.equal(existsSync(join(dir, 'r.PR')), false);
+  assert.deepEqual(readdirSync(dir), [], 'no temporary file left');
+  // The only copy (a learned model, samples not printed): written instead to the temporary directory.
+  await assert.rejects(writeOutputs('--out', [[join(dir, 'missing', 'm.uai'), 'MARKOV\n']], '', true), (e: unknown) => {
+    const m = /written instead to (\S+)$/.exec((e as Error).message);
+    return m !== null && readFileSync(m[1], 'utf8') === 'MARKOV\n';
+  });
+  await writeOutputs('--out', [[join(dir, 'r.PR'), '1\n'], [join(dir, 'r.MAR'), '2\n']]);
+  assert.deepEqual(readdirSync(dir).sort(), ['r.MAR', 'r.PR']);
 });

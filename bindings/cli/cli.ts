@@ -16,7 +16,7 @@ import { isingLattice, pottsLattice } from '../core/builders.ts';
 import { writeMAR, writePR } from '../io/formats.ts';
 import { writeJSON } from './json-stream.ts';
 import { writePlotFile } from './plot-file.ts';
-import { OutputError, unwritablePath, writeOutput } from './output-files.ts';
+import { OutputError, unwritablePath, writeOutputs } from './output-files.ts';
 import { commandHelp, COMMANDS } from './help.ts';
 import { exactDecode } from './exact-decode.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
@@ -433,23 +433,22 @@ async function inferCommand(argv: string[]): Promise<void> {
   // The result stands (exit 0); each caveat is one line on stderr, and in --json's `warnings`.
   for (const w of r.warnings ?? []) process.stderr.write(`relaxmrf: warning: ${w}\n`);
 
-  if (values['out-format'] === 'uai') {
-    const pr = r.logZ !== null ? writePR(r.logZ) : null;
-    // PR is one number: say why there is none rather than leave the file out silently.
-    if (pr === null) process.stderr.write(`relaxmrf: note: no PR ${values.out ? 'file ' : ''}written: --method ${method} gives ${r.logZKind === 'interval' ? 'an interval (logZLower, logZUpper in --json), not one log Z' : 'no log Z (add --logz to estimate one)'}\n`);
-    const mar = writeMAR(r.marginals);
-    if (values.out) {
-      if (pr) await writeOutput('--out', values.out + '.PR', pr);
-      await writeOutput('--out', values.out + '.MAR', mar);
-    } else {
-      process.stdout.write((pr ?? '') + mar);
-    }
-  }
+  const pr = values['out-format'] === 'uai' && r.logZ !== null ? writePR(r.logZ) : null;
+  // PR is one number: say why there is none rather than leave the file out silently.
+  if (values['out-format'] === 'uai' && pr === null) process.stderr.write(`relaxmrf: note: no PR ${values.out ? 'file ' : ''}written: --method ${method} gives ${r.logZKind === 'interval' ? 'an interval (logZLower, logZUpper in --json), not one log Z' : 'no log Z (add --logz to estimate one)'}\n`);
+  if (values['out-format'] === 'uai' && !values.out) process.stdout.write((pr ?? '') + writeMAR(r.marginals));
   if (values.json) {
     // In chunks: the JSON of 10⁶ marginals is ~100 MB, never built as one string.
     writeJSON(jsonResult(model, r, labels), (chunk) => process.stdout.write(chunk));
     process.stdout.write('\n');
   } else if (values['out-format'] === undefined || values.out) process.stdout.write(summary(description, model, r, labels) + '\n');
+  // The files after the result is printed, so a failed write costs the files, not the result.
+  if (values['out-format'] === 'uai' && values.out) {
+    const files: [string, string][] = [[values.out + '.MAR', writeMAR(r.marginals)]];
+    if (pr) files.unshift([values.out + '.PR', pr]);
+    // Without --json the files are the marginals' only copy: a failed write keeps them in the temporary directory.
+    await writeOutputs('--out', files, `; the result above is complete, only ${files.map(([f]) => f).join(' and ')} ${files.length > 1 ? 'were' : 'was'} not written`, !values.json);
+  }
   if (values.plot !== undefined) {
     const failed = await writePlotFile(values.plot, model, r);
     if (failed) throw new UsageError(failed);

@@ -114,7 +114,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   const engine = await loadEngine();
   const r = learn(engine, data, { ...opts, test });
   // The model is always the last good one: on divergence, the parameters before the failing epoch.
-  await writeOutput('--out', values.out, writeUAI(r.model));
+  await writeOutput('--out', values.out, writeUAI(r.model), '', true);
   if (values.json) {
     writeJSON({
       data: { file: positionals[0], rows: data.rows, columns: data.cols, header: data.header },

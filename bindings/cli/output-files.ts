@@ -2,8 +2,9 @@
 // run, so that minutes of inference or learning are not lost to a path that cannot be written, and
 // any write that still fails is reported in one line rather than as a stack trace.
 import { accessSync, constants, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** Why a write failed, from its error code, as the end of a sentence about the path. */
 export function whyUnwritable(e: unknown): string {
@@ -31,11 +32,41 @@ export function unwritablePath(path: string): string | null {
 /** A file the CLI was asked to write could not be: one line naming the option and the path (exit 2). */
 export class OutputError extends Error {}
 
-/** Writes `text` to `path`; a failure becomes an OutputError. */
-export async function writeOutput(option: string, path: string, text: string): Promise<void> {
+/** Writes `text` to `path` (writeOutputs); a failure becomes an OutputError. */
+export async function writeOutput(option: string, path: string, text: string, after = '', rescue = false): Promise<void> {
+  return writeOutputs(option, [[path, text]], after, rescue);
+}
+
+/**
+ * Writes each file under a temporary name beside it, then renames them into place: every file is
+ * written or none is (a full disk left PREFIX.PR without its .MAR, and a file cut short). A failure
+ * becomes an OutputError naming the file, with `after` appended (what the caller kept).
+ */
+export async function writeOutputs(option: string, files: readonly (readonly [path: string, text: string])[], after = '', rescue = false): Promise<void> {
+  const temps = files.map(([path]) => `${path}.${process.pid}.tmp`);
+  let at = 0;
   try {
-    await writeFile(path, text);
+    for (; at < files.length; at++) await writeFile(temps[at], files[at][1]);
+    for (let k = 0; k < files.length; k++) await rename(temps[k], files[k][0]);
   } catch (e) {
-    throw new OutputError(`${option} ${path}: ${whyUnwritable(e)}`);
+    await Promise.all(temps.map((t) => rm(t, { force: true }).catch(() => {})));
+    // `rescue`: the files are the run's only copy (a learned model, samples not printed): kept in the temporary directory.
+    const kept = rescue ? await rescued(files) : null;
+    throw new OutputError(`${option} ${files[Math.min(at, files.length - 1)][0]}: ${whyUnwritable(e)}${kept ? `; written instead to ${kept.join(' and ')}` : after}`);
+  }
+}
+
+/** The files written to the temporary directory under their own names and this process's id; null when that fails too. */
+async function rescued(files: readonly (readonly [path: string, text: string])[]): Promise<string[] | null> {
+  try {
+    const out: string[] = [];
+    for (const [path, text] of files) {
+      const spare = join(tmpdir(), `${process.pid}-${basename(path)}`);
+      await writeFile(spare, text);
+      out.push(spare);
+    }
+    return out;
+  } catch {
+    return null;
   }
 }
