@@ -150,3 +150,17 @@ test('an estimate cut short makes the whole result partial and says so (a queued
   const whole = foldAIS(model, opts, pieces.map((p) => runAISPiece(engine, model, opts, p, null)), 0);
   assert.equal(withEstimate(marginals, { estimator: 'ais', ...opts }, whole).partial, false);
 });
+
+test('inferAsync: a method without chains, its AIS on one worker or not split, runs here (--method mf --logz ais --workers 1 was refused by runParallel)', async () => {
+  const { randomFactorGraph } = await import('./helpers.ts');
+  const model = randomModel(mulberry32(13), 8, { density: 0.4 });
+  const higher = randomFactorGraph(mulberry32(14), 6, { maxArity: 3 });
+  for (const [m, workers] of [[model, 1], [higher, 2], [higher, 1]] as const) {
+    for (const method of ['mf', 'bp', 'treegibbs'] as const) {
+      if (method === 'treegibbs' && !m.isPairwise) continue;
+      const opts = { method, logz: 'ais' as const, ais: { runs: 8, steps: 30 }, samples: 100, chains: 2 };
+      const r = await inferAsync(engine, m, { ...opts, workers });
+      assert.equal(r.logZ, infer(engine, m, opts).logZ, `${method}, ${workers} worker(s), ${m.isPairwise ? 'pairwise' : 'arity 3'}`);
+    }
+  }
+});

@@ -75,6 +75,9 @@ export async function inferAsync(engine: Engine, model: Model, opts: InferOption
     const r = await exactInferenceParallel(engine, model, { ...rest.exact, onProgress: rest.onProgress, workers: given });
     return withLogZ(engine, model, { ...exactInferenceResult(r), diagnostics: { ...exactDiagnostics(r), workers: r.workers } }, rest);
   }
+  // A method without chains runs here (`workers` was for its AIS, which did not split or took one
+  // worker: --method mf --logz ais --workers 1 went to runParallel and was refused).
+  if (!(PARALLEL_METHODS as readonly string[]).includes(method)) return infer(engine, model, rest);
   const workers = given ?? autoWorkers(method, model, rest as ParallelOptions, nodeHost.defaultWorkers());
   if (workers === 0 || (given === undefined && workers <= 1)) return infer(engine, model, rest);
   return withLogZ(engine, model, await runParallel(model, { ...rest, method: method as ParallelMethod, workers } as ParallelOptions), rest);
