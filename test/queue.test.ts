@@ -77,6 +77,12 @@ test('population annealing (AIS pieces) and exact through the queue equal the si
   for (const opts of [
     { method: 'gibbs', seed: 4, chains: 2, samples: 500, logz: 'ais', ais: { runs: 48, population: 8, steps: 300 } },
     { method: 'exact', seed: 5, logz: 'ais', ais: { runs: 20, steps: 200 } },
+    // Methods without chain jobs run whole on a worker (bp, pt, treegibbs, sw were refused by its payload check).
+    { method: 'bp', damping: 0.2, maxIterations: 500, tolerance: 1e-8 },
+    { method: 'bounds', trwSteps: 2 },
+    { method: 'pt', seed: 6, replicas: 4, samples: 200, burnin: 50 },
+    { method: 'treegibbs', seed: 7, chains: 2, samples: 200 },
+    { method: 'sw', seed: 8, chains: 2, samples: 200 },
   ] as InferOptions[]) {
     const ref = infer(engine, model, opts);
     const r = await runQueued(model, opts, { connection: url, aisRunsPerJob: 3 });

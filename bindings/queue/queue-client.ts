@@ -8,7 +8,7 @@
 //     group of runs (ais-split.ts); piece 0 first when its schedule is adaptive (it computes it);
 //   * exact inference whose bucket-elimination plan is sliced (maxMemory): contiguous groups of
 //     slices, each worker planning again (the plan is deterministic), summed in slice order;
-//   * any other log Z estimator, and exact / mf / mfrp: one job each, run whole.
+//   * any other log Z estimator, and every other method (WHOLE_METHODS): one job each, run whole.
 //
 // Every chain, run and population draws from its own (seed, index) streams, so the result is the
 // single-process result bit for bit whichever worker ran what, however often a job was retried.

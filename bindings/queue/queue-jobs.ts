@@ -4,6 +4,7 @@
 import { ModelError } from '../core/errors.ts';
 import { PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel-job.ts';
 import { PRECISIONS, SCANS } from '../samplers/gibbs-lanes.ts';
+import { PROBABILITY_TABLES } from '../samplers/gibbs-table.ts';
 
 /** BullMQ queue name (the Redis keys are bull:relaxmrf:…; blobs and results relaxmrf:…). */
 export const QUEUE_NAME = 'relaxmrf';
@@ -20,9 +21,14 @@ export const keys = {
   cancelled: (run: string) => `relaxmrf:cancelled:${run}`,
 };
 
-export const WHOLE_METHODS = ['exact', 'mf', 'mfrp'] as const;
+/**
+ * The methods a queue runs as one job on one worker: every method but the chain samplers', which go
+ * out chain by chain (bp, trw, bounds, treegibbs, pt, sw and wolff were sent and refused by the
+ * worker's payload check, while --queue promised any method).
+ */
+export const WHOLE_METHODS = ['exact', 'mf', 'mfrp', 'bp', 'trw', 'bounds', 'treegibbs', 'pt', 'sw', 'wolff'] as const;
 
-/** One job. chains: runJob's chains of `method`; ais: a piece of AIS runs; logz: a whole log Z estimate; infer: a whole exact/mf/mfrp run; slices: slices of a sliced exact plan (the worker plans again: the plan is deterministic). */
+/** One job. chains: runJob's chains of `method`; ais: a piece of AIS runs; logz: a whole log Z estimate; infer: a whole run of a method without chain jobs; slices: slices of a sliced exact plan (the worker plans again: the plan is deterministic). */
 export type QueueJob =
   | { v: 1; run: string; kind: 'chains'; model: string; method: ParallelMethod; opts: JobOpts; chains: number[] }
   | { v: 1; run: string; kind: 'ais'; model: string; opts: JobOpts; firstRun: number; runs: number; schedule: string | null }
@@ -42,13 +48,16 @@ const OPTION_KINDS: Record<string, Kind> = {
   sweepsPerStep: 'number', pilotRuns: 'number', pilotSteps: 'number', thin: 'number', covarianceCap: 'number',
   maxTableEntries: 'number', maxMessageEntries: 'number', maxFlops: 'number', maxMemory: 'number', orderSearchWork: 'number', orderRestarts: 'number',
   treeSearch: 'boolean', speedSlicing: 'boolean', adaptMass: 'boolean', empirical: 'boolean', orderedStarts: 'boolean', collapse: 'boolean', lanes: 'boolean',
+  // BP, TRW and bounds; parallel tempering (the whole-run methods past exact, mf and mfrp).
+  damping: 'number', maxIterations: 'number', tolerance: 'number', trwSteps: 'number', trwTrees: 'number',
+  replicas: 'number', betaMin: 'number', adaptLadder: 'boolean', ladder: 'numbers', moves: 'string', probabilityTable: 'string',
   method: 'string', shift: 'string', factor: 'string', parametrisation: 'string', logz: 'string', estimator: 'string',
   transition: 'string', schedule: 'string', reference: 'string', covariance: 'string', precision: 'string', scan: 'string',
   integrator: 'string-or-numbers', trace: 'string-or-numbers', pairs: 'pairs', orderings: 'strings',
   ais: 'group', exact: 'group', relaxation: 'group',
 };
 /** String options with a fixed set of values (Gibbs's and AIS's `precision`, Gibbs's `scan`). */
-const OPTION_VALUES: Record<string, readonly string[]> = { precision: PRECISIONS, scan: SCANS };
+const OPTION_VALUES: Record<string, readonly string[]> = { precision: PRECISIONS, scan: SCANS, probabilityTable: PROBABILITY_TABLES };
 const MAX_ARRAY = 1 << 16;
 const MAX_STRING = 64;
 
