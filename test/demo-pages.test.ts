@@ -81,3 +81,20 @@ test('demo pages in Chromium: live start on load, real problems against exact, d
     await demo.close();
   }
 });
+
+test("every number input's default value is one the browser accepts (problems.html's seconds, 4 with min 0.2 and step 0.5, failed the form's validation and Run did nothing)", () => {
+  for (const page of ['index.html', 'problems.html', 'denoise.html']) {
+    const html = readFileSync(fileURLToPath(new URL(`../demo/${page}`, import.meta.url)), 'utf8');
+    for (const tag of html.match(/<input[^>]*type="number"[^>]*>/g) ?? []) {
+      const attr = (name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1];
+      const value = Number(attr('value')), min = attr('min'), max = attr('max'), step = attr('step') ?? '1';
+      assert.ok(Number.isFinite(value), `${page}: ${tag}`);
+      if (min !== undefined) assert.ok(value >= Number(min), `${page}: ${tag} below min`);
+      if (max !== undefined) assert.ok(value <= Number(max), `${page}: ${tag} above max`);
+      if (step !== 'any') {
+        const k = (value - Number(min ?? 0)) / Number(step);
+        assert.ok(Math.abs(k - Math.round(k)) < 1e-9, `${page}: ${tag}: the value is off the step`);
+      }
+    }
+  }
+});
