@@ -145,7 +145,8 @@ test('on worker threads (exactSampleParallel, exactMAPParallel, from the package
     assert.deepEqual(map.configuration, wantMAP.configuration, `MAP, ${workers} workers`);
     assert.ok(Object.is(map.logPotential, wantMAP.logPotential));
   }
-  await assert.rejects(pkg.exactSampleParallel(engine, m, { ...opts, workers: 0 }), /workers 0 is not a positive integer/);
+  await assert.rejects(pkg.exactSampleParallel(engine, m, { ...opts, workers: 0 }), /workers must be an integer in \[1, 256\], got 0/);
+  await assert.rejects(pkg.exactSampleParallel(engine, m, { ...opts, workers: 257 }), /workers must be an integer in \[1, 256\], got 257/);
 });
 
 test('CLI: --method exact --map writes the UAI MAP format; --samples N one configuration per line; both sliced under --max-memory', () => {

@@ -21,7 +21,7 @@ import { commandHelp, COMMANDS } from './help.ts';
 import { exactDecode } from './exact-decode.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
 import type { Model } from '../core/model.ts';
-import { MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
+import { MAX_CHAINS, MAX_LOOP_COUNT, MAX_WORKERS } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { learnCommand, LearnUsageError, LEARN_USAGE } from './learn-command.ts';
 
@@ -409,7 +409,7 @@ async function inferCommand(argv: string[]): Promise<void> {
     trwSteps: integer('trw-steps', values['trw-steps'], 0),
     onProgress: progressReporter(),
   };
-  const workers = integer('workers', values.workers, 0);
+  const workers = integer('workers', values.workers, 0, MAX_WORKERS);
   if (workers !== undefined && method !== 'exact' && !PARALLEL_METHODS.includes(method as ParallelMethod) && logz !== 'ais') {
     throw new UsageError(`--workers applies to exact, ${PARALLEL_METHODS.join(', ')} and --logz ais, not --method ${method}`);
   }

@@ -14,6 +14,11 @@ export const MAX_LOOP_COUNT = 0x7fffffff;
  * 10^9 chains on a 16-variable model ran V8 out of heap after 12 s (a fatal error, no message).
  */
 export const MAX_CHAINS = 2 ** 20;
+/**
+ * The most worker threads a run starts: each loads an engine (≈ 20 MB and up), so --workers 1000000
+ * on a 1024-slice plan would have started 1024 (64 took 1.2 GB for 3 exact samples).
+ */
+export const MAX_WORKERS = 256;
 
 export function checkCount(name: string, x: number, min: number, max?: number): void {
   if (!Number.isInteger(x) || x < min || (max !== undefined && x > max)) {

@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import type { Engine } from '../core/engine.ts';
 import type { Model, ModelData } from '../core/model.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
+import { checkCount, MAX_WORKERS } from '../core/options.ts';
 import { decodePlan, exactInference, mapOf, sampleCount, samplesOf, slicedBucketPlan, slicedResult, takesBucketPath, type ExactMAP, type ExactOptions, type ExactResult, type ExactSampleOptions, type ExactSamples, type SlicedBucketPlan } from './exact.ts';
 import { decodeSlices, decodeSteps, runAndSumSlices, SliceSum, type DecodeTask, type DecodedSlice, type Decoded, type SliceOutcome, type SliceSpec } from './slicing.ts';
 import { startWorkerModule } from '../parallel/start-worker.ts';
@@ -41,7 +42,7 @@ const workerError = (m: { message: string; name: string }): Error => (m.name ===
 export async function exactInferenceParallel(engine: Engine, model: Model, opts: ExactOptions & { workers?: number } = {}): Promise<ExactResult & { workers: number }> {
   const t0 = performance.now();
   const { workers: given, ...exact } = opts;
-  if (given !== undefined && !(Number.isInteger(given) && given >= 1)) throw new ModelError(`workers ${given} is not a positive integer`);
+  if (given !== undefined) checkCount('workers', given, 1, MAX_WORKERS);
   if (!takesBucketPath(model, exact)) return withWorkers(exactInference(engine, model, exact), 1);
   const sp = slicedBucketPlan(model, exact);
   if (!sp.fits) return withWorkers(exactInference(engine, model, exact), 1);
@@ -115,7 +116,7 @@ export async function exactMAPParallel(engine: Engine, model: Model, opts: Exact
  * every batch); one worker, or a plan of one slice, decodes on this thread (decodeSlices).
  */
 async function decodeOnWorkers(engine: Engine, model: Model, sp: SlicedBucketPlan, mode: 'sample' | 'max', count: number, seed: number, given: number | undefined): Promise<{ decoded: Decoded; workers: number }> {
-  if (given !== undefined && !(Number.isInteger(given) && given >= 1)) throw new ModelError(`workers ${given} is not a positive integer`);
+  if (given !== undefined) checkCount('workers', given, 1, MAX_WORKERS);
   const slices = sp.sliced.slices, workers = Math.max(1, Math.min(slices, given ?? availableParallelism()));
   if (workers === 1) return { decoded: decodeSlices(engine, model, sp.sliced, mode, count, seed), workers };
   const spec: SliceSpec = { order: sp.sliced.order, fixed: sp.sliced.fixed, impossible: sp.sliced.impossible, sliceVars: sp.sliced.sliceVars };

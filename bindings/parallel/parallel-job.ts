@@ -23,7 +23,7 @@ import { checkInferOptions, relaxationFor } from '../infer.ts';
 import { relaxationDiagnostics, type RelaxationOptions } from '../relax/relaxation.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { checkCount } from '../core/options.ts';
+import { checkCount, MAX_WORKERS } from '../core/options.ts';
 import { refuseZeroModel } from '../core/feasible.ts';
 
 /**
@@ -298,7 +298,7 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
   const plan = chainPlan(method, model, opts);
   refuseZeroModel(model, method);
   const workers = Math.min(plan.chains, opts.workers ?? Math.max(1, host.defaultWorkers()));
-  checkCount('workers', workers, 1);
+  checkCount('workers', workers, 1, MAX_WORKERS);
   const { signal, onProgress, workers: _w, ...jobOpts } = opts;
   const data = modelData(model);
 
