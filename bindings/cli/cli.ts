@@ -21,7 +21,7 @@ import { commandHelp, COMMANDS } from './help.ts';
 import { exactDecode } from './exact-decode.ts';
 import { EngineError, FormatError, ModelError } from '../core/errors.ts';
 import type { Model } from '../core/model.ts';
-import { MAX_CHAINS, MAX_LOOP_COUNT, MAX_WORKERS } from '../core/options.ts';
+import { MAX_CHAINS, MAX_CONCURRENCY, MAX_LOOP_COUNT, MAX_WORKERS } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { learnCommand, LearnUsageError, LEARN_USAGE } from './learn-command.ts';
 
@@ -483,7 +483,7 @@ async function queuedRun(model: Model, opts: InferOptions, url: string): Promise
 /** `relaxmrf worker`: serves the queue until interrupted (a second interrupt quits at once). */
 async function workerCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
-    args: argv,
+    args: joinNegativeValues(argv),
     allowPositionals: true,
     options: { queue: { type: 'string' }, concurrency: { type: 'string' }, name: { type: 'string' }, 'lock-ms': { type: 'string' } },
   });
@@ -499,7 +499,7 @@ async function workerCommand(argv: string[]): Promise<void> {
   process.on('SIGTERM', onSignal);
   try {
     await runWorker(values.queue, {
-      concurrency: integer('concurrency', values.concurrency, 1),
+      concurrency: integer('concurrency', values.concurrency, 1, MAX_CONCURRENCY),
       name: values.name,
       lockMs: integer('lock-ms', values['lock-ms'], 500),
       log: (line) => process.stderr.write(line + '\n'),

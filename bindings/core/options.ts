@@ -19,6 +19,8 @@ export const MAX_CHAINS = 2 ** 20;
  * on a 1024-slice plan would have started 1024 (64 took 1.2 GB for 3 exact samples).
  */
 export const MAX_WORKERS = 256;
+/** The most jobs a queue worker runs at once (`--concurrency`), each on a compute thread of its own. */
+export const MAX_CONCURRENCY = 1024;
 
 export function checkCount(name: string, x: number, min: number, max?: number): void {
   if (!Number.isInteger(x) || x < min || (max !== undefined && x > max)) {

@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import type { Job } from 'bullmq';
 import { startWorkerModule } from '../parallel/start-worker.ts';
 import { ModelError } from '../core/errors.ts';
+import { MAX_CONCURRENCY } from '../core/options.ts';
 import { blobHash } from './model-blob.ts';
 import { checkJob, keys, KEY_TTL_MS, MAX_BLOB_BYTES, QUEUE_NAME, type QueueJob } from './queue-jobs.ts';
 import { bullConnection, connectRedis, queueConnection, withTimeout } from './queue-redis.ts';
@@ -50,7 +51,7 @@ class JobFailure extends Error {}
 export async function runWorker(url: string, opts: WorkerOptions = {}): Promise<void> {
   const conn = queueConnection(url);
   const concurrency = opts.concurrency ?? availableParallelism();
-  if (!(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 1024)) throw new ModelError(`concurrency must be an integer in [1, 1024], got ${concurrency}`);
+  if (!(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY)) throw new ModelError(`concurrency must be an integer in [1, ${MAX_CONCURRENCY}], got ${concurrency}`);
   const lockMs = opts.lockMs ?? 30_000;
   if (!(Number.isInteger(lockMs) && lockMs >= 500)) throw new ModelError(`lock duration must be an integer ≥ 500 ms, got ${lockMs}`);
   const name = opts.name ?? `${hostname()}:${process.pid}`;
