@@ -167,6 +167,10 @@ test('a wrong queue URL is exit 2 with a clear line', { skip }, async () => {
   const c = await cli({}, 'worker', '--queue', `redis://127.0.0.1:${closed}`);
   assert.equal(c.code, 2);
   assert.match(c.err, /cannot use the queue/);
+  // A database the server does not have (a run on /99 was served from database 0).
+  const d = await cli({}, 'infer', 'ising:3x3', '--method', 'mf', '--queue', `${url.replace(/\/\d+$/, '')}/99`);
+  assert.equal(d.code, 2, d.err);
+  assert.match(d.err, /cannot use the queue at redis:\/\/127\.0\.0\.1:\d+\/99: ERR DB index is out of range/);
 });
 
 test('a Redis that goes away mid-run: exit 3 with a clear line, no hang', { skip }, async () => {

@@ -38,7 +38,9 @@ export async function connectRedis(c: QueueConnection, timeoutMs = 5000): Promis
   let lastError: unknown = null;
   redis.on('error', (e) => (lastError = e));
   try {
-    await withTimeout(redis.connect().then(() => redis.ping()), timeoutMs, 'no answer');
+    // SELECT again, awaited: ioredis's own SELECT of a database past the server's count only emitted
+    // an error, and the connection went on in database 0 (a run on /99 was served from /0).
+    await withTimeout(redis.connect().then(() => redis.select(redis.options.db ?? 0)).then(() => redis.ping()), timeoutMs, 'no answer');
     return redis;
   } catch (e) {
     redis.disconnect();
