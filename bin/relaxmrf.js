@@ -25,3 +25,6 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 process.exitCode = await main(process.argv.slice(2));
+// Done: once the output is flushed, no handle may keep the process (a queued run whose Redis paused
+// past the lost limit printed its error, returned 3 and stayed on, BullMQ's connections retrying).
+process.stdout.write('', () => process.stderr.write('', () => setTimeout(() => process.exit(), 1000).unref()));

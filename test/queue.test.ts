@@ -173,6 +173,28 @@ test('a wrong queue URL is exit 2 with a clear line', { skip }, async () => {
   assert.match(d.err, /cannot use the queue at redis:\/\/127\.0\.0\.1:\d+\/99: ERR DB index is out of range/);
 });
 
+test('no worker: the client says so once and keeps waiting; SIGTERM cancels its jobs as Ctrl-C does (they were left to a later worker)', { skip }, async () => {
+  // Database 7: no worker serves it.
+  const db7 = `${url.replace(/\/\d+$/, '')}/7`;
+  const c = spawn(process.execPath, [BIN, 'infer', 'ising:3x3', '--method', 'gibbs', '--chains', '2', '--queue', db7], { env: { ...process.env, RELAXMRF_QUEUE_WAIT_MS: '300' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  const noted = new Promise<void>((resolve) => c.stderr!.on('data', (d) => ((err += d), /no worker has taken a job of this run/.test(err) && resolve())));
+  const exited = new Promise<number | null>((resolve) => c.on('exit', resolve));
+  await Promise.race([noted, sleep(20_000)]);
+  assert.match(err, /^relaxmrf: note: no worker has taken a job of this run for 0.3 s; the jobs wait in the queue at redis:\/\/127\.0\.0\.1:\d+\/7/m);
+  c.kill('SIGTERM');
+  const code = await exited;
+  assert.equal(code, 3, err);
+  assert.match(err, /cancelled before/);
+  const port = Number(/:(\d+)/.exec(url.replace('redis://', ''))![1]);
+  const q = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port, db: 7 } });
+  try {
+    assert.equal(await q.getWaitingCount(), 0, 'the waiting jobs are cancelled');
+  } finally {
+    await q.close();
+  }
+});
+
 test('a Redis that goes away mid-run: exit 3 with a clear line, no hang', { skip }, async () => {
   let started!: () => void;
   const running = new Promise<void>((resolve) => (started = resolve));

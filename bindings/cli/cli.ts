@@ -470,13 +470,19 @@ async function queuedRun(model: Model, opts: InferOptions, url: string): Promise
   const { runQueued } = await import('../queue/queue-client.ts');
   const ac = new AbortController();
   const onInterrupt = () => ac.abort();
+  // SIGTERM as SIGINT: the run's waiting jobs are cancelled (a terminated client left them to a later worker).
   process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onInterrupt);
   try {
     // RELAXMRF_QUEUE_LOST_MS: how long Redis may be silent before the run fails (default 10 s; tests set less).
     const lost = Number(process.env.RELAXMRF_QUEUE_LOST_MS);
-    return await runQueued(model, { ...opts, signal: ac.signal }, { connection: url, lostAfterMs: lost > 0 ? lost : undefined });
+    const note = (line: string) => process.stderr.write(`relaxmrf: note: ${line}\n`);
+    // RELAXMRF_QUEUE_WAIT_MS: how long before "no worker has taken a job" (default 10 s; tests set less).
+    const wait = Number(process.env.RELAXMRF_QUEUE_WAIT_MS);
+    return await runQueued(model, { ...opts, signal: ac.signal }, { connection: url, lostAfterMs: lost > 0 ? lost : undefined, onNote: note, waitingNoteMs: wait > 0 ? wait : undefined });
   } finally {
     process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onInterrupt);
   }
 }
 

@@ -38,7 +38,14 @@ export interface QueueOptions {
   lostAfterMs?: number;
   /** AIS with population 1: runs per job (default runs / 32). */
   aisRunsPerJob?: number;
+  /** Called once when no worker has taken a job of the run for WAITING_NOTE_MS (a client with no worker waited in silence). */
+  onNote?: (line: string) => void;
+  /** How long the run waits for a worker before onNote (default WAITING_NOTE_MS; tests set less). */
+  waitingNoteMs?: number;
 }
+
+/** How long a run waits for its first job to be taken before saying so. */
+export const WAITING_NOTE_MS = 10_000;
 
 /** Job attempts: a job that fails twice fails the run (a killed worker's job is retried by BullMQ's stalled-job check). */
 const ATTEMPTS = 2;
@@ -203,6 +210,14 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
       const guard = (f: Promise<void>) => f.catch((e) => finish(e instanceof EngineError || e instanceof ModelError ? e : new EngineError(`queue: ${(e as Error).message}`)));
       events.on('completed', ({ jobId }) => void guard(collect(jobId)));
       events.on('failed', ({ jobId, failedReason }) => void guard(failed(jobId, failedReason)));
+      // No worker: say so once, the run keeps waiting (jobs stay queued until one starts, or Ctrl-C).
+      let taken = false;
+      events.on('active', ({ jobId }) => void (pending.has(jobId) && (taken = true)));
+      const waiting = setTimeout(() => {
+        if (!taken && jobsDone === 0 && !settled) queue.onNote?.(`no worker has taken a job of this run for ${(queue.waitingNoteMs ?? WAITING_NOTE_MS) / 1000} s; the jobs wait in the queue at ${conn.display} for \`relaxmrf worker --queue URL\` (Ctrl-C cancels them)`);
+      }, queue.waitingNoteMs ?? WAITING_NOTE_MS);
+      waiting.unref();
+      timers.push(waiting as unknown as ReturnType<typeof setInterval>);
       events.on('progress', ({ jobId, data }) => {
         if (pending.has(jobId) && typeof data === 'number') {
           progress.set(jobId, data);
