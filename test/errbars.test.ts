@@ -148,3 +148,18 @@ test('log Z weights: chains that disagree widen the error bar and warn', () => {
   assert.ok(b.stdErr > 0.5, `disagreeing chains: SE ${b.stdErr}`);
   assert.ok(logMeanExpChains([agree[0]], 10).warnings.some((w) => w.startsWith('one chain')));
 });
+
+test('a run too short for R̂ and ESS says so (samples: 1 reported them null with no warning)', async () => {
+  const { loadEngine } = await import('../bindings/core/wasm-node.ts');
+  const { infer } = await import('../bindings/infer.ts');
+  const { isingLattice } = await import('../bindings/core/builders.ts');
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [3, 3], beta: 0.3, h: 0.1 });
+  for (const method of ['gibbs', 'treegibbs', 'dhmc'] as const) {
+    const short = infer(engine, model, { method, samples: 1, burnin: 10 });
+    assert.equal(short.diagnostics.rhatMax, null, method);
+    assert.ok(short.warnings!.some((w) => /^only 1 (batch means|draws) per chain: too few for R̂ and ESS/.test(w)), `${method}: ${JSON.stringify(short.warnings)}`);
+    const long = infer(engine, model, { method, samples: 400, burnin: 100 });
+    assert.ok(!long.warnings!.some((w) => /too few for R̂/.test(w)), method);
+  }
+});

@@ -128,6 +128,8 @@ const REMEDY = 'more chains, longer runs, tree-block moves, parallel tempering o
 /** What every sampler checks: chains that disagree (R̂) and too few effective samples for the error bars. */
 export function convergenceWarnings(d: { essMin: number | null; rhatMax: number | null; rhatFlagged: number; batchLag1?: number | null }, o: { chains: number; seriesLength: number; unit: 'batch means' | 'draws'; variables: number }): string[] {
   const out: string[] = [];
+  // Split-R̂ halves each chain's series: below 4 there is nothing to compare (samples: 1 reported R̂ and ESS null, silently).
+  if (o.seriesLength < 4) out.push(`only ${o.seriesLength} ${o.unit} per chain: too few for R̂ and ESS (they need 4), so nothing here tells whether the chains mixed or how far off the marginals are; run more samples`);
   if (d.rhatFlagged > 0 && d.rhatMax !== null) {
     out.push(`R̂ up to ${fmt(d.rhatMax)} (> ${RHAT_LIMIT} on ${d.rhatFlagged} of ${o.variables} traced quantities): the chains disagree (or drift), so they have not mixed and the marginals may be far off even where their standard errors are small; try ${REMEDY}`);
   }
