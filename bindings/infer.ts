@@ -19,12 +19,13 @@ import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type EstimateLogZOption
 import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
 import { refuseZeroModel } from './core/feasible.ts';
-
-export { refuseZeroModel };
 import { ensureChainWorkFits } from './core/bound.ts';
 import { runBP, type BPOptions } from './variational/bp.ts';
 import { runTRW, type TRWOptions } from './variational/trw.ts';
 import { runBounds } from './variational/bounds.ts';
+
+// Re-exported for inferAsync and runQueued; it lives in core/feasible.ts, where the run* functions reach it too.
+export { refuseZeroModel };
 
 /** Every method `infer` runs, as named in `InferOptions.method` and the CLI's `--method`. */
 export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'mala', 'mf', 'mfrp', 'bp', 'trw', 'bounds', 'pt', 'sw', 'wolff'] as const;
@@ -70,7 +71,7 @@ export function infer(engine: Engine, model: Model, opts: InferOptions = {}): In
 }
 
 /**
- * Every option infer takes (InferOptions' keys; test/infer-options.test.ts checks this list against
+ * Every option infer takes (InferOptions' keys; test/api-validation.test.ts checks this list against
  * the type), and those of its `exact` and `ais` objects: a key outside them is refused, not ignored
  * ({ sample: 10 } ran 2000 samples, { methd: 'gibbs' } exact inference, and the names differ between
  * methods: mean field's `tol`, BP's `tolerance`).

@@ -213,8 +213,9 @@ function hasJointZero(model: Model): boolean {
  * it (noZeroConfiguration: zeros of factors of several variables contradicting each other or the
  * evidence, on models of ≤ 10^5 variables): every method but exact inference (which answers log Z =
  * −∞) refuses the model, as infer, inferAsync and every run* function start (runParallel: the one
- * place here, the search in its workers; runQueued: the first check, its workers run infer); the samplers and BP would run on it and report marginals (a zero constant factor passed
- * them all; Gibbs reported a pairwise table forbidding the observed pair with exit 0).
+ * place here, the search in its workers; runQueued: the first check, its workers run infer); the
+ * samplers and BP would run on it and report marginals (a zero constant factor passed them all;
+ * Gibbs reported a pairwise table forbidding the observed pair with exit 0).
  */
 export function refuseZeroModel(model: Model, method: string, engine?: Engine): void {
   if (method === 'exact') return;
