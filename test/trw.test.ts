@@ -160,3 +160,16 @@ test('mergeRepeatedScopes: the same model when no scope repeats, summed factors 
     assert.equal(merged.nFactors, m.nFactors - 1, `repeated ${extra}`);
   }
 });
+
+test('bounds warns when its interval comes out empty (fields of ±10⁶: mean field a rounding above TRW, returned silently)', async () => {
+  const { runBounds } = await import('../bindings/variational/bounds.ts');
+  const { ising } = await import('../bindings/core/builders.ts');
+  const engine = await loadEngine();
+  const m = ising({ n: 3, couplings: [[0, 1, 0.3]], h: [1e6, -1e6, 0] });
+  const r = runBounds(engine, m);
+  assert.ok(r.logZLower! > r.logZUpper!, 'this model crosses by rounding');
+  assert.ok(r.warnings!.some((w) => /^the bounds cross: .*the rounding of their sums in double precision/.test(w)), JSON.stringify(r.warnings));
+  const fine = runBounds(engine, ising({ n: 3, couplings: [[0, 1, 0.3], [1, 2, -0.2]], h: 0.1 }));
+  assert.ok(fine.logZLower! <= fine.logZUpper!);
+  assert.ok(!fine.warnings!.some((w) => /bounds cross/.test(w)));
+});

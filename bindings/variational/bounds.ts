@@ -44,6 +44,18 @@ export function runBounds(engine: Engine, model: Model, opts: BoundsOptions = {}
     diagnostics,
     seconds: (performance.now() - t0) / 1000,
     partial: opts.signal?.aborted === true || mf.partial,
-    warnings: [...trwWarnings(upper, c, opts), ...(mf.warnings ?? [])],
+    warnings: [...trwWarnings(upper, c, opts), ...(mf.warnings ?? []), ...crossedBounds(mf.logZ!, upper.logZ)],
   };
+}
+
+/**
+ * A warning when the interval is empty (it was returned as it came: [2000000.3931471806,
+ * 2000000.3931471803] with fields of ±10⁶): within 10⁻¹² of each other that is the rounding of their
+ * sums, farther apart TRW's value is not a bound (not converged).
+ */
+function crossedBounds(lower: number, upper: number): string[] {
+  if (!(lower > upper)) return [];
+  const rel = (lower - upper) / Math.max(1, Math.abs(upper));
+  const why = rel < 1e-12 ? 'the rounding of their sums in double precision: log Z is there to within that' : "more than rounding: TRW's value is not a bound here (not converged?), do not trust the interval";
+  return [`the bounds cross: mean field's ${lower} is above TRW's ${upper} by ${lower - upper} nats (${rel.toExponential(1)} relative), ${why}`];
 }
