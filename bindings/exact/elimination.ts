@@ -30,6 +30,47 @@ const TAG_SHIFT = 0, TAG_LAMBDA_UP = 1, TAG_LAMBDA_DOWN = 2, TAG_MU = 3;
 
 class RangeFailure extends Error {}
 
+/** How far below its row's largest entry a log-potential may lie and stay a normal double once linear (e^−708 is the smallest). */
+const LINEAR_SPAN = 700;
+
+/**
+ * Why the linear tables would lose entries, or null: a pairwise table's row (per state of its owner)
+ * or an owner's row vector (its unary table plus its tables' row maxima) spanning more than
+ * LINEAR_SPAN nats. Such an entry became 0, and no message check saw it when other factors made its
+ * configuration the likely one: entries of 1e−100 … 1e300 gave log10 Z 650 against 920 and a
+ * marginal of ½ against 1e−70, silently.
+ */
+function linearRangeLoss(model: Model, pairs: ReturnType<Model['pairTables']>, rowOff: Int32Array, unaryRows: Float64Array, edgeStart: Int32Array, edgeList: Int32Array): string | null {
+  const card = model.card;
+  for (let v = 0; v < model.n; v++) {
+    const K = card[v];
+    const row = unaryRows.slice(rowOff[v], rowOff[v] + K);
+    for (let k = edgeStart[v]; k < edgeStart[v + 1]; k++) {
+      const e = edgeList[k], a = pairs.i[e], b = pairs.j[e], t0 = pairs.start[e];
+      const other = a === v ? card[b] : card[a];
+      // Owner state s's row: entries t0 + s·card[b] + y (v = a) or t0 + y·card[b] + s (v = b).
+      const at = (s: number, y: number): number => pairs.tables[a === v ? t0 + s * card[b] + y : t0 + y * card[b] + s];
+      for (let s = 0; s < K; s++) {
+        let max = -Infinity, min = Infinity;
+        for (let y = 0; y < other; y++) {
+          const x = at(s, y);
+          if (x > max) max = x;
+          if (x > -Infinity && x < min) min = x;
+        }
+        if (max - min > LINEAR_SPAN) return `the table of (${a}, ${b}) spans ${(max - min).toFixed(0)} nats within a row, past ${LINEAR_SPAN}`;
+        row[s] += max;
+      }
+    }
+    let max = -Infinity, min = Infinity;
+    for (const x of row) {
+      if (x > max) max = x;
+      if (x > -Infinity && x < min) min = x;
+    }
+    if (max - min > LINEAR_SPAN) return `variable ${v}'s states span ${(max - min).toFixed(0)} nats, past ${LINEAR_SPAN}`;
+  }
+  return null;
+}
+
 /** `maxBytes`: the memory budget for the messages (exactInference's maxMemory); past it a MemoryBudgetExceeded, before anything is allocated. */
 export function runElimination(engine: Engine, model: Model, tree: JunctionTree, order: Int32Array, maxBytes = Infinity): ExactOutcome {
   const n = model.n;
@@ -46,6 +87,8 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
   if (sched.bytes > maxBytes) {
     throw new MemoryBudgetExceeded(`the junction tree would need ${fmtBytes(sched.bytes)} of WASM memory for its messages, past the memory budget of ${fmtBytes(maxBytes)}`);
   }
+  const lost = linearRangeLoss(model, pairs, rowOff, unaryRows, edgeStart, edgeList);
+  if (lost) throw new RangeExceeded(`exact elimination: the potentials span more than the floating-point range of its linear tables (${lost})${RANGE_HINT}`);
 
   // Persistent layout: constants, descriptor, each variable's row vector (its unary table, then the log
   // row offsets of the pairwise tables it owns), the pairwise tables, the kept factor tables, marginals.
