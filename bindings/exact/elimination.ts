@@ -45,11 +45,14 @@ function linearRangeLoss(model: Model, pairs: ReturnType<Model['pairTables']>, r
   for (let v = 0; v < model.n; v++) {
     const K = card[v];
     const row = unaryRows.slice(rowOff[v], rowOff[v] + K);
+    // v's factor table g_v multiplies its row vector and its tables' normalised rows: their spans add.
+    let rowsSpan = 0;
     for (let k = edgeStart[v]; k < edgeStart[v + 1]; k++) {
       const e = edgeList[k], a = pairs.i[e], b = pairs.j[e], t0 = pairs.start[e];
       const other = a === v ? card[b] : card[a];
       // Owner state s's row: entries t0 + s·card[b] + y (v = a) or t0 + y·card[b] + s (v = b).
       const at = (s: number, y: number): number => pairs.tables[a === v ? t0 + s * card[b] + y : t0 + y * card[b] + s];
+      let span = 0;
       for (let s = 0; s < K; s++) {
         let max = -Infinity, min = Infinity;
         for (let y = 0; y < other; y++) {
@@ -59,7 +62,9 @@ function linearRangeLoss(model: Model, pairs: ReturnType<Model['pairTables']>, r
         }
         if (max - min > LINEAR_SPAN) return `the table of (${a}, ${b}) spans ${(max - min).toFixed(0)} nats within a row, past ${LINEAR_SPAN}`;
         row[s] += max;
+        span = Math.max(span, max - min);
       }
+      rowsSpan += span;
     }
     let max = -Infinity, min = Infinity;
     for (const x of row) {
@@ -67,6 +72,7 @@ function linearRangeLoss(model: Model, pairs: ReturnType<Model['pairTables']>, r
       if (x > -Infinity && x < min) min = x;
     }
     if (max - min > LINEAR_SPAN) return `variable ${v}'s states span ${(max - min).toFixed(0)} nats, past ${LINEAR_SPAN}`;
+    if (max - min + rowsSpan > LINEAR_SPAN) return `variable ${v}'s factor table spans up to ${(max - min + rowsSpan).toFixed(0)} nats, past ${LINEAR_SPAN}`;
   }
   return null;
 }
