@@ -78,6 +78,8 @@ test('builders and Model.fromData check what they take: counts, types, sums past
     // Finite inputs whose sum leaves the double range: +∞ (exact inference answered NaN), a constant of +∞.
     [() => new ModelBuilder([2, 2]).addPairwise(0, 1, [1e308, 0, 0, 0]).addPairwise(0, 1, [1e308, 0, 0, 0]).build(), /summed table has Infinity at entry 0/],
     [() => new ModelBuilder([2]).addConstant(1e308).addConstant(1e308).build(), /constant factors sum to \+Infinity/],
+    // Finite factors on different scopes whose largest entries sum past the range (exact inference said Z = 0 or NaN).
+    [() => new ModelBuilder([2, 2]).addFactor([0], [1e308, 0]).addFactor([0, 1], [1e308, 1e308, 0, 0]).build(), /largest log-potentials sum past the double range/],
     [() => Model.fromData({ ...small.toData(), logConst: NaN }), /the constant log-potential is NaN/],
     [() => Model.fromData({ ...small.toData(), logConst: Infinity }), /the constant log-potential is Infinity/],
     [() => Model.fromData({ ...small.toData(), card: Float64Array.of(2.5, 2, 2) as never }), /variable 0 has cardinality 2.5/],

@@ -349,3 +349,16 @@ test('the memory budget binds the junction tree too: past it auto runs bucket el
   );
   assert.throws(() => exactInference(engine, model, { maxMemory: -5 }), /maxMemory -5 is not a positive number of bytes/);
 });
+
+test('planning options are checked before the plan cache, named as given, and small budgets are written in bytes', async () => {
+  const engine = await loadEngine();
+  const { ModelError } = await import('../bindings/core/errors.ts');
+  const m = randomFactorGraph(mulberry32(77), 10, { cards: [2, 3], maxArity: 3, factors: 14 });
+  exactInference(engine, m, { method: 'bucket' });
+  // The cache's key wrote NaN as null: after a default run these found its plan and passed.
+  for (const [opts, re] of [[{ maxFlops: NaN }, /^maxFlops NaN is not a positive number/], [{ maxMessageEntries: NaN }, /^maxMessageEntries NaN is not a positive number/], [{ maxMessageEntries: 0 }, /^maxMessageEntries 0 is not/], [{ maxFlops: Infinity }, /^maxFlops Infinity is not/]] as const) {
+    assert.throws(() => exactInference(engine, m, { method: 'bucket', ...opts }), (e: unknown) => e instanceof ModelError && re.test((e as Error).message), JSON.stringify(opts));
+  }
+  // "the memory budget of 0 kB is too small" for 100 bytes; "4 kB … would do is 4 kB" for 4000 against 4248.
+  assert.throws(() => exactInference(engine, m, { method: 'bucket', maxMemory: 100 }), (e: unknown) => /the memory budget of 100 bytes is too small even for the sliced plan: the smallest budget that would do is (\d+) bytes \(--max-memory \1\)/.test((e as Error).message));
+});

@@ -131,7 +131,7 @@ export class Model {
       const x = d.tables[k];
       if (Number.isNaN(x) || x === Infinity) throw new ModelError(`model data: table entry ${k} is ${x}`);
     }
-    return new Model(d);
+    return withSumInRange(new Model(d));
   }
 
   /** The model as plain data (the same arrays, not copies): what `fromData` and workers take. */
@@ -741,7 +741,7 @@ export class ModelBuilder {
       if (Number.isNaN(tables[k]) || tables[k] === Infinity) throw new ModelError(`a factor's summed table has ${tables[k]} at entry ${k}: its summed log-potentials leave the double range`);
     }
     if (this.logConst === Infinity) throw new ModelError('the constant factors sum to +Infinity: their log-potentials leave the double range');
-    return new Model({
+    return withSumInRange(new Model({
       card: this.card.slice(),
       scopeStart: this.scopeStart.done(),
       scopeVars: this.scopeVars.done(),
@@ -749,8 +749,25 @@ export class ModelBuilder {
       tables,
       logConst: this.logConst,
       lattice: null,
-    });
+    }));
   }
+}
+
+/**
+ * The model, after checking that no configuration's log-potential can pass the double range: the
+ * constant plus every factor's largest entry stays finite. Finite factors of 1e308 on one variable's
+ * two scopes summed to +∞: enumeration and bucket elimination answered Z = 0, the junction tree NaN.
+ */
+function withSumInRange(m: Model): Model {
+  let top = m.logConst === -Infinity ? 0 : m.logConst;
+  for (let f = 0; f < m.nFactors; f++) {
+    let max = -Infinity;
+    const t0 = m.tableStart[f], t1 = t0 + m.tableSize(f);
+    for (let e = t0; e < t1; e++) if (m.tables[e] > max) max = m.tables[e];
+    if (max > 0) top += max;
+  }
+  if (top === Infinity) throw new ModelError('the factors\' largest log-potentials sum past the double range (+Infinity): rescale them');
+  return m;
 }
 
 function isIdentity(perm: number[]): boolean {

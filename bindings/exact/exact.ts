@@ -122,7 +122,7 @@ function planScore(plan: BucketPlan, maxMessage: number): number {
 const bucketCliqueLimit = (maxFlops: number): number => Math.min(maxFlops, 2 ** 48);
 
 /** The clique size bucket elimination's greedy orderings are judged against (they stop far past it). */
-const bucketOrderLimit = (opts: ExactOptions): number => bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS)) / 2 ** PLANNED_PAST_LIMIT_LOG2;
+const bucketOrderLimit = (opts: ExactOptions): number => bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS, 'maxFlops')) / 2 ** PLANNED_PAST_LIMIT_LOG2;
 
 /** The ordering heuristics' orders bucket elimination plans from (greedy runs stop past its limits). */
 function bucketOrderCandidates(graph: OrderingGraph, opts: ExactOptions): OrderStats[] {
@@ -151,8 +151,8 @@ export interface GreedyBucketChoice {
  * interaction graph is then that graph). No engine argument: the orderings run on the planner's instance.
  */
 export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders?: OrderStats[]): GreedyBucketChoice {
-  const maxMessage = checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES);
-  const maxFlops = checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS);
+  const maxMessage = checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES, 'maxMessageEntries');
+  const maxFlops = checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS, 'maxFlops');
   const { fixed, impossible } = fixedStates(model);
   const graph = interactionGraph(model, fixed);
   const limitClique = bucketCliqueLimit(maxFlops);
@@ -306,8 +306,8 @@ function checkMemory(bytes: number): number {
   return bytes;
 }
 
-function checkLimit(limit: number): number {
-  if (!(limit >= 1) || !Number.isFinite(limit)) throw new ModelError(`maxTableEntries ${limit} is not a positive number`);
+function checkLimit(limit: number, name = 'maxTableEntries'): number {
+  if (typeof limit !== 'number' || !(limit >= 1) || !Number.isFinite(limit)) throw new ModelError(`${name} ${String(limit)} is not a positive number`);
   return limit;
 }
 
@@ -519,6 +519,10 @@ const planKey = (o: ExactOptions): string => JSON.stringify([o.maxMemory, o.maxF
  */
 export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?: GreedyBucketChoice | (() => GreedyBucketChoice)): SlicedBucketPlan {
   const maxMemory = checkMemory(opts.maxMemory ?? DEFAULT_MAX_MEMORY);
+  // Checked before the cache: its key writes NaN and ±Infinity as null, so a bad limit found the
+  // default's plan and passed.
+  checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS, 'maxFlops');
+  checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES, 'maxMessageEntries');
   // A greedy stage from the junction tree's shared orders is kept apart: it is the same in every
   // case measured, but exactSample's plan must not depend on whether exactInference ran first.
   const key = planKey(opts) + (greedy ? ' shared' : '');

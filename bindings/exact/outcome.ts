@@ -27,5 +27,7 @@ export function fmtBytes(b: number): string {
   if (b >= 1e12) return `${(b / 1e12).toPrecision(3)} TB`;
   if (b >= 1e9) return `${Math.round(b / 1e9)} GB`;
   if (b >= 1e6) return `${Math.round(b / 1e6)} MB`;
-  return `${Math.round(b / 1e3)} kB`;
+  // Below 10 kB in bytes: "4 kB too small, 4 kB would do" said nothing (4000 against 4248 bytes).
+  if (b >= 1e4) return `${Math.round(b / 1e3)} kB`;
+  return `${Math.ceil(b)} bytes`;
 }
