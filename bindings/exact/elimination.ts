@@ -34,11 +34,13 @@ class RangeFailure extends Error {}
 const LINEAR_SPAN = 700;
 
 /**
- * Why the linear tables would lose entries, or null: a pairwise table's row (per state of its owner)
- * or an owner's row vector (its unary table plus its tables' row maxima) spanning more than
- * LINEAR_SPAN nats. Such an entry became 0, and no message check saw it when other factors made its
- * configuration the likely one: entries of 1e−100 … 1e300 gave log10 Z 650 against 920 and a
- * marginal of ½ against 1e−70, silently.
+ * Why the linear tables would lose entries, or null: a pairwise table's row (per state of its owner),
+ * an owner's row vector (its unary table plus its tables' row maxima), or its factor table g_v (that
+ * vector times the tables' normalised rows: the spans add) spanning more than LINEAR_SPAN nats. Such
+ * an entry became 0, and no message check saw it when other factors made its configuration the
+ * likely one: entries of 1e−100 … 1e300 gave log10 Z 650 against 920 and a marginal of ½ against
+ * 1e−70; three tables of ≤ 660 nats in one g_v, log Z 907 against 1062 — silently. A message's own
+ * range is not bounded here.
  */
 function linearRangeLoss(model: Model, pairs: ReturnType<Model['pairTables']>, rowOff: Int32Array, unaryRows: Float64Array, edgeStart: Int32Array, edgeList: Int32Array): string | null {
   const card = model.card;
