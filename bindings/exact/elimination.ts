@@ -43,33 +43,44 @@ const LINEAR_SPAN = 700;
  * range is not bounded here.
  */
 function linearRangeLoss(model: Model, pairs: ReturnType<Model['pairTables']>, rowOff: Int32Array, unaryRows: Float64Array, edgeStart: Int32Array, edgeList: Int32Array): string | null {
-  const card = model.card;
+  const card = model.card, tables = pairs.tables;
+  // Every span is at most 2·max|entry| per table and per unary row: most models are cleared here,
+  // in two flat passes, before the per-row walk (5 ms of a 10^5-variable chain's 0.29 s).
+  let maxAbs = 0, maxOwned = 0;
+  for (const x of tables) if (x > -Infinity && Math.abs(x) > maxAbs) maxAbs = Math.abs(x);
+  for (const x of unaryRows) if (x > -Infinity && Math.abs(x) > maxAbs) maxAbs = Math.abs(x);
+  for (let v = 0; v < model.n; v++) maxOwned = Math.max(maxOwned, edgeStart[v + 1] - edgeStart[v]);
+  if (2 * maxAbs * (1 + 2 * maxOwned) <= LINEAR_SPAN) return null;
+  // One scratch row for every variable (no array per variable: a 10^5-variable strip runs this too).
+  let maxK = 1;
+  for (let v = 0; v < model.n; v++) maxK = Math.max(maxK, card[v]);
+  const row = new Float64Array(maxK);
   for (let v = 0; v < model.n; v++) {
     const K = card[v];
-    const row = unaryRows.slice(rowOff[v], rowOff[v] + K);
+    for (let s = 0; s < K; s++) row[s] = unaryRows[rowOff[v] + s];
     // v's factor table g_v multiplies its row vector and its tables' normalised rows: their spans add.
     let rowsSpan = 0;
     for (let k = edgeStart[v]; k < edgeStart[v + 1]; k++) {
       const e = edgeList[k], a = pairs.i[e], b = pairs.j[e], t0 = pairs.start[e];
-      const other = a === v ? card[b] : card[a];
-      // Owner state s's row: entries t0 + s·card[b] + y (v = a) or t0 + y·card[b] + s (v = b).
-      const at = (s: number, y: number): number => pairs.tables[a === v ? t0 + s * card[b] + y : t0 + y * card[b] + s];
+      // Owner state s's row: entries t0 + s·card[b] + y·1 (v = a) or t0 + s·1 + y·card[b] (v = b).
+      const other = a === v ? card[b] : card[a], sStride = a === v ? card[b] : 1, yStride = a === v ? 1 : card[b];
       let span = 0;
       for (let s = 0; s < K; s++) {
         let max = -Infinity, min = Infinity;
-        for (let y = 0; y < other; y++) {
-          const x = at(s, y);
+        for (let y = 0, at = t0 + s * sStride; y < other; y++, at += yStride) {
+          const x = tables[at];
           if (x > max) max = x;
           if (x > -Infinity && x < min) min = x;
         }
         if (max - min > LINEAR_SPAN) return `the table of (${a}, ${b}) spans ${(max - min).toFixed(0)} nats within a row, past ${LINEAR_SPAN}`;
         row[s] += max;
-        span = Math.max(span, max - min);
+        if (max - min > span) span = max - min;
       }
       rowsSpan += span;
     }
     let max = -Infinity, min = Infinity;
-    for (const x of row) {
+    for (let s = 0; s < K; s++) {
+      const x = row[s];
       if (x > max) max = x;
       if (x > -Infinity && x < min) min = x;
     }
