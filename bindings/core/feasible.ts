@@ -166,34 +166,55 @@ export function noZeroConfiguration(engine: Engine, model: Model): string | null
  * their standard errors). The Gibbs samplers' inits ask it.
  */
 export function supportStart(engine: Engine, model: Model, start: () => ArrayLike<number>, seed: number, chain: number): Int32Array | null {
-  const found = feasibilityOf(engine, model)?.x;
-  if (!found) return null;
-  const x = start();
-  if (model.logPotential(x) !== -Infinity) return null;
-  return repairedStart(engine, model, x, seed, chain) ?? found.slice();
+  const starts = new SupportStarts(engine, model);
+  try {
+    return starts.start(start, seed, chain);
+  } finally {
+    starts.dispose();
+  }
 }
 
-/** Moves of the local search that brings a chain's own start into the support (repairedStart): a few ms. */
+/** Moves of the local search that brings a chain's own start into the support: a few ms. */
 const REPAIR_MOVES = 100_000;
 /** Models on which a repair ran out of moves: their chains take the shared configuration at once. */
 const repairFails = new WeakSet<Model>();
 
 /**
- * The min-conflicts local search from the chain's own random start x, on the chain's stream: a
- * configuration of positive probability near x, or null when it runs out of moves. Chains that all
- * took the one configuration of the depth-first search were identical, so R̂ could not see them
- * stuck: on a chain of 3-state equalities Gibbs, which cannot leave a configuration there, reported
- * marginals (1, 0, 0) with standard error 0 and no warning (exact: 1/3 each).
+ * supportStart for a batch of chains, with one factor graph in engine memory for all their repairs
+ * (`graph`, the caller's own when it has one, or one bound on the first repair and freed by dispose):
+ * each chain's own random start moved into the support by the min-conflicts local search on the
+ * chain's stream, or, when that runs out of moves, the depth-first search's configuration. Chains
+ * that all took that one configuration were identical, so R̂ could not see them stuck: on a chain of
+ * 3-state equalities Gibbs, which cannot leave a configuration there, reported marginals (1, 0, 0)
+ * with standard error 0 and no warning (exact: 1/3 each).
  */
-function repairedStart(engine: Engine, model: Model, x: ArrayLike<number>, seed: number, chain: number): Int32Array | null {
-  if (repairFails.has(model)) return null;
-  const g = BoundFactorGraph.fromModel(engine, model, 'the search for a configuration of positive probability', () => 4 * (4 * model.n + 3 * model.nFactors + 8) + 256);
-  try {
-    const repaired = localSearch(g, x, seed, chain, REPAIR_MOVES);
-    if (!repaired) repairFails.add(model);
-    return repaired;
-  } finally {
-    g.dispose();
+export class SupportStarts {
+  private own: BoundFactorGraph | null = null;
+
+  constructor(private readonly engine: Engine, private readonly model: Model, private readonly graph?: BoundFactorGraph) {}
+
+  /** The start a chain takes instead of `start()` (see supportStart), or null when it stays. */
+  start(start: () => ArrayLike<number>, seed: number, chain: number): Int32Array | null {
+    const found = feasibilityOf(this.engine, this.model)?.x;
+    if (!found) return null;
+    const x = start();
+    if (this.model.logPotential(x) !== -Infinity) return null;
+    if (repairFails.has(this.model)) return found.slice();
+    const repaired = localSearch(this.bound(), x, seed, chain, REPAIR_MOVES);
+    if (!repaired) repairFails.add(this.model);
+    return repaired ?? found.slice();
+  }
+
+  private bound(): BoundFactorGraph {
+    if (this.graph) return this.graph;
+    const m = this.model;
+    return (this.own ??= BoundFactorGraph.fromModel(this.engine, m, 'the search for a configuration of positive probability', () => 4 * (4 * m.n + 3 * m.nFactors + 8) + 256));
+  }
+
+  /** Frees the factor graph it bound (not the caller's). */
+  dispose(): void {
+    this.own?.dispose();
+    this.own = null;
   }
 }
 

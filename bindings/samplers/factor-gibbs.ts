@@ -19,7 +19,7 @@ import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEven
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
 import type { DiscreteChainState, DiscreteStepInfo } from './discrete-sampler.ts';
 import { gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
-import { refuseZeroModel, supportStart } from '../core/feasible.ts';
+import { refuseZeroModel, SupportStarts } from '../core/feasible.ts';
 import { Issued } from './issued.ts';
 
 /** Tag of the factor-graph Gibbs sampler's stream within a chain (the canonical Gibbs sampler uses 1). */
@@ -82,7 +82,8 @@ export class FactorGibbsSampler {
       k.factorGibbsInit(header, ptr);
     });
     const state = this.issued.state({ ptr, chain });
-    const x = supportStart(this.engine, this.model, () => this.states(state), seed, chain);
+    // The sampler's own factor graph serves the repair (no copy of the model per chain).
+    const x = new SupportStarts(this.engine, this.model, this.graph).start(() => this.states(state), seed, chain);
     if (x) this.states(state).set(x);
     return state;
   }

@@ -15,7 +15,7 @@ import { BoundModel, type FormSize } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { chainSeedWords, seedWords } from '../core/seed.ts';
 import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
-import { supportStart } from '../core/feasible.ts';
+import { SupportStarts } from '../core/feasible.ts';
 import { splitEvenly } from './estimators.ts';
 import type { DiscreteEvent } from './chains.ts';
 import { checkTableMode, probabilityTable, tableMayApply, tablePlanBytes, type ProbabilityTable, type TableMode } from './gibbs-table.ts';
@@ -229,9 +229,14 @@ export class GibbsLanes {
     this.current = batch;
     // A random start of zero probability (hard pair constraints) is replaced by one of positive
     // probability, from which no site update leaves the support (supportStart).
-    for (let c = 0; c < width; c++) {
-      const x = supportStart(this.engine, this.model, () => this.configuration(batch, c), seed, chains[Math.min(c, chains.length - 1)]);
-      if (x) this.setConfiguration(batch, c, x);
+    const starts = new SupportStarts(this.engine, this.model);
+    try {
+      for (let c = 0; c < width; c++) {
+        const x = starts.start(() => this.configuration(batch, c), seed, chains[Math.min(c, chains.length - 1)]);
+        if (x) this.setConfiguration(batch, c, x);
+      }
+    } finally {
+      starts.dispose();
     }
     return batch;
   }
