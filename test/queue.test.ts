@@ -209,3 +209,10 @@ test('a Redis that goes away mid-run: exit 3 with a clear line, no hang', { skip
   assert.match(r.err, /lost the queue's Redis at redis:\/\/127\.0\.0\.1:\d+\/0/);
   assert.ok(Date.now() - killedAt < 8000, `exited ${Date.now() - killedAt} ms after Redis went away`);
 });
+
+test('every method crosses the queue: the chain samplers as chain jobs, the rest whole (the list of whole-run methods is the methods less the chain samplers)', async () => {
+  const { WHOLE_METHODS } = await import('../bindings/queue/queue-jobs.ts');
+  const { PARALLEL_METHODS } = await import('../bindings/parallel/parallel-job.ts');
+  const { METHODS } = await import('../bindings/infer.ts');
+  assert.deepEqual([...WHOLE_METHODS, ...PARALLEL_METHODS].sort(), [...METHODS].sort());
+});
