@@ -249,38 +249,54 @@ function program(words: i32[]): usize {
   return p;
 }
 
+// Each result's (smallest positive entry, largest entry) pair.
+const lows = garbage(8);
+
 describe('programs (elimProgramRun)', () => {
   it('a reduce, then a scale by the max it knew, then a row sum; every op in one call', () => {
     // out[j] = Σ_t A[t + 2 j] (2 × 2, summing digit 0); its max 7 divides it (bits 0); m is result 0.
     const A = tab([1, 2, 3, 4]), out = garbage(2), res = garbage(2);
     const prog = program([2, 2, <i32>out, <i32>A, <i32>ONE, 2, 2, 2, 0, 1, 1, 2, 0, 0, 0, 0, /* SCALE */ 3, <i32>out, 2, 0, 1, 1]);
-    expect(elimProgramRun(prog, 22, res)).toBe(-1);
+    expect(elimProgramRun(prog, 22, res, lows)).toBe(-1);
     expect(at(res, 0)).toBe(7.0);
+    expect(at(lows, 0)).toBe(3.0); // the smallest positive entry before the scaling, then the largest
+    expect(at(lows, 1)).toBe(7.0);
     expectTable(out, [3.0 / 7, 1.0]);
+  });
+  it("a scale's low is its smallest positive entry, negated when the table has zeros (−∞ when every entry is 0)", () => {
+    const T = tab([0, 5e-300, 0, 2, 1e-310]), Z = tab([0, 0, 0]), P = tab([3, 4e-200, 5]), res = garbage(3);
+    expect(elimProgramRun(program([3, <i32>T, 5, 0, 0, 2, 3, <i32>Z, 3, 0, 0, 2, 3, <i32>P, 3, 0, 0, 2]), 18, res, lows)).toBe(-1);
+    expect(at(lows, 0)).toBe(-1e-310);
+    expect(at(lows, 1)).toBe(2.0);
+    expect(at(lows, 2)).toBe(-Infinity);
+    expect(at(lows, 3)).toBe(0.0);
+    expect(at(lows, 4)).toBe(4e-200);
+    expect(at(lows, 5)).toBe(5.0);
+    expect(at(res, 0)).toBe(2.0);
   });
   it('stops at the first scale whose table is all zero, leaving later ops undone; a finite-only check does not', () => {
     const Z = tab([0, 0]), B = tab([5, 6]), res = garbage(3);
     const scale = (p: usize, check: i32): i32[] => [3, <i32>p, 2, 0, 0, check];
     const finiteOnly = program(scale(Z, 2).concat(scale(B, 1)));
-    expect(elimProgramRun(finiteOnly, 12, res)).toBe(-1);
+    expect(elimProgramRun(finiteOnly, 12, res, lows)).toBe(-1);
     expect(at(res, 0)).toBe(0.0);
     expect(at(res, 1)).toBe(6.0);
     const C = tab([5, 6]);
     const positive = program(scale(Z, 1).concat(scale(C, 1)));
-    expect(elimProgramRun(positive, 12, res)).toBe(0);
+    expect(elimProgramRun(positive, 12, res, lows)).toBe(0);
     expect(at(C, 1)).toBe(6.0); // the second scale never ran
   });
   it('the register a reduce sets survives into the next call (a program cut between the two)', () => {
     const A = tab([1, 2, 3, 4]), out = garbage(2), res = garbage(1);
-    expect(elimProgramRun(program([2, 2, <i32>out, <i32>A, <i32>ONE, 2, 2, 2, 0, 1, 1, 2, 0, 0, 0, 0]), 16, res)).toBe(-1);
+    expect(elimProgramRun(program([2, 2, <i32>out, <i32>A, <i32>ONE, 2, 2, 2, 0, 1, 1, 2, 0, 0, 0, 0]), 16, res, lows)).toBe(-1);
     // Spoil the table's max: a scale that re-read it would see 100, the register says 7.
     store<f64>(out, 100.0);
-    expect(elimProgramRun(program([3, <i32>out, 2, 0, 1, 0]), 6, res)).toBe(-1);
+    expect(elimProgramRun(program([3, <i32>out, 2, 0, 1, 0]), 6, res, lows)).toBe(-1);
     expect(at(res, 0)).toBe(7.0);
   });
   it('exp-shift results and a stop at a row of −∞', () => {
     const R = tab([0, Math.log(3)]), D = tab([-Infinity, -Infinity]), res = garbage(2);
-    expect(elimProgramRun(program([4, <i32>R, 2, 4, <i32>D, 2]), 6, res)).toBe(1);
+    expect(elimProgramRun(program([4, <i32>R, 2, 4, <i32>D, 2]), 6, res, lows)).toBe(1);
     expect(at(res, 0)).toBeCloseTo(Math.log(3), 15);
     expect(at(res, 1)).toBe(-Infinity);
     expectTable(R, [1.0 / 3, 1.0]);

@@ -112,7 +112,10 @@ function innerReduce(mode: i32, po: usize, pa: usize, sa: i32, pb: usize, sb: i3
       qb += bb;
     }
   }
-  if (mode == 3) writtenMax = max(writtenMax, s);
+  if (mode == 3) {
+    writtenMax = max(writtenMax, s);
+    writtenMin = min(writtenMin, s);
+  }
   store<f64>(po, mode == 3 ? s : load<f64>(po) + s);
 }
 
@@ -145,6 +148,14 @@ const B_ROW = 2; // constant along the inner dimension, contiguous along the out
 
 // The largest value mode 3 has written (NaN once it has written a NaN): elimTableOp's result there.
 let writtenMax: f64 = 0;
+// The smallest value mode 3 has written (+∞ if none; one min per pair of outputs in the hot loop,
+// where tracking the smallest positive one apart from zeros cost 8 % of Grids_15's time).
+let writtenMin: f64 = Infinity;
+
+/** Mode 3's smallest entry written by the last elimTableOp that returned a largest one (0 if it wrote a zero). */
+export function elimWrittenMin(): f64 {
+  return writtenMin;
+}
 
 // Two dimensions: sum out the inner one (length k, contiguous in A) into consecutive outputs.
 //   out[j] (+)= Σ_t A[j*k + t] * B[...]      mode 0 or 3: =, mode 1: +=; mode 3 also tracks writtenMax.
@@ -152,7 +163,7 @@ function innerGroup(mode: i32, po: usize, pa: usize, pb: usize, bm: i32, k: i32,
   const kb = <usize>k << 3;
   const bInner = bm == B_INNER;
   const acc = mode == 1;
-  let mx: f64 = 0;
+  let mx: f64 = 0, mn: f64 = Infinity;
   if (bm == B_ROW || k != 2) {
     let qa = pa, qb = pb, qo = po;
     const c = load<f64>(pb);
@@ -170,17 +181,22 @@ function innerGroup(mode: i32, po: usize, pa: usize, pb: usize, bm: i32, k: i32,
       }
       if (acc) s += load<f64>(qo);
       mx = max(mx, s);
+      mn = min(mn, s);
       store<f64>(qo, s);
       qa += kb;
       qo += 8;
     }
-    if (mode == 3) writtenMax = max(writtenMax, mx);
+    if (mode == 3) {
+      writtenMax = max(writtenMax, mx);
+      writtenMin = min(writtenMin, mn);
+    }
     return;
   }
   // k == 2: two outputs per vector; pmax is one maxpd, NaN is caught by a running sum (the entries
   // are non-negative: a sum is NaN exactly when an entry is).
   let mv = f64x2.splat(0);
   let sv = f64x2.splat(0);
+  let nv = f64x2.splat(Infinity);
   let j = 0;
   const cv = f64x2.splat(load<f64>(pb));
   if (bInner && !acc) {
@@ -196,6 +212,7 @@ function innerGroup(mode: i32, po: usize, pa: usize, pb: usize, bm: i32, k: i32,
       const s2 = f64x2.add(v128.shuffle<f64>(x2, y2, 0, 2), v128.shuffle<f64>(x2, y2, 1, 3));
       mv = f64x2.pmax(mv, f64x2.pmax(s, s2));
       sv = f64x2.add(sv, f64x2.add(s, s2));
+      nv = f64x2.pmin(nv, f64x2.pmin(s, s2));
       v128.store(po + (<usize>j << 3), s);
       v128.store(po + (<usize>j << 3), s2, 16);
     }
@@ -216,6 +233,7 @@ function innerGroup(mode: i32, po: usize, pa: usize, pb: usize, bm: i32, k: i32,
     if (acc) s = f64x2.add(v128.load(oo), s);
     mv = f64x2.pmax(mv, s);
     sv = f64x2.add(sv, s);
+    nv = f64x2.pmin(nv, s);
     v128.store(oo, s);
   }
   for (; j < m; j++) {
@@ -226,11 +244,13 @@ function innerGroup(mode: i32, po: usize, pa: usize, pb: usize, bm: i32, k: i32,
     const oo = po + (<usize>j << 3);
     if (acc) s += load<f64>(oo);
     mx = max(mx, s);
+    mn = min(mn, s);
     store<f64>(oo, s);
   }
   if (mode == 3) {
     mx = max(mx, max(f64x2.extract_lane(mv, 0), f64x2.extract_lane(mv, 1)));
     writtenMax = isNaN(f64x2.extract_lane(sv, 0) + f64x2.extract_lane(sv, 1)) ? NaN : max(writtenMax, mx);
+    writtenMin = min(writtenMin, min(mn, min(f64x2.extract_lane(nv, 0), f64x2.extract_lane(nv, 1))));
   }
 }
 
@@ -394,7 +414,10 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
     if (mode == 0 || mode == 3) store<f64>(out, load<f64>(a) * load<f64>(b));
     else if (mode == 1) store<f64>(out, load<f64>(out) + load<f64>(a) * load<f64>(b));
     else store<f64>(out, load<f64>(a) + load<f64>(b));
-    return mode == 3 ? load<f64>(out) : 0;
+    if (mode != 3) return 0;
+    const x = load<f64>(out);
+    writtenMin = x;
+    return x;
   }
 
   // Classify the innermost dimensions; swap A and B into the canonical order where that helps.
@@ -468,6 +491,7 @@ export function elimTableOp(desc: usize, out: usize, a: usize, b: usize, mode: i
     if (!outerSum && (kind == K_GROUP || kind == K_REDUCE)) {
       mode = 3;
       writtenMax = 0;
+      writtenMin = Infinity;
     } else if (kind == K_COLUMNS || (kind == K_GENERIC && so0 == 0)) return -1;
     else staged = true;
   }
@@ -547,6 +571,44 @@ function tableMax(p: usize, n: i32): f64 {
   let m = max(f64x2.extract_lane(mv, 0), f64x2.extract_lane(mv, 1));
   for (; i < n; i++) m = max(m, load<f64>(p + (<usize>i << 3)));
   return v128.any_true(nan) ? NaN : m;
+}
+
+/**
+ * The largest entry of a table of non-negative numbers (NaN if any entry is NaN), as tableMax, and in
+ * the same pass its smallest positive entry (+∞ if none), negated when the table also has zero
+ * entries, left for elimTableLow: how far its range reaches down, and whether an entry vanished,
+ * which the junction tree checks against the doubles' range (bindings/exact/elimination.ts).
+ */
+export function elimTableRange(p: usize, n: i32): f64 {
+  const inf = f64x2.splat(Infinity), zero = f64x2.splat(0);
+  let mv = zero, nv = inf;
+  let nan = i64x2.splat(0), zeros = i64x2.splat(0);
+  let i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const x = v128.load(p + (<usize>i << 3));
+    mv = f64x2.pmax(mv, x);
+    nan = v128.or(nan, f64x2.ne(x, x));
+    nv = f64x2.pmin(nv, v128.bitselect(x, inf, f64x2.gt(x, zero)));
+    zeros = v128.or(zeros, f64x2.eq(x, zero));
+  }
+  let m = max(f64x2.extract_lane(mv, 0), f64x2.extract_lane(mv, 1));
+  let lo = min(f64x2.extract_lane(nv, 0), f64x2.extract_lane(nv, 1));
+  let hasZero = v128.any_true(zeros);
+  for (; i < n; i++) {
+    const x = load<f64>(p + (<usize>i << 3));
+    m = max(m, x);
+    if (x > 0 && x < lo) lo = x;
+    if (x == 0) hasZero = true;
+  }
+  tableLow = hasZero ? -lo : lo;
+  return v128.any_true(nan) ? NaN : m;
+}
+
+let tableLow: f64 = Infinity;
+
+/** The last elimTableRange's smallest positive entry, negated if the table had zeros. */
+export function elimTableLow(): f64 {
+  return tableLow;
 }
 
 /** elimMaxScale for a table whose largest entry m is known. */

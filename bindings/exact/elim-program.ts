@@ -14,10 +14,12 @@ export const MAX_DIMS = 64;
 const MIN_WORDS = 6 + 5 * MAX_DIMS;
 
 /**
- * What a result means to the pass that recorded it; `a`, `b`: its variables. Returning false stops
- * the program: nothing recorded after that result runs, and later flushes do nothing until reset().
+ * What a result means to the pass that recorded it; `a`, `b`: its variables; `low`, `max`: a scale's
+ * smallest positive entry before the scaling (+∞ if none; negated when the table has zero entries)
+ * and largest (an exp-shift's: 0, 0). Returning false
+ * stops the program: nothing recorded after that result runs, and later flushes do nothing until reset().
  */
-export type ResultHandler = (tag: number, a: number, b: number, m: number) => boolean;
+export type ResultHandler = (tag: number, a: number, b: number, m: number, low: number, max: number) => boolean;
 
 // Coalescing scratch (one loop nest at a time).
 const L = new Int32Array(MAX_DIMS), O = new Int32Array(MAX_DIMS), A = new Int32Array(MAX_DIMS), B = new Int32Array(MAX_DIMS);
@@ -25,8 +27,10 @@ const L = new Int32Array(MAX_DIMS), O = new Int32Array(MAX_DIMS), A = new Int32A
 export class Program {
   private readonly progPtr: number;
   private readonly resPtr: number;
+  private readonly lowPtr: number;
   private readonly words: Int32Array;
   private readonly results: Float64Array;
+  private readonly lows: Float64Array;
   private readonly capacity: number;
   private readonly maxResults: number;
   private used = 0;
@@ -37,15 +41,17 @@ export class Program {
 
   /**
    * Allocates its buffers from `arena`: `words` program words (at least one op's worth) and one
-   * result per 16 words. Views are taken now: allocate nothing in that engine afterwards.
+   * result (and its table's range) per 16 words. Views are taken now: allocate nothing in that engine afterwards.
    */
   constructor(private readonly arena: Arena, private readonly onResult: ResultHandler, words: number) {
     this.capacity = Math.max(MIN_WORDS, Math.floor(words));
     this.maxResults = this.capacity >> 4;
     this.progPtr = arena.alloc(4 * this.capacity, false);
     this.resPtr = arena.alloc(8 * this.maxResults, false);
+    this.lowPtr = arena.alloc(16 * this.maxResults, false);
     this.words = arena.i32(this.progPtr, this.capacity);
     this.results = arena.f64(this.resPtr, this.maxResults);
+    this.lows = arena.f64(this.lowPtr, 2 * this.maxResults);
   }
 
   /** Forgets what is recorded and the stop. */
@@ -65,12 +71,12 @@ export class Program {
       this.tags.length = 0;
       return;
     }
-    const stop = this.arena.engine.call('exact inference', (k) => k.elimProgramRun(this.progPtr, words, this.resPtr));
+    const stop = this.arena.engine.call('exact inference', (k) => k.elimProgramRun(this.progPtr, words, this.resPtr, this.lowPtr));
     const last = stop === -1 ? count : stop + 1;
     const tags = this.tags;
     try {
       for (let r = 0; r < last; r++) {
-        if (!this.onResult(tags[3 * r], tags[3 * r + 1], tags[3 * r + 2], this.results[r]) || r === stop) {
+        if (!this.onResult(tags[3 * r], tags[3 * r + 1], tags[3 * r + 2], this.results[r], this.lows[2 * r], this.lows[2 * r + 1]) || r === stop) {
           this.stopped = true;
           break;
         }
@@ -138,7 +144,7 @@ export class Program {
     this.nest(OP_REDUCE, outSize, lens, so, out, sa, a, sb, b, dims);
   }
 
-  /** Max-normalises a table unless its max is inside [2^-bits, 2^bits] (elimMaxScale); its max m is a result tagged (tag, a, b). */
+  /** Max-normalises a table unless its max is inside [2^-bits, 2^bits] (elimMaxScale); its max m (and the table's range) is a result tagged (tag, a, b). */
   scale(p: number, n: number, bits: number, useKnown: boolean, check: number, tag: number, a: number, b: number): void {
     const at = this.room(6, 1), w = this.words;
     w[at] = OP_SCALE;

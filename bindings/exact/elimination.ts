@@ -32,6 +32,14 @@ class RangeFailure extends Error {}
 
 /** How far below its row's largest entry a log-potential may lie and stay a normal double once linear (e^−708 is the smallest). */
 const LINEAR_SPAN = 700;
+/** The smallest product the linear kernels may form and keep exact: e^−708 > 2^−1022, the smallest normal double. */
+const LINEAR_FLOOR = -708;
+/** The smallest product that does not vanish: e^−744 > 2^−1074, the smallest subnormal double. */
+const ZERO_FLOOR = -744;
+/** The relative precision (bits) a message entry keeps where products went below the normal doubles: 2^−45 ≈ 3e−14. */
+const KEPT_BITS = 45;
+/** The smallest entry a stored message may have and keep KEPT_BITS (subnormals have an absolute precision of 2^−1075). */
+const STORED_FLOOR = (KEPT_BITS - 1075) * Math.LN2;
 
 /**
  * Why the linear tables would lose entries, or null: a pairwise table's row (per state of its owner),
@@ -39,10 +47,10 @@ const LINEAR_SPAN = 700;
  * vector times the tables' normalised rows: the spans add) spanning more than LINEAR_SPAN nats. Such
  * an entry became 0, and no message check saw it when other factors made its configuration the
  * likely one: entries of 1e−100 … 1e300 gave log10 Z 650 against 920 and a marginal of ½ against
- * 1e−70; three tables of ≤ 660 nats in one g_v, log Z 907 against 1062 — silently. A message's own
- * range is not bounded here.
+ * 1e−70; three tables of ≤ 660 nats in one g_v, log Z 907 against 1062 — silently. Writes each
+ * g_v's span bound (−log of its smallest positive entry) to gSpan: the messages' checks start from it.
  */
-function linearRangeLoss(model: Model, pairs: ReturnType<Model['pairTables']>, rowOff: Int32Array, unaryRows: Float64Array, edgeStart: Int32Array, edgeList: Int32Array): string | null {
+function linearRangeLoss(model: Model, pairs: ReturnType<Model['pairTables']>, rowOff: Int32Array, unaryRows: Float64Array, edgeStart: Int32Array, edgeList: Int32Array, gSpan: Float64Array): string | null {
   const card = model.card, tables = pairs.tables;
   // Every span is at most 2·max|entry| per table and per unary row: most models are cleared here,
   // in two flat passes, before the per-row walk (5 ms of a 10^5-variable chain's 0.29 s).
@@ -50,7 +58,11 @@ function linearRangeLoss(model: Model, pairs: ReturnType<Model['pairTables']>, r
   for (const x of tables) if (x > -Infinity && Math.abs(x) > maxAbs) maxAbs = Math.abs(x);
   for (const x of unaryRows) if (x > -Infinity && Math.abs(x) > maxAbs) maxAbs = Math.abs(x);
   for (let v = 0; v < model.n; v++) maxOwned = Math.max(maxOwned, edgeStart[v + 1] - edgeStart[v]);
-  if (2 * maxAbs * (1 + 2 * maxOwned) <= LINEAR_SPAN) return null;
+  const bound = 2 * maxAbs * (1 + 2 * maxOwned);
+  if (bound <= LINEAR_SPAN) {
+    gSpan.fill(bound);
+    return null;
+  }
   // One scratch row for every variable (no array per variable: a 10^5-variable strip runs this too).
   let maxK = 1;
   for (let v = 0; v < model.n; v++) maxK = Math.max(maxK, card[v]);
@@ -86,6 +98,7 @@ function linearRangeLoss(model: Model, pairs: ReturnType<Model['pairTables']>, r
     }
     if (max - min > LINEAR_SPAN) return `variable ${v}'s states span ${(max - min).toFixed(0)} nats, past ${LINEAR_SPAN}`;
     if (max - min + rowsSpan > LINEAR_SPAN) return `variable ${v}'s factor table spans up to ${(max - min + rowsSpan).toFixed(0)} nats, past ${LINEAR_SPAN}`;
+    gSpan[v] = max - min + rowsSpan;
   }
   return null;
 }
@@ -95,7 +108,7 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
   const n = model.n;
   const card = model.card;
   const sched = schedule(tree, order);
-  const { cliqueStart: cs, cliqueVars: cv, childStart, children, parent, sepSize, gStart, gVars, gSize, gHalf, gKept, hugin, edgeStart, edgeList } = tree;
+  const { cliqueStart: cs, cliqueVars: cv, childStart, children, parent, sepSize, cliqueSize, gStart, gVars, gSize, gHalf, gKept, hugin, edgeStart, edgeList } = tree;
   const pairs = model.pairTables(), pi = pairs.i, pj = pairs.j;
   // Each variable's unary factors summed (its row vector starts from them), variable v's at rowOff[v].
   const { start: rowOff, values: unaryRows } = model.unaryRows();
@@ -106,7 +119,8 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
   if (sched.bytes > maxBytes) {
     throw new MemoryBudgetExceeded(`the junction tree would need ${fmtBytes(sched.bytes)} of WASM memory for its messages, past the memory budget of ${fmtBytes(maxBytes)}`);
   }
-  const lost = linearRangeLoss(model, pairs, rowOff, unaryRows, edgeStart, edgeList);
+  const gSpan = new Float64Array(n);
+  const lost = linearRangeLoss(model, pairs, rowOff, unaryRows, edgeStart, edgeList, gSpan);
   if (lost) throw new RangeExceeded(`exact elimination: the potentials span more than the floating-point range of its linear tables (${lost})${RANGE_HINT}`);
 
   // Persistent layout: constants, descriptor, each variable's row vector (its unary table, then the log
@@ -135,7 +149,71 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
     // result (a log shift, a message's max) is handled here in the order the old per-call code did.
     let acc = 0; // log Z: the factors' log shifts, then the upward messages' logs
     let zero = false; // an upward message (or a factor row) vanished: Z = 0 or an underflow
-    const ops = new Program(arena, (tag, a, b, m) => {
+    // A message's entries are sums of products of its inputs' entries. A product under 2^−1022 keeps
+    // fewer digits, one under 2^−1074 vanishes, and no later check saw it when other factors made
+    // that configuration the likely one (a chain of equalities with unaries of ±300 nats said log Z 0
+    // against ln 2). So each message's smallest positive and largest entries are kept (their logs
+    // after the scaling: *Low, *High), and a step bounds its products by its inputs':
+    //  * at or above e^LINEAR_FLOOR every product, and every partial product, is a normal double: exact;
+    //  * else each product is off by at most e^err (2^−1075 per partial product, times the largest
+    //    entries of the inputs multiplied in after it); an entry summing N of them is still exact to
+    //    2^−KEPT_BITS when it is at least N · e^err · 2^KEPT_BITS, unless entries vanished: on a model without
+    //    zeros any zero entry is lost; otherwise products may not go below e^ZERO_FLOOR, where none vanishes;
+    //  * else the step refuses (auto then runs bucket elimination, in log space where needed).
+    // A bound, not the smallest product itself: some models that would have been exact refuse.
+    // The stored entries, after the scaling, must keep KEPT_BITS too: at least e^STORED_FLOOR.
+    const lamLow = new Float64Array(n), muLow = new Float64Array(n); // μ of a root is the constant 1
+    const lamHigh = new Float64Array(n), muHigh = new Float64Array(n).fill(1); // their largest entries (linear: rarely read)
+    const positive = !pairs.tables.includes(-Infinity) && !unaryRows.includes(-Infinity);
+    let checking = true; // not in support mode (0/1 tables)
+    /** A step's inputs: Σ log of their smallest entries below 1 (a partial product must not dip below the whole). */
+    let inLow = 0, inV = 0, inMu = false, inSkip = -1;
+    // Per node, the sum over its children's λ, once all are known (a star's centre has 10^5 children and as many μ steps).
+    const kidsLow = new Float64Array(n).fill(NaN);
+    /** Sets inLow for a step at v over g_v, μ_v if `withMu`, and v's children's λ but `skip`'s. */
+    const stepInputs = (v: number, withMu: boolean, skip: number): void => {
+      if (Number.isNaN(kidsLow[v])) {
+        let lo = 0;
+        for (let i = childStart[v]; i < childStart[v + 1]; i++) lo += Math.min(0, lamLow[children[i]]);
+        kidsLow[v] = lo;
+      }
+      inLow = kidsLow[v] - gSpan[v];
+      if (withMu) inLow += Math.min(0, muLow[v]);
+      if (skip >= 0) inLow -= Math.min(0, lamLow[skip]);
+      (inV = v), (inMu = withMu), (inSkip = skip);
+    };
+    /** The same step's Σ log of its inputs' largest entries above 1. */
+    const inHigh = (): number => {
+      let hi = inMu ? Math.max(0, Math.log(muHigh[inV])) : 0;
+      for (let i = childStart[inV]; i < childStart[inV + 1]; i++) if (children[i] !== inSkip) hi += Math.max(0, Math.log(lamHigh[children[i]]));
+      return hi;
+    };
+    const LN2 = Math.LN2;
+    /**
+     * What a step's products lost (see above), or null: `partials` its stages of partial products
+     * (1: a single product and sum), `terms` per entry, `entry` the log of its smallest positive entry.
+     */
+    const lost = (partials: number, terms: number, entry: number, hasZero: boolean): string | null => {
+      if (inLow >= LINEAR_FLOOR) return null;
+      const product = `a product reaches e^${inLow.toFixed(0)}, below e^${LINEAR_FLOOR}`;
+      if (positive ? hasZero : !(inLow >= ZERO_FLOOR)) return positive ? `${product} and an entry vanished` : `a product reaches e^${inLow.toFixed(0)}, below e^${ZERO_FLOOR}`;
+      const err = -1075 * LN2 + Math.log(partials) + (partials > 1 ? inHigh() : 0);
+      const floor = err + Math.log(terms) + KEPT_BITS * LN2;
+      return entry >= floor ? null : `${product} and an entry of e^${entry.toFixed(0)} sums ${terms} of them, below e^${floor.toFixed(0)}`;
+    };
+    /** Checks a step (inputs set by stepInputs) whose scale reported (m, signed low, max); leaves its stored output's smallest entry (log) and largest. */
+    let outLow = 0, outHigh = 0;
+    const checked = (partials: number, terms: number, signedLow: number, max: number, m: number, entryShift: number, a: number, b: number): void => {
+      const low = Math.abs(signedLow);
+      outLow = Math.log(low / m);
+      outHigh = max / m;
+      if (!checking || (inLow >= LINEAR_FLOOR && outLow >= STORED_FLOOR)) return;
+      const what = b < 0 ? `variable ${a}'s upward message` : `the message from ${a} to ${b}`;
+      const why = lost(partials, terms, Math.log(low) + entryShift, signedLow < 0);
+      if (why) throw new RangeFailure(`${what}: ${why}`);
+      if (!(outLow >= STORED_FLOOR)) throw new RangeFailure(`${what}: scaled, an entry falls to e^${outLow.toFixed(0)}, below e^${STORED_FLOOR.toFixed(0)}`);
+    };
+    const ops = new Program(arena, (tag, a, b, m, low, max) => {
       if (tag === TAG_SHIFT) {
         if (m === -Infinity) return !(zero = true);
         acc += m;
@@ -143,9 +221,21 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
       }
       if (tag === TAG_MU) {
         if (!(m > 0) || m === Infinity) throw new RangeFailure(`the message from ${a} to ${b} is ${m === 0 ? 'all zero' : String(m)}`);
+        // μ_b: Σ over a's clique but b's separator of μ_a · g_a · the other children's λ; Hugin: of
+        // all of them, then ÷ λ_b (the sums' entries are then at least μ_b's low times λ_b's).
+        const k = nChildren(a), h = hugin[a] !== 0;
+        stepInputs(a, true, h ? -1 : b);
+        checked(h ? k + 1 : k, cliqueSize[a] / sepSize[b], low, max, m, h ? lamLow[b] : 0, a, b);
+        (muLow[b] = outLow), (muHigh[b] = outHigh);
         return true;
       }
       if (Number.isNaN(m) || m === Infinity) throw new EngineError(`exact elimination: message of variable ${a} is ${m}`);
+      // λ_a: Σ over x_a of g_a · its children's λ.
+      if (m > 0) {
+        stepInputs(a, false, -1);
+        checked(Math.max(1, nChildren(a)), card[a], low, max, m, 0, a, -1);
+        (lamLow[a] = outLow), (lamHigh[a] = outHigh);
+      }
       if (tag === TAG_LAMBDA_DOWN) return true;
       if (!(m > 0)) return !(zero = true);
       acc += Math.log(m);
@@ -348,12 +438,20 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
       ops.reset();
       acc = 0;
       zero = false;
+      checking = !support;
+      kidsLow.fill(NaN);
       buildFactors(support);
       for (let t = 0; t < sched.upwardSteps && !ops.stopped; t++) lambdaStep(t, TAG_LAMBDA_UP);
       ops.flush();
       return zero ? -Infinity : acc;
     };
-    let logZ = upward(false);
+    const rangeRefusal = (e: unknown): unknown => (e instanceof RangeFailure ? new RangeExceeded(`exact elimination: the potentials span more than the floating-point range (${e.message})${RANGE_HINT}`) : e);
+    let logZ: number;
+    try {
+      logZ = upward(false);
+    } catch (e) {
+      throw rangeRefusal(e);
+    }
     if (logZ === -Infinity) {
       // Exactly zero, or a message underflowed? Count supported configurations instead.
       if (upward(true) !== -Infinity) {
@@ -371,16 +469,28 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
       }
       ops.flush();
     } catch (e) {
-      if (e instanceof RangeFailure) throw new RangeExceeded(`exact elimination: the potentials span more than the floating-point range (${e.message})${RANGE_HINT}`);
-      throw e;
+      throw rangeRefusal(e);
     }
     // One copy out of the engine; each marginal a view of it (a buffer per variable made a
     // million-variable result weigh 230 MB).
     const mv = arena.readF64(margBase, rowEntries);
     const marginals = Array.from(card, (K, v) => {
       const p = mv.subarray(rowOff[v], rowOff[v] + K);
+      // The products: a leaf's μ·g, a Hugin node's B (μ·g·Π λ), else its first child's μ·λ.
+      const c = children[childStart[v]], m = nChildren(v);
+      if (m === 0 || hugin[v]) stepInputs(v, true, -1);
+      else inLow = Math.min(0, muLow[c]) + Math.min(0, lamLow[c]);
       let s = 0;
       for (const x of p) s += x;
+      if (!(inLow >= LINEAR_FLOOR)) {
+        let low = Infinity, hasZero = false;
+        for (const x of p) {
+          if (x > 0 && x < low) low = x;
+          if (x === 0) hasZero = true;
+        }
+        const why = lost(hugin[v] ? m + 1 : 1, (m === 0 || hugin[v] ? cliqueSize[v] : sepSize[c]) / K, Math.log(low), hasZero);
+        if (why) throw rangeRefusal(new RangeFailure(`variable ${v}'s marginal: ${why}`));
+      }
       if (!(s > 0) || !Number.isFinite(s)) {
         throw new RangeExceeded(`exact elimination: the marginal of variable ${v} sums to ${s} (the potentials span more than the floating-point range)${RANGE_HINT}`);
       }
