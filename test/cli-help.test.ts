@@ -22,7 +22,7 @@ test('help: the whole usage and the list of commands; no arguments: the usage an
   const h = run('help'), none = run(), dash = run('--help');
   assert.equal(h.code, 0);
   assert.match(h.out, /relaxmrf infer MODEL/);
-  assert.match(h.out, /commands: infer, learn, demo, help/);
+  assert.match(h.out, /commands: infer, learn, worker, demo, help/);
   assert.equal(dash.code, 0);
   assert.equal(none.code, 2);
   assert.ok(h.out.startsWith(dash.out.trimEnd()), 'help starts with the --help text');
@@ -51,5 +51,14 @@ test('help demo; help for an unknown command is one line on stderr and exit 2', 
   assert.equal(bad.code, 2);
   assert.equal(bad.out, '');
   assert.equal(bad.err.trim().split('\n').length, 1);
-  assert.match(bad.err, /no help for "sample": the commands are infer, learn, demo, help/);
+  assert.match(bad.err, /no help for "sample": the commands are infer, learn, worker, demo, help/);
+});
+
+test('help worker and worker --help: the worker options and examples (it said there was no help for "worker")', () => {
+  const a = run('help', 'worker'), b = run('worker', '--help');
+  assert.equal(a.code, 0);
+  assert.equal(a.out, b.out);
+  assert.match(a.out, /^relaxmrf worker: .*queue/);
+  for (const o of ['--queue', '--concurrency', '--name', '--lock-ms']) assert.ok(a.out.includes(o), `${o} missing`);
+  assert.doesNotMatch(a.out, /--method/);
 });

@@ -56,6 +56,8 @@ test('an abort before any batch rejects; bad options are refused', async () => {
   const model = isingLattice({ shape: [3, 3], beta: 0.3 });
   await assert.rejects(runParallel(model, { signal: AbortSignal.abort() }), /cancelled before the first batch/);
   await assert.rejects(runParallel(model, { workers: 0 }), /workers must be/);
+  // Past the limit even when there are fewer chains (it ran 257 workers' worth of 4 chains on 4, silently).
+  await assert.rejects(runParallel(model, { workers: 257, chains: 4 }), /workers must be an integer in \[1, 256\]/);
   await assert.rejects(runParallel(model, { method: 'mf' as 'gibbs' }), /no independent chains/);
   await assert.rejects(runParallel(model, { method: 'dhmc', targetAccept: 2 }), /targetAccept must be in/);
 });

@@ -39,7 +39,8 @@ const USAGE = `usage:
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
                                           the same estimates as without (plus workers, completedChains);
                                           default: gibbs runs of ≥ 1e8 site updates and ≥ 1000 sweeps
-                                          per chain use min(chains, cores); 0: this thread
+                                          per chain that repay the threads' start-up use
+                                          min(chains, cores); 0: this thread
       gibbs:              [--precision f64|f32]   f32: four chains per SIMD vector (f64, default: two)
                           [--scan sequential|colored]   colored: the variables color by color
                           [--probability-table auto|on|off]   each site's conditional from a table built
@@ -56,7 +57,7 @@ const USAGE = `usage:
                           during burn-in; a given ladder — strictly increasing in [0, 1], ending at 1 —
                           stays fixed); log Z by stepping stone when the ladder starts at 0
       sw, wolff:          Swendsen–Wang / Wolff cluster moves for ferromagnetic Ising and Potts models
-                          (any fields); models with couplings of both signs are refused
+                          (any fields); a model with any negative coupling is refused
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
       mala:               [--target-accept A]
       any method:         [--logz zhang|mirror|chib|ais]   also estimate log Z (reported with its standard error)
@@ -90,10 +91,10 @@ ${LEARN_USAGE}
                                      cores; MS: lock duration, default 30000 — a killed worker's job
                                      is retried elsewhere after about 2 × MS)
   relaxmrf demo                      the default job (npm start)
-  relaxmrf help [infer|learn|demo] | --help | --version
+  relaxmrf help [infer|learn|worker|demo] | --help | --version
 
 MODEL is a .uai file (with MODEL.evid applied if present), a libDAI .fg file, or a built-in lattice:
-  ising:32x32[,beta=0.4][,h=0.1][,J=1][,periodic]     (1 to 3 sides)
+  ising:32x32[,beta=1][,h=0][,J=1][,periodic]     (1 to 3 sides)
   potts:16x16,q=3[,beta=1][,J=1][,periodic]`;
 
 class UsageError extends Error {}

@@ -19,6 +19,13 @@ const ABOUT: Record<string, { what: string; examples: string[] }> = {
       'relaxmrf learn digits.csv --model srbm --hidden 50 --sampler blockgibbs --visible-rate 0.1 --out srbm.uai',
     ],
   },
+  worker: {
+    what: 'Serves jobs from a Redis job queue (BullMQ) on compute threads until interrupted: the chains, AIS runs, slices and whole runs that `relaxmrf infer … --queue URL` sends.',
+    examples: [
+      'relaxmrf worker --queue redis://127.0.0.1:6379                 one compute thread per core',
+      'relaxmrf worker --queue redis://queue.example:6379/2 --concurrency 4 --name node-7',
+    ],
+  },
   demo: {
     what: 'The default job (npm start): Gibbs on a 32×32 periodic Ising model, checked against exact inference on a 12×12 grid. No options.',
     examples: ['relaxmrf demo'],

@@ -1,14 +1,22 @@
 // A model's range check, apart from model.ts (which it would push past its size): whether some
 // configuration's log-potential could leave the double range.
 import { ModelError } from './errors.ts';
-import type { Model } from './model.ts';
+
+/** What the check reads of a model (model.ts's Model; named here so the two files do not import each other). */
+interface FactorTables {
+  readonly logConst: number;
+  readonly nFactors: number;
+  readonly tableStart: ArrayLike<number>;
+  readonly tables: ArrayLike<number>;
+  tableSize(f: number): number;
+}
 
 /**
  * The model, after checking that no configuration's log-potential can pass the double range: the
  * constant plus every factor's largest entry stays finite. Finite factors of 1e308 on one variable's
  * two scopes summed to +∞: enumeration and bucket elimination answered Z = 0, the junction tree NaN.
  */
-export function withSumInRange(m: Model): Model {
+export function withSumInRange<M extends FactorTables>(m: M): M {
   let top = m.logConst === -Infinity ? 0 : m.logConst;
   for (let f = 0; f < m.nFactors; f++) {
     let max = -Infinity;

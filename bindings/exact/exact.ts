@@ -22,7 +22,9 @@ import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
 import { annealOrder, searchObjective } from './order-search.ts';
 import { searchContractionTree } from './tree-search.ts';
-import { ORDER_ANNEALING_SHARE, orderSearchWork, PROBE_MAX_SETUP_WORDS, RESCUE_ANNEALING_WORK, RESCUE_FACTOR, rescueAnnealing, rescueTreeSearch, SEARCH_MAX_BYTES, searchSetup, secondRescue, trapped } from './rescue.ts';
+import { ORDER_ANNEALING_SHARE, orderSearchWork, PROBE_MAX_SETUP_WORDS, RESCUE_ANNEALING_WORK, RESCUE_FACTOR, rescueAnnealing, rescueTreeSearch, SEARCH_MAX_BYTES, searchSetup, secondRescue, trapped, type GreedyBucketChoice } from './rescue.ts';
+
+export type { GreedyBucketChoice };
 
 export { orderSearchWork, RESCUE_FACTOR, RESCUE_PROBE_FACTOR, RESCUE_WORK, rescueStages, SEARCH_MAX_BYTES, searchSetup } from './rescue.ts';
 
@@ -127,19 +129,6 @@ const bucketOrderLimit = (opts: ExactOptions): number => bucketCliqueLimit(check
 /** The ordering heuristics' orders bucket elimination plans from (greedy runs stop past its limits). */
 function bucketOrderCandidates(graph: OrderingGraph, opts: ExactOptions): OrderStats[] {
   return orderCandidates(graph, opts.orderings ?? ORDERINGS, bucketOrderLimit(opts), 8);
-}
-
-/** bucketEliminationPlan's greedy stage: the best heuristic order's plan, before any search. */
-export interface GreedyBucketChoice {
-  best: { plan: BucketPlan; name: string } | null;
-  feasible: boolean;
-  maxMessage: number;
-  maxFlops: number;
-  graph: ReturnType<typeof interactionGraph>;
-  fixed: Int32Array;
-  impossible: number;
-  /** RCM's order when it was among the orderings (bucketEliminationPlan's second start). */
-  rcm: Int32Array | null;
 }
 
 /**

@@ -5,11 +5,23 @@
 // every decision, and the plan, is the same on every machine.
 
 import type { Model } from '../core/model.ts';
-import { bucketPlan } from './bucket-plan.ts';
-import type { GreedyBucketChoice } from './exact.ts';
+import { bucketPlan, type BucketPlan, type interactionGraph } from './bucket-plan.ts';
 import type { OrderingGraph } from './orderings.ts';
 import { annealOrder, orderCost, searchObjective, type AnnealOptions, type AnnealResult, type OrderCost } from './order-search.ts';
 import { searchContractionTree, type ContractionGraph, type TreeSearchOptions, type TreeSearchResult } from './tree-search.ts';
+
+/** bucketEliminationPlan's greedy stage: the best heuristic order's plan, before any search. */
+export interface GreedyBucketChoice {
+  best: { plan: BucketPlan; name: string } | null;
+  feasible: boolean;
+  maxMessage: number;
+  maxFlops: number;
+  graph: ReturnType<typeof interactionGraph>;
+  fixed: Int32Array;
+  impossible: number;
+  /** RCM's order when it was among the orderings (bucketEliminationPlan's second start). */
+  rcm: Int32Array | null;
+}
 
 /**
  * The order search's default budget in bitset words (1–3·10⁹ per second in the engine's kernels, a

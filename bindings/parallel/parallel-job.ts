@@ -297,8 +297,9 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
   // Validates the model and the options on this thread, before any worker starts.
   const plan = chainPlan(method, model, opts);
   refuseZeroModel(model, method);
+  // The count as given is checked (257 workers for 4 chains ran on 4 silently), then capped at the chains.
+  if (opts.workers !== undefined) checkCount('workers', opts.workers, 1, MAX_WORKERS);
   const workers = Math.min(plan.chains, opts.workers ?? Math.max(1, host.defaultWorkers()));
-  checkCount('workers', workers, 1, MAX_WORKERS);
   const { signal, onProgress, workers: _w, ...jobOpts } = opts;
   const data = modelData(model);
 
