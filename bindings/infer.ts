@@ -18,6 +18,7 @@ import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type EstimateLogZOptions, type LogZEstimate, type LogZEstimator } from './logz/logz.ts';
 import { ModelError } from './core/errors.ts';
 import { definedOnly } from './core/options.ts';
+import { withSymmetryCheck } from './core/symmetry.ts';
 import { refuseZeroModel } from './core/feasible.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
 import { runBP, type BPOptions } from './variational/bp.ts';
@@ -125,7 +126,8 @@ function withWarnings(r: InferenceResult, more: readonly string[] = []): Inferen
 /** Adds the log Z estimate opts.logz asks for (if any) to a marginals result — infer's second half. */
 export function withLogZ(engine: Engine, model: Model, result: InferenceResult, opts: InferOptions): InferenceResult {
   const request = logZRequest(opts);
-  return request === null ? withWarnings(result) : withEstimate(result, request, estimateLogZ(engine, model, { ...request, onProgress: opts.onProgress }));
+  const checked = withSymmetryCheck(model, withWarnings(result));
+  return request === null ? checked : withEstimate(checked, request, estimateLogZ(engine, model, { ...request, onProgress: opts.onProgress }));
 }
 
 /** The estimateLogZ options that opts.logz asks for (null: none), validated. */

@@ -157,7 +157,7 @@ export function runFactorGraphAIS(engine: Engine, model: Model, o: FactorGraphAI
         precision: 'f64',
       },
       seconds: (performance.now() - t0) / 1000,
-      warnings: aisWarnings({ weightESS: lme.ess, estimates: done, population: P, partial: done * P < o.runs }),
+      warnings: aisWarnings({ weightESS: lme.ess, estimates: done, population: P, partial: done * P < o.runs, logWeightSD }),
     };
   } finally {
     graph.dispose();

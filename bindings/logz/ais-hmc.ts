@@ -180,6 +180,6 @@ export function relaxedAISResult(
       ...extra,
     },
     seconds: (performance.now() - t0) / 1000,
-    warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population: 1, partial: w.length < o.runs }),
+    warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population: 1, partial: w.length < o.runs, logWeightSD }),
   };
 }

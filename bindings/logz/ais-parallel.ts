@@ -116,6 +116,6 @@ export async function runAISParallel(engine: Engine, model: Model, opts: AISPara
   return {
     ...r,
     diagnostics: { ...d, schedule: scheduleName, siteUpdates: (d.siteUpdates as number) + pilotUpdates, partial, workers },
-    warnings: aisWarnings({ weightESS: d.weightESS as number, estimates: r.logWeights.length, population, partial }),
+    warnings: aisWarnings({ weightESS: d.weightESS as number, estimates: r.logWeights.length, population, partial, logWeightSD: d.logWeightSD as number | null }),
   };
 }

@@ -87,6 +87,6 @@ export function foldAIS(model: Model, opts: AISOptions, done: (AISPieceResult | 
     },
     seconds,
     // The queue's fold reported no warning for a run cut short (runAISParallel adds its own).
-    warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population, partial: w.length * population < runs }),
+    warnings: aisWarnings({ weightESS: lme.ess, estimates: w.length, population, partial: w.length * population < runs, logWeightSD }),
   };
 }

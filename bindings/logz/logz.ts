@@ -471,7 +471,7 @@ function runAISOrSchedule(engine: Engine, model: Model, opts: AISOptions, schedu
         precision,
       },
       seconds: (performance.now() - t0) / 1000,
-      warnings: aisWarnings({ weightESS: lme.ess, estimates: done, population, partial: done * population < o.runs }),
+      warnings: aisWarnings({ weightESS: lme.ess, estimates: done, population, partial: done * population < o.runs, logWeightSD }),
     };
   } finally {
     bound.dispose();

@@ -24,6 +24,7 @@ import { relaxationDiagnostics, type RelaxationOptions } from '../relax/relaxati
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkCount, MAX_WORKERS } from '../core/options.ts';
+import { withSymmetryCheck } from '../core/symmetry.ts';
 import { refuseZeroModel } from '../core/feasible.ts';
 
 /**
@@ -336,7 +337,7 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
     return host.start(job, onMessage, (e) => run.fail(e instanceof Error ? e : new EngineError(`worker ${w}: ${String(e)}`)));
   });
 
-  return foldChains(plan, events, (performance.now() - t0) / 1000, partial, setup, { workers });
+  return withSymmetryCheck(model, foldChains(plan, events, (performance.now() - t0) / 1000, partial, setup, { workers }));
 }
 
 /**

@@ -12,6 +12,7 @@
 //
 // Every chain, run and population draws from its own (seed, index) streams, so the result is the
 // single-process result bit for bit whichever worker ran what, however often a job was retried.
+import { withSymmetryCheck } from '../core/symmetry.ts';
 import { randomBytes } from 'node:crypto';
 import { deserialize } from 'node:v8';
 import type { Redis } from 'ioredis';
@@ -267,6 +268,7 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
       const w: InferenceResult = whole;
       result = { ...w, diagnostics: { ...w.diagnostics, ...extra } };
     }
+    result = withSymmetryCheck(model, result);
     if (request) {
       const est = splitAIS ? foldAIS(model, request as AISOptions, pieceResults, seconds) : logz;
       if (!est) throw new EngineError('cancelled before the log Z estimate completed: no estimate');

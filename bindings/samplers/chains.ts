@@ -213,7 +213,6 @@ export function batchMeansResult(
   const batchesPerChain = Math.min(run.batches, run.samples);
   const conv = seriesDiagnostics(stats.series(), red.traceOwner, form.n, 'batch means');
   const warnings = convergenceWarnings(conv, { chains: stats.chains, seriesLength: batchesPerChain, unit: 'batch means', variables: red.traceOwner.length });
-  if (stats.chains < 2) warnings.push('one chain: its standard errors cannot see other modes, and R̂ compares only its halves; run several chains');
   // Chains that never moved: R̂ sees nothing when they all stay at one configuration (hard constraints
   // single-site moves cannot leave), and their standard errors are 0.
   if (red.done > 0 && red.changeRate === 0) warnings.push(`no variable changed state in any chain: each stayed at its start, so unless the model allows only that configuration the marginals are the starts' and their zero standard errors mean nothing; try moves of many variables at once (tree-block Gibbs, method treegibbs)`);

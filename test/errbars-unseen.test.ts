@@ -1,0 +1,93 @@
+// Error bars that never lie, part 3: runs whose chains agree on something wrong. When every chain
+// sits in one mirror-image mode of a symmetric model, when one DHMC chain is all there is, when a
+// run is too short for an ESS, when AIS has a handful of runs or log weights spread too far, the
+// standard error cannot cover the error, and the result must say so. Each case is one an audit
+// found reported with no warning (estimate ± SE against the exact value in each test's name).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { infer } from '../bindings/infer.ts';
+import { ModelBuilder } from '../bindings/core/model.ts';
+import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
+import { stateSymmetry, symmetryWarning } from '../bindings/core/symmetry.ts';
+import { runAIS } from '../bindings/logz/logz.ts';
+
+const mirror = (ws: string[] | undefined) => (ws ?? []).some((w) => /mirror-image modes/.test(w));
+
+test('state symmetry: zero-field Ising and Potts models and colourings are symmetric; a field, one asymmetric table or mixed cardinalities are not', () => {
+  assert.equal(stateSymmetry(isingLattice({ shape: [4, 4], beta: 0.8 })), 2);
+  assert.equal(stateSymmetry(isingLattice({ shape: [4, 4], beta: 0.8, h: 0.01 })), 0);
+  assert.equal(stateSymmetry(pottsLattice({ shape: [3, 3], q: 3, beta: 1 })), 3);
+  const colouring = new ModelBuilder([3, 3, 3]);
+  for (const [i, j] of [[0, 1], [1, 2]]) colouring.addPairwise(i, j, [-Infinity, 0, 0, 0, -Infinity, 0, 0, 0, -Infinity]);
+  assert.equal(stateSymmetry(colouring.build()), 3);
+  // Symmetric under the cyclic shift but not under swapping states 0 and 1: not every permutation.
+  const cyclic = new ModelBuilder([3, 3]);
+  cyclic.addPairwise(0, 1, [0, 1, 0, 0, 0, 1, 1, 0, 0]);
+  assert.equal(stateSymmetry(cyclic.build()), 0);
+  const mixed = new ModelBuilder([2, 3]);
+  mixed.addPairwise(0, 1, [0, 0, 0, 0, 0, 0]);
+  assert.equal(stateSymmetry(mixed.build()), 0);
+  // A three-variable factor unchanged by flipping all three.
+  const triple = new ModelBuilder([2, 2, 2]);
+  triple.addFactor([0, 1, 2], [1, 0.5, 0.2, 0.3, 0.3, 0.2, 0.5, 1]);
+  assert.equal(stateSymmetry(triple.build()), 2);
+});
+
+test('chains that all settle in one mode of a zero-field ferromagnet are warned about (gibbs 0.998 ± 0.00006 against 0.5, and treegibbs 1 ± 0, silently); chains that mix are not', async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [6, 6], beta: 0.8 });
+  const stuck = infer(engine, model, { method: 'gibbs', samples: 1000, seed: 51 });
+  assert.ok(Math.abs(stuck.marginals[21][1] - 0.5) > 0.4, 'all four chains in one mode (the case)');
+  assert.ok(mirror(stuck.warnings), JSON.stringify(stuck.warnings));
+  const frozen = infer(engine, isingLattice({ shape: [4, 4], beta: 1 }), { method: 'treegibbs', samples: 200, seed: 28 });
+  assert.ok(frozen.marginalStdErr!.some((s) => s[1] === 0) && mirror(frozen.warnings), JSON.stringify(frozen.warnings));
+  // Symmetric, mixing: never warned (10 seeds), nor a model with a field.
+  const easy = isingLattice({ shape: [5, 5], beta: 0.3 });
+  for (let seed = 1; seed <= 10; seed++) assert.ok(!mirror(infer(engine, easy, { method: 'gibbs', samples: 400, seed }).warnings), `seed ${seed}`);
+  assert.equal(symmetryWarning(isingLattice({ shape: [6, 6], beta: 0.8, h: 1e-3 }), stuck), null);
+});
+
+test('the symmetry warning reaches every path: runParallel on workers and inferAsync', async () => {
+  const { runParallel, inferAsync } = await import('../bindings/parallel/parallel.ts');
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [6, 6], beta: 0.8 });
+  const opts = { method: 'gibbs' as const, samples: 1000, seed: 51 };
+  assert.ok(mirror((await runParallel(model, { ...opts, workers: 2 })).warnings));
+  const a = await inferAsync(engine, model, { ...opts, workers: 2 });
+  assert.equal(a.warnings!.filter((w) => /mirror-image/.test(w)).length, 1, 'once');
+});
+
+test('one DHMC or MALA chain is warned about as the batch-means samplers\' are (dhmc 0.0007 ± 0.0003 against 0.5, silently)', async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [4, 4], beta: 0.3, h: 0.1 });
+  for (const method of ['dhmc', 'mala'] as const) {
+    const one = infer(engine, model, { method, chains: 1, samples: 200, burnin: 100, seed: 4 });
+    assert.ok(one.warnings!.some((w) => /^one chain:/.test(w)), `${method}: ${JSON.stringify(one.warnings)}`);
+    assert.ok(!infer(engine, model, { method, chains: 2, samples: 200, burnin: 100, seed: 4 }).warnings!.some((w) => /^one chain:/.test(w)), method);
+  }
+});
+
+test('a run whose chains vary but are too short for an ESS says so (5 samples: 0.74 ± 0.02 against 0.54, silently)', async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [4, 4], beta: 0.3, h: 0.1 });
+  const short = infer(engine, model, { method: 'gibbs', samples: 5, seed: 31 });
+  assert.equal(short.diagnostics.essMin, null);
+  assert.ok(short.warnings!.some((w) => /^no ESS could be estimated from 5 batch means per chain/.test(w)), JSON.stringify(short.warnings));
+  assert.ok(!infer(engine, model, { method: 'gibbs', samples: 400, seed: 31 }).warnings!.some((w) => /no ESS could be/.test(w)));
+});
+
+test('AIS: a few runs or populations, or log weights spread past what the runs can sample, are warned about (2 runs: 22.46 ± 0.008 against 21.74; 8 runs of 50 temperatures: 109.20 ± 0.20 against 112.87, silently)', async () => {
+  const engine = await loadEngine();
+  const critical = isingLattice({ shape: [5, 5], beta: 0.44, h: 0.05 });
+  const two = runAIS(engine, critical, { runs: 2, steps: 100, seed: 161 });
+  assert.ok(two.warnings!.some((w) => /^only 2 runs: the standard error rests on 1 degree of freedom/.test(w)), JSON.stringify(two.warnings));
+  const pops = runAIS(engine, critical, { runs: 64, population: 32, steps: 100, seed: 169 });
+  assert.ok(pops.warnings!.some((w) => /^only 2 populations/.test(w)), JSON.stringify(pops.warnings));
+  const cold = isingLattice({ shape: [8, 8], beta: 1 });
+  const short = runAIS(engine, cold, { runs: 8, steps: 50, seed: 1 });
+  assert.ok(short.warnings!.some((w) => /log weights spread by 2\.\d\d nats/.test(w)), JSON.stringify(short.warnings));
+  // The defaults on an easy model: none of these.
+  const easy = runAIS(engine, isingLattice({ shape: [10, 10], beta: 0.4, h: 0.1 }), { seed: 1 });
+  assert.deepEqual(easy.warnings, []);
+});
