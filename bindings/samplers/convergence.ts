@@ -77,7 +77,7 @@ export function seriesDiagnostics(traces: readonly Chains[], owner: readonly num
   const lags: number[] = [];
   traces.forEach((t, q) => {
     const v = owner[q];
-    if (v < 0 || t.length === 0) return;
+    if (v < 0 || t.length === 0 || roundingOnly(t)) return;
     if (unit === 'batch means') {
       const rho = pooledLag1(t);
       if (!Number.isNaN(rho)) lags.push(rho);
@@ -106,6 +106,18 @@ export function seriesDiagnostics(traces: readonly Chains[], owner: readonly num
     rhatNoise: Number.isFinite(noiseMin) ? noiseMin : null,
     batchLag1: lags.length ? median(lags) : null,
   };
+}
+
+/**
+ * Whether a quantity's series differ only in their last digits: a Rao–Blackwellised marginal that
+ * the model fixes (Swendsen–Wang on a zero-field Potts torus: 1/3 in every batch, up to summation
+ * rounding of 1e-9) has no R̂, ESS or autocorrelation to speak of — its lag-1 correlation of
+ * rounding noise (0.95) warned on every run.
+ */
+function roundingOnly(t: Chains): boolean {
+  let lo = Infinity, hi = -Infinity;
+  for (const c of t) for (let b = 0; b < c.length; b++) (lo = Math.min(lo, c[b])), (hi = Math.max(hi, c[b]));
+  return hi - lo <= 1e-9 * Math.max(Math.abs(lo), Math.abs(hi));
 }
 
 /** A quantity's lag-1 autocorrelation within chains, pooled over them (each chain about its own mean); NaN when nothing varies. */
