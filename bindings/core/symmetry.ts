@@ -30,7 +30,8 @@ function symmetryOf(model: Model): number {
   for (let v = 1; v < n; v++) if (model.card[v] !== K) return 0;
   const shift = (s: number): number => (s + 1) % K, swap = (s: number): number => (s < 2 ? 1 - s : s);
   // Single-variable factors first: a field breaks the symmetry there, before any pair table is read.
-  const order = [...Array.from({ length: model.nFactors }, (_, f) => f).filter((f) => model.arity(f) <= 1), ...Array.from({ length: model.nFactors }, (_, f) => f).filter((f) => model.arity(f) > 1)];
+  const factors = Array.from({ length: model.nFactors }, (_, f) => f);
+  const order = [...factors.filter((f) => model.arity(f) <= 1), ...factors.filter((f) => model.arity(f) > 1)];
   for (const f of order) {
     const t0 = model.tableStart[f], size = model.tableSize(f), arity = model.arity(f), tables = model.tables;
     for (const perm of [shift, swap]) {

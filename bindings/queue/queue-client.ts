@@ -12,7 +12,6 @@
 //
 // Every chain, run and population draws from its own (seed, index) streams, so the result is the
 // single-process result bit for bit whichever worker ran what, however often a job was retried.
-import { withSymmetryCheck } from '../core/symmetry.ts';
 import { randomBytes } from 'node:crypto';
 import { deserialize } from 'node:v8';
 import type { Redis } from 'ioredis';
@@ -30,6 +29,7 @@ import { blobHash, encodeModel } from './model-blob.ts';
 import { checkJobOpts, keys, KEY_TTL_MS, MAX_BLOB_BYTES, QUEUE_NAME, WHOLE_METHODS, type QueueJob } from './queue-jobs.ts';
 import { bullConnection, connectRedis, queueConnection, withTimeout, type QueueConnection } from './queue-redis.ts';
 import type { ChainsResult } from './queue-thread.ts';
+import { withSymmetryCheck } from '../core/symmetry.ts';
 
 /** Where runQueued finds the queue, and how it splits and waits. */
 export interface QueueOptions {
