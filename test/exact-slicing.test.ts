@@ -362,3 +362,14 @@ test('planning options are checked before the plan cache, named as given, and sm
   // "the memory budget of 0 kB is too small" for 100 bytes; "4 kB … would do is 4 kB" for 4000 against 4248.
   assert.throws(() => exactInference(engine, m, { method: 'bucket', maxMemory: 100 }), (e: unknown) => /the memory budget of 100 bytes is too small even for the sliced plan: the smallest budget that would do is (\d+) bytes \(--max-memory \1\)/.test((e as Error).message));
 });
+
+test('refusals past the engine\'s memory and past the doubles\' range say so: no budget named beyond what WASM can hold (it named --max-memory 24964616936, which the engine refused again), a budget of 8 GB is the engine\'s, and a 40×40×40 lattice has no "Infinity TB" or "NaN bytes"', async () => {
+  const engine = await loadEngine();
+  const { isingLattice } = await import('../bindings/core/builders.ts');
+  const grid = isingLattice({ shape: [25, 25], beta: 0.4 });
+  for (const maxMemory of [8e9, 1e11]) {
+    assert.throws(() => exactInference(engine, grid, { maxMemory }), (e: unknown) => e instanceof EngineError && /no memory budget would do: within the work limit even the sliced plan needs at least 25 GB, past the 4 GB of WASM memory the engine can hold/.test((e as Error).message) && !/--max-memory \d/.test((e as Error).message));
+  }
+  const cube = isingLattice({ shape: [40, 40, 40], beta: 0.4 });
+  assert.throws(() => exactInference(engine, cube), (e: unknown) => e instanceof EngineError && /past 2\^1024, more than a double counts/.test((e as Error).message) && !/Infinity|NaN/.test((e as Error).message));
+});

@@ -184,6 +184,10 @@ export function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
  */
 export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: number, name: string): string {
   const limits = `the limit is ${fmtEntries(maxFlops)} configurations streamed in all slices (plans past ${fmtEntries(maxMessage)} entries per message or past the memory budget are sliced)`;
+  // Past the doubles' range (a 40×40×40 lattice, treewidth 1220) the sizes are not numbers: said so, not "Infinity TB, NaN bytes".
+  if (!(Number.isFinite(p.maxMessage) && Number.isFinite(p.bytes))) {
+    return `exact elimination (best order: ${name}) needs treewidth ${p.treewidth}: a largest message, WASM memory and clique configurations past 2^1024, more than a double counts; ${limits}`;
+  }
   return (
     `exact elimination (best order: ${name}) needs treewidth ${p.treewidth}, a largest message of ${fmtEntries(p.maxMessage)} entries ` +
     `(${fmtBytes(8 * p.maxMessage)}), ${fmtBytes(p.bytes)} of WASM memory and ${fmtEntries(p.flops)} clique configurations streamed; ${limits}`

@@ -7,7 +7,7 @@
 // elimination.ts (the message passes), enumeration.ts (enumeration on the factor graph),
 // bucket-elimination.ts (bucket elimination on the factor graph).
 
-import { releasePlannerMemory, type Engine } from '../core/engine.ts';
+import { releasePlannerMemory, WASM_MAX_BYTES, type Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import type { Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
@@ -290,9 +290,13 @@ export interface BucketChoice {
 // ---------------------------------------------------------------------------------------------------
 // Elimination orderings: see orderings.ts.
 
+/** The largest memory budget that means anything: what the engine's memory can hold (WASM: 4 GiB, less the engine's own). */
+const ENGINE_BUDGET = WASM_MAX_BYTES - 2 ** 24;
+
+/** A memory budget, checked; one past what the engine can hold is that (an 8 GB budget planned unsliced plans the engine then refused). */
 function checkMemory(bytes: number): number {
   if (!(bytes > 0) || !Number.isFinite(bytes)) throw new ModelError(`maxMemory ${bytes} is not a positive number of bytes`);
-  return bytes;
+  return Math.min(bytes, ENGINE_BUDGET);
 }
 
 function checkLimit(limit: number, name = 'maxTableEntries'): number {
@@ -524,7 +528,11 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
   if (!fit.fits) {
     refusal = bucketRefusal(choice.plan, choice.maxMessage, choice.maxFlops, choice.name);
     const { slices, plan } = fit.sliced;
-    if (fit.smallestBytes < Infinity && choice.plan.flops <= choice.maxFlops && fit.smallestBytes > maxMemory) {
+    if (fit.smallestBytes > ENGINE_BUDGET && choice.plan.flops <= choice.maxFlops) {
+      // Naming a budget past the engine's memory sent users to a second refusal (--max-memory 24964616936).
+      const least = fit.smallestBytes < Infinity ? `at least ${fmtBytes(fit.smallestBytes)}` : 'more';
+      refusal += `; no memory budget would do: within the work limit even the sliced plan needs ${least}, past the ${fmtBytes(ENGINE_BUDGET)} of WASM memory the engine can hold (a larger maxFlops, in the library, lets it slice further)`;
+    } else if (fit.smallestBytes < Infinity && choice.plan.flops <= choice.maxFlops && fit.smallestBytes > maxMemory) {
       refusal += `; the memory budget of ${fmtBytes(maxMemory)} is too small even for the sliced plan: the smallest budget that would do is ${fmtBytes(fit.smallestBytes)} (--max-memory ${Math.ceil(fit.smallestBytes)}), streaming ${fmtEntries(fit.smallestFlops)} configurations`;
     } else if (fit.smallestMessage < Infinity && choice.plan.flops <= choice.maxFlops && fit.smallestMessage > choice.maxMessage) {
       // The budget is not what binds: the message limit cannot be met within the work limit.
