@@ -154,3 +154,21 @@ test('BP, TRW and bounds warn when the iterations run out before convergence (th
   assert.deepEqual(runTRW(engine, m, { trwSteps: 1 }).warnings, []);
   assert.match(runBounds(engine, m, { maxIterations: 2, trwSteps: 0 }).warnings!.join(), /TRW did not converge/);
 });
+
+test('BP on a zero-field model that its uniform messages trap: a nudged start finds the higher Bethe fixed point, reported beside with a warning (10×10 at β = 1 said log Z 147.4, converged, against an exact 180.9, silently); a model that mixes at the symmetric point says nothing', async () => {
+  const { loadEngine } = await import('../bindings/core/wasm-node.ts');
+  const { infer } = await import('../bindings/infer.ts');
+  const { isingLattice } = await import('../bindings/core/builders.ts');
+  const engine = await loadEngine();
+  const cold = isingLattice({ shape: [10, 10], beta: 1 });
+  const exact = infer(engine, cold, { method: 'exact' }).logZ!;
+  const r = infer(engine, cold, { method: 'bp' });
+  assert.ok(r.logZ! < exact - 30, 'the symmetric fixed point (the case)');
+  r.marginals.forEach((p) => assert.ok(Math.abs(p[0] - 0.5) < 1e-12));
+  const broken = r.diagnostics.symmetryBrokenLogZ as number;
+  assert.ok(Math.abs(broken + Math.LN2 - exact) < 0.05, `${broken} + ln 2 against ${exact}`);
+  assert.ok(r.warnings!.some((w) => /^BP converged to the symmetric fixed point .* higher Bethe log Z/.test(w)), JSON.stringify(r.warnings));
+  const warm = infer(engine, isingLattice({ shape: [10, 10], beta: 0.3 }), { method: 'bp' });
+  assert.equal(warm.diagnostics.symmetryBrokenLogZ, undefined);
+  assert.deepEqual(warm.warnings, []);
+});
