@@ -10,7 +10,8 @@
 // only where s_j = 1 (never multiply −∞ by 0).
 
 import { LIMITS, requirePairwise, type Model } from './model.ts';
-import { ModelError, zeroModel } from './errors.ts';
+import { EngineError, ModelError, zeroModel } from './errors.ts';
+import { MAX_CANONICAL_BYTES, pairTableEntries, pairTablesRefusal } from './model-range.ts';
 
 /** The binary pairwise form log p(s) = aᵀs + ½ sᵀWs − log Z_s of a pairwise model (DESIGN.md §1). */
 export interface CanonicalForm {
@@ -53,6 +54,9 @@ export function stateLayout(card: Int32Array): StateLayout {
 /** The canonical form of a pairwise model (factors of arity ≤ 2); refuses higher arity with a ModelError. */
 export function toCanonical(model: Model): CanonicalForm {
   requirePairwise(model, 'the binary pairwise form', PAIRWISE_ALTERNATIVES);
+  // Before anything is built: a 200-state Potts lattice's shared table became 5.9 GB of rows here.
+  const bytes = 24 * pairTableEntries(model);
+  if (bytes > MAX_CANONICAL_BYTES) throw new EngineError(pairTablesRefusal('the binary pairwise form', bytes, MAX_CANONICAL_BYTES));
   // Z = 0 where it shows in one place: a sampler would run on it and report marginals (Gibbs
   // reported a variable with no allowed state as 1/2, 1/2).
   const zero = model.zeroReason();

@@ -27,3 +27,32 @@ export function withSumInRange<M extends FactorTables>(m: M): M {
   if (top === Infinity) throw new ModelError('the factors\' largest log-potentials sum past the double range (+Infinity): rescale them');
   return m;
 }
+
+/**
+ * Entries the pairwise tables take once every pair has its own (`Model.pairTables`, which the
+ * canonical form and the kernels on it read): Σ over arity-2 factors of card_i · card_j. A shared
+ * table is counted once per pair — a 64×64 Potts lattice of 200 states stores one 200 × 200 table
+ * and expanded it to 3.2·10⁸ entries, 5.8 GB.
+ */
+export function pairTableEntries(m: FactorTables & { arity(f: number): number; scopeStart: ArrayLike<number>; scopeVars: ArrayLike<number>; card: ArrayLike<number> }): number {
+  let entries = 0;
+  for (let f = 0; f < m.nFactors; f++) if (m.arity(f) === 2) entries += m.card[m.scopeVars[m.scopeStart[f]]] * m.card[m.scopeVars[m.scopeStart[f] + 1]];
+  return entries;
+}
+
+/** Pairwise tables past this many entries send Gibbs, mean field, AIS and parallel tempering to their factor-graph kernels, which read a shared table once (the binary pairwise form would take 24 bytes per entry: 1.5 GiB). */
+export const CANONICAL_PAIR_ENTRIES = 2 ** 26;
+/** Pairwise tables past this many entries (2 GiB) are refused before they are built. */
+export const MAX_PAIR_TABLE_ENTRIES = 2 ** 28;
+/** The binary pairwise form's rows past this size (2 GiB; 24 bytes per pair-table entry, both triangles) are refused before they are built. */
+export const MAX_CANONICAL_BYTES = 2 ** 31;
+
+/** Whether the kernels on the binary pairwise form take this model: pairwise, with pair tables that fit (CANONICAL_PAIR_ENTRIES). */
+export function canonicalFits(m: Parameters<typeof pairTableEntries>[0] & { readonly isPairwise: boolean }): boolean {
+  return m.isPairwise && pairTableEntries(m) <= CANONICAL_PAIR_ENTRIES;
+}
+
+/** The refusal of pair tables (`what`) that would take `bytes`, past `limit`. */
+export function pairTablesRefusal(what: string, bytes: number, limit: number): string {
+  return `${what}, one table per pair of variables (a shared table copied for each), would take ${(bytes / 2 ** 30).toFixed(1)} GiB, past ${(limit / 2 ** 30).toFixed(0)} GiB; gibbs, pt, mf and AIS (with gibbs transitions, their default there) run on the factor graph for such models, reading each shared table once`;
+}

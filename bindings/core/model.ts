@@ -11,8 +11,8 @@
 // `pairwiseEdges`) are derived from the factors on demand, never stored beside them.
 
 import { countingSort, GrowF64, GrowI32, ScopeIndex } from './flat-storage.ts';
-import { ModelError } from './errors.ts';
-import { withSumInRange } from './model-range.ts';
+import { EngineError, ModelError } from './errors.ts';
+import { MAX_PAIR_TABLE_ENTRIES, pairTablesRefusal, withSumInRange } from './model-range.ts';
 
 /** Engine limits: a variable's states and a model's size must fit the WASM kernels' index types. */
 export const LIMITS = Object.freeze({
@@ -361,6 +361,7 @@ export class Model {
         }
       }
       start[pairs] = entries;
+      if (entries > MAX_PAIR_TABLE_ENTRIES) throw new EngineError(pairTablesRefusal('the pairwise tables', 8 * entries, 8 * MAX_PAIR_TABLE_ENTRIES));
       const tables = new Float64Array(entries);
       k = -1;
       for (let t = 0; t < m; t++) {

@@ -69,7 +69,9 @@ export function foldAIS(model: Model, opts: AISOptions, done: (AISPieceResult | 
     if (population > 1) resamplings += Math.round((p.diagnostics.resamplingsPerPopulation as number) * p.logWeights.length);
   }
   return {
-    logZ: lme.value + (base!.logZ0 as number) + toCanonical(model).logZOffset,
+    // The pieces' kernel's offset: the model's constant on the factor graph (higher-order models, and
+    // pair tables too large for the binary form, whose toCanonical here refused), else the form's.
+    logZ: lme.value + (base!.logZ0 as number) + (base!.kernel === 'factor-graph' ? model.logConst : toCanonical(model).logZOffset),
     logZStdErr: w.length > 1 ? lme.stdErr : NaN,
     logZKind: 'estimate',
     logWeights: w,

@@ -34,6 +34,7 @@
 
 import type { Arena, Engine, Kernels } from '../core/engine.ts';
 import { requirePairwise, type Model } from '../core/model.ts';
+import { canonicalFits } from '../core/model-range.ts';
 import { toCanonical, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
@@ -329,8 +330,10 @@ export function aisSchedulePilots(engine: Engine, model: Model, opts: AISOptions
 }
 
 function runAISOrSchedule(engine: Engine, model: Model, opts: AISOptions, scheduleOnly: boolean): (LogZEstimate & { logWeights: Float64Array; schedule: Float64Array }) | AISScheduleOnly {
-  // Models with a factor of arity > 2 take Gibbs transitions on the factor graph (bindings/logz/ais-fg.ts).
-  const o = { ...AIS_DEFAULTS, ...(model.isPairwise ? {} : { transition: 'gibbs' as const }), ...definedOnly(opts) };
+  // Models with a factor of arity > 2, or pair tables that would not fit, take Gibbs transitions on
+  // the factor graph (bindings/logz/ais-fg.ts).
+  const fits = canonicalFits(model);
+  const o = { ...AIS_DEFAULTS, ...(fits ? {} : { transition: 'gibbs' as const }), ...definedOnly(opts) };
   checkCount('runs', o.runs, 1);
   checkCount('sweepsPerStep', o.sweepsPerStep, 1, MAX_LOOP_COUNT);
   checkCount('steps', o.steps, 1);
@@ -348,8 +351,9 @@ function runAISOrSchedule(engine: Engine, model: Model, opts: AISOptions, schedu
   checkCount('firstRun', firstRun, 0, PILOT_CHAIN - o.runs);
   const pilotSteps = o.pilotSteps ?? Math.max(200, Math.ceil(o.steps / 4));
   checkCount('pilotSteps', pilotSteps, 2);
-  if (o.precision === 'f32' && (!model.isPairwise || o.transition === 'relaxed')) throw new ModelError("AIS precision 'f32' runs in the lanes kernels only (tree or gibbs transitions on a model of free bits with finite potentials)");
-  if (!model.isPairwise) {
+  const onGraph = !model.isPairwise || (!fits && o.transition === 'gibbs');
+  if (o.precision === 'f32' && (onGraph || o.transition === 'relaxed')) throw new ModelError("AIS precision 'f32' runs in the lanes kernels only (tree or gibbs transitions on a model of free bits with finite potentials)");
+  if (onGraph) {
     if (scheduleOnly) requirePairwise(model, 'an AIS schedule on its own', 'AIS on higher-order factors computes its schedule inside runAIS');
     if (o.transition !== 'gibbs') requirePairwise(model, `AIS with transition '${o.transition}'`, "AIS takes higher-order factors with transition 'gibbs' (its default for them)");
     const helpers = { chooseSchedule, runSchedule, aisStream: AIS_STREAM, populationStream: POPULATION_STREAM, resampleBelow: RESAMPLE_BELOW };

@@ -10,6 +10,7 @@
 
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
+import { canonicalFits } from '../core/model-range.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
@@ -30,7 +31,8 @@ export type GibbsKernel = 'canonical' | 'factor-graph';
 
 /** The Gibbs kernel method 'gibbs' runs on `model`. */
 export function gibbsKernel(model: Model): GibbsKernel {
-  return model.isPairwise ? 'canonical' : 'factor-graph';
+  // Pairwise models whose pair tables would not fit (shared tables copied per pair) too.
+  return canonicalFits(model) ? 'canonical' : 'factor-graph';
 }
 
 /**

@@ -17,6 +17,7 @@
 
 import type { Arena, Engine } from '../core/engine.ts';
 import { requirePairwise, type Model } from '../core/model.ts';
+import { canonicalFits } from '../core/model-range.ts';
 import { BoundModel } from '../core/bound.ts';
 import type { StateLayout } from '../core/canonical.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
@@ -251,7 +252,7 @@ export function runTempering(engine: Engine, model: Model, opts: PTOptions = {})
   const R = run.ladder.length;
   if (run.moves === 'hmc' && !model.isPairwise) requirePairwise(model, "parallel tempering with moves 'hmc'", "parallel tempering takes higher-order factors with moves 'gibbs' (its default)");
   const sampler: ReplicaKernel = run.moves === 'hmc' ? new RelaxedTemperingSampler(engine, model, R, run.leapfrogSteps, opts.relaxation ?? {})
-    : model.isPairwise ? new TemperingSampler(engine, model, R) : new FactorGraphTemperingSampler(engine, model, R);
+    : canonicalFits(model) ? new TemperingSampler(engine, model, R) : new FactorGraphTemperingSampler(engine, model, R);
   try {
     const form = sampler.layout;
     const chunk = Math.max(1, Math.floor(2e6 / Math.max(1, R * form.n * (run.moves === 'hmc' ? 4 * run.leapfrogSteps : 1))));

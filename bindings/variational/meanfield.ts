@@ -22,6 +22,7 @@
 import { checkCount, checkTol, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
+import { canonicalFits } from '../core/model-range.ts';
 import { toCanonical, bitsToMarginals, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
@@ -272,8 +273,9 @@ export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOption
   const t0 = performance.now();
   const zero = model.zeroReason();
   if (zero !== null) throw new EngineError(`mean field: ${zero}: the model has probability zero, no bound`);
-  // Pairwise models keep the canonical-form kernel; factors of arity > 2 take the factor graph's.
-  const pairwise = model.isPairwise;
+  // Pairwise models keep the canonical-form kernel; factors of arity > 2, and pair tables that would
+  // not fit (a 200-state Potts lattice's shared table copied per pair: 5.8 GB), take the factor graph's.
+  const pairwise = canonicalFits(model);
   let solver: MeanFieldSolver | FactorGraphMeanField = pairwise ? new MeanFieldSolver(engine, model) : new FactorGraphMeanField(engine, model);
   try {
     let r = meanFieldRestarts(solver, c);
