@@ -10,8 +10,7 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult } from '../core/result.ts';
-import { bpConfig } from './bp.ts';
-import { trwDiagnostics, trwUpperBound, trwWarnings, type TRWOptions } from './trw.ts';
+import { trwConfig, trwDiagnostics, trwUpperBound, trwWarnings, type TRWOptions } from './trw.ts';
 import { runMeanField, type MeanFieldOptions } from './meanfield.ts';
 
 /** Options of `runBounds`: TRW's (upper end) and mean field's (lower end). */
@@ -23,7 +22,7 @@ export type BoundsOptions = TRWOptions & MeanFieldOptions;
  */
 export function runBounds(engine: Engine, model: Model, opts: BoundsOptions = {}): InferenceResult {
   const t0 = performance.now();
-  const c = bpConfig(opts);
+  const c = trwConfig(model, opts);
   const upper = trwUpperBound(engine, model, opts); // first: it refuses a factor too large for one node at once
   const mf = runMeanField(engine, model, opts);
   const diagnostics: InferenceResult['diagnostics'] = {

@@ -205,6 +205,18 @@ export class BPSolver {
     this.engine.call('bp refresh', (k) => k.bpRefresh(st));
   }
 
+  /** Runs `fn` with the factor → variable messages replaced by `values` (laid out as messages()), then puts them back. */
+  withMessages<T>(values: Float64Array, fn: () => T): T {
+    this.live();
+    const n = this.msgStart[this.msgStart.length - 1], saved = this.messages();
+    this.fg.arena.f64(this.fac2varPtr, n).set(values);
+    try {
+      return fn();
+    } finally {
+      this.fg.arena.f64(this.fac2varPtr, n).set(saved);
+    }
+  }
+
   /** Uniform messages. */
   reset(): void {
     const st = this.live();

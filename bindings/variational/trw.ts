@@ -251,14 +251,81 @@ function appearance(forests: Uint8Array[], mu: number[], E: number): Float64Arra
  *   θ^T_v = θ_v + Σ_{e ∋ v} ρ_e m_ev,   θ^T_e = θ_e/ρ_e − m_es − m_et   (e ∈ T)
  * Σ_T μ_T θ^T = θ exactly (the messages cancel because Σ_{T ∋ e} μ_T = ρ_e), so by convexity of
  * log Z, log Z(θ) ≤ Σ_T μ_T log Z(θ^T), each term exact on its forest (sum-product from the leaves).
- * A zero message m_ev(k) = −∞ arises only where no configuration of positive weight has x_v = k
- * (BP keeps every consistent state's messages positive), so θ^T_v(k) = −∞ in every forest loses
- * nothing, and the pair terms read it as 0: the identity is needed on configurations of positive
- * weight only. At a TRW fixed point this is the TRW value (Wainwright et al.'s reparametrisation).
+ * A zero message m_ev(k) = −∞ is kept only where arc consistency rules x_v = k out (no
+ * configuration of positive weight has it: certifiableMessages), so θ^T_v(k) = −∞ in every forest
+ * loses nothing, and the pair terms read it as 0: the identity is needed on configurations of
+ * positive weight only; every other message is made finite. At a TRW fixed point this is the TRW value (Wainwright et al.'s reparametrisation).
  * The parameters and each forest's log Z are computed in WASM (assembly/variational/trw_bound.ts);
  * here only each forest's elimination order (leaves first) is found.
  */
 export function treeDecompositionBound(solver: BPSolver, ei: Int32Array, ej: Int32Array, edgeFactor: ArrayLike<number>, forests: Uint8Array[], mu: ArrayLike<number>): number {
+  return solver.withMessages(certifiableMessages(solver), () => forestsBound(solver, ei, ej, edgeFactor, forests, mu));
+}
+
+/** Messages below this (finite or not) on a state some configuration of positive weight can take count as −MESSAGE_FLOOR in the bound. */
+const MESSAGE_FLOOR = 700;
+
+/**
+ * The messages the bound may read: −∞ exactly on the states arc consistency rules out (no
+ * configuration of positive weight has them, so the identity need not hold there), and on every
+ * other state at least −MESSAGE_FLOOR — any finite messages reparametrise exactly. BP's own −∞
+ * messages lie within the ruled-out states in exact arithmetic, but damped or diverging log messages
+ * are not exact: −∞ on states that are not ruled out (Alchemy_11 with damping 0.5: a "bound" of
+ * 1274.98 against an exact 1396.01) and −10^305, which cancelled to nothing (6.5e306).
+ */
+function certifiableMessages(solver: BPSolver): Float64Array {
+  const m = solver.model, msg = solver.messages(), at = solver.msgStart;
+  const { start, alive } = arcConsistentStates(m);
+  for (let p = 0; p < m.scopeStart[m.nFactors]; p++) {
+    const v = m.scopeVars[p];
+    for (let k = 0; k < m.card[v]; k++) {
+      const i = at[p] + k;
+      msg[i] = alive[start[v] + k] ? Math.max(msg[i], -MESSAGE_FLOOR) : -Infinity;
+    }
+  }
+  return msg;
+}
+
+/**
+ * Which states survive arc consistency on a model of unary and pairwise factors (AC-3): a state is
+ * ruled out when a unary factor forbids it or when, in some pair factor, every partner state still
+ * alive forbids it. Those states have no configuration of positive weight.
+ */
+export function arcConsistentStates(m: Model): { start: Int32Array; alive: Uint8Array } {
+  const n = m.n, start = new Int32Array(n + 1);
+  for (let v = 0; v < n; v++) start[v + 1] = start[v] + m.card[v];
+  const alive = new Uint8Array(start[n]).fill(1);
+  const pairsOf: number[][] = Array.from({ length: n }, () => []);
+  for (let f = 0; f < m.nFactors; f++) {
+    const a = m.arity(f), t = m.table(f), s = m.scope(f);
+    if (a === 1) for (let k = 0; k < m.card[s[0]]; k++) if (t[k] === -Infinity) alive[start[s[0]] + k] = 0;
+    if (a === 2) (pairsOf[s[0]].push(f), pairsOf[s[1]].push(f));
+  }
+  // Revise both directions of every pair factor until nothing changes (each variable re-queued when it loses a state).
+  const queued = new Uint8Array(n).fill(1), queue = Array.from({ length: n }, (_, v) => v);
+  while (queue.length > 0) {
+    const u = queue.pop()!;
+    queued[u] = 0;
+    for (const f of pairsOf[u]) {
+      const s = m.scope(f), t = m.table(f), other = s[0] === u ? s[1] : s[0], Kb = m.card[s[1]];
+      let lost = false;
+      for (let k = 0; k < m.card[other]; k++) {
+        if (!alive[start[other] + k]) continue;
+        let supported = false;
+        for (let l = 0; l < m.card[u] && !supported; l++) {
+          if (!alive[start[u] + l]) continue;
+          const e = s[0] === other ? k * Kb + l : l * Kb + k;
+          supported = t[e] > -Infinity;
+        }
+        if (!supported) (alive[start[other] + k] = 0), (lost = true);
+      }
+      if (lost && !queued[other]) (queued[other] = 1), queue.push(other);
+    }
+  }
+  return { start, alive };
+}
+
+function forestsBound(solver: BPSolver, ei: Int32Array, ej: Int32Array, edgeFactor: ArrayLike<number>, forests: Uint8Array[], mu: ArrayLike<number>): number {
   const m = solver.model, n = m.n, E = ei.length, a = solver.fg.arena, st = solver.state;
   let total = 0;
   for (let v = 0; v < n; v++) total += m.card[v];
@@ -335,9 +402,20 @@ export interface TRWBound {
   factorNodes: number;
 }
 
+/**
+ * TRW's BP settings: on a model with factors of arity > 2 (whose factor nodes join their variables
+ * by hard consistency tables) the residual schedule with damping 0.5 unless a schedule or damping is
+ * given — undamped parallel sweeps diverge there (Alchemy_11: no convergence in 6000 iterations and a
+ * bound of 10^5 against 1590; CSP_12: 764 against 71.3).
+ */
+export function trwConfig(model: Model, opts: TRWOptions): BPConfig {
+  const higher = !model.isPairwise && opts.schedule === undefined && opts.damping === undefined;
+  return bpConfig(higher ? { ...opts, schedule: 'residual', damping: 0.5 } : opts);
+}
+
 /** TRW's upper bound (factor graphs of any arity, via factorNodesPairwise): random-tree ρ, conditional-gradient steps, then the certified decomposition. */
 export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {}): TRWBound {
-  const c: BPConfig = bpConfig(opts);
+  const c: BPConfig = trwConfig(model, opts);
   const t = { ...TRW_DEFAULTS, ...definedOnly({ seed: opts.seed, trwTrees: opts.trwTrees, trwSteps: opts.trwSteps }) };
   checkCount('trwTrees', t.trwTrees, 1);
   checkCount('trwSteps', t.trwSteps, 0);
@@ -411,7 +489,7 @@ export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {
 /** TRW: the upper bound on log Z and its pseudo-marginals. */
 export function runTRW(engine: Engine, model: Model, opts: TRWOptions = {}): InferenceResult {
   const t0 = performance.now();
-  const c = bpConfig(opts);
+  const c = trwConfig(model, opts);
   refuseZeroModel(model, 'trw', engine);
   const b = trwUpperBound(engine, model, opts);
   return {
