@@ -30,14 +30,12 @@ export interface ExactDecodeArgs {
 export async function exactDecode(engine: Engine, model: Model, a: ExactDecodeArgs): Promise<void> {
   if (a.map) {
     const r = a.workers ? await exactMAPParallel(engine, model, { maxMemory: a.maxMemory, workers: a.workers }) : { ...exactMAP(engine, model, { maxMemory: a.maxMemory }), workers: 1 };
-    if (a.outFormat === 'uai') {
-      const text = writeMAP(r.configuration);
-      if (!a.out) process.stdout.write(text);
-    }
+    const text = a.outFormat === 'uai' ? writeMAP(r.configuration) : '';
+    if (a.outFormat === 'uai' && !a.out) process.stdout.write(text);
     if (a.json) process.stdout.write(JSON.stringify({ method: 'exact', map: Array.from(r.configuration), logPotential: r.logPotential, treewidth: r.treewidth, ordering: r.ordering, slices: r.slices, workers: r.workers }) + '\n');
     else if (a.outFormat === undefined || a.out) process.stdout.write(`MAP by max-product elimination (treewidth ${r.treewidth}, ${r.ordering} ordering${r.slices > 1 ? `, ${r.slices} slices` : ''}): log-potential ${r.logPotential}\n`);
     // The file after what is printed; when the JSON does not hold the configuration, a failed write keeps it elsewhere.
-    if (a.outFormat === 'uai' && a.out) await writeOutput('--out', a.out + '.MAP', writeMAP(r.configuration), '; the JSON above holds the configuration', !a.json);
+    if (a.outFormat === 'uai' && a.out) await writeOutput('--out', a.out + '.MAP', text, '; the JSON above holds the configuration', !a.json);
     return;
   }
   const opts = { count: a.samples!, seed: a.seed ?? 1, maxMemory: a.maxMemory };

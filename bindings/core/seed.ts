@@ -18,8 +18,13 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-/** seedWords, with the chain id checked: an integer in [0, 2^32) (ids past it wrapped around, so chains 3 and 3 + 2^32 were one chain). */
-export function chainSeedWords(seed: number, chain: number): [lo: number, hi: number] {
+/** A chain id, checked: an integer in [0, 2^32) (ids past it wrapped around, so chains 3 and 3 + 2^32 were one chain). */
+export function checkChainId(chain: number): void {
   if (!Number.isInteger(chain) || chain < 0 || chain > 0xffff_ffff) throw new ModelError(`chain must be an integer in [0, 2^32), got ${chain}`);
+}
+
+/** seedWords, with the chain id checked (checkChainId). */
+export function chainSeedWords(seed: number, chain: number): [lo: number, hi: number] {
+  checkChainId(chain);
   return seedWords(seed);
 }

@@ -391,7 +391,6 @@ export function incidenceFactor(form: CanonicalForm, d: Float64Array): FactorDat
 // ---------------------------------------------------------------------------------------------
 // Model checks and small matrix helpers.
 
-/** −∞ (or NaN) in W: a zero potential between two one-hot blocks. Names the pair. */
 /** Past this magnitude a bias or coupling swallows the O(1) terms the relaxation adds to it (2^−52 relative). */
 export const RELAXATION_MAX_MAGNITUDE = 2 ** 50;
 
@@ -420,6 +419,7 @@ export function checkRelaxationRange(form: CanonicalForm): void {
   }
 }
 
+/** −∞ (or NaN) in W: a zero potential between two one-hot blocks. Names the pair. */
 function checkFiniteCouplings(form: CanonicalForm): void {
   const owner = bitOwners(form);
   for (let p = 0; p < form.nBits; p++) {

@@ -336,7 +336,6 @@ export class ContinuousSampler {
    */
   init(seed: number, chain: number, opts: { x0?: ArrayLike<number>; stepSize?: number } = {}): ContinuousState {
     this.live();
-    if (!Number.isInteger(chain) || chain < 0 || chain > 0xffffffff) throw new ModelError(`chain must be an integer in [0, 2^32), got ${chain}`);
     const [lo, hi] = chainSeedWords(seed, chain);
     const k = this.engine.kernels;
     const arena = this.engine.arena();

@@ -13,7 +13,7 @@ import type { Model } from '../core/model.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
 import { BoundModel, type FormSize } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { chainSeedWords, seedWords } from '../core/seed.ts';
+import { checkChainId, seedWords } from '../core/seed.ts';
 import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import { SupportStarts } from '../core/feasible.ts';
 import { splitEvenly } from './estimators.ts';
@@ -218,7 +218,7 @@ export class GibbsLanes {
     if (width > this.width) throw new ModelError(`a batch of ${chains.length} chains is wider than this sampler's ${this.width}`);
     if (!this.batchPtr) this.batchPtr = this.bound.arena.alloc(k.gibbsLanesBytes(header, this.width) >>> 0);
     const ptr = this.batchPtr;
-    for (const c of chains) chainSeedWords(seed, c);
+    for (const c of chains) checkChainId(c);
     const [lo, hi] = seedWords(seed);
     const rng = k.rngStateBytes();
     this.engine.call('gibbs init', (kk) => {
