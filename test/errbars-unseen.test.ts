@@ -9,8 +9,8 @@ import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { infer } from '../bindings/infer.ts';
 import { ModelBuilder } from '../bindings/core/model.ts';
 import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
-import { stateSymmetry, symmetryWarning } from '../bindings/core/symmetry.ts';
-import { runAIS } from '../bindings/logz/logz.ts';
+import { mirrorImages, stateSymmetry, symmetryWarning } from '../bindings/core/symmetry.ts';
+import { estimateLogZ, runAIS } from '../bindings/logz/logz.ts';
 
 const mirror = (ws: string[] | undefined) => (ws ?? []).some((w) => /mirror-image modes/.test(w));
 
@@ -99,5 +99,42 @@ test('a marginal the model fixes is not diagnosed on its rounding noise (Swendse
     const r = infer(engine, model, { method: 'sw', samples: 500, seed });
     r.marginals.forEach((p) => p.forEach((x) => assert.ok(Math.abs(x - 1 / 3) < 1e-12)));
     assert.deepEqual(r.warnings, [], `seed ${seed}`);
+  }
+});
+
+test('Chib and Zhang on zero-field models average over the reference state\'s mirror images: chains in one mode no longer give log Z ln K low (chib −0.687 ± 0.004, zhang −0.688 ± 0.022 and, on Potts q = 3, −1.119 ± 0.012, silently)', async () => {
+  const engine = await loadEngine();
+  assert.deepEqual(mirrorImages([0, 2, 1], 3).map((x) => Array.from(x)), [[0, 2, 1], [1, 0, 2], [2, 1, 0]]);
+  const ising = isingLattice({ shape: [10, 10], beta: 0.9 }), potts = pottsLattice({ shape: [5, 5], q: 3, beta: 2 });
+  // The seeds whose chains all stayed in the reference state's mode (the estimates in the test's name).
+  const runs = [[ising, 'chib', 10, 2], [ising, 'chib', 11, 2], [ising, 'zhang', 11, 2], [potts, 'zhang', 8, 3]] as const;
+  for (const [model, estimator, seed, K] of runs) {
+    const exact = infer(engine, model, { method: 'exact' }).logZ!;
+    const r = estimateLogZ(engine, model, { estimator, seed });
+    assert.equal(r.diagnostics.mirrorImages, K);
+    assert.ok(Math.abs(r.logZ - exact) <= 4 * r.logZStdErr, `${estimator} seed ${seed}: ${r.logZ - exact} ± ${r.logZStdErr}`);
+  }
+  // A field breaks the symmetry: s* alone.
+  assert.equal(estimateLogZ(engine, isingLattice({ shape: [4, 4], beta: 0.9, h: 0.01 }), { estimator: 'chib' }).diagnostics.mirrorImages, 1);
+});
+
+test('mirror on a zero-field model whose chains stayed in one mode is warned about (−1.063 ± 0.032 against exact on Potts q = 3, silently); on one whose chains mix it is not', async () => {
+  const engine = await loadEngine();
+  const potts = pottsLattice({ shape: [4, 4], q: 3, beta: 2 });
+  const stuck = estimateLogZ(engine, potts, { estimator: 'mirror', seed: 1 });
+  assert.ok(Math.abs(stuck.logZ - infer(engine, potts, { method: 'exact' }).logZ!) > 4 * stuck.logZStdErr);
+  assert.ok(mirror(stuck.warnings), String(stuck.warnings));
+  for (const seed of [1, 2, 3]) assert.deepEqual(estimateLogZ(engine, isingLattice({ shape: [4, 4], beta: 0.2 }), { estimator: 'mirror', seed }).warnings ?? [], []);
+});
+
+test('Zhang\'s weights p(s*|x), heavy-tailed on weakly coupled models, are warned about by their Pareto k̂ (6×6 at β = 0.3: +1.66 ± 0.41, +4.16 ± 0.43, +3.44 ± 0.47, silently)', async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [6, 6], beta: 0.3 });
+  const exact = infer(engine, model, { method: 'exact' }).logZ!;
+  for (const seed of [19, 22, 28]) {
+    const r = estimateLogZ(engine, model, { estimator: 'zhang', seed });
+    assert.ok(Math.abs(r.logZ - exact) > 4 * r.logZStdErr, `seed ${seed} is one the standard error misses`);
+    assert.ok((r.diagnostics.paretoK as number) > 0.7);
+    assert.ok((r.warnings ?? []).some((w) => /heavy-tailed/.test(w)), String(r.warnings));
   }
 });

@@ -43,14 +43,18 @@ function chibLogKernel(m: PairwiseForm, s: usize, ref: usize, work: usize, scrat
 
 /**
  * nSamples times: `thin` Gibbs sweeps of the chain (state as gibbsInit makes it), then
- * out[t] = log K(s_t → ref) (f64 × nSamples). ref: u8 per bit, a valid configuration.
+ * out[t] = log K(s_t → r) for reference r = t mod nRefs of the nRefs references (u8 per bit each,
+ * valid configurations, nRefs × nBits bytes). The bindings pass a symmetric model's mirror images
+ * of s* there: each has p(s*)'s probability, so the mean over t stays unbiased for p(s*), and
+ * chains that stay in one of the model's mirror-image modes still meet s*'s image in theirs.
  * work: u8 per bit; scratch: f64 per bit of the largest block.
  */
-export function chibRun(model: usize, chain: usize, ref: usize, nSamples: i32, thin: i32, work: usize, scratch: usize, out: usize): void {
+export function chibRun(model: usize, chain: usize, refs: usize, nRefs: i32, nSamples: i32, thin: i32, work: usize, scratch: usize, out: usize): void {
   const m = changetype<PairwiseForm>(model);
   const s = chain + PHILOX_BYTES;
   for (let t = 0; t < nSamples; t++) {
     gibbsSweeps(m, chain, thin, 0, scratch);
+    const ref = refs + <usize>(t % nRefs) * <usize>m.nBits;
     store<f64>(out + (<usize>t << 3), chibLogKernel(m, s, ref, work, scratch));
   }
 }

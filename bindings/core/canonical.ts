@@ -272,6 +272,17 @@ export function encode(c: CanonicalForm, x: ArrayLike<number>): Uint8Array {
   return s;
 }
 
+/** The user configuration of canonical bits s (encode's inverse). */
+export function decode(c: StateLayout, s: ArrayLike<number>): Int32Array {
+  const x = new Int32Array(c.n);
+  for (let v = 0; v < c.n; v++) {
+    const b = c.blockStart[v];
+    if (!c.oneHot[v]) x[v] = s[b];
+    else for (let k = 0; k < c.card[v]; k++) if (s[b + k]) x[v] = k;
+  }
+  return x;
+}
+
 /** aᵀs + ½ sᵀWs + logZOffset: equals the user's Model.logPotential(x) for s = encode(x). */
 export function canonicalLogPotential(c: CanonicalForm, s: ArrayLike<number>): number {
   let e = c.logZOffset;

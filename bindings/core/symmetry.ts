@@ -49,6 +49,16 @@ function symmetryOf(model: Model): number {
   return K;
 }
 
+/**
+ * The K images of configuration x under cyclically shifting every variable's states together
+ * (x itself first): on a model of stateSymmetry K they all have x's probability, and each lies in a
+ * different one of a ferromagnet's K mirror-image modes. Chib's and Zhang's estimators use image
+ * t mod K at sample t.
+ */
+export function mirrorImages(x: ArrayLike<number>, K: number): Int32Array[] {
+  return Array.from({ length: K }, (_, j) => Int32Array.from(x, (k) => (k + j) % K));
+}
+
 /** How far (median over variables, in standard errors) a symmetric model's marginals are from 1/K past which the chains did not cross between its modes. */
 export const SYMMETRY_LIMIT = 3;
 

@@ -11,7 +11,7 @@ import { BoundRelaxation, type RelaxationData } from '../relax/relaxation-bound.
 import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from '../relax/relaxation.ts';
 import { batchMeansResult, chainOrderFolder, range, DiscreteReducer, relaxedBatchWidth, type DiscreteEvent } from './chains.ts';
 import { splitEvenly } from './estimators.ts';
-import type { CanonicalForm } from '../core/canonical.ts';
+import { decode, type CanonicalForm } from '../core/canonical.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { chainSeedWords } from '../core/seed.ts';
@@ -111,13 +111,7 @@ export class BlockGibbsSampler {
     this.issued.check(state);
     const f = this.form;
     const s = this.bound.arena.readF64(state.ptr + this.xOffset + 8 * this.m, f.nBits);
-    const x = new Int32Array(f.n);
-    for (let v = 0; v < f.n; v++) {
-      const b = f.blockStart[v];
-      if (!f.oneHot[v]) x[v] = s[b];
-      else for (let k = 0; k < f.card[v]; k++) if (s[b + k]) x[v] = k;
-    }
-    return x;
+    return decode(f, s);
   }
 
   /** A zeroed f64-per-bit accumulator in this sampler's memory. */

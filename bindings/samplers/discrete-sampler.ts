@@ -5,7 +5,7 @@
 
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
-import type { CanonicalForm } from '../core/canonical.ts';
+import { decode, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { chainSeedWords } from '../core/seed.ts';
@@ -93,13 +93,7 @@ export abstract class DiscreteChainSampler {
   configuration(state: DiscreteChainState): Int32Array {
     const f = this.form;
     const s = this.bits(state);
-    const x = new Int32Array(f.n);
-    for (let v = 0; v < f.n; v++) {
-      const b = f.blockStart[v];
-      if (!f.oneHot[v]) x[v] = s[b];
-      else for (let k = 0; k < f.card[v]; k++) if (s[b + k]) x[v] = k;
-    }
-    return x;
+    return decode(f, s);
   }
 
   /** A zeroed f64-per-bit accumulator in this sampler's memory. */

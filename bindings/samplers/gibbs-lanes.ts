@@ -10,7 +10,7 @@
 
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
-import type { CanonicalForm } from '../core/canonical.ts';
+import { decode, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel, type FormSize } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkChainId, seedWords } from '../core/seed.ts';
@@ -314,13 +314,7 @@ export class GibbsLanes {
   configuration(batch: LanesBatch, c: number): Int32Array {
     const f = this.form;
     const { bits } = this.chainState(batch, c);
-    const x = new Int32Array(f.n);
-    for (let v = 0; v < f.n; v++) {
-      const b = f.blockStart[v];
-      if (!f.oneHot[v]) x[v] = bits[b];
-      else for (let q = 0; q < f.card[v]; q++) if (bits[b + q]) x[v] = q;
-    }
-    return x;
+    return decode(f, bits);
   }
 
   /** Frees the sampler's engine memory. */
