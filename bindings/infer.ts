@@ -119,7 +119,7 @@ function editDistance(a: string, b: string): number {
 }
 
 /** The result with its `warnings` array present (empty when the method had none). */
-function withWarnings(r: InferenceResult, more: readonly string[] = []): InferenceResult {
+export function withWarnings(r: InferenceResult, more: readonly string[] = []): InferenceResult {
   return { ...r, warnings: [...(r.warnings ?? []), ...more] };
 }
 

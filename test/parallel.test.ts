@@ -3,7 +3,9 @@
 // cancellable with an AbortSignal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runParallel, inferAsync, autoWorkers } from '../bindings/parallel/parallel.ts';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { runParallel, inferAsync, inferRoute, autoWorkers } from '../bindings/parallel/parallel.ts';
 import { runGibbs } from '../bindings/samplers/gibbs.ts';
 import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
@@ -154,4 +156,66 @@ test('Gibbs in f32 lanes with a colored scan: workers 1, 2, 3 equal the single-t
   assert.deepEqual(b.marginals, ref.marginals);
   assert.equal(a.diagnostics.workers, undefined);
   assert.equal(b.diagnostics.workers, 2);
+});
+
+test('inferRoute says where inferAsync runs a request; only chains and AIS on workers stop early', () => {
+  const big = isingLattice({ shape: [16, 16], beta: 0.3 });
+  assert.deepEqual(inferRoute(big, { method: 'gibbs', workers: 2 }), { kind: 'chains', workers: 2 });
+  assert.deepEqual(inferRoute(big, { method: 'gibbs', workers: 0 }), { kind: 'here' });
+  assert.deepEqual(inferRoute(big, { method: 'gibbs', samples: 100 }), { kind: 'here' }, 'a short run is not worth the threads');
+  assert.deepEqual(inferRoute(big, { method: 'mf' }), { kind: 'here' });
+  assert.deepEqual(inferRoute(big, { method: 'exact', workers: 2 }), { kind: 'exact', workers: 2 });
+  const ais = inferRoute(big, { method: 'mf', logz: 'ais', workers: 2 });
+  assert.equal(ais.kind, 'ais');
+  assert.equal(ais.kind === 'ais' && ais.workers, 2);
+  assert.equal(ais.kind === 'ais' && ais.ownWorkers, undefined, 'mean field on this thread');
+});
+
+test('inferAsync cancelled before any AIS piece completed keeps the method\'s own result, partial, with a warning', async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [8, 8], beta: 0.3 });
+  // Aborted as mean field's last start completes: the AIS workers then stop before their first piece.
+  const ac = new AbortController();
+  const r = await inferAsync(engine, model, { method: 'mf', logz: 'ais', workers: 2, signal: ac.signal, onProgress: (p) => { if (p.phase !== 'ais' && p.done === p.total) ac.abort(); } });
+  const whole = infer(engine, model, { method: 'mf' });
+  assert.equal(r.partial, true);
+  assert.deepEqual(r.marginals, whole.marginals);
+  assert.equal(r.logZ, whole.logZ);
+  assert.equal(r.logZKind, 'lower-bound');
+  assert.ok((r.warnings ?? []).some((w) => /cancelled before any population/.test(w)), String(r.warnings));
+});
+
+/** Spawns the CLI, sends SIGINT once its progress line shows `atPercent` %, and collects what it wrote. */
+function interruptAt(args: string[], atPercent: number): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string; afterSignalMs: number }> {
+  const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args]);
+    let stdout = '', stderr = '', sentAt = 0;
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const shown = [...String(d).matchAll(/(\d+)% \(/g)].map((m) => Number(m[1]));
+      if (!sentAt && shown.some((p) => p >= atPercent)) {
+        sentAt = performance.now();
+        child.kill('SIGINT');
+      }
+    });
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, afterSignalMs: performance.now() - sentAt }));
+  });
+}
+
+test('CLI: Ctrl-C on a run on worker threads prints the result of what completed (partial, exit 0); on this thread it ends the process at once, as before', async () => {
+  // ≈ 10 s of work on 2 workers; interrupted at 25 %, after each chain's first batches.
+  const onWorkers = await interruptAt(['infer', 'ising:100x100,beta=0.3', '--method', 'gibbs', '--samples', '100000', '--workers', '2', '--json'], 25);
+  assert.equal(onWorkers.code, 0, onWorkers.stderr);
+  assert.match(onWorkers.stderr, /interrupted: stopping the workers/);
+  const out = JSON.parse(onWorkers.stdout);
+  assert.equal(out.partial, true);
+  assert.equal(out.marginals.length, 10_000);
+  assert.ok(out.diagnostics.completedChains < 4);
+  // On this thread no listener could run before the end, so none is installed: SIGINT ends it.
+  const here = await interruptAt(['infer', 'ising:100x100,beta=0.3', '--method', 'gibbs', '--samples', '100000', '--workers', '0'], 2);
+  assert.equal(here.signal, 'SIGINT', here.stderr);
+  assert.equal(here.stdout, '');
+  assert.ok(here.afterSignalMs < 5000, `ended ${here.afterSignalMs} ms after the signal`);
 });

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { loadEngine } from '../core/wasm-node.ts';
 import { loadModelFile } from '../io/files.ts';
 import { infer, METHODS, type InferOptions, type Method } from '../infer.ts';
-import { inferAsync, PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
+import { inferAsync, inferRoute, PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
 import { PRECISIONS, SCANS } from '../samplers/gibbs-lanes.ts';
 import { PROBABILITY_TABLES } from '../samplers/gibbs-table.ts';
 import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
@@ -40,7 +40,9 @@ const USAGE = `usage:
                                           the same estimates as without (plus workers, completedChains);
                                           default: gibbs runs of ≥ 1e8 site updates and ≥ 1000 sweeps
                                           per chain that repay the threads' start-up use
-                                          min(chains, cores); 0: this thread
+                                          min(chains, cores); 0: this thread. Ctrl-C on workers:
+                                          the result of the batches completed (partial); on this
+                                          thread it ends the run (the thread cannot listen)
       gibbs:              [--precision f64|f32]   f32: four chains per SIMD vector (f64, default: two)
                           [--scan sequential|colored]   colored: the variables color by color
                           [--probability-table auto|on|off]   each site's conditional from a table built
@@ -218,6 +220,7 @@ function summary(description: string, model: Model, r: InferenceResult, labels?:
   if (model.n > show) lines.push(`…         (${model.n - show} more; --json or --out-format uai for all)`);
   for (const [k, v] of Object.entries(r.diagnostics)) lines.push(k.padEnd(10) + ' ' + (typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(4) : String(v)));
   lines.push(`seconds   ${r.seconds.toFixed(3)}`);
+  if (r.partial) lines.push('partial   true: the run was cut short; the estimates use what completed');
   return lines.join('\n');
 }
 
@@ -463,7 +466,34 @@ async function localRun(model: Model, opts: InferOptions, workers: number | unde
   if (limitMB > 0) engine.memoryLimit = Math.min(engine.memoryLimit, limitMB * 2 ** 20);
   // Workers change where chains run, not what they compute: runParallel equals infer bit for bit.
   // Without --workers, a long Gibbs run uses min(chains, cores) workers (autoWorkers).
-  return inferAsync(engine, model, { ...opts, workers });
+  const request = { ...opts, workers };
+  // Ctrl-C can reach a run only while this thread waits on workers, and only chains and AIS on
+  // workers stop early with what they have: only those listen. A run on this thread, or exact
+  // slices on workers, keep the default (the process ends at once, as before).
+  const route = inferRoute(model, request);
+  if (route.kind !== 'chains' && route.kind !== 'ais') return inferAsync(engine, model, request);
+  return interruptible((signal) => inferAsync(engine, model, { ...request, signal }));
+}
+
+/**
+ * Runs `run` with a signal that the first Ctrl-C (or SIGTERM) aborts, saying so on stderr; the
+ * second ends the process at once (exit 130).
+ */
+async function interruptible<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  const onInterrupt = () => {
+    if (ac.signal.aborted) process.exit(130);
+    process.stderr.write('relaxmrf: interrupted: stopping the workers; the result of what completed follows (partial: true); interrupt again to quit at once\n');
+    ac.abort();
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
+  try {
+    return await run(ac.signal);
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onInterrupt);
+  }
 }
 
 /** The run as jobs on the queue (bullmq loads only here); Ctrl-C cancels them and keeps what completed. */

@@ -6,7 +6,7 @@ import type { Model } from '../core/model.ts';
 import type { Engine } from '../core/engine.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
-import { checkInferOptions, exactDiagnostics, exactInferenceResult, infer, logZRequest, refuseZeroModel, withEstimate, withLogZ, type InferOptions } from '../infer.ts';
+import { checkInferOptions, exactDiagnostics, exactInferenceResult, infer, logZRequest, refuseZeroModel, withEstimate, withLogZ, withWarnings, type InferOptions } from '../infer.ts';
 import { aisSplits } from '../logz/ais-split.ts';
 import { autoAISWorkers, runAISParallel } from '../logz/ais-parallel.ts';
 import { exactInferenceParallel } from '../exact/exact-parallel.ts';
@@ -57,28 +57,59 @@ export async function inferAsync(engine: Engine, model: Model, opts: InferOption
   checkInferOptions(opts, ['workers']);
   const method = opts.method ?? 'exact';
   refuseZeroModel(model, method, engine);
+  const { workers: _given, ...rest } = opts;
+  const route = inferRoute(model, opts);
+  switch (route.kind) {
+    case 'ais': {
+      // log Z by AIS / population annealing: its populations on workers, after the method's own run
+      // (which keeps `workers` where it applies).
+      const { logz: _l, ais: _a, ...marginals } = rest;
+      const r = await inferAsync(engine, model, { ...marginals, workers: route.ownWorkers });
+      try {
+        return withEstimate(r, route.request, await runAISParallel(engine, model, { ...route.request, workers: route.workers, onProgress: rest.onProgress }));
+      } catch (e) {
+        // Cancelled before any AIS piece completed: the method's result is still whole; keep it.
+        if (!opts.signal?.aborted) throw e;
+        return withWarnings({ ...r, partial: true }, ['log Z (ais): cancelled before any population or group of runs completed: not estimated']);
+      }
+    }
+    case 'exact': {
+      const r = await exactInferenceParallel(engine, model, { ...rest.exact, onProgress: rest.onProgress, workers: route.workers });
+      return withLogZ(engine, model, { ...exactInferenceResult(r), diagnostics: { ...exactDiagnostics(r), workers: r.workers } }, rest);
+    }
+    case 'chains':
+      return withLogZ(engine, model, await runParallel(model, { ...rest, method: method as ParallelMethod, workers: route.workers } as ParallelOptions), rest);
+    case 'here':
+      return infer(engine, model, rest);
+  }
+}
+
+/**
+ * Where inferAsync runs a request: 'ais' — the method's own run (ownWorkers as its `workers`), then
+ * AIS / population annealing on `workers` threads; 'exact' — a sliced plan's slices on `workers`
+ * threads; 'chains' — runParallel on `workers` threads; 'here' — infer on this thread. Only 'chains'
+ * and 'ais' stop early on an AbortSignal (with what completed); the others run to the end.
+ */
+export type InferRoute =
+  | { kind: 'ais'; request: NonNullable<ReturnType<typeof logZRequest>>; workers: number; ownWorkers: number | undefined }
+  | { kind: 'exact'; workers: number }
+  | { kind: 'chains'; workers: number }
+  | { kind: 'here' };
+
+/** inferAsync's decision for these options (defaults filled in as inferAsync fills them). */
+export function inferRoute(model: Model, opts: InferOptions & { workers?: number }): InferRoute {
+  const method = opts.method ?? 'exact';
   const { workers: given, ...rest } = opts;
-  // log Z by AIS / population annealing: its populations on workers (autoAISWorkers, or `workers`),
-  // after the method's own run (which keeps `workers` where it applies).
   const request = logZRequest(rest);
   if (request?.estimator === 'ais' && aisSplits(model, request)) {
-    const aisWorkers = given ?? autoAISWorkers(model, request, nodeHost.defaultWorkers());
-    if (aisWorkers > 1) {
-      const { logz: _l, ais: _a, ...marginals } = rest;
-      const own = method === 'exact' || (PARALLEL_METHODS as readonly string[]).includes(method) ? given : undefined;
-      const r = await inferAsync(engine, model, { ...marginals, workers: own });
-      return withEstimate(r, request, await runAISParallel(engine, model, { ...request, workers: aisWorkers, onProgress: rest.onProgress }));
-    }
+    const workers = given ?? autoAISWorkers(model, request, nodeHost.defaultWorkers());
+    // A method without chains on its own thread (--method mf --logz ais --workers 1 went to runParallel and was refused).
+    if (workers > 1) return { kind: 'ais', request, workers, ownWorkers: method === 'exact' || (PARALLEL_METHODS as readonly string[]).includes(method) ? given : undefined };
   }
-  // Exact inference: a sliced plan's slices on the workers (the same result for any number).
-  if (method === 'exact' && given !== undefined && given !== 0) {
-    const r = await exactInferenceParallel(engine, model, { ...rest.exact, onProgress: rest.onProgress, workers: given });
-    return withLogZ(engine, model, { ...exactInferenceResult(r), diagnostics: { ...exactDiagnostics(r), workers: r.workers } }, rest);
-  }
-  // A method without chains runs here (`workers` was for its AIS, which did not split or took one
-  // worker: --method mf --logz ais --workers 1 went to runParallel and was refused).
-  if (!(PARALLEL_METHODS as readonly string[]).includes(method)) return infer(engine, model, rest);
+  if (method === 'exact' && given !== undefined && given !== 0) return { kind: 'exact', workers: given };
+  // A method without chains runs here (`workers` was for its AIS, which did not split or took one worker).
+  if (!(PARALLEL_METHODS as readonly string[]).includes(method)) return { kind: 'here' };
   const workers = given ?? autoWorkers(method, model, rest as ParallelOptions, nodeHost.defaultWorkers());
-  if (workers === 0 || (given === undefined && workers <= 1)) return infer(engine, model, rest);
-  return withLogZ(engine, model, await runParallel(model, { ...rest, method: method as ParallelMethod, workers } as ParallelOptions), rest);
+  if (workers === 0 || (given === undefined && workers <= 1)) return { kind: 'here' };
+  return { kind: 'chains', workers };
 }
