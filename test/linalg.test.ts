@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { toCanonical, type CanonicalForm } from '../bindings/core/canonical.ts';
-import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
+import { ising, isingLattice, pottsLattice } from '../bindings/core/builders.ts';
 import { denseCholesky, symmetricEigen } from '../bindings/linalg/dense.ts';
 import { lanczosExtremes } from '../bindings/linalg/lanczos.ts';
 import { SparseCholesky, DISSECTION_MIN_BITS } from '../bindings/linalg/sparse-cholesky.ts';
@@ -294,4 +294,43 @@ test('nested dissection: a permutation whose factor is the dense Cholesky factor
     small.dispose();
     large.dispose();
   }
+});
+
+test('auto ordering below DISSECTION_MIN_BITS: minimum degree within its work limit (lattices to 128² and 16³, a sparse random graph, whatever the graph pool), dissection past it (a 24³ lattice: minimum degree took 2.1 s for more fill)', async () => {
+  const engine = await loadEngine();
+  const order = (form: CanonicalForm, pool?: number) => {
+    const s = new SparseCholesky(engine, form.nBits, form.rowPtr, form.col, pool);
+    try {
+      return { ordering: s.ordering, fill: s.fill };
+    } finally {
+      s.dispose();
+    }
+  };
+  const fillOf = (form: CanonicalForm, ordering: 'min-degree' | 'dissection') => {
+    const s = new SparseCholesky(engine, form.nBits, form.rowPtr, form.col, undefined, ordering);
+    const fill = s.fill;
+    s.dispose();
+    return fill;
+  };
+  // A sparse random graph of 8000 bits and 12000 edges: minimum degree's fill is a seventh of dissection's.
+  const rand = mulberry32(7), n = 8000, couplings: [number, number, number][] = [], seen = new Set<number>();
+  while (couplings.length < 12000) {
+    const i = Math.floor(rand() * n), j = Math.floor(rand() * n);
+    if (i === j || seen.has(Math.min(i, j) * n + Math.max(i, j))) continue;
+    seen.add(Math.min(i, j) * n + Math.max(i, j));
+    couplings.push([i, j, 0.1]);
+  }
+  const random = toCanonical(ising({ n, couplings }));
+  const r = order(random);
+  assert.equal(r.ordering, 'min-degree');
+  assert.ok(7 * r.fill < 2 * fillOf(random, 'dissection'), `fill ${r.fill} against dissection's ${fillOf(random, 'dissection')}`);
+  for (const shape of [[128, 128], [16, 16, 16]]) {
+    const form = toCanonical(isingLattice({ shape, J: 0.3 }));
+    assert.deepEqual(order(form), { ordering: 'min-degree', fill: fillOf(form, 'min-degree') }, shape.join('×'));
+  }
+  const cube = toCanonical(isingLattice({ shape: [24, 24, 24], J: 0.3 }));
+  for (const pool of [undefined, 64]) assert.deepEqual(order(cube, pool), { ordering: 'dissection', fill: fillOf(cube, 'dissection') }, `pool ${pool}`);
+  // The limit counts work across the pool's resumes: a small pool decides as the default one.
+  const cube16 = toCanonical(isingLattice({ shape: [16, 16, 16], J: 0.3 }));
+  assert.equal(order(cube16, 64).ordering, 'min-degree');
 });

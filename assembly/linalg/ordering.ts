@@ -8,6 +8,10 @@
 // pool finds them in address order). If packing leaves under a quarter of the pool free the kernel
 // stops with its whole state in the workspace; the caller copies the pool into a larger one and
 // calls again to resume (the result does not depend on the pool's size).
+//
+// On an explicit graph the work is the sum over eliminations of the merged lists' lengths — about
+// the factor's own flops, so on 3-D lattices and random graphs more than a factorisation (a 32³
+// lattice: 21 s against 3.8 s). The caller gives a work limit; past it the kernel gives up.
 
 import { ldi, sti } from '../core/access';
 
@@ -19,8 +23,8 @@ export function minDegreeWorkWords(n: i32): i32 {
 // Workspace layout (i32 arrays of n, head n + 1).
 const LEN = 0, START = 1, CAP = 2, NEXT = 3, PREV = 4, DEG = 5, TAG = 6, SAVED = 7, NBR = 8, HEAD = 9;
 // The loop's state, after head (n + 1 words): set when the kernel stops for a larger pool.
-const STATE_WORDS = 7;
-const S_STEP = 0, S_STAMP = 1, S_MINDEG = 2, S_END = 3, S_T = 4, S_NN = 5, S_V = 6;
+const STATE_WORDS = 9;
+const S_STEP = 0, S_STAMP = 1, S_MINDEG = 2, S_END = 3, S_T = 4, S_NN = 5, S_V = 6, S_WORK = 7; // S_WORK: an f64 over two words
 
 @inline
 function arr(ws: usize, n: i32, which: i32): usize {
@@ -31,16 +35,19 @@ function arr(ws: usize, n: i32, which: i32): usize {
  * perm[k] = vertex eliminated k-th, pos[v] = its position, for the graph of the symmetric CSR
  * pattern (rowPtr, col; diagonal entries ignored). ws: minDegreeWorkWords(n) i32; pool: poolCap
  * i32. resume = 0 starts; returns 0 when done, 1 when the pool ran short (copy all poolCap words
- * into a larger pool and call again with resume = 1 and the same ws), or 2 when the pattern itself
- * did not fit (call again with a larger pool and resume = 0).
+ * into a larger pool and call again with resume = 1 and the same ws), 2 when the pattern itself
+ * did not fit (call again with a larger pool and resume = 0), or 3 when the work (list entries
+ * merged, counted across resumes) passed workLimit: perm and pos are then incomplete.
  */
-export function minimumDegreeOrder(n: i32, rowPtr: usize, col: usize, perm: usize, pos: usize, ws: usize, pool: usize, poolCap: i32, resume: i32): i32 {
+export function minimumDegreeOrder(n: i32, rowPtr: usize, col: usize, perm: usize, pos: usize, ws: usize, pool: usize, poolCap: i32, resume: i32, workLimit: f64): i32 {
   const len = arr(ws, n, LEN), start = arr(ws, n, START), cap = arr(ws, n, CAP);
   const next = arr(ws, n, NEXT), prev = arr(ws, n, PREV), deg = arr(ws, n, DEG), tag = arr(ws, n, TAG);
   const saved = arr(ws, n, SAVED), nbr = arr(ws, n, NBR), head = arr(ws, n, HEAD);
   const state = head + ((<usize>n + 1) << 2);
   let end = 0, step = 0, stamp = 0, minDeg = 0, t0 = 0, nN = 0, v = -1;
+  let work: f64 = 0;
   if (resume) {
+    work = load<f64>(state + (<usize>S_WORK << 2));
     step = ldi(state, S_STEP);
     stamp = ldi(state, S_STAMP);
     minDeg = ldi(state, S_MINDEG);
@@ -98,6 +105,7 @@ export function minimumDegreeOrder(n: i32, rowPtr: usize, col: usize, perm: usiz
             sti(state, S_T, t);
             sti(state, S_NN, nN);
             sti(state, S_V, v);
+            store<f64>(state + (<usize>S_WORK << 2), work);
             return 1;
           }
         }
@@ -106,6 +114,9 @@ export function minimumDegreeOrder(n: i32, rowPtr: usize, col: usize, perm: usiz
         sti(cap, u, newCap);
         end += newCap;
       }
+      // Counted once the room is there, so a resume does not count u twice.
+      work += <f64>need;
+      if (work > workLimit) return 3;
       stamp++;
       const a = pool + (<usize>ldi(start, u) << 2);
       // Drop v, mark the rest (pointers: read at pr, write at pw ≤ pr).

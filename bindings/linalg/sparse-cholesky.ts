@@ -22,6 +22,19 @@ export type OrderingChoice = 'auto' | 'min-degree' | 'dissection';
  */
 export const DISSECTION_MIN_BITS = 2 ** 16;
 
+/**
+ * Below DISSECTION_MIN_BITS, `auto` gives minimum degree (the least fill on chains, strips and
+ * sparse random graphs, where dissection's fill was 1.5–7× larger) at most
+ * max(MIN_DEGREE_WORK × the dissection order's factorisation flops, MIN_DEGREE_FREE_WORK) of work,
+ * and orders by dissection past that. Its work runs at ≈ 1 ns a unit, a flop of the factorisation at
+ * ≈ 0.6 ns, so giving up costs at most about the factorisation it could have saved; the minimum-
+ * degree orders of random graphs needed 0.11–0.45 × dissection's flops, those of lattices 1.5–5.6 ×
+ * (a 32³ lattice's took 21 s where dissection's took 9 ms and its factorisation 1.5 s).
+ */
+export const MIN_DEGREE_WORK = 0.5;
+/** Work minimum degree may always spend (≈ 0.27 s): 2-D lattices to 128×128 and 3-D ones to 16³ keep it. */
+export const MIN_DEGREE_FREE_WORK = 2 ** 28;
+
 export class SparseCholesky {
   readonly n: number;
   /** The ordering used. */
@@ -48,8 +61,7 @@ export class SparseCholesky {
     const arena = (this.arena = engine.arena());
     try {
       const rp = arena.allocI32(rowPtr), cl = arena.allocI32(col), perm = arena.allocI32(n), pos = arena.allocI32(n);
-      this.ordering = ordering === 'auto' ? (n >= DISSECTION_MIN_BITS ? 'dissection' : 'min-degree') : ordering;
-      if (this.ordering === 'dissection') {
+      const dissect = () => {
         const scratch = engine.arena();
         try {
           const ws = scratch.allocI32(k.dissectionWorkWords(n)), stack = scratch.allocI32(4 * (n + 1));
@@ -57,7 +69,22 @@ export class SparseCholesky {
         } finally {
           scratch.dispose();
         }
-      } else this.minimumDegree(n, rp, cl, perm, pos, poolWords);
+      };
+      if (ordering === 'dissection' || (ordering === 'auto' && n >= DISSECTION_MIN_BITS)) {
+        dissect();
+        this.ordering = 'dissection';
+      } else if (ordering === 'min-degree') {
+        this.minimumDegree(n, rp, cl, perm, pos, poolWords, Infinity);
+        this.ordering = 'min-degree';
+      } else {
+        // Minimum degree, unless it would cost more than it could save (the dissection's order and
+        // its flops take a few ms).
+        dissect();
+        const limit = Math.max(MIN_DEGREE_WORK * this.factorFlops(n, rp, cl, perm, pos), MIN_DEGREE_FREE_WORK);
+        const done = this.minimumDegree(n, rp, cl, perm, pos, poolWords, limit);
+        if (!done) dissect();
+        this.ordering = done ? 'min-degree' : 'dissection';
+      }
       const t1 = performance.now();
       const parent = arena.allocI32(n), counts = arena.allocI32(n), colPtr = arena.allocI32(n + 1);
       const scratch = engine.arena();
@@ -85,20 +112,25 @@ export class SparseCholesky {
     }
   }
 
-  /** The minimum-degree ordering into perm and pos (engine addresses), its graph pool grown as it needs. */
-  private minimumDegree(n: number, rp: number, cl: number, perm: number, pos: number, poolWords: number): void {
+  /**
+   * The minimum-degree ordering into perm and pos (engine addresses), its graph pool grown as it
+   * needs; false (perm and pos incomplete) when its work passed workLimit.
+   */
+  private minimumDegree(n: number, rp: number, cl: number, perm: number, pos: number, poolWords: number, workLimit: number): boolean {
     // The ordering's graph pool: by default the pattern with room to grow. When it runs short the
     // kernel stops; its pool is copied into one twice as large and the ordering resumes.
     const engine = this.engine, k = engine.kernels;
     const words = k.minDegreeWorkWords(n);
-    const ws = this.arena.allocI32(words);
+    const scratch = engine.arena();
+    const ws = scratch.allocI32(words);
     let resume = 0;
     let poolArena = engine.arena();
     try {
       engine.ensureFits(4 * (poolWords + words), `the minimum-degree ordering of ${n} bits`, 4 * poolWords);
       let pool = poolArena.allocI32(poolWords);
       let rc: number;
-      while ((rc = engine.call('minimum-degree ordering', (kk) => kk.minimumDegreeOrder(n, rp, cl, perm, pos, ws, pool, poolWords, resume))) !== 0) {
+      while ((rc = engine.call('minimum-degree ordering', (kk) => kk.minimumDegreeOrder(n, rp, cl, perm, pos, ws, pool, poolWords, resume, workLimit))) !== 0) {
+        if (rc === 3) return false;
         const bigger = Math.max(64, 2 * poolWords);
         engine.ensureFits(4 * bigger, `the minimum-degree ordering of ${n} bits`, 4 * bigger);
         const nextArena = engine.arena();
@@ -110,8 +142,24 @@ export class SparseCholesky {
         pool = nextPool;
         poolWords = bigger;
       }
+      return true;
     } finally {
       poolArena.dispose();
+      scratch.dispose();
+    }
+  }
+
+  /** Σ_j (c_j + 1)², c_j column j's count below the diagonal: the numeric factorisation's flops in this order. */
+  private factorFlops(n: number, rp: number, cl: number, perm: number, pos: number): number {
+    const scratch = this.engine.arena();
+    try {
+      const parent = scratch.allocI32(n), counts = scratch.allocI32(n), flag = scratch.allocI32(n);
+      this.engine.call('symbolic Cholesky', (kk) => kk.symbolicCounts(n, rp, cl, perm, pos, parent, counts, flag));
+      let flops = 0;
+      for (const c of scratch.i32(counts, n)) flops += (c + 1) * (c + 1);
+      return flops;
+    } finally {
+      scratch.dispose();
     }
   }
 
