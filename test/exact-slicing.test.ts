@@ -370,6 +370,23 @@ test('refusals past the engine\'s memory and past the doubles\' range say so: no
   for (const maxMemory of [8e9, 1e11]) {
     assert.throws(() => exactInference(engine, grid, { maxMemory }), (e: unknown) => e instanceof EngineError && /no memory budget would do: within the work limit even the sliced plan needs at least 25 GB, past the 4 GB of WASM memory the engine can hold/.test((e as Error).message) && !/--max-memory \d/.test((e as Error).message));
   }
+  // Its plan (treewidth 1220) is sized only until far past the limit: lower bounds, finite.
   const cube = isingLattice({ shape: [40, 40, 40], beta: 0.4 });
-  assert.throws(() => exactInference(engine, cube), (e: unknown) => e instanceof EngineError && /past 2\^1024, more than a double counts/.test((e as Error).message) && !/Infinity|NaN/.test((e as Error).message));
+  assert.throws(() => exactInference(engine, cube), (e: unknown) => e instanceof EngineError && /needs treewidth at least \d+, a largest message of at least 2\^\d+ entries .*at least 2\^\d+(\.\d+)? clique configurations streamed|needs treewidth at least \d+, a largest message of at least .* clique configurations streamed/.test((e as Error).message) && !/Infinity|NaN/.test((e as Error).message));
+});
+
+test('a greedy order\'s plan far past the work limit is sized only until it passes bucketPlan\'s stopPast: lower bounds of the whole plan\'s sizes, marked cutShort (a 1000×1000 lattice\'s refusal took 13.7 s, 10 of them here)', async () => {
+  const { isingLattice } = await import('../bindings/core/builders.ts');
+  const { bucketPlan } = await import('../bindings/exact/bucket-plan.ts');
+  const { ORDERINGS, candidateOrders } = await import('../bindings/exact/orderings.ts');
+  const grid = isingLattice({ shape: [60, 60], beta: 0.4 });
+  const free = new Int32Array(grid.n).fill(-1);
+  const rcm = candidateOrders(grid, ORDERINGS.filter((h) => h === 'rcm'), Infinity, 8)[0].order;
+  const whole = bucketPlan(grid, rcm, free);
+  const cut = bucketPlan(grid, rcm, free, -1, 2 ** 30);
+  assert.equal(whole.cutShort, false);
+  assert.equal(cut.cutShort, true);
+  assert.ok(whole.upFlops > 2 ** 30 && cut.upFlops > 2 ** 30 && cut.upFlops < whole.upFlops, `${cut.upFlops} of ${whole.upFlops}`);
+  for (const k of ['treewidth', 'maxMessage', 'messageEntries', 'flops', 'bytes'] as const) assert.ok(cut[k] <= whole[k], k);
+  assert.deepEqual(bucketPlan(grid, rcm, free, -1, 2 * whole.upFlops), { ...whole, cutShort: false }, 'a stop past the whole plan changes nothing');
 });

@@ -39,6 +39,11 @@ export interface BucketPlan {
   messageEntries: number;
   /** Clique configurations streamed: upward, downward and marginals. */
   flops: number;
+  /**
+   * The sizes pass stopped once the upward configurations passed bucketPlan's stopPast: treewidth,
+   * maxMessage, messageEntries, flops and bytes are lower bounds (enough for a refusal).
+   */
+  cutShort?: boolean;
   upFlops: number;
   /** WASM bytes the run allocates. */
   bytes: number;
@@ -88,7 +93,7 @@ function interactionPairs(model: Model, fixed: Int32Array): { i: Int32Array; j: 
  * skipped). The separators are found in the engine (assembly/exact/exact_order.ts,
  * bucketSeparators) on the planner's instance; each is a view into one array.
  */
-export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, impossible = -1): BucketPlan {
+export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, impossible = -1, stopPast = Infinity): BucketPlan {
   const n = model.n;
   const pos = new Int32Array(n).fill(-1);
   let t = 0;
@@ -124,13 +129,13 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
       const pBucketOf = arena.allocI32(model.nFactors > 0 ? bucketOf : [0]);
       const pFixed = arena.allocI32(fixed.length > 0 ? fixed : [0]), pCard = arena.allocI32(model.card.length > 0 ? model.card : [0]);
       const pElim = arena.allocI32(m > 0 ? elim.subarray(0, m) : [0]), pPos = arena.allocI32(n > 0 ? pos : [0]);
-      const pParent = arena.alloc(4 * Math.max(1, n), false), pStats = arena.alloc(40, false);
-      const total = engine.call('bucket plan', (k) => k.bucketSeparators(n, model.nFactors, pScopeStart, pScopeVars, pBucketOf, pFixed, pCard, pElim, m, pPos, pParent, pStats, keep ? 1 : 0));
+      const pParent = arena.alloc(4 * Math.max(1, n), false), pStats = arena.alloc(48, false);
+      const total = engine.call('bucket plan', (k) => k.bucketSeparators(n, model.nFactors, pScopeStart, pScopeVars, pBucketOf, pFixed, pCard, pElim, m, pPos, pParent, pStats, keep ? 1 : 0, keep ? Infinity : stopPast));
       const k = engine.kernels;
       parent.set(arena.i32(pParent, n));
       const none = new Int32Array(0);
       return {
-        stats: arena.f64(pStats, 5).slice(),
+        stats: arena.f64(pStats, 6).slice(),
         all: keep ? arena.i32(k.plannedSeparators(), total).slice() : none,
         off: keep ? arena.i32(k.plannedSeparatorOffsets(), n).slice() : none,
         len: keep ? arena.i32(k.plannedSeparatorLengths(), n).slice() : none,
@@ -156,13 +161,13 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
     for (let q = 0; q < m; q++) out[elim[q]] = all.subarray(off[elim[q]], off[elim[q]] + len[elim[q]]);
     return out;
   };
-  const [treewidth, maxMessage, messageEntries, upFlops, peak] = stats;
+  const [treewidth, maxMessage, messageEntries, upFlops, peak, cutShort] = stats;
   // Downward: each clique is streamed once more (in log space, where linear products would not be
   // exact, once per child and once for the marginal: flops counts the linear case).
   const flops = 2 * upFlops;
   const bytes = 8 * (peak + factorEntries) + 16 * (2 * n + 1) + 96 * n + 1024;
   return {
-    fixed, impossible, order: elim.slice(0, m), parent, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes,
+    fixed, impossible, order: elim.slice(0, m), parent, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes, cutShort: cutShort === 1,
     get sep() {
       return (sep ??= separators());
     },
@@ -188,9 +193,11 @@ export function bucketRefusal(p: BucketPlan, maxMessage: number, maxFlops: numbe
   if (!(Number.isFinite(p.maxMessage) && Number.isFinite(p.bytes))) {
     return `exact elimination (best order: ${name}) needs treewidth ${p.treewidth}: a largest message, WASM memory and clique configurations past 2^1024, more than a double counts; ${limits}`;
   }
+  // A plan sized only until it was far past the limit: what it needs at least.
+  const least = p.cutShort ? 'at least ' : '';
   return (
-    `exact elimination (best order: ${name}) needs treewidth ${p.treewidth}, a largest message of ${fmtEntries(p.maxMessage)} entries ` +
-    `(${fmtBytes(8 * p.maxMessage)}), ${fmtBytes(p.bytes)} of WASM memory and ${fmtEntries(p.flops)} clique configurations streamed; ${limits}`
+    `exact elimination (best order: ${name}) needs treewidth ${least}${p.treewidth}, a largest message of ${least}${fmtEntries(p.maxMessage)} entries ` +
+    `(${fmtBytes(8 * p.maxMessage)}), ${least}${fmtBytes(p.bytes)} of WASM memory and ${least}${fmtEntries(p.flops)} clique configurations streamed; ${limits}`
   );
 }
 

@@ -22,7 +22,7 @@ import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
 import { annealOrder, searchObjective } from './order-search.ts';
 import { searchContractionTree } from './tree-search.ts';
-import { ORDER_ANNEALING_SHARE, orderSearchWork, PROBE_MAX_SETUP_WORDS, RESCUE_ANNEALING_WORK, RESCUE_FACTOR, rescueAnnealing, rescueTreeSearch, SEARCH_MAX_BYTES, searchSetup, secondRescue, trapped, type GreedyBucketChoice } from './rescue.ts';
+import { ORDER_ANNEALING_SHARE, orderSearchWork, PROBE_MAX_SETUP_WORDS, RESCUE_ANNEALING_WORK, RESCUE_FACTOR, RESCUE_PROBE_FACTOR, rescueAnnealing, rescueTreeSearch, SEARCH_MAX_BYTES, searchSetup, secondRescue, trapped, type GreedyBucketChoice } from './rescue.ts';
 
 export type { GreedyBucketChoice };
 
@@ -126,6 +126,14 @@ const bucketCliqueLimit = (maxFlops: number): number => Math.min(maxFlops, 2 ** 
 /** The clique size bucket elimination's greedy orderings are judged against (they stop far past it). */
 const bucketOrderLimit = (opts: ExactOptions): number => bucketCliqueLimit(checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS, 'maxFlops')) / 2 ** PLANNED_PAST_LIMIT_LOG2;
 
+/**
+ * A greedy order's plan is sized only until its configurations pass this many times maxFlops
+ * (bucketPlan's stopPast): past RESCUE_PROBE_FACTOR no search runs and the plan is refused, and its
+ * sizes are then lower bounds. The separators of a 1000×1000 lattice's RCM order (1000 variables
+ * each) took 10 s of a 13.7 s refusal.
+ */
+const PLAN_STOP_PAST = 2 * RESCUE_PROBE_FACTOR;
+
 /** The ordering heuristics' orders bucket elimination plans from (greedy runs stop past its limits). */
 function bucketOrderCandidates(graph: OrderingGraph, opts: ExactOptions): OrderStats[] {
   return orderCandidates(graph, opts.orderings ?? ORDERINGS, bucketOrderLimit(opts), 8);
@@ -159,7 +167,7 @@ export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders
   for (const c of planned) {
     if (seen.has(c.order)) continue;
     seen.add(c.order);
-    const plan = bucketPlan(model, c.order, fixed, impossible);
+    const plan = bucketPlan(model, c.order, fixed, impossible, PLAN_STOP_PAST * maxFlops);
     const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
     const better = !best || (feasible && !bestFeasible) || (feasible === bestFeasible && (feasible ? plan.flops < best.plan.flops : planScore(plan, maxMessage) < planScore(best.plan, maxMessage)));
     if (better) (best = { plan, name: c.name }), (bestFeasible = feasible);
@@ -185,7 +193,7 @@ export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders
     const heuristic = r % 2 === 0 ? 'minfill' : 'weightedminfill';
     const c = orderCandidates({ n: model.n, card, pairwiseFactors: () => ({ i, j }) }, [heuristic], limitClique)[0];
     if (c.order.length === 0) continue;
-    const plan = bucketPlan(model, Int32Array.from(c.order, (v) => inverse[v]), fixed, impossible);
+    const plan = bucketPlan(model, Int32Array.from(c.order, (v) => inverse[v]), fixed, impossible, PLAN_STOP_PAST * maxFlops);
     const feasible = plan.maxMessage <= maxMessage && plan.flops <= maxFlops;
     if ((feasible && !bestFeasible) || (feasible === bestFeasible && planScore(plan, maxMessage) < planScore(best.plan, maxMessage))) (best = { plan, name: `${heuristic} (restart ${r + 1})` }), (bestFeasible = feasible);
   }
@@ -203,7 +211,7 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}, gre
   let { best, feasible: bestFeasible } = greedy;
   if (!best) {
     // Every ordering was abandoned far past the limit: the natural order's plan names the sizes.
-    const plan = bucketPlan(model, naturalOrder(model.n), fixed, impossible);
+    const plan = bucketPlan(model, naturalOrder(model.n), fixed, impossible, PLAN_STOP_PAST * maxFlops);
     return { plan, name: 'natural', feasible: false, maxMessage, maxFlops, search: null };
   }
   // Local search from the best greedy order (deterministic work budget): annealing of the order,
