@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dataDir } from './helpers.ts';
+import { timeLeft } from '../bindings/cli/cli.ts';
 
 const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
 const DATA = dataDir();
@@ -189,7 +190,7 @@ test('progress goes to stderr as plain lines when not a terminal; stdout stays J
   // The delay before the first report (1 s by default) set to 0, so the test does not depend on speed.
   const r = runWith({ RELAXMRF_PROGRESS_MS: '0' }, 'infer', 'ising:8x8', '--method', 'gibbs', '--samples', '1000', '--chains', '1', '--json');
   assert.equal(r.code, 0, r.err);
-  assert.match(r.err, /^gibbs: \d+% \(\d+\/1200\)$/m);
+  assert.match(r.err, /^gibbs: \d+% \(\d+\/1200\)(, about \d+ (s|min) left)?$/m);
   // ising:8x8 (β = 1) freezes Gibbs chains into the two ordered states: the run warns, and prints nothing else.
   const short = run('infer', 'ising:8x8', '--method', 'gibbs', '--samples', '100', '--json').err;
   assert.equal(short.split('\n').filter((l) => l && !l.startsWith('relaxmrf: warning: ')).join('\n'), '', 'short runs print no progress');
@@ -202,7 +203,7 @@ test('exact inference by bucket elimination reports progress too, in clique conf
     const r = runWith({ RELAXMRF_PROGRESS_MS: '0' }, 'infer', model, '--method', 'exact', '--max-memory', '2M', ...extra, '--json');
     assert.equal(r.code, 0, r.err);
     const flops = JSON.parse(r.out).diagnostics.flops;
-    assert.match(r.err, new RegExp(`^exact: \\d+% \\(\\d+/${flops}\\)$`, 'm'), r.err);
+    assert.match(r.err, new RegExp(`^exact: \\d+% \\(\\d+/${flops}\\)(, about \\d+ (s|min) left)?$`, 'm'), r.err);
   }
 });
 
@@ -484,4 +485,17 @@ test('output files: every file is written or none is, and a failed write of the 
   });
   await writeOutputs('--out', [[join(dir, 'r.PR'), '1\n'], [join(dir, 'r.MAR'), '2\n']]);
   assert.deepEqual(readdirSync(dir).sort(), ['r.MAR', 'r.PR']);
+});
+
+test('progress lines say how long is left at the phase\'s pace so far, once it has run for 2 s', () => {
+  const p = (done: number) => ({ phase: 'gibbs', done, total: 1000 });
+  const first = { t: 0, done: 100 };
+  assert.equal(timeLeft(first, 1000, p(200)), '', 'before 2 s');
+  assert.equal(timeLeft(first, 5000, p(100)), '', 'no progress since first seen');
+  assert.equal(timeLeft(first, 5000, p(1000)), '', 'done');
+  // 100 units in 4 s: 800 left take 32 s; 100 in 60 s: 800 take 8 min; 1 in 60 s: 899 take ≈ 15 h.
+  assert.equal(timeLeft(first, 4000, p(200)), 'about 32 s left');
+  assert.equal(timeLeft(first, 60_000, p(200)), 'about 8 min left');
+  assert.equal(timeLeft(first, 60_000, p(101)), 'about 14 h 59 min left');
+  assert.equal(timeLeft({ t: 0, done: 0 }, 5400_000 - 30_000, { phase: 'x', done: 1, total: 2 }), 'about 1 h 30 min left', 'minutes rounded before hours are taken (not "1 h 60 min")');
 });

@@ -164,26 +164,42 @@ async function loadModel(source: string): Promise<{ model: Model; description: s
   return { model, description: `${source} (${format}${ev})`, labels: renumbered };
 }
 
-/** Progress on stderr once a run has taken a second: a bar on a terminal, a line every few seconds otherwise. */
+/**
+ * Progress on stderr once a run has taken a second: a bar on a terminal, a line every few seconds
+ * otherwise; with the time left at the phase's pace so far, once it has run for two seconds.
+ */
 function progressReporter(): (p: Progress) => void {
   const t0 = performance.now();
   // RELAXMRF_PROGRESS_MS changes the one-second delay (scripts and tests set 0).
   const delay = Number(process.env.RELAXMRF_PROGRESS_MS ?? 1000);
   let last = -Infinity;
   const tty = process.stderr.isTTY;
+  const firstSeen = new Map<string, { t: number; done: number }>();
   return (p) => {
     const now = performance.now();
+    if (!firstSeen.has(p.phase)) firstSeen.set(p.phase, { t: now, done: p.done });
     if (now - t0 < delay || now - last < (tty ? 100 : 5000)) return;
     last = now;
     const frac = p.total ? p.done / p.total : 0;
+    const left = timeLeft(firstSeen.get(p.phase)!, now, p);
     if (tty) {
       const width = 30, fill = Math.round(frac * width);
-      process.stderr.write(`\r${p.phase} [${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${(100 * frac).toFixed(0)}% `);
+      process.stderr.write(`\r${p.phase} [${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${(100 * frac).toFixed(0)}%${left ? `, ${left}` : ''}   `);
       if (p.done >= p.total) process.stderr.write('\n');
     } else {
-      process.stderr.write(`${p.phase}: ${(100 * frac).toFixed(0)}% (${p.done}/${p.total})\n`);
+      process.stderr.write(`${p.phase}: ${(100 * frac).toFixed(0)}% (${p.done}/${p.total})${left ? `, ${left}` : ''}\n`);
     }
   };
+}
+
+/** "about 3 h 50 min left" at the pace since the phase was first seen; '' before 2 s or any progress, and at the end. */
+export function timeLeft(first: { t: number; done: number }, now: number, p: Progress): string {
+  const elapsed = (now - first.t) / 1000, done = p.done - first.done;
+  if (elapsed < 2 || done <= 0 || p.done >= p.total) return '';
+  const s = (elapsed * (p.total - p.done)) / done;
+  const min = Math.round(s / 60);
+  const text = s < 90 ? `${Math.max(1, Math.round(s))} s` : min < 90 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`;
+  return `about ${text} left`;
 }
 
 /** The --json object (the contract: field names and order). Rows stay typed arrays; writeJSON writes them as arrays. */
