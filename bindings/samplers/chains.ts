@@ -211,8 +211,11 @@ export function batchMeansResult(
   const stats = red.stats;
   const { marginals, marginalStdErr, maxStdErr } = bitMarginals(form, stats);
   const batchesPerChain = Math.min(run.batches, run.samples);
-  const conv = seriesDiagnostics(stats.series(), red.traceOwner, form.n, 'batch means');
-  const warnings = convergenceWarnings(conv, { chains: stats.chains, seriesLength: batchesPerChain, unit: 'batch means', variables: red.traceOwner.length });
+  const series = stats.series();
+  const conv = seriesDiagnostics(series, red.traceOwner, form.n, 'batch means');
+  // A run cut short has fewer batch means than planned: its warnings count those it has.
+  const seriesLength = partial && series.length > 0 ? Math.min(...series[0].map((c) => c.length)) : batchesPerChain;
+  const warnings = convergenceWarnings(conv, { chains: stats.chains, seriesLength, unit: 'batch means', variables: red.traceOwner.length });
   // Chains that never moved: R̂ sees nothing when they all stay at one configuration (hard constraints
   // single-site moves cannot leave), and their standard errors are 0.
   if (red.done > 0 && red.changeRate === 0) warnings.push(`no variable changed state in any chain: each stayed at its start, so unless the model allows only that configuration the marginals are the starts' and their zero standard errors mean nothing; try moves of many variables at once (tree-block Gibbs, method treegibbs)`);
