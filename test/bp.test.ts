@@ -172,3 +172,46 @@ test('BP on a zero-field model that its uniform messages trap: a nudged start fi
   assert.equal(warm.diagnostics.symmetryBrokenLogZ, undefined);
   assert.deepEqual(warm.warnings, []);
 });
+
+test('BP\'s uniqueness condition (Mooij & Kappen 2007): tight at the Bethe critical point of degree-4 lattices (Ising atanh(1/3), Potts q = 3 at 2·atanh(1/3)); zeros, higher arity and large cardinalities never pass; where it holds no nudged run is made', async () => {
+  const { isingLattice, pottsLattice } = await import('../bindings/core/builders.ts');
+  const { uniqueFixedPoint } = await import('../bindings/variational/bp.ts');
+  const { ModelBuilder } = await import('../bindings/core/model.ts');
+  const bc = Math.atanh(1 / 3);
+  assert.equal(uniqueFixedPoint(isingLattice({ shape: [10, 10], beta: bc - 1e-6 })), true);
+  assert.equal(uniqueFixedPoint(isingLattice({ shape: [10, 10], beta: bc + 1e-6 })), false);
+  assert.equal(uniqueFixedPoint(isingLattice({ shape: [10, 10], beta: -(bc - 1e-6) })), true, 'antiferromagnetic: |J|');
+  assert.equal(uniqueFixedPoint(isingLattice({ shape: [1, 50], beta: 5 })), true, 'a chain: each vertex passes on one other bond');
+  assert.equal(uniqueFixedPoint(pottsLattice({ shape: [8, 8], q: 3, beta: 2 * bc - 1e-6 })), true);
+  assert.equal(uniqueFixedPoint(pottsLattice({ shape: [8, 8], q: 3, beta: 2 * bc + 1e-6 })), false);
+  assert.equal(uniqueFixedPoint(pottsLattice({ shape: [3, 3], q: 17, beta: 0.01 })), false, 'cardinality past 16');
+  // A 3-colouring of a triangle: zeros make every N 1. (One such edge alone is a tree, and passes.)
+  const colouring = new ModelBuilder([3, 3, 3]);
+  for (const [i, j] of [[0, 1], [1, 2], [0, 2]]) colouring.addPairwise(i, j, [-Infinity, 0, 0, 0, -Infinity, 0, 0, 0, -Infinity]);
+  assert.equal(uniqueFixedPoint(colouring.build()), false, 'zeros');
+  const triple = new ModelBuilder([2, 2, 2]);
+  triple.addFactor([0, 1, 2], [0, 0, 0, 0, 0, 0, 0, 0]);
+  assert.equal(uniqueFixedPoint(triple.build()), false, 'arity 3');
+  // Two factors on one pair count separately: 2 × tanh(0.2) bounds the pair's tanh(0.4).
+  const doubled = new ModelBuilder([2, 2, 2]);
+  for (const [i, j] of [[0, 1], [0, 1], [1, 2]]) doubled.addPairwise(i, j, [0.1, -0.1, -0.1, 0.1]);
+  assert.equal(uniqueFixedPoint(doubled.build()), true);
+  // Where it holds, symmetryBroken makes no nudged run (the 10⁶-site zero-field lattice at β = 0.3 spent 7 of 10 s there).
+  const { infer } = await import('../bindings/infer.ts');
+  const { loadEngine: load } = await import('../bindings/core/wasm-node.ts');
+  const engine = await load();
+  const nudge = BPSolver.prototype.nudge;
+  let nudged = 0;
+  BPSolver.prototype.nudge = function (this: BPSolver, ...a: Parameters<BPSolver['nudge']>) {
+    nudged++;
+    return nudge.apply(this, a);
+  };
+  try {
+    infer(engine, isingLattice({ shape: [10, 10], beta: 0.3 }), { method: 'bp' });
+    assert.equal(nudged, 0);
+    infer(engine, isingLattice({ shape: [10, 10], beta: 0.4 }), { method: 'bp' });
+    assert.equal(nudged, 1);
+  } finally {
+    BPSolver.prototype.nudge = nudge;
+  }
+});
