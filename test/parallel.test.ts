@@ -138,7 +138,14 @@ test('Gibbs in f32 lanes with a colored scan: workers 1, 2, 3 equal the single-t
   assert.equal(autoWorkers('gibbs', model, opts, 2), 1);
   assert.equal(autoWorkers('gibbs', model, { ...opts, samples: 1e6 }, 2), 2);
   assert.equal(autoWorkers('gibbs', model, { ...opts, chains: 1, samples: 1e7 }, 2), 1);
-  assert.equal(autoWorkers('dhmc', model, { ...opts, samples: 1e7 }, 2), 1);
+  // The relaxation's samplers: workers for runs past AUTO_WORKERS_MIN_RELAXED_STEPS bit-steps
+  // (DHMC counts its leapfrog steps), never for one chain.
+  const grid64 = isingLattice({ shape: [64, 64], beta: 0.3 });
+  assert.equal(autoWorkers('dhmc', model, { chains: 4 }, 2), 1, 'a short DHMC run');
+  assert.equal(autoWorkers('dhmc', grid64, { chains: 4 }, 2), 2, 'DHMC defaults on 64×64: 2·10⁸ bit-steps');
+  assert.equal(autoWorkers('dhmc', grid64, { chains: 1 }, 2), 1);
+  assert.equal(autoWorkers('mala', grid64, { chains: 4, samples: 500, burnin: 500 }, 2), 1, '1.6·10⁷ bit-steps');
+  assert.equal(autoWorkers('blockgibbs', grid64, { chains: 4, samples: 5000 }, 2), 2, '8.5·10⁷ bit-steps');
   // A short run on a huge model stays on this thread (each worker would copy the model).
   const big = isingLattice({ shape: [1024, 1024], beta: 0.4, periodic: true });
   assert.equal(autoWorkers('gibbs', big, { chains: 8, samples: 100, burnin: 10 }, 2), 1);

@@ -39,8 +39,10 @@ const USAGE = `usage:
                           [--workers W]   run the chains on W worker threads (gibbs, blockgibbs, dhmc, mala);
                                           the same estimates as without (plus workers, completedChains);
                                           default: gibbs runs of ≥ 1e8 site updates and ≥ 1000 sweeps
-                                          per chain that repay the threads' start-up use
-                                          min(chains, cores); 0: this thread. Ctrl-C on workers:
+                                          per chain that repay the threads' start-up, and blockgibbs,
+                                          dhmc, mala runs of ≥ 5e7 bit-steps (chains × sweeps × bits,
+                                          × leapfrog steps for dhmc), use min(chains, cores);
+                                          0: this thread. Ctrl-C on workers:
                                           the result of the batches completed (partial); on this
                                           thread it ends the run (the thread cannot listen)
       gibbs:              [--precision f64|f32]   f32: four chains per SIMD vector (f64, default: two)

@@ -16,7 +16,7 @@ import { DiscreteReducer, type DiscreteEvent } from '../samplers/chains.ts';
 import { gibbsResult, gibbsRun } from '../samplers/gibbs.ts';
 import { factorGibbsResult, gibbsKernel } from '../samplers/factor-gibbs.ts';
 import { eventPoster, runGibbsChains, PARALLEL_METHODS, type ChainEvent, type JobOptions, type ParallelMethod, type ParallelOptions, type WorkerJob, type WorkerMessage } from './chain-job.ts';
-import { BlockGibbsSampler, blockGibbsChains, blockGibbsResult, blockGibbsRun } from '../samplers/blockgibbs.ts';
+import { BLOCK_GIBBS_DEFAULTS, BlockGibbsSampler, blockGibbsChains, blockGibbsResult, blockGibbsRun } from '../samplers/blockgibbs.ts';
 import { ContinuousReducer, continuousChains, continuousPlan, continuousSampler, DHMC_DEFAULTS, type ContinuousEvent, type ContinuousPlan, type RunSpec } from '../samplers/dhmc.ts';
 import { MALA_DEFAULTS } from '../samplers/langevin.ts';
 import { checkInferOptions, relaxationFor } from '../infer.ts';
@@ -76,6 +76,7 @@ function threadCost(chains: number, precision: string): number {
  * thread) otherwise and for the other methods. The result does not depend on it.
  */
 export function autoWorkers(method: string, model: Model, opts: ParallelOptions, cores: number): number {
+  if (method === 'dhmc' || method === 'mala' || method === 'blockgibbs') return autoRelaxedWorkers(method, model, opts, cores);
   if (method !== 'gibbs') return 1;
   const run = gibbsRun(opts);
   const w = Math.max(1, Math.min(run.chains, cores));
@@ -87,6 +88,24 @@ export function autoWorkers(method: string, model: Model, opts: ParallelOptions,
   const saved = canonical ? 1 - threadCost(Math.ceil(run.chains / w), run.precision) / threadCost(run.chains, run.precision) : 1 - 1 / w;
   const need = saved > 0 ? Math.max(AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_STARTUP_UPDATES / saved) : Infinity;
   return updates >= need ? w : 1;
+}
+
+/**
+ * Bit-steps (chains × (samples + burn-in) × bits, × leapfrog steps for DHMC) from which a DHMC,
+ * MALA or block-Gibbs run starts workers by default: ≈ 40 ns a bit-step on this machine's 2 cores
+ * (DHMC on a 64×64 grid with the defaults, 2·10⁸ of them: 8.8 s), so ≈ 2 s of one thread, which
+ * pays for each worker's start-up and its own relaxation set-up.
+ */
+export const AUTO_WORKERS_MIN_RELAXED_STEPS = 5e7;
+
+/** autoWorkers for the relaxation's samplers: min(chains, cores) for runs past AUTO_WORKERS_MIN_RELAXED_STEPS. */
+function autoRelaxedWorkers(method: 'dhmc' | 'mala' | 'blockgibbs', model: Model, opts: ParallelOptions, cores: number): number {
+  const d = method === 'blockgibbs' ? { ...BLOCK_GIBBS_DEFAULTS, leapfrogSteps: 1 } : method === 'mala' ? { ...MALA_DEFAULTS, leapfrogSteps: 1 } : DHMC_DEFAULTS;
+  const chains = opts.chains ?? d.chains, samples = opts.samples ?? d.samples, burnin = opts.burnin ?? d.burnin;
+  const w = Math.max(1, Math.min(chains, cores));
+  if (w === 1 || model.maxArity > 2) return 1; // past pairwise the run refuses on its own
+  const steps = method === 'dhmc' ? (opts.leapfrogSteps ?? d.leapfrogSteps) : 1;
+  return chains * (samples + burnin) * canonicalSize(model).nBits * steps >= AUTO_WORKERS_MIN_RELAXED_STEPS ? w : 1;
 }
 
 /** The model as plain data (structured clone of its typed arrays). */
