@@ -17,7 +17,7 @@ import { buildRelaxation, relaxationDiagnostics, type Relaxation, type Relaxatio
 import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type EstimateLogZOptions, type LogZEstimate, type LogZEstimator } from './logz/logz.ts';
 import { ModelError } from './core/errors.ts';
-import { definedOnly } from './core/options.ts';
+import { checkOptionKeys, definedOnly } from './core/options.ts';
 import { withSymmetryCheck } from './core/symmetry.ts';
 import { refuseZeroModel } from './core/feasible.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
@@ -93,29 +93,10 @@ export const AIS_OPTION_KEYS: readonly string[] = ['lanes', 'population', 'preci
 
 /** Refuses an options object that is not one, a key no method reads (with the nearest known name), and an onProgress that is not a function. */
 export function checkInferOptions(opts: InferOptions, extra: readonly string[] = []): void {
-  const known = (o: object, keys: readonly string[], what: string): void => {
-    if (o === null || typeof o !== 'object') throw new ModelError(`${what} must be an object, got ${o === null ? 'null' : typeof o}`);
-    for (const [k, v] of Object.entries(o)) {
-      if (v === undefined || keys.includes(k)) continue;
-      const near = keys.filter((x) => editDistance(x.toLowerCase(), k.toLowerCase()) <= 2);
-      throw new ModelError(`unknown ${what === 'options' ? 'option' : `${what} option`} "${k}"${near.length ? ` (did you mean ${near.map((x) => `"${x}"`).join(' or ')}?)` : ''}`);
-    }
-  };
-  known(opts, extra.length ? [...INFER_OPTION_KEYS, ...extra] : INFER_OPTION_KEYS, 'options');
-  if (opts.exact !== undefined) known(opts.exact, EXACT_OPTION_KEYS, 'exact');
-  if (opts.ais !== undefined) known(opts.ais, AIS_OPTION_KEYS, 'ais');
+  checkOptionKeys(opts, extra.length ? [...INFER_OPTION_KEYS, ...extra] : INFER_OPTION_KEYS, 'options');
+  if (opts.exact !== undefined) checkOptionKeys(opts.exact, EXACT_OPTION_KEYS, 'exact');
+  if (opts.ais !== undefined) checkOptionKeys(opts.ais, AIS_OPTION_KEYS, 'ais');
   if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') throw new ModelError(`onProgress must be a function, got ${typeof opts.onProgress}`);
-}
-
-/** Levenshtein distance (short option names only). */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length];
 }
 
 /** The result with its `warnings` array present (empty when the method had none). */

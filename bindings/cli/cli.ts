@@ -2,7 +2,7 @@
 // 3 the engine refused the job (e.g. treewidth past the exact limit), 1 anything unexpected.
 
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { loadEngine } from '../core/wasm-node.ts';
 import { loadModelFile } from '../io/files.ts';
 import { infer, METHODS, type InferOptions, type Method } from '../infer.ts';
@@ -370,6 +370,8 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (values['out-format'] !== undefined && values['out-format'] !== 'uai') throw new UsageError(`--out-format must be "uai", got "${values['out-format']}"`);
   // Exact --samples writes plain lines (PREFIX.samples); every other file is in a UAI format.
   const plainSamples = method === 'exact' && values.samples !== undefined && !values.map;
+  // An empty prefix (an unset shell variable) passed the checks below as "not given" and wrote nothing.
+  if (values.out === '') throw new UsageError('--out needs a file prefix, got an empty string');
   if (values.out !== undefined && values['out-format'] === undefined && !plainSamples) throw new UsageError('--out needs --out-format uai');
   if (values.json && values['out-format'] === 'uai' && values.out === undefined) throw new UsageError('--json and --out-format uai would both write to standard output: add --out PREFIX for the UAI files');
   // Before the run, the files it will write: PREFIX.MAP (--map), PREFIX.samples (exact --samples), else PREFIX.MAR and .PR.
@@ -448,7 +450,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   }
   const { model, description, labels } = await loadModel(positionals[0]);
   if (method === 'exact' && (values.map || opts.samples !== undefined)) {
-    return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out, maxMemory, workers });
+    return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out, maxMemory, workers, labels });
   }
   const r = values.queue !== undefined ? await queuedRun(model, opts, values.queue) : await localRun(model, opts, workers);
 
@@ -470,6 +472,11 @@ async function inferCommand(argv: string[]): Promise<void> {
     if (pr) files.unshift([values.out + '.PR', pr]);
     // Without --json the files are the marginals' only copy: a failed write keeps them in the temporary directory.
     await writeOutputs('--out', files, `; the result above is complete, only ${files.map(([f]) => f).join(' and ')} ${files.length > 1 ? 'were' : 'was'} not written`, !values.json);
+    // No log Z: a PREFIX.PR from an earlier run would sit beside this run's MAR as if it were its.
+    if (!pr && existsSync(values.out + '.PR')) {
+      rmSync(values.out + '.PR', { force: true });
+      process.stderr.write(`relaxmrf: note: removed ${values.out}.PR, left by an earlier run: this run has no log Z\n`);
+    }
   }
   if (values.plot !== undefined) {
     const failed = await writePlotFile(values.plot, model, r);

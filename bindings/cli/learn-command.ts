@@ -22,7 +22,7 @@ export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model b
                        [--shift-epsilon ε] [--leapfrog-steps L] [--step-size h] [--equivalent-rbm]
                        [--test TEST.csv] [--ais-runs R] [--ais-steps T] [--json]
       DATA: CSV of 0/1 (potts: 0…K−1), one sample a row (optional header). Log-likelihood per sample of the
-      training (and test) data: exact for ≤ 20 visible units, else AIS from the base-rate model.
+      training (and test) data: exact for ≤ 2^20 visible configurations (binary: ≤ 20 units), else AIS from the base-rate model.
       blockgibbs / dhmc (binary machines): particles through Gaussian units on the visible–visible couplings,
       W_vv + αI = M Mᵀ re-factored every update with α = (1 + ε)·max(0, −λ_min) (--shift-epsilon, default 0.01);
       dhmc: --leapfrog-steps (default 5), --step-size (initial; adapted to 0.9 acceptance).
@@ -114,7 +114,9 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   const engine = await loadEngine();
   const r = learn(engine, data, { ...opts, test });
   // The model is always the last good one: on divergence, the parameters before the failing epoch.
-  await writeOutput('--out', values.out, writeUAI(r.model), '', true);
+  // Made before the report (a model UAI cannot hold is refused before anything is printed), written
+  // after it: a failed write lost the report.
+  const uai = writeUAI(r.model);
   if (values.json) {
     writeJSON({
       data: { file: positionals[0], rows: data.rows, columns: data.cols, header: data.header },
@@ -130,7 +132,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
     process.stdout.write('\n');
   } else {
     const ll = (name: string, l?: LogLikelihood) =>
-      l ? `${name.padEnd(10)}${l.value.toFixed(5)} nats/sample${l.method === 'ais' ? ` ± ${l.stdErr.toPrecision(2)} (AIS)` : ' (exact)'}, ±${l.sampleStdErr.toPrecision(2)} over samples\n` : '';
+      l ? `${name.padEnd(10)}${l.value.toFixed(5)} nats/sample${l.method === 'ais' ? ` ± ${l.stdErr.toPrecision(2)} (AIS)` : ' (exact)'}${Number.isFinite(l.sampleStdErr) ? `, ±${l.sampleStdErr.toPrecision(2)} over samples` : ' (one sample: no spread over samples)'}\n` : '';
     const last = r.epochs.at(-1);
     process.stdout.write(
       `data      ${positionals[0]}: ${data.rows} samples × ${data.cols} columns\n` +
@@ -139,6 +141,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
         ll('train', r.train) + ll('test', r.test) + `seconds   ${r.seconds.toFixed(3)}\n`,
     );
   }
+  await writeOutput('--out', values.out, uai, '; the report above is complete', true);
   if (r.diverged) throw new EngineError(r.diverged);
   return 0;
 }

@@ -19,6 +19,7 @@ export function whyUnwritable(e: unknown): string {
 export function unwritablePath(path: string): string | null {
   const full = resolve(path);
   try {
+    if (Buffer.byteLength(basename(full)) > 255) return 'has a name longer than 255 bytes';
     if (statSync(full, { throwIfNoEntry: false })?.isDirectory()) return 'is a directory';
     const dir = dirname(full);
     if (!statSync(dir).isDirectory()) return 'is in a directory that does not exist';
@@ -43,7 +44,8 @@ export async function writeOutput(option: string, path: string, text: string, af
  * becomes an OutputError naming the file, with `after` appended (what the caller kept).
  */
 export async function writeOutputs(option: string, files: readonly (readonly [path: string, text: string])[], after = '', rescue = false): Promise<void> {
-  const temps = files.map(([path]) => `${path}.${process.pid}.tmp`);
+  // Short temporary names beside the files (PREFIX.MAR.<pid>.tmp passed 255 bytes where PREFIX.MAR did not).
+  const temps = files.map(([path], k) => join(dirname(resolve(path)), `.relaxmrf-${process.pid}-${k}.tmp`));
   let at = 0;
   try {
     for (; at < files.length; at++) await writeFile(temps[at], files[at][1]);
@@ -52,7 +54,8 @@ export async function writeOutputs(option: string, files: readonly (readonly [pa
     await Promise.all(temps.map((t) => rm(t, { force: true }).catch(() => {})));
     // `rescue`: the files are the run's only copy (a learned model, samples not printed): kept in the temporary directory.
     const kept = rescue ? await rescued(files) : null;
-    throw new OutputError(`${option} ${files[Math.min(at, files.length - 1)][0]}: ${whyUnwritable(e)}${kept ? `; written instead to ${kept.join(' and ')}` : after}`);
+    const fallback = kept ? `; written instead to ${kept.join(' and ')}` : rescue ? '; writing them to the temporary directory failed too' : after;
+    throw new OutputError(`${option} ${files[Math.min(at, files.length - 1)][0]}: ${whyUnwritable(e)}${fallback}`);
   }
 }
 

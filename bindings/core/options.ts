@@ -31,3 +31,32 @@ export function checkCount(name: string, x: number, min: number, max?: number): 
 export function checkTol(tol: number): void {
   if (typeof tol !== 'number' || Number.isNaN(tol)) throw new ModelError(`tol must be a number, got ${tol}`);
 }
+
+/**
+ * Refuses `o` when it is not an object, and any key of it (with a defined value) outside `keys`,
+ * naming the nearest known ones: a misspelt option ran with the default, silently.
+ */
+export function checkOptionKeys(o: unknown, keys: readonly string[], what = 'options'): void {
+  if (o === null || typeof o !== 'object') throw new ModelError(`${what} must be an object, got ${o === null ? 'null' : typeof o}`);
+  for (const [k, v] of Object.entries(o)) {
+    if (v === undefined || keys.includes(k)) continue;
+    const near = keys.filter((x) => editDistance(x.toLowerCase(), k.toLowerCase()) <= 2);
+    throw new ModelError(`unknown ${what === 'options' ? 'option' : `${what} option`} "${k}"${near.length ? ` (did you mean ${near.map((x) => `"${x}"`).join(' or ')}?)` : ''}`);
+  }
+}
+
+/** Refuses a value given for a boolean option that is not true or false ('no' turned the option on). */
+export function checkBoolean(name: string, x: unknown): void {
+  if (x !== undefined && typeof x !== 'boolean') throw new ModelError(`${name} must be true or false, got ${typeof x === 'string' ? `"${x}"` : String(x)}`);
+}
+
+/** Levenshtein distance (short option names only). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
+}

@@ -19,7 +19,7 @@ import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { sameShape, sizeOf, type BucketPlan, type TableRef } from './bucket-plan.ts';
-import type { ExactOutcome } from './outcome.ts';
+import { CompensatedSum, type ExactOutcome } from './outcome.ts';
 
 const EXACT_SAMPLE_STREAM = 0x4553; // "ES"
 
@@ -517,7 +517,9 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
     // Not zeroed (see above).
     if (8 * slabEntries <= WASM_MAX_BLOCK) slabAt = slab = arena.alloc(8 * slabEntries, false);
 
-    // Upward.
+    // Upward (log Z: the constant, then each root's message, summed with compensation).
+    const roots = new CompensatedSum();
+    roots.add(logZ);
     for (const v of p.order) {
       up[v] = own(upArena, v);
       const shift = linearShift(p.bucket[v]);
@@ -533,9 +535,10 @@ export function runBucketElimination(engine: Engine, model: Model, p: BucketPlan
         linearise(up[v], mSize[v], form.up, v);
       }
       // A root's message is one entry: e^scale, or 0 (linear), or its log.
-      if (p.parent[v] < 0) logZ += form.up[3 * v] ? (arena.f64(up[v], 1)[0] > 0 ? form.up[3 * v + 1] : -Infinity) : arena.f64(up[v], 1)[0];
+      if (p.parent[v] < 0) roots.add(form.up[3 * v] ? (arena.f64(up[v], 1)[0] > 0 ? form.up[3 * v + 1] : -Infinity) : arena.f64(up[v], 1)[0]);
       streamed?.(card[v] * mSize[v]);
     }
+    logZ = roots.value;
     if (!(logZ > -Infinity)) return { logZ: -Infinity, marginals: null };
     if (decode) return { logZ, marginals: null, configurations: decodeBackward(decode) };
 

@@ -17,7 +17,7 @@ import type { Model } from '../core/model.ts';
 import { EngineError } from '../core/errors.ts';
 import { exactTuning, schedule, stridesAt, STEP_LAMBDA, type JunctionTree } from './junction-tree.ts';
 import { Program, CHECK_FINITE, CHECK_POSITIVE } from './elim-program.ts';
-import { fmtBytes, MemoryBudgetExceeded, RangeExceeded, type ExactOutcome } from './outcome.ts';
+import { CompensatedSum, fmtBytes, MemoryBudgetExceeded, RangeExceeded, type ExactOutcome } from './outcome.ts';
 
 /** What a range refusal of the junction tree (method 'elimination') tells the caller to do instead. */
 const RANGE_HINT = "; method 'auto' (the default) or 'bucket' runs bucket elimination, which works in log space where the range needs it";
@@ -147,7 +147,7 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
     const dyn = sched.regions.map((b) => arena.alloc(Math.max(16, b), false));
     // The passes are recorded as programs and run in one kernel call per exactTuning.programWords; each
     // result (a log shift, a message's max) is handled here in the order the old per-call code did.
-    let acc = 0; // log Z: the factors' log shifts, then the upward messages' logs
+    let acc = new CompensatedSum(); // log Z: the factors' log shifts, then the upward messages' logs
     let zero = false; // an upward message (or a factor row) vanished: Z = 0 or an underflow
     // A message's entries are sums of products of its inputs' entries. A product under 2^−1022 keeps
     // fewer digits, one under 2^−1074 vanishes, and no later check saw it when other factors made
@@ -216,7 +216,7 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
     const ops = new Program(arena, (tag, a, b, m, low, max) => {
       if (tag === TAG_SHIFT) {
         if (m === -Infinity) return !(zero = true);
-        acc += m;
+        acc.add(m);
         return true;
       }
       if (tag === TAG_MU) {
@@ -238,7 +238,7 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
       }
       if (tag === TAG_LAMBDA_DOWN) return true;
       if (!(m > 0)) return !(zero = true);
-      acc += Math.log(m);
+      acc.add(Math.log(m));
       return true;
     }, exactTuning.programWords);
     // Every allocation is done: views stay valid from here on.
@@ -436,14 +436,14 @@ export function runElimination(engine: Engine, model: Model, tree: JunctionTree,
     // Upward pass (log Z), with a support check when a message vanishes.
     const upward = (support: boolean): number => {
       ops.reset();
-      acc = 0;
+      acc = new CompensatedSum();
       zero = false;
       checking = !support;
       kidsLow.fill(NaN);
       buildFactors(support);
       for (let t = 0; t < sched.upwardSteps && !ops.stopped; t++) lambdaStep(t, TAG_LAMBDA_UP);
       ops.flush();
-      return zero ? -Infinity : acc;
+      return zero ? -Infinity : acc.value;
     };
     const rangeRefusal = (e: unknown): unknown => (e instanceof RangeFailure ? new RangeExceeded(`exact elimination: the potentials span more than the floating-point range (${e.message})${RANGE_HINT}`) : e);
     let logZ: number;

@@ -15,6 +15,24 @@ export class RangeExceeded extends EngineError {}
 /** The junction tree's messages would pass the memory budget (maxMemory): auto runs bucket elimination, which slices. */
 export class MemoryBudgetExceeded extends EngineError {}
 
+/**
+ * A sum of many terms with Neumaier's compensation: log Z adds one term per message (10⁶ independent
+ * variables drifted by 4·10⁻¹² relative, 4·10⁻⁶ nats, summed plainly).
+ */
+export class CompensatedSum {
+  private s = 0;
+  private c = 0;
+  add(x: number): void {
+    const t = this.s + x;
+    // The low-order bits the addition dropped, from whichever operand is larger.
+    if (Number.isFinite(t)) this.c += Math.abs(this.s) >= Math.abs(x) ? this.s - t + x : x - t + this.s;
+    this.s = t;
+  }
+  get value(): number {
+    return Number.isFinite(this.s) ? this.s + this.c : this.s;
+  }
+}
+
 /** Largest number of configurations enumeration accepts. */
 export const MAX_ENUMERATION = 2 ** 30;
 

@@ -48,6 +48,8 @@ async function readText(path: string, optional: boolean): Promise<string | null>
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (optional && err.code === 'ENOENT') return null;
+    // Node holds at most 2^29 − 24 characters in one string: "Invalid string length" read as an I/O fault.
+    if (e instanceof RangeError || err.code === 'ERR_STRING_TOO_LONG') throw new FormatError(path, null, 'the file is larger than 512 MiB, the most Node holds as one string, and the readers take the file as one string: write its table entries with fewer digits');
     throw new FormatError(path, null, `cannot read the file: ${osReason(err)}`);
   }
 }

@@ -311,11 +311,17 @@ export function applyEvidence(model: Model, evidence: Map<number, number>, sourc
 /** |log| of each empty-scope factor writeUAI emits, far enough from exp()'s overflow at ~709.8. */
 const MAX_CONST_LOG = 700;
 
+/** Empty-scope factors writeUAI may emit for the constant (each e^±700): past this the constant is refused, not written in a loop of 10⁹ lines. */
+const MAX_CONST_FACTORS = 10_000;
+
 /**
  * Writes a model as a UAI MARKOV network: one factor per factor of the model (any arity, scopes in
  * increasing order) and empty-scope factors for the constant. Each table is scaled so its largest
- * entry is 1 (the scale moves into the constant), so large log-potentials do not overflow; entries
- * below ~1e-308 of their table's largest underflow to 0. Numbers are printed shortest-round-trip.
+ * entry is 1 (the scale moves into the constant), so large log-potentials do not overflow. A table
+ * whose finite log entries span more than MAX_CONST_LOG nats is written as k factors on the same
+ * scope, each with 1/k of its log entries, so that none underflows to 0 (a learned coupling of 760
+ * nats was written as "0 0 0 1", a model of probability zero on the training data). Numbers are
+ * printed shortest-round-trip. Throws ModelError for a constant past MAX_CONST_FACTORS · 700 nats.
  */
 export function writeUAI(model: Model): string {
   const scopes: string[] = [];
@@ -323,12 +329,21 @@ export function writeUAI(model: Model): string {
   let c = model.logConst;
   for (let f = 0; f < model.nFactors; f++) {
     const logTable = model.table(f);
-    let m = -Infinity;
-    for (const x of logTable) if (x > m) m = x;
+    let m = -Infinity, lo = Infinity;
+    for (const x of logTable) {
+      if (x > m) m = x;
+      if (x > -Infinity && x < lo) lo = x;
+    }
     if (m === -Infinity) m = 0; // all zeros: nothing to scale
     c += m;
-    scopes.push(`${model.arity(f)} ${model.scope(f).join(' ')}`);
-    tables.push(`${logTable.length}\n${Array.from(logTable, (x) => String(Math.exp(x - m))).join(' ')}\n`);
+    // Pieces: each scaled table's finite entries stay above e^−MAX_CONST_LOG (a normal double).
+    const pieces = lo < Infinity ? Math.max(1, Math.ceil((m - lo) / MAX_CONST_LOG)) : 1;
+    if (pieces > MAX_CONST_FACTORS) throw new ModelError(`factor ${f}'s finite log-potentials span ${(m - lo).toPrecision(4)} nats: UAI's probability tables would need more than ${MAX_CONST_FACTORS} copies of it to keep its smallest entries from becoming 0`);
+    const line = `${logTable.length}\n${Array.from(logTable, (x) => String(Math.exp((x - m) / pieces))).join(' ')}\n`;
+    for (let k = 0; k < pieces; k++) {
+      scopes.push(`${model.arity(f)} ${model.scope(f).join(' ')}`);
+      tables.push(line);
+    }
   }
 
   const addConstant = (value: number): void => {
@@ -338,6 +353,8 @@ export function writeUAI(model: Model): string {
   if (c === -Infinity) addConstant(0);
   else if (!Number.isFinite(c)) throw new ModelError(`constant log-potential ${c} cannot be written`);
   else {
+    // The constant in MAX_CONST_LOG steps: past MAX_CONST_FACTORS of them, c − 700 may not even differ from c.
+    if (Math.abs(c) > MAX_CONST_FACTORS * MAX_CONST_LOG) throw new ModelError(`the model's constant log-potential (its tables' largest entries summed) is ${c} nats: UAI's probability tables would need more than ${MAX_CONST_FACTORS} constant factors of e^±${MAX_CONST_LOG} to hold it`);
     for (; Math.abs(c) > MAX_CONST_LOG; c -= Math.sign(c) * MAX_CONST_LOG) addConstant(Math.exp(Math.sign(c) * MAX_CONST_LOG));
     if (c !== 0) addConstant(Math.exp(c));
   }
@@ -364,6 +381,7 @@ export function readFGWithLabels(text: string, file = '<input>'): {
   const nFactors = tok.int('the number of factors', 0);
   const factors: { vars: number[]; logTable: Float64Array }[] = [];
   const cardOf = new Map<number, { card: number; factor: number }>();
+  let total = 0;
   for (let f = 0; f < nFactors; f++) {
     tok.factor = f;
     const arity = tok.int('the number of variables of a factor', 0);
@@ -380,6 +398,9 @@ export function readFGWithLabels(text: string, file = '<input>'): {
       size *= k;
     }
     if (size > LIMITS.maxTableEntries) tok.fail(`the factor needs ${size} table entries, past the limit of ${LIMITS.maxTableEntries}`);
+    // Before the tables are allocated: a 392-byte file of three sparse 2^26-entry factors took 4.2 GB.
+    total += size;
+    if (total > LIMITS.maxTotalTableEntries) tok.fail(`the factors so far need ${total} table entries in all, past the limit of ${LIMITS.maxTotalTableEntries}`);
     const nonzero = tok.int('the number of nonzero entries', 0, size);
     const logTable = new Float64Array(size).fill(-Infinity);
     const listed = new Uint8Array(size);

@@ -12,12 +12,12 @@
 import type { Engine } from '../core/engine.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
+import { checkBoolean, checkCount, checkOptionKeys, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { Model } from '../core/model.ts';
 import { BoundMachine, checkStates, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
 import { VisibleFactor } from './factored.ts';
 import { LAYER_DEFAULTS, LEARN_SAMPLERS, ParticleKernel, type LayerOptions, type LearnSampler } from './particles.ts';
-import { baseRateBiases, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
+import { baseRateBiases, checkLikelihoodOptions, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
 
 /**
  * How the model phase of the gradient is sampled: 'pcd' persistent contrastive divergence (particles kept across
@@ -77,7 +77,7 @@ export interface LearnOptions extends LayerOptions {
   test?: BinaryData;
   /** Options of the log-likelihood evaluation (AIS or exact; see LIKELIHOOD_DEFAULTS). */
   likelihood?: LikelihoodOptions;
-  /** Called after every epoch with its statistics and a getter of the parameters after it (a copy). */
+  /** Called after every epoch with its statistics and a getter of the parameters after it (a copy at each call, of that epoch's parameters whenever it is called). */
   onEpoch?: (e: EpochStats, params: () => MachineParams) => void;
 }
 
@@ -142,6 +142,12 @@ const PARTICLE_STREAM = 31, INIT_STREAM = 32, SHUFFLE_STREAM = 33;
  * options or data.
  */
 export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {}): LearnResult {
+  // Everything is checked before the first epoch: a misspelt option ran with its default, and a bad
+  // test set or likelihood option was refused only after the whole run.
+  checkOptionKeys(opts, LEARN_OPTION_KEYS);
+  checkBoolean('equivalentRBM', opts.equivalentRBM);
+  checkBoolean('evaluate', opts.evaluate);
+  if (opts.onEpoch !== undefined && typeof opts.onEpoch !== 'function') throw new ModelError(`onEpoch must be a function, got ${typeof opts.onEpoch}`);
   const o = { ...LEARN_DEFAULTS, ...definedOnly(opts) };
   const { onEpoch, test, likelihood, ...rest } = o as typeof o & Pick<LearnOptions, 'onEpoch' | 'test' | 'likelihood'>;
   if (!MACHINE_KINDS.includes(o.model)) throw new ModelError(`model must be one of ${MACHINE_KINDS.join(', ')}, got ${o.model}`);
@@ -149,6 +155,8 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   if (!LEARN_SAMPLERS.includes(o.sampler)) throw new ModelError(`sampler ${o.sampler} is not available for learning (available: ${LEARN_SAMPLERS.join(', ')})`);
   if (o.schedule !== 'linear' && o.schedule !== 'constant') throw new ModelError(`schedule must be linear or constant, got ${o.schedule}`);
   const visibleOnly = o.model === 'boltzmann' || o.model === 'potts';
+  if (visibleOnly && opts.hidden) throw new ModelError(`hidden units apply to rbm and srbm machines, not ${o.model}`);
+  if (o.model !== 'potts' && opts.states) throw new ModelError(`states applies to potts machines, not ${o.model} (binary)`);
   const hidden = visibleOnly ? 0 : o.hidden || 0;
   checkCount('hidden', hidden, visibleOnly ? 0 : 1, MAX_CHAINS);
   checkCount('cdSteps', o.cdSteps, 1, MAX_LOOP_COUNT);
@@ -164,10 +172,25 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   if (!Number.isInteger(data.rows) || !Number.isInteger(data.cols)) throw new ModelError(`the data's rows and cols must be integers, got ${data.rows} × ${data.cols}`);
   if (data.values.length !== data.rows * data.cols) throw new ModelError(`data has ${data.values.length} values, expected ${data.rows} × ${data.cols}`);
   checkStates(data, Infinity);
+  if (test) {
+    if (!(test.rows >= 1)) throw new ModelError('the test data have no rows');
+    if (test.cols !== data.cols) throw new ModelError(`the test data have ${test.cols} columns, the training data ${data.cols}`);
+    if (test.values.length !== test.rows * test.cols) throw new ModelError(`the test data have ${test.values.length} values, expected ${test.rows} × ${test.cols}`);
+  }
+  // Potts: K from the training and test data (at least 2) unless given.
   let top = 0;
-  for (let i = 0; i < data.values.length; i++) top = Math.max(top, data.values[i]);
-  const states = o.model === 'potts' ? (o.states || top + 1) : 2;
+  for (const d of test ? [data, test] : [data]) for (let i = 0; i < d.values.length; i++) top = Math.max(top, d.values[i]);
+  const states = o.model === 'potts' ? (o.states || Math.max(2, top + 1)) : 2;
   if (o.model === 'potts') checkCount('states', states, Math.max(2, top + 1), 255);
+  else checkStates(data, 2);
+  if (test) {
+    try {
+      checkStates(test, states);
+    } catch (e) {
+      throw new ModelError(`test ${(e as Error).message}`);
+    }
+  }
+  if (o.evaluate) checkLikelihoodOptions(likelihood);
   const [seedLo, seedHi] = seedWords(o.seed);
   const t0 = performance.now();
 
@@ -204,11 +227,12 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
 
     const batches = Math.ceil(data.rows / B), total = Math.max(1, o.epochs * batches);
     const epochs: EpochStats[] = [];
-    let goodFactor: Float64Array | null = null;
+    // The last good state of F too: a run that diverged in its first epoch returned the diverged F.
+    let goodFactor: Float64Array | null = factor?.read() ?? null;
     let good = m.get(), diverged: string | null = null, update = 0, refreshed = 0;
     for (let epoch = 1; epoch <= o.epochs && !diverged; epoch++) {
       shuffle(engine, rng, uniforms, order);
-      let sqSum = 0, flips = 0, rate = o.learningRate, biggest = 0;
+      let sqSum = 0, flips = 0, particleSweeps = 0, rate = o.learningRate, biggest = 0;
       for (let b = 0; b < batches; b++) {
         const lo = b * B, cnt = Math.min(B, data.rows - lo);
         ar.i32(rowsPtr, B).set(order.subarray(lo, lo + cnt));
@@ -219,6 +243,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
           if (o.method === 'cd') kk.learnParticlesFromData(m.header, particles, cnt, dp, nV, rowsPtr, nV);
         });
         flips += kernel.advance(particles, pCount, o.cdSteps);
+        particleSweeps += pCount * o.cdSteps;
         engine.call('learn step', (kk) => {
           kk.learnAccumulate(m.header, particles + (k.rngStateBytes() >>> 0), particleBytes, 0, pCount, nV, negA, negW, x);
           factor?.gradient(posA, posW, negA, negW, 1 / cnt, 1 / pCount);
@@ -235,7 +260,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
       if (diverged) break;
       good = m.get();
       goodFactor = factor?.read() ?? null;
-      const st: EpochStats = { epoch, learningRate: rate, gradientRms: sqSum / batches, maxAbsParameter: biggest, changeRate: flips / (batches * o.cdSteps * n * (o.method === 'pcd' ? P : B)) };
+      const st: EpochStats = { epoch, learningRate: rate, gradientRms: sqSum / batches, maxAbsParameter: biggest, changeRate: flips / (particleSweeps * n) };
       const layer = kernel.layer;
       if (layer) {
         if (layer.m > 0 && !o.equivalentRBM) Object.assign(st, { shiftAlpha: layer.info.alpha, lambdaMin: layer.info.lambdaMin });
@@ -244,16 +269,22 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
         if (o.sampler === 'dhmc') Object.assign(st, { acceptance: layer.info.acceptance, stepSize: layer.info.stepSize });
       }
       epochs.push(st);
-      onEpoch?.(st, () => good);
+      // This epoch's parameters, a copy per call (the getter returned the live result object, whose
+      // values were the last epoch's by the time a saved getter was called).
+      const params = good;
+      onEpoch?.(st, () => copyParams(params));
     }
-    const settings = { ...rest, hidden, states } as LearnResult['settings'];
+    const settings = { ...rest, hidden, states, batch: B } as LearnResult['settings'];
     const result: LearnResult = { settings, params: good, model: machineModel(good), epochs, diverged, seconds: 0 };
     if (factor) result.factor = goodFactor ?? factor.read();
     if (o.evaluate && !diverged) {
       result.train = logLikelihood(engine, good, data, { baseData: data, ...likelihood });
       // The test data share the model's log Z: reuse the training run's estimate (one AIS, not two).
       const shared = result.train.method === 'ais' ? { logZ: { value: result.train.logZ, stdErr: result.train.logZStdErr } } : {};
-      if (test) result.test = logLikelihood(engine, good, test, { baseData: data, ...likelihood, ...shared });
+      if (test) {
+        result.test = logLikelihood(engine, good, test, { baseData: data, ...likelihood, ...shared });
+        if (result.train.method === 'ais') Object.assign(result.test, { aisRuns: result.train.aisRuns, aisSteps: result.train.aisSteps, aisEss: result.train.aisEss });
+      }
     }
     result.seconds = (performance.now() - t0) / 1000;
     return result;
@@ -261,6 +292,14 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
     m.dispose();
   }
 }
+
+/** A copy of the parameters (their arrays too). */
+function copyParams(p: MachineParams): MachineParams {
+  return { ...p, a: p.a.slice(), w: p.w.slice(), pairs: p.pairs.slice() };
+}
+
+/** Every option learn() takes. */
+const LEARN_OPTION_KEYS: readonly string[] = [...Object.keys(LEARN_DEFAULTS), 'onEpoch', 'test', 'likelihood'];
 
 function initialParams(engine: Engine, m: BoundMachine, data: BinaryData, seedLo: number, seedHi: number, rng: number, buf: number): MachineParams {
   const a = new Float64Array(m.nBits), E = m.nnz / 2;

@@ -5,7 +5,7 @@
 import type { Engine } from '../core/engine.ts';
 import { ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly } from '../core/options.ts';
+import { checkCount, checkOptionKeys, definedOnly } from '../core/options.ts';
 import { logMeanExp } from '../logz/estimate.ts';
 import { BoundMachine, type BinaryData, type MachineParams } from './machine.ts';
 
@@ -63,6 +63,23 @@ export interface LogLikelihood {
   aisEss?: number;
 }
 
+/** Every option logLikelihood takes. */
+const LIKELIHOOD_KEYS: readonly string[] = [...Object.keys(LIKELIHOOD_DEFAULTS), 'baseData', 'logZ'];
+
+/**
+ * The options with defaults filled in, checked: names (a misspelt `method: 'exct'` ran AIS), the
+ * method, counts. learn() calls it before training, so a bad option does not cost the run.
+ */
+export function checkLikelihoodOptions(opts: LikelihoodOptions = {}): LikelihoodOptions & { seed: number; runs: number; steps: number; method: 'auto' | 'exact' | 'ais'; maxExactVisible: number } {
+  checkOptionKeys(opts, LIKELIHOOD_KEYS, 'likelihood');
+  const o = { ...LIKELIHOOD_DEFAULTS, ...definedOnly(opts) } as LikelihoodOptions & { seed: number; runs: number; steps: number; method: 'auto' | 'exact' | 'ais'; maxExactVisible: number };
+  if (!['auto', 'exact', 'ais'].includes(o.method)) throw new ModelError(`likelihood method must be auto, exact or ais, got "${String(o.method)}"`);
+  checkCount('runs', o.runs, 2);
+  checkCount('steps', o.steps, 2);
+  if (!(typeof o.maxExactVisible === 'number' && o.maxExactVisible >= 0)) throw new ModelError(`maxExactVisible must be a number ≥ 0, got ${String(o.maxExactVisible)}`);
+  return o;
+}
+
 /** Tag of the AIS runs' streams (the learner's particles use other tags). */
 const AIS_STREAM = 41;
 
@@ -91,10 +108,10 @@ function logSumExp(x: ArrayLike<number>): number {
  * enumeration when small enough, otherwise by AIS from the base-rate model.
  */
 export function logLikelihood(engine: Engine, params: MachineParams, data: BinaryData, opts: LikelihoodOptions = {}): LogLikelihood {
-  const o = { ...LIKELIHOOD_DEFAULTS, ...definedOnly(opts) };
-  checkCount('runs', o.runs, 2);
-  checkCount('steps', o.steps, 2);
+  const o = checkLikelihoodOptions(opts);
   if (data.rows < 1) throw new ModelError('no data to evaluate');
+  // A base with other columns summed extra terms into log Z₀ or read its biases past their end (8 units: −10.95 and −1.70 against −5.30).
+  if (o.baseData && o.baseData.cols !== params.nVisible) throw new ModelError(`baseData has ${o.baseData.cols} columns, but the machine has ${params.nVisible} visible units`);
   // Visible configurations to enumerate, as bits of entropy: nVisible · log2 K.
   const size = params.nVisible * Math.log2(params.states);
   const exact = o.method === 'exact' || (o.method === 'auto' && size <= o.maxExactVisible);

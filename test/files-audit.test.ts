@@ -1,0 +1,104 @@
+// Model files and result files at their edges: cases an audit found (each test's name says what
+// happened before).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { ModelBuilder } from '../bindings/core/model.ts';
+import { readUAI, writeUAI } from '../bindings/io/formats.ts';
+import { infer } from '../bindings/infer.ts';
+
+const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'relaxmrf-files-'));
+const run = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+const file = (name: string, text: string) => {
+  const p = join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+};
+const SMALL_UAI = 'MARKOV\n2\n2 2\n3\n1 0\n1 1\n2 0 1\n\n2\n1 2\n2\n3 1\n4\n1 2 2 1\n';
+
+test('writeUAI refuses a constant past 7·10⁶ nats at once (1e20 looped for ever, 1e12 for 10⁹ steps) and splits a table spanning more than 700 nats into factors on its scope', () => {
+  const b = new ModelBuilder([2]);
+  b.addUnary(0, [0, 1e20]);
+  const t0 = performance.now();
+  assert.throws(() => writeUAI(b.build()), /factor 0's finite log-potentials span 1\.000e\+20 nats: UAI's probability tables would need more than 10000 copies/);
+  assert.ok(performance.now() - t0 < 1000);
+  const big = new ModelBuilder([2]);
+  big.addConstant(1e9);
+  assert.throws(() => writeUAI(big.build()), /constant log-potential .* is 1000000000 nats/);
+  // Entries 0 and −2000 nats: three factors of −666.7 each, read back exactly enough.
+  const wide = new ModelBuilder([2, 2]);
+  wide.addPairwise(0, 1, [0, -2000, 5, 1]);
+  const m = wide.build(), text = writeUAI(m), back = readUAI(text);
+  assert.equal(text.split('\n').filter((l) => l === '2 0 1').length, 3, 'three copies of the pair factor');
+  for (const x of [[0, 0], [0, 1], [1, 0], [1, 1]]) assert.ok(Math.abs(back.logPotential(x) - m.logPotential(x)) < 1e-9, `${x}: ${back.logPotential(x)} against ${m.logPotential(x)}`);
+});
+
+test('a .fg file whose factors declare more table entries than the engine holds is refused before they are allocated (392 bytes took 26 s and 4.2 GB)', () => {
+  const scope = (first: number) => Array.from({ length: 26 }, (_, k) => first + k).join(' ');
+  const factor = (first: number) => `26\n${scope(first)}\n${Array(26).fill(2).join(' ')}\n1\n0 1\n`;
+  const p = file('big.fg', `3\n\n${factor(0)}\n${factor(1)}\n${factor(2)}`);
+  const t0 = performance.now();
+  const r = run('infer', p);
+  assert.equal(r.code, 2, r.err);
+  assert.match(r.err, /big\.fg \(line \d+, factor 2\): the factors so far need 201326592 table entries in all, past the limit of 134217728/);
+  assert.ok(performance.now() - t0 < 15_000);
+});
+
+test('--map and --samples on a .fg file with labels other than 0…n−1 give the label map (JSON: labels; otherwise a note on stderr)', () => {
+  const p = file('lab.fg', '1\n\n2\n40 9\n2 2\n4\n0 1\n1 2\n2 3\n3 4\n');
+  const map = run('infer', p, '--map', '--json');
+  assert.equal(map.code, 0, map.err);
+  assert.deepEqual(JSON.parse(map.out).labels, [9, 40]);
+  const samples = run('infer', p, '--samples', '3');
+  assert.equal(samples.code, 0, samples.err);
+  assert.match(samples.err, /each sample lists the variables in increasing label order: 9, 40/);
+  // 0…n−1 labels: nothing added.
+  const plain = run('infer', file('plain.fg', '1\n\n2\n0 1\n2 2\n4\n0 1\n1 2\n2 3\n3 4\n'), '--map', '--json');
+  assert.equal(JSON.parse(plain.out).labels, undefined);
+});
+
+test('--out "" is refused (it printed UAI text and JSON mixed on stdout, exit 0, no files); a PREFIX.PR left by an earlier run is removed when this run has no log Z', () => {
+  const uai = file('m.uai', SMALL_UAI);
+  const empty = run('infer', uai, '--out-format', 'uai', '--out', '', '--json');
+  assert.equal(empty.code, 2);
+  assert.match(empty.err, /--out needs a file prefix, got an empty string/);
+  const prefix = join(tmp, 'p');
+  assert.equal(run('infer', uai, '--out-format', 'uai', '--out', prefix).code, 0);
+  assert.ok(existsSync(prefix + '.PR'));
+  const again = run('infer', uai, '--method', 'gibbs', '--samples', '200', '--out-format', 'uai', '--out', prefix);
+  assert.equal(again.code, 0, again.err);
+  assert.ok(!existsSync(prefix + '.PR'), 'the first run\'s PR beside the second run\'s MAR');
+  assert.match(again.err, /removed .*p\.PR, left by an earlier run: this run has no log Z/);
+  assert.match(readFileSync(prefix + '.MAR', 'utf8'), /^MAR\n/);
+});
+
+test('--out with a name too long for the file system is refused before the run; the temporary names never are (PREFIX.MAR.<pid>.tmp passed 255 bytes and failed after the run)', () => {
+  const uai = file('n.uai', SMALL_UAI);
+  const long = run('infer', uai, '--out-format', 'uai', '--out', join(tmp, 'b'.repeat(260)));
+  assert.equal(long.code, 2);
+  assert.match(long.err, /has a name longer than 255 bytes/);
+  const edge = join(tmp, 'c'.repeat(250)); // PREFIX.MAR is 254 bytes
+  const r = run('infer', uai, '--out-format', 'uai', '--out', edge);
+  assert.equal(r.code, 0, r.err);
+  assert.ok(existsSync(edge + '.MAR') && existsSync(edge + '.PR'));
+});
+
+test('exact log Z sums its messages with compensation (10⁶ independent variables drifted by 4·10⁻⁶ nats, 10⁵ by 1.1·10⁻⁷)', async () => {
+  const engine = await loadEngine();
+  const n = 100_000, b = new ModelBuilder(new Array(n).fill(2));
+  for (let v = 0; v < n; v++) b.addUnary(v, [0, 0.3]);
+  const m = b.build(), truth = n * Math.log1p(Math.exp(0.3));
+  for (const method of ['elimination', 'bucket'] as const) {
+    const r = infer(engine, m, { method: 'exact', exact: { method } });
+    assert.ok(Math.abs(r.logZ! - truth) < 1e-9, `${method}: ${r.logZ! - truth}`);
+  }
+});

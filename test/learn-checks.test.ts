@@ -1,0 +1,106 @@
+// What learn() and logLikelihood() refuse before any work, and what they return at the edges: cases an
+// audit found silently wrong or lost (each test's name says what it was).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { learn } from '../bindings/learn/learn.ts';
+import { logLikelihood } from '../bindings/learn/likelihood.ts';
+import { readUAI, writeUAI } from '../bindings/io/formats.ts';
+import { infer } from '../bindings/infer.ts';
+import type { MachineParams } from '../bindings/learn/machine.ts';
+import { draw, randomMachine, visibleLogProbs } from './learn-helpers.ts';
+
+const engine = await loadEngine();
+const data = draw(visibleLogProbs(randomMachine('boltzmann', 6, 0, 3, 0.8)), 6, 200, 4);
+
+/** Throws within `ms` of CPU time: refused before any epoch (the runs asked for take minutes). */
+function refusedAtOnce(fn: () => unknown, re: RegExp, ms = 500): void {
+  const t0 = process.cpuUsage();
+  assert.throws(fn, re);
+  const { user, system } = process.cpuUsage(t0);
+  assert.ok((user + system) / 1000 < ms, `refused after ${(user + system) / 1000} ms`);
+}
+
+test('learn() refuses misspelt options, non-boolean flags and options its machine does not have ({ learningrate } and { epoch } ran the defaults, { equivalentRBM: "no" } turned it on)', () => {
+  refusedAtOnce(() => learn(engine, data, { learningrate: 0.5 } as object), /unknown option "learningrate" \(did you mean "learningRate"\?\)/);
+  refusedAtOnce(() => learn(engine, data, { epoch: 3 } as object), /unknown option "epoch" \(did you mean "epochs"/);
+  refusedAtOnce(() => learn(engine, data, { equivalentRBM: 'no' as unknown as boolean }), /equivalentRBM must be true or false, got "no"/);
+  refusedAtOnce(() => learn(engine, data, { evaluate: 'false' as unknown as boolean }), /evaluate must be true or false/);
+  refusedAtOnce(() => learn(engine, data, { hidden: 3 }), /hidden units apply to rbm and srbm machines, not boltzmann/);
+  refusedAtOnce(() => learn(engine, data, { states: 5 }), /states applies to potts machines/);
+  refusedAtOnce(() => learn(engine, data, { likelihood: { method: 'exct' as 'exact' } }), /likelihood method must be auto, exact or ais, got "exct"/);
+  refusedAtOnce(() => learn(engine, data, { likelihood: { run: 5 } as object }), /unknown likelihood option "run" \(did you mean "runs"\?\)/);
+  refusedAtOnce(() => learn(engine, data, { likelihood: { runs: 1 } }), /runs must be/);
+  assert.throws(() => logLikelihood(engine, learn(engine, data, { epochs: 1 }).params, data, { method: 'exct' as 'exact' }), /likelihood method must be/);
+});
+
+test('learn() checks the test data before training (a 2, 7 columns or no rows threw after all the epochs, naming "data row 1")', () => {
+  const long = { epochs: 100_000 };
+  const bad = (values: number[], rows: number, cols: number) => ({ rows, cols, values: Uint8Array.from(values) });
+  refusedAtOnce(() => learn(engine, data, { ...long, test: bad([0, 1, 0, 2, 1, 0], 1, 6) }), /: test data row 1, column 4: 2 is not a state in 0…1/);
+  refusedAtOnce(() => learn(engine, data, { ...long, test: bad([0, 1, 0, 1, 1, 0, 1], 1, 7) }), /test data have 7 columns, the training data 6/);
+  refusedAtOnce(() => learn(engine, data, { ...long, test: bad([], 0, 6) }), /test data have no rows/);
+  // Potts: K from the training and the test data (a test state of 2 with training states 0…1 threw after the run).
+  const potts = { rows: 3, cols: 2, values: Uint8Array.from([0, 1, 1, 0, 1, 1]) };
+  const r = learn(engine, potts, { model: 'potts', epochs: 1, test: { rows: 1, cols: 2, values: Uint8Array.from([2, 0]) } });
+  assert.equal(r.params.states, 3);
+  assert.ok(Number.isFinite(r.test!.value));
+  // All-zero Potts data: two states ("states must be an integer in [2, 255], got 1", an option never given).
+  assert.equal(learn(engine, { rows: 2, cols: 2, values: new Uint8Array(4) }, { model: 'potts', epochs: 1 }).params.states, 2);
+});
+
+test('equivalentRBM: a run that diverges in its first epoch returns the initial F with the initial parameters (it returned the diverged F: |F Fᵀ − W| 314 against |W| 0.0004)', () => {
+  const r = learn(engine, data, { equivalentRBM: true, learningRate: 1000, schedule: 'constant', maxWeight: 50, epochs: 10, batch: 10, seed: 1 });
+  assert.ok(r.diverged && r.epochs.length === 0, 'diverged in epoch 1');
+  const nV = 6, F = r.factor!;
+  for (let e = 0; e < r.params.w.length; e++) {
+    const i = r.params.pairs[2 * e], j = r.params.pairs[2 * e + 1];
+    let s = 0;
+    for (let k = 0; k < nV; k++) s += F[i * nV + k] * F[j * nV + k];
+    assert.ok(Math.abs(s - r.params.w[e]) < 1e-9, `pair ${i}, ${j}: (F Fᵀ) ${s} against W ${r.params.w[e]}`);
+  }
+});
+
+test('onEpoch\'s getter gives that epoch\'s parameters, a copy at each call (saved getters all gave the last epoch\'s, and the result object itself)', () => {
+  const getters: (() => MachineParams)[] = [], now: Float64Array[] = [];
+  const r = learn(engine, data, { epochs: 3, evaluate: false, onEpoch: (_e, params) => (getters.push(params), now.push(params().w.slice())) });
+  getters.forEach((g, k) => assert.deepEqual(g().w, now[k], `epoch ${k + 1}`));
+  assert.notDeepEqual(now[0], now[2]);
+  const last = getters[2]();
+  assert.notEqual(last, r.params);
+  last.w[0] = 99;
+  assert.notEqual(r.params.w[0], 99, 'a caller changing a copy leaves the result alone');
+});
+
+test('changeRate counts the particles each batch really had (CD with 101 rows in batches of 100 said 0.25 where PCD said 0.5); settings.batch is the batch used', () => {
+  // A near-independent model with p = 1/2 per bit: a Gibbs sweep changes each bit with probability 1/2.
+  const rows = 101, nV = 10;
+  const half = { rows, cols: nV, values: Uint8Array.from({ length: rows * nV }, (_, i) => (i % 2) ^ (Math.floor(i / nV) % 2)) };
+  for (const method of ['cd', 'pcd'] as const) {
+    const r = learn(engine, half, { method, learningRate: 0, epochs: 3, batch: 100, evaluate: false });
+    assert.ok(Math.abs(r.epochs.at(-1)!.changeRate - 0.5) < 0.03, `${method}: ${r.epochs.at(-1)!.changeRate}`);
+  }
+  assert.equal(learn(engine, half, { batch: 1000, epochs: 1, evaluate: false }).settings.batch, rows);
+});
+
+test('logLikelihood refuses a baseData whose columns are not the machine\'s visible units (12 columns gave −10.95 ± 0.01, 4 gave −1.70, against −5.30)', () => {
+  const p = learn(engine, data, { epochs: 2, evaluate: false }).params;
+  for (const cols of [12, 4]) {
+    const base = { rows: 2, cols, values: new Uint8Array(2 * cols) };
+    assert.throws(() => logLikelihood(engine, p, data, { method: 'ais', baseData: base }), new RegExp(`baseData has ${cols} columns, but the machine has 6 visible units`));
+  }
+});
+
+test('writeUAI keeps a learned coupling past e^745 as several factors on its scope (760 nats was written "0 0 0 1": probability 0 for three of four training rows)', () => {
+  const two = { rows: 4, cols: 2, values: Uint8Array.from([0, 1, 1, 0, 1, 1, 0, 0]) };
+  const r = learn(engine, two, { learningRate: 19000, schedule: 'constant', epochs: 1, seed: 1 });
+  assert.equal(r.diverged, null);
+  assert.ok(Math.max(...Array.from(r.params.w, Math.abs)) > 745, 'the case: a coupling past exp\'s range');
+  const back = readUAI(writeUAI(r.model));
+  for (let i = 0; i < 4; i++) {
+    const x = [two.values[2 * i], two.values[2 * i + 1]];
+    assert.ok(Math.abs(back.logPotential(x) - r.model.logPotential(x)) < 1e-9 * Math.max(1, Math.abs(r.model.logPotential(x))), `row ${i}: ${back.logPotential(x)} against ${r.model.logPotential(x)}`);
+  }
+  const z = (m: typeof back) => infer(engine, m, { method: 'exact' }).logZ!;
+  assert.ok(Math.abs(z(back) - z(r.model)) < 1e-9 * Math.abs(z(r.model)));
+});
