@@ -499,3 +499,19 @@ test('progress lines say how long is left at the phase\'s pace so far, once it h
   assert.equal(timeLeft(first, 60_000, p(101)), 'about 14 h 59 min left');
   assert.equal(timeLeft({ t: 0, done: 0 }, 5400_000 - 30_000, { phase: 'x', done: 1, total: 2 }), 'about 1 h 30 min left', 'minutes rounded before hours are taken (not "1 h 60 min")');
 });
+
+test('numbers on the command line are decimal: --learning-rate 0x10 ran at 16; --epochs 1e9 is asked for in digits, not refused as "not an integer in [0, 2147483647]"', () => {
+  const csv = csvFile('hex.csv', '0,1\n1,0\n1,1\n');
+  const out = join(tmp, 'hex.uai');
+  const hex = run('learn', csv, '--out', out, '--learning-rate', '0x10', '--epochs', '1');
+  assert.equal(hex.code, 2);
+  assert.match(hex.err, /--learning-rate must be a number ≥ 0, got "0x10"/);
+  const sci = run('learn', csv, '--out', out, '--epochs', '1e9');
+  assert.equal(sci.code, 2);
+  assert.match(sci.err, /--epochs must be written in digits, got "1e9" \(1000000000\)/);
+  const damping = run('infer', 'ising:4x4', '--method', 'bp', '--damping', '0x0');
+  assert.equal(damping.code, 2);
+  assert.match(damping.err, /--damping must be a number in \[0, 1\), got "0x0"/);
+  assert.equal(run('infer', 'ising:4x4,beta=0x1').code, 2);
+  assert.equal(run('infer', 'ising:4x4', '--method', 'bp', '--damping', '.5e-1').code, 0, 'decimal forms still read');
+});

@@ -24,6 +24,7 @@ import type { Model } from '../core/model.ts';
 import { MAX_CHAINS, MAX_CONCURRENCY, MAX_LOOP_COUNT, MAX_WORKERS } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { learnCommand, LearnUsageError, LEARN_USAGE } from './learn-command.ts';
+import { decimalNumber } from './args.ts';
 
 const USAGE = `usage:
   relaxmrf infer MODEL [--method exact|gibbs|pt|sw|wolff|treegibbs|blockgibbs|dhmc|mala|mf|mfrp|bp|trw|bounds] [--seed N] [--json]
@@ -111,6 +112,9 @@ function integer(name: string, v: string | undefined, min: number, max: number =
   if (v === undefined) return undefined;
   const x = Number(v);
   if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min || x > max) {
+    // "1e9" is an integer in range, written otherwise: say so rather than contradict it.
+    const y = decimalNumber(v);
+    if (Number.isSafeInteger(y) && y >= min && y <= max) throw new UsageError(`--${name} must be written in digits, got "${v}" (${y})`);
     throw new UsageError(`--${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `in [${min}, ${max}]`}, got "${v}"`);
   }
   return x;
@@ -127,7 +131,7 @@ function bytes(name: string, v: string | undefined): number | undefined {
 
 function positive(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
-  const x = Number(v);
+  const x = decimalNumber(v);
   if (v.trim() === '' || !Number.isFinite(x) || !(x > 0)) throw new UsageError(`--${name} must be a positive number, got "${v}"`);
   return x;
 }
@@ -146,7 +150,7 @@ export function builtinModel(spec: string): Model {
       continue;
     }
     const [k, v] = o.split('=');
-    const x = Number(v);
+    const x = v === undefined ? NaN : decimalNumber(v);
     if (v === undefined || v.trim() === '' || !Number.isFinite(x)) throw new UsageError(`${spec}: bad option "${o}"`);
     params[k] = x;
   }
@@ -332,17 +336,17 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (aisGiven && logz !== 'ais') throw new UsageError('--ais-* options need --logz ais');
   let targetAccept: number | undefined;
   if (values['target-accept'] !== undefined) {
-    targetAccept = Number(values['target-accept']);
+    targetAccept = decimalNumber(values['target-accept']);
     if (!(targetAccept > 0 && targetAccept < 1)) throw new UsageError(`--target-accept must be a number in (0, 1), got "${values['target-accept']}"`);
   }
   let damping: number | undefined;
   if (values.damping !== undefined) {
-    damping = Number(values.damping);
+    damping = decimalNumber(values.damping);
     if (values.damping.trim() === '' || !(damping >= 0 && damping < 1)) throw new UsageError(`--damping must be a number in [0, 1), got "${values.damping}"`);
   }
   let tolerance: number | undefined;
   if (values.tolerance !== undefined) {
-    tolerance = Number(values.tolerance);
+    tolerance = decimalNumber(values.tolerance);
     if (values.tolerance.trim() === '' || !(tolerance >= 0) || !Number.isFinite(tolerance)) throw new UsageError(`--tolerance must be a number ≥ 0, got "${values.tolerance}"`);
   }
   const bpGiven = [values.damping, values.schedule, values['max-iterations'], values.tolerance].some((v) => v !== undefined);
@@ -394,7 +398,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   let ladder: number[] | undefined;
   if (values.ladder !== undefined) {
     ladder = values.ladder.split(',').map((t) => {
-      if (t.trim() === '' || !Number.isFinite(Number(t))) throw new UsageError(`--ladder must be comma-separated numbers, got "${values.ladder}"`);
+      if (!Number.isFinite(decimalNumber(t))) throw new UsageError(`--ladder must be comma-separated numbers, got "${values.ladder}"`);
       return Number(t);
     });
   }

@@ -14,6 +14,7 @@ import type { LogLikelihood } from '../learn/likelihood.ts';
 import { writeJSON } from './json-stream.ts';
 import { unwritablePath, writeOutput } from './output-files.ts';
 import { MAX_CHAINS } from '../core/options.ts';
+import { decimalNumber } from './args.ts';
 
 export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model boltzmann|rbm|srbm|potts] [--hidden H] [--states K]
                        [--method pcd|cd] [--cd-steps K] [--sampler gibbs|tree|blockgibbs|dhmc] [--particles P] [--batch B]
@@ -68,7 +69,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   if (values.schedule !== undefined && values.schedule !== 'linear' && values.schedule !== 'constant') throw new LearnUsageError(`--schedule must be linear or constant, got "${values.schedule}"`);
   const num = (name: string, v: string | undefined, positive = false): number | undefined => {
     if (v === undefined) return undefined;
-    const x = Number(v);
+    const x = decimalNumber(v);
     if (v.trim() === '' || !Number.isFinite(x) || x < 0 || (positive && x === 0)) throw new LearnUsageError(`--${name} must be a number ${positive ? '> 0' : '≥ 0'}, got "${v}"`);
     return x;
   };
