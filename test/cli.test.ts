@@ -100,7 +100,9 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'ising:3x3', '--method', 'exact', '--max-memory', '-5'], /--max-memory must be a number of bytes \(suffix K, M or G allowed\), got "-5"/],
     // Output files checked before the run: a missing directory, a directory where a file would go.
     [['infer', 'ising:3x3', '--out-format', 'uai', '--out', join(tmp, 'no-such-dir', 'r')], /--out .*no-such-dir.r: .*r\.MAR is in a directory that does not exist/],
-    [['infer', 'ising:3x3', '--method', 'exact', '--samples', '5', '--out-format', 'uai', '--out', join(tmp, 'no-such-dir', 'r')], /r\.samples is in a directory that does not exist/],
+    [['infer', 'ising:3x3', '--method', 'exact', '--samples', '5', '--out', join(tmp, 'no-such-dir', 'r')], /r\.samples is in a directory that does not exist/],
+    // Exact samples have no UAI format: the lines were printed as if one were asked for.
+    [['infer', 'ising:3x3', '--method', 'exact', '--samples', '5', '--out-format', 'uai'], /exact --samples has no UAI format/],
     [['infer', 'ising:3x3', '--method', 'exact', '--map', '--out-format', 'uai', '--out', join(tmp, 'no-such-dir', 'r')], /r\.MAP is in a directory that does not exist/],
     [['infer', 'ising:3x3', '--out-format', 'uai', '--out', join(tmp, 'taken')], /taken\.MAR is a directory/],
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'no-such-dir', 'm.uai')], /--out .*m\.uai: is in a directory that does not exist/],

@@ -61,6 +61,9 @@ test('--map and --samples on a .fg file with labels other than 0…n−1 give th
   const samples = run('infer', p, '--samples', '3');
   assert.equal(samples.code, 0, samples.err);
   assert.match(samples.err, /each sample lists the variables in increasing label order: 9, 40/);
+  // Evidence applies to .uai models: a .fg.evid beside the file is named as not read.
+  writeFileSync(p + '.evid', '1 0 1\n');
+  assert.match(run('infer', p).err, /lab\.fg\.evid is not read: evidence files apply to \.uai models/);
   // 0…n−1 labels: nothing added.
   const plain = run('infer', file('plain.fg', '1\n\n2\n0 1\n2 2\n4\n0 1\n1 2\n2 3\n3 4\n'), '--map', '--json');
   assert.equal(JSON.parse(plain.out).labels, undefined);

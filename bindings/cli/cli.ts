@@ -165,6 +165,8 @@ async function loadModel(source: string): Promise<{ model: Model; description: s
   if (/^(ising|potts):/.test(source)) return { model: builtinModel(source), description: source };
   const { model, format, evidence, labels } = await loadModelFile(source);
   const ev = evidence && evidence.size ? `, ${evidence.size} observed` : '';
+  // Evidence is read for .uai models only: a MODEL.fg.evid beside the file was ignored without a word.
+  if (format === 'fg' && existsSync(source + '.evid')) process.stderr.write(`relaxmrf: note: ${source}.evid is not read: evidence files apply to .uai models\n`);
   // .fg labels other than 0, 1, …: outputs are in increasing label order, and say which label each is.
   const renumbered = labels && labels.some((l, i) => l !== i) ? labels : undefined;
   return { model, description: `${source} (${format}${ev})`, labels: renumbered };
@@ -377,6 +379,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   // An empty prefix (an unset shell variable) passed the checks below as "not given" and wrote nothing.
   if (values.out === '') throw new UsageError('--out needs a file prefix, got an empty string');
   if (values.out !== undefined && values['out-format'] === undefined && !plainSamples) throw new UsageError('--out needs --out-format uai');
+  if (plainSamples && values['out-format'] !== undefined) throw new UsageError('exact --samples has no UAI format: its lines are the samples (PREFIX.samples with --out); omit --out-format');
   if (values.json && values['out-format'] === 'uai' && values.out === undefined) throw new UsageError('--json and --out-format uai would both write to standard output: add --out PREFIX for the UAI files');
   // Before the run, the files it will write: PREFIX.MAP (--map), PREFIX.samples (exact --samples), else PREFIX.MAR and .PR.
   if (values.out !== undefined) {
