@@ -148,3 +148,16 @@ test('readCSV: LF, CRLF and CR-only line endings read alike (a CR-only file fail
     assert.deepEqual([d.rows, d.cols, Array.from(d.values)], [want.rows, want.cols, Array.from(want.values)]);
   }
 });
+
+test('learn --no-evaluate skips the log-likelihood (AIS on a 3-unit, 255-state Potts machine took minutes); the model is still written', () => {
+  const data = file('potts255.csv', '0,254,3\n254,0,7\n1,2,3\n');
+  const out = join(tmp, 'potts255.uai');
+  const t0 = performance.now();
+  const r = run('learn', data, '--model', 'potts', '--states', '255', '--epochs', '1', '--no-evaluate', '--out', out, '--json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.trainLogLikelihood, null);
+  assert.equal(j.settings.evaluate, false);
+  assert.equal(readUAI(readFileSync(out, 'utf8')).card[0], 255);
+  assert.ok(performance.now() - t0 < 20_000);
+});

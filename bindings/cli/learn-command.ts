@@ -21,9 +21,10 @@ export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model b
                        [--epochs E] [--learning-rate η] [--schedule linear|constant] [--weight-decay λ]
                        [--momentum μ] [--visible-rate f] [--max-weight M] [--seed S]
                        [--shift-epsilon ε] [--leapfrog-steps L] [--step-size h] [--equivalent-rbm]
-                       [--test TEST.csv] [--ais-runs R] [--ais-steps T] [--json]
+                       [--test TEST.csv] [--ais-runs R] [--ais-steps T] [--no-evaluate] [--json]
       DATA: CSV of 0/1 (potts: 0…K−1), one sample a row (optional header). Log-likelihood per sample of the
-      training (and test) data: exact for ≤ 2^20 visible configurations (binary: ≤ 20 units), else AIS from the base-rate model.
+      training (and test) data: exact for ≤ 2^20 visible configurations (binary: ≤ 20 units), else AIS from the base-rate model;
+      --no-evaluate skips it (AIS on a 3-unit, 255-state Potts machine took minutes).
       blockgibbs / dhmc (binary machines): particles through Gaussian units on the visible–visible couplings,
       W_vv + αI = M Mᵀ re-factored every update with α = (1 + ε)·max(0, −λ_min) (--shift-epsilon, default 0.01);
       dhmc: --leapfrog-steps (default 5), --step-size (initial; adapted to 0.9 acceptance).
@@ -52,7 +53,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
       momentum: { type: 'string' }, 'visible-rate': { type: 'string' }, 'max-weight': { type: 'string' },
       seed: { type: 'string' }, out: { type: 'string' }, test: { type: 'string' }, 'ais-runs': { type: 'string' },
       'ais-steps': { type: 'string' }, json: { type: 'boolean' }, 'shift-epsilon': { type: 'string' }, 'leapfrog-steps': { type: 'string' },
-      'step-size': { type: 'string' }, 'equivalent-rbm': { type: 'boolean' },
+      'step-size': { type: 'string' }, 'equivalent-rbm': { type: 'boolean' }, 'no-evaluate': { type: 'boolean' },
     },
   });
   if (positionals.length !== 1) throw new LearnUsageError('learn takes exactly one DATA.csv');
@@ -102,6 +103,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
     leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),
     stepSize: num('step-size', values['step-size'], true),
     equivalentRBM: values['equivalent-rbm'],
+    evaluate: values['no-evaluate'] ? false : undefined,
     likelihood: { runs: integer('ais-runs', values['ais-runs'], 2), steps: integer('ais-steps', values['ais-steps'], 2) },
   };
   const data = await loadCSV(positionals[0], maxState);
