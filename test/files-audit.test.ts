@@ -25,15 +25,19 @@ const file = (name: string, text: string) => {
 };
 const SMALL_UAI = 'MARKOV\n2\n2 2\n3\n1 0\n1 1\n2 0 1\n\n2\n1 2\n2\n3 1\n4\n1 2 2 1\n';
 
-test('writeUAI refuses a constant past 7·10⁶ nats at once (1e20 looped for ever, 1e12 for 10⁹ steps) and splits a table spanning more than 700 nats into factors on its scope', () => {
+test('writeUAI refuses a constant past 7·10⁸ nats at once (1e20 looped for ever, 1e12 for 1.4·10⁹ steps), still writes one of 7.2·10⁶ (a 10⁶-site lattice at β = 3.6), and splits a table spanning more than 700 nats into factors on its scope', () => {
   const b = new ModelBuilder([2]);
   b.addUnary(0, [0, 1e20]);
   const t0 = performance.now();
-  assert.throws(() => writeUAI(b.build()), /factor 0's finite log-potentials span 1\.000e\+20 nats: UAI's probability tables would need more than 10000 copies/);
+  assert.throws(() => writeUAI(b.build()), /factor 0's finite log-potentials span 1\.000e\+20 nats: UAI's probability tables would need more than 1000000 copies/);
   assert.ok(performance.now() - t0 < 1000);
   const big = new ModelBuilder([2]);
   big.addConstant(1e9);
   assert.throws(() => writeUAI(big.build()), /constant log-potential .* is 1000000000 nats/);
+  const lattice = new ModelBuilder([2]);
+  lattice.addConstant(7.2e6);
+  const kept = readUAI(writeUAI(lattice.build()));
+  assert.ok(Math.abs(kept.logConst - 7.2e6) < 1e-3, `${kept.logConst}`);
   // Entries 0 and −2000 nats: three factors of −666.7 each, read back exactly enough.
   const wide = new ModelBuilder([2, 2]);
   wide.addPairwise(0, 1, [0, -2000, 5, 1]);

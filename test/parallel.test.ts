@@ -195,15 +195,16 @@ test('inferAsync cancelled before any AIS piece completed keeps the method\'s ow
 });
 
 /** Spawns the CLI, sends SIGINT once its progress line shows `atPercent` %, and collects what it wrote. */
-function interruptAt(args: string[], atPercent: number): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string; afterSignalMs: number }> {
+function interruptAt(args: string[], atPercent: number, phase = ''): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string; afterSignalMs: number }> {
   const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args]);
+    // Progress on every call (RELAXMRF_PROGRESS_MS=0), so the signal goes when the phase is reached.
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, RELAXMRF_PROGRESS_MS: '0' } });
     let stdout = '', stderr = '', sentAt = 0;
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => {
       stderr += d;
-      const shown = [...String(d).matchAll(/(\d+)% \(/g)].map((m) => Number(m[1]));
+      const shown = [...String(d).matchAll(/([\w-]+): (\d+)% \(/g)].filter((m) => m[1].startsWith(phase)).map((m) => Number(m[2]));
       if (!sentAt && shown.some((p) => p >= atPercent)) {
         sentAt = performance.now();
         child.kill('SIGINT');
@@ -227,4 +228,20 @@ test('CLI: Ctrl-C on a run on worker threads prints the result of what completed
   assert.equal(here.signal, 'SIGINT', here.stderr);
   assert.equal(here.stdout, '');
   assert.ok(here.afterSignalMs < 5000, `ended ${here.afterSignalMs} ms after the signal`);
+});
+
+test('CLI: Ctrl-C while this thread computes between worker phases ends the process at once; on worker chains followed by a log Z estimate it keeps the chains (the estimate threw "cancelled before the first chain", exit 3, nothing printed)', async () => {
+  const chains = ['infer', 'ising:100x100,beta=0.3', '--method', 'gibbs', '--samples', '100000', '--workers', '2', '--logz', 'chib', '--json'];
+  const kept = await interruptAt(chains, 25, 'gibbs');
+  assert.equal(kept.code, 0, kept.stderr);
+  const out = JSON.parse(kept.stdout);
+  assert.equal(out.partial, true);
+  assert.ok(out.warnings.some((w: string) => /^log Z \(chib\): not estimated: the run was interrupted/.test(w)), String(out.warnings));
+  // During the estimate itself (this thread): the signal ended nothing and was lost; now the process ends.
+  const estimating = await interruptAt(['infer', 'ising:60x60,beta=0.3', '--method', 'gibbs', '--samples', '2000', '--workers', '2', '--logz', 'chib', '--chains', '4'], 0, 'chib');
+  assert.equal(estimating.signal, 'SIGINT', estimating.stderr);
+  // The method on this thread before AIS on workers: it ran on to its end, then reported "partial".
+  const before = await interruptAt(['infer', 'ising:64x64,beta=0.3', '--method', 'treegibbs', '--samples', '40000', '--logz', 'ais', '--workers', '2'], 2, 'treegibbs');
+  assert.equal(before.signal, 'SIGINT', before.stderr);
+  assert.ok(before.afterSignalMs < 5000, `ended ${before.afterSignalMs} ms after the signal`);
 });

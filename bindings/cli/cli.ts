@@ -6,7 +6,8 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { loadEngine } from '../core/wasm-node.ts';
 import { loadModelFile } from '../io/files.ts';
 import { infer, METHODS, type InferOptions, type Method } from '../infer.ts';
-import { inferAsync, inferRoute, PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
+import { PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
+import { localRun as runHere } from './local-run.ts';
 import { PRECISIONS, SCANS } from '../samplers/gibbs-lanes.ts';
 import { PROBABILITY_TABLES } from '../samplers/gibbs-table.ts';
 import { GIBBS_DEFAULTS } from '../samplers/gibbs.ts';
@@ -186,7 +187,8 @@ function progressReporter(): (p: Progress) => void {
   return (p) => {
     const now = performance.now();
     if (!firstSeen.has(p.phase)) firstSeen.set(p.phase, { t: now, done: p.done });
-    if (now - t0 < delay || now - last < (tty ? 100 : 5000)) return;
+    // Lines every 5 s off a terminal (every call with RELAXMRF_PROGRESS_MS=0: tests follow the phases).
+    if (now - t0 < delay || now - last < (tty ? 100 : Math.min(5000, 5 * delay))) return;
     last = now;
     const frac = p.total ? p.done / p.total : 0;
     const left = timeLeft(firstSeen.get(p.phase)!, now, p);
@@ -497,35 +499,8 @@ async function localRun(model: Model, opts: InferOptions, workers: number | unde
   const limitMB = Number(process.env.RELAXMRF_WASM_LIMIT_MB);
   if (limitMB > 0) engine.memoryLimit = Math.min(engine.memoryLimit, limitMB * 2 ** 20);
   // Workers change where chains run, not what they compute: runParallel equals infer bit for bit.
-  // Without --workers, a long Gibbs run uses min(chains, cores) workers (autoWorkers).
-  const request = { ...opts, workers };
-  // Ctrl-C can reach a run only while this thread waits on workers, and only chains and AIS on
-  // workers stop early with what they have: only those listen. A run on this thread, or exact
-  // slices on workers, keep the default (the process ends at once, as before).
-  const route = inferRoute(model, request);
-  if (route.kind !== 'chains' && route.kind !== 'ais') return inferAsync(engine, model, request);
-  return interruptible((signal) => inferAsync(engine, model, { ...request, signal }));
-}
-
-/**
- * Runs `run` with a signal that the first Ctrl-C (or SIGTERM) aborts, saying so on stderr; the
- * second ends the process at once (exit 130).
- */
-async function interruptible<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const ac = new AbortController();
-  const onInterrupt = () => {
-    if (ac.signal.aborted) process.exit(130);
-    process.stderr.write('relaxmrf: interrupted: stopping the workers; the result of what completed follows (partial: true); interrupt again to quit at once\n');
-    ac.abort();
-  };
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onInterrupt);
-  try {
-    return await run(ac.signal);
-  } finally {
-    process.removeListener('SIGINT', onInterrupt);
-    process.removeListener('SIGTERM', onInterrupt);
-  }
+  // Without --workers, a long Gibbs run uses min(chains, cores) workers (autoWorkers). Ctrl-C: local-run.ts.
+  return runHere(engine, model, opts, workers);
 }
 
 /** The run as jobs on the queue (bullmq loads only here); Ctrl-C cancels them and keeps what completed. */

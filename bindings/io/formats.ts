@@ -311,8 +311,12 @@ export function applyEvidence(model: Model, evidence: Map<number, number>, sourc
 /** |log| of each empty-scope factor writeUAI emits, far enough from exp()'s overflow at ~709.8. */
 const MAX_CONST_LOG = 700;
 
-/** Empty-scope factors writeUAI may emit for the constant (each e^±700): past this the constant is refused, not written in a loop of 10⁹ lines. */
-const MAX_CONST_FACTORS = 10_000;
+/**
+ * Empty-scope factors writeUAI may emit for the constant (each e^±700), and copies of one wide table:
+ * past this it refuses instead of writing for hours (10¹² nats: 1.4·10⁹ lines) or for ever (past
+ * ≈ 10¹⁸, where c − 700 is c). A 10⁶-site lattice at β = 3.6 needs 10 276 of them.
+ */
+const MAX_CONST_FACTORS = 1_000_000;
 
 /**
  * Writes a model as a UAI MARKOV network: one factor per factor of the model (any arity, scopes in
@@ -353,7 +357,7 @@ export function writeUAI(model: Model): string {
   if (c === -Infinity) addConstant(0);
   else if (!Number.isFinite(c)) throw new ModelError(`constant log-potential ${c} cannot be written`);
   else {
-    // The constant in MAX_CONST_LOG steps: past MAX_CONST_FACTORS of them, c − 700 may not even differ from c.
+    // The constant in MAX_CONST_LOG steps, at most MAX_CONST_FACTORS of them.
     if (Math.abs(c) > MAX_CONST_FACTORS * MAX_CONST_LOG) throw new ModelError(`the model's constant log-potential (its tables' largest entries summed) is ${c} nats: UAI's probability tables would need more than ${MAX_CONST_FACTORS} constant factors of e^±${MAX_CONST_LOG} to hold it`);
     for (; Math.abs(c) > MAX_CONST_LOG; c -= Math.sign(c) * MAX_CONST_LOG) addConstant(Math.exp(Math.sign(c) * MAX_CONST_LOG));
     if (c !== 0) addConstant(Math.exp(c));
@@ -382,6 +386,7 @@ export function readFGWithLabels(text: string, file = '<input>'): {
   const factors: { vars: number[]; logTable: Float64Array }[] = [];
   const cardOf = new Map<number, { card: number; factor: number }>();
   let total = 0;
+  const scopes = new Set<string>();
   for (let f = 0; f < nFactors; f++) {
     tok.factor = f;
     const arity = tok.int('the number of variables of a factor', 0);
@@ -399,8 +404,13 @@ export function readFGWithLabels(text: string, file = '<input>'): {
     }
     if (size > LIMITS.maxTableEntries) tok.fail(`the factor needs ${size} table entries, past the limit of ${LIMITS.maxTableEntries}`);
     // Before the tables are allocated: a 392-byte file of three sparse 2^26-entry factors took 4.2 GB.
-    total += size;
-    if (total > LIMITS.maxTotalTableEntries) tok.fail(`the factors so far need ${total} table entries in all, past the limit of ${LIMITS.maxTotalTableEntries}`);
+    // Each scope counts once, as the model sums the factors that share one.
+    const key = vars.slice().sort((p, q) => p - q).join(' ');
+    if (!scopes.has(key)) {
+      scopes.add(key);
+      total += size;
+      if (total > LIMITS.maxTotalTableEntries) tok.fail(`the factors so far need ${total} table entries in all, past the limit of ${LIMITS.maxTotalTableEntries}`);
+    }
     const nonzero = tok.int('the number of nonzero entries', 0, size);
     const logTable = new Float64Array(size).fill(-Infinity);
     const listed = new Uint8Array(size);

@@ -77,8 +77,13 @@ export async function inferAsync(engine: Engine, model: Model, opts: InferOption
       const r = await exactInferenceParallel(engine, model, { ...rest.exact, onProgress: rest.onProgress, workers: route.workers });
       return withLogZ(engine, model, { ...exactInferenceResult(r), diagnostics: { ...exactDiagnostics(r), workers: r.workers } }, rest);
     }
-    case 'chains':
-      return withLogZ(engine, model, await runParallel(model, { ...rest, method: method as ParallelMethod, workers: route.workers } as ParallelOptions), rest);
+    case 'chains': {
+      const r = await runParallel(model, { ...rest, method: method as ParallelMethod, workers: route.workers } as ParallelOptions);
+      // Aborted during the chains: their partial result, without the estimate (it threw "cancelled before the first chain" and lost the chains).
+      const request = logZRequest(rest);
+      if (request && opts.signal?.aborted) return withWarnings(withLogZ(engine, model, r, { ...rest, logz: undefined }), [`log Z (${request.estimator}): not estimated: the run was cancelled`]);
+      return withLogZ(engine, model, r, rest);
+    }
     case 'here':
       return infer(engine, model, rest);
   }
