@@ -109,3 +109,20 @@ test('exact log Z sums its messages with compensation (10⁶ independent variabl
     assert.ok(Math.abs(r.logZ! - truth) < 1e-9, `${method}: ${r.logZ! - truth}`);
   }
 });
+
+test('a .fg file\'s factors on one scope count once against the size limit and share one table (129 sparse copies of a 2^20-entry factor were refused, and took a table each)', async () => {
+  const engine = await loadEngine();
+  const labels = Array.from({ length: 20 }, (_, k) => k).join(' '), cards = Array(20).fill(2).join(' ');
+  const copy = (entry: number, value: number) => `20\n${labels}\n${cards}\n2\n0 1\n${entry} ${value}\n`;
+  // 128 copies listing entries 0 and 5, one listing 0 and 7: only entry 0 survives the product.
+  const text = `129\n\n${Array.from({ length: 128 }, () => copy(5, 2)).join('\n')}\n${copy(7, 3)}`;
+  const { readFG } = await import('../bindings/io/formats.ts');
+  const t0 = performance.now();
+  const m = readFG(text, 'dup.fg');
+  assert.ok(performance.now() - t0 < 5000);
+  assert.equal(m.nFactors, 1);
+  assert.equal(infer(engine, m, { method: 'exact' }).logZ, 0, 'the product is 1 on entry 0 and 0 elsewhere');
+  // Three factors on one variable: (1, 3) · (2, 5) · (0, 7) = (0, 105).
+  const small = `3\n\n1\n0\n2\n2\n0 1\n1 3\n\n1\n0\n2\n2\n0 2\n1 5\n\n1\n0\n2\n1\n1 7\n`;
+  assert.ok(Math.abs(infer(engine, readFG(small), { method: 'exact' }).logZ! - Math.log(3 * 5 * 7)) < 1e-12);
+});

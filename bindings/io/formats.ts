@@ -387,6 +387,10 @@ export function readFGWithLabels(text: string, file = '<input>'): {
   const cardOf = new Map<number, { card: number; factor: number }>();
   let total = 0;
   const scopes = new Set<string>();
+  const sameOrder = new Map<string, Float64Array>();
+  // One flag array for every factor's listed entries, grown to the largest table (cleared after each).
+  let flags = new Uint8Array(0);
+  const listedOf = (size: number): Uint8Array => (flags.length >= size ? flags : (flags = new Uint8Array(size)));
   for (let f = 0; f < nFactors; f++) {
     tok.factor = f;
     const arity = tok.int('the number of variables of a factor', 0);
@@ -412,15 +416,30 @@ export function readFGWithLabels(text: string, file = '<input>'): {
       if (total > LIMITS.maxTotalTableEntries) tok.fail(`the factors so far need ${total} table entries in all, past the limit of ${LIMITS.maxTotalTableEntries}`);
     }
     const nonzero = tok.int('the number of nonzero entries', 0, size);
-    const logTable = new Float64Array(size).fill(-Infinity);
-    const listed = new Uint8Array(size);
+    // A factor on the scope of an earlier one, listed in the same order, is multiplied into that
+    // one's table (the model would sum their logs anyway): one dense table per scope, not per factor
+    // (129 sparse copies of a 2^20-entry factor took a table each).
+    const same = sameOrder.get(vars.join(' '));
+    const logTable = same ? new Float64Array(0) : new Float64Array(size).fill(-Infinity);
+    const listed = listedOf(size);
+    const values: number[] = [];
     for (let e = 0; e < nonzero; e++) {
       const k = tok.int('an entry index', 0, size - 1);
       if (listed[k]) tok.fail(`entry ${k} is listed twice`);
       listed[k] = 1;
-      logTable[k] = Math.log(tok.entry('table entry'));
+      const x = Math.log(tok.entry('table entry'));
+      if (same) values.push(k, x);
+      else logTable[k] = x;
     }
-    factors.push({ vars, logTable });
+    if (same) {
+      // Unlisted entries are zeros: they zero the product; listed ones multiply.
+      for (let k = 0; k < size; k++) if (!listed[k]) same[k] = -Infinity;
+      for (let i = 0; i < values.length; i += 2) same[values[i]] += values[i + 1];
+    } else {
+      factors.push({ vars, logTable });
+      sameOrder.set(vars.join(' '), logTable);
+    }
+    listed.fill(0, 0, size);
   }
   tok.expectEnd('the last factor');
   if (cardOf.size === 0) throw new FormatError(file, null, 'the factor graph has no variables');
