@@ -11,6 +11,7 @@ import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts'
 import { denseCholesky, symmetricEigen } from '../linalg/dense.ts';
 import { DHMCSampler } from '../samplers/dhmc.ts';
 import { logMeanExpBatched, type LogZEstimate } from './estimate.ts';
+import { BatchMeans } from '../samplers/estimators.ts';
 import { MAX_PARETO_K, paretoK } from './logz-checks.ts';
 
 
@@ -183,27 +184,23 @@ function heavyTail(k: number): string {
 
 /**
  * Marginals from the traced per-bit probabilities (Rao–Blackwellised: the mean of π over every
- * sample), with batch-means standard errors over `batches` batches per chain, pooled.
+ * sample), with the samplers' batch-means standard errors (BatchMeans: `batches` per chain).
  */
 function tracedMarginals(form: CanonicalForm, pis: Float64Array[][], batches: number): { marginals: Float64Array[]; marginalStdErr: Float64Array[] } {
-  const mean = new Float64Array(form.nBits), se = new Float64Array(form.nBits);
-  for (let b = 0; b < form.nBits; b++) {
-    const means: number[] = [];
-    for (const pi of pis) {
-      const col = pi[b], T = col.length, nb = Math.max(1, Math.min(batches, T));
-      for (let j = 0; j < nb; j++) {
-        const lo = Math.floor((j * T) / nb), hi = Math.floor(((j + 1) * T) / nb);
+  const stats = new BatchMeans(form.nBits), sums = new Float64Array(form.nBits);
+  pis.forEach((pi, chain) => {
+    const T = pi[0]?.length ?? 0, nb = Math.max(1, Math.min(batches, T));
+    for (let j = 0; j < nb; j++) {
+      const lo = Math.floor((j * T) / nb), hi = Math.floor(((j + 1) * T) / nb);
+      for (let b = 0; b < form.nBits; b++) {
         let sum = 0;
-        for (let t = lo; t < hi; t++) sum += col[t];
-        means.push(sum / (hi - lo));
+        for (let t = lo; t < hi; t++) sum += pi[b][t];
+        sums[b] = sum;
       }
+      stats.addBatch(sums, hi - lo, chain);
     }
-    const mu = means.reduce((a, x) => a + x, 0) / means.length;
-    const v = means.length > 1 ? means.reduce((a, x) => a + (x - mu) ** 2, 0) / (means.length - 1) : 0;
-    mean[b] = mu;
-    se[b] = Math.sqrt(v / means.length);
-  }
-  return { marginals: bitsToMarginals(form, mean), marginalStdErr: bitsToStdErr(form, se) };
+  });
+  return { marginals: bitsToMarginals(form, stats.mean()), marginalStdErr: bitsToStdErr(form, stats.stdErr()) };
 }
 
 /** Zhang §3.4's mirrored estimator: 1/∫e^ℓ = E_p[q(x)/e^{ℓ(x)}], q a Gaussian fitted to the samples (cross-fitted halves). */
