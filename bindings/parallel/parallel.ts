@@ -53,7 +53,20 @@ export function runParallel(model: Model, opts: ParallelOptions = {}): Promise<I
  * `workers` and `completedChains` (`logz.workers` for AIS) when workers ran. infer itself stays
  * synchronous on the calling thread.
  */
-export async function inferAsync(engine: Engine, model: Model, opts: InferOptions & { workers?: number } = {}): Promise<InferenceResult> {
+export function inferAsync(engine: Engine, model: Model, opts: InferOptions & { workers?: number } = {}): Promise<InferenceResult> {
+  return inferInPhases(engine, model, opts, (run) => run(opts.signal));
+}
+
+/**
+ * How a caller runs each phase that waits on worker threads and can stop early with what it has
+ * (chains on workers, AIS populations on workers), given the signal that stops it. inferAsync's
+ * phases take the caller's `signal`; the CLI's listen for Ctrl-C only then (cli/local-run.ts), as
+ * this thread cannot listen while it computes.
+ */
+export type WorkerPhase = <T>(run: (signal: AbortSignal | undefined) => Promise<T>) => Promise<T>;
+
+/** inferAsync with its worker phases run through `phase`; everything else on this thread as inferAsync. */
+export async function inferInPhases(engine: Engine, model: Model, opts: InferOptions & { workers?: number }, phase: WorkerPhase): Promise<InferenceResult> {
   checkInferOptions(opts, ['workers']);
   const method = opts.method ?? 'exact';
   refuseZeroModel(model, method, engine);
@@ -64,13 +77,15 @@ export async function inferAsync(engine: Engine, model: Model, opts: InferOption
       // log Z by AIS / population annealing: its populations on workers, after the method's own run
       // (which keeps `workers` where it applies).
       const { logz: _l, ais: _a, ...marginals } = rest;
-      const r = await inferAsync(engine, model, { ...marginals, workers: route.ownWorkers });
+      const r = await inferInPhases(engine, model, { ...marginals, workers: route.ownWorkers }, phase);
+      if (r.partial) return withWarnings(r, [stopped('ais')]);
+      let signal: AbortSignal | undefined;
       try {
-        return withEstimate(r, route.request, await runAISParallel(engine, model, { ...route.request, workers: route.workers, onProgress: rest.onProgress }));
+        return withEstimate(r, route.request, await phase((s) => runAISParallel(engine, model, { ...route.request, signal: (signal = s), workers: route.workers, onProgress: rest.onProgress })));
       } catch (e) {
-        // Cancelled before any AIS piece completed: the method's result is still whole; keep it.
-        if (!opts.signal?.aborted) throw e;
-        return withWarnings({ ...r, partial: true }, ['log Z (ais): cancelled before any population or group of runs completed: not estimated']);
+        // Stopped before any AIS piece completed: the method's result is still whole; keep it.
+        if (!signal?.aborted) throw e;
+        return withWarnings({ ...r, partial: true }, ['log Z (ais): stopped before any population or group of runs completed: not estimated']);
       }
     }
     case 'exact': {
@@ -78,16 +93,20 @@ export async function inferAsync(engine: Engine, model: Model, opts: InferOption
       return withLogZ(engine, model, { ...exactInferenceResult(r), diagnostics: { ...exactDiagnostics(r), workers: r.workers } }, rest);
     }
     case 'chains': {
-      const r = await runParallel(model, { ...rest, method: method as ParallelMethod, workers: route.workers } as ParallelOptions);
-      // Aborted during the chains: their partial result, without the estimate (it threw "cancelled before the first chain" and lost the chains).
+      const r = await phase((signal) => runParallel(model, { ...rest, signal, method: method as ParallelMethod, workers: route.workers } as ParallelOptions));
+      // Stopped during the chains: their partial result, without the estimate (it threw "cancelled
+      // before the first chain" and lost the chains). Otherwise the estimate, on this thread.
       const request = logZRequest(rest);
-      if (request && opts.signal?.aborted) return withWarnings(withLogZ(engine, model, r, { ...rest, logz: undefined }), [`log Z (${request.estimator}): not estimated: the run was cancelled`]);
+      if (request && r.partial) return withWarnings(withLogZ(engine, model, r, { ...rest, logz: undefined }), [stopped(request.estimator)]);
       return withLogZ(engine, model, r, rest);
     }
     case 'here':
       return infer(engine, model, rest);
   }
 }
+
+/** The warning of a log Z estimate skipped because its chains were stopped. */
+const stopped = (estimator: string): string => `log Z (${estimator}): not estimated: the run was stopped before it`;
 
 /**
  * Where inferAsync runs a request: 'ais' — the method's own run (ownWorkers as its `workers`), then
