@@ -10,7 +10,7 @@ export { FactorGibbsSampler, runFactorGibbs, gibbsKernel, type GibbsKernel } fro
 export { GibbsLanes, coloredOrder, PRECISIONS, SCANS, type Precision, type Scan, type LanesBatch } from './samplers/gibbs-lanes.ts';
 export { infer, METHODS, type Method, type InferOptions } from './infer.ts';
 export { readUAI, readEvidence, readEvidenceWithLines, applyEvidence, writeUAI, readFG, readFGWithLabels, writePR, readPR, writeMAR, readMAR } from './io/formats.ts';
-export { ModelError, FormatError, EngineError } from './core/errors.ts';
+export { ModelError, FormatError, EngineError, CancelledError } from './core/errors.ts';
 export type { InferenceResult, LogZKind, Progress } from './core/result.ts';
 export { runMeanField, meanFieldRestarts, meanFieldConfig, MeanFieldSolver, MF_DEFAULTS, type MeanFieldOptions, type MeanFieldKernel, type RestartsConfig, type RestartsOutcome, type AscentInfo } from './variational/meanfield.ts';
 export { runMFRP, runMFRPDetailed, MFRPSolver, MFRP_DEFAULTS, MFRP_MIN_BUDGET, logMedian, type MFRPOptions, type MFRPVariant, type MFRPDetail, type PerM, type TrialRecord, type Projection, type ProjectedAscent } from './variational/mfrp.ts';

@@ -32,6 +32,18 @@ export class EngineError extends Error {
   }
 }
 
+/**
+ * A run stopped (AbortSignal, Ctrl-C) before anything it could return had completed. An EngineError,
+ * so code that catches those still does; its own class, so a caller (the CLI: exit 130) can tell
+ * a stop from a refusal (the CLI said exit 3, "the engine refused", after promising a partial result).
+ */
+export class CancelledError extends EngineError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CancelledError';
+  }
+}
+
 /** A model of probability zero (Model.zeroReason), refused by a method that needs a configuration of positive probability. */
 export function zeroModel(reason: string): EngineError {
   return new EngineError(`${reason} (Z = 0): the model has probability zero`);

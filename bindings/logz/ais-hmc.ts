@@ -10,7 +10,7 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import type { CanonicalForm } from '../core/canonical.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { progressTicker } from '../core/result.ts';
 import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
@@ -107,7 +107,7 @@ export function runHMCAIS(engine: Engine, model: Model, o: HMCAISRun, h: HMCAISH
       const pilotBetas = h.aisSchedule('linear', o.pilotSteps);
       const fixed = o.stepSize === undefined ? null : new Float64Array(pilotBetas.length).fill(o.stepSize);
       const pilot = runMany(pilotBetas, fixed, o.pilotRuns, h.pilotChain, adaptive);
-      if (pilot.logW.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
+      if (pilot.logW.length === 0) throw new CancelledError('AIS was cancelled before the first run completed: no estimate');
       const finite = pilot.energies.filter((e) => e.every(Number.isFinite));
       betas = !adaptive ? h.aisSchedule(o.schedule as Exclude<AISSchedule, 'adaptive'>, o.steps)
         : finite.length >= 2 ? h.adaptiveSchedule(pilotBetas, finite, o.steps) : h.aisSchedule('linear', o.steps);
@@ -118,7 +118,7 @@ export function runHMCAIS(engine: Engine, model: Model, o: HMCAISRun, h: HMCAISH
     }
     arena.f64(info, 2).fill(0);
     const w = runMany(betas, eps, o.runs, 0, false, progressTicker(o.onProgress, 'ais', o.runs)).logW;
-    if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
+    if (w.length === 0) throw new CancelledError('AIS was cancelled before the first run completed: no estimate');
     const [accepted, proposals] = arena.readF64(info, 2);
     let epsMin = Infinity, epsMax = 0;
     for (let t = 1; t < eps.length - 1; t++) {

@@ -4,7 +4,7 @@ import type { Model } from '../core/model.ts';
 import { toCanonical, canonicalLogPotential, decode, encode } from '../core/canonical.ts';
 import { mirrorImages, stateSymmetry } from '../core/symmetry.ts';
 import { BoundModel } from '../core/bound.ts';
-import { EngineError } from '../core/errors.ts';
+import { CancelledError, EngineError } from '../core/errors.ts';
 import { progressTicker, type Progress } from '../core/result.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
@@ -97,7 +97,7 @@ export function runChibLogZ(engine: Engine, model: Model, opts: ChibOptions = {}
       logK.push(arena.readF64(out, o.samples));
       tick?.(1);
     }
-    if (logK.length === 0) throw new EngineError('Chib was cancelled before the first chain completed: no estimate');
+    if (logK.length === 0) throw new CancelledError('Chib was cancelled before the first chain completed: no estimate');
     const lme = logMeanExpBatched(logK, o.batches);
     if (lme.value === -Infinity) throw new EngineError('K(s → s*) was 0 for every sample: no estimate');
     return {

@@ -1,5 +1,5 @@
 // What every log Z estimator returns, and the log-mean-exp they combine weights with.
-import { EngineError } from '../core/errors.ts';
+import { CancelledError, EngineError } from '../core/errors.ts';
 import { logMeanExpChains } from './logz-checks.ts';
 
 /** What every log Z estimator returns. */
@@ -61,7 +61,7 @@ export function logMeanExpBatched(chains: Float64Array[], batches: number): { va
  * runs. `runs`: the runs behind the weights (a population's weight stands for its particles).
  */
 export function aisWeightStats(w: Float64Array, runs = w.length): { lme: ReturnType<typeof logMeanExp>; deadRuns: number; logWeightSD: number | null } {
-  if (w.length === 0) throw new EngineError('AIS was cancelled before the first run completed: no estimate');
+  if (w.length === 0) throw new CancelledError('AIS was cancelled before the first run completed: no estimate');
   const lme = logMeanExp(w);
   if (lme.value === -Infinity) throw new EngineError(`every AIS run (${runs}) started where a zero potential forbids: no estimate; try more runs`);
   let mean = 0, sq = 0, dead = 0;

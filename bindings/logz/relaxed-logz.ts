@@ -3,7 +3,7 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { bitsToMarginals, bitsToStdErr, type CanonicalForm } from '../core/canonical.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { mirrorImages, stateSymmetry, symmetryWarning } from '../core/symmetry.ts';
 import { progressTicker, type Progress } from '../core/result.ts';
 import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
@@ -102,7 +102,7 @@ function relaxedSamples(engine: Engine, model: Model, o: RelaxedLogZOptions & { 
   } finally {
     sampler.dispose();
   }
-  if (out.length === 0) throw new EngineError('cancelled before the first chain completed: no estimate');
+  if (out.length === 0) throw new CancelledError('cancelled before the first chain completed: no estimate');
   return { relax, m, n, chains: out, acceptRate, divergences };
 }
 

@@ -13,7 +13,7 @@ import { batchMeansResult, chainOrderFolder, range, DiscreteReducer, relaxedBatc
 import { splitEvenly } from './estimators.ts';
 import { decode, type CanonicalForm } from '../core/canonical.ts';
 import type { InferenceResult } from '../core/result.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { chainSeedWords } from '../core/seed.ts';
 import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import { GIBBS_DEFAULTS, gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
@@ -242,7 +242,7 @@ export function blockGibbsChains(sampler: BlockGibbsSampler, run: BlockGibbsRun,
 
 /** The result of a run from its reduced events (chains in order); `sampling`: seconds spent sampling. */
 export function blockGibbsResult(form: CanonicalForm, red: DiscreteReducer, run: BlockGibbsRun, seconds: number, sampling: number, partial: boolean, extra: InferenceResult['diagnostics']): InferenceResult {
-  if (red.stats.batches === 0) throw new EngineError('block Gibbs was cancelled before the first batch completed: no estimate');
+  if (red.stats.batches === 0) throw new CancelledError('block Gibbs was cancelled before the first batch completed: no estimate');
   return batchMeansResult(
     'blockgibbs',
     form,

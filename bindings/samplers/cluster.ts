@@ -13,7 +13,7 @@ import type { Engine, Arena } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { requirePairwise } from '../core/model.ts';
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
-import { EngineError, ModelError, zeroModel } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError, zeroModel } from '../core/errors.ts';
 import { chainSeedWords } from '../core/seed.ts';
 import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { InferenceResult } from '../core/result.ts';
@@ -287,7 +287,7 @@ export function runCluster(engine: Engine, model: Model, kind: 'sw' | 'wolff', o
       red.add(e, c);
       if (e.kind === 'step') opts.onProgress?.({ phase: kind, done: red.done, total });
     });
-    if (red.stats.batches === 0) throw new EngineError(`${kind} was cancelled before the first batch completed: no estimate`);
+    if (red.stats.batches === 0) throw new CancelledError(`${kind} was cancelled before the first batch completed: no estimate`);
     const seconds = (performance.now() - t0) / 1000;
     return batchMeansResult(kind, sampler.layout, red, run, { changeRate: red.changeRate, q: sampler.form.q, ...(kind === 'wolff' ? { clustersPerSweep: sampler.clustersPerSweep } : {}), estimator: kind === 'sw' ? 'rao-blackwellised' : 'indicators' }, seconds, !finished);
   } finally {

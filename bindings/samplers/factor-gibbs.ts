@@ -13,7 +13,7 @@ import type { Model } from '../core/model.ts';
 import { canonicalFits } from '../core/model-range.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
 import type { InferenceResult } from '../core/result.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { chainSeedWords } from '../core/seed.ts';
 import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
@@ -157,7 +157,7 @@ export function factorGibbsChains(sampler: FactorGibbsSampler, run: GibbsRun, ch
 
 /** The result of a run from its reduced events (chains in order): InferenceResult as runGibbs gives it. */
 export function factorGibbsResult(layout: StateLayout, red: DiscreteReducer, run: GibbsRun, seconds: number, partial: boolean, extra: InferenceResult['diagnostics'] = {}): InferenceResult {
-  if (red.stats.batches === 0) throw new EngineError('Gibbs was cancelled before the first batch completed: no estimate');
+  if (red.stats.batches === 0) throw new CancelledError('Gibbs was cancelled before the first batch completed: no estimate');
   return batchMeansResult('gibbs', layout, red, run, { changeRate: red.changeRate, siteUpdatesPerSecond: (red.done * layout.n) / Math.max(1e-9, seconds), kernel: 'factor-graph', ...extra }, seconds, partial);
 }
 

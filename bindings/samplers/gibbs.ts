@@ -12,7 +12,7 @@ import { batchMeansResult, chainOrderFolder, range, DiscreteReducer, type Discre
 import { GibbsLanes, checkPrecision, checkScan, lanesChains, type Precision, type Scan } from './gibbs-lanes.ts';
 import { checkTableMode, probabilityTable, tablePlanBytes, type ProbabilityTable, type TableMode } from './gibbs-table.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import { refuseZeroModel, supportStart } from '../core/feasible.ts';
@@ -173,7 +173,7 @@ export function batchedChains(sampler: GibbsLanes, run: GibbsRun, chains: Iterab
 
 /** The result of a run from its reduced events (chains in order). */
 export function gibbsResult(form: CanonicalForm, red: DiscreteReducer, run: GibbsRun, seconds: number, partial: boolean, extra: InferenceResult['diagnostics'] = {}): InferenceResult {
-  if (red.stats.batches === 0) throw new EngineError('Gibbs was cancelled before the first batch completed: no estimate');
+  if (red.stats.batches === 0) throw new CancelledError('Gibbs was cancelled before the first batch completed: no estimate');
   return batchMeansResult(
     'gibbs',
     form,

@@ -20,7 +20,7 @@ import { requirePairwise, type Model } from '../core/model.ts';
 import { canonicalFits } from '../core/model-range.ts';
 import { BoundModel } from '../core/bound.ts';
 import type { StateLayout } from '../core/canonical.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { chainSeedWords, seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
@@ -330,7 +330,7 @@ export function runTempering(engine: Engine, model: Model, opts: PTOptions = {})
       const [a, t] = [sampler.array(st, ACCEPTS), sampler.array(st, ATTEMPTS)];
       for (let k = 0; k < R - 1; k++) [swapAcc[k], swapAtt[k]] = [swapAcc[k] + a[k], swapAtt[k] + t[k]];
     }
-    if (red.stats.batches === 0) throw new EngineError('parallel tempering was cancelled before the first batch completed: no estimate');
+    if (red.stats.batches === 0) throw new CancelledError('parallel tempering was cancelled before the first batch completed: no estimate');
 
     const swapRates = Array.from(swapAcc, (x, k) => (swapAtt[k] > 0 ? x / swapAtt[k] : 0));
     const result = batchMeansResult(

@@ -7,7 +7,7 @@ import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { BoundModel } from '../core/bound.ts';
 import { treePartition, validatePartition, type TreePartition } from './treeblocks.ts';
-import { ModelError } from '../core/errors.ts';
+import { CancelledError, ModelError } from '../core/errors.ts';
 import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
 import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
 import { batchMeansResult, chainOrderFolder, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
@@ -194,7 +194,7 @@ export function runTreeGibbs(engine: Engine, model: Model, opts: TreeGibbsOption
     } else {
       finished = emitChains(sampler, { ...run, chains: range(run.chains), chunk, signal: opts.signal }, (c, e) => (red.add(e, c), progress(e)));
     }
-    if (red.stats.batches === 0) throw new EngineError('tree-block Gibbs was cancelled before the first batch completed: no estimate');
+    if (red.stats.batches === 0) throw new CancelledError('tree-block Gibbs was cancelled before the first batch completed: no estimate');
     const seconds = (performance.now() - t0) / 1000;
     return batchMeansResult('treegibbs', sampler.form, red, run, { changeRate: red.changeRate, treeBlocks: sampler.partition.blocks.length, siteUpdatesPerSecond: (red.done * sampler.form.n) / Math.max(1e-9, seconds), lanes }, seconds, !finished);
   } finally {

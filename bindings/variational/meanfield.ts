@@ -26,7 +26,7 @@ import { canonicalFits } from '../core/model-range.ts';
 import { toCanonical, bitsToMarginals, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { FactorGraphMeanField } from './meanfield-fg.ts';
 import { MF_STREAM, type AscentInfo, type MeanFieldKernel } from './meanfield-kernel.ts';
@@ -260,7 +260,7 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
     done++;
     c.onProgress?.({ phase: 'mf', done, total: starts });
   }
-  if (best === null || bestState === null) throw new EngineError('mean field was cancelled before the first start completed: no bound');
+  if (best === null || bestState === null) throw new CancelledError('mean field was cancelled before the first start completed: no bound');
   return {
     best, bestState, bestRestart, bestStart, restarts, ordered, sweeps, longest, randomSweeps, converged, worst,
     work: sweeps * cost, budgetExhausted: exhausted, cancelled,

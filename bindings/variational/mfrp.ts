@@ -30,7 +30,7 @@ import { requirePairwise, type Model } from '../core/model.ts';
 import { toCanonical, bitsToMarginals, PAIRWISE_ALTERNATIVES, type CanonicalForm } from '../core/canonical.ts';
 import { BoundModel } from '../core/bound.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, checkTol, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
 import { MeanFieldSolver, meanFieldConfig, meanFieldRestarts, MF_DEFAULTS } from './meanfield.ts';
@@ -491,7 +491,7 @@ export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions 
       perM.push({ m, bound: med === -Infinity ? -Infinity : m * Math.LN2 + med, trials: recs, seconds: (performance.now() - tm) / 1000 });
       margOf.set(m, margs);
     }
-    if (perM.length === 0) throw new EngineError('MFRP was cancelled before the first number of constraints completed: no bound');
+    if (perM.length === 0) throw new CancelledError('MFRP was cancelled before the first number of constraints completed: no bound');
     let bestIdx = 0;
     for (let q = 1; q < perM.length; q++) if (perM[q].bound > perM[bestIdx].bound) bestIdx = q;
     const best = perM[bestIdx];
