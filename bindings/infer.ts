@@ -104,6 +104,16 @@ export function withWarnings(r: InferenceResult, more: readonly string[] = []): 
   return { ...r, warnings: [...(r.warnings ?? []), ...more] };
 }
 
+/**
+ * A result whose log Z estimate was stopped before any of it completed (`started`: AIS pieces were
+ * running) or before it began: the method's result, partial, with the warning that says so
+ * (inferAsync's phases, the CLI, the queue client).
+ */
+export function withoutStoppedEstimate(r: InferenceResult, estimator: string, started = false): InferenceResult {
+  const why = started ? 'stopped before any population or group of runs completed: not estimated' : 'not estimated: the run was stopped before it';
+  return withWarnings({ ...r, partial: true }, [`log Z (${estimator}): ${why}`]);
+}
+
 /** Adds the log Z estimate opts.logz asks for (if any) to a marginals result — infer's second half. */
 export function withLogZ(engine: Engine, model: Model, result: InferenceResult, opts: InferOptions): InferenceResult {
   const request = logZRequest(opts);

@@ -20,7 +20,7 @@ import { writePlotFile } from './plot-file.ts';
 import { OutputError, unwritablePath, writeOutputs } from './output-files.ts';
 import { commandHelp, COMMANDS } from './help.ts';
 import { exactDecode } from './exact-decode.ts';
-import { EngineError, FormatError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, FormatError, ModelError } from '../core/errors.ts';
 import type { Model } from '../core/model.ts';
 import { MAX_CHAINS, MAX_CONCURRENCY, MAX_LOOP_COUNT, MAX_WORKERS } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
@@ -175,7 +175,9 @@ async function loadModel(source: string): Promise<{ model: Model; description: s
 
 /**
  * Progress on stderr once a run has taken a second: a bar on a terminal, a line every few seconds
- * otherwise; with the time left at the phase's pace so far, once it has run for two seconds.
+ * otherwise; with the time left at the phase's pace so far, once it has run for two seconds. A
+ * phase shown once is also shown at its end (its last update fell in the throttle's gap: the bar
+ * stayed at 99 %, a log's last line at 21 %).
  */
 function progressReporter(): (p: Progress) => void {
   const t0 = performance.now();
@@ -183,23 +185,47 @@ function progressReporter(): (p: Progress) => void {
   const delay = Number(process.env.RELAXMRF_PROGRESS_MS ?? 1000);
   let last = -Infinity;
   const tty = process.stderr.isTTY;
+  const bar = tty ? terminalBar() : null;
   const firstSeen = new Map<string, { t: number; done: number }>();
+  const shown = new Set<string>(), ended = new Set<string>();
   return (p) => {
     const now = performance.now();
     if (!firstSeen.has(p.phase)) firstSeen.set(p.phase, { t: now, done: p.done });
+    const end = p.done >= p.total;
     // Lines every 5 s off a terminal (every call with RELAXMRF_PROGRESS_MS=0: tests follow the phases).
-    if (now - t0 < delay || now - last < (tty ? 100 : Math.min(5000, 5 * delay))) return;
+    const due = now - t0 >= delay && now - last >= (tty ? 100 : Math.min(5000, 5 * delay));
+    if (!due && !(end && shown.has(p.phase) && !ended.has(p.phase))) return;
     last = now;
+    shown.add(p.phase);
+    if (end) ended.add(p.phase);
     const frac = p.total ? p.done / p.total : 0;
     const left = timeLeft(firstSeen.get(p.phase)!, now, p);
-    if (tty) {
+    if (bar) {
       const width = 30, fill = Math.round(frac * width);
-      process.stderr.write(`\r${p.phase} [${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${(100 * frac).toFixed(0)}%${left ? `, ${left}` : ''}   `);
-      if (p.done >= p.total) process.stderr.write('\n');
+      bar(`\r${p.phase} [${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${(100 * frac).toFixed(0)}%${left ? `, ${left}` : ''}   `, end);
     } else {
       process.stderr.write(`${p.phase}: ${(100 * frac).toFixed(0)}% (${p.done}/${p.total})${left ? `, ${left}` : ''}\n`);
     }
   };
+}
+
+let barWriter: ((text: string, end: boolean) => void) | null = null;
+/**
+ * Writes a terminal's progress bar, whose line stays open for the next frame; anything else written
+ * to stderr first ends that line (a warning or the Ctrl-C notice was glued to "99%").
+ */
+function terminalBar(): (text: string, end: boolean) => void {
+  if (barWriter) return barWriter;
+  let open = false;
+  const write = process.stderr.write.bind(process.stderr) as (chunk: string) => boolean;
+  process.stderr.write = ((...args: Parameters<typeof process.stderr.write>) => {
+    if (open) (open = false), write('\n');
+    return (write as (...a: unknown[]) => boolean)(...args);
+  }) as typeof process.stderr.write;
+  return (barWriter = (text, end) => {
+    write(end ? `${text}\n` : text);
+    open = !end;
+  });
 }
 
 /** "about 3 h 50 min left" at the pace since the phase was first seen; '' before 2 s or any progress, and at the end. */
@@ -494,10 +520,8 @@ async function inferCommand(argv: string[]): Promise<void> {
 }
 
 async function localRun(model: Model, opts: InferOptions, workers: number | undefined): Promise<InferenceResult> {
+  // RELAXMRF_WASM_LIMIT_MB lowers every engine's memory limit, workers' too (core/wasm-node.ts).
   const engine = await loadEngine();
-  // RELAXMRF_WASM_LIMIT_MB lowers the engine's memory limit (tests exercise the up-front refusal with it).
-  const limitMB = Number(process.env.RELAXMRF_WASM_LIMIT_MB);
-  if (limitMB > 0) engine.memoryLimit = Math.min(engine.memoryLimit, limitMB * 2 ** 20);
   // Workers change where chains run, not what they compute: runParallel equals infer bit for bit.
   // Without --workers, a long Gibbs run uses min(chains, cores) workers (autoWorkers). Ctrl-C: local-run.ts.
   return runHere(engine, model, opts, workers);
@@ -507,7 +531,10 @@ async function localRun(model: Model, opts: InferOptions, workers: number | unde
 async function queuedRun(model: Model, opts: InferOptions, url: string): Promise<InferenceResult> {
   const { runQueued } = await import('../queue/queue-client.ts');
   const ac = new AbortController();
-  const onInterrupt = () => ac.abort();
+  const onInterrupt = () => {
+    process.stderr.write("relaxmrf: interrupted: cancelling the run's jobs; the result of what completed follows (partial: true); interrupt again to quit at once\n");
+    ac.abort();
+  };
   // SIGTERM as SIGINT: the run's waiting jobs are cancelled (a terminated client left them to a later worker).
   process.once('SIGINT', onInterrupt);
   process.once('SIGTERM', onInterrupt);
@@ -615,6 +642,11 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof UsageError || e instanceof LearnUsageError || e instanceof OutputError || e instanceof FormatError || e instanceof ModelError || isParseArgsError(e)) {
       process.stderr.write(`relaxmrf: ${oneLine((e as Error).message)}\n`);
       return 2;
+    }
+    // Interrupted before anything completed: no result, and not a refusal (it said exit 3).
+    if (e instanceof CancelledError) {
+      process.stderr.write(`relaxmrf: interrupted: ${oneLine(e.message)}\n`);
+      return 130;
     }
     if (e instanceof EngineError) {
       process.stderr.write(`relaxmrf: ${oneLine(e.message)}\n`);

@@ -3,7 +3,8 @@
 // on workers (runParallel), AIS populations on workers — and not while this thread computes: a
 // listener there cannot run until the computation ends, so Ctrl-C was swallowed (the method before
 // a worker AIS ran on to its end) and a signal queued during a log Z estimate was lost when the
-// listener went. Everything on this thread keeps Node's default: the process ends at once.
+// listener went. Everything on this thread keeps Node's default: the process ends at once (killed by
+// the signal), as it does on a second signal.
 
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
@@ -20,12 +21,18 @@ export function localRun(engine: Engine, model: Model, opts: InferOptions, worke
 }
 
 /**
- * Runs `run` with `ac` aborted by the first Ctrl-C (or SIGTERM), said on stderr; the second ends
- * the process at once (exit 130). The listeners go when `run` settles.
+ * Runs `run` with `ac` aborted by the first Ctrl-C (or SIGTERM), said on stderr. The listeners go
+ * then, not when `run` settles: the fold of what completed runs on this thread, where no listener
+ * can run, and a second signal queued for a listener removed after it was lost (the run went on
+ * and exited 0). Without them a second signal ends the process at once, as on this thread.
  */
 async function listening<T>(ac: AbortController, run: () => Promise<T>): Promise<T> {
+  const stopListening = () => {
+    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onInterrupt);
+  };
   const onInterrupt = () => {
-    if (ac.signal.aborted) process.exit(130);
+    stopListening();
     process.stderr.write('relaxmrf: interrupted: stopping the workers; the result of what completed follows (partial: true); interrupt again to quit at once\n');
     ac.abort();
   };
@@ -34,7 +41,6 @@ async function listening<T>(ac: AbortController, run: () => Promise<T>): Promise
   try {
     return await run();
   } finally {
-    process.removeListener('SIGINT', onInterrupt);
-    process.removeListener('SIGTERM', onInterrupt);
+    stopListening();
   }
 }

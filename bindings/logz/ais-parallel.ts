@@ -1,13 +1,14 @@
 // AIS and population annealing on Node worker threads: the populations (or groups of independent
 // runs) are ais-split.ts pieces, handed to the workers round-robin and folded in run order, so the
-// result is runAIS's bit for bit for any number of workers. The adaptive schedule's pilot runs are
-// made here first (aisSchedulePilots, the same runs runAIS makes), so every worker starts at once
-// with the β values runAIS would use. Worker side: ais-worker.ts.
+// result is runAIS's bit for bit for any number of workers (a cancelled run folds the pieces it
+// completed). The adaptive schedule's pilot runs are made here first (aisSchedulePilots, the same
+// runs runAIS makes), so every worker starts at once with the β values runAIS would use. Worker
+// side: ais-worker.ts.
 import { availableParallelism } from 'node:os';
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { canonicalSize } from '../core/canonical.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { checkCount, MAX_WORKERS } from '../core/options.ts';
 import { progressTicker } from '../core/result.ts';
 import { AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_STARTUP_UPDATES, superviseWorkers } from '../parallel/parallel-job.ts';
@@ -105,11 +106,12 @@ export async function runAISParallel(engine: Engine, model: Model, opts: AISPara
     });
     return { terminate: () => void t.terminate() };
   });
-  // Pieces fold in run order up to the first one missing (a cancelled run keeps a prefix, as runAIS does).
-  const first = done.indexOf(null);
-  const kept = first < 0 ? done : done.slice(0, first);
-  if (kept.length === 0) throw new EngineError('AIS cancelled before any population or group of runs completed');
-  const r = foldAIS(model, rest, kept, (performance.now() - t0) / 1000);
+  // A cancelled run keeps every piece completed, in run order. Not only a prefix: the workers finish
+  // theirs in any order, and two workers of one piece each kept none when the second finished first.
+  // Each piece is an independent estimate whose run time does not depend on its weights, so which
+  // ones completed does not bias the estimate.
+  if (done.every((p) => p === null)) throw new CancelledError('AIS cancelled before any population or group of runs completed');
+  const r = foldAIS(model, rest, done, (performance.now() - t0) / 1000);
   const d = r.diagnostics;
   const scheduleName = rest.schedule === undefined ? AIS_DEFAULTS.schedule : typeof rest.schedule === 'string' ? rest.schedule : 'custom';
   partial ||= d.partial as boolean;

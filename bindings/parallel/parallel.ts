@@ -5,8 +5,8 @@ import { availableParallelism } from 'node:os';
 import type { Model } from '../core/model.ts';
 import type { Engine } from '../core/engine.ts';
 import type { InferenceResult } from '../core/result.ts';
-import { EngineError } from '../core/errors.ts';
-import { checkInferOptions, exactDiagnostics, exactInferenceResult, infer, logZRequest, refuseZeroModel, withEstimate, withLogZ, withWarnings, type InferOptions } from '../infer.ts';
+import { CancelledError, EngineError } from '../core/errors.ts';
+import { checkInferOptions, exactDiagnostics, exactInferenceResult, infer, logZRequest, refuseZeroModel, withEstimate, withLogZ, withoutStoppedEstimate, type InferOptions } from '../infer.ts';
 import { aisSplits } from '../logz/ais-split.ts';
 import { autoAISWorkers, runAISParallel } from '../logz/ais-parallel.ts';
 import { exactInferenceParallel } from '../exact/exact-parallel.ts';
@@ -70,6 +70,9 @@ export async function inferInPhases(engine: Engine, model: Model, opts: InferOpt
   checkInferOptions(opts, ['workers']);
   const method = opts.method ?? 'exact';
   refuseZeroModel(model, method, engine);
+  // Exact inference and the methods without chains run to their end once begun: an abort before the
+  // start is the one they can honour (inferAsync with method exact resolved whole on an aborted signal).
+  if (opts.signal?.aborted) throw new CancelledError('cancelled before the run started: no result');
   const { workers: _given, ...rest } = opts;
   const route = inferRoute(model, opts);
   switch (route.kind) {
@@ -78,14 +81,14 @@ export async function inferInPhases(engine: Engine, model: Model, opts: InferOpt
       // (which keeps `workers` where it applies).
       const { logz: _l, ais: _a, ...marginals } = rest;
       const r = await inferInPhases(engine, model, { ...marginals, workers: route.ownWorkers }, phase);
-      if (r.partial) return withWarnings(r, [stopped('ais')]);
+      if (r.partial) return withoutStoppedEstimate(r, 'ais');
       let signal: AbortSignal | undefined;
       try {
         return withEstimate(r, route.request, await phase((s) => runAISParallel(engine, model, { ...route.request, signal: (signal = s), workers: route.workers, onProgress: rest.onProgress })));
       } catch (e) {
         // Stopped before any AIS piece completed: the method's result is still whole; keep it.
         if (!signal?.aborted) throw e;
-        return withWarnings({ ...r, partial: true }, ['log Z (ais): stopped before any population or group of runs completed: not estimated']);
+        return withoutStoppedEstimate(r, 'ais', true);
       }
     }
     case 'exact': {
@@ -97,16 +100,13 @@ export async function inferInPhases(engine: Engine, model: Model, opts: InferOpt
       // Stopped during the chains: their partial result, without the estimate (it threw "cancelled
       // before the first chain" and lost the chains). Otherwise the estimate, on this thread.
       const request = logZRequest(rest);
-      if (request && r.partial) return withWarnings(withLogZ(engine, model, r, { ...rest, logz: undefined }), [stopped(request.estimator)]);
+      if (request && r.partial) return withoutStoppedEstimate(withLogZ(engine, model, r, { ...rest, logz: undefined }), request.estimator);
       return withLogZ(engine, model, r, rest);
     }
     case 'here':
       return infer(engine, model, rest);
   }
 }
-
-/** The warning of a log Z estimate skipped because its chains were stopped. */
-const stopped = (estimator: string): string => `log Z (${estimator}): not estimated: the run was stopped before it`;
 
 /**
  * Where inferAsync runs a request: 'ais' — the method's own run (ownWorkers as its `workers`), then

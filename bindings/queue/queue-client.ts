@@ -18,8 +18,8 @@ import type { Redis } from 'ioredis';
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult } from '../core/result.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
-import { METHODS, checkInferOptions, exactInferenceResult, logZRequest, refuseZeroModel, withEstimate, type InferOptions } from '../infer.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
+import { METHODS, checkInferOptions, exactInferenceResult, logZRequest, refuseZeroModel, withEstimate, withoutStoppedEstimate, type InferOptions } from '../infer.ts';
 import { slicedBucketPlan, slicedResult, takesBucketPath } from '../exact/exact.ts';
 import { SliceSum, type SliceOutcome } from '../exact/slicing.ts';
 import { chainPlan, foldChains, PARALLEL_METHODS, type ChainEvent, type ChainPlan, type ParallelMethod } from '../parallel/parallel-job.ts';
@@ -81,7 +81,7 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
   const lostAfterMs = queue.lostAfterMs ?? 10_000;
   const blob = encodeModel(model);
   if (blob.length > MAX_BLOB_BYTES) throw new ModelError(`the model is ${blob.length} bytes, over the queue's limit of ${MAX_BLOB_BYTES}`);
-  if (signal?.aborted) throw new EngineError('cancelled before the run started');
+  if (signal?.aborted) throw new CancelledError('cancelled before the run started');
 
   const redis = await connectRedis(conn);
   const { Queue, QueueEvents } = await import('bullmq');
@@ -254,7 +254,7 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
     const extra = { workers: workers.size, queue: conn.display };
     let result: InferenceResult;
     if (sliced) {
-      if (slicesDone.some((done) => !done)) throw new EngineError('cancelled before every slice completed: no result');
+      if (slicesDone.some((done) => !done)) throw new CancelledError('cancelled before every slice completed: no result');
       const r = slicedResult(sliced, sliceSum!.result(), seconds);
       const w = exactInferenceResult(r);
       // As infer returns it (no bounds, no warnings).
@@ -264,15 +264,17 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
       const setup = chainResults[0]?.setup ?? chainResults.find((r) => r)?.setup ?? {};
       result = foldChains(plan, evs, seconds, partial, setup, extra);
     } else {
-      if (!whole) throw new EngineError('cancelled before the run completed: no result');
+      if (!whole) throw new CancelledError('cancelled before the run completed: no result');
       const w: InferenceResult = whole;
       result = { ...w, diagnostics: { ...w.diagnostics, ...extra } };
     }
     result = withSymmetryCheck(model, result);
     if (request) {
-      const est = splitAIS ? foldAIS(model, request as AISOptions, pieceResults, seconds) : logz;
-      if (!est) throw new EngineError('cancelled before the log Z estimate completed: no estimate');
-      result = withEstimate(result, request, est);
+      const est = !splitAIS ? logz : pieceResults.some((p) => p) ? foldAIS(model, request as AISOptions, pieceResults, seconds) : null;
+      if (est) result = withEstimate(result, request, est);
+      // Cancelled before any of the estimate completed: the method's result stands (as a local run's).
+      else if (partial) result = withoutStoppedEstimate(result, request.estimator, splitAIS);
+      else throw new EngineError('the log Z estimate is missing: no estimate');
     }
     return result;
   } finally {

@@ -8,7 +8,7 @@ import type { RelaxationData } from '../relax/relaxation-bound.ts';
 import { bitsToMarginals, type CanonicalForm } from '../core/canonical.ts';
 import { BatchMeans, splitEvenly } from './estimators.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { summarizeTraces } from './diagnostics.ts';
 import { adaptationWarnings, convergenceWarnings, seriesDiagnostics } from './convergence.ts';
@@ -359,7 +359,7 @@ export class ContinuousReducer {
   result(seconds: number, samplingSeconds: number, partial: boolean, extra: InferenceResult['diagnostics'] = {}): ContinuousResult {
     const { form, plan, stats, empStats, pairStats, traces } = this;
     const { spec, traced, traceOwner, pairs, pairOffsets } = plan;
-    if (stats.batches === 0) throw new EngineError(`${spec.method} was cancelled before the first batch completed: no estimate`);
+    if (stats.batches === 0) throw new CancelledError(`${spec.method} was cancelled before the first batch completed: no estimate`);
     const toUser = (bits: Float64Array) => bitsToMarginals(form, bits);
     const seToUser = (se: Float64Array) => bitsToMarginals(form, se).map((row, v) => (form.oneHot[v] ? row : Float64Array.of(row[1], row[1])));
     const se = stats.stdErr();
@@ -391,8 +391,16 @@ export class ContinuousReducer {
     const { ess, rhat, essMedian, essMin, rhatMax } = conv;
     const { iterSum, accSum, acceptedSum, stepSizes, eSum, eCount, grads } = this;
     const leapfrogSteps = spec.leapfrogSteps ?? 5;
+    // A stopped run: its traces are those of the chains that completed (a chain's trace comes at its
+    // end), while its marginals pool the batches of every chain begun. With 4 chains begun and none
+    // or one completed, the only warning was "one chain" and R̂ and ESS were null, unexplained.
+    const completed = traces[0].length, begun = stats.chains;
+    const stopped = partial && completed < begun
+      ? [`the run was stopped: ${completed > 0 ? `R̂ and ESS come from the ${completed} chain${completed > 1 ? 's' : ''} that completed` : 'no chain completed its samples, so there is no R̂ or ESS'}, while the marginals pool the batches of the ${begun} chain${begun > 1 ? 's' : ''} begun; nothing checks that the unfinished ones mixed`]
+      : [];
     const warnings = [
-      ...convergenceWarnings(conv, { chains: traces[0].length, seriesLength: plan.traceCapacity, unit: 'draws', variables: traceOwner.length - 1 }),
+      ...stopped,
+      ...(completed > 0 || !partial ? convergenceWarnings(conv, { chains: partial ? begun : completed, seriesLength: plan.traceCapacity, unit: 'draws', variables: traceOwner.length - 1 }) : []),
       ...adaptationWarnings({
         adapted: plan.opts.stepSize === undefined, targetAccept: plan.targetAccept, acceptRate: iterSum ? accSum / iterSum : null,
         stepSizes, divergences: this.divergences, transitions: iterSum, biased: spec.biased ?? false,
