@@ -138,3 +138,21 @@ test('Zhang\'s weights p(s*|x), heavy-tailed on weakly coupled models, are warne
     assert.ok((r.warnings ?? []).some((w) => /heavy-tailed/.test(w)), String(r.warnings));
   }
 });
+
+test('Chib on a weakly coupled grid, where K(s → s*) is heavy-tailed: 7–10 SE high, now with a warning (it was silent); a 5×5 grid at β = 0.2 does not warn', async () => {
+  const engine = await loadEngine();
+  const model = isingLattice({ shape: [12, 12], beta: 0.3, h: 0.05 });
+  const exact = infer(engine, model, { method: 'exact' }).logZ!;
+  for (const seed of [10, 11, 23]) {
+    const r = infer(engine, model, { method: 'gibbs', logz: 'chib', seed });
+    assert.ok((r.logZ! - exact) / r.logZStdErr! > 4, `seed ${seed}: ${r.logZ} ± ${r.logZStdErr} against ${exact}: the miss this test is about`);
+    assert.ok((r.diagnostics['logz.paretoK'] as number) > 0.7);
+    assert.ok(r.warnings.some((w) => /^log Z \(chib\): its transition probabilities K\(s → s\*\) are heavy-tailed \(Pareto k̂ [\d.]+ > 0\.7\)/.test(w)), String(r.warnings));
+  }
+  const control = isingLattice({ shape: [5, 5], beta: 0.2, h: 0.05 });
+  for (let seed = 1; seed <= 8; seed++) {
+    const r = infer(engine, control, { method: 'gibbs', logz: 'chib', seed });
+    assert.ok((r.diagnostics['logz.paretoK'] as number) < 0.7, `seed ${seed}: k̂ ${r.diagnostics['logz.paretoK']}`);
+    assert.deepEqual(r.warnings, []);
+  }
+});

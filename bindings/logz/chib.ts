@@ -9,6 +9,7 @@ import { progressTicker, type Progress } from '../core/result.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
 import { logMeanExpBatched, type LogZEstimate } from './estimate.ts';
+import { heavyTail, MAX_PARETO_K, paretoK } from './logz-checks.ts';
 
 
 /** Options of Chib's log Z estimator (`runChibLogZ`); defaults in CHIB_DEFAULTS. */
@@ -100,13 +101,18 @@ export function runChibLogZ(engine: Engine, model: Model, opts: ChibOptions = {}
     if (logK.length === 0) throw new CancelledError('Chib was cancelled before the first chain completed: no estimate');
     const lme = logMeanExpBatched(logK, o.batches);
     if (lme.value === -Infinity) throw new EngineError('K(s → s*) was 0 for every sample: no estimate');
+    // The transition probabilities K(s_t → s*) are heavy-tailed where no state is likely (weakly
+    // coupled models: s*'s probability is a product over every site's conditional). Their mean
+    // then misses the tail: a 12×12 grid at β = 0.3 came out 1.3–2.4 nats high, 4–10 standard
+    // errors off, silently, in 5 of 30 seeds (k̂ 1.25–1.87 in all 30; ≤ 0.7 on a 5×5 grid at 0.2).
+    const tail = paretoK(logK.flatMap((c) => Array.from(c)));
     return {
       logZ: best - lme.value,
       logZStdErr: lme.stdErr,
       logZKind: 'estimate',
-      diagnostics: { estimator: 'chib', chains: logK.length, samplesPerChain: o.samples, burnin: o.burnin, thin: o.thin, referenceLogPotential: best, mirrorImages: images.length, seed: o.seed },
+      diagnostics: { estimator: 'chib', chains: logK.length, samplesPerChain: o.samples, burnin: o.burnin, thin: o.thin, referenceLogPotential: best, mirrorImages: images.length, seed: o.seed, paretoK: Number.isNaN(tail) ? null : tail },
       seconds: (performance.now() - t0) / 1000,
-      warnings: lme.warnings,
+      warnings: [...lme.warnings, ...(tail > MAX_PARETO_K ? [heavyTail(tail, "its transition probabilities K(s → s*)")] : [])],
     };
   } finally {
     bound.dispose();

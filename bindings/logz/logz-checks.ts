@@ -88,6 +88,14 @@ function lognormalESS(sd: number, n: number): number {
 export const MAX_PARETO_K = 0.7;
 
 /**
+ * The warning for weights whose Pareto k̂ passes MAX_PARETO_K: their sample mean is then too low more
+ * often than not, and log Z too high. `what`: the weights' name in the estimator.
+ */
+export function heavyTail(k: number, what = 'its importance weights'): string {
+  return `${what} are heavy-tailed (Pareto k̂ ${k.toFixed(2)} > ${MAX_PARETO_K}): the standard error cannot see the tail, and log Z is likely too high; use --logz ais`;
+}
+
+/**
  * The Pareto k̂ of importance weights e^{l}: the shape of a generalised Pareto distribution fitted to
  * their largest min(S/5, 3√S) values above the next one (Zhang and Stephens' 2009 estimate, with the
  * weakly informative prior of PSIS), the tail index of the weights. Past 0.5 their variance is

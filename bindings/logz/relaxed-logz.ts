@@ -12,7 +12,7 @@ import { denseCholesky, symmetricEigen } from '../linalg/dense.ts';
 import { DHMCSampler } from '../samplers/dhmc.ts';
 import { logMeanExpBatched, type LogZEstimate } from './estimate.ts';
 import { BatchMeans } from '../samplers/estimators.ts';
-import { MAX_PARETO_K, paretoK } from './logz-checks.ts';
+import { heavyTail, MAX_PARETO_K, paretoK } from './logz-checks.ts';
 
 
 /**
@@ -175,11 +175,6 @@ function addLogConditional(form: CanonicalForm, pi: Float64Array[], x: Int32Arra
       else for (let t = first; t < T; t += step) out[t] += Math.log1p(-col[t]);
     }
   }
-}
-
-/** The warning for weights whose Pareto k̂ passes MAX_PARETO_K: the sample mean is then too low more often than not. */
-function heavyTail(k: number): string {
-  return `its importance weights are heavy-tailed (Pareto k̂ ${k.toFixed(2)} > ${MAX_PARETO_K}): the standard error cannot see the tail, and log Z is likely too high; use --logz ais`;
 }
 
 /**
