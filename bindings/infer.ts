@@ -68,6 +68,8 @@ export function relaxationFor(engine: Engine, model: Model, opts: RelaxationOpti
  */
 export function infer(engine: Engine, model: Model, opts: InferOptions = {}): InferenceResult {
   checkInferOptions(opts);
+  // The estimator's request checked before the method runs (a refusal came after the sampling).
+  logZRequest(opts);
   return { logZLower: null, logZUpper: null, ...withLogZ(engine, model, inferMarginals(engine, model, opts), opts) };
 }
 
@@ -129,6 +131,7 @@ export function logZRequest(opts: InferOptions): EstimateLogZOptions | null {
   if (opts.ais !== undefined && opts.logz !== 'ais') throw new ModelError(`AIS options apply to logz 'ais', not '${opts.logz}'`);
   // The run's shift and factor reach the estimators that build a relaxation (they were dropped).
   const relaxed = opts.logz === 'zhang' || opts.logz === 'mirror' || (opts.logz === 'ais' && (opts.ais?.transition === 'relaxed' || opts.ais?.transition === 'hmc'));
+  if (relaxed && opts.factor === 'fft') throw new ModelError(`factor 'fft' is the samplers' (lattice models); the logz '${opts.logz}' estimator builds its relaxation with another factor`);
   const relaxation = relaxed && (opts.shift !== undefined || opts.factor !== undefined) ? { relaxation: definedOnly({ shift: opts.shift, factor: opts.factor }) } : {};
   return { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}), ...relaxation } as EstimateLogZOptions;
 }

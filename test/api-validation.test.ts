@@ -56,6 +56,18 @@ test('infer refuses unknown options (with the nearest name), a non-object, and a
   await assert.rejects(runParallel(small, { method: 'gibbs', workers: 2, chain: 2 } as never), /unknown option "chain" \(did you mean "chains"\?\)/);
 });
 
+test("the log Z estimator's options are refused before the method runs: factor 'fft' with an estimator that builds its own relaxation (refused after the sampling), an unknown estimator", () => {
+  const lattice = isingLattice({ shape: [8, 8], beta: 0.3, periodic: true });
+  let progressed = false;
+  const onProgress = () => void (progressed = true);
+  for (const logz of ['zhang', 'mirror'] as const) {
+    assert.throws(() => infer(engine, lattice, { method: 'dhmc', factor: 'fft', logz, onProgress }), (e: unknown) => e instanceof ModelError && /factor 'fft' is the samplers'/.test((e as Error).message));
+  }
+  assert.throws(() => infer(engine, lattice, { method: 'dhmc', factor: 'fft', logz: 'ais', ais: { transition: 'hmc' }, onProgress }), /factor 'fft' is the samplers'/);
+  assert.throws(() => infer(engine, lattice, { method: 'gibbs', logz: 'bogus' as never, onProgress }), /unknown log Z estimator "bogus"/);
+  assert.equal(progressed, false, 'refused before any sampling');
+});
+
 test('readers, evidence and exact samples: wrong argument types get one clear line', () => {
   assert.throws(() => readUAI(Buffer.from('MARKOV\n1\n2\n0\n') as never), (e: unknown) => e instanceof FormatError && /a Buffer \(read the file with 'utf8'\)/.test((e as Error).message));
   assert.throws(() => readFG(undefined as never), (e: unknown) => e instanceof FormatError && /got undefined/.test((e as Error).message));

@@ -56,6 +56,9 @@ const USAGE = `usage:
                                           without (plus workers, completedChains, queue); Ctrl-C: partial
       relaxation (blockgibbs, dhmc, mala, pt --pt-moves hmc; --logz zhang, mirror, ais --ais-transition relaxed|hmc):
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
+                                          min-lambda-max: a per-bit shift minimising λ_max(W + D) (models
+                                          of ≤ 200 bits with dense couplings; else Martens', and the
+                                          diagnostics' shift says martens-fallback)
       pt:                 [--replicas R] [--ladder B0,B1,…,1] [--pt-moves gibbs|hmc]   parallel tempering with
                           Gibbs moves (on the factor graph itself for factors of arity > 2) or HMC replicas
                           on the relaxed density p_β(x) (--pt-moves hmc [--leapfrog-steps L]) (default

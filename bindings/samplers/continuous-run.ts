@@ -398,8 +398,15 @@ export class ContinuousReducer {
     const stopped = partial && completed < begun
       ? [`the run was stopped: ${completed > 0 ? `R̂ and ESS come from the ${completed} chain${completed > 1 ? 's' : ''} that completed` : 'no chain completed its samples, so there is no R̂ or ESS'}, while the marginals pool the batches of the ${begun} chain${begun > 1 ? 's' : ''} begun; nothing checks that the unfinished ones mixed`]
       : [];
+    // R̂ and ESS come from the draws here, so convergenceWarnings' "too few batch means" never fires:
+    // with batches: 1 the standard errors rest on the chain means' spread alone (3 degrees of
+    // freedom for 4 chains), and a 4×4 grid's came out 12.6 standard errors off, silently.
+    const few = plan.nBatches < MIN_BATCHES_PER_CHAIN
+      ? [`only ${plan.nBatches} batch mean${plan.nBatches > 1 ? 's' : ''} per chain: the standard errors rest on ${plan.chains * plan.nBatches} numbers and can be far too small; use more batches (at least ${MIN_BATCHES_PER_CHAIN})`]
+      : [];
     const warnings = [
       ...stopped,
+      ...few,
       ...(completed > 0 || !partial ? convergenceWarnings(conv, { chains: partial ? begun : completed, seriesLength: plan.traceCapacity, unit: 'draws', variables: traceOwner.length - 1 }) : []),
       ...adaptationWarnings({
         adapted: plan.opts.stepSize === undefined, targetAccept: plan.targetAccept, acceptRate: iterSum ? accSum / iterSum : null,
@@ -459,6 +466,9 @@ export class ContinuousReducer {
     };
   }
 }
+
+/** Batch means per chain below which the standard errors get a warning (the discrete samplers' R̂ and ESS need 4). */
+const MIN_BATCHES_PER_CHAIN = 4;
 
 /** @internal The run driver shared by runDHMC, runMALA and runULA. */
 export function runContinuous(engine: Engine, relaxation: RelaxationData, opts: ContinuousRunOptions, spec: RunSpec): ContinuousResult {
