@@ -1,5 +1,6 @@
-// Small binary machines for the learning tests: random parameters, exact visible log-probabilities by
-// enumeration, exact draws, and the exact maximum-likelihood fit of a fully visible BM.
+// Small binary and Potts machines for the learning tests: random parameters, exact visible
+// log-probabilities and model expectations by enumeration, exact draws, and the exact
+// maximum-likelihood fit of a fully visible BM.
 import type { BinaryData } from '../bindings/learn/likelihood.ts';
 import { machinePairs, type MachineKind, type MachineParams } from '../bindings/learn/machine.ts';
 import { mulberry32 } from './helpers.ts';
@@ -138,6 +139,62 @@ export function exactModelStats(p: MachineParams): { a: Float64Array; w: Float64
     const pr = Math.exp(lw[c] - lz);
     for (let i = 0; i < n; i++) mA[i] += pr * ((c >> i) & 1);
     for (let k = 0; k < E; k++) mW[k] += pr * ((c >> p.pairs[2 * k]) & (c >> p.pairs[2 * k + 1]) & 1);
+  }
+  return { a: mA, w: mW };
+}
+
+/** A fully visible Potts machine (n units, K states) with biases in ±scale/2 and couplings in ±scale·0.8, both signs. */
+export function randomPotts(n: number, K: number, seed: number, scale: number): MachineParams {
+  const rand = mulberry32(seed), pairs = machinePairs('potts', n, 0);
+  return {
+    kind: 'potts', nVisible: n, nHidden: 0, states: K, pairs,
+    a: Float64Array.from({ length: n * K }, () => scale * (rand() - 0.5)),
+    w: Float64Array.from({ length: (pairs.length / 2) * K * K }, () => 1.6 * scale * (rand() - 0.5)),
+  };
+}
+
+/** log p(x) of a fully visible Potts machine for every configuration (unit 0 fastest). */
+export function pottsLogProbs(p: MachineParams): Float64Array {
+  const n = p.nVisible, K = p.states, E = p.pairs.length / 2;
+  const total = K ** n, lp = new Float64Array(total), x = new Int32Array(n);
+  for (let c = 0; c < total; c++) {
+    for (let v = 0, r = c; v < n; v++, r = Math.floor(r / K)) x[v] = r % K;
+    let e = 0;
+    for (let v = 0; v < n; v++) e += p.a[v * K + x[v]];
+    for (let t = 0; t < E; t++) e += p.w[t * K * K + x[p.pairs[2 * t]] * K + x[p.pairs[2 * t + 1]]];
+    lp[c] = e;
+  }
+  const lz = logsumexp(lp);
+  return lp.map((v) => v - lz);
+}
+
+export function drawPotts(lp: Float64Array, n: number, K: number, rows: number, seed: number): BinaryData {
+  const idx = drawIndices(lp, rows, seed), values = new Uint8Array(rows * n);
+  for (let r = 0; r < rows; r++) for (let v = 0, q = idx[r]; v < n; v++, q = Math.floor(q / K)) values[r * n + v] = q % K;
+  return { rows, cols: n, values };
+}
+
+function pottsIndex(d: BinaryData, r: number, K: number): number {
+  let c = 0;
+  for (let v = d.cols - 1; v >= 0; v--) c = c * K + d.values[r * d.cols + v];
+  return c;
+}
+
+export function pottsAverageLogLik(logp: Float64Array, d: BinaryData, K: number): number {
+  let s = 0;
+  for (let r = 0; r < d.rows; r++) s += logp[pottsIndex(d, r, K)];
+  return s / d.rows;
+}
+
+/** Exact model expectations of every state indicator (a's layout) and pair indicator (w's layout) of a Potts machine. */
+export function pottsModelStats(p: MachineParams): { a: Float64Array; w: Float64Array } {
+  const n = p.nVisible, K = p.states, E = p.pairs.length / 2, lp = pottsLogProbs(p);
+  const mA = new Float64Array(n * K), mW = new Float64Array(E * K * K), x = new Int32Array(n);
+  for (let c = 0; c < lp.length; c++) {
+    const pr = Math.exp(lp[c]);
+    for (let v = 0, q = c; v < n; v++, q = Math.floor(q / K)) x[v] = q % K;
+    for (let v = 0; v < n; v++) mA[v * K + x[v]] += pr;
+    for (let t = 0; t < E; t++) mW[t * K * K + x[p.pairs[2 * t]] * K + x[p.pairs[2 * t + 1]]] += pr;
   }
   return { a: mA, w: mW };
 }

@@ -10,7 +10,7 @@ import { gradientStatistics } from '../bindings/learn/gradient.ts';
 import { logLikelihood, type BinaryData } from '../bindings/learn/likelihood.ts';
 import { machinePairs, machineModel, type MachineKind, type MachineParams } from '../bindings/learn/machine.ts';
 import { mulberry32 } from './helpers.ts';
-import { averageLogLik, draw, drawIndices, exactFit, exactModelStats, logsumexp, randomMachine, visibleLogProbs } from './learn-helpers.ts';
+import { averageLogLik, draw, drawPotts, exactFit, exactModelStats, pottsAverageLogLik, pottsLogProbs, pottsModelStats, randomMachine, randomPotts, visibleLogProbs } from './learn-helpers.ts';
 
 const engine = await loadEngine();
 
@@ -126,56 +126,14 @@ test('SRBM with tree-block Gibbs particles: PCD reaches the generating model hel
   assert.ok(ll > llTrue - 0.03, `held-out ${ll} vs generating model ${llTrue}`);
 });
 
-/** log p(x) of a fully visible Potts machine for every configuration (unit 0 fastest). */
-function pottsLogProbs(p: MachineParams): Float64Array {
-  const n = p.nVisible, K = p.states, E = p.pairs.length / 2;
-  const total = K ** n, lp = new Float64Array(total), x = new Int32Array(n);
-  for (let c = 0; c < total; c++) {
-    for (let v = 0, r = c; v < n; v++, r = Math.floor(r / K)) x[v] = r % K;
-    let e = 0;
-    for (let v = 0; v < n; v++) e += p.a[v * K + x[v]];
-    for (let t = 0; t < E; t++) e += p.w[t * K * K + x[p.pairs[2 * t]] * K + x[p.pairs[2 * t + 1]]];
-    lp[c] = e;
-  }
-  const lz = logsumexp(lp);
-  return lp.map((v) => v - lz);
-}
-
-function drawPotts(lp: Float64Array, n: number, K: number, rows: number, seed: number): BinaryData {
-  const idx = drawIndices(lp, rows, seed), values = new Uint8Array(rows * n);
-  for (let r = 0; r < rows; r++) for (let v = 0, q = idx[r]; v < n; v++, q = Math.floor(q / K)) values[r * n + v] = q % K;
-  return { rows, cols: n, values };
-}
-
-function pottsIndex(d: BinaryData, r: number, K: number): number {
-  let c = 0;
-  for (let v = d.cols - 1; v >= 0; v--) c = c * K + d.values[r * d.cols + v];
-  return c;
-}
-
 test('Potts (5 units, 3 states): statistics, exact and AIS log-likelihood, and PCD within 0.03 nats of the generating model', () => {
-  const K = 3, n = 5, rand = mulberry32(71), pairs = machinePairs('potts', n, 0);
-  const truth: MachineParams = {
-    kind: 'potts', nVisible: n, nHidden: 0, states: K, pairs,
-    a: Float64Array.from({ length: n * K }, () => rand() - 0.5),
-    w: Float64Array.from({ length: (pairs.length / 2) * K * K }, () => 1.6 * (rand() - 0.5)),
-  };
+  const K = 3, n = 5, truth = randomPotts(n, K, 71, 1);
   const lp = pottsLogProbs(truth);
   const train = drawPotts(lp, n, K, 4000, 72), heldOut = drawPotts(lp, n, K, 4000, 73);
-  const avg = (logp: Float64Array, d: BinaryData) => {
-    let s = 0;
-    for (let r = 0; r < d.rows; r++) s += logp[pottsIndex(d, r, K)];
-    return s / d.rows;
-  };
+  const avg = (logp: Float64Array, d: BinaryData) => pottsAverageLogLik(logp, d, K);
   // Model statistics within 4 SE of the exact indicator expectations.
   const P = 4000, st = gradientStatistics(engine, truth, heldOut, { particles: P, sweeps: 30, seed: 4 });
-  const E = pairs.length / 2, mA = new Float64Array(n * K), mW = new Float64Array(E * K * K);
-  for (let c = 0; c < lp.length; c++) {
-    const pr = Math.exp(lp[c]), x: number[] = [];
-    for (let v = 0, q = c; v < n; v++, q = Math.floor(q / K)) x.push(q % K);
-    for (let v = 0; v < n; v++) mA[v * K + x[v]] += pr;
-    for (let t = 0; t < E; t++) mW[t * K * K + x[pairs[2 * t]] * K + x[pairs[2 * t + 1]]] += pr;
-  }
+  const { a: mA, w: mW } = pottsModelStats(truth);
   const within = (est: number, exact: number, what: string) =>
     assert.ok(Math.abs(est - exact) <= 4 * Math.sqrt(Math.max(exact * (1 - exact), 1e-4) / P), `Potts model ${what}: ${est} vs exact ${exact}`);
   mA.forEach((v, i) => within(st.model.a[i], v, `a[${i}]`));
