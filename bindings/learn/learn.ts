@@ -43,7 +43,7 @@ export interface LearnOptions extends LayerOptions {
   /**
    * Particle kernel (default 'gibbs'): 'gibbs' sequential, 'tree' tree-block Gibbs, 'blockgibbs' block Gibbs through
    * Gaussian units on the visible–visible couplings (Martens & Sutskever §3.5), 'dhmc' HMC on those units
-   * (binary machines only; see particles.ts).
+   * (see particles.ts; a Potts machine's units are its one-hot bits).
    */
   sampler?: LearnSampler;
   /** Persistent particles (PCD; CD uses one chain per minibatch row). */

@@ -6,6 +6,8 @@
 // products of nV² each, k ≤ 300), α = (1 + ε)·max(0, −λ_min), then a dense Cholesky (nV³/3
 // multiply–adds): for 784 visible units about 0.16 G multiply–adds an update, for 196 about 2.5 M.
 // An RBM has no visible–visible couplings: no layer (m = 0), the kernels are the RBM's block Gibbs.
+// nV counts visible bits: a Potts machine's layer spans its one-hot bits (units × K), and its
+// particles draw each unit from the softmax over its K bits.
 
 import type { Engine } from '../core/engine.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
@@ -52,6 +54,7 @@ const LANCZOS_ITER = 300;
 
 /** The Gaussian layer of a machine's visible part in engine memory, and its kernels. */
 export class GaussianLayer {
+  /** Visible bits (binary: the visible units; Potts: units × K). */
   readonly nV: number;
   /** Gaussian units (nV; 0 when the machine has no visible–visible couplings). */
   readonly m: number;
@@ -70,18 +73,17 @@ export class GaussianLayer {
   private fixed = false;
 
   constructor(readonly engine: Engine, readonly machine: BoundMachine, readonly sampler: 'blockgibbs' | 'dhmc', opts: LayerOptions = {}) {
-    if (machine.width !== 1) throw new ModelError(`${sampler} particles take binary machines (boltzmann, rbm, srbm), not a Potts model`);
     this.opts = { ...LAYER_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
     const { shiftEpsilon, leapfrogSteps, stepSize, targetAcceptance } = this.opts;
     if (!(shiftEpsilon > 0 && Number.isFinite(shiftEpsilon))) throw new ModelError(`shiftEpsilon must be a finite number > 0, got ${shiftEpsilon}`);
     if (!(Number.isInteger(leapfrogSteps) && leapfrogSteps >= 1 && leapfrogSteps <= MAX_LOOP_COUNT)) throw new ModelError(`leapfrogSteps must be an integer in [1, ${MAX_LOOP_COUNT}], got ${leapfrogSteps}`);
     if (!(stepSize > 0 && Number.isFinite(stepSize))) throw new ModelError(`stepSize must be a finite number > 0, got ${stepSize}`);
     if (!(targetAcceptance > 0 && targetAcceptance < 1)) throw new ModelError(`targetAcceptance must be in (0, 1), got ${targetAcceptance}`);
-    const nV = (this.nV = machine.nVisible);
+    const nV = (this.nV = machine.visibleBits);
     this.m = machine.kind === 'rbm' ? 0 : nV;
     const k = engine.kernels, ar = machine.arena, m = this.m;
     const bytes = 3 * 8 * nV * m + 4 * (nV + 1) + 4 * nV * m + (k.learnLayerWorkBytes(nV, m) >>> 0) + 8 * (3 * nV + 2 * LANCZOS_ITER) + 1024;
-    engine.ensureFits(bytes, `the Gaussian layer of ${nV} visible units`, 8 * nV * m);
+    engine.ensureFits(bytes, `the Gaussian layer of ${nV} visible ${machine.width > 1 ? 'bits' : 'units'}`, 8 * nV * m);
     this.M = ar.allocF64(Math.max(1, nV * m));
     this.A = ar.allocF64(Math.max(1, nV * m));
     this.d = ar.allocF64(nV);
