@@ -25,7 +25,7 @@ export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model b
       DATA: CSV of 0/1 (potts: 0…K−1), one sample a row (optional header). Log-likelihood per sample of the
       training (and test) data: exact for ≤ 2^20 visible configurations (binary: ≤ 20 units), else AIS from the base-rate model;
       --no-evaluate skips it (AIS on a 3-unit, 255-state Potts machine took minutes).
-      blockgibbs / dhmc (binary machines): particles through Gaussian units on the visible–visible couplings,
+      blockgibbs / dhmc: particles through Gaussian units on the visible–visible couplings (potts: one per one-hot bit),
       W_vv + αI = M Mᵀ re-factored every update with α = (1 + ε)·max(0, −λ_min) (--shift-epsilon, default 0.01);
       dhmc: --leapfrog-steps (default 5), --step-size (initial; adapted to 0.9 acceptance).
       --equivalent-rbm (boltzmann, srbm): learn W_vv = F Fᵀ through the weights F of nV Gaussian units.`;
