@@ -4,7 +4,8 @@
 // engine refused"); AIS on workers keeps every piece completed, not only a prefix; stopped dhmc
 // runs say where their R̂ and ESS come from; RELAXMRF_WASM_LIMIT_MB reaches worker threads; the
 // CLI's progress ends its phases at 100 %, also on a terminal, where warnings no longer stick to
-// the bar. The queue client's part is in queue.test.ts.
+// the bar; exact inference's slices on workers stop on a signal (they ran to the end). The queue
+// client's part is in queue.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -14,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inferAsync, runParallel } from '../bindings/parallel/parallel.ts';
 import { runAISParallel } from '../bindings/logz/ais-parallel.ts';
+import { exactInferenceParallel, exactMAPParallel, exactSampleParallel } from '../bindings/exact/exact-parallel.ts';
+import { slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { infer } from '../bindings/infer.ts';
@@ -141,4 +144,25 @@ test('CLI progress: a phase shown once is shown at its end (a log\'s last line s
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('exact inference with its slices on workers stops on a signal with a CancelledError (it ran every slice); decoding refuses an aborted signal', async () => {
+  const model = isingLattice({ shape: [16, 16], beta: 0.3, h: 0.1 });
+  // Half the unsliced plan's memory: 32 slices, ≈ 1 s on two workers.
+  const opts = { method: 'bucket' as const, maxMemory: Math.floor(slicedBucketPlan(model, { method: 'bucket' }).sliced.plan.bytes / 2), speedSlicing: false };
+  assert.ok(slicedBucketPlan(model, opts).sliced.slices >= 16);
+  const cancelled = (e: unknown) => e instanceof CancelledError;
+  let events = 0;
+  const ac = new AbortController();
+  await assert.rejects(exactInferenceParallel(engine, model, { ...opts, workers: 2, signal: ac.signal, onProgress: () => void (events++, ac.abort()) }), cancelled);
+  assert.equal(events, 1, 'stopped after the first slice, not at the end');
+  // Through inferAsync, the same.
+  const ac2 = new AbortController();
+  await assert.rejects(inferAsync(engine, model, { method: 'exact', exact: opts, workers: 2, signal: ac2.signal, onProgress: () => ac2.abort() }), cancelled);
+  const aborted = AbortSignal.abort();
+  await assert.rejects(exactSampleParallel(engine, model, { ...opts, count: 3, workers: 2, signal: aborted }), cancelled);
+  await assert.rejects(exactMAPParallel(engine, model, { ...opts, workers: 2, signal: aborted }), cancelled);
+  // Not aborted: the run is whole, as without a signal.
+  const whole = await exactInferenceParallel(engine, model, { ...opts, workers: 2, signal: new AbortController().signal });
+  assert.equal(whole.logZ, (await exactInferenceParallel(engine, model, { ...opts, workers: 2 })).logZ);
 });

@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import type { Engine } from '../core/engine.ts';
 import type { Model, ModelData } from '../core/model.ts';
-import { EngineError, ModelError } from '../core/errors.ts';
+import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { checkCount, MAX_WORKERS } from '../core/options.ts';
 import { decodePlan, exactInference, mapOf, sampleCount, samplesOf, slicedBucketPlan, slicedResult, takesBucketPath, type ExactMAP, type ExactOptions, type ExactResult, type ExactSampleOptions, type ExactSamples, type SlicedBucketPlan } from './exact.ts';
 import { decodeSlices, decodeSteps, runAndSumSlices, SliceSum, type DecodeTask, type DecodedSlice, type Decoded, type SliceOutcome, type SliceSpec } from './slicing.ts';
@@ -34,15 +34,47 @@ export type SliceMessage =
 
 const workerError = (m: { message: string; name: string }): Error => (m.name === 'EngineError' ? new EngineError(m.message) : new Error(m.message));
 
+/** What the *Parallel functions take besides their options: worker threads, and a signal that stops them. */
+export interface ExactParallelOptions {
+  workers?: number;
+  /**
+   * Stops the slice workers and rejects with a CancelledError (slices give no partial result). Work on
+   * this thread — planning, one worker, an unsliced plan — runs to its end once begun: only a signal
+   * aborted before the start stops it.
+   */
+  signal?: AbortSignal;
+}
+
+const cancelled = (): CancelledError => new CancelledError('exact inference was cancelled: a sliced run gives no partial result');
+
+/**
+ * A promise that rejects when `signal` aborts, with `stop` called first (the workers terminated);
+ * `dispose` removes the listener once the run has settled.
+ */
+function onAbort(signal: AbortSignal | undefined, stop: () => void): { aborted: Promise<never>; dispose: () => void } {
+  let dispose = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    if (!signal) return;
+    const abort = () => {
+      stop();
+      reject(cancelled());
+    };
+    signal.addEventListener('abort', abort, { once: true });
+    dispose = () => signal.removeEventListener('abort', abort);
+  });
+  return { aborted, dispose };
+}
+
 /**
  * exactInference with a sliced plan's slices on `workers` worker threads (default: min(slices,
  * cores); 1: this thread). Models that do not take the sliced bucket path (see takesBucketPath), plans
  * of one slice and refusals run exactInference on this thread. The result reports `workers`.
  */
-export async function exactInferenceParallel(engine: Engine, model: Model, opts: ExactOptions & { workers?: number } = {}): Promise<ExactResult & { workers: number }> {
+export async function exactInferenceParallel(engine: Engine, model: Model, opts: ExactOptions & ExactParallelOptions = {}): Promise<ExactResult & { workers: number }> {
   const t0 = performance.now();
-  const { workers: given, ...exact } = opts;
+  const { workers: given, signal, ...exact } = opts;
   if (given !== undefined) checkCount('workers', given, 1, MAX_WORKERS);
+  if (signal?.aborted) throw cancelled();
   if (!takesBucketPath(model, exact)) return withWorkers(exactInference(engine, model, exact), 1);
   const sp = slicedBucketPlan(model, exact);
   if (!sp.fits) return withWorkers(exactInference(engine, model, exact), 1);
@@ -83,11 +115,17 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
       });
     }),
   );
-  try {
-    await all;
-  } catch (e) {
+  const stop = () => {
     for (const t of threads) void t.terminate();
+  };
+  const { aborted, dispose } = onAbort(signal, stop);
+  try {
+    await Promise.race([all, aborted]);
+  } catch (e) {
+    stop();
     throw e;
+  } finally {
+    dispose();
   }
   return withWorkers(slicedResult(sp, sum.result(), seconds()), workers);
 }
@@ -98,16 +136,20 @@ function withWorkers(r: ExactResult, workers: number): ExactResult & { workers: 
 }
 
 /** exactSample with a sliced plan's slices on `workers` worker threads (default: min(slices, cores)): the same samples for any number. */
-export async function exactSampleParallel(engine: Engine, model: Model, opts: ExactSampleOptions & { workers?: number }): Promise<ExactSamples & { workers: number }> {
-  const count = sampleCount(opts), seed = opts.seed ?? 1, sp = decodePlan(model, opts);
-  const { decoded, workers } = await decodeOnWorkers(engine, model, sp, 'sample', count, seed, opts.workers);
+export async function exactSampleParallel(engine: Engine, model: Model, opts: ExactSampleOptions & ExactParallelOptions): Promise<ExactSamples & { workers: number }> {
+  if (opts.signal?.aborted) throw cancelled();
+  const { signal, workers: given, ...rest } = opts;
+  const count = sampleCount(rest), seed = rest.seed ?? 1, sp = decodePlan(model, rest);
+  const { decoded, workers } = await decodeOnWorkers(engine, model, sp, 'sample', count, seed, given, signal);
   return { ...samplesOf(sp, decoded), workers };
 }
 
 /** exactMAP with a sliced plan's slices on `workers` worker threads (default: min(slices, cores)): the same configuration for any number. */
-export async function exactMAPParallel(engine: Engine, model: Model, opts: ExactOptions & { workers?: number } = {}): Promise<ExactMAP & { workers: number }> {
-  const sp = decodePlan(model, opts);
-  const { decoded, workers } = await decodeOnWorkers(engine, model, sp, 'max', 1, 1, opts.workers);
+export async function exactMAPParallel(engine: Engine, model: Model, opts: ExactOptions & ExactParallelOptions = {}): Promise<ExactMAP & { workers: number }> {
+  if (opts.signal?.aborted) throw cancelled();
+  const { signal, workers: given, ...rest } = opts;
+  const sp = decodePlan(model, rest);
+  const { decoded, workers } = await decodeOnWorkers(engine, model, sp, 'max', 1, 1, given, signal);
   return { ...mapOf(sp, decoded), workers };
 }
 
@@ -115,7 +157,7 @@ export async function exactMAPParallel(engine: Engine, model: Model, opts: Exact
  * decodeSteps with each batch's tasks on the workers (task i on worker i mod W, workers kept for
  * every batch); one worker, or a plan of one slice, decodes on this thread (decodeSlices).
  */
-async function decodeOnWorkers(engine: Engine, model: Model, sp: SlicedBucketPlan, mode: 'sample' | 'max', count: number, seed: number, given: number | undefined): Promise<{ decoded: Decoded; workers: number }> {
+async function decodeOnWorkers(engine: Engine, model: Model, sp: SlicedBucketPlan, mode: 'sample' | 'max', count: number, seed: number, given: number | undefined, signal?: AbortSignal): Promise<{ decoded: Decoded; workers: number }> {
   if (given !== undefined) checkCount('workers', given, 1, MAX_WORKERS);
   const slices = sp.sliced.slices, workers = Math.max(1, Math.min(slices, given ?? availableParallelism()));
   if (workers === 1) return { decoded: decodeSlices(engine, model, sp.sliced, mode, count, seed), workers };
@@ -138,6 +180,8 @@ async function decodeOnWorkers(engine: Engine, model: Model, sp: SlicedBucketPla
     t.on('error', fail);
     t.on('exit', (code) => fail(new EngineError(`a slice worker exited with code ${code} before finishing`)));
   });
+  const abort = () => fail(cancelled());
+  signal?.addEventListener('abort', abort, { once: true });
   const runBatch = (tasks: DecodeTask[]): Promise<DecodedSlice[]> =>
     new Promise((resolve, reject) => {
       if (failed) return reject(failed);
@@ -151,6 +195,7 @@ async function decodeOnWorkers(engine: Engine, model: Model, sp: SlicedBucketPla
     const steps = decodeSteps(model.n, slices, mode, count, seed);
     for (let step = steps.next(); ; step = steps.next(await runBatch(step.value))) if (step.done) return { decoded: step.value, workers };
   } finally {
+    signal?.removeEventListener('abort', abort);
     for (const t of threads) {
       t.removeAllListeners('exit');
       void t.terminate();

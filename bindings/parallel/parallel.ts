@@ -92,7 +92,7 @@ export async function inferInPhases(engine: Engine, model: Model, opts: InferOpt
       }
     }
     case 'exact': {
-      const r = await exactInferenceParallel(engine, model, { ...rest.exact, onProgress: rest.onProgress, workers: route.workers });
+      const r = await exactInferenceParallel(engine, model, { ...rest.exact, onProgress: rest.onProgress, workers: route.workers, signal: rest.signal });
       return withLogZ(engine, model, { ...exactInferenceResult(r), diagnostics: { ...exactDiagnostics(r), workers: r.workers } }, rest);
     }
     case 'chains': {
@@ -112,7 +112,8 @@ export async function inferInPhases(engine: Engine, model: Model, opts: InferOpt
  * Where inferAsync runs a request: 'ais' — the method's own run (ownWorkers as its `workers`), then
  * AIS / population annealing on `workers` threads; 'exact' — a sliced plan's slices on `workers`
  * threads; 'chains' — runParallel on `workers` threads; 'here' — infer on this thread. Only 'chains'
- * and 'ais' stop early on an AbortSignal (with what completed); the others run to the end.
+ * and 'ais' stop early on an AbortSignal with what completed; 'exact' stops its slice workers and
+ * rejects (CancelledError: slices give no partial result); 'here' runs to the end once begun.
  */
 export type InferRoute =
   | { kind: 'ais'; request: NonNullable<ReturnType<typeof logZRequest>>; workers: number; ownWorkers: number | undefined }
