@@ -517,3 +517,19 @@ test('numbers on the command line are decimal: --learning-rate 0x10 ran at 16; -
   assert.equal(run('infer', 'ising:4x4,beta=0x1').code, 2);
   assert.equal(run('infer', 'ising:4x4', '--method', 'bp', '--damping', '.5e-1').code, 0, 'decimal forms still read');
 });
+
+test('--json names the evidence file read beside a .uai model and how many variables it observes (a foreign one in range showed only in the text)', () => {
+  const file = join(DATA, 'uai2014', 'Promedus_24.uai');
+  const r = run('infer', file, '--method', 'mf', '--json');
+  assert.equal(r.code, 0, r.err);
+  const evid = readFileSync(file + '.evid', 'utf8').trim().split(/\s+/).map(Number);
+  assert.deepEqual(JSON.parse(r.out).model.evidence, { file: file + '.evid', observed: evid[0] });
+  const built = run('infer', 'ising:3x3', '--method', 'mf', '--json');
+  assert.equal(JSON.parse(built.out).model.evidence, undefined);
+});
+
+test('AIS on a model whose zeros leave few configurations possible: exit 3, saying why more runs do not help (it said "try more runs", as futile at 1024)', () => {
+  const r = run('infer', join(DATA, 'uai2014', 'Promedus_24.uai'), '--method', 'gibbs', '--samples', '100', '--logz', 'ais', '--ais-runs', '64');
+  assert.equal(r.code, 3, r.err);
+  assert.match(r.err, /^relaxmrf: every AIS run \(64\) started on a configuration a zero potential forbids: no estimate \(AIS starts uniformly .*exact inference, or mean field for a lower bound, does not need that\)\n$/);
+});

@@ -83,6 +83,17 @@ test('changeRate counts the particles each batch really had (CD with 101 rows in
   assert.equal(learn(engine, half, { batch: 1000, epochs: 1, evaluate: false }).settings.batch, rows);
 });
 
+test('changeRate of a Potts machine is unit changes per unit per sweep, with every particle kernel (it divided by the bits: K times too small)', () => {
+  // Columns of K = 4 states in equal shares: a uniform model, where a Gibbs sweep changes a unit with
+  // probability 3/4; the Gaussian-layer kernels draw each unit from its conditional too.
+  const rows = 200, nV = 6, K = 4;
+  const data = { rows, cols: nV, values: Uint8Array.from({ length: rows * nV }, (_, i) => (i + Math.floor(i / nV)) % K) };
+  for (const sampler of ['gibbs', 'tree', 'blockgibbs', 'dhmc'] as const) {
+    const r = learn(engine, data, { model: 'potts', sampler, learningRate: 0, epochs: 2, evaluate: false });
+    assert.ok(Math.abs(r.epochs.at(-1)!.changeRate - 0.75) < 0.05, `${sampler}: ${r.epochs.at(-1)!.changeRate}`);
+  }
+});
+
 test('logLikelihood refuses a baseData whose columns are not the machine\'s visible units (12 columns gave −10.95 ± 0.01, 4 gave −1.70, against −5.30)', () => {
   const p = learn(engine, data, { epochs: 2, evaluate: false }).params;
   for (const cols of [12, 4]) {

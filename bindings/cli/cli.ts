@@ -165,7 +165,7 @@ export function builtinModel(spec: string): Model {
   throw new UsageError(`unknown built-in model "${kind}" (expected ising:… or potts:…)`);
 }
 
-async function loadModel(source: string): Promise<{ model: Model; description: string; labels?: number[] }> {
+async function loadModel(source: string): Promise<{ model: Model; description: string; labels?: number[]; evidence?: EvidenceRead }> {
   if (/^(ising|potts):/.test(source)) return { model: builtinModel(source), description: source };
   const { model, format, evidence, labels } = await loadModelFile(source);
   const ev = evidence && evidence.size ? `, ${evidence.size} observed` : '';
@@ -173,7 +173,13 @@ async function loadModel(source: string): Promise<{ model: Model; description: s
   if (format === 'fg' && existsSync(source + '.evid')) process.stderr.write(`relaxmrf: note: ${source}.evid is not read: evidence files apply to .uai models\n`);
   // .fg labels other than 0, 1, …: outputs are in increasing label order, and say which label each is.
   const renumbered = labels && labels.some((l, i) => l !== i) ? labels : undefined;
-  return { model, description: `${source} (${format}${ev})`, labels: renumbered };
+  return { model, description: `${source} (${format}${ev})`, labels: renumbered, evidence: evidence ? { file: `${source}.evid`, observed: evidence.size } : undefined };
+}
+
+/** The evidence file read beside a .uai model: its path and how many variables it observes. */
+interface EvidenceRead {
+  file: string;
+  observed: number;
 }
 
 /**
@@ -242,10 +248,11 @@ export function timeLeft(first: { t: number; done: number }, now: number, p: Pro
 }
 
 /** The --json object (the contract: field names and order). Rows stay typed arrays; writeJSON writes them as arrays. */
-export function jsonResult(model: Model, r: InferenceResult, labels?: number[]): Record<string, unknown> {
+export function jsonResult(model: Model, r: InferenceResult, labels?: number[], evidence?: EvidenceRead): Record<string, unknown> {
   const factors = model.nFactors + (model.logConst !== 0 ? 1 : 0);
   return {
-    model: { n: model.n, factors, edges: model.countPairs(), maxArity: model.maxArity, ...(labels ? { labels } : {}) },
+    // evidence: the file read beside the model (a foreign one in range was applied with only "N observed" in the text).
+    model: { n: model.n, factors, edges: model.countPairs(), maxArity: model.maxArity, ...(labels ? { labels } : {}), ...(evidence ? { evidence } : {}) },
     method: r.method,
     logZ: r.logZ,
     logZStdErr: r.logZStdErr,
@@ -486,7 +493,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (method === 'exact' && (values.map || opts.samples !== undefined) && values.queue !== undefined) {
     throw new UsageError(`${values.map ? '--map' : '--samples'} decodes in this process (on --workers threads for a sliced plan): --queue applies to exact inference's marginals`);
   }
-  const { model, description, labels } = await loadModel(positionals[0]);
+  const { model, description, labels, evidence } = await loadModel(positionals[0]);
   if (method === 'exact' && (values.map || opts.samples !== undefined)) {
     return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out, maxMemory, workers, labels });
   }
@@ -501,7 +508,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   if (values['out-format'] === 'uai' && !values.out) process.stdout.write((pr ?? '') + writeMAR(r.marginals));
   if (values.json) {
     // In chunks: the JSON of 10⁶ marginals is ~100 MB, never built as one string.
-    writeJSON(jsonResult(model, r, labels), (chunk) => process.stdout.write(chunk));
+    writeJSON(jsonResult(model, r, labels, evidence), (chunk) => process.stdout.write(chunk));
     process.stdout.write('\n');
   } else if (values['out-format'] === undefined || values.out) process.stdout.write(summary(description, model, r, labels) + '\n');
   // The files after the result is printed, so a failed write costs the files, not the result.

@@ -98,7 +98,7 @@ export interface EpochStats {
   gradientRms: number;
   /** Largest |parameter| after the epoch. */
   maxAbsParameter: number;
-  /** Fraction of particle bits flipped per sweep (sequential Gibbs; tree-block Gibbs: its own change count per bit). */
+  /** Particle units whose state changed, per unit per sweep (binary machines: bits flipped per bit; every kernel counts a unit once). */
   changeRate: number;
   /** blockgibbs / dhmc on a machine with visible–visible couplings: the shift α of the epoch's last update. */
   shiftAlpha?: number;
@@ -198,6 +198,8 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   const m = new BoundMachine(engine, o.model, data.cols, hidden, states);
   // The kernels see bits: nV visible bits a data row (Potts: one-hot rows of K bits a unit).
   const ar = m.arena, k = engine.kernels, n = m.nBits, nnz = Math.max(1, m.nnz), nV = m.visibleBits;
+  // Units (Potts: K bits each): every particle kernel counts a unit's change of state once.
+  const units = n / m.width;
   try {
     const P = o.method === 'pcd' ? o.particles : B;
     const particleBytes = k.learnParticleBytes(m.header) >>> 0;
@@ -260,7 +262,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
       if (diverged) break;
       good = m.get();
       goodFactor = factor?.read() ?? null;
-      const st: EpochStats = { epoch, learningRate: rate, gradientRms: sqSum / batches, maxAbsParameter: biggest, changeRate: flips / (particleSweeps * n) };
+      const st: EpochStats = { epoch, learningRate: rate, gradientRms: sqSum / batches, maxAbsParameter: biggest, changeRate: flips / (particleSweeps * units) };
       const layer = kernel.layer;
       if (layer) {
         if (layer.m > 0 && !o.equivalentRBM) Object.assign(st, { shiftAlpha: layer.info.alpha, lambdaMin: layer.info.lambdaMin });
