@@ -27,15 +27,28 @@ export class BPState {
 
 @inline function stF(p: usize, i: i32, x: f64): void { store<f64>(p + (<usize>i << 3), x); }
 
-/** The binary pair message m(1) − m(0) from the incoming log-odds ν = n(1) − n(0). */
+/**
+ * The binary pair message m(1) − m(0) from the incoming log-odds ν = n(1) − n(0). A and B are e^a,
+ * e^b with |a|, |b| ≤ 600 (pairConstants), so the ratio of the two sums leaves the normal range once
+ * |a − b| passes ≈ 708: then the logs are taken apart (one log was ±∞, or imprecise when subnormal:
+ * a field of 500 and a coupling of 250 gave NaN on two variables, and trees of couplings 190–300
+ * converged to wrong marginals with no warning).
+ */
 @inline
 export function pairDelta1(c: f64, A: f64, B: f64, nu: f64): f64 {
+  let num: f64, den: f64;
   if (nu <= 0.0) {
     const t = Math.exp(nu);
-    return c + Math.log((1.0 + A * t) / (1.0 + B * t));
+    num = 1.0 + A * t;
+    den = 1.0 + B * t;
+  } else {
+    const t = Math.exp(-nu);
+    num = t + A;
+    den = t + B;
   }
-  const t = Math.exp(-nu);
-  return c + Math.log((t + A) / (t + B));
+  const q = num / den;
+  if (q >= 2.2250738585072014e-308 && q < Infinity) return c + Math.log(q);
+  return c + (Math.log(num) - Math.log(den));
 }
 
 /** Writes the two-state log-message (0, δ) shifted to max 0. */
