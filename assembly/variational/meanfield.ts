@@ -134,9 +134,11 @@ export function mfObjective(form: usize, mu: usize, ent: usize): f64 {
     for (let k = load<i32>(m.rowPtr + (<usize>i << 2)); k < end; k++) {
       const j = load<i32>(m.col + (<usize>k << 2));
       if (j <= i) continue;
-      const mj = load<f64>(mu + (<usize>j << 3));
-      if (mj == 0.0) continue;
-      pair += load<f64>(m.val + (<usize>k << 3)) * (mi * mj);
+      // A product that underflows to 0 carries no mass, as in the factor-graph kernel: −∞ · 0 was NaN
+      // (subnormal marginals against a hard zero), and a NaN bound was kept as the best.
+      const p = mi * load<f64>(mu + (<usize>j << 3));
+      if (p == 0.0) continue;
+      pair += load<f64>(m.val + (<usize>k << 3)) * p;
     }
   }
   for (let v = 0; v < m.nBlocks; v++) h += load<f64>(ent + (<usize>v << 3));

@@ -251,7 +251,8 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
       randomSweeps += info.sweeps;
     }
     worst = Math.min(worst, info.logZ);
-    if (best === null || info.logZ > best.logZ) {
+    // A NaN bound (none should come: it would be a kernel's bug) never stays the best.
+    if (best === null || info.logZ > best.logZ || (Number.isNaN(best.logZ) && !Number.isNaN(info.logZ))) {
       best = info;
       bestState = kernel.snapshot();
       bestRestart = j;
