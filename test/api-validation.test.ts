@@ -93,6 +93,8 @@ test('builders and Model.fromData check what they take: counts, types, sums past
     // Finite factors on different scopes whose largest entries sum past the range (exact inference said Z = 0 or NaN).
     [() => new ModelBuilder([2, 2]).addFactor([0], [1e308, 0]).addFactor([0, 1], [1e308, 1e308, 0, 0]).build(), /largest log-potentials sum past the double range/],
     [() => Model.fromData({ ...small.toData(), logConst: NaN }), /the constant log-potential is NaN/],
+    // A factor of no variables: exact inference, TRW and mean field dropped it (TRW's "upper bound" 5 nats below log Z).
+    [() => Model.fromData({ ...small.toData(), tableStart: Int32Array.of(...small.toData().tableStart, small.toData().tables.length), scopeStart: Int32Array.of(...small.toData().scopeStart, small.toData().scopeVars.length), tables: Float64Array.of(...small.toData().tables, 5) }), /factor \d+ has no variables: put a constant log-potential in logConst/],
     [() => Model.fromData({ ...small.toData(), logConst: Infinity }), /the constant log-potential is Infinity/],
     [() => Model.fromData({ ...small.toData(), card: Float64Array.of(2.5, 2, 2) as never }), /variable 0 has cardinality 2.5/],
     [() => Model.fromData({ ...small.toData(), card: [2, 2, 2] as never }), /card must be an Int32Array/],

@@ -120,6 +120,8 @@ export class Model {
     }
     if (!(d.tables instanceof Float64Array)) throw new ModelError('model data: tables must be a Float64Array');
     for (let f = 0; f < F; f++) {
+      // Constants live in logConst (ModelBuilder, the readers): one as a factor was dropped by exact, TRW (a "bound" below log Z), MF.
+      if (d.scopeStart[f + 1] === d.scopeStart[f]) throw new ModelError(`model data: factor ${f} has no variables: put a constant log-potential in logConst`);
       let size = 1;
       for (let p = d.scopeStart[f]; p < d.scopeStart[f + 1]; p++) {
         const v = d.scopeVars[p];
