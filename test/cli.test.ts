@@ -533,3 +533,13 @@ test('AIS on a model whose zeros leave few configurations possible: exit 3, sayi
   assert.equal(r.code, 3, r.err);
   assert.match(r.err, /^relaxmrf: every AIS run \(64\) started on a configuration a zero potential forbids: no estimate \(AIS starts uniformly .*exact inference, or mean field for a lower bound, does not need that\)\n$/);
 });
+
+test('BP whose messages diverge on a satisfiable model says so and how to damp them (it said the model had no configuration of positive probability); damped, it runs', () => {
+  const file = join(DATA, 'uai2014-more', '2bitcomp_5.cnf.uai');
+  const r = run('infer', file, '--method', 'bp');
+  assert.equal(r.code, 3, r.err);
+  assert.match(r.err, /^relaxmrf: belief propagation diverged: .* although the model has configurations of positive probability; try damping \(damping 0\.5, --damping 0\.5\)/);
+  const damped = run('infer', file, '--method', 'bp', '--damping', '0.5', '--json');
+  assert.equal(damped.code, 0, damped.err);
+  assert.ok(Number.isFinite(JSON.parse(damped.out).logZ));
+});

@@ -238,6 +238,14 @@ function hasJointZero(model: Model): boolean {
  * samplers and BP would run on it and report marginals (a zero constant factor passed them all;
  * Gibbs reported a pairwise table forbidding the observed pair with exit 0).
  */
+/**
+ * Whether `model` is known to have a configuration of positive probability: no zero in a factor of
+ * two or more variables (unary zeros alone leave one, Model.zeroReason aside), or the search found one.
+ */
+export function knownPositive(engine: Engine, model: Model): boolean {
+  return model.zeroReason() === null && (!hasJointZero(model) || feasibilityOf(engine, model)?.status === 'found');
+}
+
 export function refuseZeroModel(model: Model, method: string, engine?: Engine): void {
   if (method === 'exact') return;
   const zero = model.zeroReason() ?? (engine ? noZeroConfiguration(engine, model) : null);

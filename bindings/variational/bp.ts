@@ -12,7 +12,7 @@ import { BoundFactorGraph } from '../core/bound-fg.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkCount, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
-import { refuseZeroModel } from '../core/feasible.ts';
+import { knownPositive, refuseZeroModel } from '../core/feasible.ts';
 import { stateSymmetry } from '../core/symmetry.ts';
 
 /** The message-passing schedules of belief propagation (see BPOptions.schedule). */
@@ -232,7 +232,13 @@ export class BPSolver {
     while (iterations < c.maxIterations && !converged) {
       if (signal?.aborted) break;
       const it = this.engine.call('bp run', (k) => k.bpRun(st, Math.min(chunk, c.maxIterations - iterations), c.tolerance, sched, c.damping, this.out));
-      if (it < 0) throw new EngineError('belief propagation: every state of some message got zero weight (the model, or its Bethe approximation, has no configuration of positive probability)');
+      if (it < 0) {
+        // Arc consistency never empties a message of a model with a configuration of positive
+        // probability: with one known, the messages' log-ratios diverged past the double range
+        // (2bitcomp_5.cnf undamped: 1e178 nats by iteration 400), which said "no configuration".
+        if (knownPositive(this.engine, this.model)) throw new EngineError(`belief propagation diverged: its messages' log-ratios left the double range within ${iterations + Math.min(chunk, c.maxIterations - iterations)} iterations and emptied a message, although the model has configurations of positive probability; try damping (damping 0.5, --damping 0.5)${c.schedule === 'residual' ? '' : ' or the residual schedule'}`);
+        throw new EngineError('belief propagation: every state of some message got zero weight (the model, or its Bethe approximation, has no configuration of positive probability)');
+      }
       iterations += it;
       const o = this.fg.arena.f64(this.out, 2);
       converged = o[0] === 1;
