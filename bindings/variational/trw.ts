@@ -280,7 +280,8 @@ function certifiableMessages(solver: BPSolver): Float64Array {
     const v = m.scopeVars[p];
     for (let k = 0; k < m.card[v]; k++) {
       const i = at[p] + k;
-      msg[i] = alive[start[v] + k] ? Math.max(msg[i], -MESSAGE_FLOOR) : -Infinity;
+      // Any finite messages certify a bound: a NaN one (Math.max kept it) gave an "upper bound" of −∞.
+      msg[i] = alive[start[v] + k] ? (msg[i] >= -MESSAGE_FLOOR ? msg[i] : -MESSAGE_FLOOR) : -Infinity;
     }
   }
   return msg;
