@@ -167,3 +167,22 @@ test('dhmc and mala with one batch per chain warn that their standard errors res
     assert.ok(!(many.warnings ?? []).some((w) => /batch mean/.test(w)), `${method}: ${many.warnings}`);
   }
 });
+
+test('AIS runs that all miss a mode holding most of the mass: the estimate, 13–26 SE below exact, falls below mean field\'s certified lower bound, and now says so (UAI Segmentation_11, silent before)', async () => {
+  const engine = await loadEngine();
+  const { loadModelFile } = await import('../bindings/io/files.ts');
+  const { join } = await import('node:path');
+  const { dataDir } = await import('./helpers.ts');
+  const { model } = await loadModelFile(join(dataDir(), 'uai2014', 'Segmentation_11.uai'));
+  const exact = infer(engine, model, { method: 'exact' }).logZ!;
+  const bound = infer(engine, model, { method: 'mf' }).logZ!;
+  assert.ok(bound <= exact);
+  for (const [seed, missed] of [[18, true], [22, true], [23, true], [19, false], [24, false]] as const) {
+    const r = infer(engine, model, { method: 'gibbs', samples: 200, logz: 'ais', seed });
+    assert.equal(r.diagnostics['logz.meanFieldBound'], bound);
+    const z = (r.logZ! - exact) / r.logZStdErr!;
+    const warned = (r.warnings ?? []).some((w) => /^log Z \(ais\): the estimate is [\d.]+ nats \([\d.]+ standard errors\) below mean field's lower bound/.test(w));
+    assert.equal(z < -4, missed, `seed ${seed}: z ${z}`);
+    assert.equal(warned, missed, `seed ${seed}: ${r.warnings}`);
+  }
+});

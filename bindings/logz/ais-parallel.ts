@@ -15,6 +15,7 @@ import { AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_STARTUP_UPDATES, superviseWorker
 import { startWorkerModule } from '../parallel/start-worker.ts';
 import { aisPieces, aisSplits, foldAIS, type AISPiece, type AISPieceResult } from './ais-split.ts';
 import { aisWarnings } from './logz-checks.ts';
+import { checkedAgainstLowerBound } from './ais-bound-check.ts';
 import { AIS_DEFAULTS, aisSchedulePilots, runAIS, type AISOptions, type LogZEstimate } from './logz.ts';
 
 /** runAIS's options and the number of worker threads (default: autoAISWorkers; 0 or 1: this thread). */
@@ -115,9 +116,9 @@ export async function runAISParallel(engine: Engine, model: Model, opts: AISPara
   const d = r.diagnostics;
   const scheduleName = rest.schedule === undefined ? AIS_DEFAULTS.schedule : typeof rest.schedule === 'string' ? rest.schedule : 'custom';
   partial ||= d.partial as boolean;
-  return {
+  return checkedAgainstLowerBound(engine, model, {
     ...r,
     diagnostics: { ...d, schedule: scheduleName, siteUpdates: (d.siteUpdates as number) + pilotUpdates, partial, workers },
     warnings: aisWarnings({ weightESS: d.weightESS as number, estimates: r.logWeights.length, population, partial, logWeightSD: d.logWeightSD as number | null }),
-  };
+  });
 }

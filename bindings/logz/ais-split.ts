@@ -7,7 +7,7 @@ import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { toCanonical } from '../core/canonical.ts';
 import { ModelError } from '../core/errors.ts';
-import { AIS_DEFAULTS, aisWeightStats, runAIS, type AISOptions, type LogZEstimate } from './logz.ts';
+import { AIS_DEFAULTS, aisWeightStats, runAISRuns, type AISOptions, type LogZEstimate } from './logz.ts';
 import { aisWarnings } from './logz-checks.ts';
 
 /** Runs firstRun … firstRun + runs − 1 of the whole (whole populations). */
@@ -46,7 +46,7 @@ export function aisPieces(opts: AISOptions, runsPerPiece?: number): AISPiece[] {
 
 /** One piece: runAIS on its runs, with `schedule` (piece 0 of an adaptive run: null, it computes it). */
 export function runAISPiece(engine: Engine, model: Model, opts: AISOptions, piece: AISPiece, schedule: Float64Array | null): AISPieceResult {
-  const r = runAIS(engine, model, { ...opts, firstRun: piece.firstRun, runs: piece.runs, ...(schedule ? { schedule } : {}) });
+  const r = runAISRuns(engine, model, { ...opts, firstRun: piece.firstRun, runs: piece.runs, ...(schedule ? { schedule } : {}) });
   return { logWeights: r.logWeights, diagnostics: r.diagnostics, schedule: r.schedule };
 }
 

@@ -49,6 +49,7 @@ import { runFactorGraphAIS } from './ais-fg.ts';
 import { runHMCAIS, relaxedAISResult } from './ais-hmc.ts';
 import { lanesApply, runLanesSchedule, runPopulationsLanes, type LanesSetup } from './ais-lanes.ts';
 import { aisWarnings } from './logz-checks.ts';
+import { checkedAgainstLowerBound } from './ais-bound-check.ts';
 import { aisWeightStats, logMeanExp, type AISSchedule, type LogZEstimate } from './estimate.ts';
 import { runZhangLogZ, runMirrorLogZ, type RelaxedLogZOptions } from './relaxed-logz.ts';
 import { runChibLogZ, type ChibOptions } from './chib.ts';
@@ -307,9 +308,16 @@ function chooseSchedule(o: { schedule: AISSchedule; steps: number; pilotRuns: nu
 /**
  * log Z by AIS (see AISOptions). `logWeights`: one log weight per run — or, with population > 1, one
  * log Ẑ per population (the log mean weight of its particles, resampling included), which is what
- * the estimate and its standard error combine; `schedule`: the β values used.
+ * the estimate and its standard error combine; `schedule`: the β values used. The estimate is
+ * checked against mean field's lower bound (ais-bound-check.ts: `meanFieldBound`, and a warning
+ * when it is far below).
  */
 export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
+  return checkedAgainstLowerBound(engine, model, runAISRuns(engine, model, opts));
+}
+
+/** runAIS without the lower-bound check: a piece of a run (ais-split.ts), checked once folded. */
+export function runAISRuns(engine: Engine, model: Model, opts: AISOptions = {}): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
   return runAISOrSchedule(engine, model, opts, false) as LogZEstimate & { logWeights: Float64Array; schedule: Float64Array };
 }
 

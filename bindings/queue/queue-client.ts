@@ -24,6 +24,8 @@ import { slicedBucketPlan, slicedResult, takesBucketPath } from '../exact/exact.
 import { SliceSum, type SliceOutcome } from '../exact/slicing.ts';
 import { chainPlan, foldChains, PARALLEL_METHODS, type ChainEvent, type ChainPlan, type ParallelMethod } from '../parallel/parallel-job.ts';
 import { aisPieces, aisSplits, foldAIS, type AISPieceResult } from '../logz/ais-split.ts';
+import { checkedAgainstLowerBound } from '../logz/ais-bound-check.ts';
+import { loadEngine } from '../core/wasm-node.ts';
 import type { AISOptions, LogZEstimate } from '../logz/logz.ts';
 import { blobHash, encodeModel } from './model-blob.ts';
 import { checkJobOpts, keys, KEY_TTL_MS, MAX_BLOB_BYTES, QUEUE_NAME, WHOLE_METHODS, type QueueJob } from './queue-jobs.ts';
@@ -270,7 +272,8 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
     }
     result = withSymmetryCheck(model, result);
     if (request) {
-      const est = !splitAIS ? logz : pieceResults.some((p) => p) ? foldAIS(model, request as AISOptions, pieceResults, seconds) : null;
+      // The pieces' fold is checked here, as runAIS checks its runs (a whole estimate was, on its worker).
+      const est = !splitAIS ? logz : pieceResults.some((p) => p) ? checkedAgainstLowerBound(await loadEngine(), model, foldAIS(model, request as AISOptions, pieceResults, seconds)) : null;
       if (est) result = withEstimate(result, request, est);
       // Cancelled before any of the estimate completed: the method's result stands (as a local run's).
       else if (partial) result = withoutStoppedEstimate(result, request.estimator, splitAIS);
