@@ -334,7 +334,7 @@ test('TreeGibbsSampler: deterministic at a fixed seed, use after dispose throws'
   assert.throws(() => s.step(a, 1));
 });
 
-test('states never sampled that their own factors allow: a warning that 0 ± 0 bounds nothing (ObjectDetection_13: states of probability ≈ 10⁻⁴ read 0 ± 0, silently); forbidden states and visited ones say nothing', async () => {
+test('states never sampled that no factor rules out: a warning that 0 ± 0 bounds nothing (ObjectDetection_13: states of probability ≈ 10⁻⁴ read 0 ± 0, silently); states ruled out (also through evidence and a hard equality) and visited ones say nothing', async () => {
   const { ModelBuilder } = await import('../bindings/core/model.ts');
   const { infer } = await import('../bindings/infer.ts');
   const b = new ModelBuilder([2, 3, 2]);
@@ -345,7 +345,7 @@ test('states never sampled that their own factors allow: a warning that 0 ± 0 b
   const m = b.build();
   const r = infer(engine, m, { method: 'treegibbs', seed: 3 });
   assert.equal(r.marginals[0][1], 0);
-  assert.ok((r.warnings ?? []).some((w) => /^1 state of 1 variable that their own factors allow was never sampled: its marginal reads 0 with a standard error of 0, which bounds nothing .* 8000 draws/.test(w)), String(r.warnings));
+  assert.ok((r.warnings ?? []).some((w) => /^1 state of 1 variable that no factor rules out was never sampled: its marginal reads 0 with a standard error of 0, which bounds nothing .* 8000 draws/.test(w)), String(r.warnings));
   const g = infer(engine, m, { method: 'gibbs', seed: 3 });
   assert.ok(!(g.warnings ?? []).some((w) => /never sampled/.test(w)));
   const mild = new ModelBuilder([2, 3, 2]);
@@ -353,4 +353,11 @@ test('states never sampled that their own factors allow: a warning that 0 ± 0 b
   mild.addPairwise(0, 1, [0.2, 0, 0.1, 0, 0.3, 0]);
   const none = infer(engine, mild.build(), { method: 'treegibbs', seed: 3 });
   assert.ok(!(none.warnings ?? []).some((w) => /never sampled/.test(w)), String(none.warnings));
+  // Ruled out through a hard equality with an observed variable: probability 0, no warning.
+  const tied = new ModelBuilder([2, 2]);
+  tied.addUnary(0, [0, -Infinity]);
+  tied.addPairwise(0, 1, [0, -Infinity, -Infinity, 0]);
+  const t = infer(engine, tied.build(), { method: 'treegibbs', seed: 3 });
+  assert.equal(t.marginals[1][1], 0);
+  assert.ok(!(t.warnings ?? []).some((w) => /never sampled/.test(w)), String(t.warnings));
 });

@@ -187,7 +187,7 @@ test('a factor too large for one node is refused by the engine (CLI exit 3, with
 
 test('the certified bound from messages BP did not compute exactly: damped or diverging log messages gave Alchemy_11 a "bound" of 1274.98 (converged) and 6.5e306 against an exact 1396.01; arc consistency keeps the −∞ messages it may, the rest are made finite', async () => {
   const engine = await loadEngine();
-  const { arcConsistentStates } = await import('../bindings/variational/trw.ts');
+  const { arcConsistentStates } = await import('../bindings/core/feasible.ts');
   // Arc consistency: x0 = 1 is forbidden by a unary, so the pair (x0, x1) that needs x0 = 1 for x1 = 2 rules it out too.
   const small = new ModelBuilder([2, 3]).addUnary(0, [0, -Infinity]).addPairwise(0, 1, [0, 0, -Infinity, -Infinity, -Infinity, 0]).build();
   assert.deepEqual(Array.from(arcConsistentStates(small).alive), [1, 0, 1, 1, 0]);

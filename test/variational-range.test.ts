@@ -2,7 +2,7 @@
 // exact on trees whatever the couplings (a pair's message ratio underflowed once |a − b| passed
 // ≈ 708: NaN, an "upper bound" of −∞, or wrong marginals reported converged, on 1038 of 1800 random
 // trees with couplings of 190–300 nats); mean field's bound is never NaN (−∞ · 0 in a pair term
-// whose marginals underflowed); arity-0 factors given to Model.fromData count in log Z.
+// whose marginals underflowed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/index.ts';

@@ -541,13 +541,16 @@ async function localRun(model: Model, opts: InferOptions, workers: number | unde
 async function queuedRun(model: Model, opts: InferOptions, url: string): Promise<InferenceResult> {
   const { runQueued } = await import('../queue/queue-client.ts');
   const ac = new AbortController();
+  // Both listeners go at the first signal (as in local-run.ts): a second, of either kind, ends the process.
   const onInterrupt = () => {
+    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onInterrupt);
     process.stderr.write("relaxmrf: interrupted: cancelling the run's jobs; the result of what completed follows (partial: true); interrupt again to quit at once\n");
     ac.abort();
   };
   // SIGTERM as SIGINT: the run's waiting jobs are cancelled (a terminated client left them to a later worker).
-  process.once('SIGINT', onInterrupt);
-  process.once('SIGTERM', onInterrupt);
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
   try {
     // RELAXMRF_QUEUE_LOST_MS: how long Redis may be silent before the run fails (default 10 s; tests set less).
     const lost = Number(process.env.RELAXMRF_QUEUE_LOST_MS);

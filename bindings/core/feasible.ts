@@ -230,6 +230,14 @@ function hasJointZero(model: Model): boolean {
 }
 
 /**
+ * Whether `model` is known to have a configuration of positive probability: no zero in a factor of
+ * two or more variables (unary zeros alone leave one, Model.zeroReason aside), or the search found one.
+ */
+export function knownPositive(engine: Engine, model: Model): boolean {
+  return model.zeroReason() === null && (!hasJointZero(model) || feasibilityOf(engine, model)?.status === 'found');
+}
+
+/**
  * Z = 0 where it shows in one place (Model.zeroReason) and, given an engine, where a search proves
  * it (noZeroConfiguration: zeros of factors of several variables contradicting each other or the
  * evidence, on models of ≤ 10^5 variables): every method but exact inference (which answers log Z =
@@ -238,16 +246,47 @@ function hasJointZero(model: Model): boolean {
  * samplers and BP would run on it and report marginals (a zero constant factor passed them all;
  * Gibbs reported a pairwise table forbidding the observed pair with exit 0).
  */
-/**
- * Whether `model` is known to have a configuration of positive probability: no zero in a factor of
- * two or more variables (unary zeros alone leave one, Model.zeroReason aside), or the search found one.
- */
-export function knownPositive(engine: Engine, model: Model): boolean {
-  return model.zeroReason() === null && (!hasJointZero(model) || feasibilityOf(engine, model)?.status === 'found');
-}
-
 export function refuseZeroModel(model: Model, method: string, engine?: Engine): void {
   if (method === 'exact') return;
   const zero = model.zeroReason() ?? (engine ? noZeroConfiguration(engine, model) : null);
   if (zero !== null) throw zeroModel(`${method}: ${zero}`);
+}
+
+/**
+ * Which states survive arc consistency on a model of unary and pairwise factors (AC-3): a state is
+ * ruled out when a unary factor forbids it or when, in some pair factor, every partner state still
+ * alive forbids it. Those states have no configuration of positive weight.
+ */
+export function arcConsistentStates(m: Model): { start: Int32Array; alive: Uint8Array } {
+  const n = m.n, start = new Int32Array(n + 1);
+  for (let v = 0; v < n; v++) start[v + 1] = start[v] + m.card[v];
+  const alive = new Uint8Array(start[n]).fill(1);
+  const pairsOf: number[][] = Array.from({ length: n }, () => []);
+  for (let f = 0; f < m.nFactors; f++) {
+    const a = m.arity(f), t = m.table(f), s = m.scope(f);
+    if (a === 1) for (let k = 0; k < m.card[s[0]]; k++) if (t[k] === -Infinity) alive[start[s[0]] + k] = 0;
+    if (a === 2) (pairsOf[s[0]].push(f), pairsOf[s[1]].push(f));
+  }
+  // Revise both directions of every pair factor until nothing changes (each variable re-queued when it loses a state).
+  const queued = new Uint8Array(n).fill(1), queue = Array.from({ length: n }, (_, v) => v);
+  while (queue.length > 0) {
+    const u = queue.pop()!;
+    queued[u] = 0;
+    for (const f of pairsOf[u]) {
+      const s = m.scope(f), t = m.table(f), other = s[0] === u ? s[1] : s[0], Kb = m.card[s[1]];
+      let lost = false;
+      for (let k = 0; k < m.card[other]; k++) {
+        if (!alive[start[other] + k]) continue;
+        let supported = false;
+        for (let l = 0; l < m.card[u] && !supported; l++) {
+          if (!alive[start[u] + l]) continue;
+          const e = s[0] === other ? k * Kb + l : l * Kb + k;
+          supported = t[e] > -Infinity;
+        }
+        if (!supported) (alive[start[other] + k] = 0), (lost = true);
+      }
+      if (lost && !queued[other]) (queued[other] = 1), queue.push(other);
+    }
+  }
+  return { start, alive };
 }

@@ -88,7 +88,7 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
   const sum = new SliceSum(model, n);
   // Progress as slices end (their cliques' configurations: the unit of exactInference's).
   const perSlice = sp.sliced.plan.flops, total = n * perSlice;
-  let done = 0;
+  let done = 0, settled = false;
   const threads: { terminate(): unknown }[] = [];
   const all = Promise.all(
     Array.from({ length: workers }, (_, w) => {
@@ -98,6 +98,8 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
         threads.push(t);
         let ended = false;
         t.on('message', (m: SliceMessage) => {
+          // A terminated worker's port still delivers what it had posted: nothing after the run ended.
+          if (settled) return;
           if (m.type === 'slice') {
             sum.add(m.outcome);
             exact.onProgress?.({ phase: 'exact', done: (done += perSlice), total });
@@ -116,6 +118,7 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
     }),
   );
   const stop = () => {
+    settled = true;
     for (const t of threads) void t.terminate();
   };
   const { aborted, dispose } = onAbort(signal, stop);
@@ -173,6 +176,7 @@ async function decodeOnWorkers(engine: Engine, model: Model, sp: SlicedBucketPla
   };
   threads.forEach((t) => {
     t.on('message', (m: SliceMessage) => {
+      if (failed) return;
       if (m.type === 'decoded') pending!.outcomes[m.index] = m.outcome;
       else if (m.type === 'batch-done' && --pending!.left === 0) pending!.resolve();
       else if (m.type === 'error') fail(workerError(m));

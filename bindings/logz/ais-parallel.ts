@@ -73,7 +73,9 @@ export async function runAISParallel(engine: Engine, model: Model, opts: AISPara
   const w = Math.min(given ?? autoAISWorkers(model, rest, availableParallelism()), aisSplits(model, rest) ? units(rest) : 1);
   if (w <= 1 || !aisSplits(model, rest)) {
     const r = runAIS(engine, model, { ...rest, signal, onProgress });
-    return { ...r, diagnostics: { ...r.diagnostics, workers: 1 } };
+    // workers before meanFieldBound, as on workers (the --json keys' order did not depend on them).
+    const { meanFieldBound, ...d } = r.diagnostics;
+    return { ...r, diagnostics: { ...d, workers: 1, meanFieldBound } };
   }
   // Validates the options (runAIS's checks) and makes the pilot runs here.
   const { schedule, siteUpdates: pilotUpdates } = aisSchedulePilots(engine, model, rest);
@@ -120,5 +122,5 @@ export async function runAISParallel(engine: Engine, model: Model, opts: AISPara
     ...r,
     diagnostics: { ...d, schedule: scheduleName, siteUpdates: (d.siteUpdates as number) + pilotUpdates, partial, workers },
     warnings: aisWarnings({ weightESS: d.weightESS as number, estimates: r.logWeights.length, population, partial, logWeightSD: d.logWeightSD as number | null }),
-  });
+  }, signal);
 }

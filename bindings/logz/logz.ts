@@ -313,7 +313,7 @@ function chooseSchedule(o: { schedule: AISSchedule; steps: number; pilotRuns: nu
  * when it is far below).
  */
 export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
-  return checkedAgainstLowerBound(engine, model, runAISRuns(engine, model, opts));
+  return checkedAgainstLowerBound(engine, model, runAISRuns(engine, model, opts), opts.signal);
 }
 
 /** runAIS without the lower-bound check: a piece of a run (ais-split.ts), checked once folded. */

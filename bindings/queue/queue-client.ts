@@ -273,7 +273,7 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
     result = withSymmetryCheck(model, result);
     if (request) {
       // The pieces' fold is checked here, as runAIS checks its runs (a whole estimate was, on its worker).
-      const est = !splitAIS ? logz : pieceResults.some((p) => p) ? checkedAgainstLowerBound(await loadEngine(), model, foldAIS(model, request as AISOptions, pieceResults, seconds)) : null;
+      const est = !splitAIS ? logz : pieceResults.some((p) => p) ? checkedAgainstLowerBound(await loadEngine(), model, foldAIS(model, request as AISOptions, pieceResults, seconds), signal) : null;
       if (est) result = withEstimate(result, request, est);
       // Cancelled before any of the estimate completed: the method's result stands (as a local run's).
       else if (partial) result = withoutStoppedEstimate(result, request.estimator, splitAIS);

@@ -407,7 +407,8 @@ export class ContinuousReducer {
     const warnings = [
       ...stopped,
       ...few,
-      ...(completed > 0 || !partial ? convergenceWarnings(conv, { chains: partial ? begun : completed, seriesLength: plan.traceCapacity, unit: 'draws', variables: traceOwner.length - 1 }) : []),
+      // R̂ and ESS (and ESS's floor) are the completed chains'; "one chain" only when one was begun.
+      ...(completed > 0 || !partial ? convergenceWarnings(conv, { chains: completed, seriesLength: plan.traceCapacity, unit: 'draws', variables: traceOwner.length - 1 }).filter((w) => !(partial && begun > 1 && w.startsWith('one chain'))) : []),
       ...adaptationWarnings({
         adapted: plan.opts.stepSize === undefined, targetAccept: plan.targetAccept, acceptRate: iterSum ? accSum / iterSum : null,
         stepSizes, divergences: this.divergences, transitions: iterSum, biased: spec.biased ?? false,

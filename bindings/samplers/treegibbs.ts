@@ -16,7 +16,7 @@ import { GibbsLanes, lanesApply, type LanesBatch } from './gibbs-lanes.ts';
 import { toCanonical } from '../core/canonical.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
-import { refuseZeroModel } from '../core/feasible.ts';
+import { arcConsistentStates, refuseZeroModel } from '../core/feasible.ts';
 
 /** Tag of the tree-block sampler's stream within a chain. */
 const TREE_STREAM = 0x5442; // "TB"
@@ -159,33 +159,23 @@ export interface TreeGibbsOptions extends GibbsOptions {
 }
 
 /**
- * The warning for states no chain visited although the variable's own factors allow them: their
+ * The warning for states no chain visited although arc consistency leaves them: their
  * marginals are counts, 0 with a standard error of 0, which bounds nothing (UAI ObjectDetection_13:
  * 12–14 variables 4 SE and more off, states of probability ≈ 10⁻⁴ read 0 ± 0, with no warning).
  */
 function unseenStates(model: Model, marginals: Float64Array[], se: Float64Array[] | null, draws: number): string | null {
-  const allowed = ownAllowed(model);
+  // Only states arc consistency leaves: those it rules out (evidence through a hard equality) have probability 0.
+  const { start, alive } = arcConsistentStates(model);
   let states = 0, variables = 0;
   for (let v = 0; v < model.n; v++) {
     let here = 0;
-    for (let k = 0; k < marginals[v].length; k++) if (marginals[v][k] === 0 && (se?.[v][k] ?? 0) === 0 && allowed[v][k]) here++;
+    for (let k = 0; k < marginals[v].length; k++) if (marginals[v][k] === 0 && (se?.[v][k] ?? 0) === 0 && alive[start[v] + k]) here++;
     if (here > 0) (states += here), variables++;
   }
   if (states === 0) return null;
-  return `${states} state${states > 1 ? 's' : ''} of ${variables} variable${variables > 1 ? 's' : ''} that their own factors allow ${states > 1 ? 'were' : 'was'} never sampled: ${states > 1 ? 'their' : 'its'} marginal reads 0 with a standard error of 0, which bounds nothing (tree-block Gibbs counts the states its chains visit): a state never seen in ${draws} draws can have probability up to about ${(3 / draws).toPrecision(2)} (3 / draws) even where the chains mix; Gibbs (method gibbs) estimates rare states from every sweep's conditionals`;
+  return `${states} state${states > 1 ? 's' : ''} of ${variables} variable${variables > 1 ? 's' : ''} that no factor rules out ${states > 1 ? 'were' : 'was'} never sampled: ${states > 1 ? 'their' : 'its'} marginal reads 0 with a standard error of 0, which bounds nothing (tree-block Gibbs counts the states its chains visit): a state never seen in ${draws} draws can have probability up to about ${(3 / draws).toPrecision(2)} (3 / draws) even where the chains mix; Gibbs (method gibbs) estimates rare states from every sweep's conditionals`;
 }
 
-/** Per variable, whether each state survives its own unary factors (evidence included). */
-function ownAllowed(model: Model): boolean[][] {
-  const allowed = Array.from({ length: model.n }, (_, v) => new Array<boolean>(model.card[v]).fill(true));
-  const { scopeStart, scopeVars, tableStart, tables } = model;
-  for (let f = 0; f < model.nFactors; f++) {
-    if (scopeStart[f + 1] - scopeStart[f] !== 1) continue;
-    const v = scopeVars[scopeStart[f]];
-    for (let k = 0; k < model.card[v]; k++) if (tables[tableStart[f] + k] === -Infinity) allowed[v][k] = false;
-  }
-  return allowed;
-}
 
 /**
  * Runs independent tree-block Gibbs chains (method 'treegibbs'): the options, defaults and
