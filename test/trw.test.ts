@@ -173,3 +173,18 @@ test('bounds warns when its interval comes out empty (fields of ±10⁶: mean fi
   assert.ok(fine.logZLower! <= fine.logZUpper!);
   assert.ok(!fine.warnings!.some((w) => /bounds cross/.test(w)));
 });
+
+test('TRW reports progress by BP runs (phase trw: the start, then each step, ending at 1 + trwSteps); bounds reports TRW then mean field (both ran in silence for 10 s on Pedigree_12)', async () => {
+  const { isingLattice } = await import('../bindings/core/builders.ts');
+  const { infer } = await import('../bindings/infer.ts');
+  const engine = await loadEngine();
+  const m = isingLattice({ shape: [6, 6], beta: 0.3, h: 0.1 });
+  const seen: { phase: string; done: number; total: number }[] = [];
+  infer(engine, m, { method: 'trw', trwSteps: 4, onProgress: (p) => seen.push({ ...p }) });
+  assert.ok(seen.length >= 2 && seen.every((p) => p.phase === 'trw' && p.total === 5), JSON.stringify(seen));
+  for (let k = 1; k < seen.length; k++) assert.ok(seen[k].done >= seen[k - 1].done);
+  assert.equal(seen.at(-1)!.done, 5);
+  const phases: string[] = [];
+  infer(engine, m, { method: 'bounds', trwSteps: 2, onProgress: (p) => void (phases.at(-1) !== p.phase && phases.push(p.phase)) });
+  assert.deepEqual(phases, ['trw', 'mf']);
+});

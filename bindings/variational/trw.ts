@@ -28,7 +28,7 @@ import type { Engine } from '../core/engine.ts';
 import { LIMITS, ModelBuilder, type Model } from '../core/model.ts';
 import { countingSort, UnionFind } from '../core/flat-storage.ts';
 import { EngineError } from '../core/errors.ts';
-import type { InferenceResult } from '../core/result.ts';
+import type { InferenceResult, Progress } from '../core/result.ts';
 import { checkCount, definedOnly } from '../core/options.ts';
 import { seedWords } from '../core/seed.ts';
 import { BPSolver, bpConfig, notConverged, type BPConfig, type BPOptions } from './bp.ts';
@@ -45,6 +45,8 @@ export interface TRWOptions extends BPOptions {
   trwTrees?: number;
   /** Conditional-gradient steps on ρ (0: keep the random-tree ρ). Default 10. */
   trwSteps?: number;
+  /** Progress (phase 'trw'): one unit per BP run to convergence — the start's, then each step's. */
+  onProgress?: (p: Progress) => void;
 }
 
 /** Defaults of TRWOptions' own fields. */
@@ -414,7 +416,11 @@ export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {
       iterations += r.iterations;
       return { ...r, ...solver.freeEnergy(), rho };
     };
+    // Progress by BP runs (TRW on Pedigree_12 and linkage_11 took 10 s in silence).
+    const total = 1 + (E > 0 ? t.trwSteps : 0);
+    const tick = (done: number) => opts.onProgress?.({ phase: 'trw', done, total });
     let cur = evaluate(appearance(forests, mu, E));
+    tick(1);
     const initialLogZ = cur.logZ;
     let steps = 0;
     for (let k = 0; k < t.trwSteps && E > 0 && !opts.signal?.aborted; k++) {
@@ -436,7 +442,9 @@ export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {
       }
       if (!moved) break;
       steps++;
+      tick(2 + k);
     }
+    if (!opts.signal?.aborted) tick(total);
     if (current !== cur.rho) cur = evaluate(cur.rho); // the last trial was rejected: back to the accepted ρ (warm start)
     const logZ = treeDecompositionBound(solver, ei, ej, edgeFactor, forests, mu);
     return {
