@@ -4,7 +4,8 @@
 // engine refused"); AIS on workers keeps every piece completed, not only a prefix; stopped dhmc
 // runs say where their R̂ and ESS come from; RELAXMRF_WASM_LIMIT_MB reaches worker threads; the
 // CLI's progress ends its phases at 100 %, also on a terminal, where warnings no longer stick to
-// the bar; exact inference's slices on workers stop on a signal (they ran to the end). The queue
+// the bar; exact inference's slices on workers stop on a signal (they ran to the end); a stopped
+// run's UAI files are said to be partial on stderr. The queue
 // client's part is in queue.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -166,4 +167,17 @@ test('exact inference with its slices on workers stops on a signal with a Cancel
   // Not aborted: the run is whole, as without a signal.
   const whole = await exactInferenceParallel(engine, model, { ...opts, workers: 2, signal: new AbortController().signal });
   assert.equal(whole.logZ, (await exactInferenceParallel(engine, model, { ...opts, workers: 2 })).logZ);
+});
+
+test('CLI: a stopped run written as UAI files says on stderr that they hold a partial result (the format has no place for it)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'relaxmrf-partial-'));
+  try {
+    const out = join(dir, 'r');
+    const r = await interrupted(['infer', 'ising:100x100,beta=0.3', '--method', 'gibbs', '--samples', '100000', '--workers', '2', '--out-format', 'uai', '--out', out], /gibbs: (2[5-9]|[3-9]\d)%/);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`^relaxmrf: note: the UAI output \\(${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.MAR\\) holds a partial result: the run was stopped before it ended$`, 'm'));
+    assert.ok(readFileSync(out + '.MAR', 'utf8').startsWith('MAR'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

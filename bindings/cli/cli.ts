@@ -506,6 +506,8 @@ async function inferCommand(argv: string[]): Promise<void> {
   // PR is one number: say why there is none rather than leave the file out silently.
   if (values['out-format'] === 'uai' && pr === null) process.stderr.write(`relaxmrf: note: no PR ${values.out ? 'file ' : ''}written: --method ${method} gives ${r.logZKind === 'interval' ? 'an interval (logZLower, logZUpper in --json), not one log Z' : 'no log Z (add --logz to estimate one)'}\n`);
   if (values['out-format'] === 'uai' && !values.out) process.stdout.write((pr ?? '') + writeMAR(r.marginals));
+  // The UAI formats have no place to say so.
+  if (values['out-format'] === 'uai' && r.partial) process.stderr.write(`relaxmrf: note: the UAI output${values.out ? ` (${values.out}.MAR${pr ? `, ${values.out}.PR` : ''})` : ''} holds a partial result: the run was stopped before it ended\n`);
   if (values.json) {
     // In chunks: the JSON of 10⁶ marginals is ~100 MB, never built as one string.
     writeJSON(jsonResult(model, r, labels, evidence), (chunk) => process.stdout.write(chunk));
