@@ -164,6 +164,8 @@ export interface TreeGibbsOptions extends GibbsOptions {
  * 12–14 variables 4 SE and more off, states of probability ≈ 10⁻⁴ read 0 ± 0, with no warning).
  */
 function unseenStates(model: Model, marginals: Float64Array[], se: Float64Array[] | null, draws: number): string | null {
+  // Arc consistency (a JS pass over the factors) only when some state read 0 ± 0.
+  if (!marginals.some((row, v) => row.some((p, k) => p === 0 && (se?.[v][k] ?? 0) === 0))) return null;
   // Only states arc consistency leaves: those it rules out (evidence through a hard equality) have probability 0.
   const { start, alive } = arcConsistentStates(model);
   let states = 0, variables = 0;
@@ -175,7 +177,6 @@ function unseenStates(model: Model, marginals: Float64Array[], se: Float64Array[
   if (states === 0) return null;
   return `${states} state${states > 1 ? 's' : ''} of ${variables} variable${variables > 1 ? 's' : ''} that no factor rules out ${states > 1 ? 'were' : 'was'} never sampled: ${states > 1 ? 'their' : 'its'} marginal reads 0 with a standard error of 0, which bounds nothing (tree-block Gibbs counts the states its chains visit): a state never seen in ${draws} draws can have probability up to about ${(3 / draws).toPrecision(2)} (3 / draws) even where the chains mix; Gibbs (method gibbs) estimates rare states from every sweep's conditionals`;
 }
-
 
 /**
  * Runs independent tree-block Gibbs chains (method 'treegibbs'): the options, defaults and
