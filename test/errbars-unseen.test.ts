@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { infer } from '../bindings/infer.ts';
-import { ModelBuilder } from '../bindings/core/model.ts';
+import { Model, ModelBuilder } from '../bindings/core/model.ts';
 import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
 import { mirrorImages, stateSymmetry, symmetryWarning } from '../bindings/core/symmetry.ts';
 import { estimateLogZ, runAIS } from '../bindings/logz/logz.ts';
@@ -32,6 +32,28 @@ test('state symmetry: zero-field Ising and Potts models and colourings are symme
   const triple = new ModelBuilder([2, 2, 2]);
   triple.addFactor([0, 1, 2], [1, 0.5, 0.2, 0.3, 0.3, 0.2, 0.5, 1]);
   assert.equal(stateSymmetry(triple.build()), 2);
+  // A table past the per-arity index tables (2^17 entries): read by the entry-by-entry path.
+  const wide = (broken: boolean) => {
+    const b = new ModelBuilder(new Array(17).fill(2));
+    const popcount = (x: number) => { let c = 0; for (; x; x &= x - 1) c++; return c; };
+    const t = Array.from({ length: 1 << 17 }, (_, i) => Math.min(popcount(i), 17 - popcount(i)) / 3);
+    if (broken) t[12345] += 1e-9;
+    b.addFactor(Array.from({ length: 17 }, (_, v) => v), t);
+    return b.build();
+  };
+  assert.equal(stateSymmetry(wide(false)), 2);
+  assert.equal(stateSymmetry(wide(true)), 0);
+  // One bond of a lattice changed, behind 2·30·29 shared ones.
+  const lattice = isingLattice({ shape: [30, 30], beta: 0.5 });
+  const data = lattice.toData(), tables = Float64Array.from(data.tables);
+  const last = data.tableStart.length - 1, start = data.tableStart.slice();
+  start[last] = tables.length;
+  const changed = new Float64Array(tables.length + 4);
+  changed.set(tables);
+  changed.set([0.5, -0.5, -0.5, 0.51], tables.length);
+  assert.equal(lattice.arity(last), 2);
+  assert.equal(stateSymmetry(lattice), 2);
+  assert.equal(stateSymmetry(Model.fromData({ ...data, tableStart: start, tables: changed })), 0);
 });
 
 test('chains that all settle in one mode of a zero-field ferromagnet are warned about (gibbs 0.998 ± 0.00006 against 0.5, and treegibbs 1 ± 0, silently); chains that mix are not', async () => {
