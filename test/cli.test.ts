@@ -328,6 +328,29 @@ test('--workers runs the chains on worker threads with the same output; refused 
   assert.equal(run('infer', 'ising:3x3', '--method', 'gibbs', '--workers', '-1').code, 2); // 0 is this thread
 });
 
+test('a pairwise-only method refuses a higher-order model with exit 2 naming the methods that take it, and each of those runs on it', () => {
+  const path = uaiFile('triple.uai', 'MARKOV\n3\n2 2 2\n1\n3 0 1 2\n8\n1 2 3 4 5 6 7 8\n');
+  const refusals = [['treegibbs'], ['blockgibbs'], ['dhmc'], ['mala'], ['mfrp'], ['gibbs', '--logz', 'zhang'], ['gibbs', '--logz', 'chib']];
+  let named = '';
+  for (const args of refusals) {
+    const r = run('infer', path, '--method', ...args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.equal(r.err.trim().split('\n').length, 1);
+    named = /for higher-order factors use --method ([^(]*)\(/.exec(r.err)?.[1] ?? '';
+    assert.ok(named, r.err);
+  }
+  // "exact, gibbs, pt, mf, bp, trw or bounds, or --logz ais with Gibbs transitions "
+  const methods = named.replace(/, or --logz ais.*/, '').split(/, | or /).map((m) => m.trim());
+  assert.ok(methods.length >= 7 && methods.includes('exact') && methods.includes('trw'), named);
+  for (const m of methods) {
+    const sampler = ['gibbs', 'pt'].includes(m);
+    const r = run('infer', path, '--method', m, ...(sampler ? ['--samples', '200'] : []));
+    assert.equal(r.code, 0, `${m}: ${r.err}`);
+  }
+  assert.match(named, /--logz ais with Gibbs transitions/);
+  assert.equal(run('infer', path, '--method', 'gibbs', '--logz', 'ais', '--samples', '200').code, 0);
+});
+
 test('higher-order models: exact by bucket elimination and mf; zero-probability evidence and all-zero tables exit 3; bad evidence exits 2 naming the line', () => {
   // p(a) p(b) p(c | a, b): a BAYES network with a factor of arity 3 (c = a XOR b with noise).
   const net = 'BAYES\n3\n2 2 2\n3\n1 0\n1 1\n3 0 1 2\n2\n0.3 0.7\n2\n0.6 0.4\n8\n0.9 0.1 0.2 0.8 0.2 0.8 0.9 0.1\n';

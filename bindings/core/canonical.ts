@@ -192,7 +192,7 @@ function put(col: Int32Array, val: Float64Array, fill: Int32Array, p: number, q:
 }
 
 /** Methods that take factors of any arity, named when a pairwise-only method refuses a model. */
-export const PAIRWISE_ALTERNATIVES = 'for higher-order factors use --method exact (enumeration), gibbs, mf, bp or AIS with Gibbs transitions (on models whose zeros leave a fair share of configurations possible)';
+export const PAIRWISE_ALTERNATIVES = 'for higher-order factors use --method exact, gibbs, pt, mf, bp, trw or bounds, or --logz ais with Gibbs transitions (on models whose zeros leave a fair share of configurations possible)';
 
 /** Per factor: 1 when its table has no −∞ (tables shared by many factors are checked once). */
 function finiteTables(model: Model): Uint8Array {
