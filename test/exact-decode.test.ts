@@ -149,7 +149,7 @@ test('on worker threads (exactSampleParallel, exactMAPParallel, from the package
   await assert.rejects(pkg.exactSampleParallel(engine, m, { ...opts, workers: 257 }), /workers must be an integer in \[1, 256\], got 257/);
 });
 
-test('CLI: --method exact --map writes the UAI MAP format; --samples N one configuration per line; both sliced under --max-memory', () => {
+test('CLI: --method exact --map writes the UAI MAP format, and the configuration after its summary line in plain text; --samples N one configuration per line; both sliced under --max-memory', () => {
   const bin = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
   const file = join(dataDir(), 'uai2014-more', 'CSP_12.uai');
   const map = spawnSync(process.execPath, [bin, 'infer', file, '--map', '--out-format', 'uai'], { encoding: 'utf8' });
@@ -162,6 +162,12 @@ test('CLI: --method exact --map writes the UAI MAP format; --samples N one confi
   const model = readUAI(readFileSync(file, 'utf8'), file);
   const r = exactMAP(engine, model);
   assert.deepEqual(tokens.slice(1), Array.from(r.configuration));
+  // Plain text: the summary line, then the configuration (it printed only the summary).
+  const plain = spawnSync(process.execPath, [bin, 'infer', file, '--map'], { encoding: 'utf8' });
+  const [summary, states, ...rest] = plain.stdout.trim().split('\n');
+  assert.match(summary, /^MAP by max-product elimination .*: log-potential /);
+  assert.deepEqual(states.split(' ').map(Number), Array.from(r.configuration));
+  assert.equal(rest.length, 0);
   const smp = spawnSync(process.execPath, [bin, 'infer', file, '--samples', '5', '--seed', '3'], { encoding: 'utf8' });
   assert.equal(smp.status, 0, smp.stderr);
   const rows = smp.stdout.trim().split('\n').map((l) => l.split(' ').map(Number));

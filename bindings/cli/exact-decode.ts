@@ -25,7 +25,8 @@ export interface ExactDecodeArgs {
 
 /**
  * --map: the UAI MAP format with --out-format uai (to PREFIX.MAP with --out), JSON with --json,
- * else one summary line. --samples N: one configuration per line (states separated by spaces; to
+ * else a summary line and the configuration's states on the next (separated by spaces, as each
+ * sample's line). --samples N: one configuration per line (states separated by spaces; to
  * PREFIX.samples with --out, also with --json), or JSON with --json. --workers W: a sliced plan's
  * slices on W worker threads (the JSON's `workers`: how many ran; 1 on this thread).
  */
@@ -38,7 +39,7 @@ export async function exactDecode(engine: Engine, model: Model, a: ExactDecodeAr
     const text = a.outFormat === 'uai' ? writeMAP(r.configuration) : '';
     if (a.outFormat === 'uai' && !a.out) process.stdout.write(text);
     if (a.json) process.stdout.write(JSON.stringify({ method: 'exact', map: Array.from(r.configuration), logPotential: r.logPotential, treewidth: r.treewidth, ordering: r.ordering, slices: r.slices, workers: r.workers, ...labels }) + '\n');
-    else if (a.outFormat === undefined || a.out) process.stdout.write(`MAP by max-product elimination (treewidth ${r.treewidth}, ${r.ordering} ordering${r.slices > 1 ? `, ${r.slices} slices` : ''}): log-potential ${r.logPotential}\n`);
+    else if (a.outFormat === undefined || a.out) process.stdout.write(`MAP by max-product elimination (treewidth ${r.treewidth}, ${r.ordering} ordering${r.slices > 1 ? `, ${r.slices} slices` : ''}): log-potential ${r.logPotential}\n${Array.from(r.configuration).join(' ')}\n`);
     // The file after what is printed; when the JSON does not hold the configuration, a failed write keeps it elsewhere.
     if (a.outFormat === 'uai' && a.out) await writeOutput('--out', a.out + '.MAP', text, '; the JSON above holds the configuration', !a.json);
     return;
