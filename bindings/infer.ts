@@ -18,7 +18,7 @@ import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type EstimateLogZOptions, type LogZEstimate, type LogZEstimator } from './logz/logz.ts';
 import { ModelError } from './core/errors.ts';
 import { checkOptionKeys, definedOnly } from './core/options.ts';
-import { withSymmetryCheck } from './core/symmetry.ts';
+import { withSampledChecks } from './core/sampled-checks.ts';
 import { refuseZeroModel } from './core/feasible.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
 import { runBP, type BPOptions } from './variational/bp.ts';
@@ -119,7 +119,7 @@ export function withoutStoppedEstimate(r: InferenceResult, estimator: string, st
 /** Adds the log Z estimate opts.logz asks for (if any) to a marginals result — infer's second half. */
 export function withLogZ(engine: Engine, model: Model, result: InferenceResult, opts: InferOptions): InferenceResult {
   const request = logZRequest(opts);
-  const checked = withSymmetryCheck(model, withWarnings(result));
+  const checked = withSampledChecks(model, withWarnings(result));
   return request === null ? checked : withEstimate(checked, request, estimateLogZ(engine, model, { ...request, onProgress: opts.onProgress }));
 }
 

@@ -208,3 +208,39 @@ test('AIS runs that all miss a mode holding most of the mass: the estimate, 13�
     assert.equal(warned, missed, `seed ${seed}: ${r.warnings}`);
   }
 });
+
+test('states that zero potentials kept every Gibbs chain from read 0 ± 0, now with a warning (1.0000 ± 0.0000 against 0.9012, silently); chains that reach them, and a field of 1000 nats, do not warn', async () => {
+  const { randomModel } = await import('./helpers.ts');
+  const { mulberry32 } = await import('../bindings/core/seed.ts');
+  const { exactInference } = await import('../bindings/exact/exact.ts');
+  const { runParallel } = await import('../bindings/parallel/parallel.ts');
+  const engine = await loadEngine();
+  // A pair factor allows only (x2, x5) ∈ {(0,0), (1,1), (2,1)}: single-site moves never leave (0, 0).
+  const model = randomModel(mulberry32(104), 9, { cards: [2, 3], density: 0.5, scale: 1.5, zeros: 0.15 });
+  const exact = exactInference(engine, model);
+  const confined = (ws: string[] | undefined) => (ws ?? []).some((w) => /that no factor rules out reads? 0 with a standard error of 0/.test(w));
+  let stuck = 0, free = 0;
+  for (let seed = 1; seed <= 12; seed++) {
+    const r = infer(engine, model, { method: 'gibbs', samples: 300, seed });
+    const frozen = r.marginalStdErr![5][1] === 0 && r.marginals[5][1] === 0;
+    if (frozen) {
+      stuck++;
+      assert.ok(Math.abs(r.marginals[5][0] - exact.marginals[5][0]) > 0.09, 'the case: 1 against 0.90');
+      assert.ok(confined(r.warnings), `seed ${seed}: ${JSON.stringify(r.warnings)}`);
+    } else {
+      free++;
+      assert.ok(!confined(r.warnings), `seed ${seed}: ${JSON.stringify(r.warnings)}`);
+    }
+  }
+  assert.ok(stuck >= 1 && free >= 1, `stuck ${stuck}, free ${free}`);
+  // The chains folded from workers get the check too.
+  const w = await runParallel(model, { method: 'gibbs', samples: 300, seed: 9, workers: 2 });
+  assert.ok(confined(w.warnings), JSON.stringify(w.warnings));
+  // A state of probability e^-1000 underflows to 0 ± 0 without zeros nearby: not a confinement.
+  const b = new ModelBuilder([2, 2]);
+  b.addUnary(0, [0, -1000]);
+  b.addPairwise(0, 1, [0, 0.5, 0.5, 0]);
+  const r = infer(engine, b.build(), { method: 'gibbs', samples: 200, seed: 1 });
+  assert.equal(r.marginals[0][1], 0);
+  assert.ok(!confined(r.warnings), JSON.stringify(r.warnings));
+});

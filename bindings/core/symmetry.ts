@@ -111,10 +111,3 @@ export function symmetryWarning(model: Model, result: Pick<InferenceResult, 'mar
   const far = Number.isFinite(median) ? `a median ${median.toPrecision(3)} standard errors` : 'more standard errors than can be counted';
   return `the model is unchanged by permuting every variable's states together (no field), so every marginal is exactly 1/${K}, but the chains' marginals are ${far} from it: the chains did not cross between the model's mirror-image modes and the standard errors do not cover that (a log Z estimate from these chains can be low by up to ln ${K}); try more chains, cluster moves (sw, wolff) or parallel tempering`;
 }
-
-/** The result with the symmetry warning added (once). */
-export function withSymmetryCheck<R extends Pick<InferenceResult, 'marginals' | 'marginalStdErr' | 'warnings'>>(model: Model, result: R): R {
-  const w = symmetryWarning(model, result);
-  if (w === null || result.warnings?.includes(w)) return result;
-  return { ...result, warnings: [...(result.warnings ?? []), w] };
-}

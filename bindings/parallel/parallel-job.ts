@@ -24,7 +24,7 @@ import { relaxationDiagnostics, type RelaxationOptions } from '../relax/relaxati
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { checkCount, MAX_WORKERS } from '../core/options.ts';
-import { withSymmetryCheck } from '../core/symmetry.ts';
+import { withSampledChecks } from '../core/sampled-checks.ts';
 import { refuseZeroModel } from '../core/feasible.ts';
 
 /**
@@ -356,7 +356,7 @@ export async function runParallelOn(host: ParallelHost, model: Model, opts: Para
     return host.start(job, onMessage, (e) => run.fail(e instanceof Error ? e : new EngineError(`worker ${w}: ${String(e)}`)));
   });
 
-  return withSymmetryCheck(model, foldChains(plan, events, (performance.now() - t0) / 1000, partial, setup, { workers }));
+  return withSampledChecks(model, foldChains(plan, events, (performance.now() - t0) / 1000, partial, setup, { workers }));
 }
 
 /**

@@ -31,7 +31,7 @@ import { blobHash, encodeModel } from './model-blob.ts';
 import { checkJobOpts, keys, KEY_TTL_MS, MAX_BLOB_BYTES, QUEUE_NAME, WHOLE_METHODS, type QueueJob } from './queue-jobs.ts';
 import { bullConnection, connectRedis, queueConnection, withTimeout, type QueueConnection } from './queue-redis.ts';
 import type { ChainsResult } from './queue-thread.ts';
-import { withSymmetryCheck } from '../core/symmetry.ts';
+import { withSampledChecks } from '../core/sampled-checks.ts';
 
 /** Where runQueued finds the queue, and how it splits and waits. */
 export interface QueueOptions {
@@ -270,7 +270,7 @@ export async function runQueued(model: Model, opts: InferOptions = {}, queue: Qu
       const w: InferenceResult = whole;
       result = { ...w, diagnostics: { ...w.diagnostics, ...extra } };
     }
-    result = withSymmetryCheck(model, result);
+    result = withSampledChecks(model, result);
     if (request) {
       // The pieces' fold is checked here, as runAIS checks its runs (a whole estimate was, on its worker).
       const est = !splitAIS ? logz : pieceResults.some((p) => p) ? checkedAgainstLowerBound(await loadEngine(), model, foldAIS(model, request as AISOptions, pieceResults, seconds), signal) : null;
