@@ -67,6 +67,23 @@ test('Wolff: the same models', () => {
   assertMatchesExact(gaugedPotts(4, 5), 'wolff', 3, 0.015);
 });
 
+test('Wolff in a field\'s ordered phase, whose sites change state a few times per chain, warns that its standard errors are unreliable (0.0008 ± 0.0005 against 0.0058, silently); in the disordered phase and without a field it does not', async () => {
+  const engine = await loadEngine();
+  const { exactInference } = await import('../bindings/exact/exact.ts');
+  const few = (r: { warnings?: string[] }) => (r.warnings ?? []).some((w) => /^Wolff: sites changed state .* times per chain/.test(w));
+  const ordered = isingLattice({ shape: [10, 10], beta: 0.7, h: 0.05 });
+  const exact = exactInference(engine, ordered);
+  for (const seed of [1, 2]) {
+    const r = runCluster(engine, ordered, 'wolff', { samples: 1000, burnin: 200, seed });
+    const worst = Math.max(...r.marginals.map((row, v) => Math.abs(row[0] - exact.marginals[v][0]) / r.marginalStdErr![v][0]));
+    assert.ok(worst > 4, `the case: some marginal ${worst.toFixed(1)} SE off`);
+    assert.ok(few(r), JSON.stringify(r.warnings));
+  }
+  for (const m of [isingLattice({ shape: [10, 10], beta: 0.3, h: 0.05 }), isingLattice({ shape: [8, 8], beta: 0.6, h: 0.02 }), isingLattice({ shape: [10, 10], beta: 0.44 })]) {
+    for (const seed of [1, 2, 3]) assert.ok(!few(runCluster(engine, m, 'wolff', { samples: 1000, seed })), `seed ${seed}`);
+  }
+});
+
 test('the power check: a model with the fields flipped is detected', () => {
   const m = fieldIsing(3), other = bruteForce(fieldIsing(4));
   const r = runCluster(engine, m, 'sw', { seed: 1, samples: 4000 });
