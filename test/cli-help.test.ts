@@ -43,6 +43,14 @@ test('help infer and infer --help: the infer options, what MODEL is, examples; n
   for (const o of all) assert.ok(a.out.includes(o), `${o} missing from help infer`);
 });
 
+test('help learn: its options, defaults and examples, without the paragraph on what MODEL is (learn writes MODEL.uai, it reads none)', () => {
+  const a = run('help', 'learn');
+  assert.equal(a.code, 0);
+  assert.match(a.out, /^relaxmrf learn: /);
+  for (const opt of ['--out MODEL.uai', 'Defaults: --model boltzmann', '--ais-runs 100', 'examples:']) assert.ok(a.out.includes(opt), opt);
+  assert.ok(!a.out.includes('MODEL is a .uai file'), a.out);
+});
+
 test('help demo; help for an unknown command is one line on stderr and exit 2', () => {
   const d = run('help', 'demo');
   assert.equal(d.code, 0);

@@ -21,7 +21,7 @@ function refusedAtOnce(fn: () => unknown, re: RegExp, ms = 500): void {
   assert.ok((user + system) / 1000 < ms, `refused after ${(user + system) / 1000} ms`);
 }
 
-test('learn() refuses misspelt options, non-boolean flags and options its machine does not have ({ learningrate } and { epoch } ran the defaults, { equivalentRBM: "no" } turned it on)', () => {
+test('learn() refuses misspelt options, non-boolean flags and options its machine or sampler does not have ({ learningrate } and { epoch } ran the defaults, { equivalentRBM: "no" } turned it on)', () => {
   refusedAtOnce(() => learn(engine, data, { learningrate: 0.5 } as object), /unknown option "learningrate" \(did you mean "learningRate"\?\)/);
   refusedAtOnce(() => learn(engine, data, { epoch: 3 } as object), /unknown option "epoch" \(did you mean "epochs"/);
   refusedAtOnce(() => learn(engine, data, { equivalentRBM: 'no' as unknown as boolean }), /equivalentRBM must be true or false, got "no"/);
@@ -31,6 +31,12 @@ test('learn() refuses misspelt options, non-boolean flags and options its machin
   refusedAtOnce(() => learn(engine, data, { likelihood: { method: 'exct' as 'exact' } }), /likelihood method must be auto, exact or ais, got "exct"/);
   refusedAtOnce(() => learn(engine, data, { likelihood: { run: 5 } as object }), /unknown likelihood option "run" \(did you mean "runs"\?\)/);
   refusedAtOnce(() => learn(engine, data, { likelihood: { runs: 1 } }), /runs must be/);
+  // Another sampler's or machine's options (they ran as if not given, echoed in settings).
+  refusedAtOnce(() => learn(engine, data, { leapfrogSteps: 3 }), /leapfrogSteps and stepSize apply to sampler 'dhmc', not 'gibbs'/);
+  refusedAtOnce(() => learn(engine, data, { sampler: 'blockgibbs', stepSize: 0.2 }), /apply to sampler 'dhmc', not 'blockgibbs'/);
+  refusedAtOnce(() => learn(engine, data, { sampler: 'tree', shiftEpsilon: 0.1 }), /shiftEpsilon applies to samplers 'blockgibbs' and 'dhmc'/);
+  refusedAtOnce(() => learn(engine, data, { model: 'rbm', hidden: 2, visibleRate: 0.1 }), /visibleRate applies to machines with visible–visible couplings .*not 'rbm'/);
+  refusedAtOnce(() => learn(engine, data, { evaluate: false, likelihood: { runs: 8 } }), /likelihood options apply when the log-likelihood is evaluated/);
   assert.throws(() => logLikelihood(engine, learn(engine, data, { epochs: 1 }).params, data, { method: 'exct' as 'exact' }), /likelihood method must be/);
 });
 

@@ -105,6 +105,25 @@ test('learn: bad data files and usage exit 2 with one line naming the file and l
   assert.match(run('learn', good, '--out', out, '--model', 'rbm').err, /needs --hidden/);
   assert.match(run('learn', good, '--out', out, '--sampler', 'mala').err, /not available for learning/);
   assert.match(run('learn', good, '--out', out, '--sampler', 'dhmc', '--leapfrog-steps', '0').err, /--leapfrog-steps/);
+  // Options the run would ignore (the model, statistics and likelihoods were the same; settings echoed them).
+  for (const [args, re] of [
+    [['--leapfrog-steps', '3'], /^relaxmrf: --leapfrog-steps applies to --sampler dhmc, not gibbs$/],
+    [['--sampler', 'tree', '--step-size', '0.2', '--leapfrog-steps', '2'], /--leapfrog-steps and --step-size apply to --sampler dhmc, not tree/],
+    [['--shift-epsilon', '0.1'], /--shift-epsilon applies to --sampler blockgibbs or dhmc/],
+    [['--model', 'rbm', '--hidden', '2', '--visible-rate', '0.1'], /--visible-rate applies to machines with visible–visible couplings/],
+    [['--ais-runs', '8'], /--ais-runs and --ais-steps apply when the log-likelihood is estimated by AIS .*with 2 binary columns it is exact/],
+    [['--no-evaluate', '--ais-steps', '50'], /--ais-runs and --ais-steps apply to the log-likelihood, which --no-evaluate skips/],
+  ] as const) {
+    const r = run('learn', good, '--out', out, '--epochs', '1', ...args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err.trim(), re);
+  }
+  // Past 2^20 visible configurations the likelihood is AIS's, and they are taken.
+  const wide = file('wide.csv', Array.from({ length: 12 }, (_, r) => Array.from({ length: 21 }, (_, c) => (r * 7 + c * 3) % 5 < 2 ? 1 : 0).join(',')).join('\n') + '\n');
+  const ais = run('learn', wide, '--out', out, '--epochs', '1', '--ais-runs', '4', '--ais-steps', '20', '--json');
+  assert.equal(ais.code, 0, ais.err);
+  const like = JSON.parse(ais.out).trainLogLikelihood;
+  assert.deepEqual([like.method, like.aisRuns, like.aisSteps], ['ais', 4, 20]);
 });
 
 test('learn: a divergent run stops with exit 3 and writes the last good model', () => {

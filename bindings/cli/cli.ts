@@ -58,7 +58,8 @@ const USAGE = `usage:
                           [--shift martens|min-lambda-max] [--factor auto|dense-cholesky|dense-eigen|sparse-cholesky|incidence|fft]
                                           min-lambda-max: a per-bit shift minimising λ_max(W + D) (models
                                           of ≤ 200 bits with dense couplings; else Martens', and the
-                                          diagnostics' shift says martens-fallback)
+                                          diagnostics' shift says martens-fallback); default martens,
+                                          none with --factor incidence (which has a shift of its own)
       pt:                 [--replicas R] [--ladder B0,B1,…,1] [--pt-moves gibbs|hmc]   parallel tempering with
                           Gibbs moves (on the factor graph itself for factors of arity > 2) or HMC replicas
                           on the relaxed density p_β(x) (--pt-moves hmc [--leapfrog-steps L]) (default
@@ -68,7 +69,7 @@ const USAGE = `usage:
       sw, wolff:          Swendsen–Wang / Wolff cluster moves for ferromagnetic Ising and Potts models
                           (any fields); a model with any negative coupling is refused
       dhmc:               [--leapfrog-steps L] [--target-accept A] [--parametrisation whitened|zhang]
-      mala:               [--target-accept A]
+      mala:               [--target-accept A] [--parametrisation whitened|zhang]
       any method:         [--logz zhang|mirror|chib|ais]   also estimate log Z (reported with its standard error)
       --logz ais:         [--ais-runs R] [--ais-steps T] [--ais-population P] [--ais-transition tree|gibbs|relaxed|hmc]
                           (defaults 32 runs, 2000 temperatures, population 1 = independent runs, tree —
@@ -85,10 +86,13 @@ const USAGE = `usage:
               budget of V coupling visits lasts — one sweep costs variables + 2·edges; with factors
               of arity > 2 V counts table entries: a sweep costs Σ (arity + 1)·table size)
       mfrp:   [--restarts J] [--trials T] [--max-constraints M] [--budget V] [--budget-factor K] [--max-sweeps S]
-              (defaults 10, 5, 20, 1e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
-              m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given)
+              (defaults 10, 5, at most 20, 1e8, 4, 1000: m = 0 is mean field with the same restarts and budget;
+              m = 1, 2, … and J per projection as fit K × mean field's work, unless M is given; binary
+              models with positive potentials and no evidence: mf takes the others)
       bp, trw, bounds:    [--damping A] [--schedule parallel|sequential|residual] [--max-iterations N] [--tolerance T]
-              (defaults 0, parallel, 1000, 1e-9, T bounding each message's change in log space: loopy BP's messages in log space; bp reports the Bethe
+              (defaults 0, parallel, 1000, 1e-9, T bounding each message's change in log space; trw and bounds on
+              models with factors of arity > 2: residual with damping 0.5 unless --schedule or --damping is
+              given: loopy BP's messages in log space; bp reports the Bethe
               estimate of log Z, trw an upper bound (any arity), bounds the interval
               [mf, trw] as logZLower/logZUpper)
       trw, bounds:        [--trw-steps S]  conditional-gradient steps on the edge appearance probabilities (default 10)
@@ -392,13 +396,14 @@ async function inferCommand(argv: string[]): Promise<void> {
   const bpGiven = [values.damping, values.schedule, values['max-iterations'], values.tolerance].some((v) => v !== undefined);
   if (bpGiven && !['bp', 'trw', 'bounds'].includes(method)) throw new UsageError(`--damping, --schedule, --max-iterations and --tolerance apply to --method bp, trw or bounds, not ${method}`);
   if (values['trw-steps'] !== undefined && !['trw', 'bounds'].includes(method)) throw new UsageError(`--trw-steps applies to --method trw or bounds, not ${method}`);
-  // Chain options with a method that runs no chains and no --logz estimator (--samples with bp ran BP
-  // as if not given); exact takes --samples (exact samples) only.
+  // Chain options with a method that runs no chains and no --logz estimator that does (--samples with
+  // bp ran BP as if not given; AIS has runs and temperatures, and mf --logz ais --chains 8 ignored
+  // them); exact takes --samples (exact samples) only.
   const SAMPLERS = ['gibbs', 'pt', 'sw', 'wolff', 'treegibbs', 'blockgibbs', 'dhmc', 'mala'];
-  if (!SAMPLERS.includes(method) && logz === undefined) {
+  if (!SAMPLERS.includes(method) && (logz === undefined || logz === 'ais')) {
     const keys: ('chains' | 'burnin' | 'samples')[] = method === 'exact' ? ['chains', 'burnin'] : ['chains', 'burnin', 'samples'];
     const given = keys.filter((k) => values[k] !== undefined);
-    if (given.length > 0) throw new UsageError(`${given.map((k) => `--${k}`).join(', ')} ${given.length > 1 ? 'apply' : 'applies'} to the samplers (${SAMPLERS.join(', ')}) and --logz estimators, not --method ${method}${method === 'exact' ? ' (whose --samples N draws exact samples)' : ''}`);
+    if (given.length > 0) throw new UsageError(`${given.map((k) => `--${k}`).join(', ')} ${given.length > 1 ? 'apply' : 'applies'} to the samplers (${SAMPLERS.join(', ')}) and --logz chib, zhang and mirror, not --method ${method}${logz === 'ais' ? ' with --logz ais (whose runs and temperatures are --ais-runs and --ais-steps)' : ''}${method === 'exact' ? ' (whose --samples N draws exact samples)' : ''}`);
   }
   // The continuous samplers' options, refused elsewhere (--target-accept with gibbs ran as if not given).
   if (values['target-accept'] !== undefined && !['dhmc', 'mala'].includes(method)) throw new UsageError(`--target-accept applies to --method dhmc or mala, not ${method}`);

@@ -45,7 +45,8 @@ export function commandHelp(usage: string, topic: string | undefined): string | 
   if (!about) return null;
   const lines = usage.split('\n');
   // The command's block: from its "  relaxmrf COMMAND" line to the next "  relaxmrf " line; then
-  // the paragraphs after the usage lines (what MODEL can be) when they mention the command's arguments.
+  // the paragraphs after the usage lines (what MODEL can be) when they mention the command's arguments
+  // (learn's MODEL.uai is its output file, not a MODEL).
   const start = lines.findIndex((l) => l.startsWith(`  relaxmrf ${topic}`));
   const block: string[] = [];
   if (start >= 0) {
@@ -53,6 +54,6 @@ export function commandHelp(usage: string, topic: string | undefined): string | 
     for (let i = start + 1; i < lines.length && lines[i].startsWith('   ') && !lines[i].startsWith('  relaxmrf '); i++) block.push(lines[i]);
   }
   const blank = lines.indexOf('');
-  const notes = blank >= 0 && block.some((l) => /\bMODEL\b/.test(l)) ? lines.slice(blank + 1) : [];
+  const notes = blank >= 0 && block.some((l) => /\bMODEL\b(?!\.)/.test(l)) ? lines.slice(blank + 1) : [];
   return [`relaxmrf ${topic}: ${about.what}`, '', 'usage:', ...block, ...(notes.length ? ['', ...notes] : []), '', 'examples:', ...about.examples.map((e) => `  ${e}`)].join('\n');
 }

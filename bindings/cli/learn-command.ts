@@ -10,7 +10,7 @@ import { readCSV } from '../io/csv.ts';
 import { writeUAI } from '../io/formats.ts';
 import { learn, LEARN_SAMPLERS, type LearnOptions } from '../learn/learn.ts';
 import { MACHINE_KINDS } from '../learn/machine.ts';
-import type { LogLikelihood } from '../learn/likelihood.ts';
+import { LIKELIHOOD_DEFAULTS, type LogLikelihood } from '../learn/likelihood.ts';
 import { writeJSON } from './json-stream.ts';
 import { unwritablePath, writeOutput } from './output-files.ts';
 import { MAX_CHAINS } from '../core/options.ts';
@@ -28,7 +28,12 @@ export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model b
       blockgibbs / dhmc: particles through Gaussian units on the visible–visible couplings (potts: one per one-hot bit),
       W_vv + αI = M Mᵀ re-factored every update with α = (1 + ε)·max(0, −λ_min) (--shift-epsilon, default 0.01);
       dhmc: --leapfrog-steps (default 5), --step-size (initial; adapted to 0.9 acceptance).
-      --equivalent-rbm (boltzmann, srbm): learn W_vv = F Fᵀ through the weights F of nV Gaussian units.`;
+      --equivalent-rbm (boltzmann, srbm): learn W_vv = F Fᵀ through the weights F of nV Gaussian units.
+      Defaults: --model boltzmann, --method pcd (--cd-steps 1), --sampler gibbs, --particles 100, --batch 100,
+      --epochs 20, --learning-rate 0.05 (--schedule linear), --weight-decay 0, --momentum 0, --visible-rate 1,
+      --max-weight 1000, --seed 1; the likelihood by AIS: --ais-runs 100, --ais-steps 2000. Another sampler's
+      or machine's options are refused (--step-size without dhmc, --visible-rate with rbm, --ais-runs with
+      an exact likelihood or --no-evaluate).`;
 
 export class LearnUsageError extends Error {}
 
@@ -78,6 +83,12 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   if (!visibleOnly && values.hidden === undefined) throw new LearnUsageError(`--model ${model} needs --hidden H`);
   if (visibleOnly && values.hidden !== undefined) throw new LearnUsageError('--hidden applies to rbm and srbm');
   if (model !== 'potts' && values.states !== undefined) throw new LearnUsageError('--states applies to --model potts');
+  // Another sampler's or machine's options, refused rather than ignored (the JSON's settings echoed them as if used).
+  const sampler = values.sampler ?? 'gibbs';
+  const dhmcOnly = (['leapfrog-steps', 'step-size'] as const).filter((k) => values[k] !== undefined);
+  if (dhmcOnly.length > 0 && sampler !== 'dhmc') throw new LearnUsageError(`${dhmcOnly.map((k) => `--${k}`).join(' and ')} ${dhmcOnly.length > 1 ? 'apply' : 'applies'} to --sampler dhmc, not ${sampler}`);
+  if (values['shift-epsilon'] !== undefined && sampler !== 'blockgibbs' && sampler !== 'dhmc') throw new LearnUsageError(`--shift-epsilon applies to --sampler blockgibbs or dhmc (the Gaussian units' shift), not ${sampler}`);
+  if (values['visible-rate'] !== undefined && model === 'rbm') throw new LearnUsageError('--visible-rate applies to machines with visible–visible couplings (boltzmann, srbm, potts), not rbm');
   const states = integer('states', values.states, 2);
   if (states !== undefined && states > 255) throw new LearnUsageError(`--states must be at most 255, got ${states}`);
   // Binary machines take 0/1 values; Potts units 0…K−1 (K from --states, else the data's largest value + 1).
@@ -104,8 +115,9 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
     stepSize: num('step-size', values['step-size'], true),
     equivalentRBM: values['equivalent-rbm'],
     evaluate: values['no-evaluate'] ? false : undefined,
-    likelihood: { runs: integer('ais-runs', values['ais-runs'], 2), steps: integer('ais-steps', values['ais-steps'], 2) },
+    likelihood: values['ais-runs'] === undefined && values['ais-steps'] === undefined ? undefined : { runs: integer('ais-runs', values['ais-runs'], 2), steps: integer('ais-steps', values['ais-steps'], 2) },
   };
+  if (opts.likelihood && values['no-evaluate']) throw new LearnUsageError('--ais-runs and --ais-steps apply to the log-likelihood, which --no-evaluate skips');
   const data = await loadCSV(positionals[0], maxState);
   const test = values.test ? await loadCSV(values.test, maxState) : undefined;
   if (test && test.cols !== data.cols) throw new FormatError(values.test!, null, `${test.cols} columns, but ${positionals[0]} has ${data.cols}`);
@@ -114,6 +126,9 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
     for (const d of test ? [data, test] : [data]) for (const x of d.values) top = Math.max(top, x);
     opts.states = top + 1;
   }
+  // The likelihood is exact up to 2^20 visible configurations (logLikelihood's 'auto'): AIS's options would be ignored.
+  const bits = data.cols * Math.log2(model === 'potts' ? opts.states! : 2);
+  if (opts.likelihood && bits <= LIKELIHOOD_DEFAULTS.maxExactVisible) throw new LearnUsageError(`--ais-runs and --ais-steps apply when the log-likelihood is estimated by AIS (more than 2^${LIKELIHOOD_DEFAULTS.maxExactVisible} visible configurations); with ${data.cols} ${model === 'potts' ? `${opts.states}-state` : 'binary'} columns it is exact`);
   const engine = await loadEngine();
   const r = learn(engine, data, { ...opts, test });
   // The model is always the last good one: on divergence, the parameters before the failing epoch.

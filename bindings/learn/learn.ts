@@ -166,6 +166,11 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   for (const [name, x, lo] of [['learningRate', o.learningRate, 0], ['weightDecay', o.weightDecay, 0], ['momentum', o.momentum, 0], ['visibleRate', o.visibleRate, 0], ['maxWeight', o.maxWeight, 0]] as const) {
     if (!(typeof x === 'number' && Number.isFinite(x) && x >= lo)) throw new ModelError(`${name} must be a finite number ≥ ${lo}, got ${x}`);
   }
+  // Options of another sampler or machine, refused rather than ignored (the settings echoed them as if used).
+  if ((opts.leapfrogSteps !== undefined || opts.stepSize !== undefined) && o.sampler !== 'dhmc') throw new ModelError(`leapfrogSteps and stepSize apply to sampler 'dhmc', not '${o.sampler}'`);
+  if (opts.shiftEpsilon !== undefined && o.sampler !== 'blockgibbs' && o.sampler !== 'dhmc') throw new ModelError(`shiftEpsilon applies to samplers 'blockgibbs' and 'dhmc' (the Gaussian units' shift), not '${o.sampler}'`);
+  if (opts.visibleRate !== undefined && o.model === 'rbm') throw new ModelError("visibleRate applies to machines with visible–visible couplings (boltzmann, srbm, potts), not 'rbm'");
+  if (opts.likelihood !== undefined && opts.evaluate === false) throw new ModelError('likelihood options apply when the log-likelihood is evaluated, and evaluate is false');
   if (o.equivalentRBM && o.model !== 'boltzmann' && o.model !== 'srbm') throw new ModelError(`equivalentRBM applies to boltzmann and srbm machines (visible–visible couplings), not ${o.model}`);
   if (o.momentum >= 1) throw new ModelError(`momentum must be below 1, got ${o.momentum}`);
   if (!(data.rows >= 1 && data.cols >= 1)) throw new ModelError('no data to learn from');
