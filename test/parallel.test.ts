@@ -62,7 +62,9 @@ test('an abort before any batch rejects; bad options are refused', async () => {
   await assert.rejects(runParallel(model, { workers: 0 }), /workers must be/);
   // Past the limit even when there are fewer chains (it ran 257 workers' worth of 4 chains on 4, silently).
   await assert.rejects(runParallel(model, { workers: 257, chains: 4 }), /workers must be an integer in \[1, 256\]/);
-  await assert.rejects(runParallel(model, { method: 'mf' as 'gibbs' }), /no independent chains/);
+  for (const method of ['mf', 'treegibbs', 'pt']) await assert.rejects(runParallel(model, { method: method as 'gibbs' }), /the other methods run on the calling thread: use infer, or inferAsync/);
+  // inferAsync takes 0 (this thread) and says so in its range (runParallel's [1, 256] was quoted).
+  await assert.rejects(inferAsync(await loadEngine(), model, { method: 'gibbs', workers: 257 }), /workers must be an integer in \[0, 256\]/);
   await assert.rejects(runParallel(model, { method: 'dhmc', targetAccept: 2 }), /targetAccept must be in/);
 });
 

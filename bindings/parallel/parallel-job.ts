@@ -254,7 +254,7 @@ export function chainPlan(method: ParallelMethod, model: Model, o: ParallelOptio
       };
     }
     default:
-      throw new ModelError(`runParallel runs the chain samplers ${PARALLEL_METHODS.join(', ')}; got "${String(method)}" (exact, mf and mfrp have no independent chains to split)`);
+      throw new ModelError(`runParallel runs the chain samplers ${PARALLEL_METHODS.join(', ')}; got "${String(method)}" (the other methods run on the calling thread: use infer, or inferAsync, which also puts exact inference's slices and AIS's populations on workers)`);
   }
 }
 

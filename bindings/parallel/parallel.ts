@@ -6,6 +6,7 @@ import type { Model } from '../core/model.ts';
 import type { Engine } from '../core/engine.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { CancelledError, EngineError } from '../core/errors.ts';
+import { checkCount, MAX_WORKERS } from '../core/options.ts';
 import { checkInferOptions, exactDiagnostics, exactInferenceResult, infer, logZRequest, refuseZeroModel, withEstimate, withLogZ, withoutStoppedEstimate, type InferOptions } from '../infer.ts';
 import { aisSplits } from '../logz/ais-split.ts';
 import { autoAISWorkers, runAISParallel } from '../logz/ais-parallel.ts';
@@ -68,6 +69,8 @@ export type WorkerPhase = <T>(run: (signal: AbortSignal | undefined) => Promise<
 /** inferAsync with its worker phases run through `phase`; everything else on this thread as inferAsync. */
 export async function inferInPhases(engine: Engine, model: Model, opts: InferOptions & { workers?: number }, phase: WorkerPhase): Promise<InferenceResult> {
   checkInferOptions(opts, ['workers']);
+  // 0 is this thread here (runParallel's own check said "in [1, 256]" of a count that takes 0).
+  if (opts.workers !== undefined) checkCount('workers', opts.workers, 0, MAX_WORKERS);
   const method = opts.method ?? 'exact';
   refuseZeroModel(model, method, engine);
   // Exact inference and the methods without chains run to their end once begun: an abort before the
