@@ -131,6 +131,11 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'ising:3x3', '--method', 'mf', '--trials', '3'], /--trials, --max-constraints and --budget-factor apply to --method mfrp, not mf/],
     [['infer', 'ising:3x3', '--method', 'gibbs', '--target-accept', '0.8'], /--target-accept applies to --method dhmc or mala, not gibbs/],
     [['infer', 'ising:3x3', '--method', 'bp', '--samples', '100'], /--samples applies to the samplers \(gibbs, .*\) and --logz chib, zhang and mirror, not --method bp$/],
+    // Built-in specs: "periodic=1" got a message listing periodic as allowed; a repeated option kept its last value.
+    [['infer', 'ising:4x4,periodic=1'], /ising:4x4,periodic=1: periodic takes no value \("periodic", not "periodic=1"\)/],
+    [['infer', 'ising:4x4,h=1,h=2'], /ising:4x4,h=1,h=2: h is given twice/],
+    // demo takes no options ("demo --foo" ran it with exit 0).
+    [['demo', '--foo'], /demo takes no arguments, got "--foo"/],
     // AIS reads none of them (mf --logz ais --chains 8 ran as if not given).
     [['infer', 'ising:3x3', '--method', 'mf', '--logz', 'ais', '--chains', '8', '--samples', '10'], /--chains, --samples apply to the samplers .* not --method mf with --logz ais \(whose runs and temperatures are --ais-runs and --ais-steps\)/],
     [['infer', 'ising:3x3', '--method', 'exact', '--samples', '5', '--chains', '2'], /--chains applies to the samplers .*not --method exact \(whose --samples N draws exact samples\)/],

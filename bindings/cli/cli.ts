@@ -108,7 +108,7 @@ ${LEARN_USAGE}
 
 MODEL is a .uai file (with MODEL.evid applied if present), a libDAI .fg file, or a built-in lattice:
   ising:32x32[,beta=1][,h=0][,J=1][,periodic]     (1 to 3 sides)
-  potts:16x16,q=3[,beta=1][,J=1][,periodic]`;
+  potts:16x16[,q=3][,beta=1][,J=1][,periodic]`;
 
 class UsageError extends Error {}
 
@@ -158,8 +158,12 @@ export function builtinModel(spec: string): Model {
       continue;
     }
     const [k, v] = o.split('=');
+    // "periodic=1" was called an unknown option in a message that listed periodic as allowed.
+    if (k === 'periodic') throw new UsageError(`${spec}: periodic takes no value ("periodic", not "${o}")`);
     const x = v === undefined ? NaN : decimalNumber(v);
     if (v === undefined || v.trim() === '' || !Number.isFinite(x)) throw new UsageError(`${spec}: bad option "${o}"`);
+    // A repeated option silently kept its last value.
+    if (k in params) throw new UsageError(`${spec}: ${k} is given twice`);
     params[k] = x;
   }
   const allowed = kind === 'ising' ? ['beta', 'h', 'J'] : ['beta', 'J', 'q'];
@@ -605,7 +609,9 @@ async function workerCommand(argv: string[]): Promise<void> {
 }
 
 /** The default job: Gibbs on a 32×32 periodic Ising model at β = 0.4, checked against exact answers on a smaller grid. */
-async function demoCommand(): Promise<void> {
+async function demoCommand(args: string[]): Promise<void> {
+  // It takes no options: "demo --foo" ran the demo with exit 0.
+  if (args.length > 0) throw new UsageError(`demo takes no arguments, got "${args[0]}" (try relaxmrf help demo)`);
   const engine = await loadEngine();
   const spec = 'ising:32x32,beta=0.4,h=0.05,periodic';
   const big = builtinModel(spec);
@@ -654,7 +660,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (cmd === 'infer') await inferCommand(rest);
     else if (cmd === 'learn') await learnCommand(joinNegativeValues(rest), integer);
-    else if (cmd === 'demo') await demoCommand();
+    else if (cmd === 'demo') await demoCommand(rest);
     else if (cmd === 'worker') await workerCommand(rest);
     else throw new UsageError(`unknown command "${cmd}" (try --help)`);
     return 0;
