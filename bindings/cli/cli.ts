@@ -556,7 +556,7 @@ async function queuedRun(model: Model, opts: InferOptions, url: string): Promise
   const onInterrupt = () => {
     process.removeListener('SIGINT', onInterrupt);
     process.removeListener('SIGTERM', onInterrupt);
-    process.stderr.write("relaxmrf: interrupted: cancelling the run's jobs; the result of what completed follows (partial: true); interrupt again to quit at once\n");
+    process.stderr.write("relaxmrf: interrupted: cancelling the run's jobs; the result of what completed follows (partial: true), if anything did; interrupt again to quit at once\n");
     ac.abort();
   };
   // SIGTERM as SIGINT: the run's waiting jobs are cancelled (a terminated client left them to a later worker).

@@ -33,7 +33,7 @@ async function listening<T>(ac: AbortController, run: () => Promise<T>): Promise
   };
   const onInterrupt = () => {
     stopListening();
-    process.stderr.write('relaxmrf: interrupted: stopping the workers; the result of what completed follows (partial: true); interrupt again to quit at once\n');
+    process.stderr.write('relaxmrf: interrupted: stopping the workers; the result of what completed follows (partial: true), if anything did; interrupt again to quit at once\n');
     ac.abort();
   };
   process.on('SIGINT', onInterrupt);
