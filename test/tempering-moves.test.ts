@@ -68,6 +68,31 @@ test("moves 'hmc' (HMC replicas on p_β(x)): binary and multi-valued models, mar
   assertMatchesExact('hmc replicas, multi-valued with a forbidden state', b.build(), { seed: 4, moves: 'hmc', leapfrogSteps: 4, relaxation: { factor: 'dense-eigen' } });
 });
 
+test("moves 'hmc' default to 16 temperatures: at 8 the stepping-stone weights are heavy-tailed and log Z low (a mean 1.0–1.2 SE on 6×6 and 8×8 grids, silently), which now warns", async () => {
+  const engine = await loadEngine();
+  const { isingLattice } = await import('../bindings/core/builders.ts');
+  const { exactInference } = await import('../bindings/exact/exact.ts');
+  const grid = isingLattice({ shape: [6, 6], beta: 0.5, h: 0.05 });
+  const exact = exactInference(engine, grid).logZ;
+  const heavy = (r: { warnings?: string[] }) => (r.warnings ?? []).some((w) => /^log Z \(stepping stone\): the rungs' weights are heavy-tailed/.test(w));
+  let warned8 = 0, warned16 = 0, z16 = 0;
+  for (let seed = 1; seed <= 6; seed++) {
+    const eight = runTempering(engine, grid, { moves: 'hmc', replicas: 8, samples: 600, burnin: 200, seed });
+    warned8 += +heavy(eight);
+    const dflt = runTempering(engine, grid, { moves: 'hmc', samples: 600, burnin: 200, seed });
+    assert.equal(dflt.diagnostics.replicas, 16);
+    warned16 += +heavy(dflt);
+    z16 += (dflt.logZ! - exact) / dflt.logZStdErr! / 6;
+  }
+  assert.ok(warned8 >= 3, `8 temperatures warned in ${warned8} of 6 seeds`);
+  assert.equal(warned16, 0);
+  assert.ok(Math.abs(z16) < 1, `mean z at 16 temperatures ${z16}`);
+  // Gibbs replicas keep 8 and do not warn.
+  const gibbs = runTempering(engine, grid, { samples: 600, burnin: 200, seed: 1 });
+  assert.equal(gibbs.diagnostics.replicas, 8);
+  assert.ok(!heavy(gibbs));
+});
+
 test('options: bad moves, HMC options without moves hmc, higher-order factors and zero couplings with hmc are ModelErrors', () => {
   const model = randomModel(mulberry32(1), 5);
   assert.throws(() => runTempering(engine, model, { moves: 'metropolis' as 'gibbs' }), /moves must be one of gibbs, hmc/);

@@ -63,7 +63,7 @@ const USAGE = `usage:
       pt:                 [--replicas R] [--ladder B0,B1,…,1] [--pt-moves gibbs|hmc]   parallel tempering with
                           Gibbs moves (on the factor graph itself for factors of arity > 2) or HMC replicas
                           on the relaxed density p_β(x) (--pt-moves hmc [--leapfrog-steps L]) (default
-                          8 replicas: 0, then geometric from 0.05 to 1, re-spaced for equal swap rates
+                          8 replicas, 16 with hmc: 0, then geometric from 0.05 to 1, re-spaced for equal swap rates
                           during burn-in; a given ladder — strictly increasing in [0, 1], ending at 1 —
                           stays fixed); log Z by stepping stone when the ladder starts at 0
       sw, wolff:          Swendsen–Wang / Wolff cluster moves for ferromagnetic Ising and Potts models
