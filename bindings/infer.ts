@@ -34,7 +34,7 @@ export const METHODS = ['exact', 'gibbs', 'treegibbs', 'blockgibbs', 'dhmc', 'ma
 export type Method = (typeof METHODS)[number];
 
 /** Options of every method, flat; each method reads the ones it knows (see each run* function). */
-export type InferOptions = GibbsOptions & Pick<TreeGibbsOptions, 'lanes'> & PTOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & BPOptions & TRWOptions & {
+export type InferOptions = GibbsOptions & Pick<TreeGibbsOptions, 'lanes' | 'raoBlackwell'> & PTOptions & BlockGibbsOptions & DHMCOptions & MALAOptions & MeanFieldOptions & MFRPOptions & BPOptions & TRWOptions & {
   /** The method (default 'exact'). */
   method?: Method;
   /** Options of exact inference (its table-size limit and ordering). */
@@ -82,8 +82,8 @@ export function infer(engine: Engine, model: Model, opts: InferOptions = {}): In
 export const INFER_OPTION_KEYS: readonly string[] = [
   'adaptLadder', 'adaptMass', 'ais', 'batches', 'betaMin', 'budget', 'budgetFactor', 'burnin', 'chains', 'damping', 'empirical', 'exact',
   'factor', 'integrator', 'ladder', 'lanes', 'leapfrogSteps', 'logz', 'margin', 'maxConstraints', 'maxIterations', 'maxSweeps', 'method',
-  'minConstraints', 'moves', 'onProgress', 'orderedStarts', 'pairs', 'parametrisation', 'precision', 'probabilityTable', 'relaxation',
-  'replicas', 'restarts', 'samples', 'scan', 'schedule', 'seed', 'shift', 'signal', 'stepSize', 'targetAccept', 'tol', 'tolerance', 'trace',
+  'minConstraints', 'moves', 'onProgress', 'orderedStarts', 'pairs', 'parametrisation', 'precision', 'probabilityTable', 'raoBlackwell',
+  'relaxation', 'replicas', 'restarts', 'samples', 'scan', 'schedule', 'seed', 'shift', 'signal', 'stepSize', 'targetAccept', 'tol', 'tolerance', 'trace',
   'traceBudget', 'trials', 'trwSteps', 'trwTrees',
 ];
 /** ExactOptions' keys (infer's `exact`). */

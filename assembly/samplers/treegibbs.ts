@@ -8,7 +8,13 @@
 //      φ(0) = 0, φ(1) = field);
 //   2. upward pass, leaves first (reverse breadth-first order): h_v = φ_v + Σ_children messages,
 //      m_{v→p}(l) = log Σ_k exp(h_v(k) + ψ_vp(k, l)), added into h_p;
-//   3. downward pass, roots first: x_root ~ exp(h_root), x_v ~ exp(h_v(k) + ψ_vp(k, x_p)).
+//   3. downward pass, roots first: x_root ~ exp(h_root), x_v ~ exp(h_v(k) + ψ_vp(k, x_p));
+//   4. when marginals are accumulated (Rao–Blackwellised, as the single-site sampler's): each block
+//      variable's exact conditional p(x_v | x_outside the block) by the outside messages, roots
+//      first: b_root = h_root, b_v(k) = h_v(k) + log Σ_l exp(b_p(l) − m_{v→p}(l) + ψ_vp(k, l)),
+//      p(x_v = k | rest) ∝ exp(b_v(k)); these probabilities, not the drawn states, go into acc. They
+//      depend only on the variables outside the block, so averaged over sweeps they estimate the
+//      marginals without bias, and states too rare to be drawn still read their probability.
 //
 // ψ_vp(k, l) is W between the bit of (v, k) and the bit of (p, l) (0 where either is a free bit's
 // state 0 or W holds no entry), read through per-edge index tables built by the bindings, so the
@@ -84,11 +90,23 @@ export function treeRefresh(model: usize, tree: usize): void {
 /**
  * Bytes of the work buffer treeSweeps needs: h (f64 per state), weights (f64 per state of the
  * largest variable), states (i32 per variable), and f64 per variable more for the free-bit path
- * (which uses three f64 per variable: λ, e^{−λ} and the outside field).
+ * (which uses three f64 per variable: λ, e^{−λ} and the outside field); then the general path's
+ * upward messages, kept for the marginals (f64 per state of each non-root variable's parent).
  */
 export function treeWorkBytes(model: usize, tree: usize): usize {
   const m = changetype<PairwiseForm>(model);
   const t = changetype<TreeBlocks>(tree);
+  let msgStates: usize = 0;
+  for (let v = 0; v < m.nBlocks; v++) {
+    const p = ld32(t.parent, v);
+    if (p >= 0) msgStates += <usize>(ld32(t.stateStart, p + 1) - ld32(t.stateStart, p));
+  }
+  return msgOffset(m, t) + (msgStates << 3);
+}
+
+/** Offset of the upward messages in the work buffer. */
+@inline
+function msgOffset(m: PairwiseForm, t: TreeBlocks): usize {
   return (<usize>t.nStates << 3) + (<usize>t.maxCard << 3) + (<usize>m.nBlocks << 2) + (<usize>m.nBlocks << 3);
 }
 
@@ -134,8 +152,9 @@ function drawLog(r: Philox, w: usize, K: i32, top: f64): i32 {
  * Steps 1–3 for tree block tb: records the block's states in xs and clears its bits, fills h with
  * the unary terms and the upward messages. Returns Σ over the block's roots of log Σ_k exp(h_root(k)):
  * the log of the block's conditional normaliser given the rest (−∞ when no joint state is possible).
+ * msg (or 0): receives each message m_{v→p} (K_p values), leaves first, one after another.
  */
-function upward(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, h: usize, w: usize, xs: usize): f64 {
+function upward(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, h: usize, w: usize, xs: usize, msg: usize = 0): f64 {
   const bs = m.blockStart, oneHot = m.oneHot;
   const order = t.order, parent = t.parent, st = t.stateStart, pairOff = t.pairOff, pairIdx = t.pairIdx;
   const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
@@ -178,10 +197,85 @@ function upward(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, h: usize, w: 
     for (let l = 0; l < Kp; l++) {
       for (let k = 0; k < Kv; k++) store<f64>(w + (<usize>k << 3), load<f64>(hv + (<usize>k << 3)) + psi(m, pairIdx, off, Kp, k, l));
       const q = hp + (<usize>l << 3);
-      store<f64>(q, load<f64>(q) + logSumExp(w, Kv));
+      const mv = logSumExp(w, Kv);
+      store<f64>(q, load<f64>(q) + mv);
+      if (msg) store<f64>(msg + (<usize>l << 3), mv);
     }
+    if (msg) msg += <usize>Kp << 3;
   }
   return logZ;
+}
+
+/**
+ * Step 4 for tree block tb, after upward(…, msg) and the draws: turns h into the log beliefs b,
+ * roots first, and adds each variable's conditional probabilities into acc (a free bit its
+ * p(x = 1), a one-hot block each state's). msgEnd: where upward's messages ended. Where m_{v→p}(l)
+ * = −∞ (no state of v's subtree allows p = l) the cavity of l is −∞: b_p(l) is −∞ too, and l adds
+ * nothing to v's beliefs whatever the rest of p's tree says (every h_v(k) + ψ_vp(k, l) is −∞). A
+ * variable whose beliefs are all −∞ (the block has no possible state given the rest: a chain not
+ * yet in the support) adds its drawn state instead.
+ */
+function marginals(m: PairwiseForm, t: TreeBlocks, tb: i32, h: usize, w: usize, xs: usize, msgEnd: usize, acc: usize): void {
+  const order = t.order, parent = t.parent, st = t.stateStart, pairOff = t.pairOff, pairIdx = t.pairIdx;
+  const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
+  let msg = msgEnd;
+  for (let i = lo; i < hi; i++) {
+    const v = ld32(order, i);
+    const p = ld32(parent, v);
+    const hv = h + (<usize>ld32(st, v) << 3);
+    const Kv = ld32(st, v + 1) - ld32(st, v);
+    if (p >= 0) {
+      const hp = h + (<usize>ld32(st, p) << 3);
+      const Kp = ld32(st, p + 1) - ld32(st, p);
+      const off = ld32(pairOff, v);
+      msg -= <usize>Kp << 3; // this variable's message (upward stored them leaves first)
+      for (let l = 0; l < Kp; l++) {
+        const q = msg + (<usize>l << 3);
+        const mv = load<f64>(q);
+        store<f64>(q, mv == -Infinity ? -Infinity : load<f64>(hp + (<usize>l << 3)) - mv);
+      }
+      for (let k = 0; k < Kv; k++) {
+        for (let l = 0; l < Kp; l++) store<f64>(w + (<usize>l << 3), load<f64>(msg + (<usize>l << 3)) + psi(m, pairIdx, off, Kp, k, l));
+        const q = hv + (<usize>k << 3);
+        store<f64>(q, load<f64>(q) + logSumExp(w, Kp));
+      }
+    }
+    let top = -Infinity;
+    for (let k = 0; k < Kv; k++) top = max(top, load<f64>(hv + (<usize>k << 3)));
+    const b = ld32(m.blockStart, v);
+    const free = !load<u8>(m.oneHot + <usize>v);
+    if (top == -Infinity) {
+      const x = load<i32>(xs + (<usize>v << 2));
+      if (!free) addTo(acc, b + x, 1.0);
+      else if (x) addTo(acc, b, 1.0);
+      continue;
+    }
+    let total: f64 = 0;
+    for (let k = 0; k < Kv; k++) {
+      const e = Math.exp(load<f64>(hv + (<usize>k << 3)) - top);
+      store<f64>(w + (<usize>k << 3), e);
+      total += e;
+    }
+    const inv = 1.0 / total;
+    if (free) addTo(acc, b, load<f64>(w, 8) * inv);
+    else for (let k = 0; k < Kv; k++) addTo(acc, b + k, load<f64>(w + (<usize>k << 3)) * inv);
+  }
+}
+
+/** Σ over block tb's non-root variables of their parent's number of states (its upward messages' length). */
+function blockMsgStates(t: TreeBlocks, tb: i32): usize {
+  let n: usize = 0;
+  for (let i = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1); i < hi; i++) {
+    const p = ld32(t.parent, ld32(t.order, i));
+    if (p >= 0) n += <usize>(ld32(t.stateStart, p + 1) - ld32(t.stateStart, p));
+  }
+  return n;
+}
+
+@inline
+function addTo(acc: usize, bit: i32, x: f64): void {
+  const q = acc + (<usize>bit << 3);
+  store<f64>(q, load<f64>(q) + x);
 }
 
 /** log Σ_k exp(x_k), max-shifted; −∞ when every x_k is −∞. */
@@ -225,26 +319,29 @@ export function restoreBlock(m: PairwiseForm, t: TreeBlocks, chain: usize, work:
 
 /**
  * Runs `sweeps` passes over the tree blocks (in block order). Free-bit forms take the fast path,
- * which needs treeRefresh after any change of W's values. acc: f64 per bit, receiving each bit's
- * value after every sweep (empirical marginals), or 0. work: treeWorkBytes. Returns the number of
- * variable updates that changed the variable's state. firstLogZ: f64 receiving block 0's log
- * normaliser at the start of the first pass (blockLogNormaliser at the state on entry), or 0.
- * dE: f64 receiving the change of aᵀs + ½ sᵀWs (of m's values) over the call on the free-bit path,
- * NaN on the general path (the caller then recomputes the energy), or 0.
+ * which needs treeRefresh after any change of W's values. acc: f64 per bit, or 0; with rb, each
+ * sweep adds every bit's conditional probability given the other blocks (step 4: Rao–Blackwellised
+ * marginals), without, each bit's value after the sweep (empirical marginals). work: treeWorkBytes.
+ * Returns the number of variable updates that changed the variable's state. firstLogZ: f64
+ * receiving block 0's log normaliser at the start of the first pass (blockLogNormaliser at the
+ * state on entry), or 0. dE: f64 receiving the change of aᵀs + ½ sᵀWs (of m's values) over the call
+ * on the free-bit path, NaN on the general path (the caller then recomputes the energy), or 0. The
+ * draws are the same with rb or without.
  */
-export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32, acc: usize, work: usize, firstLogZ: usize = 0, dE: usize = 0): f64 {
-  if (m.allFree && !firstLogZ) return binarySweeps(m, t, chain, sweeps, acc, work, dE);
+export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32, acc: usize, work: usize, firstLogZ: usize = 0, dE: usize = 0, rb: bool = false): f64 {
+  if (m.allFree && !firstLogZ) return binarySweeps(m, t, chain, sweeps, acc, work, dE, rb);
   if (dE) store<f64>(dE, NaN); // not tracked on this path
   const r = changetype<Philox>(chain);
   const s = chain + PHILOX_BYTES;
   const h = work;
   const w = work + (<usize>t.nStates << 3);
   const xs = w + (<usize>t.maxCard << 3);
+  const msg = rb && acc ? work + msgOffset(m, t) : 0;
   const order = t.order, parent = t.parent, st = t.stateStart, pairOff = t.pairOff, pairIdx = t.pairIdx;
   let changed: f64 = 0;
   for (let sw = 0; sw < sweeps; sw++) {
     for (let tb = 0; tb < t.nTreeBlocks; tb++) {
-      const z = upward(m, t, s, tb, h, w, xs);
+      const z = upward(m, t, s, tb, h, w, xs, msg);
       if (firstLogZ && sw == 0 && tb == 0) store<f64>(firstLogZ, z);
       // 4. Downward sampling, roots first (a parent's new state is in xs before its children's).
       const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
@@ -276,8 +373,9 @@ export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps:
         store<i32>(q, x);
       }
       writeBits(m, t, s, tb, xs);
+      if (msg) marginals(m, t, tb, h, w, xs, msg + (blockMsgStates(t, tb) << 3), acc);
     }
-    if (acc) {
+    if (acc && !rb) {
       for (let p = 0; p < m.nBits; p++) {
         const q = acc + (<usize>p << 3);
         store<f64>(q, load<f64>(q) + <f64>load<u8>(s + <usize>p));
@@ -295,6 +393,12 @@ export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps:
 // e^{−λ_v} computed once for both passes that is one exp and one log per variable instead of five
 // transcendental calls. Where e^{−λ} or e^w is 0 or ∞ (|λ| or |w| past ~700) the ratios lose their
 // meaning and the softplus forms are used instead. Free bits have finite tables: no −∞ here.
+//
+// The marginals (step 4) in the same form: with β_v = b_v(1) − b_v(0) the belief's log-odds, the
+// cavity of v's parent is γ = β_p − Δ_v and β_v = λ_v + log((1 + e^{γ+w}) / (1 + e^γ)). In ratios,
+// E_v = e^{−β_v} = e^{−λ_v} (G + 1) / (G + e^w) with G = e^{−γ} = E_p (e^{−λ_v} + e^w) / (e^{−λ_v} + 1)
+// (the upward message's ratio): no transcendental call at all, and p(x_v = 1 | rest) = 1 / (1 + E_v).
+// Where a ratio is 0 or ∞ the log-odds are computed in softplus form (outsideOdds).
 
 @inline
 function softplus(x: f64): f64 {
@@ -306,7 +410,29 @@ function usable(x: f64): bool {
   return x > 0 && x < Infinity;
 }
 
-function binarySweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32, acc: usize, work: usize, dE: usize): f64 {
+/**
+ * E_v = e^{−β_v} of a non-root free bit v from e = e^{−λ_v}, ew = e^w, its parent's Ep = E_p and bp
+ * (β_p, or NaN when Ep is usable: β_p = −log E_p), λ_v and w. Stores β_v at lamAt (NaN when the
+ * returned E_v is usable). The lanes kernel calls it for a lane whose ratios are not all usable.
+ */
+export function outsideOdds(e: f64, ew: f64, Ep: f64, bp: f64, lv: f64, w: f64, lamAt: usize): f64 {
+  const ok = usable(e) && usable(ew);
+  if (ok && usable(Ep)) {
+    const G = Ep * ((e + ew) / (e + 1.0));
+    const E = e * ((G + 1.0) / (G + ew));
+    if (usable(G) && usable(E)) {
+      store<f64>(lamAt, NaN);
+      return E;
+    }
+  }
+  const b = bp == bp ? bp : -Math.log(Ep);
+  const g = b - (ok ? Math.log((e + ew) / (e + 1.0)) : softplus(lv + w) - softplus(lv));
+  const beta = lv + (softplus(g + w) - softplus(g));
+  store<f64>(lamAt, beta);
+  return Math.exp(-beta);
+}
+
+function binarySweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32, acc: usize, work: usize, dE: usize, rb: bool): f64 {
   const r = changetype<Philox>(chain);
   const s = chain + PHILOX_BYTES;
   const lam = work; // f64 per variable: λ_v
@@ -355,6 +481,22 @@ function binarySweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32,
         const bit: u8 = uniform32(r) < prob ? 1 : 0;
         store<u8>(s + <usize>v, (load<u8>(s + <usize>v) & 0x80) | bit);
       }
+      // Step 4, roots first: e^{−λ} and λ become e^{−β} and β (or NaN: see outsideOdds).
+      if (rb && acc) {
+        for (let i = lo; i < hi; i++) {
+          const v = ld32(order, i);
+          const p = ld32(parent, v);
+          const at = en + (<usize>v << 3);
+          let E = load<f64>(at);
+          if (p >= 0) {
+            const lamAt = lam + (<usize>v << 3);
+            E = outsideOdds(E, load<f64>(expCoup + (<usize>v << 3)), load<f64>(en + (<usize>p << 3)), load<f64>(lam + (<usize>p << 3)), load<f64>(lamAt), load<f64>(coup + (<usize>v << 3)), lamAt);
+            store<f64>(at, E);
+          }
+          const q = acc + (<usize>v << 3);
+          store<f64>(q, load<f64>(q) + 1.0 / (1.0 + E));
+        }
+      }
       // Children before parents: a parent's byte still holds both its states when its children
       // read it. ΔE = Σ_v (x'_v − x_v) u_v + Σ_edges w (x'_v x'_p − x_v x_p).
       for (let i = hi - 1; i >= lo; i--) {
@@ -374,7 +516,7 @@ function binarySweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps: i32,
         store<u8>(s + <usize>v, <u8>x1);
       }
     }
-    if (acc) {
+    if (acc && !rb) {
       for (let p = 0; p < m.nBits; p++) {
         const q = acc + (<usize>p << 3);
         store<f64>(q, load<f64>(q) + <f64>load<u8>(s + <usize>p));
@@ -398,7 +540,8 @@ function localFieldLow(m: PairwiseForm, s: usize, p: i32): f64 {
   return u;
 }
 
-// Pointer-level entry point for the bindings' sampler (chains are initialised by gibbsInit).
-export function treeGibbsStep(model: usize, tree: usize, chain: usize, sweeps: i32, acc: usize, work: usize): f64 {
-  return treeSweeps(changetype<PairwiseForm>(model), changetype<TreeBlocks>(tree), chain, sweeps, acc, work);
+// Pointer-level entry point for the bindings' sampler (chains are initialised by gibbsInit). rb:
+// Rao–Blackwellised marginals into acc (1) or the sampled bits (0).
+export function treeGibbsStep(model: usize, tree: usize, chain: usize, sweeps: i32, acc: usize, work: usize, rb: i32): f64 {
+  return treeSweeps(changetype<PairwiseForm>(model), changetype<TreeBlocks>(tree), chain, sweeps, acc, work, 0, 0, rb != 0);
 }

@@ -16,7 +16,7 @@ import { batchStreamsBytes, batchStreamsOpen, batchStreamsNext, batchStreamsClos
 import { PairwiseForm } from '../core/pairwise';
 import { EXP_K, expPair } from '../core/vmath';
 import { logPair } from '../core/vlog';
-import { TreeBlocks } from './treegibbs';
+import { TreeBlocks, outsideOdds } from './treegibbs';
 import { lanesChangedOffset, lanesStateOffset } from './gibbs_lanes';
 
 /**
@@ -98,18 +98,19 @@ function probGivenOne(e: f64, fast: f64, ewOk: bool, lv: f64, w: f64): f64 {
 /**
  * `sweeps` passes over the tree blocks for every chain of the batch (free-bit forms only, after
  * treeRefresh). work: treeLanesWorkBytes. dE: f64 × B receiving each chain's change of
- * aᵀs + ½ sᵀWs (of m's values) over the call. acc: f64 per (bit, chain), bit-major, receiving
- * every bit's value after each sweep (binarySweeps' empirical marginals), or 0. changed: f64 × B
+ * aᵀs + ½ sᵀWs (of m's values) over the call. acc: f64 per (bit, chain), bit-major, or 0,
+ * receiving binarySweeps' marginals: with rb every bit's conditional probability given the other
+ * blocks, each sweep (Rao–Blackwellised), without every bit's value after each sweep. changed: f64 × B
  * receiving each chain's number of variable updates that changed the state (binarySweeps' return
  * value), or 0.
  */
-export function treeLanesSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, sweeps: i32, work: usize, dE: usize, acc: usize = 0, changed: usize = 0): void {
+export function treeLanesSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, sweeps: i32, work: usize, dE: usize, acc: usize = 0, changed: usize = 0, rb: bool = false): void {
   const tile = treeLanesTile(m);
-  for (let c0 = 0; c0 < B; c0 += tile) tileSweeps(m, t, batch, B, c0, min(tile, B - c0), tile, sweeps, work, dE, acc, changed);
+  for (let c0 = 0; c0 < B; c0 += tile) tileSweeps(m, t, batch, B, c0, min(tile, B - c0), tile, sweeps, work, dE, acc, changed, rb);
 }
 
 /** treeLanesSweeps for chains c0 … c0 + W − 1 (W even, ≤ tile) of the batch. */
-function tileSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, c0: i32, W: i32, tile: i32, sweeps: i32, work: usize, dE0: usize, acc: usize, changed0: usize): void {
+function tileSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, c0: i32, W: i32, tile: i32, sweeps: i32, work: usize, dE0: usize, acc: usize, changed0: usize, rb: bool): void {
   const p0 = batch + <usize>c0 * PHILOX_BYTES;
   const rs = work;
   batchStreamsOpen(rs, W, p0);
@@ -203,6 +204,7 @@ function tileSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, c0: i3
           store<u16>(row + c, <u16>((<u32>load<u16>(row + c) & 0x8080) | (bits & 1) | ((bits & 2) << 7)));
         }
       }
+      if (rb && acc) marginalsLanes(t, lo, hi, Wz, Bz, lam, en, accTile);
       // Children before parents (a parent's byte still holds both its states): ΔE per chain, then
       // the old states dropped.
       for (let i = hi - 1; i >= lo; i--) {
@@ -232,7 +234,7 @@ function tileSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, c0: i3
         }
       }
     }
-    if (acc) {
+    if (acc && !rb) {
       for (let p = 0; p < m.nBits; p++) {
         const ap = accTile + (<usize>p * Bz << 3), sp = s + <usize>p * Bz;
         for (let c: usize = 0; c < Wz; c += 2) v128.store(ap + (c << 3), f64x2.add(v128.load(ap + (c << 3)), v128.and(one, lowMask2(sp + c))));
@@ -240,6 +242,44 @@ function tileSweeps(m: PairwiseForm, t: TreeBlocks, batch: usize, B: i32, c0: i3
     }
   }
   batchStreamsClose(rs, W, p0);
+}
+
+/**
+ * binarySweeps' step 4 for the block's variables order[lo … hi − 1] of a tile of Wz chains: e^{−λ}
+ * and λ become e^{−β} and β (or NaN), roots first, and 1 / (1 + e^{−β}) goes into acc, lane by lane
+ * the same operations as outsideOdds (which a lane takes whenever some ratio of it is 0 or ∞).
+ */
+function marginalsLanes(t: TreeBlocks, lo: i32, hi: i32, Wz: usize, Bz: usize, lam: usize, en: usize, acc: usize): void {
+  const one = f64x2.splat(1.0);
+  for (let i = lo; i < hi; i++) {
+    const v = load<i32>(t.order + (<usize>i << 2));
+    const p = load<i32>(t.parent + (<usize>v << 2));
+    const q = <usize>v * Wz << 3, pq = <usize>p * Wz << 3;
+    const ap = acc + (<usize>v * Bz << 3);
+    const w = load<f64>(t.coup + (<usize>v << 3)), ew = load<f64>(t.expCoup + (<usize>v << 3));
+    const ewOk = usable(ew);
+    const ewv = f64x2.splat(ew);
+    for (let c: usize = 0; c < Wz; c += 2) {
+      const at = en + q + (c << 3);
+      let E = v128.load(at);
+      if (p >= 0) {
+        const e = E, Ep = v128.load(en + pq + (c << 3));
+        const G = f64x2.mul(Ep, f64x2.div(f64x2.add(e, ewv), f64x2.add(e, one)));
+        E = f64x2.mul(e, f64x2.div(f64x2.add(G, one), f64x2.add(G, ewv)));
+        const la = lam + q + (c << 3);
+        if (ewOk && usablePair(e) && usablePair(Ep) && usablePair(G) && usablePair(E)) v128.store(la, f64x2.splat(NaN));
+        else {
+          const lv = v128.load(la), bp = v128.load(lam + pq + (c << 3));
+          const E0 = outsideOdds(f64x2.extract_lane(e, 0), ew, f64x2.extract_lane(Ep, 0), f64x2.extract_lane(bp, 0), f64x2.extract_lane(lv, 0), w, la);
+          const E1 = outsideOdds(f64x2.extract_lane(e, 1), ew, f64x2.extract_lane(Ep, 1), f64x2.extract_lane(bp, 1), f64x2.extract_lane(lv, 1), w, la + 8);
+          E = f64x2.replace_lane(f64x2.splat(E0), 1, E1);
+        }
+        v128.store(at, E);
+      }
+      const aq = ap + (c << 3);
+      v128.store(aq, f64x2.add(v128.load(aq), f64x2.div(one, f64x2.add(one, E))));
+    }
+  }
 }
 
 // Entry points of tree-block Gibbs chains in lanes (bindings/samplers/treegibbs.ts TreeGibbsLanes;
@@ -252,10 +292,10 @@ export function treeGibbsLanesWorkBytes(model: usize, B: i32): usize {
 
 /**
  * `sweeps` tree-block sweeps of every chain of the batch: treeGibbsStep per lane, bit for bit. acc:
- * f64 per (bit, chain) or 0; each chain's number of changed variable updates goes to the batch's
- * change counts (lanesChangedOffset).
+ * f64 per (bit, chain) or 0 (rb: Rao–Blackwellised marginals, 1, or the sampled bits, 0); each
+ * chain's number of changed variable updates goes to the batch's change counts (lanesChangedOffset).
  */
-export function treeGibbsLanesStep(model: usize, tree: usize, batch: usize, B: i32, sweeps: i32, acc: usize, work: usize): void {
+export function treeGibbsLanesStep(model: usize, tree: usize, batch: usize, B: i32, sweeps: i32, acc: usize, work: usize, rb: i32): void {
   const m = changetype<PairwiseForm>(model);
-  treeLanesSweeps(m, changetype<TreeBlocks>(tree), batch, B, sweeps, work, work + treeLanesWorkBytes(m), acc, batch + lanesChangedOffset(B));
+  treeLanesSweeps(m, changetype<TreeBlocks>(tree), batch, B, sweeps, work, work + treeLanesWorkBytes(m), acc, batch + lanesChangedOffset(B), rb != 0);
 }

@@ -47,7 +47,7 @@ const OPTION_KINDS: Record<string, Kind> = {
   budget: 'number', budgetFactor: 'number', runs: 'number', steps: 'number', population: 'number',
   sweepsPerStep: 'number', pilotRuns: 'number', pilotSteps: 'number', thin: 'number', covarianceCap: 'number',
   maxTableEntries: 'number', maxMessageEntries: 'number', maxFlops: 'number', maxMemory: 'number', orderSearchWork: 'number', orderRestarts: 'number',
-  treeSearch: 'boolean', speedSlicing: 'boolean', adaptMass: 'boolean', empirical: 'boolean', orderedStarts: 'boolean', collapse: 'boolean', lanes: 'boolean',
+  treeSearch: 'boolean', speedSlicing: 'boolean', adaptMass: 'boolean', empirical: 'boolean', orderedStarts: 'boolean', collapse: 'boolean', lanes: 'boolean', raoBlackwell: 'boolean',
   // BP, TRW and bounds; parallel tempering (the whole-run methods past exact, mf and mfrp).
   damping: 'number', maxIterations: 'number', tolerance: 'number', trwSteps: 'number', trwTrees: 'number',
   replicas: 'number', betaMin: 'number', adaptLadder: 'boolean', ladder: 'numbers', moves: 'string', probabilityTable: 'string',

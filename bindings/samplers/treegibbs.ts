@@ -94,7 +94,11 @@ export class TreeGibbsSampler extends DiscreteChainSampler {
   /** The partition bound into the sampler's memory. */
   readonly tree: BoundTreeBlocks;
 
-  constructor(engine: Engine, model: Model, partition?: TreePartition) {
+  /**
+   * @param raoBlackwell What step's accumulator receives: each bit's conditional probability given the other
+   * blocks, computed when its block is redrawn (true, the default), or its sampled value.
+   */
+  constructor(engine: Engine, model: Model, partition?: TreePartition, readonly raoBlackwell = true) {
     super(engine, model, TREE_STREAM, 'tree gibbs');
     this.tree = new BoundTreeBlocks(this.bound, partition ?? treePartition(this.form));
   }
@@ -104,12 +108,15 @@ export class TreeGibbsSampler extends DiscreteChainSampler {
     return this.tree.partition;
   }
 
-  /** Runs `sweeps` passes over the blocks; with `acc` (f64 per bit) adds every bit's value after each sweep. */
+  /**
+   * Runs `sweeps` passes over the blocks; with `acc` (f64 per bit) adds, each sweep, every bit's conditional
+   * probability given the other blocks (raoBlackwell) or its value after the sweep. The draws are the same either way.
+   */
   step(state: TreeGibbsState, sweeps: number, acc = 0): TreeGibbsInfo {
     checkCount('sweeps', sweeps, 1, MAX_LOOP_COUNT);
     const header = this.header();
     this.issued.check(state, acc);
-    const changed = this.engine.call('tree gibbs step', (k) => k.treeGibbsStep(header, this.tree.header, state.ptr, sweeps, acc, this.tree.work));
+    const changed = this.engine.call('tree gibbs step', (k) => k.treeGibbsStep(header, this.tree.header, state.ptr, sweeps, acc, this.tree.work, this.raoBlackwell ? 1 : 0));
     return { sweeps, changeRate: changed / (sweeps * this.form.n) };
   }
 }
@@ -125,7 +132,8 @@ export class TreeGibbsLanes extends GibbsLanes {
   readonly tree: BoundTreeBlocks;
   private readonly treeWork: number;
 
-  constructor(engine: Engine, model: Model, width: number, partition?: TreePartition) {
+  /** @param raoBlackwell As TreeGibbsSampler's: conditional probabilities (default) or sampled bits into the accumulator. */
+  constructor(engine: Engine, model: Model, width: number, partition?: TreePartition, readonly raoBlackwell = true) {
     super(engine, model, width, TREE_STREAM, 'f64', 'sequential', 'off');
     if (!lanesApply(this.form)) throw new ModelError('tree-block Gibbs in lanes needs a model of binary variables with finite potentials');
     this.tree = new BoundTreeBlocks(this.bound, partition ?? treePartition(this.form));
@@ -139,7 +147,7 @@ export class TreeGibbsLanes extends GibbsLanes {
 
   protected override sweeps(batch: LanesBatch, sweeps: number, acc: number): void {
     const header = this.header();
-    this.engine.call('tree gibbs step', (k) => k.treeGibbsLanesStep(header, this.tree.header, batch.ptr, batch.width, sweeps, acc, this.treeWork));
+    this.engine.call('tree gibbs step', (k) => k.treeGibbsLanesStep(header, this.tree.header, batch.ptr, batch.width, sweeps, acc, this.treeWork, this.raoBlackwell ? 1 : 0));
   }
 }
 
@@ -156,12 +164,19 @@ export interface TreeGibbsOptions extends GibbsOptions {
    * finite potentials only, others run one chain at a time). The same result bit for bit either way.
    */
   lanes?: boolean;
+  /**
+   * Marginals from each sweep's exact conditional probabilities of every block's variables given the
+   * other blocks (default true: Rao–Blackwellised, as Gibbs's), or from the sampled states (false: the
+   * states the chains visit counted; a state never drawn reads 0 ± 0). The draws are the same either way.
+   */
+  raoBlackwell?: boolean;
 }
 
 /**
- * The warning for states no chain visited although arc consistency leaves them: their
- * marginals are counts, 0 with a standard error of 0, which bounds nothing (UAI ObjectDetection_13:
- * 12–14 variables 4 SE and more off, states of probability ≈ 10⁻⁴ read 0 ± 0, with no warning).
+ * With `raoBlackwell: false`, the warning for states no chain visited although arc consistency leaves
+ * them: their marginals are counts, 0 with a standard error of 0, which bounds nothing (UAI
+ * ObjectDetection_13: 12–14 variables 4 SE and more off, states of probability ≈ 10⁻⁴ read 0 ± 0,
+ * with no warning). The default marginals read such a state's conditional probability every sweep.
  */
 function unseenStates(model: Model, marginals: Float64Array[], se: Float64Array[] | null, draws: number): string | null {
   // Arc consistency (a JS pass over the factors) only when some state read 0 ± 0.
@@ -175,19 +190,23 @@ function unseenStates(model: Model, marginals: Float64Array[], se: Float64Array[
     if (here > 0) (states += here), variables++;
   }
   if (states === 0) return null;
-  return `${states} state${states > 1 ? 's' : ''} of ${variables} variable${variables > 1 ? 's' : ''} that no factor rules out ${states > 1 ? 'were' : 'was'} never sampled: ${states > 1 ? 'their' : 'its'} marginal reads 0 with a standard error of 0, which bounds nothing (tree-block Gibbs counts the states its chains visit): a state never seen in ${draws} draws can have probability up to about ${(3 / draws).toPrecision(2)} (3 / draws) even where the chains mix; Gibbs (method gibbs) estimates rare states from every sweep's conditionals`;
+  return `${states} state${states > 1 ? 's' : ''} of ${variables} variable${variables > 1 ? 's' : ''} that no factor rules out ${states > 1 ? 'were' : 'was'} never sampled: ${states > 1 ? 'their' : 'its'} marginal reads 0 with a standard error of 0, which bounds nothing (with raoBlackwell false tree-block Gibbs counts the states its chains visit): a state never seen in ${draws} draws can have probability up to about ${(3 / draws).toPrecision(2)} (3 / draws) even where the chains mix; the default (raoBlackwell true) estimates rare states from every sweep's conditionals`;
 }
 
 /**
  * Runs independent tree-block Gibbs chains (method 'treegibbs'): the options, defaults and
  * batch-means estimates of runGibbs, each sweep redrawing every block exactly. The marginals
- * accumulate the sampled bits (not Rao–Blackwellised). On binary models with finite potentials the
- * chains run in f64x2 lanes (TreeGibbsLanes, unless `lanes: false`), with the same result bit for bit.
+ * accumulate each block's exact conditional marginals given the other blocks, every kept sweep
+ * (Rao–Blackwellised; `raoBlackwell: false`: the sampled bits). On binary models with finite
+ * potentials the chains run in f64x2 lanes (TreeGibbsLanes, unless `lanes: false`), with the same
+ * result bit for bit.
  */
 export function runTreeGibbs(engine: Engine, model: Model, opts: TreeGibbsOptions = {}): InferenceResult {
   const run = gibbsRun(opts);
   const t0 = performance.now();
   if (opts.lanes !== undefined && typeof opts.lanes !== 'boolean') throw new ModelError(`lanes must be true or false, got ${String(opts.lanes)}`);
+  if (opts.raoBlackwell !== undefined && typeof opts.raoBlackwell !== 'boolean') throw new ModelError(`raoBlackwell must be true or false, got ${String(opts.raoBlackwell)}`);
+  const rb = opts.raoBlackwell ?? true;
   refuseZeroModel(model, 'treegibbs', engine);
   // The single-site scan's options have no tree-block counterpart: refused, not ignored (as the CLI does).
   if (run.precision !== 'f64' || run.scan !== 'sequential' || run.probabilityTable === 'on') {
@@ -195,7 +214,7 @@ export function runTreeGibbs(engine: Engine, model: Model, opts: TreeGibbsOption
   }
   const form = opts.lanes !== false && model.isPairwise ? toCanonical(model) : null;
   const lanes = form !== null && lanesApply(form);
-  const sampler = lanes ? new TreeGibbsLanes(engine, model, Math.min(GIBBS_F64_BATCH, gibbsBatchWidth(run, form.nBits)), opts.partition) : new TreeGibbsSampler(engine, model, opts.partition);
+  const sampler = lanes ? new TreeGibbsLanes(engine, model, Math.min(GIBBS_F64_BATCH, gibbsBatchWidth(run, form.nBits)), opts.partition, rb) : new TreeGibbsSampler(engine, model, opts.partition, rb);
   try {
     const red = new DiscreteReducer(sampler.form, false);
     const total = run.chains * (run.samples + run.burnin);
@@ -217,7 +236,7 @@ export function runTreeGibbs(engine: Engine, model: Model, opts: TreeGibbsOption
     if (red.stats.batches === 0) throw new CancelledError('tree-block Gibbs was cancelled before the first batch completed: no estimate');
     const seconds = (performance.now() - t0) / 1000;
     const r = batchMeansResult('treegibbs', sampler.form, red, run, { changeRate: red.changeRate, treeBlocks: sampler.partition.blocks.length, siteUpdatesPerSecond: (red.done * sampler.form.n) / Math.max(1e-9, seconds), lanes }, seconds, !finished);
-    const unseen = unseenStates(model, r.marginals, r.marginalStdErr, run.chains * run.samples);
+    const unseen = rb ? null : unseenStates(model, r.marginals, r.marginalStdErr, run.chains * run.samples);
     return unseen ? { ...r, warnings: [...(r.warnings ?? []), unseen] } : r;
   } finally {
     sampler.dispose();
