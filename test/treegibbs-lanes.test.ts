@@ -1,10 +1,11 @@
 // Tree-block Gibbs chains in f64x2 lanes (bindings/samplers/treegibbs.ts TreeGibbsLanes,
 // assembly/samplers/treegibbs_lanes.ts treeGibbsLanesStep):
 //   * every lane of a batch is TreeGibbsSampler's chain for the same (seed, chain), bit for bit:
-//     states, accumulated sums, change rates and the generator, odd batches included, on a model
-//     with couplings past exp's range (the softplus fallbacks);
+//     states, accumulated sums (the conditionals, and the counted states with raoBlackwell false),
+//     change rates and the generator, odd batches included, on a model with couplings past exp's
+//     range (the softplus fallbacks);
 //   * whole infer runs (method 'treegibbs') with lanes and with `lanes: false` give the same result
-//     bit for bit (marginals, standard errors, R̂/ESS, change rate) for 1–5 chains;
+//     bit for bit (marginals, standard errors, R̂/ESS, change rate) for 1–5 chains, either marginals;
 //   * lanes runs within 4 MCSE of enumeration; one-hot models keep the one-chain kernel.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,9 +35,9 @@ function extremeModel(): Model {
 
 test('every lane is the one-chain tree-block sampler bit for bit (states, sums, change rates, generator)', () => {
   for (const model of [randomModel(mulberry32(3), 12, { density: 0.4, scale: 1.5 }), extremeModel(), isingLattice({ shape: [6, 6], beta: 0.6, h: 0.1, periodic: true })]) {
-    for (const chains of [[0], [0, 1, 2], [5, 6, 7, 8]]) {
-      const L = new TreeGibbsLanes(engine, model, chains.length);
-      const one = new TreeGibbsSampler(engine, model, L.partition);
+    for (const [chains, rb] of [[[0], true], [[0, 1, 2], true], [[5, 6, 7, 8], true], [[0, 1, 2], false]] as const) {
+      const L = new TreeGibbsLanes(engine, model, chains.length, undefined, rb);
+      const one = new TreeGibbsSampler(engine, model, L.partition, rb);
       try {
         const batch = L.init(SEED, chains);
         const acc = L.accumulator(batch);
@@ -71,13 +72,13 @@ function comparable(r: InferenceResult) {
 
 test("infer 'treegibbs' with lanes equals lanes: false bit for bit, 1 to 5 chains", () => {
   const model = randomModel(mulberry32(21), 10, { density: 0.4, scale: 1 });
-  for (const chains of [1, 2, 3, 4, 5]) {
-    const opts = { method: 'treegibbs' as const, seed: SEED, chains, samples: 300, burnin: 20, batches: 10 };
+  for (const [chains, raoBlackwell] of [[1, true], [2, true], [3, true], [4, true], [5, true], [3, false]] as const) {
+    const opts = { method: 'treegibbs' as const, seed: SEED, chains, samples: 300, burnin: 20, batches: 10, raoBlackwell };
     const on = infer(engine, model, opts);
     const off = infer(engine, model, { ...opts, lanes: false });
     assert.equal(on.diagnostics.lanes, true);
     assert.equal(off.diagnostics.lanes, false);
-    assert.deepEqual(comparable(on), comparable(off), `${chains} chains`);
+    assert.deepEqual(comparable(on), comparable(off), `${chains} chains, raoBlackwell ${raoBlackwell}`);
   }
 });
 
