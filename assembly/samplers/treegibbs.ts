@@ -10,11 +10,14 @@
 //      m_{v→p}(l) = log Σ_k exp(h_v(k) + ψ_vp(k, l)), added into h_p;
 //   3. downward pass, roots first: x_root ~ exp(h_root), x_v ~ exp(h_v(k) + ψ_vp(k, x_p));
 //   4. when marginals are accumulated (Rao–Blackwellised, as the single-site sampler's): each block
-//      variable's exact conditional p(x_v | x_outside the block) by the outside messages, roots
-//      first: b_root = h_root, b_v(k) = h_v(k) + log Σ_l exp(b_p(l) − m_{v→p}(l) + ψ_vp(k, l)),
-//      p(x_v = k | rest) ∝ exp(b_v(k)); these probabilities, not the drawn states, go into acc. They
-//      depend only on the variables outside the block, so averaged over sweeps they estimate the
-//      marginals without bias, and states too rare to be drawn still read their probability.
+//      variable's exact conditional π_v(k) = p(x_v = k | x_outside the block), roots first:
+//      π_root ∝ exp(h_root), π_v(k) = Σ_l π_p(l) q_v(k | l) with q_v(k | l) ∝ exp(h_v(k) + ψ_vp(k, l))
+//      the within-block conditional that step 3 draws from (the downward message written out:
+//      exp(b_p(l) − m_{v→p}(l)) ∝ π_p(l) / Σ_k exp(h_v(k) + ψ_vp(k, l))). The upward pass already
+//      exponentiates these weights (its log-sum-exps) and keeps them, so the step costs no
+//      transcendental call past the roots. These probabilities, not the drawn states, go into acc.
+//      They depend only on the variables outside the block, so averaged over sweeps they estimate
+//      the marginals without bias, and states too rare to be drawn still read their probability.
 //
 // ψ_vp(k, l) is W between the bit of (v, k) and the bit of (p, l) (0 where either is a free bit's
 // state 0 or W holds no entry), read through per-edge index tables built by the bindings, so the
@@ -91,23 +94,32 @@ export function treeRefresh(model: usize, tree: usize): void {
  * Bytes of the work buffer treeSweeps needs: h (f64 per state), weights (f64 per state of the
  * largest variable), states (i32 per variable), and f64 per variable more for the free-bit path
  * (which uses three f64 per variable: λ, e^{−λ} and the outside field); then the general path's
- * upward messages, kept for the marginals (f64 per state of each non-root variable's parent).
+ * weights exp(h_v(k) + ψ_vp(k, l) − max_k), kept for the marginals (f64 per entry of the edge
+ * tables of the largest block).
  */
 export function treeWorkBytes(model: usize, tree: usize): usize {
   const m = changetype<PairwiseForm>(model);
   const t = changetype<TreeBlocks>(tree);
-  let msgStates: usize = 0;
-  for (let v = 0; v < m.nBlocks; v++) {
-    const p = ld32(t.parent, v);
-    if (p >= 0) msgStates += <usize>(ld32(t.stateStart, p + 1) - ld32(t.stateStart, p));
-  }
-  return msgOffset(m, t) + (msgStates << 3);
+  let most: usize = 0;
+  for (let tb = 0; tb < t.nTreeBlocks; tb++) most = max(most, blockEdgeEntries(t, tb));
+  return tableOffset(m, t) + (most << 3);
 }
 
-/** Offset of the upward messages in the work buffer. */
+/** Offset of the kept weights in the work buffer. */
 @inline
-function msgOffset(m: PairwiseForm, t: TreeBlocks): usize {
+function tableOffset(m: PairwiseForm, t: TreeBlocks): usize {
   return (<usize>t.nStates << 3) + (<usize>t.maxCard << 3) + (<usize>m.nBlocks << 2) + (<usize>m.nBlocks << 3);
+}
+
+/** Σ over block tb's non-root variables v of K_v K_parent: the entries of its edge tables. */
+function blockEdgeEntries(t: TreeBlocks, tb: i32): usize {
+  let n: usize = 0;
+  const st = t.stateStart;
+  for (let i = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1); i < hi; i++) {
+    const v = ld32(t.order, i), p = ld32(t.parent, v);
+    if (p >= 0) n += <usize>(ld32(st, v + 1) - ld32(st, v)) * <usize>(ld32(st, p + 1) - ld32(st, p));
+  }
+  return n;
 }
 
 @inline
@@ -152,9 +164,10 @@ function drawLog(r: Philox, w: usize, K: i32, top: f64): i32 {
  * Steps 1–3 for tree block tb: records the block's states in xs and clears its bits, fills h with
  * the unary terms and the upward messages. Returns Σ over the block's roots of log Σ_k exp(h_root(k)):
  * the log of the block's conditional normaliser given the rest (−∞ when no joint state is possible).
- * msg (or 0): receives each message m_{v→p} (K_p values), leaves first, one after another.
+ * kept (or 0): receives each non-root v's weights exp(h_v(k) + ψ_vp(k, l) − max_k) at [l·K_v + k],
+ * leaves first, one table after another (the same arithmetic either way).
  */
-function upward(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, h: usize, w: usize, xs: usize, msg: usize = 0): f64 {
+function upward(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, h: usize, w: usize, xs: usize, kept: usize = 0): f64 {
   const bs = m.blockStart, oneHot = m.oneHot;
   const order = t.order, parent = t.parent, st = t.stateStart, pairOff = t.pairOff, pairIdx = t.pairIdx;
   const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
@@ -197,79 +210,72 @@ function upward(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, h: usize, w: 
     for (let l = 0; l < Kp; l++) {
       for (let k = 0; k < Kv; k++) store<f64>(w + (<usize>k << 3), load<f64>(hv + (<usize>k << 3)) + psi(m, pairIdx, off, Kp, k, l));
       const q = hp + (<usize>l << 3);
-      const mv = logSumExp(w, Kv);
-      store<f64>(q, load<f64>(q) + mv);
-      if (msg) store<f64>(msg + (<usize>l << 3), mv);
+      store<f64>(q, load<f64>(q) + logSumExp(w, Kv, kept));
+      if (kept) kept += <usize>Kv << 3;
     }
-    if (msg) msg += <usize>Kp << 3;
   }
   return logZ;
 }
 
 /**
- * Step 4 for tree block tb, after upward(…, msg) and the draws: turns h into the log beliefs b,
- * roots first, and adds each variable's conditional probabilities into acc (a free bit its
- * p(x = 1), a one-hot block each state's). msgEnd: where upward's messages ended. Where m_{v→p}(l)
- * = −∞ (no state of v's subtree allows p = l) the cavity of l is −∞: b_p(l) is −∞ too, and l adds
- * nothing to v's beliefs whatever the rest of p's tree says (every h_v(k) + ψ_vp(k, l) is −∞). A
- * variable whose beliefs are all −∞ (the block has no possible state given the rest: a chain not
- * yet in the support) adds its drawn state instead.
+ * Step 4 for tree block tb, after upward(…, kept) and the draws: turns h into the conditional
+ * marginals π, roots first, and adds them into acc (a free bit its p(x = 1), a one-hot block each
+ * state's). keptEnd: where upward's weights ended (they are read back roots first). A column l
+ * whose weights are all 0 (no state of v allows p = l) has π_p(l) = 0 and adds nothing. A variable
+ * whose π sums to 0 — its tree has no possible state given the rest: a chain not yet in the
+ * support — adds its drawn state instead (its children then read that state as π).
  */
-function marginals(m: PairwiseForm, t: TreeBlocks, tb: i32, h: usize, w: usize, xs: usize, msgEnd: usize, acc: usize): void {
-  const order = t.order, parent = t.parent, st = t.stateStart, pairOff = t.pairOff, pairIdx = t.pairIdx;
+function marginals(m: PairwiseForm, t: TreeBlocks, tb: i32, h: usize, xs: usize, keptEnd: usize, acc: usize): void {
+  const order = t.order, parent = t.parent, st = t.stateStart;
   const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
-  let msg = msgEnd;
+  let kept = keptEnd;
   for (let i = lo; i < hi; i++) {
     const v = ld32(order, i);
     const p = ld32(parent, v);
     const hv = h + (<usize>ld32(st, v) << 3);
     const Kv = ld32(st, v + 1) - ld32(st, v);
-    if (p >= 0) {
+    let total: f64 = 0;
+    if (p < 0) {
+      let top = -Infinity;
+      for (let k = 0; k < Kv; k++) top = max(top, load<f64>(hv + (<usize>k << 3)));
+      if (top > -Infinity) {
+        for (let k = 0; k < Kv; k++) {
+          const q = hv + (<usize>k << 3);
+          const e = Math.exp(load<f64>(q) - top);
+          store<f64>(q, e);
+          total += e;
+        }
+        const inv = 1.0 / total;
+        for (let k = 0; k < Kv; k++) store<f64>(hv + (<usize>k << 3), load<f64>(hv + (<usize>k << 3)) * inv);
+      }
+    } else {
       const hp = h + (<usize>ld32(st, p) << 3);
       const Kp = ld32(st, p + 1) - ld32(st, p);
-      const off = ld32(pairOff, v);
-      msg -= <usize>Kp << 3; // this variable's message (upward stored them leaves first)
+      kept -= (<usize>Kv * <usize>Kp) << 3; // this variable's table (upward kept them leaves first)
+      for (let k = 0; k < Kv; k++) store<f64>(hv + (<usize>k << 3), 0.0);
       for (let l = 0; l < Kp; l++) {
-        const q = msg + (<usize>l << 3);
-        const mv = load<f64>(q);
-        store<f64>(q, mv == -Infinity ? -Infinity : load<f64>(hp + (<usize>l << 3)) - mv);
+        const col = kept + ((<usize>l * <usize>Kv) << 3);
+        let z: f64 = 0;
+        for (let k = 0; k < Kv; k++) z += load<f64>(col + (<usize>k << 3));
+        const pl = load<f64>(hp + (<usize>l << 3));
+        if (z == 0 || pl == 0) continue;
+        const a = pl / z;
+        for (let k = 0; k < Kv; k++) {
+          const q = hv + (<usize>k << 3);
+          store<f64>(q, load<f64>(q) + a * load<f64>(col + (<usize>k << 3)));
+        }
       }
-      for (let k = 0; k < Kv; k++) {
-        for (let l = 0; l < Kp; l++) store<f64>(w + (<usize>l << 3), load<f64>(msg + (<usize>l << 3)) + psi(m, pairIdx, off, Kp, k, l));
-        const q = hv + (<usize>k << 3);
-        store<f64>(q, load<f64>(q) + logSumExp(w, Kp));
-      }
+      for (let k = 0; k < Kv; k++) total += load<f64>(hv + (<usize>k << 3));
     }
-    let top = -Infinity;
-    for (let k = 0; k < Kv; k++) top = max(top, load<f64>(hv + (<usize>k << 3)));
     const b = ld32(m.blockStart, v);
     const free = !load<u8>(m.oneHot + <usize>v);
-    if (top == -Infinity) {
+    if (!(total > 0)) {
       const x = load<i32>(xs + (<usize>v << 2));
-      if (!free) addTo(acc, b + x, 1.0);
-      else if (x) addTo(acc, b, 1.0);
-      continue;
+      for (let k = 0; k < Kv; k++) store<f64>(hv + (<usize>k << 3), select<f64>(1.0, 0.0, k == x));
     }
-    let total: f64 = 0;
-    for (let k = 0; k < Kv; k++) {
-      const e = Math.exp(load<f64>(hv + (<usize>k << 3)) - top);
-      store<f64>(w + (<usize>k << 3), e);
-      total += e;
-    }
-    const inv = 1.0 / total;
-    if (free) addTo(acc, b, load<f64>(w, 8) * inv);
-    else for (let k = 0; k < Kv; k++) addTo(acc, b + k, load<f64>(w + (<usize>k << 3)) * inv);
+    if (free) addTo(acc, b, load<f64>(hv, 8));
+    else for (let k = 0; k < Kv; k++) addTo(acc, b + k, load<f64>(hv + (<usize>k << 3)));
   }
-}
-
-/** Σ over block tb's non-root variables of their parent's number of states (its upward messages' length). */
-function blockMsgStates(t: TreeBlocks, tb: i32): usize {
-  let n: usize = 0;
-  for (let i = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1); i < hi; i++) {
-    const p = ld32(t.parent, ld32(t.order, i));
-    if (p >= 0) n += <usize>(ld32(t.stateStart, p + 1) - ld32(t.stateStart, p));
-  }
-  return n;
 }
 
 @inline
@@ -278,13 +284,20 @@ function addTo(acc: usize, bit: i32, x: f64): void {
   store<f64>(q, load<f64>(q) + x);
 }
 
-/** log Σ_k exp(x_k), max-shifted; −∞ when every x_k is −∞. */
-function logSumExp(x: usize, K: i32): f64 {
+/** log Σ_k exp(x_k), max-shifted; −∞ when every x_k is −∞. out (or 0): receives exp(x_k − max) (0s for −∞). */
+function logSumExp(x: usize, K: i32, out: usize = 0): f64 {
   let top = -Infinity;
   for (let k = 0; k < K; k++) top = max(top, load<f64>(x + (<usize>k << 3)));
-  if (top == -Infinity) return top;
+  if (top == -Infinity) {
+    if (out) memory.fill(out, 0, <usize>K << 3);
+    return top;
+  }
   let sum: f64 = 0;
-  for (let k = 0; k < K; k++) sum += Math.exp(load<f64>(x + (<usize>k << 3)) - top);
+  for (let k = 0; k < K; k++) {
+    const e = Math.exp(load<f64>(x + (<usize>k << 3)) - top);
+    if (out) store<f64>(out + (<usize>k << 3), e);
+    sum += e;
+  }
   return top + Math.log(sum);
 }
 
@@ -336,12 +349,12 @@ export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps:
   const h = work;
   const w = work + (<usize>t.nStates << 3);
   const xs = w + (<usize>t.maxCard << 3);
-  const msg = rb && acc ? work + msgOffset(m, t) : 0;
+  const kept = rb && acc ? work + tableOffset(m, t) : 0;
   const order = t.order, parent = t.parent, st = t.stateStart, pairOff = t.pairOff, pairIdx = t.pairIdx;
   let changed: f64 = 0;
   for (let sw = 0; sw < sweeps; sw++) {
     for (let tb = 0; tb < t.nTreeBlocks; tb++) {
-      const z = upward(m, t, s, tb, h, w, xs, msg);
+      const z = upward(m, t, s, tb, h, w, xs, kept);
       if (firstLogZ && sw == 0 && tb == 0) store<f64>(firstLogZ, z);
       // 4. Downward sampling, roots first (a parent's new state is in xs before its children's).
       const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
@@ -373,7 +386,7 @@ export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps:
         store<i32>(q, x);
       }
       writeBits(m, t, s, tb, xs);
-      if (msg) marginals(m, t, tb, h, w, xs, msg + (blockMsgStates(t, tb) << 3), acc);
+      if (kept) marginals(m, t, tb, h, xs, kept + (blockEdgeEntries(t, tb) << 3), acc);
     }
     if (acc && !rb) {
       for (let p = 0; p < m.nBits; p++) {
