@@ -171,7 +171,7 @@ function upward(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, h: usize, w: 
   const bs = m.blockStart, oneHot = m.oneHot;
   const order = t.order, parent = t.parent, st = t.stateStart, pairOff = t.pairOff, pairIdx = t.pairIdx;
   const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
-  // 1. Record and clear the block's states.
+  // Step 1: record and clear the block's states.
   for (let i = lo; i < hi; i++) {
     const v = ld32(order, i);
     const b = ld32(bs, v), nb = ld32(bs, v + 1) - b;
@@ -181,7 +181,7 @@ function upward(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, h: usize, w: 
     store<i32>(xs + (<usize>v << 2), x);
     memory.fill(s + <usize>b, 0, <usize>nb);
   }
-  // 2. Unary terms from outside the block.
+  // Step 1: the unary terms from outside the block.
   for (let i = lo; i < hi; i++) {
     const v = ld32(order, i);
     const b = ld32(bs, v), h0 = h + (<usize>ld32(st, v) << 3);
@@ -193,7 +193,7 @@ function upward(m: PairwiseForm, t: TreeBlocks, s: usize, tb: i32, h: usize, w: 
       for (let k = 0; k < nb; k++) store<f64>(h0 + (<usize>k << 3), localField(m, s, b + k));
     }
   }
-  // 3. Upward messages, leaves first; at a root, its log normaliser.
+  // Step 2: upward messages, leaves first; at a root, its log normaliser.
   let logZ: f64 = 0;
   for (let i = hi - 1; i >= lo; i--) {
     const v = ld32(order, i);
@@ -356,7 +356,7 @@ export function treeSweeps(m: PairwiseForm, t: TreeBlocks, chain: usize, sweeps:
     for (let tb = 0; tb < t.nTreeBlocks; tb++) {
       const z = upward(m, t, s, tb, h, w, xs, kept);
       if (firstLogZ && sw == 0 && tb == 0) store<f64>(firstLogZ, z);
-      // 4. Downward sampling, roots first (a parent's new state is in xs before its children's).
+      // Step 3: downward sampling, roots first (a parent's new state is in xs before its children's).
       const lo = ld32(t.blockPtr, tb), hi = ld32(t.blockPtr, tb + 1);
       for (let i = lo; i < hi; i++) {
         const v = ld32(order, i);
