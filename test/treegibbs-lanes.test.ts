@@ -35,7 +35,8 @@ function extremeModel(): Model {
 
 test('every lane is the one-chain tree-block sampler bit for bit (states, sums, change rates, generator)', () => {
   for (const model of [randomModel(mulberry32(3), 12, { density: 0.4, scale: 1.5 }), extremeModel(), isingLattice({ shape: [6, 6], beta: 0.6, h: 0.1, periodic: true })]) {
-    for (const [chains, rb] of [[[0], true], [[0, 1, 2], true], [[5, 6, 7, 8], true], [[0, 1, 2], false]] as const) {
+    const runs: [number[], boolean][] = [[[0], true], [[0, 1, 2], true], [[5, 6, 7, 8], true], [[0, 1, 2], false]];
+    for (const [chains, rb] of runs) {
       const L = new TreeGibbsLanes(engine, model, chains.length, undefined, rb);
       const one = new TreeGibbsSampler(engine, model, L.partition, rb);
       try {
