@@ -239,6 +239,12 @@ test('states that zero potentials kept every Gibbs chain from read 0 ± 0, now w
   // The chains folded from workers get the check too.
   const w = await runParallel(model, { method: 'gibbs', samples: 300, seed: 9, workers: 2 });
   assert.ok(confined(w.warnings), JSON.stringify(w.warnings));
+  // Tree-block Gibbs: its Rao–Blackwellised marginals get the check, with the block remedy; counted ones have their own warning.
+  const { confinedStatesWarning } = await import('../bindings/core/sampled-checks.ts');
+  const frozen = infer(engine, model, { method: 'gibbs', samples: 300, seed: 9 });
+  assert.match(confinedStatesWarning(model, { ...frozen, method: 'treegibbs', diagnostics: { raoBlackwell: true } }) ?? '', /redrawing one block at a time cannot leave.*Parallel tempering \(method pt\)/);
+  assert.equal(confinedStatesWarning(model, { ...frozen, method: 'treegibbs', diagnostics: { raoBlackwell: false } }), null);
+  assert.match(confinedStatesWarning(model, frozen) ?? '', /moves of one variable at a time cannot leave.*Tree-block Gibbs \(method treegibbs\)/);
   // A state of probability e^-1000 underflows to 0 ± 0 without zeros nearby: not a confinement.
   const b = new ModelBuilder([2, 2]);
   b.addUnary(0, [0, -1000]);

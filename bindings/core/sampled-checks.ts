@@ -8,7 +8,7 @@ import type { InferenceResult } from './result.ts';
 import { symmetryWarning } from './symmetry.ts';
 import { arcConsistentStates } from './feasible.ts';
 
-type Sampled = Pick<InferenceResult, 'marginals' | 'marginalStdErr' | 'warnings'> & { method?: string };
+type Sampled = Pick<InferenceResult, 'marginals' | 'marginalStdErr' | 'warnings'> & { method?: string; diagnostics?: Record<string, unknown> };
 
 /** The result with the warnings of both checks added (each once). */
 export function withSampledChecks<R extends Sampled>(model: Model, result: R): R {
@@ -23,11 +23,13 @@ export function withSampledChecks<R extends Sampled>(model: Model, result: R): R
  * those states are impossible. A random 9-variable model with a pair factor allowing only (0,0),
  * (1,1), (2,1): Gibbs said 1.0000 ± 0.0000 against 0.9012, R̂ 1.04, silently, as all four chains
  * started in (0,0). Elsewhere a 0 is an underflow (a field of 1000 nats), not a confinement.
- * Tree-block Gibbs has its own warning for the states its chains never visited.
+ * Tree-block Gibbs counting states (raoBlackwell false) has its own warning for the states its chains
+ * never visited; Rao–Blackwellised, its blocks can be walled off as single sites are.
  */
 export function confinedStatesWarning(model: Model, result: Sampled): string | null {
   const p = result.marginals, se = result.marginalStdErr;
-  if (!p || !se || result.method === 'treegibbs') return null;
+  const blocks = result.method === 'treegibbs';
+  if (!p || !se || (blocks && result.diagnostics?.raoBlackwell === false)) return null;
   const zeroRead = (v: number, k: number) => p[v][k] === 0 && se[v][k] === 0;
   // Arc consistency (a JS pass over the factors) only when some state read 0 ± 0.
   if (!p.some((row, v) => row.some((_, k) => zeroRead(v, k)))) return null;
@@ -46,5 +48,5 @@ export function confinedStatesWarning(model: Model, result: Sampled): string | n
   }
   if (states === 0) return null;
   const s = states > 1;
-  return `${states} state${s ? 's' : ''} of ${variables} variable${variables > 1 ? 's' : ''} (the first x${first}) that no factor rules out read${s ? '' : 's'} 0 with a standard error of 0: no sampled configuration gave ${s ? 'them' : 'it'} positive probability. Zero potentials can keep every chain in a part of the configurations that moves of one variable at a time cannot leave; the marginals and their standard errors are then wrong. Tree-block Gibbs (method treegibbs) redraws whole blocks at once; exact inference gives the answer where it runs`;
+  return `${states} state${s ? 's' : ''} of ${variables} variable${variables > 1 ? 's' : ''} (the first x${first}) that no factor rules out read${s ? '' : 's'} 0 with a standard error of 0: no sampled configuration gave ${s ? 'them' : 'it'} positive probability. Zero potentials can keep every chain in a part of the configurations that ${blocks ? 'redrawing one block at a time' : 'moves of one variable at a time'} cannot leave; the marginals and their standard errors are then wrong. ${blocks ? 'Parallel tempering (method pt) crosses such walls through its hot replicas' : 'Tree-block Gibbs (method treegibbs) redraws whole blocks at once'}; exact inference gives the answer where it runs`;
 }

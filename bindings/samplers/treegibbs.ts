@@ -235,7 +235,7 @@ export function runTreeGibbs(engine: Engine, model: Model, opts: TreeGibbsOption
     }
     if (red.stats.batches === 0) throw new CancelledError('tree-block Gibbs was cancelled before the first batch completed: no estimate');
     const seconds = (performance.now() - t0) / 1000;
-    const r = batchMeansResult('treegibbs', sampler.form, red, run, { changeRate: red.changeRate, treeBlocks: sampler.partition.blocks.length, siteUpdatesPerSecond: (red.done * sampler.form.n) / Math.max(1e-9, seconds), lanes }, seconds, !finished);
+    const r = batchMeansResult('treegibbs', sampler.form, red, run, { changeRate: red.changeRate, treeBlocks: sampler.partition.blocks.length, siteUpdatesPerSecond: (red.done * sampler.form.n) / Math.max(1e-9, seconds), lanes, raoBlackwell: rb }, seconds, !finished);
     const unseen = rb ? null : unseenStates(model, r.marginals, r.marginalStdErr, run.chains * run.samples);
     return unseen ? { ...r, warnings: [...(r.warnings ?? []), unseen] } : r;
   } finally {
