@@ -92,6 +92,15 @@ test('builders and Model.fromData check what they take: counts, types, sums past
     [() => new ModelBuilder([2]).addConstant(1e308).addConstant(1e308).build(), /constant factors sum to \+Infinity/],
     // Finite factors on different scopes whose largest entries sum past the range (exact inference said Z = 0 or NaN).
     [() => new ModelBuilder([2, 2]).addFactor([0], [1e308, 0]).addFactor([0, 1], [1e308, 1e308, 0, 0]).build(), /largest log-potentials sum past the double range/],
+    // … also beside a constant that brings the total back in range: the kernels sum the factors first (bucket elimination said NaN, the junction tree +∞).
+    [() => new ModelBuilder([2, 2]).addUnary(0, [1e308, 1e308]).addPairwise(0, 1, [1e308, 1e308, 1e308, 1e308]).addConstant(-1.5e308).build(), /largest log-potentials sum past the double range/],
+    [() => new ModelBuilder([2, 2]).addUnary(0, [-1e308, -1e308]).addPairwise(0, 1, [-1e308, -1e308, -1e308, -1e308]).addConstant(-1e308).build(), /the largest log-potential, .* leaves the double range/],
+    // Shared tables: a scope of another size (a smaller one let a later one read past the table), and the cache keyed by shape too.
+    [() => { const b = new ModelBuilder([2, 2, 3]); return b.addSharedFactor([0, 1, 2], b.shareTable(new Array(8).fill(0))); }, /shared table 0 does not fit the scope \(0 1 2\): it has 8 entries, the scope's table 12/],
+    [() => new ModelBuilder([2, 2, 2]).addSharedFactor([0, 1, 2], 3), /no table was shared at that id/],
+    // Model.fromData: a decreasing scopeStart (arity −1, log Z 4.947 against 4.133) and a lattice of another size.
+    [() => Model.fromData({ card: Int32Array.of(2, 2, 2), scopeStart: Int32Array.of(0, 2, 1, 2), scopeVars: Int32Array.of(0, 1), tableStart: Int32Array.of(0, 4, 6), tables: new Float64Array(8), logConst: 0, lattice: null }), /model data: scopeStart decreases at factor 1 \(2 then 1\)/],
+    [() => Model.fromData({ ...small.toData(), lattice: { shape: [5, 5], periodic: false } }), /a lattice of shape 5×5 does not lay out 3 variables/],
     [() => Model.fromData({ ...small.toData(), logConst: NaN }), /the constant log-potential is NaN/],
     // A factor of no variables: exact inference, TRW and mean field dropped it (TRW's "upper bound" 5 nats below log Z).
     [() => Model.fromData({ ...small.toData(), tableStart: Int32Array.of(...small.toData().tableStart, small.toData().tables.length), scopeStart: Int32Array.of(...small.toData().scopeStart, small.toData().scopeVars.length), tables: Float64Array.of(...small.toData().tables, 5) }), /factor \d+ has no variables: put a constant log-potential in logConst/],

@@ -359,6 +359,16 @@ test('planning options are checked before the plan cache, named as given, and sm
   for (const [opts, re] of [[{ maxFlops: NaN }, /^maxFlops NaN is not a positive number/], [{ maxMessageEntries: NaN }, /^maxMessageEntries NaN is not a positive number/], [{ maxMessageEntries: 0 }, /^maxMessageEntries 0 is not/], [{ maxFlops: Infinity }, /^maxFlops Infinity is not/]] as const) {
     assert.throws(() => exactInference(engine, m, { method: 'bucket', ...opts }), (e: unknown) => e instanceof ModelError && re.test((e as Error).message), JSON.stringify(opts));
   }
+  // Taken before: a bad search budget or restart count, treeSearch 'no' (ran the search), method null (ran auto),
+  // maxMessageEntries 0.5 where the junction tree ran. Every path checks them: exactInference (auto), exactSample, exactMAP.
+  const { exactMAP, exactSample } = await import('../bindings/exact/exact.ts');
+  const { isingLattice } = await import('../bindings/core/builders.ts');
+  const pair = isingLattice({ shape: [3, 3], beta: 0.3 }); // pairwise: auto plans the junction tree
+  for (const [opts, re] of [[{ orderSearchWork: -1 }, /orderSearchWork -1 is not a number ≥ 0/], [{ orderSearchWork: NaN }, /orderSearchWork NaN/], [{ orderRestarts: -3 }, /orderRestarts -3 is not an integer/], [{ orderRestarts: 2.5 }, /orderRestarts 2.5/], [{ treeSearch: 'no' as unknown as boolean }, /treeSearch must be true or false, got "no"/], [{ speedSlicing: 1 as unknown as boolean }, /speedSlicing must be true or false/], [{ maxMessageEntries: 0.5 }, /maxMessageEntries 0.5 is not a positive number/], [{ method: null as unknown as 'auto' }, /unknown exact method "null"/]] as const) {
+    const runs: (() => unknown)[] = [() => exactInference(engine, pair, opts), () => exactInference(engine, m, opts)];
+    if (!('method' in opts)) runs.push(() => exactSample(engine, m, { count: 2, ...opts }), () => exactMAP(engine, m, opts)); // they take no method
+    for (const run of runs) assert.throws(run, (e: unknown) => e instanceof ModelError && re.test((e as Error).message), JSON.stringify(opts));
+  }
   // "the memory budget of 0 kB is too small" for 100 bytes; "4 kB … would do is 4 kB" for 4000 against 4248.
   assert.throws(() => exactInference(engine, m, { method: 'bucket', maxMemory: 100 }), (e: unknown) => /the memory budget of 100 bytes is too small even for the sliced plan: the smallest budget that would do is (\d+) bytes \(--max-memory \1\)/.test((e as Error).message));
 });

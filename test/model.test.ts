@@ -300,3 +300,14 @@ test('a model of probability zero — a variable whose unary factors and evidenc
   assert.equal(r.logZ, -Infinity, 'exact inference: log Z = −∞, marginals that throw when read');
   assert.throws(() => r.marginals[0], /constant factor/);
 });
+
+test('a shared table on scopes of one permutation but other shapes: the same model as separate factors (a second shape reused the first one\'s permuted copy: p(x2) 0.282 against 0.128)', () => {
+  const card = [2, 2, 3, 2, 3, 2], t = Array.from({ length: 12 }, (_, e) => Math.log(e + 1));
+  const shared = new ModelBuilder(card), id = shared.shareTable(t);
+  shared.addSharedFactor([5, 4, 3], id).addSharedFactor([2, 1, 0], id);
+  const separate = new ModelBuilder(card).addFactor([5, 4, 3], t).addFactor([2, 1, 0], t);
+  const a = shared.build(), b = separate.build();
+  for (const x of configurations(Int32Array.from(card))) assert.ok(Math.abs(a.logPotential(x) - b.logPotential(x)) < 1e-12, `x = ${Array.from(x)}`);
+  const p = bruteForce(a).marginals[2];
+  assert.ok(Math.abs(p[0] - bruteForce(b).marginals[2][0]) < 1e-12 && Math.abs(p[0] - 0.128) < 0.001, `p(x2) ${Array.from(p)}`);
+});

@@ -12,19 +12,27 @@ interface FactorTables {
 }
 
 /**
- * The model, after checking that no configuration's log-potential can pass the double range: the
- * constant plus every factor's largest entry stays finite. Finite factors of 1e308 on one variable's
- * two scopes summed to +∞: enumeration and bucket elimination answered Z = 0, the junction tree NaN.
+ * The model, after checking that no configuration's log-potential can pass the double range: every
+ * factor's largest entry summed stays finite, and so does that sum with the constant. Finite factors
+ * of 1e308 on one variable's two scopes summed to +∞: enumeration and bucket elimination answered
+ * Z = 0, the junction tree NaN. The factors are summed without the constant, as the kernels sum them
+ * (the constant is added last): factors of 1e308 beside a constant of −1.5e308 passed a sum begun at
+ * the constant, and bucket elimination said log Z NaN, the junction tree +∞ or NaN.
  */
 export function withSumInRange<M extends FactorTables>(m: M): M {
-  let top = m.logConst === -Infinity ? 0 : m.logConst;
+  // up: Σ of the positive maxima (what the kernels' sums can reach); sum: Σ of the finite maxima
+  // (the largest log-potential; a table of zeros only makes Z = 0, which is reported elsewhere).
+  let up = 0, sum = 0;
   for (let f = 0; f < m.nFactors; f++) {
     let max = -Infinity;
     const t0 = m.tableStart[f], t1 = t0 + m.tableSize(f);
     for (let e = t0; e < t1; e++) if (m.tables[e] > max) max = m.tables[e];
-    if (max > 0) top += max;
+    if (max > 0) up += max;
+    if (max > -Infinity) sum += max;
   }
-  if (top === Infinity) throw new ModelError('the factors\' largest log-potentials sum past the double range (+Infinity): rescale them');
+  if (up === Infinity) throw new ModelError('the factors\' largest log-potentials sum past the double range (+Infinity): rescale them');
+  const c = m.logConst === -Infinity ? 0 : m.logConst;
+  if (!Number.isFinite(sum + c)) throw new ModelError(`the largest log-potential, the factors' largest entries (${sum.toPrecision(3)}) plus the constant (${c.toPrecision(3)}), leaves the double range: rescale them`);
   return m;
 }
 

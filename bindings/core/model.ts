@@ -13,6 +13,7 @@
 import { countingSort, GrowF64, GrowI32, ScopeIndex } from './flat-storage.ts';
 import { EngineError, ModelError } from './errors.ts';
 import { MAX_PAIR_TABLE_ENTRIES, pairTablesRefusal, withSumInRange } from './model-range.ts';
+import { isIdentity, permuteAdd } from './table-permute.ts';
 
 /** Engine limits: a variable's states and a model's size must fit the WASM kernels' index types. */
 export const LIMITS = Object.freeze({
@@ -119,9 +120,11 @@ export class Model {
       if (!(a instanceof Int32Array)) throw new ModelError(`model data: ${name} must be an Int32Array`);
     }
     if (!(d.tables instanceof Float64Array)) throw new ModelError('model data: tables must be a Float64Array');
+    if (d.lattice && d.lattice.shape.reduce((a, b) => a * b, 1) !== n) throw new ModelError(`model data: a lattice of shape ${d.lattice.shape.join('×')} does not lay out ${n} variables`);
     for (let f = 0; f < F; f++) {
-      // Constants live in logConst (ModelBuilder, the readers): one as a factor was dropped by exact, TRW (a "bound" below log Z), MF.
-      if (d.scopeStart[f + 1] === d.scopeStart[f]) throw new ModelError(`model data: factor ${f} has no variables: put a constant log-potential in logConst`);
+      // Constants live in logConst (ModelBuilder, the readers): one as a factor was dropped by exact, TRW (a "bound" below log Z), MF;
+      // a decreasing start gave arity −1 and log Z 4.947 against enumeration's 4.133.
+      if (!(d.scopeStart[f + 1] > d.scopeStart[f])) throw new ModelError(d.scopeStart[f + 1] === d.scopeStart[f] ? `model data: factor ${f} has no variables: put a constant log-potential in logConst` : `model data: scopeStart decreases at factor ${f} (${d.scopeStart[f]} then ${d.scopeStart[f + 1]})`);
       let size = 1;
       for (let p = d.scopeStart[f]; p < d.scopeStart[f + 1]; p++) {
         const v = d.scopeVars[p];
@@ -478,8 +481,10 @@ export class ModelBuilder {
    * pairs hashed; made on the first such factor (lattices built from shared tables never need it).
    */
   private small: { unaryOf: Int32Array; firstPair: Int32Array; firstHi: Int32Array; morePairs: ScopeIndex } | null = null;
-  /** Shared table id (its offset) and scope permutation → offset of the permuted copy. */
+  /** Shared table id (its offset), scope permutation and cardinalities → offset of the permuted copy. */
   private readonly permuted = new Map<string, number>();
+  /** Shared table id → its entries: a scope must take them all (a smaller one let a later one read past them). */
+  private readonly sharedSize = new Map<number, number>();
   /** Shared pair table id and (K_i, K_j) of the caller's order → offset of its transpose. */
   private readonly transposed = new Map<number, number>();
   private logConst = 0;
@@ -599,6 +604,7 @@ export class ModelBuilder {
     checkLogTable(logTable, logTable.length, what);
     const at = this.tables.reserve(logTable.length);
     this.tables.a.set(logTable as ArrayLike<number>, at);
+    this.sharedSize.set(at, logTable.length);
     return at;
   }
 
@@ -619,10 +625,11 @@ export class ModelBuilder {
     }
     const { sorted, perm, size } = this.checkScope(scope, scopeName(scope));
     if (sorted.length === 0) throw new ModelError('a shared table needs a non-empty scope');
-    if (!(id >= 0 && id + size <= this.tables.length)) throw new ModelError(`shared table ${id} does not fit the scope (${Array.from(scope).join(' ')})`);
+    if (this.sharedSize.get(id) !== size) throw new ModelError(`shared table ${id} does not fit the scope (${Array.from(scope).join(' ')}): ${this.sharedSize.has(id) ? `it has ${this.sharedSize.get(id)} entries, the scope's table ${size}` : 'no table was shared at that id'}`);
     let at = id;
     if (!isIdentity(perm)) {
-      const key = `${id}:${perm.join(',')}`;
+      // The cardinalities too: scopes of one permutation but other shapes permute the table differently.
+      const key = `${id}:${perm.join(',')}:${Array.from(scope, (v) => this.card[v]).join(',')}`;
       const cached = this.permuted.get(key);
       if (cached === undefined) {
         at = this.tables.reserve(size);
@@ -682,7 +689,7 @@ export class ModelBuilder {
   /** Offset of shared table `id` laid out for the sorted scope of (i, j) (j < 0: one variable). */
   private sharedPairAt(i: number, j: number, id: number, name: Name): number {
     const Ki = this.card[i], Kj = j >= 0 ? this.card[j] : 1, size = Ki * Kj;
-    if (!(id >= 0 && id + size <= this.tables.length)) throw new ModelError(`shared table ${id} does not fit the ${nameOf(name)}`);
+    if (this.sharedSize.get(id) !== size) throw new ModelError(`shared table ${id} does not fit the ${nameOf(name)}: ${this.sharedSize.has(id) ? `it has ${this.sharedSize.get(id)} entries, the scope's table ${size}` : 'no table was shared at that id'}`);
     if (j < 0 || i < j) return id;
     const key = (id * 65537 + Ki) * 65537 + Kj; // exact: id < 2^27, K ≤ 2^16
     let at = this.transposed.get(key);
@@ -754,44 +761,5 @@ export class ModelBuilder {
       logConst: this.logConst,
       lattice: null,
     }));
-  }
-}
-
-function isIdentity(perm: number[]): boolean {
-  return perm.every((p, q) => p === q);
-}
-
-/**
- * Adds `src` (last-fastest over `scope` in the caller's order) into dst[at …] laid out
- * last-fastest over the sorted scope; perm[q] is the caller's position of sorted variable q.
- */
-function permuteAdd(src: ArrayLike<number>, card: Int32Array, scope: ArrayLike<number>, perm: number[], dst: Float64Array, at: number): void {
-  const k = perm.length;
-  if (isIdentity(perm)) {
-    for (let e = 0; e < src.length; e++) dst[at + e] += src[e];
-    return;
-  }
-  // Stride in the caller's layout of each caller position.
-  const callerStride = new Array<number>(k);
-  let s = 1;
-  for (let p = k - 1; p >= 0; p--) {
-    callerStride[p] = s;
-    s *= card[scope[p]];
-  }
-  const K = perm.map((p) => card[scope[p]]);
-  const strideOfSorted = perm.map((p) => callerStride[p]);
-  const digit = new Array<number>(k).fill(0);
-  let srcIdx = 0;
-  for (let e = 0; e < s; e++) {
-    dst[at + e] += src[srcIdx];
-    // Advance the sorted-order counter (last fastest) and the matching caller index.
-    for (let q = k - 1; q >= 0; q--) {
-      if (++digit[q] < K[q]) {
-        srcIdx += strideOfSorted[q];
-        break;
-      }
-      srcIdx -= (K[q] - 1) * strideOfSorted[q];
-      digit[q] = 0;
-    }
   }
 }

@@ -11,6 +11,7 @@ import { releasePlannerMemory, WASM_MAX_BYTES, type Engine } from '../core/engin
 import type { Model } from '../core/model.ts';
 import type { Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
+import { checkBoolean } from '../core/options.ts';
 import { candidateOrders as orderCandidates, naturalOrder, ORDERINGS, PLANNED_PAST_LIMIT_LOG2, type OrderStats, type OrderingGraph, type OrderingHeuristic } from './orderings.ts';
 import { buildTree, schedule, exactTuning } from './junction-tree.ts';
 import { runElimination } from './elimination.ts';
@@ -307,6 +308,22 @@ function checkMemory(bytes: number): number {
   return Math.min(bytes, ENGINE_BUDGET);
 }
 
+/**
+ * The planning options a run may not reach before it plans (or ever): a negative or NaN search
+ * budget, a fractional or negative restart count, a non-boolean flag (treeSearch: 'no' ran the
+ * search) and a message limit below one entry (accepted where the junction tree ran) were taken.
+ */
+function checkPlanOptions(opts: ExactOptions): void {
+  checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES, 'maxMessageEntries');
+  checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS, 'maxFlops');
+  const w = opts.orderSearchWork;
+  if (w !== undefined && !(typeof w === 'number' && w >= 0 && Number.isFinite(w))) throw new ModelError(`orderSearchWork ${String(w)} is not a number ≥ 0`);
+  const r = opts.orderRestarts;
+  if (r !== undefined && !(Number.isInteger(r) && r >= 0 && r <= 1e6)) throw new ModelError(`orderRestarts ${String(r)} is not an integer in [0, 1000000]`);
+  checkBoolean('treeSearch', opts.treeSearch);
+  checkBoolean('speedSlicing', opts.speedSlicing);
+}
+
 function checkLimit(limit: number, name = 'maxTableEntries'): number {
   if (typeof limit !== 'number' || !(limit >= 1) || !Number.isFinite(limit)) throw new ModelError(`${name} ${String(limit)} is not a positive number`);
   return limit;
@@ -418,7 +435,9 @@ export function exactInference(engine: Engine, model: Model, opts: ExactOptions 
 
 function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult {
   const t0 = performance.now();
-  const method = opts.method ?? 'auto';
+  // null is no method (opts.method ?? 'auto' ran auto for it).
+  const method = opts.method === undefined ? 'auto' : opts.method;
+  checkPlanOptions(opts);
   if (method !== 'auto' && method !== 'enumeration' && method !== 'elimination' && method !== 'bucket') {
     throw new ModelError(`unknown exact method "${method as string}"; expected auto, enumeration, elimination or bucket`);
   }
@@ -522,8 +541,7 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
   const maxMemory = checkMemory(opts.maxMemory ?? DEFAULT_MAX_MEMORY);
   // Checked before the cache: its key writes NaN and ±Infinity as null, so a bad limit found the
   // default's plan and passed.
-  checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS, 'maxFlops');
-  checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES, 'maxMessageEntries');
+  checkPlanOptions(opts);
   // A greedy stage from the junction tree's shared orders is kept apart: it is the same in every
   // case measured, but exactSample's plan must not depend on whether exactInference ran first.
   const key = planKey(opts) + (greedy ? ' shared' : '');
