@@ -18,6 +18,7 @@ import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, fixedStates, noneFixed, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, MemoryBudgetExceeded, RangeExceeded, type ExactOutcome } from './outcome.ts';
 import { bucketPlan, bucketRefusal, interactionGraph, type BucketPlan } from './bucket-plan.ts';
+import { hopelessLattice } from './lattice-bound.ts';
 import { decodeSlices, runAndSumSlices, slicedWork, sliceToFit, type Decoded, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
@@ -457,6 +458,9 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
     return result(out, { method: 'enumeration', algorithm: 'enumeration', treewidth: Math.max(0, width - 1), maxTableEntries: plan.configs, largestMessage: 0, flops: plan.configs, ordering: 'gray-code', seconds: seconds() });
   };
   if (method === 'enumeration') return enumerate();
+  // A large lattice whose grid alone puts every plan past the limits: refused without orderings.
+  const lattice = method === 'elimination' ? null : hopelessLattice(model, checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS, 'maxFlops'), method === 'auto' ? { maxTableEntries: limit, enumerationLimit: MAX_ENUMERATION } : undefined);
+  if (lattice !== null) throw new EngineError(lattice);
   /** Bucket elimination, sliced to fit maxMemory; `before` is the junction tree's refusal when that was tried first. */
   const bucket = (before?: EngineError, sp = slicedBucketPlan(model, opts)): ExactResult => {
     if (!sp.fits) {
@@ -624,6 +628,9 @@ export interface ExactSampleOptions extends ExactOptions {
 export function decodePlan(model: Model, opts: ExactOptions): SlicedBucketPlan {
   const zero = model.zeroReason();
   if (zero !== null) throw new EngineError(`${zero} (Z = 0): there is nothing to decode`);
+  checkPlanOptions(opts);
+  const lattice = hopelessLattice(model, opts.maxFlops ?? DEFAULT_MAX_FLOPS);
+  if (lattice !== null) throw new EngineError(lattice);
   const sp = slicedBucketPlan(model, opts);
   if (!sp.fits) throw new EngineError(sp.refusal);
   return sp;
