@@ -29,7 +29,7 @@ export { BoundRelaxation, type RelaxationData, type FactorData } from './relax/r
 export { relaxationFor } from './infer.ts';
 export { estimateLogZ, runAIS, runZhangLogZ, runMirrorLogZ, runChibLogZ, logMeanExp, aisSchedule, AIS_DEFAULTS, AIS_TRANSITIONS, CHIB_DEFAULTS, RELAXED_LOGZ_DEFAULTS, LOGZ_ESTIMATORS, type LogZEstimator, type LogZEstimate, type EstimateLogZOptions, type AISOptions, type AISTransition, type ChibOptions, type RelaxedLogZOptions } from './logz/logz.ts';
 export { TreeGibbsSampler, BoundTreeBlocks, runTreeGibbs, type TreeGibbsState, type TreeGibbsInfo, type TreeGibbsOptions } from './samplers/treegibbs.ts';
-export { TemperingSampler, runTempering, defaultLadder, checkLadder, respaceLadder, PT_DEFAULTS, PT_MOVES, type PTOptions, type PTMoves } from './samplers/tempering.ts';
+export { TemperingSampler, runTempering, defaultLadder, checkLadder, respaceLadder, PT_DEFAULTS, PT_HMC_REPLICAS, PT_MOVES, type PTOptions, type PTMoves } from './samplers/tempering.ts';
 export type { ReplicaKernel } from './samplers/replica-kernel.ts';
 export { ClusterSampler, runCluster, pottsForm, type ClusterKind, type ClusterOptions, type PottsForm } from './samplers/cluster.ts';
 export { treePartition, partitionFromBlocks, interactionGraph, type TreePartition } from './samplers/treeblocks.ts';

@@ -47,7 +47,7 @@ export interface PTOptions {
   burnin?: number;
   /** Batches per chain for the standard errors (default 20). */
   batches?: number;
-  /** Number of temperatures R (≥ 2); with `ladder`, its length. */
+  /** Number of temperatures R (≥ 2; default 8, with moves 'hmc' 16); with `ladder`, its length. */
   replicas?: number;
   /** The inverse temperatures, strictly increasing, in [0, 1], ending at 1. Default: 0, then geometric from betaMin to 1. */
   ladder?: number[];
@@ -77,7 +77,7 @@ export type PTMoves = 'gibbs' | 'hmc';
 /** All replica moves. */
 export const PT_MOVES: readonly PTMoves[] = ['gibbs', 'hmc'];
 
-/** Defaults of PTOptions. */
+/** Defaults of PTOptions; with moves 'hmc' the replicas default to PT_HMC_REPLICAS. */
 export const PT_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 400, batches: 20, replicas: 8, betaMin: 0.05 } as const;
 
 /** The default number of temperatures with moves 'hmc'. */
@@ -364,7 +364,7 @@ export function runTempering(engine: Engine, model: Model, opts: PTOptions = {})
     const lz = steppingStone(sampler.logZ0, ladder, shift, gapStats, gapBatches);
     if (lz !== null && !Number.isFinite(lz.logZ)) warnings.push('stepping-stone log Z is not finite (an energy gap overflowed); no log Z reported');
     const ok = lz !== null && Number.isFinite(lz.logZ);
-    if (ok && lz.se !== null && lz.bias > SS_BIAS_LIMIT * lz.se) warnings.push(`log Z (stepping stone): the rungs' weights are heavy-tailed — the second-order bias of their logs alone is ${lz.bias.toPrecision(2)} (${(lz.bias / lz.se).toFixed(2)} standard errors) — so the estimate is likely low by about a standard error or more; use more replicas${run.moves === 'hmc' ? ' or Gibbs moves' : ''}`);
+    if (ok && lz.se !== null && lz.bias > SS_BIAS_LIMIT * lz.se) warnings.push(`log Z (stepping stone): its rungs' weights vary so much over the draws that the log of their means is biased low — by ${lz.bias.toPrecision(2)} (${(lz.bias / lz.se).toFixed(2)} standard errors) at second order alone, and heavy tails add more — so the estimate is likely low by about a standard error or more; use more samples or more replicas${run.moves === 'hmc' ? ', or Gibbs moves' : ''}`);
     return { ...result, logZ: ok ? lz.logZ : null, logZStdErr: ok ? lz.se : null, logZKind: ok ? 'estimate' : null, warnings };
   } finally {
     sampler.dispose();
@@ -374,7 +374,9 @@ export function runTempering(engine: Engine, model: Model, opts: PTOptions = {})
 /**
  * Past this many standard errors of second-order bias the stepping-stone estimate warns: HMC
  * replicas at 8 temperatures measured 0.15–0.5 with log Z a mean 1–1.2 SE low; at 16 temperatures,
- * and Gibbs replicas, 0.02–0.13 and unbiased.
+ * and Gibbs replicas, 0.02–0.13 and unbiased. Short runs whose standard error passes ≈ 0.3 nats
+ * warn too (the ratio is ≈ SE / 2), and were low as well (Gibbs moves on an 18×50 grid, 60–150
+ * samples: a mean 1 SE low).
  */
 const SS_BIAS_LIMIT = 0.15;
 
@@ -397,8 +399,9 @@ function steppingStone(
     lin.addBatch([y], 1, chain);
   }
   const se = lin.stdErr()[0];
-  // log of a mean is biased low by about half its relative variance: summed over the rungs, a
-  // measure of how heavy-tailed the rungs' weights are (the bias itself is then larger still).
+  // The log of a mean is biased low by about half its relative variance: summed over the rungs, the
+  // second-order bias (≈ SE²/2 where the rungs are weakly correlated, so large when the SE is; with
+  // heavy tails the bias is larger still).
   const rel = new BatchMeans(m.length);
   for (const { chain, g } of gapBatches) rel.addBatch(Array.from(g, (x, k) => x / m[k]), 1, chain);
   const bias = 0.5 * rel.stdErr().reduce((s, e) => s + e * e, 0);
