@@ -271,6 +271,7 @@ export function runCluster(engine: Engine, model: Model, kind: 'sw' | 'wolff', o
     const red = new DiscreteReducer(sampler.layout, true);
     const total = run.chains * (run.samples + run.burnin);
     const chunk = Math.max(1, Math.floor(1e6 / Math.max(1, sampler.form.n)));
+    let recordedChanges = 0, recordedSweeps = 0;
     // Wolff's fixed clusters per sweep are sized for equilibrium and move little from a random
     // start: each chain first puts 20·n sites through clusters, then runs its burn-in sweeps.
     const chains: BatchSampler<ClusterState> = {
@@ -279,7 +280,12 @@ export function runCluster(engine: Engine, model: Model, kind: 'sw' | 'wolff', o
         if (kind === 'wolff') sampler.burnInSites(st, 20);
         return st;
       },
-      step: (st, sweeps, acc) => sampler.step(st, sweeps, acc),
+      step: (st, sweeps, acc) => {
+        const info = sampler.step(st, sweeps, acc);
+        // The recorded sweeps' changes (acc set): burn-in after a random start changes many more.
+        if (acc) (recordedChanges += info.changeRate * sweeps), (recordedSweeps += sweeps);
+        return info;
+      },
       accumulator: () => sampler.accumulator(),
       readAndClear: (acc) => sampler.readAndClear(acc),
     };
@@ -290,7 +296,7 @@ export function runCluster(engine: Engine, model: Model, kind: 'sw' | 'wolff', o
     if (red.stats.batches === 0) throw new CancelledError(`${kind} was cancelled before the first batch completed: no estimate`);
     const seconds = (performance.now() - t0) / 1000;
     const r = batchMeansResult(kind, sampler.layout, red, run, { changeRate: red.changeRate, q: sampler.form.q, ...(kind === 'wolff' ? { clustersPerSweep: sampler.clustersPerSweep } : {}), estimator: kind === 'sw' ? 'rao-blackwellised' : 'indicators' }, seconds, !finished);
-    const few = kind === 'wolff' ? fewChanges(red.changeRate, Math.min(run.samples, red.done / run.chains)) : null;
+    const few = kind === 'wolff' && recordedSweeps > 0 ? fewChanges(recordedChanges / recordedSweeps, recordedSweeps / run.chains) : null;
     return few ? { ...r, warnings: [...(r.warnings ?? []), few] } : r;
   } finally {
     sampler.dispose();
