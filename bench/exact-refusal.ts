@@ -91,7 +91,7 @@ if (process.argv[2] === '--child') {
   }
   // Each warm call on a model object of its own: the same object's plan would come from the plan
   // cache (exact.ts, slicedBucketPlan), and a repeat there costs only the greedy orders.
-  // Each warm call on a model object of its own (a lattice rebuilt, others read again).
+  // (A lattice rebuilt, others read again.)
   const text = layout ? '' : writeUAI(model);
   const copies = Array.from({ length: Number(process.argv[4]) }, () => (layout ? MODELS[name]() as Model : read(text)));
   const first = timed(infer, model);

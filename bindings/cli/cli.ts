@@ -163,7 +163,7 @@ export function builtinModel(spec: string): Model {
     const x = v === undefined ? NaN : decimalNumber(v);
     if (v === undefined || v.trim() === '' || !Number.isFinite(x)) throw new UsageError(`${spec}: bad option "${o}"`);
     // A repeated option silently kept its last value.
-    if (k in params) throw new UsageError(`${spec}: ${k} is given twice`);
+    if (Object.hasOwn(params, k)) throw new UsageError(`${spec}: ${k} is given twice`);
     params[k] = x;
   }
   const allowed = kind === 'ising' ? ['beta', 'h', 'J'] : ['beta', 'J', 'q'];

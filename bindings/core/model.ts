@@ -148,6 +148,7 @@ export class Model {
 
   /** The same model, marked as laid out on a lattice (enables the FFT factor when periodic). */
   withLattice(lattice: LatticeInfo): Model {
+    if (lattice.shape.reduce((a, b) => a * b, 1) !== this.n) throw new ModelError(`a lattice of shape ${lattice.shape.join('×')} does not lay out ${this.n} variables`);
     return new Model({ ...this.toData(), lattice });
   }
 

@@ -15,7 +15,8 @@ import { fmtBytes, fmtEntries } from './outcome.ts';
 export const LATTICE_BOUND_MIN_SITES = 10_000;
 
 /**
- * The treewidth the lattice's grid forces, with the grid's sides (null when the model has no
+ * A lower bound on the treewidth, the one the lattice's grid forces (the true treewidth of a 3-D
+ * lattice is far larger: 40×40×40 gets 40, the orderings find ≈ 1220), with the grid's sides (null when the model has no
  * lattice of two or more sides, or lacks a bond), and whether a unary factor has a zero entry
  * (which may fix a variable: found in the same pass over the factors).
  */
@@ -80,7 +81,7 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
   const slab = model.lattice!.shape.length > 2 ? `, whose ${grid.sides[0]}×${grid.sides[1]} slab alone has treewidth ${tw}` : `, a grid of treewidth ${tw}`;
   return (
     `exact elimination needs treewidth at least ${tw} under any elimination order (the model holds every bond of its ${shape} lattice${slab}): ` +
-    `a largest message of at least ${pow(messageBits)} entries (${bytes} of WASM memory) and at least ${pow(workBits)} clique configurations streamed; ` +
+    `unsliced a largest message of at least ${pow(messageBits)} entries (${bytes} of WASM memory), and sliced or not at least ${pow(workBits)} clique configurations streamed; ` +
     `the limit is ${fmtEntries(maxFlops)} configurations streamed in all slices (slicing cannot bring the work below the largest clique)` +
     (enumerationLimit !== undefined ? `; enumeration would visit ${pow(allBits)} configurations, past the limit of ${fmtEntries(enumerationLimit)}` : '')
   );
