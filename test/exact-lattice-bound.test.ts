@@ -53,7 +53,7 @@ test('a 1000×1000 lattice is refused in ≈ 0.09 s of CPU time by its grid\'s t
   assert.match(message, /^exact elimination needs treewidth at least 1000 under any elimination order \(the model holds every bond of its 1000×1000 lattice, a grid of treewidth 1000\): unsliced a largest message of at least 2\^1000 entries \(2\^1003 bytes of WASM memory\), and sliced or not at least 2\^1001 clique configurations streamed; the limit is 2\^34 configurations streamed in all slices/);
   assert.match(message, /enumeration would visit 2\^1000000 configurations, past the limit of 2\^30$/);
   assert.doesNotMatch(message, /Infinity|NaN/);
-  for (const f of [() => exactSample(engine, big, { count: 1 }), () => exactMAP(engine, big)]) assert.match(refusal(f), /^exact elimination needs treewidth at least 1000 under any elimination order/);
+  for (const f of [() => exactSample(engine, big, { count: 1 }), () => exactMAP(engine, big), () => exactInference(engine, big, { method: 'bucket' })]) assert.match(refusal(f), /^exact elimination needs treewidth at least 1000 under any elimination order/);
   // Potts: the bound in the states' bits; a 3-D lattice by its slab.
   assert.match(refusal(() => exactInference(engine, pottsLattice({ shape: [120, 120], q: 3 }))), /treewidth at least 120 .*a largest message of at least [\d.e+]+ \(2\^190\.2\) entries/);
   assert.match(refusal(() => exactInference(engine, isingLattice({ shape: [40, 40, 40], beta: 0.3 }))), /the model holds every bond of its 40×40×40 lattice, whose 40×40 slab alone has treewidth 40\): unsliced a largest message of at least 2\^40 entries \(8\.80 TB of WASM memory\)/);
@@ -76,4 +76,13 @@ test('the bound leaves alone what it cannot prove: small lattices (the orderings
   b.addUnary(5050, [0, -Infinity]);
   const observed = b.build().withLattice({ shape: [100, 100], periodic: false });
   assert.doesNotMatch(refusal(() => exactInference(engine, observed)), /under any elimination order/);
+});
+
+test('on workers too: exactInferenceParallel with method bucket refuses a large lattice by its bound, before planning', async () => {
+  const { exactInferenceParallel } = await import('../bindings/exact/exact-parallel.ts');
+  const grid = isingLattice({ shape: [300, 300], beta: 0.4 });
+  const t0 = process.cpuUsage();
+  await assert.rejects(exactInferenceParallel(engine, grid, { method: 'bucket', workers: 2 }), (e: unknown) => e instanceof EngineError && /^exact elimination needs treewidth at least 300 under any elimination order/.test(e.message));
+  const c = process.cpuUsage(t0);
+  assert.ok((c.user + c.system) / 1000 < 150, `${(c.user + c.system) / 1000} ms of CPU time (the search first took seconds)`);
 });

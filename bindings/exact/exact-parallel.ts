@@ -9,7 +9,8 @@ import type { Engine } from '../core/engine.ts';
 import type { Model, ModelData } from '../core/model.ts';
 import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { checkCount, MAX_WORKERS } from '../core/options.ts';
-import { decodePlan, exactInference, mapOf, sampleCount, samplesOf, slicedBucketPlan, slicedResult, takesBucketPath, type ExactMAP, type ExactOptions, type ExactResult, type ExactSampleOptions, type ExactSamples, type SlicedBucketPlan } from './exact.ts';
+import { hopelessLattice } from './lattice-bound.ts';
+import { DEFAULT_MAX_FLOPS, decodePlan, exactInference, mapOf, sampleCount, samplesOf, slicedBucketPlan, slicedResult, takesBucketPath, type ExactMAP, type ExactOptions, type ExactResult, type ExactSampleOptions, type ExactSamples, type SlicedBucketPlan } from './exact.ts';
 import { decodeSlices, decodeSteps, runAndSumSlices, SliceSum, type DecodeTask, type DecodedSlice, type Decoded, type SliceOutcome, type SliceSpec } from './slicing.ts';
 import { startWorkerModule } from '../parallel/start-worker.ts';
 
@@ -76,6 +77,8 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
   if (given !== undefined) checkCount('workers', given, 1, MAX_WORKERS);
   if (signal?.aborted) throw cancelled();
   if (!takesBucketPath(model, exact)) return withWorkers(exactInference(engine, model, exact), 1);
+  // A lattice its grid alone rules out: refused by exactInference before any plan (slicedBucketPlan would search first).
+  if (hopelessLattice(model, exact.maxFlops ?? DEFAULT_MAX_FLOPS) !== null) return withWorkers(exactInference(engine, model, exact), 1);
   const sp = slicedBucketPlan(model, exact);
   if (!sp.fits) return withWorkers(exactInference(engine, model, exact), 1);
   const n = sp.sliced.slices;
