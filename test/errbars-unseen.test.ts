@@ -261,3 +261,25 @@ test('states that zero potentials kept every Gibbs chain from read 0 ± 0, now w
   assert.equal(r.marginals[0][1], 0);
   assert.ok(!confined(r.warnings), JSON.stringify(r.warnings));
 });
+
+test('states read below 3 / draws are named in a warning: default Gibbs put every state it read past 4 SE there, silently (a 10×10 grid at β = 1, h = 1; UAI ObjectDetection_11); a grid without such states does not warn', async () => {
+  const { exactInference } = await import('../bindings/exact/exact.ts');
+  const { loadModelFile } = await import('../bindings/io/files.ts');
+  const { join } = await import('node:path');
+  const { dataDir } = await import('./helpers.ts');
+  const engine = await loadEngine();
+  const rare = (ws: string[] | undefined) => (ws ?? []).some((w) => /read below 0\.00038 \(3 \/ 8000 draws\): marginals this small rest on the few configurations/.test(w));
+  const ordered = isingLattice({ shape: [10, 10], beta: 1, h: 1 });
+  const { model: od } = await loadModelFile(join(dataDir(), 'uai2014', 'ObjectDetection_11.uai'));
+  for (const model of [ordered, od]) {
+    const exact = exactInference(engine, model);
+    const r = infer(engine, model, { method: 'gibbs', seed: 1 });
+    const past: [number, number][] = [];
+    r.marginals.forEach((row, v) => row.forEach((p, k) => Math.abs(p - exact.marginals[v][k]) > 4 * r.marginalStdErr![v][k] && past.push([v, k])));
+    assert.ok(past.length > 0, 'the case: states past 4 SE');
+    assert.ok(rare(r.warnings), JSON.stringify(r.warnings));
+    // Each such variable has a state below the floor (the other state of a binary one is 1 − it).
+    for (const [v] of past) assert.ok(r.marginals[v].some((p) => p > 0 && p < 3 / 8000), `x${v}: ${Array.from(r.marginals[v])}`);
+  }
+  assert.ok(!rare(infer(engine, isingLattice({ shape: [8, 8], beta: 0.3, h: 0.2 }), { method: 'gibbs', seed: 1 }).warnings));
+});

@@ -195,26 +195,6 @@ function unseenStates(model: Model, marginals: Float64Array[], se: Float64Array[
 }
 
 /**
- * With Rao–Blackwellised marginals, the warning for states read below 3 / draws: a state that rare
- * gets its probability from configurations of its neighbours the chains may visit a few times or
- * never, and then reads far too low with a standard error that cannot show it (UAI
- * ObjectDetection_11, 4 × 2000 sweeps: 2.7e-9 ± 3.5e-10 against 3.5e-7, silently; counting states
- * warned there). States read exactly 0 are the confined-states check's (core/sampled-checks.ts).
- */
-function rareStates(marginals: Float64Array[], draws: number): string | null {
-  const floor = 3 / draws;
-  let states = 0, variables = 0, first = -1;
-  for (let v = 0; v < marginals.length; v++) {
-    let here = 0;
-    for (const p of marginals[v]) if (p > 0 && p < floor) here++;
-    if (here > 0) (states += here), variables++, first < 0 && (first = v);
-  }
-  if (states === 0) return null;
-  const s = states > 1;
-  return `${states} state${s ? 's' : ''} of ${variables} variable${variables > 1 ? 's' : ''} (the first x${first}) read below ${floor.toPrecision(2)} (3 / ${draws} draws): Rao–Blackwellised marginals this small rest on the configurations of their neighbours the chains visited, and read far too low, with standard errors that do not show it, when the configurations that make them likely are themselves rarely visited; more samples, or exact inference where it runs, tell`;
-}
-
-/**
  * Runs independent tree-block Gibbs chains (method 'treegibbs'): the options, defaults and
  * batch-means estimates of runGibbs, each sweep redrawing every block exactly. The marginals
  * accumulate each block's exact conditional marginals given the other blocks, every kept sweep
@@ -257,8 +237,8 @@ export function runTreeGibbs(engine: Engine, model: Model, opts: TreeGibbsOption
     if (red.stats.batches === 0) throw new CancelledError('tree-block Gibbs was cancelled before the first batch completed: no estimate');
     const seconds = (performance.now() - t0) / 1000;
     const r = batchMeansResult('treegibbs', sampler.form, red, run, { changeRate: red.changeRate, treeBlocks: sampler.partition.blocks.length, siteUpdatesPerSecond: (red.done * sampler.form.n) / Math.max(1e-9, seconds), lanes, raoBlackwell: rb }, seconds, !finished);
-    const draws = run.chains * run.samples;
-    const unseen = rb ? rareStates(r.marginals, draws) : unseenStates(model, r.marginals, r.marginalStdErr, draws);
+    // Rao–Blackwellised marginals get the rare-states check with every sampled result (core/sampled-checks.ts).
+    const unseen = rb ? null : unseenStates(model, r.marginals, r.marginalStdErr, run.chains * run.samples);
     return unseen ? { ...r, warnings: [...(r.warnings ?? []), unseen] } : r;
   } finally {
     sampler.dispose();
