@@ -24,7 +24,7 @@ import { loadModelFile } from '../bindings/io/files.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import { readUAI, writeUAI } from '../bindings/io/formats.ts';
 import { Model } from '../bindings/core/model.ts';
-import { dataDir, mulberry32, randomModel, regular3 } from '../test/helpers.ts';
+import { dataDir, mulberry32, randomModel, regular3, renumbered } from '../test/helpers.ts';
 import { QUICK, cpuModel, resultsPath } from './common.ts';
 
 /** The builders a child uses: dist/'s when built (a lattice keeps its layout, which UAI text does not hold), else the sources'. */
@@ -38,8 +38,8 @@ const MODELS: Record<string, () => Model | Promise<Model>> = {
   '3-regular 190 (rescued)': () => regular3(190, 4),
   'grid 40×40': () => grid(40),
   'grid 100×100': () => grid(100),
-  // The same grid without its layout: the orderings' refusal (the lattice bound refuses the one above).
-  'grid 100×100, no layout': () => lib.Model.fromData({ ...grid(100).toData(), lattice: null }),
+  // The same grid renumbered: the orderings' refusal (the grid's bound refuses the one above, by its layout or numbering).
+  'grid 100×100, renumbered': () => renumbered(grid(100), 1).model,
   'lattice 1000×1000': () => grid(1000),
   'linkage_11, 10 kB': () => file('linkage_11.uai'),
   '2bitcomp_5.cnf, 10 kB': () => file('2bitcomp_5.cnf.uai'),

@@ -86,3 +86,18 @@ test('on workers too: exactInferenceParallel with method bucket refuses a large 
   const c = process.cpuUsage(t0);
   assert.ok((c.user + c.system) / 1000 < 150, `${(c.user + c.system) / 1000} ms of CPU time (the search first took seconds)`);
 });
+
+test('without a layout (a UAI file), a grid numbered row by row is found from its pair factors and refused the same way; renumbered, the orderings decide', async () => {
+  const { readUAI, writeUAI } = await import('../bindings/io/formats.ts');
+  const { renumbered } = await import('./helpers.ts');
+  const grid = isingLattice({ shape: [120, 250], J: (i, j) => Math.sin(i + 7 * j) / 2, h: 0.1 });
+  const file = readUAI(writeUAI(grid), 'grid.uai');
+  assert.equal(file.lattice, null);
+  let message = '';
+  const ms = cpuMs(() => (message = refusal(() => exactInference(engine, file))));
+  assert.match(message, /^exact elimination needs treewidth at least 120 under any elimination order \(the model's pair factors hold every bond of a 120×250 grid over its variables in row-major order, a grid of treewidth 120\)/);
+  assert.ok(ms < 150, `${ms} ms`);
+  assert.doesNotMatch(refusal(() => exactInference(engine, renumbered(grid, 3).model)), /under any elimination order/);
+  // A strip numbered row by row (treewidth ≤ 3 there) is solved, not refused.
+  assert.ok(Number.isFinite(exactInference(engine, readUAI(writeUAI(isingLattice({ shape: [4000, 3], beta: 0.4 })), 'strip.uai')).logZ));
+});

@@ -20,10 +20,9 @@ export const LATTICE_BOUND_MIN_SITES = 10_000;
  * lattice of two or more sides, or lacks a bond), and whether a unary factor has a zero entry
  * (which may fix a variable: found in the same pass over the factors).
  */
-export function latticeTreewidth(model: Model): { treewidth: number; sides: [number, number]; unaryZeros: boolean } | null {
-  const lattice = model.lattice;
-  if (!lattice || lattice.shape.length < 2) return null;
-  const shape = lattice.shape, k = shape.length, n = model.n;
+export function latticeTreewidth(model: Model, shape: readonly number[] | undefined = model.lattice?.shape): { treewidth: number; sides: [number, number]; unaryZeros: boolean } | null {
+  if (!shape || shape.length < 2) return null;
+  const k = shape.length, n = model.n;
   const stride = new Array<number>(k);
   for (let a = k - 1, s = 1; a >= 0; a--) (stride[a] = s), (s *= shape[a]);
   // Every open bond (u, u + stride_a) with u's coordinate on axis a below its last, held by some factor.
@@ -60,8 +59,10 @@ export function latticeTreewidth(model: Model): { treewidth: number; sides: [num
 export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTableEntries: number; enumerationLimit: number }): string | null {
   const enumerationLimit = auto?.enumerationLimit;
   if (model.n < LATTICE_BOUND_MIN_SITES) return null;
-  const grid = latticeTreewidth(model);
-  if (!grid) return null;
+  // A model without a layout (a UAI file) is tried as the row-major grid its pair factors suggest.
+  const shape = model.lattice?.shape ?? rowMajorGrid(model);
+  const grid = shape ? latticeTreewidth(model, shape) : null;
+  if (!grid || !shape) return null;
   // Σ log₂ K_v and the least K_v (log₂ taken when K changes: 10⁶ calls cost more than the rest).
   let bitsPerVar = Infinity, allBits = 0, lastK = -1, lastBits = 0;
   for (let v = 0; v < model.n; v++) {
@@ -77,12 +78,29 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
   if (grid.unaryZeros && !noneFixed(fixedStates(model).fixed)) return null;
   const pow = (bits: number): string => (bits < 1000 ? fmtEntries(2 ** bits) : `2^${Math.round(bits)}`);
   const bytes = messageBits + 3 < 1000 ? fmtBytes(2 ** (messageBits + 3)) : `2^${Math.round(messageBits + 3)} bytes`;
-  const shape = model.lattice!.shape.join('×');
-  const slab = model.lattice!.shape.length > 2 ? `, whose ${grid.sides[0]}×${grid.sides[1]} slab alone has treewidth ${tw}` : `, a grid of treewidth ${tw}`;
+  const slab = shape.length > 2 ? `, whose ${grid.sides[0]}×${grid.sides[1]} slab alone has treewidth ${tw}` : `, a grid of treewidth ${tw}`;
+  const holds = model.lattice ? `the model holds every bond of its ${shape.join('×')} lattice${slab}` : `the model's pair factors hold every bond of a ${shape.join('×')} grid over its variables in row-major order${slab}`;
   return (
-    `exact elimination needs treewidth at least ${tw} under any elimination order (the model holds every bond of its ${shape} lattice${slab}): ` +
+    `exact elimination needs treewidth at least ${tw} under any elimination order (${holds}): ` +
     `unsliced a largest message of at least ${pow(messageBits)} entries (${bytes} of WASM memory), and sliced or not at least ${pow(workBits)} clique configurations streamed; ` +
     `the limit is ${fmtEntries(maxFlops)} configurations streamed in all slices (slicing cannot bring the work below the largest clique)` +
     (enumerationLimit !== undefined ? `; enumeration would visit ${pow(allBits)} configurations, past the limit of ${fmtEntries(enumerationLimit)}` : '')
   );
+}
+
+/**
+ * The H × W grid a model's pair factors suggest when its variables are numbered row by row (UAI
+ * grid files, models written from the lattice builders): W the most frequent index step past 1 among
+ * the pair factors that divides n, when steps of 1 and of W are frequent enough to be its bonds.
+ * latticeTreewidth then checks every bond; this only proposes the shape.
+ */
+function rowMajorGrid(model: Model): [number, number] | null {
+  const n = model.n, start = model.scopeStart, vars = model.scopeVars;
+  const steps = new Int32Array(n);
+  for (let f = 0; f < model.nFactors; f++) if (start[f + 1] - start[f] === 2) steps[vars[start[f] + 1] - vars[start[f]]]++;
+  let W = 0;
+  for (let d = 2; d < n; d++) if (n % d === 0 && (W === 0 || steps[d] > steps[W])) W = d;
+  if (W === 0) return null;
+  const H = n / W;
+  return H >= 2 && steps[1] >= (W - 1) * H && steps[W] >= W * (H - 1) ? [H, W] : null;
 }
