@@ -11,6 +11,11 @@ import { Model, ModelBuilder } from '../bindings/core/model.ts';
 import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
 import { mirrorImages, stateSymmetry, symmetryWarning } from '../bindings/core/symmetry.ts';
 import { estimateLogZ, runAIS } from '../bindings/logz/logz.ts';
+import { exactInference } from '../bindings/exact/exact.ts';
+import { mulberry32 } from '../bindings/core/seed.ts';
+import { loadModelFile } from '../bindings/io/files.ts';
+import { join } from 'node:path';
+import { dataDir, randomModel } from './helpers.ts';
 
 const mirror = (ws: string[] | undefined) => (ws ?? []).some((w) => /mirror-image modes/.test(w));
 
@@ -195,9 +200,6 @@ test('dhmc and mala with one batch per chain warn that their standard errors res
 
 test('AIS runs that all miss a mode holding most of the mass: the estimate, 13–26 SE below exact, falls below mean field\'s certified lower bound, and now says so (UAI Segmentation_11, silent before)', async () => {
   const engine = await loadEngine();
-  const { loadModelFile } = await import('../bindings/io/files.ts');
-  const { join } = await import('node:path');
-  const { dataDir } = await import('./helpers.ts');
   const { model } = await loadModelFile(join(dataDir(), 'uai2014', 'Segmentation_11.uai'));
   const exact = infer(engine, model, { method: 'exact' }).logZ!;
   const bound = infer(engine, model, { method: 'mf' }).logZ!;
@@ -213,9 +215,6 @@ test('AIS runs that all miss a mode holding most of the mass: the estimate, 13�
 });
 
 test('states that zero potentials kept every Gibbs chain from read 0 ± 0, now with a warning (1.0000 ± 0.0000 against 0.9012, silently); chains that reach them, and a field of 1000 nats, do not warn', async () => {
-  const { randomModel } = await import('./helpers.ts');
-  const { mulberry32 } = await import('../bindings/core/seed.ts');
-  const { exactInference } = await import('../bindings/exact/exact.ts');
   const { runParallel } = await import('../bindings/parallel/parallel.ts');
   const engine = await loadEngine();
   // A pair factor allows only (x2, x5) ∈ {(0,0), (1,1), (2,1)}: single-site moves never leave (0, 0).
@@ -263,10 +262,6 @@ test('states that zero potentials kept every Gibbs chain from read 0 ± 0, now w
 });
 
 test('states read below 3 / draws are named in a warning: default Gibbs put every state it read past 4 SE there, silently (a 10×10 grid at β = 1, h = 1; UAI ObjectDetection_11); a grid without such states does not warn', async () => {
-  const { exactInference } = await import('../bindings/exact/exact.ts');
-  const { loadModelFile } = await import('../bindings/io/files.ts');
-  const { join } = await import('node:path');
-  const { dataDir } = await import('./helpers.ts');
   const engine = await loadEngine();
   const rare = (ws: string[] | undefined) => (ws ?? []).some((w) => /read below 0\.00038 \(3 \/ 8000 draws\): marginals this small rest on the few configurations/.test(w));
   const ordered = isingLattice({ shape: [10, 10], beta: 1, h: 1 });

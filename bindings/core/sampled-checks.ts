@@ -44,14 +44,7 @@ export function confinedStatesWarning(model: Model, result: Sampled): string | n
     }
   }
   if (!candidate) return null;
-  const { start, alive } = arcConsistentStates(model);
-  let states = 0, variables = 0, first = -1;
-  for (let v = 0; v < model.n; v++) {
-    if (!nearZero[v]) continue;
-    let here = 0;
-    for (let k = 0; k < p[v].length; k++) if (zeroRead(v, k) && alive[start[v] + k]) here++;
-    if (here > 0) (states += here), variables++, first < 0 && (first = v);
-  }
+  const { states, variables, first } = zeroReadStates(model, p, se, nearZero);
   if (states === 0) return null;
   const s = states > 1;
   const [moves, remedy] =
@@ -59,6 +52,23 @@ export function confinedStatesWarning(model: Model, result: Sampled): string | n
     : result.method === 'pt' ? ["swapping through the hot replicas, when the swaps are rare,", 'More replicas or samples help']
     : ['moves of one variable at a time', 'Tree-block Gibbs (method treegibbs) redraws whole blocks at once'];
   return `${states} state${s ? 's' : ''} of ${variables} variable${variables > 1 ? 's' : ''} (the first x${first}) that no factor rules out on its own read${s ? '' : 's'} 0 with a standard error of 0: no sampled configuration gave ${s ? 'them' : 'it'} positive probability. Either ${s ? 'they are' : 'it is'} impossible through a chain of zeros, and the reading is right, or zero potentials kept every chain in a part of the configurations that ${moves} cannot leave, and the marginals and their standard errors are wrong; exact inference tells the two apart where it runs. ${remedy}`;
+}
+
+/**
+ * The states that read 0 with a standard error of 0 although arc consistency (evidence included)
+ * leaves them, on the variables `among` marks (all when null): how many, on how many variables, and
+ * the first such variable (−1 when none). Runs arc consistency, a JS pass over the factors.
+ */
+export function zeroReadStates(model: Model, p: ArrayLike<number>[], se: ArrayLike<number>[] | null, among: Uint8Array | null): { states: number; variables: number; first: number } {
+  const { start, alive } = arcConsistentStates(model);
+  let states = 0, variables = 0, first = -1;
+  for (let v = 0; v < model.n; v++) {
+    if (among && !among[v]) continue;
+    let here = 0;
+    for (let k = 0; k < p[v].length; k++) if (p[v][k] === 0 && (se?.[v][k] ?? 0) === 0 && alive[start[v] + k]) here++;
+    if (here > 0) (states += here), variables++, first < 0 && (first = v);
+  }
+  return { states, variables, first };
 }
 
 /**

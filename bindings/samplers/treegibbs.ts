@@ -16,7 +16,8 @@ import { GibbsLanes, lanesApply, type LanesBatch } from './gibbs-lanes.ts';
 import { toCanonical } from '../core/canonical.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError } from '../core/errors.ts';
-import { arcConsistentStates, refuseZeroModel } from '../core/feasible.ts';
+import { refuseZeroModel } from '../core/feasible.ts';
+import { zeroReadStates } from '../core/sampled-checks.ts';
 
 /** Tag of the tree-block sampler's stream within a chain. */
 const TREE_STREAM = 0x5442; // "TB"
@@ -183,13 +184,7 @@ function unseenStates(model: Model, marginals: Float64Array[], se: Float64Array[
   // Arc consistency (a JS pass over the factors) only when some state read 0 ± 0.
   if (!marginals.some((row, v) => row.some((p, k) => p === 0 && (se?.[v][k] ?? 0) === 0))) return null;
   // Only states arc consistency leaves: those it rules out (evidence through a hard equality) have probability 0.
-  const { start, alive } = arcConsistentStates(model);
-  let states = 0, variables = 0;
-  for (let v = 0; v < model.n; v++) {
-    let here = 0;
-    for (let k = 0; k < marginals[v].length; k++) if (marginals[v][k] === 0 && (se?.[v][k] ?? 0) === 0 && alive[start[v] + k]) here++;
-    if (here > 0) (states += here), variables++;
-  }
+  const { states, variables } = zeroReadStates(model, marginals, se, null);
   if (states === 0) return null;
   return `${states} state${states > 1 ? 's' : ''} of ${variables} variable${variables > 1 ? 's' : ''} that no factor rules out ${states > 1 ? 'were' : 'was'} never sampled: ${states > 1 ? 'their' : 'its'} marginal reads 0 with a standard error of 0, which bounds nothing (with raoBlackwell false tree-block Gibbs counts the states its chains visit): a state never seen in ${draws} draws can have probability up to about ${(3 / draws).toPrecision(2)} (3 / draws) even where the chains mix; the default (raoBlackwell true) estimates rare states from every sweep's conditionals`;
 }
