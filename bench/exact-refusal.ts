@@ -3,7 +3,9 @@
 // model of 45 variables and a 30×30 Ising grid (greedy plans 2^35.7 and 2^38.8: within the rescue
 // range, refused after the first stages of the tree search), a random 3-regular graph of 190
 // variables (greedy 2^36.7: the rescue search brings it within the limit; its planning time), and
-// 40×40 and 100×100 grids (past the rescue range: no search), and linkage_11 and 2bitcomp_5.cnf
+// 40×40 and 100×100 grids (past the rescue range: no search; the 100×100 one by the grid bound,
+// and with a diagonal more and renumbered by the orderings), 1000×1000 lattices by the grid bound
+// (from the builders' layout, and renumbered from the pair graph), and linkage_11 and 2bitcomp_5.cnf
 // (with their evidence) under a 10 kB memory budget, refused only after the whole rescue search (the
 // smallest budget that would do depends on its plan: issue 11's refusals not within 0.1 s). Per
 // model, in a fresh process each:
@@ -24,7 +26,7 @@ import { loadModelFile } from '../bindings/io/files.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import { readUAI, writeUAI } from '../bindings/io/formats.ts';
 import { Model } from '../bindings/core/model.ts';
-import { dataDir, mulberry32, randomModel, regular3, renumbered } from '../test/helpers.ts';
+import { dataDir, hiddenGrid, mulberry32, randomModel, regular3, renumbered } from '../test/helpers.ts';
 import { QUICK, cpuModel, resultsPath } from './common.ts';
 
 /** The builders a child uses: dist/'s when built (a lattice keeps its layout, which UAI text does not hold), else the sources'. */
@@ -38,9 +40,11 @@ const MODELS: Record<string, () => Model | Promise<Model>> = {
   '3-regular 190 (rescued)': () => regular3(190, 4),
   'grid 40×40': () => grid(40),
   'grid 100×100': () => grid(100),
-  // The same grid renumbered: the orderings' refusal (the grid's bound refuses the one above, by its layout or numbering).
-  'grid 100×100, renumbered': () => renumbered(grid(100), 1).model,
+  // The same grid with a diagonal more, renumbered: the orderings' refusal (the grid's bound refuses the one above, by its layout or numbering).
+  'grid 100×100 + a diagonal, renumbered': () => hiddenGrid(grid(100), 100, 1),
   'lattice 1000×1000': () => grid(1000),
+  // Read from UAI text with its variables shuffled: refused by its pair graph (gridUnderAnyNumbering).
+  'lattice 1000×1000, renumbered': () => renumbered(grid(1000), 1).model,
   'linkage_11, 10 kB': () => file('linkage_11.uai'),
   '2bitcomp_5.cnf, 10 kB': () => file('2bitcomp_5.cnf.uai'),
 };

@@ -6,7 +6,8 @@ import { exactInference, exactMAP, exactSample } from '../bindings/exact/exact.t
 import { isingLattice, pottsLattice, latticeBonds } from '../bindings/core/builders.ts';
 import { Model, ModelBuilder } from '../bindings/core/model.ts';
 import { EngineError } from '../bindings/core/errors.ts';
-import { latticeTreewidth, LATTICE_BOUND_MIN_SITES } from '../bindings/exact/lattice-bound.ts';
+import { gridUnderAnyNumbering, latticeTreewidth, LATTICE_BOUND_MIN_SITES } from '../bindings/exact/lattice-bound.ts';
+import { hiddenGrid, mulberry32, renumbered } from './helpers.ts';
 
 const engine = await loadEngine();
 
@@ -87,9 +88,8 @@ test('on workers too: exactInferenceParallel with method bucket refuses a large 
   assert.ok((c.user + c.system) / 1000 < 150, `${(c.user + c.system) / 1000} ms of CPU time (the search first took seconds)`);
 });
 
-test('without a layout (a UAI file), a grid numbered row by row is found from its pair factors and refused the same way; renumbered, the orderings decide', async () => {
+test('without a layout (a UAI file), a grid numbered row by row is found from its pair factors and refused the same way; renumbered, by its pair graph', async () => {
   const { readUAI, writeUAI } = await import('../bindings/io/formats.ts');
-  const { renumbered } = await import('./helpers.ts');
   const grid = isingLattice({ shape: [120, 250], J: (i, j) => Math.sin(i + 7 * j) / 2, h: 0.1 });
   const file = readUAI(writeUAI(grid), 'grid.uai');
   assert.equal(file.lattice, null);
@@ -97,7 +97,66 @@ test('without a layout (a UAI file), a grid numbered row by row is found from it
   const ms = cpuMs(() => (message = refusal(() => exactInference(engine, file))));
   assert.match(message, /^exact elimination needs treewidth at least 120 under any elimination order \(the model's pair factors hold every bond of a 120×250 grid over its variables in row-major order, a grid of treewidth 120\)/);
   assert.ok(ms < 150, `${ms} ms`);
-  assert.doesNotMatch(refusal(() => exactInference(engine, renumbered(grid, 3).model)), /under any elimination order/);
+  const shuffled = renumbered(grid, 3).model;
+  const msShuffled = cpuMs(() => (message = refusal(() => exactInference(engine, shuffled))));
+  assert.match(message, /^exact elimination needs treewidth at least 120 under any elimination order \(the model's pair factors form a (120×250|250×120) grid, its variables numbered in another order, a grid of treewidth 120\)/);
+  assert.ok(msShuffled < 150, `${msShuffled} ms`);
+  // One diagonal more hides the grid from both: the orderings refuse it, naming theirs.
+  assert.match(refusal(() => exactInference(engine, hiddenGrid(grid, 250, 3))), /best order/);
   // A strip numbered row by row (treewidth ≤ 3 there) is solved, not refused.
   assert.ok(Number.isFinite(exactInference(engine, readUAI(writeUAI(isingLattice({ shape: [4000, 3], beta: 0.4 })), 'strip.uai')).logZ));
+});
+
+test('a grid under any numbering: recognised exactly when the pair graph is an H × W grid (H, W ≥ 3), whatever the numbering, repeats and higher-order factors', () => {
+  const bonds = (H: number, W: number): [number, number][] => latticeBonds([H, W], false).map(([i, j]) => [i, j]);
+  const build = (n: number, pairs: [number, number][], extra?: (b: ModelBuilder) => void): Model => {
+    const b = new ModelBuilder(new Array(n).fill(2));
+    for (const [i, j] of pairs) b.addPairwise(i, j, [0.3, -0.3, -0.3, 0.3]);
+    extra?.(b);
+    return b.build();
+  };
+  for (const [H, W] of [[3, 3], [3, 8], [9, 4], [17, 23], [40, 40]]) {
+    for (let seed = 1; seed <= 4; seed++) {
+      const got = gridUnderAnyNumbering(renumbered(build(H * W, bonds(H, W)), seed).model);
+      assert.ok(got, `${H}×${W} seed ${seed}`);
+      assert.deepEqual([...got.shape].sort((a, b) => a - b), [H, W].sort((a, b) => a - b));
+      assert.equal(got.treewidth, Math.min(H, W));
+    }
+  }
+  // Numbered along a snake (rows alternately reversed): steps of 1 and no single row step.
+  const H = 30, W = 20, snake = (r: number, c: number): number => r * W + (r % 2 ? W - 1 - c : c);
+  const snakePairs = bonds(H, W).map(([i, j]): [number, number] => [snake(Math.floor(i / W), i % W), snake(Math.floor(j / W), j % W)]);
+  assert.equal(gridUnderAnyNumbering(build(H * W, snakePairs))?.treewidth, 20);
+  // Each pair twice (two factors on it), a factor of three variables over the grid, a unary zero.
+  const repeated = build(H * W, [...snakePairs, ...snakePairs.slice(0, 50)], (b) => {
+    b.addFactor([3, 40, 555], new Array(8).fill(0.1));
+    b.addUnary(7, [0, -Infinity]);
+  });
+  const found = gridUnderAnyNumbering(repeated);
+  assert.deepEqual({ ...found, shape: undefined }, { treewidth: 20, sides: [30, 20], shape: undefined, unaryZeros: true });
+  // Not grids: ladders and chains, a torus, a missing bond, a diagonal more, two grids side by side,
+  // and grids with two bonds swapped for two non-bonds (degrees and pair count unchanged).
+  assert.equal(gridUnderAnyNumbering(build(2 * 30, bonds(2, 30))), null, 'a ladder (treewidth 2)');
+  assert.equal(gridUnderAnyNumbering(build(30, bonds(1, 30))), null, 'a chain');
+  assert.equal(gridUnderAnyNumbering(isingLattice({ shape: [10, 10], beta: 0.3, periodic: true })), null, 'a torus');
+  const g = bonds(12, 15);
+  assert.equal(gridUnderAnyNumbering(build(180, g.filter((_, k) => k !== 77))), null, 'a bond missing');
+  assert.equal(gridUnderAnyNumbering(build(180, [...g, [0, 16]])), null, 'a diagonal more');
+  // Between the last column and the last row: no corner lost and every step of the walk still has one way on; the pair count sees it.
+  assert.equal(gridUnderAnyNumbering(build(180, [...g, [3 * 15 + 14, 11 * 15 + 3]])), null, 'a pair more between two sides');
+  assert.equal(gridUnderAnyNumbering(build(360, [...g, ...g.map(([i, j]): [number, number] => [i + 180, j + 180])])), null, 'two grids');
+  const rand = mulberry32(91);
+  let swapped = 0;
+  for (let trial = 0; trial < 200; trial++) {
+    const a = Math.floor(rand() * g.length), b = Math.floor(rand() * g.length);
+    const [p, q] = g[a], [r, t] = g[b];
+    const pairs = new Set(g.map(([i, j]) => `${i},${j}`));
+    const key = (i: number, j: number): string => `${Math.min(i, j)},${Math.max(i, j)}`;
+    // p–r and q–t instead of p–q and r–t, when both are new pairs and no bonds.
+    if (new Set([p, q, r, t]).size < 4 || pairs.has(key(p, r)) || pairs.has(key(q, t))) continue;
+    const rewired = g.filter((_, k) => k !== a && k !== b).concat([[Math.min(p, r), Math.max(p, r)], [Math.min(q, t), Math.max(q, t)]]);
+    assert.equal(gridUnderAnyNumbering(renumbered(build(180, rewired), trial).model), null, `swap ${p}–${q}, ${r}–${t}`);
+    swapped++;
+  }
+  assert.ok(swapped > 100, `${swapped} swaps tried`);
 });

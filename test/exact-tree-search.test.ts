@@ -20,7 +20,7 @@ import { bucketTreeOrder, searchContractionTree, type ContractionGraph } from '.
 import { infer } from '../bindings/infer.ts';
 import { Model } from '../bindings/core/model.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
-import { bruteForce, mulberry32, randomFactorGraph, renumbered } from './helpers.ts';
+import { bruteForce, hiddenGrid, mulberry32, randomFactorGraph } from './helpers.ts';
 
 const engine = await loadEngine();
 
@@ -150,8 +150,8 @@ test('a plan that grew the planner past PLANNER_KEEP_BYTES drops it when done; t
   exactInference(engine, m, { method: 'bucket' });
   assert.equal(plannerEngine(), kept, 'a small plan keeps the instance');
   // A 300×300 grid's orderings grow the planner to 64 MB before the refusal.
-  // (Renumbered: by its layout or row-major numbering the grid's own bound would refuse it before any ordering.)
-  const grid = renumbered(isingLattice({ shape: [300, 300], J: () => 0.3, h: 0.1 }), 1).model;
+  // (Hidden: by its layout or its pair graph the grid's own bound would refuse it before any ordering.)
+  const grid = hiddenGrid(isingLattice({ shape: [300, 300], J: () => 0.3, h: 0.1 }), 300, 1);
   assert.throws(() => exactInference(engine, grid, { method: 'bucket' }), /treewidth/);
   const after = plannerEngine();
   assert.notEqual(after, kept, 'the grown instance was dropped');

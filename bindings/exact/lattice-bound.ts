@@ -6,7 +6,8 @@
 // included, which multiplies the slices' cliques back to at least as much work. The greedy
 // orderings took 2.75 s to refuse a 1000×1000 lattice (min-degree 2.2 s of it); this takes a pass
 // over the factors. Cheap treewidth lower bounds (degeneracy, minor-min-width) cannot see it: they
-// are at most 5 on planar graphs.
+// are at most 5 on planar graphs. Without a layout, a grid is found from its numbering (row by row)
+// or, numbered otherwise, from its pair graph (gridUnderAnyNumbering).
 import type { Model } from '../core/model.ts';
 import { fixedStates, noneFixed } from './enumeration.ts';
 import { fmtBytes, fmtEntries } from './outcome.ts';
@@ -60,8 +61,11 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
   const enumerationLimit = auto?.enumerationLimit;
   if (model.n < LATTICE_BOUND_MIN_SITES) return null;
   // A model without a layout (a UAI file) is tried as the row-major grid its pair factors suggest.
-  const shape = model.lattice?.shape ?? rowMajorGrid(model);
-  const grid = shape ? latticeTreewidth(model, shape) : null;
+  let shape = model.lattice?.shape ?? rowMajorGrid(model);
+  let grid = shape ? latticeTreewidth(model, shape) : null;
+  // Numbered in another order: a pair-factor graph that is exactly a grid is found by its corners.
+  const other = !grid && !model.lattice ? gridUnderAnyNumbering(model) : null;
+  if (other) (shape = other.shape), (grid = other);
   if (!grid || !shape) return null;
   // Σ log₂ K_v and the least K_v (log₂ taken when K changes: 10⁶ calls cost more than the rest).
   let bitsPerVar = Infinity, allBits = 0, lastK = -1, lastBits = 0;
@@ -79,7 +83,11 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
   const pow = (bits: number): string => (bits < 1000 ? fmtEntries(2 ** bits) : `2^${Math.round(bits)}`);
   const bytes = messageBits + 3 < 1000 ? fmtBytes(2 ** (messageBits + 3)) : `2^${Math.round(messageBits + 3)} bytes`;
   const slab = shape.length > 2 ? `, whose ${grid.sides[0]}×${grid.sides[1]} slab alone has treewidth ${tw}` : `, a grid of treewidth ${tw}`;
-  const holds = model.lattice ? `the model holds every bond of its ${shape.join('×')} lattice${slab}` : `the model's pair factors hold every bond of a ${shape.join('×')} grid over its variables in row-major order${slab}`;
+  const holds = model.lattice
+    ? `the model holds every bond of its ${shape.join('×')} lattice${slab}`
+    : other
+      ? `the model's pair factors form a ${shape.join('×')} grid, its variables numbered in another order${slab}`
+      : `the model's pair factors hold every bond of a ${shape.join('×')} grid over its variables in row-major order${slab}`;
   return (
     `exact elimination needs treewidth at least ${tw} under any elimination order (${holds}): ` +
     `unsliced a largest message of at least ${pow(messageBits)} entries (${bytes} of WASM memory), and sliced or not at least ${pow(workBits)} clique configurations streamed; ` +
@@ -103,4 +111,97 @@ function rowMajorGrid(model: Model): [number, number] | null {
   if (W === 0) return null;
   const H = n / W;
   return H >= 2 && steps[1] >= (W - 1) * H && steps[W] >= W * (H - 1) ? [H, W] : null;
+}
+
+/**
+ * The grid a model's pair factors form under any numbering of its variables (a grid file
+ * renumbered, or numbered column by column or along a snake): the H × W shape, when the graph of its
+ * pair factors (each pair once) is exactly an H × W grid with H, W ≥ 3 — extra pairs or a missing
+ * bond and it is not recognised (ladders, of treewidth 2, are never refused by a bound). From a
+ * corner c₀ (two pairs) its two boundary paths give row 0 and column 0 (on a grid the boundary's
+ * variables are those in at most three pairs, so each step has one way on); then site (r, c) is the
+ * one common neighbour of (r − 1, c) and (r, c − 1) besides (r − 1, c − 1). Each step found a bond
+ * among the pairs, and the places are distinct: as many pairs as the grid has bonds then makes the
+ * graph that grid. One pass over the factors and one over the sites; most graphs that are no grid
+ * leave in the first (a variable in fewer than two pairs or more than four, or not four corners).
+ */
+export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides: [number, number]; shape: [number, number]; unaryZeros: boolean } | null {
+  const n = model.n, start = model.scopeStart, vars = model.scopeVars, { tableStart, tables, card } = model;
+  // Each variable's distinct pair partners, four at most (a fifth: no grid).
+  const adj = new Int32Array(4 * n), deg = new Uint8Array(n);
+  let unaryZeros = false;
+  for (let f = 0; f < model.nFactors; f++) {
+    const p = start[f], arity = start[f + 1] - p;
+    if (arity === 2) {
+      // Linked both ways, each pair once.
+      const u = vars[p], w = vars[p + 1], a = 4 * u, du = deg[u];
+      if ((du > 0 && adj[a] === w) || (du > 1 && adj[a + 1] === w) || (du > 2 && adj[a + 2] === w) || (du > 3 && adj[a + 3] === w)) continue;
+      const dw = deg[w];
+      if (du === 4 || dw === 4) return null;
+      adj[a + du] = w;
+      adj[4 * w + dw] = u;
+      deg[u] = du + 1;
+      deg[w] = dw + 1;
+    } else if (arity === 1 && !unaryZeros) for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) if (tables[e] === -Infinity) unaryZeros = true;
+  }
+  let c0 = -1, corners = 0, pairs2 = 0;
+  for (let v = 0; v < n; v++) {
+    const d = deg[v];
+    if (d < 2) return null;
+    if (d === 2 && corners++ === 0) c0 = v;
+    pairs2 += d;
+  }
+  if (corners !== 4) return null;
+  // Each variable's site and each site's variable.
+  const place = new Int32Array(n).fill(-1), at = new Int32Array(n);
+  // A boundary path from c0 through `first` to the next corner, its variables put at site(k).
+  const boundary = (first: number, site: (k: number) => number): number => {
+    let prev = c0, cur = first, k = 1;
+    for (;;) {
+      if (place[cur] >= 0) return 0;
+      place[cur] = site(k);
+      at[place[cur]] = cur;
+      if (deg[cur] === 2) return k + 1;
+      let next = -1;
+      for (let e = 4 * cur; e < 4 * cur + deg[cur]; e++) {
+        const w = adj[e];
+        if (w === prev || deg[w] > 3) continue;
+        if (next >= 0) return 0;
+        next = w;
+      }
+      if (next < 0) return 0;
+      (prev = cur), (cur = next), k++;
+    }
+  };
+  place[c0] = 0;
+  at[0] = c0;
+  // Row 0's sites are 0 … W − 1: W is not known yet, so column 0's are put by row after it.
+  const W = boundary(adj[4 * c0], (k) => k);
+  if (W < 3 || n % W !== 0) return null;
+  const H = boundary(adj[4 * c0 + 1], (k) => k * W);
+  if (H < 3 || H * W !== n || pairs2 !== 2 * (2 * n - H - W)) return null;
+  // The rest row by row: each site's variable adjacent to the one above and the one before it.
+  for (let r = 1; r < H; r++) {
+    for (let c = 1; c < W; c++) {
+      const up = at[(r - 1) * W + c], left = at[r * W + c - 1], diag = at[(r - 1) * W + c - 1];
+      let found = -1;
+      for (let e = 4 * up; e < 4 * up + deg[up]; e++) {
+        const w = adj[e];
+        if (w === diag) continue;
+        for (let e2 = 4 * left; e2 < 4 * left + deg[left]; e2++) {
+          if (adj[e2] !== w) continue;
+          if (found >= 0) return null;
+          found = w;
+        }
+      }
+      // A variable at two sites would leave another at none.
+      if (found < 0 || place[found] >= 0) return null;
+      place[found] = r * W + c;
+      at[r * W + c] = found;
+    }
+  }
+  // The n sites hold n distinct variables, and the boundary paths and the rows found every bond of
+  // the grid among the pairs: as many pairs as bonds, so the pairs are those bonds.
+  const sides: [number, number] = [Math.max(H, W), Math.min(H, W)];
+  return { treewidth: sides[1], sides, shape: [H, W], unaryZeros };
 }
