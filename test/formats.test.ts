@@ -621,3 +621,74 @@ test('old Mac line endings (CR only): .fg comments end at a CR, and errors name 
   throwsFormat(() => readUAI('y'.repeat(200_000), 'long.uai'), /network type 'y{40}… \(200000 characters\)' is not supported/);
   throwsFormat(() => readUAI('MARKOV\n1\n2\n1\n1 0\n2\n0.5 0.3\u00000.7\n', 'nul.uai'), "found '0.3\\x000.7'");
 });
+
+test('readFG: factors on one scope in any variable order multiply into one table, as the file defines them (each entry listed by every factor, else 0)', () => {
+  const rand = mulberry32(404);
+  for (let trial = 0; trial < 60; trial++) {
+    const n = 2 + Math.floor(rand() * 3), card = Array.from({ length: n }, () => 1 + Math.floor(rand() * 3));
+    // A few scopes, each used by 1–4 factors listing its variables in random orders, sparse entries.
+    const factors: { vars: number[]; entries: Map<number, number> }[] = [];
+    for (let s = 0; s < 3; s++) {
+      const scope = Array.from({ length: n }, (_, v) => v).filter(() => rand() < 0.7);
+      if (scope.length === 0) continue;
+      for (let copy = 1 + Math.floor(rand() * 4); copy > 0; copy--) {
+        const vars = [...scope].sort(() => rand() - 0.5);
+        const size = vars.reduce((p, v) => p * card[v], 1), entries = new Map<number, number>();
+        for (let k = 0; k < size; k++) if (rand() < 0.85) entries.set(k, 0.25 + rand() * 3);
+        factors.push({ vars, entries });
+      }
+    }
+    const text = `${factors.length}\n` + factors.map(({ vars, entries }) => `\n${vars.length}\n${vars.join(' ')}\n${vars.map((v) => card[v]).join(' ')}\n${entries.size}\n${[...entries].map(([k, x]) => `${k} ${x}`).join('\n')}\n`).join('');
+    const { model, labels } = readFGWithLabels(text, 'repeat.fg');
+    // The file's own product, entry by entry (first variable fastest), against the model.
+    forEachConfig(labels.map((l) => card[l]), (x) => {
+      let expected = 0;
+      for (const { vars, entries } of factors) {
+        let k = 0;
+        for (let j = vars.length - 1; j >= 0; j--) k = k * card[vars[j]] + x[labels.indexOf(vars[j])];
+        expected += entries.has(k) ? Math.log(entries.get(k)!) : -Infinity;
+      }
+      if (expected === -Infinity) assert.equal(model.logPotential(x), -Infinity, `trial ${trial} ${x}`);
+      else assertClose(model.logPotential(x), expected, 1e-12, `trial ${trial} ${x}`);
+    });
+  }
+});
+
+test('readFG: forty sparse factors on one 22-variable scope, each in its own variable order, are read into one table in a fraction of a second (a table per order took 3.9 s and 1.5 GB)', () => {
+  const rand = mulberry32(22), n = 22, F = 40, all = 2 ** n - 1;
+  let text = `${F}\n`;
+  for (let f = 0; f < F; f++) {
+    const vars = Array.from({ length: n }, (_, v) => v).sort(() => rand() - 0.5);
+    // Entries 0 (all zero) and 2^22 − 1 (all one) are the same configurations in every order.
+    text += `\n${n}\n${vars.join(' ')}\n${'2 '.repeat(n)}\n2\n0 0.5\n${all} ${1 + f}\n`;
+  }
+  const c0 = process.cpuUsage();
+  const model = readFG(text, 'orders.fg');
+  const c = process.cpuUsage(c0);
+  assert.ok((c.user + c.system) / 1e6 < 1.5, `${(c.user + c.system) / 1e6} s of CPU time`);
+  assertClose(model.logPotential(new Array(n).fill(0)), F * Math.log(0.5), 1e-9, 'all zero');
+  let logOnes = 0;
+  for (let f = 0; f < F; f++) logOnes += Math.log(1 + f);
+  assertClose(model.logPotential(new Array(n).fill(1)), logOnes, 1e-9, 'all one');
+  assert.equal(model.logPotential([1, ...new Array(n - 1).fill(0)]), -Infinity);
+});
+
+test('table entries below binary64\'s normal range keep their value: logs taken from the decimal text (subnormals had 2–3 significant bits; 1e-400 became a hard zero)', () => {
+  const u = readUAI('MARKOV 1 2 1 1 0 2 1.4e-323 2.1e-323', 'tiny.uai');
+  assertClose(u.logPotential([1]) - u.logPotential([0]), Math.log(1.5), 1e-12, '2.1e-323 / 1.4e-323');
+  assertClose(u.logPotential([0]), Math.log(1.4) - 323 * Math.LN10, 1e-12, 'ln 1.4e-323');
+  const far = readUAI('MARKOV 1 2 1 1 0 2 1e-400 3', 'far.uai');
+  assertClose(far.logPotential([0]), -400 * Math.LN10, 1e-9, 'ln 1e-400');
+  const both = readUAI('MARKOV 1 2 1 1 0 2 1e-400 00012.5e-390', 'both.uai');
+  assertClose(both.logPotential([1]) - both.logPotential([0]), Math.log(1.25) + 11 * Math.LN10, 1e-9, 'ratio');
+  // Zeros written in any form stay zeros; the same on .fg entries.
+  assert.equal(readUAI('MARKOV 1 2 1 1 0 2 0.000e-400 1', 'zero.uai').logPotential([0]), -Infinity);
+  const fg = readFG('1\n\n1\n0\n2\n2\n0 1e-330\n1 3e-330\n', 'tiny.fg');
+  assertClose(fg.logPotential([1]) - fg.logPotential([0]), Math.log(3), 1e-12, '.fg ratio');
+});
+
+test('a Unicode space is no number: a table one entry short, ended by a no-break space, and evidence of one, are refused, the character shown', () => {
+  throwsFormat(() => readUAI('MARKOV 1 2 1 1 0 2 1 \u00a0', 'nbsp.uai'), "expected table entry, found '\\u00a0'");
+  throwsFormat(() => readUAI('MARKOV 1 2 1 1 0 2 1\u00a03', 'nbsp.uai'), "found '1\\u00a03'");
+  throwsFormat(() => readEvidence('1 1 \u2003', 'nbsp.evid'), "'\\u2003'");
+});
