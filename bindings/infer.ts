@@ -136,9 +136,11 @@ export function logZRequest(opts: InferOptions): EstimateLogZOptions | null {
   return { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}), ...relaxation } as EstimateLogZOptions;
 }
 
-/** A marginals result with a log Z estimate: as infer reports it (the estimator's diagnostics under logz.*). */
+/** A marginals result with a log Z estimate: as infer reports it (the estimator's diagnostics under logz.*, the method's own log Z as methodLogZ). */
 export function withEstimate(result: InferenceResult, request: EstimateLogZOptions, est: LogZEstimate): InferenceResult {
   const diagnostics: InferenceResult['diagnostics'] = { ...result.diagnostics, logzEstimator: request.estimator, logzSeconds: est.seconds };
+  // The method's own log Z is kept beside the estimate: exact's value and trw's certified bound vanished.
+  if (result.logZ !== null && result.logZ !== undefined) (diagnostics.methodLogZ = result.logZ), (diagnostics.methodLogZKind = result.logZKind);
   for (const [k, v] of Object.entries(est.diagnostics)) diagnostics[`logz.${k}`] = v;
   // A cut-short estimate makes the result partial (a queued mf run interrupted mid-AIS said partial: false).
   const partial = result.partial || est.diagnostics.partial === true;

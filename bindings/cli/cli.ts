@@ -1,8 +1,8 @@
 // relaxmrf command line. Exit codes: 0 ok, 2 bad input or usage (one line on stderr, no stack),
 // 3 the engine refused the job (e.g. treewidth past the exact limit), 1 anything unexpected.
 
-import { parseArgs } from 'node:util';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { loadEngine } from '../core/wasm-node.ts';
 import { loadModelFile } from '../io/files.ts';
 import { infer, METHODS, type InferOptions, type Method } from '../infer.ts';
@@ -25,7 +25,7 @@ import type { Model } from '../core/model.ts';
 import { MAX_CHAINS, MAX_CONCURRENCY, MAX_LOOP_COUNT, MAX_WORKERS } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { learnCommand, LearnUsageError, LEARN_USAGE } from './learn-command.ts';
-import { decimalNumber } from './args.ts';
+import { ArgsError, decimalNumber, parseOptions } from './args.ts';
 
 const USAGE = `usage:
   relaxmrf infer MODEL [--method exact|gibbs|pt|sw|wolff|treegibbs|blockgibbs|dhmc|mala|mf|mfrp|bp|trw|bounds] [--seed N] [--json]
@@ -146,17 +146,22 @@ function positive(name: string, v: string | undefined): number | undefined {
 
 /** A built-in lattice model from a spec such as "ising:32x32,beta=0.4,periodic". */
 export function builtinModel(spec: string): Model {
-  const [kind, rest = ''] = spec.split(':', 2);
+  // Everything after the first colon is the shape and options: "ising:3x3:foo" ran a 3×3 lattice.
+  const colon = spec.indexOf(':'), kind = colon < 0 ? spec : spec.slice(0, colon), rest = colon < 0 ? '' : spec.slice(colon + 1);
   const [shapeText, ...opts] = rest.split(',');
-  const shape = shapeText.split('x').map(Number);
+  // Sides in digits ("1e1x2" was a 10×2 lattice).
+  const shape = shapeText.split('x').map((L) => (/^\d+$/.test(L) ? Number(L) : NaN));
   if (shape.some((L) => !Number.isInteger(L) || L < 1)) throw new UsageError(`${spec}: bad lattice shape "${shapeText}" (expected e.g. 32x32)`);
   const params: Record<string, number> = {};
   let periodic = false;
   for (const o of opts) {
     if (o === 'periodic') {
+      if (periodic) throw new UsageError(`${spec}: periodic is given twice`);
       periodic = true;
       continue;
     }
+    // "beta=1=2" ran at β = 1.
+    if (o.split('=').length > 2) throw new UsageError(`${spec}: bad option "${o}"`);
     const [k, v] = o.split('=');
     // "periodic=1" was called an unknown option in a message that listed periodic as allowed.
     if (k === 'periodic') throw new UsageError(`${spec}: periodic takes no value ("periodic", not "${o}")`);
@@ -179,9 +184,24 @@ async function loadModel(source: string): Promise<{ model: Model; description: s
   const ev = evidence && evidence.size ? `, ${evidence.size} observed` : '';
   // Evidence is read for .uai models only: a MODEL.fg.evid beside the file was ignored without a word.
   if (format === 'fg' && existsSync(source + '.evid')) process.stderr.write(`relaxmrf: note: ${source}.evid is not read: evidence files apply to .uai models\n`);
+  // Only MODEL.uai.evid is read: FOO.evid beside FOO.uai, or a name differing in case, was ignored without a word.
+  if (format === 'uai') for (const other of unreadEvidence(source)) process.stderr.write(`relaxmrf: note: ${other} is not read: the evidence of ${source} is read from ${source}.evid\n`);
   // .fg labels other than 0, 1, …: outputs are in increasing label order, and say which label each is.
   const renumbered = labels && labels.some((l, i) => l !== i) ? labels : undefined;
   return { model, description: `${source} (${format}${ev})`, labels: renumbered, evidence: evidence ? { file: `${source}.evid`, observed: evidence.size } : undefined };
+}
+
+/** Evidence-like files beside a .uai model that are not its MODEL.uai.evid: FOO.evid, or a name differing only in case. */
+function unreadEvidence(source: string): string[] {
+  const dir = dirname(source), base = basename(source), stem = base.replace(/\.uai$/i, '');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const wanted = [`${base}.evid`, `${stem}.evid`].map((n) => n.toLowerCase());
+  return names.filter((n) => n !== `${base}.evid` && wanted.includes(n.toLowerCase())).map((n) => join(dir, n));
 }
 
 /** The evidence file read beside a .uai model: its path and how many variables it observes. */
@@ -311,7 +331,7 @@ function joinNegativeValues(argv: string[]): string[] {
 }
 
 async function inferCommand(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: joinNegativeValues(argv),
     allowPositionals: true,
     options: {
@@ -577,7 +597,7 @@ async function queuedRun(model: Model, opts: InferOptions, url: string): Promise
 
 /** `relaxmrf worker`: serves the queue until interrupted (a second interrupt quits at once). */
 async function workerCommand(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: joinNegativeValues(argv),
     allowPositionals: true,
     options: { queue: { type: 'string' }, concurrency: { type: 'string' }, name: { type: 'string' }, 'lock-ms': { type: 'string' } },
@@ -665,7 +685,7 @@ export async function main(argv: string[]): Promise<number> {
     else throw new UsageError(`unknown command "${cmd}" (try --help)`);
     return 0;
   } catch (e) {
-    if (e instanceof UsageError || e instanceof LearnUsageError || e instanceof OutputError || e instanceof FormatError || e instanceof ModelError || isParseArgsError(e)) {
+    if (e instanceof UsageError || e instanceof ArgsError || e instanceof LearnUsageError || e instanceof OutputError || e instanceof FormatError || e instanceof ModelError || isParseArgsError(e)) {
       process.stderr.write(`relaxmrf: ${oneLine((e as Error).message)}\n`);
       return 2;
     }

@@ -26,6 +26,8 @@ export function readCSV(text: string, file = '<data>', maxState = 1): CSVData {
     const line = lines[ln].trim();
     if (line === '') continue;
     const fields = line.split(',').map((f) => f.trim());
+    // Tab- or semicolon-separated rows were one field each: the first taken as a header, then a puzzle.
+    if (fields.length === 1 && /[\t;]/.test(line)) throw new FormatError(file, `line ${ln + 1}`, `no comma, but ${line.includes('\t') ? 'tabs' : 'semicolons'}: the values must be separated by commas`);
     if (cols < 0 && fields.every((f) => f !== '' && Number.isNaN(Number(f)))) {
       header = fields;
       cols = fields.length;
@@ -37,7 +39,9 @@ export function readCSV(text: string, file = '<data>', maxState = 1): CSVData {
       const f = fields[c];
       // Number() also reads hex, octal and binary literals ("0x1"), which no data file means (the UAI reader refuses them too).
       const x = /^\s*[+-]?0[xob]/i.test(f) ? NaN : Number(f);
-      if (f === '' || !Number.isFinite(x)) throw new FormatError(file, `line ${ln + 1}`, `column ${c + 1}: "${f}" is not a number`);
+      // On the first row, a name beside numbers: it is no header, which must have no number among its fields.
+      const hint = rows === 0 && !header && f !== '' ? ' (a header line must have no field that is a number)' : '';
+      if (f === '' || !Number.isFinite(x)) throw new FormatError(file, `line ${ln + 1}`, `column ${c + 1}: "${f}" is not a number${hint}`);
       if (!Number.isInteger(x) || x < 0 || x > maxState) throw new FormatError(file, `line ${ln + 1}`, `column ${c + 1}: ${f} is not a state in 0…${maxState}`);
       out.push(x);
     }

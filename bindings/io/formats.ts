@@ -179,6 +179,23 @@ function toNumber(t: string): number {
   return Number(t);
 }
 
+/** The samples of an evidence file in the older form (a count S, then S times n and n pairs) when it parses so; 0 otherwise. */
+function samplesInOldForm(vals: number[]): number {
+  let p = 1;
+  for (let sample = 0; sample < vals[0]; sample++) {
+    if (p >= vals.length) return 0;
+    p += 1 + 2 * vals[p];
+  }
+  return p === vals.length ? vals[0] : 0;
+}
+
+/** A table size for messages: the number, or 2^x once past 2^53 (a 64-variable scope of 65536 states "needed Infinity entries"). */
+function entriesText(cards: number[]): string {
+  let size = 1, bits = 0;
+  for (const k of cards) (size *= k), (bits += Math.log2(k));
+  return size <= Number.MAX_SAFE_INTEGER ? String(size) : `2^${bits.toFixed(1)}`;
+}
+
 /** The smallest positive normal binary64 number. */
 const MIN_NORMAL = 2.2250738585072014e-308;
 
@@ -233,7 +250,7 @@ export function readUAI(text: string, file = '<input>'): Model {
       vars.push(v);
       size *= card[v];
     }
-    if (size > LIMITS.maxTableEntries) tok.fail(`scope (${listScope(vars.slice(first))}) needs ${size} table entries, past the limit of ${LIMITS.maxTableEntries}`);
+    if (size > LIMITS.maxTableEntries) tok.fail(`scope (${listScope(vars.slice(first))}) needs ${entriesText(vars.slice(first).map((v) => card[v]))} table entries, past the limit of ${LIMITS.maxTableEntries}`);
     scopeStart[f + 1] = vars.length;
   }
 
@@ -294,6 +311,7 @@ export function readEvidenceWithLines(text: string, file = '<evid>'): { evidence
   if (vals.length === 1 + 2 * vals[0]) start = 1;
   else if (vals[0] === 1 && vals.length === 2 + 2 * vals[1]) start = 2;
   else {
+    if (samplesInOldForm(vals) > 1) throw new FormatError(file, null, `the file holds ${vals[0]} evidence samples (the older form's sample count, then each sample); only one sample is supported: keep one, as "1 n v₁ x₁ …" or "n v₁ x₁ …"`);
     throw new FormatError(file, null, `expected the number of observed variables followed by that many (variable, value) pairs; found ${vals.length} numbers starting with ${vals[0]}`);
   }
   for (let p = start; p < vals.length; p += 2) {
@@ -491,7 +509,7 @@ export function readFGWithLabels(text: string, file = '<input>'): {
       cards.push(k);
       size *= k;
     }
-    if (size > LIMITS.maxTableEntries) tok.fail(`the factor needs ${size} table entries, past the limit of ${LIMITS.maxTableEntries}`);
+    if (size > LIMITS.maxTableEntries) tok.fail(`the factor needs ${entriesText(cards)} table entries, past the limit of ${LIMITS.maxTableEntries}`);
     // Before the tables are allocated: a 392-byte file of three sparse 2^26-entry factors took 4.2 GB.
     const key = vars.slice().sort((p, q) => p - q).join(' ');
     let scope = byScope.get(key);
