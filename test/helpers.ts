@@ -229,6 +229,13 @@ export function hiddenGrid(grid: Model, W: number, seed: number): Model {
   return renumbered(b.build(), seed).model;
 }
 
+/** log10 Z = logZ / ln 10 within half a unit of the last digit a UAI .PR file prints (its second token as written). */
+export function atPrintedPR(prText: string, logZ: number): boolean {
+  const digits = prText.split(/\s+/).filter(Boolean)[1];
+  const decimals = digits.includes('.') ? digits.split('.')[1].replace(/e.*$/i, '').length : 0;
+  return Math.abs(logZ / Math.LN10 - Number(digits)) <= 0.5 * 10 ** -decimals + 1e-12 * Math.abs(Number(digits));
+}
+
 /** |got − published| within half a unit of the published value's last digit (6 significant: the UAI .PR and .MAR files). */
 export function atPublishedDigits(got: number, published: number): boolean {
   const unit = published === 0 ? 1e-6 : 10 ** (Math.floor(Math.log10(Math.abs(published))) - 5);
