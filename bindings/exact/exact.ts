@@ -399,6 +399,16 @@ function result(out: ExactOutcome, rest: Omit<ExactResult, 'logZ' | 'marginals'>
 const BUCKET_MESSAGE_COST = 3.3;
 const BUCKET_SETUP = 1e6;
 const JUNCTION_TREE_ENTRY_COST = 2.6;
+/**
+ * The junction tree's entries cost more once its schedule holds more than JUNCTION_TREE_LARGE_BYTES
+ * (its tables leave the caches): 8–9 ns per entry on DBN_11 (344 MiB) and CSP_11 (481 MiB) against
+ * 2.7–4.2 on the grids (≤ 157 MiB). With the factor, auto takes bucket elimination there: 290 ms
+ * against 456 and 593 against 911 (medians of 3, alternated), in 88 and 17 MiB of WASM memory
+ * against 361 and 499 (bucket elimination slices them for speed, which its greedy plan's cost
+ * does not count).
+ */
+const JUNCTION_TREE_LARGE_BYTES = 2 ** 28;
+const JUNCTION_TREE_LARGE_FACTOR = 2.5;
 
 /**
  * Whether bucket elimination's greedy plan from these orders (a pairwise model's, no variable fixed)
@@ -486,17 +496,18 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
   // Both fit: auto takes the cheaper plan by estimated cost (see BUCKET_MESSAGE_COST), greedy plan
   // against greedy plan; bucket elimination's order search runs only when bucket elimination is
   // taken (it can only make that plan cheaper still).
-  if (method === 'auto' && !(shared && bucketCannotWin(model, cands, JUNCTION_TREE_ENTRY_COST * best.totalEntries))) {
+  const tree = buildTree(model, best.order);
+  const jtCost = JUNCTION_TREE_ENTRY_COST * best.totalEntries * (method === 'auto' && schedule(tree, best.order).bytes > JUNCTION_TREE_LARGE_BYTES ? JUNCTION_TREE_LARGE_FACTOR : 1);
+  if (method === 'auto' && !(shared && bucketCannotWin(model, cands, jtCost))) {
     const greedy = greedyBucketChoice(model, opts, shared ? cands : undefined);
     const g = greedy.best?.plan;
     const cost = (p: BucketPlan): number => BUCKET_SETUP + p.flops + BUCKET_MESSAGE_COST * p.messageEntries;
-    if (g && greedy.feasible && cost(g) < JUNCTION_TREE_ENTRY_COST * best.totalEntries) {
+    if (g && greedy.feasible && cost(g) < jtCost) {
       const sp = slicedBucketPlan(model, opts, greedy);
       // Taken when it needs no slicing for memory (slices for speed alone are welcome).
       if (sp.fits && sp.choice.plan.bytes <= sp.maxMemory && sp.choice.plan.maxMessage <= sp.choice.maxMessage) return bucket(undefined, sp);
     }
   }
-  const tree = buildTree(model, best.order);
   let out: ExactOutcome;
   try {
     out = runElimination(engine, model, tree, best.order, maxMemory);
