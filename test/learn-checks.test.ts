@@ -7,7 +7,8 @@ import { learn } from '../bindings/learn/learn.ts';
 import { logLikelihood } from '../bindings/learn/likelihood.ts';
 import { readUAI, writeUAI } from '../bindings/io/formats.ts';
 import { infer } from '../bindings/infer.ts';
-import type { MachineParams } from '../bindings/learn/machine.ts';
+import { BoundMachine, type MachineParams } from '../bindings/learn/machine.ts';
+import { gradientStatistics } from '../bindings/learn/gradient.ts';
 import { draw, randomMachine, visibleLogProbs } from './learn-helpers.ts';
 
 const engine = await loadEngine();
@@ -120,4 +121,34 @@ test('writeUAI keeps a learned coupling past e^745 as several factors on its sco
   }
   const z = (m: typeof back) => infer(engine, m, { method: 'exact' }).logZ!;
   assert.ok(Math.abs(z(back) - z(r.model)) < 1e-9 * Math.abs(z(r.model)));
+});
+
+test('gradientStatistics checks its options ({ particles: 0 } gave NaN statistics; particles 2.5, sweeps −1 and a misspelt { particls } ran)', () => {
+  const p = randomMachine('rbm', 4, 2, 51, 0.8), d = draw(visibleLogProbs(p), 4, 30, 52);
+  assert.throws(() => gradientStatistics(engine, p, d, { particles: 0 }), /particles must be an integer in \[1, \d+\], got 0/);
+  assert.throws(() => gradientStatistics(engine, p, d, { particles: 2.5 }), /particles must be an integer/);
+  assert.throws(() => gradientStatistics(engine, p, d, { particles: NaN }), /particles must be an integer/);
+  assert.throws(() => gradientStatistics(engine, p, d, { sweeps: -1 }), /sweeps must be an integer in \[0, \d+\], got -1/);
+  assert.throws(() => gradientStatistics(engine, p, d, { sweeps: 1.5 }), /sweeps must be an integer/);
+  assert.throws(() => gradientStatistics(engine, p, d, { particls: 5 } as object), /unknown option "particls" \(did you mean "particles"\?\)/);
+  // No sweeps: the particles' uniform start, whatever the sampler.
+  for (const sampler of ['gibbs', 'dhmc'] as const) assert.equal(gradientStatistics(engine, p, d, { particles: 10, sweeps: 0, sampler }).model.a.length, 6);
+});
+
+test('machine parameters of another size, kind or with NaN are refused (a short a was read past its end: −2.57; a long w cut silently; a NaN bias gave a NaN log-likelihood)', () => {
+  const p = randomMachine('rbm', 4, 2, 51, 0.8), d = draw(visibleLogProbs(p), 4, 30, 52);
+  assert.throws(() => logLikelihood(engine, { ...p, a: new Float64Array(3) }, d), /params\.a has 3 entries, but an RBM with 4 visible and 2 hidden units has 6 biases/);
+  assert.throws(() => logLikelihood(engine, { ...p, w: new Float64Array(100) }, d), /params\.w has 100 entries, but an RBM with 4 visible and 2 hidden units has 8 couplings/);
+  assert.throws(() => logLikelihood(engine, { ...p, a: p.a.map((x, i) => (i ? x : NaN)) }, d), /params\.a\[0\] is NaN/);
+  assert.throws(() => logLikelihood(engine, { ...p, a: p.a.map((x, i) => (i ? x : Infinity)) }, d), /params\.a\[0\] is Infinity/);
+  assert.throws(() => gradientStatistics(engine, { ...p, w: p.w.map((x, i) => (i === 3 ? -Infinity : x)) }, d), /params\.w\[3\] is -Infinity: a coupling must be a finite number/);
+  assert.throws(() => logLikelihood(engine, { ...p, pairs: p.pairs.slice().reverse() }, d), /params\.pairs are not the pairs/);
+  const m = new BoundMachine(engine, 'boltzmann', 6, 0);
+  try {
+    assert.throws(() => m.set(p), /the parameters are of a rbm with 4 visible and 2 hidden units, 2 states each, but the machine is a Boltzmann machine with 6 visible units/);
+  } finally {
+    m.dispose();
+  }
+  // A bias of −∞ forbids a state: allowed (the row with that unit on has log-likelihood −∞).
+  assert.equal(logLikelihood(engine, { ...p, a: p.a.map((x, i) => (i ? x : -Infinity)) }, { rows: 1, cols: 4, values: Uint8Array.from([1, 0, 0, 0]) }).value, -Infinity);
 });

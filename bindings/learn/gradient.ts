@@ -5,8 +5,9 @@
 
 import type { Engine } from '../core/engine.ts';
 import { seedWords } from '../core/seed.ts';
+import { checkCount, checkOptionKeys, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import { BoundMachine, type MachineParams } from './machine.ts';
-import { ParticleKernel, type LayerOptions, type LearnSampler } from './particles.ts';
+import { LAYER_DEFAULTS, ParticleKernel, type LayerOptions, type LearnSampler } from './particles.ts';
 import type { BinaryData } from './likelihood.ts';
 
 /** Expectations of one phase of the log-likelihood gradient (data or model), in the parameters' layout. */
@@ -17,6 +18,9 @@ export interface PhaseStatistics {
   w: Float64Array;
 }
 
+/** Every option gradientStatistics takes. */
+const GRADIENT_OPTION_KEYS: readonly string[] = ['particles', 'sweeps', 'seed', 'sampler', ...Object.keys(LAYER_DEFAULTS)];
+
 /**
  * Both phases of the log-likelihood gradient at `params`: the data statistics (hidden units at their conditional
  * means) and the model statistics over `particles` chains (default 1000) after `sweeps` sweeps (default 100) of
@@ -26,7 +30,11 @@ export interface PhaseStatistics {
 export function gradientStatistics(
   engine: Engine, params: MachineParams, data: BinaryData, opts: { particles?: number; sweeps?: number; seed?: number; sampler?: LearnSampler } & LayerOptions = {},
 ): { data: PhaseStatistics; model: PhaseStatistics } {
+  // Checked like learn()'s options: { particles: 0 } gave NaN statistics, 2.5 and sweeps −1 ran, a misspelt name its default.
+  checkOptionKeys(opts, GRADIENT_OPTION_KEYS);
   const P = opts.particles ?? 1000, sweeps = opts.sweeps ?? 100;
+  checkCount('particles', P, 1, MAX_CHAINS);
+  checkCount('sweeps', sweeps, 0, MAX_LOOP_COUNT);
   const [lo, hi] = seedWords(opts.seed ?? 1);
   const m = new BoundMachine(engine, params.kind, params.nVisible, params.nHidden, params.states);
   try {

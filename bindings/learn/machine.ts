@@ -116,6 +116,8 @@ export class BoundMachine {
     if ((kind === 'rbm' || kind === 'srbm') && nHidden < 1) throw new ModelError(`an ${kind.toUpperCase()} needs at least one hidden unit`);
     if (kind !== 'potts' && states !== 2) throw new ModelError(`a ${kind} has binary units, not ${states} states`);
     if (!(Number.isInteger(states) && states >= 2 && states <= 255)) throw new ModelError(`states must be an integer in [2, 255], got ${states}`);
+    if (!MACHINE_KINDS.includes(kind)) throw new ModelError(`kind must be one of ${MACHINE_KINDS.join(', ')}, got ${String(kind)}`);
+    if (!(Number.isInteger(nVisible) && nVisible >= 1 && Number.isInteger(nHidden) && nHidden >= 0)) throw new ModelError(`a machine needs an integer ≥ 1 of visible units and ≥ 0 of hidden units, got ${nVisible} and ${nHidden}`);
     const B = (this.width = kind === 'potts' ? states : 1);
     const units = nVisible + nHidden, n = (this.nBits = units * B);
     this.visibleBits = nVisible * B;
@@ -164,11 +166,34 @@ export class BoundMachine {
 
   readonly pairs: Int32Array;
 
-  /** Writes the parameters into engine memory. */
+  /**
+   * Writes the parameters into engine memory, after checking they are this machine's: a short `a` or a
+   * long `w` was read past its end or cut silently, and a NaN gave a NaN log-likelihood.
+   */
   set(p: MachineParams): void {
+    this.check(p);
     this.arena.f64(this.aPtr, this.nBits).set(p.a);
     const val = this.arena.f64(this.valPtr, Math.max(1, this.nnz));
     for (let t = 0; t < p.w.length; t++) val[this.entry[2 * t]] = val[this.entry[2 * t + 1]] = p.w[t];
+  }
+
+  /**
+   * Refuses parameters of another architecture or size, and values that are not numbers: biases may
+   * be −∞ (a state the machine forbids), nothing may be NaN or +∞, couplings must be finite.
+   */
+  check(p: MachineParams): void {
+    if (p === null || typeof p !== 'object') throw new ModelError(`machine parameters must be an object, got ${p === null ? 'null' : typeof p}`);
+    const name = { boltzmann: 'a Boltzmann machine', rbm: 'an RBM', srbm: 'an SRBM', potts: `a ${this.states}-state Potts machine` }[this.kind];
+    const what = `${name} with ${this.nVisible} visible${this.nHidden ? ` and ${this.nHidden} hidden` : ''} units`;
+    if (p.kind !== this.kind || p.nVisible !== this.nVisible || p.nHidden !== this.nHidden || p.states !== this.states) {
+      throw new ModelError(`the parameters are of a ${p.kind} with ${p.nVisible} visible and ${p.nHidden} hidden units, ${p.states} states each, but the machine is ${what}`);
+    }
+    const E = this.pairs.length / 2, per = this.width * this.width;
+    if (p.a?.length !== this.nBits) throw new ModelError(`params.a has ${p.a?.length} entries, but ${what} has ${this.nBits} biases`);
+    if (p.w?.length !== E * per) throw new ModelError(`params.w has ${p.w?.length} entries, but ${what} has ${E * per} couplings${per > 1 ? ` (${E} pairs × ${per})` : ''}`);
+    if (p.pairs !== undefined && (p.pairs.length !== this.pairs.length || p.pairs.some((x, i) => x !== this.pairs[i]))) throw new ModelError(`params.pairs are not the pairs of ${what} (machinePairs gives them; w follows their order)`);
+    for (let i = 0; i < p.a.length; i++) if (!(typeof p.a[i] === 'number' && p.a[i] < Infinity)) throw new ModelError(`params.a[${i}] is ${p.a[i]}: a bias must be a number or −∞`);
+    for (let i = 0; i < p.w.length; i++) if (!Number.isFinite(p.w[i])) throw new ModelError(`params.w[${i}] is ${p.w[i]}: a coupling must be a finite number`);
   }
 
   /** Copies the parameters out of engine memory. */
