@@ -154,3 +154,18 @@ test('machine parameters of another size, kind or with NaN are refused (a short 
   // A bias of −∞ forbids a state: allowed (the row with that unit on has log-likelihood −∞).
   assert.equal(logLikelihood(engine, { ...p, a: p.a.map((x, i) => (i ? x : -Infinity)) }, { rows: 1, cols: 4, values: Uint8Array.from([1, 0, 0, 0]) }).value, -Infinity);
 });
+
+test('learn() refuses before the first epoch: a bad baseData (a 7 in binary data, or 5 columns, was refused after the run or counted into another column), particles with CD (echoed in settings, unused), test data with evaluate false (ignored), maxWeight 0 (every run "diverged")', () => {
+  const long = { epochs: 100_000 };
+  const base = (values: number[], cols: number) => ({ rows: values.length / cols, cols, values: Uint8Array.from(values) });
+  refusedAtOnce(() => learn(engine, data, { ...long, likelihood: { method: 'ais', baseData: base([0, 0, 0, 0, 0], 5) } }), /baseData has 5 columns, but the machine has 6 visible units/);
+  refusedAtOnce(() => learn(engine, data, { ...long, likelihood: { method: 'ais', baseData: base([0, 1, 2, 7, 0, 0], 6) } }), /baseData data row 1, column 3: 2 is not a state in 0…1/);
+  refusedAtOnce(() => learn(engine, data, { ...long, method: 'cd', particles: 7 }), /particles applies to method 'pcd'/);
+  refusedAtOnce(() => learn(engine, data, { ...long, evaluate: false, test: data }), /test data are for the log-likelihood evaluation, and evaluate is false/);
+  refusedAtOnce(() => learn(engine, data, { ...long, maxWeight: 0 }), /maxWeight must be a finite number > 0, got 0/);
+  // logLikelihood itself: the 7 was counted as column 4's state 1 (−4.03 ± 0.003 by AIS).
+  const p = learn(engine, data, { epochs: 1, evaluate: false }).params;
+  assert.throws(() => logLikelihood(engine, p, data, { method: 'ais', baseData: base([0, 1, 0, 7, 0, 0], 6) }), /baseData data row 1, column 4: 7 is not a state in 0…1/);
+  // CD's settings say the chains it ran: one a minibatch row.
+  assert.equal(learn(engine, data, { method: 'cd', batch: 50, epochs: 1, evaluate: false }).settings.particles, 50);
+});

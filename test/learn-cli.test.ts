@@ -113,6 +113,10 @@ test('learn: bad data files and usage exit 2 with one line naming the file and l
     [['--model', 'rbm', '--hidden', '2', '--visible-rate', '0.1'], /--visible-rate applies to machines with visible–visible couplings/],
     [['--ais-runs', '8'], /--ais-runs and --ais-steps apply when the log-likelihood is estimated by AIS .*with 2 binary columns it is exact/],
     [['--no-evaluate', '--ais-steps', '50'], /--ais-runs and --ais-steps apply to the log-likelihood, which --no-evaluate skips/],
+    // CD's chains are the minibatch's rows (settings echoed --particles 7, unused); --test was ignored; --max-weight 0 ran, then exit 3 "diverged".
+    [['--method', 'cd', '--particles', '7'], /^relaxmrf: --particles applies to --method pcd \(persistent particles\); cd runs one chain per minibatch row \(--batch\)$/],
+    [['--test', good, '--no-evaluate'], /^relaxmrf: --test applies to the log-likelihood, which --no-evaluate skips$/],
+    [['--max-weight', '0'], /^relaxmrf: --max-weight must be a number > 0, got "0"$/],
   ] as const) {
     const r = run('learn', good, '--out', out, '--epochs', '1', ...args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);

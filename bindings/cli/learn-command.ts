@@ -32,8 +32,8 @@ export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model b
       Defaults: --model boltzmann, --method pcd (--cd-steps 1), --sampler gibbs, --particles 100, --batch 100,
       --epochs 20, --learning-rate 0.05 (--schedule linear), --weight-decay 0, --momentum 0, --visible-rate 1,
       --max-weight 1000, --seed 1; the likelihood by AIS: --ais-runs 100, --ais-steps 2000. Another sampler's
-      or machine's options are refused (--step-size without dhmc, --visible-rate with rbm, --ais-runs with
-      an exact likelihood or --no-evaluate).`;
+      or machine's options are refused (--step-size without dhmc, --visible-rate with rbm, --particles with cd,
+      --ais-runs with an exact likelihood or --no-evaluate, --test with --no-evaluate).`;
 
 export class LearnUsageError extends Error {}
 
@@ -88,6 +88,8 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   const dhmcOnly = (['leapfrog-steps', 'step-size'] as const).filter((k) => values[k] !== undefined);
   if (dhmcOnly.length > 0 && sampler !== 'dhmc') throw new LearnUsageError(`${dhmcOnly.map((k) => `--${k}`).join(' and ')} ${dhmcOnly.length > 1 ? 'apply' : 'applies'} to --sampler dhmc, not ${sampler}`);
   if (values['shift-epsilon'] !== undefined && sampler !== 'blockgibbs' && sampler !== 'dhmc') throw new LearnUsageError(`--shift-epsilon applies to --sampler blockgibbs or dhmc (the Gaussian units' shift), not ${sampler}`);
+  if (values.particles !== undefined && values.method === 'cd') throw new LearnUsageError('--particles applies to --method pcd (persistent particles); cd runs one chain per minibatch row (--batch)');
+  if (values.test !== undefined && values['no-evaluate']) throw new LearnUsageError('--test applies to the log-likelihood, which --no-evaluate skips');
   if (values['visible-rate'] !== undefined && model === 'rbm') throw new LearnUsageError('--visible-rate applies to machines with visible–visible couplings (boltzmann, srbm, potts), not rbm');
   const states = integer('states', values.states, 2);
   if (states !== undefined && states > 255) throw new LearnUsageError(`--states must be at most 255, got ${states}`);
@@ -108,7 +110,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
     weightDecay: num('weight-decay', values['weight-decay']),
     momentum: num('momentum', values.momentum),
     visibleRate: num('visible-rate', values['visible-rate']),
-    maxWeight: num('max-weight', values['max-weight']),
+    maxWeight: num('max-weight', values['max-weight'], true),
     seed: integer('seed', values.seed, 0, Number.MAX_SAFE_INTEGER),
     shiftEpsilon: num('shift-epsilon', values['shift-epsilon']),
     leapfrogSteps: integer('leapfrog-steps', values['leapfrog-steps'], 1),

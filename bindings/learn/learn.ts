@@ -17,7 +17,7 @@ import type { Model } from '../core/model.ts';
 import { BoundMachine, checkStates, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
 import { VisibleFactor } from './factored.ts';
 import { LAYER_DEFAULTS, LEARN_SAMPLERS, ParticleKernel, type LayerOptions, type LearnSampler } from './particles.ts';
-import { baseRateBiases, checkLikelihoodOptions, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
+import { baseRateBiases, checkBaseData, checkLikelihoodOptions, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
 
 /**
  * How the model phase of the gradient is sampled: 'pcd' persistent contrastive divergence (particles kept across
@@ -46,7 +46,7 @@ export interface LearnOptions extends LayerOptions {
    * (see particles.ts; a Potts machine's units are its one-hot bits).
    */
   sampler?: LearnSampler;
-  /** Persistent particles (PCD; CD uses one chain per minibatch row). */
+  /** Persistent particles (PCD only: CD uses one chain per minibatch row, and refuses this option). */
   particles?: number;
   /** Data rows per gradient update (minibatch size; default 100, at most the number of rows). */
   batch?: number;
@@ -69,11 +69,11 @@ export interface LearnOptions extends LayerOptions {
   equivalentRBM?: boolean;
   /** Seed of the particles, the initial parameters and the minibatch shuffles (default 1). */
   seed?: number;
-  /** A parameter past this size (or NaN) stops the run as divergent. */
+  /** A parameter past this size (or NaN) stops the run as divergent (> 0). */
   maxWeight?: number;
   /** Evaluate the training (and test) log-likelihood at the end. */
   evaluate?: boolean;
-  /** Held-out data whose log-likelihood is evaluated at the end (with `evaluate`). */
+  /** Held-out data whose log-likelihood is evaluated at the end (refused with `evaluate: false`). */
   test?: BinaryData;
   /** Options of the log-likelihood evaluation (AIS or exact; see LIKELIHOOD_DEFAULTS). */
   likelihood?: LikelihoodOptions;
@@ -114,7 +114,7 @@ export interface EpochStats {
 
 /** What `learn()` returns. */
 export interface LearnResult {
-  /** The options used, defaults filled in. */
+  /** The options used, defaults filled in (`particles`: the chains used; with CD the batch). */
   settings: Required<Omit<LearnOptions, 'onEpoch' | 'test' | 'likelihood'>>;
   /** The learned parameters (with `equivalentRBM`: the marginal machine, W_vv = F Fᵀ off the diagonal). */
   params: MachineParams;
@@ -163,13 +163,18 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   checkCount('particles', o.particles, 1, MAX_CHAINS);
   checkCount('batch', o.batch, 1);
   checkCount('epochs', o.epochs, 0);
-  for (const [name, x, lo] of [['learningRate', o.learningRate, 0], ['weightDecay', o.weightDecay, 0], ['momentum', o.momentum, 0], ['visibleRate', o.visibleRate, 0], ['maxWeight', o.maxWeight, 0]] as const) {
+  for (const [name, x, lo] of [['learningRate', o.learningRate, 0], ['weightDecay', o.weightDecay, 0], ['momentum', o.momentum, 0], ['visibleRate', o.visibleRate, 0]] as const) {
     if (!(typeof x === 'number' && Number.isFinite(x) && x >= lo)) throw new ModelError(`${name} must be a finite number ≥ ${lo}, got ${x}`);
   }
+  // 0 stopped every run in its first epoch as "diverged" (the initial couplings are not 0).
+  if (!(typeof o.maxWeight === 'number' && Number.isFinite(o.maxWeight) && o.maxWeight > 0)) throw new ModelError(`maxWeight must be a finite number > 0, got ${o.maxWeight}`);
   // Options of another sampler or machine, refused rather than ignored (the settings echoed them as if used).
   if ((opts.leapfrogSteps !== undefined || opts.stepSize !== undefined) && o.sampler !== 'dhmc') throw new ModelError(`leapfrogSteps and stepSize apply to sampler 'dhmc', not '${o.sampler}'`);
   if (opts.shiftEpsilon !== undefined && o.sampler !== 'blockgibbs' && o.sampler !== 'dhmc') throw new ModelError(`shiftEpsilon applies to samplers 'blockgibbs' and 'dhmc' (the Gaussian units' shift), not '${o.sampler}'`);
   if (opts.visibleRate !== undefined && o.model === 'rbm') throw new ModelError("visibleRate applies to machines with visible–visible couplings (boltzmann, srbm, potts), not 'rbm'");
+  // CD runs one chain per minibatch row: a particle count went unused, echoed in settings as if used.
+  if (opts.particles !== undefined && o.method === 'cd') throw new ModelError('particles applies to method \'pcd\' (persistent particles); \'cd\' runs one chain per minibatch row (batch)');
+  if (test !== undefined && opts.evaluate === false) throw new ModelError('test data are for the log-likelihood evaluation, and evaluate is false');
   if (opts.likelihood !== undefined && opts.evaluate === false) throw new ModelError('likelihood options apply when the log-likelihood is evaluated, and evaluate is false');
   // A log Z given beforehand is some other model's: the learned one does not exist yet (logZ 0 gave a training log-likelihood of −0.44 ± 0 against −4.03).
   if (opts.likelihood?.logZ !== undefined) throw new ModelError('likelihood.logZ cannot be given to learn(): it would be the log Z of another model than the one learned (learn estimates it, and reuses the training data\'s for the test data)');
@@ -198,6 +203,8 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
     }
   }
   if (o.evaluate) checkLikelihoodOptions(likelihood);
+  // Its columns and states are known now: a bad base was refused only after the whole run.
+  if (o.evaluate && likelihood?.baseData) checkBaseData(likelihood.baseData, data.cols, states);
   const [seedLo, seedHi] = seedWords(o.seed);
   const t0 = performance.now();
 
@@ -283,7 +290,8 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
       const params = good;
       onEpoch?.(st, () => copyParams(params));
     }
-    const settings = { ...rest, hidden, states, batch: B } as LearnResult['settings'];
+    // particles: the chains used (CD: one a minibatch row).
+    const settings = { ...rest, hidden, states, batch: B, particles: P } as LearnResult['settings'];
     const result: LearnResult = { settings, params: good, model: machineModel(good), epochs, diverged, seconds: 0 };
     if (factor) result.factor = goodFactor ?? factor.read();
     if (o.evaluate && !diverged) {

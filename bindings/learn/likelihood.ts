@@ -7,7 +7,7 @@ import { ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, checkOptionKeys, definedOnly } from '../core/options.ts';
 import { logMeanExp } from '../logz/estimate.ts';
-import { BoundMachine, type BinaryData, type MachineParams } from './machine.ts';
+import { BoundMachine, checkStates, type BinaryData, type MachineParams } from './machine.ts';
 
 export type { BinaryData } from './machine.ts';
 
@@ -80,6 +80,21 @@ export function checkLikelihoodOptions(opts: LikelihoodOptions = {}): Likelihood
   return o;
 }
 
+/**
+ * The base-rate data fit the machine: its columns are the visible units and its values states
+ * (a 7 in binary data was counted into another column's frequencies).
+ */
+export function checkBaseData(base: BinaryData, cols: number, states: number): void {
+  if (base.cols !== cols) throw new ModelError(`baseData has ${base.cols} columns, but the machine has ${cols} visible units`);
+  if (!(Number.isInteger(base.rows) && base.rows >= 1)) throw new ModelError(`baseData's rows must be an integer ≥ 1, got ${base.rows}`);
+  if (base.values?.length !== base.rows * base.cols) throw new ModelError(`baseData has ${base.values?.length} values, expected ${base.rows} × ${base.cols}`);
+  try {
+    checkStates(base, states);
+  } catch (e) {
+    throw new ModelError(`baseData ${(e as Error).message}`);
+  }
+}
+
 /** Tag of the AIS runs' streams (the learner's particles use other tags). */
 const AIS_STREAM = 41;
 
@@ -111,7 +126,7 @@ export function logLikelihood(engine: Engine, params: MachineParams, data: Binar
   const o = checkLikelihoodOptions(opts);
   if (data.rows < 1) throw new ModelError('no data to evaluate');
   // A base with other columns summed extra terms into log Z₀ or read its biases past their end (8 units: −10.95 and −1.70 against −5.30).
-  if (o.baseData && o.baseData.cols !== params.nVisible) throw new ModelError(`baseData has ${o.baseData.cols} columns, but the machine has ${params.nVisible} visible units`);
+  if (o.baseData) checkBaseData(o.baseData, params.nVisible, params.states);
   // Visible configurations to enumerate, as bits of entropy: nVisible · log2 K.
   const size = params.nVisible * Math.log2(params.states);
   const exact = o.method === 'exact' || (o.method === 'auto' && size <= o.maxExactVisible);
