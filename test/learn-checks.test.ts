@@ -7,7 +7,8 @@ import { learn } from '../bindings/learn/learn.ts';
 import { logLikelihood } from '../bindings/learn/likelihood.ts';
 import { readUAI, writeUAI } from '../bindings/io/formats.ts';
 import { infer } from '../bindings/infer.ts';
-import { BoundMachine, type MachineParams } from '../bindings/learn/machine.ts';
+import { BoundMachine, machinePairs, type MachineParams } from '../bindings/learn/machine.ts';
+import { mulberry32 } from './helpers.ts';
 import { gradientStatistics } from '../bindings/learn/gradient.ts';
 import { draw, randomMachine, visibleLogProbs } from './learn-helpers.ts';
 
@@ -168,4 +169,37 @@ test('learn() refuses before the first epoch: a bad baseData (a 7 in binary data
   assert.throws(() => logLikelihood(engine, p, data, { method: 'ais', baseData: base([0, 1, 0, 7, 0, 0], 6) }), /baseData data row 1, column 4: 7 is not a state in 0…1/);
   // CD's settings say the chains it ran: one a minibatch row.
   assert.equal(learn(engine, data, { method: 'cd', batch: 50, epochs: 1, evaluate: false }).settings.particles, 50);
+});
+
+test('the AIS log-likelihood reports the checks infer\'s AIS runs (few runs, a low weight ESS, widely spread log weights: it reported none), and learn\'s test result shares them', () => {
+  const coin = (rows: number, cols: number, seed: number) => {
+    const rand = mulberry32(seed);
+    return { rows, cols, values: Uint8Array.from({ length: rows * cols }, () => (rand() < 0.5 ? 1 : 0)) };
+  };
+  const bm = randomMachine('boltzmann', 10, 0, 3, 2), d10 = coin(50, 10, 4);
+  assert.deepEqual(logLikelihood(engine, bm, d10, { method: 'exact' }).warnings, []);
+  const few = logLikelihood(engine, bm, d10, { method: 'ais', runs: 4, steps: 200, seed: 1 });
+  assert.match(few.warnings.join('\n'), /only 4 runs: the standard error rests on 3 degrees of freedom/);
+  // 20 runs of 20 temperatures: 0.60 nats above the exact value, 2 SE.
+  const low = logLikelihood(engine, bm, d10, { method: 'ais', runs: 20, steps: 20, seed: 1 });
+  assert.match(low.warnings.join('\n'), /the weights' ESS is 7\.2 of 20 runs: the estimate rests on a few runs/);
+  assert.doesNotMatch(low.warnings.join('\n'), /population annealing/, 'the learner\'s AIS has none to offer');
+  const rbm = randomMachine('rbm', 10, 6, 3, 3);
+  assert.match(logLikelihood(engine, rbm, d10, { method: 'ais', runs: 100, steps: 10, seed: 1 }).warnings.join('\n'), /the log weights spread by 2\.54 nats \(sd\)/);
+  assert.deepEqual(logLikelihood(engine, bm, d10, { method: 'ais', runs: 100, steps: 2000, seed: 1 }).warnings, []);
+  // Through learn: the test data's log-likelihood uses the training data's log Z, and its caveats.
+  const wide = coin(40, 21, 5), r = learn(engine, wide, { epochs: 1, test: coin(10, 21, 6), likelihood: { runs: 4, steps: 20 } });
+  assert.equal(r.train!.method, 'ais');
+  assert.match(r.train!.warnings.join('\n'), /only 4 runs/);
+  assert.deepEqual(r.test!.warnings, r.train!.warnings);
+});
+
+test('what those checks cannot see: a mode no AIS run reached (14 units, couplings +1, biases −6.5: −0.0251 ± 0.0066 by AIS, −0.7146 exact, no warning; the README says so)', () => {
+  const nV = 14, pairs = machinePairs('boltzmann', nV, 0);
+  const p: MachineParams = { kind: 'boltzmann', nVisible: nV, nHidden: 0, states: 2, pairs, a: new Float64Array(nV).fill(-6.5), w: new Float64Array(pairs.length / 2).fill(1) };
+  const d = { rows: 10, cols: nV, values: Uint8Array.from({ length: 10 * nV }, (_, i) => (Math.floor(i / nV) === 0 ? 1 : 0)) };
+  const exact = logLikelihood(engine, p, d, { method: 'exact' }), ais = logLikelihood(engine, p, d, { method: 'ais', seed: 1 });
+  assert.ok(Math.abs(exact.value + 0.7146) < 1e-4 && Math.abs(ais.value + 0.0251) < 1e-4, `${exact.value}, ${ais.value}`);
+  assert.ok((ais.value - exact.value) / ais.stdErr > 50);
+  assert.deepEqual(ais.warnings, []);
 });

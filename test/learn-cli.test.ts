@@ -128,6 +128,15 @@ test('learn: bad data files and usage exit 2 with one line naming the file and l
   assert.equal(ais.code, 0, ais.err);
   const like = JSON.parse(ais.out).trainLogLikelihood;
   assert.deepEqual([like.method, like.aisRuns, like.aisSteps], ['ais', 4, 20]);
+  // AIS's caveats: in the likelihood, in --json's warnings and on stderr, as infer reports its own (4 runs passed silently).
+  assert.match(like.warnings.join('\n'), /only 4 runs/);
+  const warnings = JSON.parse(ais.out).warnings;
+  assert.ok(warnings.length > 0 && warnings.every((w: string) => /^the log-likelihood's log Z \(AIS\): /.test(w)), JSON.stringify(warnings));
+  assert.deepEqual(ais.err.trim().split('\n'), warnings.map((w: string) => `relaxmrf: warning: ${w}`));
+  const text = run('learn', wide, '--out', out, '--epochs', '1', '--ais-runs', '4', '--ais-steps', '20');
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.err, /^relaxmrf: warning: the log-likelihood's log Z \(AIS\): only 4 runs/m);
+  assert.deepEqual(JSON.parse(run('learn', good, '--out', out, '--epochs', '1', '--json').out).warnings, []);
 });
 
 test('learn: a divergent run stops with exit 3 and writes the last good model', () => {

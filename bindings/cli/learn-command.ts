@@ -137,6 +137,10 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   // Made before the report (a model UAI cannot hold is refused before anything is printed), written
   // after it: a failed write lost the report.
   const uai = writeUAI(r.model);
+  // As infer: the result stands, each caveat one line on stderr and in --json's warnings. The test
+  // data share the training data's log Z, and so its caveats.
+  const warnings = (r.train?.warnings ?? []).map((w) => `the log-likelihood's log Z (AIS): ${w}`);
+  for (const w of warnings) process.stderr.write(`relaxmrf: warning: ${w}\n`);
   if (values.json) {
     writeJSON({
       data: { file: positionals[0], rows: data.rows, columns: data.cols, header: data.header },
@@ -147,6 +151,7 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
       diverged: r.diverged,
       trainLogLikelihood: r.train ?? null,
       testLogLikelihood: r.test ?? null,
+      warnings,
       seconds: r.seconds,
     }, (chunk) => process.stdout.write(chunk));
     process.stdout.write('\n');

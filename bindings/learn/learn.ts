@@ -300,7 +300,8 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
       const shared = result.train.method === 'ais' ? { logZ: { value: result.train.logZ, stdErr: result.train.logZStdErr } } : {};
       if (test) {
         result.test = logLikelihood(engine, good, test, { baseData: data, ...likelihood, ...shared });
-        if (result.train.method === 'ais') Object.assign(result.test, { aisRuns: result.train.aisRuns, aisSteps: result.train.aisSteps, aisEss: result.train.aisEss });
+        // And its caveats: they are about that log Z.
+        if (result.train.method === 'ais') Object.assign(result.test, { aisRuns: result.train.aisRuns, aisSteps: result.train.aisSteps, aisEss: result.train.aisEss, warnings: result.train.warnings.slice() });
       }
     }
     result.seconds = (performance.now() - t0) / 1000;

@@ -6,7 +6,8 @@ import type { Engine } from '../core/engine.ts';
 import { ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
 import { checkCount, checkOptionKeys, definedOnly } from '../core/options.ts';
-import { logMeanExp } from '../logz/estimate.ts';
+import { aisWeightStats, logMeanExp } from '../logz/estimate.ts';
+import { aisWarnings } from '../logz/logz-checks.ts';
 import { BoundMachine, checkStates, type BinaryData, type MachineParams } from './machine.ts';
 
 export type { BinaryData } from './machine.ts';
@@ -61,6 +62,12 @@ export interface LogLikelihood {
   aisSteps?: number;
   /** Effective sample size of the AIS weights, (Σw)²/Σw² (AIS only). */
   aisEss?: number;
+  /**
+   * Caveats about the AIS estimate, one sentence each (empty when none; always empty when exact): the checks
+   * `infer`'s AIS runs (logz-checks.ts: fewer than 8 runs, a low weight ESS, log weights spread too widely).
+   * They cannot see a mode no run reached.
+   */
+  warnings: string[];
 }
 
 /** Every option logLikelihood takes. */
@@ -148,11 +155,11 @@ export function logLikelihood(engine: Engine, params: MachineParams, data: Binar
     if (exact) {
       const s = ar.alloc(n);
       const logZ = engine.call('learn exact log Z', (kk) => kk.learnExactLogZ(m.header, vb, m.width, s));
-      return { value: mean - logZ, stdErr: 0, sampleStdErr, logZ, logZStdErr: 0, method: 'exact', samples: data.rows };
+      return { value: mean - logZ, stdErr: 0, sampleStdErr, logZ, logZStdErr: 0, method: 'exact', samples: data.rows, warnings: [] };
     }
     if (opts.logZ) {
       const { value: lz, stdErr } = opts.logZ;
-      return { value: mean - lz, stdErr, sampleStdErr, logZ: lz, logZStdErr: stdErr, method: 'ais', samples: data.rows };
+      return { value: mean - lz, stdErr, sampleStdErr, logZ: lz, logZStdErr: stdErr, method: 'ais', samples: data.rows, warnings: [] };
     }
     const b0 = baseRateBiases(o.baseData ?? data, params.states, m.width > 1);
     let logZ0 = params.nHidden * Math.LN2;
@@ -164,11 +171,16 @@ export function logLikelihood(engine: Engine, params: MachineParams, data: Binar
     const lw = ar.allocF64(o.runs), scratch = ar.allocF64(m.width);
     const [lo, hi] = seedWords(o.seed);
     engine.call('learn AIS', (kk) => kk.learnAIS(m.header, vb, m.width, b0p, bp, o.steps, chains, o.runs, lo, hi, 0, AIS_STREAM, lw, scratch));
-    const est = logMeanExp(ar.readF64(lw, o.runs));
+    const w = ar.readF64(lw, o.runs), est = logMeanExp(w);
     const logZ = logZ0 + est.value;
+    // infer's AIS checks (few runs, low ESS, widely spread log weights): the estimate said nothing when they failed.
+    // aisWeightStats refuses all-dead runs with the factor-graph start's explanation: here they come from a bias of −∞.
+    const logWeightSD = est.value > -Infinity ? aisWeightStats(w).logWeightSD : null;
+    // The learner's AIS has no population annealing to suggest.
+    const warnings = aisWarnings({ weightESS: est.ess, estimates: o.runs, population: 1, partial: false, logWeightSD }).map((x) => x.replace(', or population annealing', ''));
     return {
       value: mean - logZ, stdErr: est.stdErr, sampleStdErr, logZ, logZStdErr: est.stdErr, method: 'ais', samples: data.rows,
-      aisRuns: o.runs, aisSteps: o.steps, aisEss: est.ess,
+      aisRuns: o.runs, aisSteps: o.steps, aisEss: est.ess, warnings,
     };
   } finally {
     m.dispose();
