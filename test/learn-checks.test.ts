@@ -203,3 +203,14 @@ test('what those checks cannot see: a mode no AIS run reached (14 units, couplin
   assert.ok((ais.value - exact.value) / ais.stdErr > 50);
   assert.deepEqual(ais.warnings, []);
 });
+
+test('an RBM\'s epochs with blockgibbs / dhmc carry no Gaussian-layer fields (dhmc reported acceptance 1, stepSize 0.1 and refreshSeconds 0: no HMC ran, it is block Gibbs there)', () => {
+  const p = randomMachine('rbm', 4, 2, 51, 0.8), d = draw(visibleLogProbs(p), 4, 30, 52);
+  for (const sampler of ['blockgibbs', 'dhmc'] as const) {
+    const e = learn(engine, d, { model: 'rbm', hidden: 2, sampler, epochs: 2, evaluate: false }).epochs.at(-1)!;
+    assert.deepEqual(Object.keys(e).sort(), ['changeRate', 'epoch', 'gradientRms', 'learningRate', 'maxAbsParameter'], sampler);
+  }
+  // A machine with visible–visible couplings keeps them.
+  const e = learn(engine, data, { sampler: 'dhmc', epochs: 1, evaluate: false }).epochs[0];
+  assert.ok(e.acceptance! > 0 && e.stepSize! > 0 && e.refreshSeconds! >= 0 && e.shiftAlpha! >= 0, JSON.stringify(e));
+});

@@ -104,11 +104,11 @@ export interface EpochStats {
   shiftAlpha?: number;
   /** With shiftAlpha: the Lanczos estimate of λ_min(W_vv) at the epoch's last update. */
   lambdaMin?: number;
-  /** blockgibbs / dhmc: seconds spent re-factoring the Gaussian layer in the epoch. */
+  /** blockgibbs / dhmc on a machine with visible–visible couplings (not an RBM): seconds spent re-factoring the Gaussian layer in the epoch. */
   refreshSeconds?: number;
-  /** dhmc: mean acceptance probability of the epoch's last update. */
+  /** dhmc, not on an RBM (there it is block Gibbs): mean acceptance probability of the epoch's last update. */
   acceptance?: number;
-  /** dhmc: the step size after the epoch's last update. */
+  /** dhmc, not on an RBM: the step size after the epoch's last update. */
   stepSize?: number;
 }
 
@@ -277,9 +277,11 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
       good = m.get();
       goodFactor = factor?.read() ?? null;
       const st: EpochStats = { epoch, learningRate: rate, gradientRms: sqSum / batches, maxAbsParameter: biggest, changeRate: flips / (particleSweeps * units) };
+      // An RBM has no Gaussian layer to re-factor or move by HMC (both samplers are its block Gibbs):
+      // its refreshSeconds 0, acceptance 1 and stepSize 0.1 described nothing that ran.
       const layer = kernel.layer;
-      if (layer) {
-        if (layer.m > 0 && !o.equivalentRBM) Object.assign(st, { shiftAlpha: layer.info.alpha, lambdaMin: layer.info.lambdaMin });
+      if (layer && layer.m > 0) {
+        if (!o.equivalentRBM) Object.assign(st, { shiftAlpha: layer.info.alpha, lambdaMin: layer.info.lambdaMin });
         st.refreshSeconds = layer.info.refreshSeconds - refreshed;
         refreshed = layer.info.refreshSeconds;
         if (o.sampler === 'dhmc') Object.assign(st, { acceptance: layer.info.acceptance, stepSize: layer.info.stepSize });
