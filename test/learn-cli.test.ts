@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { linkSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -223,4 +223,19 @@ test('learn --no-evaluate skips the log-likelihood (AIS on a 3-unit, 255-state P
   assert.equal(j.settings.evaluate, false);
   assert.equal(readUAI(readFileSync(out, 'utf8')).card[0], 255);
   assert.ok(performance.now() - t0 < 20_000);
+});
+
+test('learn refuses an --out that is the training or the --test file (the learned model replaced the data at the end of the run)', () => {
+  const data = file('self.csv', csv(50, 6)), testData = file('self-test.csv', csv(20, 7));
+  const before = [readFileSync(data, 'utf8'), readFileSync(testData, 'utf8')];
+  for (const [out, what] of [[`${tmp}/./self.csv`, 'the training data'], [`${tmp}/x/../self-test.csv`, 'the --test data']] as const) {
+    const r = run('learn', data, '--test', testData, '--epochs', '1', '--out', out);
+    assert.equal(r.code, 2, r.err);
+    assert.equal(r.err.trim(), `relaxmrf: --out ${out} is ${what} (${what === 'the training data' ? data : testData}): the model would overwrite it`);
+  }
+  // A hard link to the training file is that file too.
+  const link = join(tmp, 'self-link.csv');
+  linkSync(data, link);
+  assert.match(run('learn', data, '--epochs', '1', '--out', link).err, /is the training data/);
+  assert.deepEqual([readFileSync(data, 'utf8'), readFileSync(testData, 'utf8')], before);
 });

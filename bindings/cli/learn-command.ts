@@ -4,6 +4,8 @@
 
 import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { loadEngine } from '../core/wasm-node.ts';
 import { EngineError, FormatError } from '../core/errors.ts';
 import { readCSV } from '../io/csv.ts';
@@ -37,6 +39,17 @@ export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model b
 
 export class LearnUsageError extends Error {}
 
+/** Whether two paths name one file: the same path, or (both existing) the same device and inode (links). */
+function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  try {
+    const sa = statSync(a, { throwIfNoEntry: false }), sb = statSync(b, { throwIfNoEntry: false });
+    return sa !== undefined && sb !== undefined && sa.dev === sb.dev && sa.ino === sb.ino;
+  } catch {
+    return false;
+  }
+}
+
 async function loadCSV(path: string, maxState: number) {
   let text: string;
   try {
@@ -66,6 +79,10 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   // Before training: its result is written only at the end.
   const outProblem = unwritablePath(values.out);
   if (outProblem) throw new LearnUsageError(`--out ${values.out}: ${outProblem}`);
+  // The model replaced the data it was learned from, at the end of the run.
+  for (const [what, path] of [['the training data', positionals[0]], ['the --test data', values.test]] as const) {
+    if (path !== undefined && sameFile(values.out, path)) throw new LearnUsageError(`--out ${values.out} is ${what} (${path}): the model would overwrite it`);
+  }
   const model = values.model ?? 'boltzmann';
   if (!(MACHINE_KINDS as readonly string[]).includes(model)) throw new LearnUsageError(`--model must be one of ${MACHINE_KINDS.join(', ')}, got "${model}"`);
   if (values.method !== undefined && values.method !== 'pcd' && values.method !== 'cd') throw new LearnUsageError(`--method must be pcd or cd, got "${values.method}"`);
