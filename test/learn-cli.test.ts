@@ -239,3 +239,13 @@ test('learn refuses an --out that is the training or the --test file (the learne
   assert.match(run('learn', data, '--epochs', '1', '--out', link).err, /is the training data/);
   assert.deepEqual([readFileSync(data, 'utf8'), readFileSync(testData, 'utf8')], before);
 });
+
+test('learn refuses a --test file whose header names other columns than the training file\'s (b,a against a,b was scored with its columns swapped)', () => {
+  const data = file('ab.csv', 'a,b\n0,1\n1,0\n1,1\n0,1\n'), out = join(tmp, 'ab.uai');
+  const r = run('learn', data, '--test', file('ba.csv', 'b,a\n0,1\n1,1\n'), '--epochs', '1', '--out', out);
+  assert.equal(r.code, 2, r.err);
+  assert.equal(r.err.trim(), `relaxmrf: ${join(tmp, 'ba.csv')}: header "b,a" differs from ${data}'s "a,b" (columns are matched by position: reorder them, or give the same names)`);
+  // The same names, or a header on one file only: matched by position as before.
+  assert.equal(run('learn', data, '--test', file('ab2.csv', 'a,b\n0,1\n'), '--epochs', '1', '--out', out).code, 0);
+  assert.equal(run('learn', data, '--test', file('bare.csv', '0,1\n'), '--epochs', '1', '--out', out).code, 0);
+});

@@ -140,6 +140,10 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   const data = await loadCSV(positionals[0], maxState);
   const test = values.test ? await loadCSV(values.test, maxState) : undefined;
   if (test && test.cols !== data.cols) throw new FormatError(values.test!, null, `${test.cols} columns, but ${positionals[0]} has ${data.cols}`);
+  // Columns are matched by position: a test file headed b,a against a,b was scored with its columns swapped.
+  if (test?.header && data.header && test.header.some((name, i) => name !== data.header![i])) {
+    throw new FormatError(values.test!, null, `header "${test.header.join(',')}" differs from ${positionals[0]}'s "${data.header.join(',')}" (columns are matched by position: reorder them, or give the same names)`);
+  }
   if (model === 'potts' && states === undefined) {
     let top = 1;
     for (const d of test ? [data, test] : [data]) for (const x of d.values) top = Math.max(top, x);
