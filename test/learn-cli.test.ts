@@ -249,3 +249,13 @@ test('learn refuses a --test file whose header names other columns than the trai
   assert.equal(run('learn', data, '--test', file('ab2.csv', 'a,b\n0,1\n'), '--epochs', '1', '--out', out).code, 0);
   assert.equal(run('learn', data, '--test', file('bare.csv', '0,1\n'), '--epochs', '1', '--out', out).code, 0);
 });
+
+test('learn --json on one sample: sampleStdErr is null, as the README\'s table says (one value has no spread); the text report says so', () => {
+  const data = file('one.csv', '0,1,1\n'), out = join(tmp, 'one.uai');
+  const j = JSON.parse(run('learn', data, '--epochs', '1', '--out', out, '--json').out);
+  assert.equal(j.trainLogLikelihood.samples, 1);
+  assert.equal(j.trainLogLikelihood.sampleStdErr, null);
+  assert.match(run('learn', data, '--epochs', '1', '--out', out).out, /one sample: no spread over samples/);
+  const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+  assert.match(readme, /sampleStdErr \(spread of the per-sample values \/ √samples; `null` for one sample/);
+});

@@ -46,7 +46,7 @@ export interface LogLikelihood {
   value: number;
   /** Standard error of `value` from the log Z estimate (0 when exact). */
   stdErr: number;
-  /** Standard deviation of the per-sample log-likelihoods over √samples: the spread over data sets. */
+  /** Standard deviation of the per-sample log-likelihoods over √samples: the spread over data sets (NaN for one sample; null in JSON). */
   sampleStdErr: number;
   /** Natural log of the machine's partition function. */
   logZ: number;
