@@ -214,3 +214,16 @@ test('an RBM\'s epochs with blockgibbs / dhmc carry no Gaussian-layer fields (dh
   const e = learn(engine, data, { sampler: 'dhmc', epochs: 1, evaluate: false }).epochs[0];
   assert.ok(e.acceptance! > 0 && e.stepSize! > 0 && e.refreshSeconds! >= 0 && e.shiftAlpha! >= 0, JSON.stringify(e));
 });
+
+test('learn\'s seed seeds the AIS log-likelihood too (every seed gave seed 1\'s AIS), deterministically; likelihood.seed still overrides it', () => {
+  const rand = mulberry32(8), wide = { rows: 40, cols: 21, values: Uint8Array.from({ length: 40 * 21 }, () => (rand() < 0.3 ? 1 : 0)) };
+  const opts = { epochs: 1, likelihood: { runs: 8, steps: 20 } };
+  const ais = (p: MachineParams, seed: number) => logLikelihood(engine, p, wide, { method: 'ais', runs: 8, steps: 20, baseData: wide, seed }).logZ;
+  for (const seed of [2, 3]) {
+    const r = learn(engine, wide, { ...opts, seed });
+    assert.equal(r.train!.logZ, ais(r.params, seed), `seed ${seed}`);
+    assert.notEqual(r.train!.logZ, ais(r.params, 1), `seed ${seed} against 1`);
+    assert.equal(learn(engine, wide, { ...opts, seed }).train!.logZ, r.train!.logZ, 'the same seed, the same estimate');
+    assert.equal(learn(engine, wide, { ...opts, seed, likelihood: { ...opts.likelihood, seed: 1 } }).train!.logZ, ais(r.params, 1));
+  }
+});

@@ -67,7 +67,7 @@ export interface LearnOptions extends LayerOptions {
    * weights of nV Gaussian units (Martens & Sutskever §4; see factored.ts). Default false.
    */
   equivalentRBM?: boolean;
-  /** Seed of the particles, the initial parameters and the minibatch shuffles (default 1). */
+  /** Seed of the particles, the initial parameters, the minibatch shuffles and the likelihood's AIS unless `likelihood.seed` (default 1). */
   seed?: number;
   /** A parameter past this size (or NaN) stops the run as divergent (> 0). */
   maxWeight?: number;
@@ -297,11 +297,12 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
     const result: LearnResult = { settings, params: good, model: machineModel(good), epochs, diverged, seconds: 0 };
     if (factor) result.factor = goodFactor ?? factor.read();
     if (o.evaluate && !diverged) {
-      result.train = logLikelihood(engine, good, data, { baseData: data, ...likelihood });
+      // AIS from the run's seed (on its own stream), unless likelihood.seed: every --seed gave seed 1's AIS.
+      result.train = logLikelihood(engine, good, data, { baseData: data, seed: o.seed, ...definedOnly(likelihood ?? {}) });
       // The test data share the model's log Z: reuse the training run's estimate (one AIS, not two).
       const shared = result.train.method === 'ais' ? { logZ: { value: result.train.logZ, stdErr: result.train.logZStdErr } } : {};
       if (test) {
-        result.test = logLikelihood(engine, good, test, { baseData: data, ...likelihood, ...shared });
+        result.test = logLikelihood(engine, good, test, { baseData: data, seed: o.seed, ...definedOnly(likelihood ?? {}), ...shared });
         // And its caveats: they are about that log Z.
         if (result.train.method === 'ais') Object.assign(result.test, { aisRuns: result.train.aisRuns, aisSteps: result.train.aisSteps, aisEss: result.train.aisEss, warnings: result.train.warnings.slice() });
       }

@@ -15,7 +15,7 @@ export type { BinaryData } from './machine.ts';
 
 /** Options of `logLikelihood()`; defaults in LIKELIHOOD_DEFAULTS. */
 export interface LikelihoodOptions {
-  /** Seed of the AIS runs (default 1). */
+  /** Seed of the AIS runs (default 1; in learn(), learn's seed). */
   seed?: number;
   /** AIS runs. */
   runs?: number;
