@@ -38,6 +38,8 @@ test('learn() refuses misspelt options, non-boolean flags and options its machin
   refusedAtOnce(() => learn(engine, data, { sampler: 'blockgibbs', stepSize: 0.2 }), /apply to sampler 'dhmc', not 'blockgibbs'/);
   refusedAtOnce(() => learn(engine, data, { sampler: 'tree', shiftEpsilon: 0.1 }), /shiftEpsilon applies to samplers 'blockgibbs' and 'dhmc'/);
   refusedAtOnce(() => learn(engine, data, { model: 'rbm', hidden: 2, visibleRate: 0.1 }), /visibleRate applies to machines with visible–visible couplings .*not 'rbm'/);
+  refusedAtOnce(() => learn(engine, data, { model: 'rbm', hidden: 2, sampler: 'dhmc', leapfrogSteps: 3 }), /leapfrogSteps apply to the Gaussian layer .*an rbm's samplers are its block Gibbs/);
+  refusedAtOnce(() => learn(engine, data, { model: 'rbm', hidden: 2, sampler: 'blockgibbs', shiftEpsilon: 0.1 }), /shiftEpsilon apply to the Gaussian layer/);
   refusedAtOnce(() => learn(engine, data, { evaluate: false, likelihood: { runs: 8 } }), /likelihood options apply when the log-likelihood is evaluated/);
   // A log Z given to learn is not the learned model's (logZ 0 gave −0.44 ± 0, the model's was −4.03).
   refusedAtOnce(() => learn(engine, data, { epochs: 100_000, likelihood: { method: 'ais', logZ: { value: 0, stdErr: 0 } } }), /likelihood\.logZ cannot be given to learn\(\)/);

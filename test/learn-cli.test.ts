@@ -111,6 +111,10 @@ test('learn: bad data files and usage exit 2 with one line naming the file and l
     [['--sampler', 'tree', '--step-size', '0.2', '--leapfrog-steps', '2'], /--leapfrog-steps and --step-size apply to --sampler dhmc, not tree/],
     [['--shift-epsilon', '0.1'], /--shift-epsilon applies to --sampler blockgibbs or dhmc/],
     [['--model', 'rbm', '--hidden', '2', '--visible-rate', '0.1'], /--visible-rate applies to machines with visible–visible couplings/],
+    // An RBM has no Gaussian layer: its dhmc is its block Gibbs, and the step size went unused.
+    [['--model', 'rbm', '--hidden', '2', '--sampler', 'dhmc', '--step-size', '0.1', '--shift-epsilon', '0.1'], /^relaxmrf: --step-size and --shift-epsilon apply to the Gaussian layer of machines with visible–visible couplings \(boltzmann, srbm, potts\); an rbm's samplers are its block Gibbs$/],
+    // Each option once (the last one was used).
+    [['--epochs', '3'], /^relaxmrf: --epochs is given twice$/],
     [['--ais-runs', '8'], /--ais-runs and --ais-steps apply when the log-likelihood is estimated by AIS .*with 2 binary columns it is exact/],
     [['--no-evaluate', '--ais-steps', '50'], /--ais-runs and --ais-steps apply to the log-likelihood, which --no-evaluate skips/],
     // CD's chains are the minibatch's rows (settings echoed --particles 7, unused); --test was ignored; --max-weight 0 ran, then exit 3 "diverged".

@@ -2,7 +2,6 @@
 // (bindings/learn/learn.ts), writes it as UAI MARKOV (visible units first in column order, then the
 // hidden units) and reports per-epoch statistics and the log-likelihood per sample.
 
-import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -16,7 +15,7 @@ import { LIKELIHOOD_DEFAULTS, type LogLikelihood } from '../learn/likelihood.ts'
 import { writeJSON } from './json-stream.ts';
 import { unwritablePath, writeOutput } from './output-files.ts';
 import { MAX_CHAINS } from '../core/options.ts';
-import { decimalNumber } from './args.ts';
+import { decimalNumber, parseOptions } from './args.ts';
 
 export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model boltzmann|rbm|srbm|potts] [--hidden H] [--states K]
                        [--method pcd|cd] [--cd-steps K] [--sampler gibbs|tree|blockgibbs|dhmc] [--particles P] [--batch B]
@@ -34,7 +33,7 @@ export const LEARN_USAGE = `  relaxmrf learn DATA.csv --out MODEL.uai [--model b
       Defaults: --model boltzmann, --method pcd (--cd-steps 1), --sampler gibbs, --particles 100, --batch 100,
       --epochs 20, --learning-rate 0.05 (--schedule linear), --weight-decay 0, --momentum 0, --visible-rate 1,
       --max-weight 1000, --seed 1; the likelihood by AIS: --ais-runs 100, --ais-steps 2000. Another sampler's
-      or machine's options are refused (--step-size without dhmc, --visible-rate with rbm, --particles with cd,
+      or machine's options are refused (--step-size without dhmc, --visible-rate and --step-size with rbm, --particles with cd,
       --ais-runs with an exact likelihood or --no-evaluate, --test with --no-evaluate).`;
 
 export class LearnUsageError extends Error {}
@@ -61,7 +60,7 @@ async function loadCSV(path: string, maxState: number) {
 }
 
 export async function learnCommand(argv: string[], integer: (n: string, v: string | undefined, min: number, max?: number) => number | undefined): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: {
@@ -107,6 +106,8 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   if (values['shift-epsilon'] !== undefined && sampler !== 'blockgibbs' && sampler !== 'dhmc') throw new LearnUsageError(`--shift-epsilon applies to --sampler blockgibbs or dhmc (the Gaussian units' shift), not ${sampler}`);
   if (values.particles !== undefined && values.method === 'cd') throw new LearnUsageError('--particles applies to --method pcd (persistent particles); cd runs one chain per minibatch row (--batch)');
   if (values.test !== undefined && values['no-evaluate']) throw new LearnUsageError('--test applies to the log-likelihood, which --no-evaluate skips');
+  const gaussianOnly = (['leapfrog-steps', 'step-size', 'shift-epsilon'] as const).filter((k) => values[k] !== undefined);
+  if (model === 'rbm' && gaussianOnly.length > 0) throw new LearnUsageError(`${gaussianOnly.map((k) => `--${k}`).join(' and ')} ${gaussianOnly.length > 1 ? 'apply' : 'applies'} to the Gaussian layer of machines with visible–visible couplings (boltzmann, srbm, potts); an rbm's samplers are its block Gibbs`);
   if (values['visible-rate'] !== undefined && model === 'rbm') throw new LearnUsageError('--visible-rate applies to machines with visible–visible couplings (boltzmann, srbm, potts), not rbm');
   const states = integer('states', values.states, 2);
   if (states !== undefined && states > 255) throw new LearnUsageError(`--states must be at most 255, got ${states}`);

@@ -172,6 +172,9 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
   if ((opts.leapfrogSteps !== undefined || opts.stepSize !== undefined) && o.sampler !== 'dhmc') throw new ModelError(`leapfrogSteps and stepSize apply to sampler 'dhmc', not '${o.sampler}'`);
   if (opts.shiftEpsilon !== undefined && o.sampler !== 'blockgibbs' && o.sampler !== 'dhmc') throw new ModelError(`shiftEpsilon applies to samplers 'blockgibbs' and 'dhmc' (the Gaussian units' shift), not '${o.sampler}'`);
   if (opts.visibleRate !== undefined && o.model === 'rbm') throw new ModelError("visibleRate applies to machines with visible–visible couplings (boltzmann, srbm, potts), not 'rbm'");
+  // An RBM has no Gaussian layer: its blockgibbs and dhmc are its own block Gibbs, and these went unused.
+  const gaussianOnly = (['leapfrogSteps', 'stepSize', 'shiftEpsilon'] as const).filter((k) => opts[k] !== undefined);
+  if (o.model === 'rbm' && gaussianOnly.length > 0) throw new ModelError(`${gaussianOnly.join(' and ')} apply to the Gaussian layer of machines with visible–visible couplings (boltzmann, srbm, potts); an rbm's samplers are its block Gibbs`);
   // CD runs one chain per minibatch row: a particle count went unused, echoed in settings as if used.
   if (opts.particles !== undefined && o.method === 'cd') throw new ModelError('particles applies to method \'pcd\' (persistent particles); \'cd\' runs one chain per minibatch row (batch)');
   if (test !== undefined && opts.evaluate === false) throw new ModelError('test data are for the log-likelihood evaluation, and evaluate is false');

@@ -176,8 +176,7 @@ export function logLikelihood(engine: Engine, params: MachineParams, data: Binar
     // infer's AIS checks (few runs, low ESS, widely spread log weights): the estimate said nothing when they failed.
     // aisWeightStats refuses all-dead runs with the factor-graph start's explanation: here they come from a bias of −∞.
     const logWeightSD = est.value > -Infinity ? aisWeightStats(w).logWeightSD : null;
-    // The learner's AIS has no population annealing to suggest.
-    const warnings = aisWarnings({ weightESS: est.ess, estimates: o.runs, population: 1, partial: false, logWeightSD }).map((x) => x.replace(', or population annealing', ''));
+    const warnings = aisWarnings({ weightESS: est.ess, estimates: o.runs, population: 1, partial: false, logWeightSD, populationAnnealing: false });
     return {
       value: mean - logZ, stdErr: est.stdErr, sampleStdErr, logZ, logZStdErr: est.stdErr, method: 'ais', samples: data.rows,
       aisRuns: o.runs, aisSteps: o.steps, aisEss: est.ess, warnings,

@@ -59,16 +59,18 @@ export function logMeanExpChains(chains: Float64Array[], batches: number): { val
 }
 
 /** AIS and population annealing: independent runs (or populations) give the spread; its checks. */
-export function aisWarnings(o: { weightESS: number; estimates: number; population: number; partial: boolean; logWeightSD?: number | null }): string[] {
+export function aisWarnings(o: { weightESS: number; estimates: number; population: number; partial: boolean; logWeightSD?: number | null; populationAnnealing?: boolean }): string[] {
   const out: string[] = [];
   const unit = o.population > 1 ? 'populations' : 'runs';
+  // Learning's likelihood runs AIS without population annealing: not suggested there.
+  const remedy = `use more temperatures (--ais-steps)${o.populationAnnealing === false ? ` or more ${unit}` : `, more ${unit}, or population annealing`}`;
   if (o.estimates < 2) out.push(`one ${o.population > 1 ? 'population' : 'run'}: no standard error; use several ${unit}`);
   else if (o.weightESS < Math.min(MIN_WEIGHT_ESS, o.estimates / 2)) {
-    out.push(`the weights' ESS is ${o.weightESS.toFixed(1)} of ${o.estimates} ${unit}: the estimate rests on a few ${unit} and its standard error is unreliable (typically too small); use more temperatures (--ais-steps), more ${unit}, or population annealing`);
+    out.push(`the weights' ESS is ${o.weightESS.toFixed(1)} of ${o.estimates} ${unit}: the estimate rests on a few ${unit} and its standard error is unreliable (typically too small); ${remedy}`);
   } else if (o.logWeightSD != null && lognormalESS(o.logWeightSD, o.estimates) < Math.min(MIN_WEIGHT_ESS, o.estimates / 2)) {
     // The weights' own ESS cannot see a tail the runs never drew: 8 runs of 50 temperatures on an 8×8
     // grid at β = 1 had ESS 6.3 of 8 and log-weight sd 2.8, and were 18.6 standard errors low, silently.
-    out.push(`the log weights spread by ${o.logWeightSD.toFixed(2)} nats (sd): weights that spread hold about ${lognormalESS(o.logWeightSD, o.estimates).toFixed(1)} effective of ${o.estimates} ${unit}, their largest are rarely drawn, and the estimate can be low with too small a standard error; use more temperatures (--ais-steps), more ${unit}, or population annealing`);
+    out.push(`the log weights spread by ${o.logWeightSD.toFixed(2)} nats (sd): weights that spread hold about ${lognormalESS(o.logWeightSD, o.estimates).toFixed(1)} effective of ${o.estimates} ${unit}, their largest are rarely drawn, and the estimate can be low with too small a standard error; ${remedy}`);
   }
   // The standard error of a few estimates is itself a rough estimate (2 runs: a 2-SE interval covered the truth 66 % of the time).
   if (o.estimates >= 2 && o.estimates < MIN_ESTIMATES) out.push(`only ${o.estimates} ${unit}: the standard error rests on ${o.estimates - 1} degree${o.estimates > 2 ? 's' : ''} of freedom and is itself rough (a 2-SE interval covers the truth well under 95 % of the time); use at least ${MIN_ESTIMATES} ${unit}`);
