@@ -81,3 +81,11 @@ test('messages: sizes past 2^53 in powers of two (a 64-variable scope "needed In
   refusedWith(() => readCSV('x1,2\n0,1\n', 'h.csv'), /column 1: "x1" is not a number \(a header line must have no field that is a number\)/);
   assert.deepEqual(readCSV('a,b\n0,1\n', 'ok.csv').header, ['a', 'b']);
 });
+
+test('small messages: --max-memory 1e9 says to write it in digits (it said only "must be a number of bytes"); evidence on a one-state variable says "1 state"', async () => {
+  const r = run('infer', 'ising:3x3', '--method', 'exact', '--max-memory', '1e9');
+  assert.equal(r.code, 2);
+  assert.match(r.err, /got "1e9" \(write it in digits: 1000000000\)\n$/);
+  const { applyEvidence } = await import('../bindings/io/formats.ts');
+  assert.throws(() => applyEvidence(readUAI('MARKOV 2 1 2 1 2 0 1 2 1 1'), new Map([[0, 1]])), /variable 0 has 1 state; observed value 1 is out of range 0…0/);
+});

@@ -133,7 +133,9 @@ function bytes(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const m = /^\s*(\d+(?:\.\d+)?)\s*([KMG]i?B?)?\s*$/i.exec(v);
   const x = m ? Number(m[1]) * 1024 ** (m[2] ? 'KMG'.indexOf(m[2][0].toUpperCase()) + 1 : 0) : NaN;
-  if (!(x >= 1) || !Number.isFinite(x)) throw new UsageError(`--${name} must be a number of bytes (suffix K, M or G allowed), got "${v}"`);
+  // "1e9" read as not a number of bytes at all: say what to write (as the integer options do).
+  const exponent = /^\s*\d+(\.\d+)?e\d+\s*$/i.test(v) && Number.isSafeInteger(Number(v)) ? ` (write it in digits: ${Number(v)})` : '';
+  if (!(x >= 1) || !Number.isFinite(x)) throw new UsageError(`--${name} must be a number of bytes (suffix K, M or G allowed), got "${v}"${exponent}`);
   return Math.floor(x);
 }
 

@@ -353,7 +353,7 @@ export function applyEvidence(model: Model, evidence: Map<number, number>, sourc
     if (typeof v !== 'number' || typeof x !== 'number') fail(v, `evidence: ${JSON.stringify(v)} → ${JSON.stringify(x)} must map a variable number to a state number`);
     if (!Number.isInteger(v) || v < 0 || v >= model.n) fail(v, `evidence: variable ${v} is out of range 0…${model.n - 1}`);
     const K = model.card[v];
-    if (!Number.isInteger(x) || x < 0 || x >= K) fail(v, `evidence: variable ${v} has ${K} states; observed value ${x} is out of range 0…${K - 1}`);
+    if (!Number.isInteger(x) || x < 0 || x >= K) fail(v, `evidence: variable ${v} has ${K} state${K === 1 ? '' : 's'}; observed value ${x} is out of range 0…${K - 1}`);
     const t = new Float64Array(K).fill(-Infinity);
     t[x] = 0;
     clamps.push({ v, logTable: t });
