@@ -181,3 +181,18 @@ test('CLI: a stopped run written as UAI files says on stderr that they hold a pa
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a stopped sampler reports the samples it recorded, not the plan (samplesPerChain 200000 beside "only 2 batch means" fed the rare-state warning\'s floor 10⁵ times too many draws)', async () => {
+  const model = isingLattice({ shape: [16, 16], beta: 0.3 });
+  for (const workers of [undefined, 2]) {
+    const ac = new AbortController();
+    const samples = 400_000;
+    // Stopped once progress passes a fifth of the run (a few batches in): partial, whatever the machine's speed.
+    const r = await inferAsync(engine, model, { method: 'gibbs', chains: 2, samples, burnin: 10, workers, signal: ac.signal, onProgress: (p) => { if (p.done > 0.2 * p.total) ac.abort(); } });
+    assert.equal(r.partial, true);
+    const per = Number(r.diagnostics.samplesPerChain), batches = Number(r.diagnostics.batchesPerChain);
+    assert.ok(per > 0 && per < samples, `${per} samples per chain`);
+    // Batches of samples / 20 each: the two counts agree.
+    assert.ok(Math.abs(per - batches * (samples / 20)) < samples / 20, `${per} samples in ${batches} batches`);
+  }
+});

@@ -228,9 +228,11 @@ export function batchMeansResult(
     marginalStdErr,
     diagnostics: {
       chains: run.chains,
-      samplesPerChain: run.samples,
+      // A stopped run: what was recorded, per chain on average (the plan's counts overstated the draws
+      // the rare-state warning's floor rests on).
+      samplesPerChain: partial ? Math.floor(stats.samples / run.chains) : run.samples,
       burnin: run.burnin,
-      batchesPerChain,
+      batchesPerChain: partial ? Math.floor(stats.batches / run.chains) : batchesPerChain,
       maxStdErr,
       rhatMax: conv.rhatMax,
       essMin: conv.essMin,

@@ -429,9 +429,10 @@ export class ContinuousReducer {
       traced: Int32Array.from(traced),
       diagnostics: {
         chains: plan.chains,
-        samplesPerChain: plan.samples,
+        // A stopped run: what was recorded, per chain on average (see chains.ts batchMeansResult).
+        samplesPerChain: partial ? Math.floor(stats.samples / plan.chains) : plan.samples,
         warmup: plan.burnin,
-        batchesPerChain: plan.nBatches,
+        batchesPerChain: partial ? Math.floor(stats.batches / plan.chains) : plan.nBatches,
         parametrisation: plan.parametrisation,
         ...(spec.move === 'hmc' ? { leapfrogSteps, integrator: typeof spec.integrator === 'string' ? spec.integrator : spec.integrator ? 'custom' : 'leapfrog' } : {}),
         targetAccept: plan.opts.stepSize === undefined ? plan.targetAccept : null,

@@ -86,6 +86,7 @@ export class BatchMeans {
     this.traced.forEach((i, q) => this.seriesData[q][this.chainCount - 1].push(sums[i] / length));
     this.count++;
     this.cCount++;
+    this.sampleCount += length;
   }
 
   /**
@@ -129,6 +130,12 @@ export class BatchMeans {
   get batches(): number {
     return this.count;
   }
+
+  /** Samples in the batches added so far, over all chains. */
+  get samples(): number {
+    return this.sampleCount;
+  }
+  private sampleCount = 0;
 
   /** Chains seen so far. */
   get chains(): number {
