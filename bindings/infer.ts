@@ -2,7 +2,7 @@
 import type { Engine } from './core/engine.ts';
 import type { Model } from './core/model.ts';
 import type { InferenceResult } from './core/result.ts';
-import { exactInference, type ExactOptions, type ExactResult } from './exact/exact.ts';
+import { EXACT_OPTION_KEYS, exactInference, type ExactOptions, type ExactResult } from './exact/exact.ts';
 import { runGibbs, type GibbsOptions } from './samplers/gibbs.ts';
 import { gibbsKernel, runFactorGibbs } from './samplers/factor-gibbs.ts';
 import { runTreeGibbs, type TreeGibbsOptions } from './samplers/treegibbs.ts';
@@ -17,7 +17,7 @@ import { buildRelaxation, relaxationDiagnostics, type Relaxation, type Relaxatio
 import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type EstimateLogZOptions, type LogZEstimate, type LogZEstimator } from './logz/logz.ts';
 import { ModelError } from './core/errors.ts';
-import { checkOptionKeys, definedOnly } from './core/options.ts';
+import { checkOptionKeys, checkSignal, definedOnly } from './core/options.ts';
 import { withSampledChecks } from './core/sampled-checks.ts';
 import { refuseZeroModel } from './core/feasible.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
@@ -86,10 +86,8 @@ export const INFER_OPTION_KEYS: readonly string[] = [
   'relaxation', 'replicas', 'restarts', 'samples', 'scan', 'schedule', 'seed', 'shift', 'signal', 'stepSize', 'targetAccept', 'tol', 'tolerance', 'trace',
   'traceBudget', 'trials', 'trwSteps', 'trwTrees',
 ];
-/** ExactOptions' keys (infer's `exact`). */
-export const EXACT_OPTION_KEYS: readonly string[] = [
-  'maxFlops', 'maxMemory', 'maxMessageEntries', 'maxTableEntries', 'method', 'onProgress', 'orderRestarts', 'orderSearchWork', 'orderings', 'speedSlicing', 'treeSearch',
-];
+/** ExactOptions' keys (infer's `exact`), from exact.ts. */
+export { EXACT_OPTION_KEYS };
 /** infer's `ais` keys. */
 export const AIS_OPTION_KEYS: readonly string[] = ['lanes', 'population', 'precision', 'runs', 'steps', 'transition'];
 
@@ -99,6 +97,7 @@ export function checkInferOptions(opts: InferOptions, extra: readonly string[] =
   if (opts.exact !== undefined) checkOptionKeys(opts.exact, EXACT_OPTION_KEYS, 'exact');
   if (opts.ais !== undefined) checkOptionKeys(opts.ais, AIS_OPTION_KEYS, 'ais');
   if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') throw new ModelError(`onProgress must be a function, got ${typeof opts.onProgress}`);
+  checkSignal(opts.signal);
 }
 
 /** The result with its `warnings` array present (empty when the method had none). */

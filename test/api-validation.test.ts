@@ -126,3 +126,43 @@ test('learning data: every value an integer state (0.5, NaN and −1 in a plain 
   }
   assert.throws(() => learn(engine, { rows: 1.5, cols, values: values.subarray(0, 3) as never }, { model: 'rbm', hidden: 2, epochs: 1 }), /rows and cols must be integers/);
 });
+
+test('the builders, runAIS and the exact entry points refuse misspelt options (isingLattice { bet: 0.2 } built β = 1: log Z 12.809 against 6.483; runAIS { run: 4 } ran 32), and a signal that is not an AbortSignal is refused everywhere (a TypeError from deep inside, or ignored)', async () => {
+  const { AIS_RUN_OPTION_KEYS, runAIS } = await import('../bindings/logz/logz.ts');
+  assert.deepEqual([...AIS_RUN_OPTION_KEYS].sort(), typeKeys('../bindings/logz/logz.ts', 'AISOptions'));
+  const { boltzmann, rbm } = await import('../bindings/core/builders.ts');
+  const { exactInference, exactMAP } = await import('../bindings/exact/exact.ts');
+  const { exactInferenceParallel } = await import('../bindings/exact/exact-parallel.ts');
+  const { runAISParallel } = await import('../bindings/logz/ais-parallel.ts');
+  const { inferAsync, runParallel } = await import('../bindings/parallel/parallel.ts');
+  const refused: [() => unknown, RegExp][] = [
+    [() => isingLattice({ shape: [3, 3], bet: 0.2 } as never), /unknown isingLattice option "bet" \(did you mean "beta"\?\)/],
+    [() => pottsLattice({ shape: [3, 3], q: 3, periodc: true } as never), /unknown pottsLattice option "periodc"/],
+    [() => ising({ n: 2, coupling: [] } as never), /unknown ising option "coupling"/],
+    [() => rbm({} as never), /rbm needs visibleBias/],
+    [() => boltzmann({ W: [[0]] } as never), /boltzmann needs a/],
+    [() => runAIS(engine, small, { run: 4 } as never), /unknown option "run" \(did you mean "runs"\?\)/],
+    [() => exactInference(engine, small, { maxMemroy: 4 } as never), /unknown exact option "maxMemroy"/],
+    [() => exactMAP(engine, small, { count: 2 } as never), /unknown exactMAP option "count"/],
+    [() => exactSample(engine, small, { count: 2, sed: 3 } as never), /unknown exactSample option "sed" \(did you mean "seed"\?\)/],
+    [() => infer(engine, small, { method: 'gibbs', signal: 'x' as never }), /signal must be an AbortSignal, got string/],
+    // AIS with HMC moves ran in f64 whatever precision said.
+    [() => runAIS(engine, small, { transition: 'hmc', precision: 'f32' }), /AIS precision 'f32' runs in the lanes kernels only/],
+    [() => runAIS(engine, small, { transition: 'hmc', precision: 'f16' as never }), /AIS precision must be f64 or f32, got "f16"/],
+    // DHMC's trace: null threw "tr is not iterable", 'x' was read letter by letter.
+    [() => infer(engine, small, { method: 'dhmc', trace: null as never }), /trace must be 'auto', 'none' or a list of variables, got null/],
+    [() => infer(engine, small, { method: 'mala', trace: 'x' as never }), /trace must be .* got "x"/],
+  ];
+  for (const [f, re] of refused) assert.throws(f, (e: unknown) => e instanceof ModelError && re.test((e as Error).message), re.source);
+  for (const p of [runParallel(small, { method: 'gibbs', signal: {} as never }), runAISParallel(engine, small, { signal: 5 as never }), inferAsync(engine, small, { method: 'gibbs', workers: 2, signal: 'x' as never }), exactInferenceParallel(engine, small, { signal: 'x' as never })]) {
+    await assert.rejects(p, (e: unknown) => e instanceof ModelError && /signal must be an AbortSignal/.test((e as Error).message));
+  }
+});
+
+test('plotMarginals refuses a state no variable has (every mark was drawn at NaN) and a reference with fewer rows than the plot (a TypeError)', async () => {
+  const { plotMarginals } = await import('../bindings/plot/marginals.ts');
+  const r = infer(engine, small, { method: 'exact' });
+  assert.throws(() => plotMarginals(r, { state: 5 }), /plotMarginals: no variable has state 5 \(the states are 0…1\)/);
+  assert.throws(() => plotMarginals(r, { reference: [[0.5, 0.5]] }), /the reference has 1 rows, the plot 3 variables/);
+  assert.doesNotMatch(plotMarginals(r, { state: 0 }), /NaN/);
+});

@@ -89,3 +89,16 @@ test('small messages: --max-memory 1e9 says to write it in digits (it said only 
   const { applyEvidence } = await import('../bindings/io/formats.ts');
   assert.throws(() => applyEvidence(readUAI('MARKOV 2 1 2 1 2 0 1 2 1 1'), new Map([[0, 1]])), /variable 0 has 1 state; observed value 1 is out of range 0…0/);
 });
+
+test('--out refuses a prefix ending in a separator (dir/ wrote the hidden files dir/.MAR and dir/.PR); a PR file holding a bound or an estimate says so in a note', () => {
+  const dir = mkdtempSync(join(tmp, 'out-'));
+  const r = run('infer', 'ising:3x3', '--method', 'exact', '--out-format', 'uai', '--out', `${dir}/`);
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--out needs a file prefix, not a directory/);
+  for (const [method, kind] of [['trw', 'an upper bound on log10 Z'], ['mf', 'a lower bound on log10 Z'], ['bp', 'an estimate of log10 Z']]) {
+    const w = run('infer', 'ising:3x3,beta=0.3', '--method', method, '--out-format', 'uai', '--out', join(dir, method));
+    assert.equal(w.code, 0, w.err);
+    assert.match(w.err, new RegExp(`note: the PR file \\(.*${method}\\.PR\\) holds ${kind} \\(--method ${method}\\), not the exact value`));
+  }
+  assert.doesNotMatch(run('infer', 'ising:3x3', '--method', 'exact', '--out-format', 'uai', '--out', join(dir, 'exact')).err, /holds/);
+});

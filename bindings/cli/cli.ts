@@ -447,6 +447,8 @@ async function inferCommand(argv: string[]): Promise<void> {
   const plainSamples = method === 'exact' && values.samples !== undefined && !values.map;
   // An empty prefix (an unset shell variable) passed the checks below as "not given" and wrote nothing.
   if (values.out === '') throw new UsageError('--out needs a file prefix, got an empty string');
+  // "dir/" wrote the hidden files dir/.MAR and dir/.PR.
+  if (values.out !== undefined && /[/\\]$/.test(values.out)) throw new UsageError(`--out needs a file prefix, not a directory: got "${values.out}" (try "${values.out}result")`);
   if (values.out !== undefined && values['out-format'] === undefined && !plainSamples) throw new UsageError('--out needs --out-format uai');
   if (plainSamples && values['out-format'] !== undefined) throw new UsageError('exact --samples has no UAI format: its lines are the samples (PREFIX.samples with --out); omit --out-format');
   if (values.json && values['out-format'] === 'uai' && values.out === undefined) throw new UsageError('--json and --out-format uai would both write to standard output: add --out PREFIX for the UAI files');
@@ -537,6 +539,9 @@ async function inferCommand(argv: string[]): Promise<void> {
   // PR is one number: say why there is none rather than leave the file out silently.
   if (values['out-format'] === 'uai' && pr === null) process.stderr.write(`relaxmrf: note: no PR ${values.out ? 'file ' : ''}written: --method ${method} gives ${r.logZKind === 'interval' ? 'an interval (logZLower, logZUpper in --json), not one log Z' : 'no log Z (add --logz to estimate one)'}\n`);
   if (values['out-format'] === 'uai' && !values.out) process.stdout.write((pr ?? '') + writeMAR(r.marginals));
+  // A PR file holds log10 Z: a bound or an estimate there said nothing of being one.
+  const prKind = r.logZKind === 'upper-bound' ? 'an upper bound on log10 Z' : r.logZKind === 'lower-bound' ? 'a lower bound on log10 Z' : r.logZKind === 'estimate' ? 'an estimate of log10 Z' : null;
+  if (values['out-format'] === 'uai' && pr !== null && prKind) process.stderr.write(`relaxmrf: note: the PR ${values.out ? `file (${values.out}.PR) ` : ''}holds ${prKind} (--method ${method}${r.diagnostics?.logzEstimator ? `, --logz ${r.diagnostics.logzEstimator}` : ''}), not the exact value\n`);
   // The UAI formats have no place to say so.
   if (values['out-format'] === 'uai' && r.partial) process.stderr.write(`relaxmrf: note: the UAI output${values.out ? ` (${values.out}.MAR${pr ? `, ${values.out}.PR` : ''})` : ''} holds a partial result: the run was stopped before it ended\n`);
   if (values.json) {

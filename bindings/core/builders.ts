@@ -8,6 +8,7 @@
 
 import { LIMITS, Model, ModelBuilder } from './model.ts';
 import { ModelError } from './errors.ts';
+import { checkOptionKeys } from './options.ts';
 
 /** An Ising coupling J between variables i and j (the term β·J·σᵢσⱼ). */
 export type Coupling = readonly [i: number, j: number, J: number];
@@ -32,7 +33,10 @@ export interface IsingSpec {
 }
 
 /** Ising model on an edge list. Repeated pairs add up. */
-export function ising({ n, couplings, h, beta = 1 }: IsingSpec): Model {
+export function ising(spec: IsingSpec): Model {
+  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
+  checkOptionKeys(spec, ['n', 'couplings', 'h', 'beta'], 'ising');
+  const { n, couplings, h, beta = 1 } = spec;
   if (!Number.isInteger(n) || n < 1) throw new ModelError(`n must be an integer ≥ 1, got ${typeof n === 'string' ? `"${n}"` : n}`);
   if (couplings === undefined || typeof (couplings as Iterable<unknown>)[Symbol.iterator] !== 'function') throw new ModelError('couplings must be a list of [i, j, J] triples');
   checkFinite(beta, 'beta');
@@ -68,7 +72,10 @@ function addIsingFields(b: ModelBuilder, n: number, h: number | ArrayLike<number
 }
 
 /** Ising model from a dense symmetric coupling matrix (n × n, row-major or nested arrays). */
-export function denseIsing({ J, h, beta = 1 }: { J: ArrayLike<number> | readonly ArrayLike<number>[]; h?: number | ArrayLike<number>; beta?: number }): Model {
+export function denseIsing(spec: { J: ArrayLike<number> | readonly ArrayLike<number>[]; h?: number | ArrayLike<number>; beta?: number }): Model {
+  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
+  checkOptionKeys(spec, ['J', 'h', 'beta'], 'denseIsing');
+  const { J, h, beta = 1 } = spec;
   const { n, at } = squareMatrix(J, 'J');
   const couplings: Coupling[] = [];
   for (let i = 0; i < n; i++) {
@@ -138,7 +145,10 @@ export function latticeBondArrays(shape: readonly number[], periodic: boolean): 
 }
 
 /** Nearest-neighbour Ising model on an open or periodic lattice (one shared bond table when J is a constant). */
-export function isingLattice({ shape, periodic = false, J = 1, h, beta = 1 }: LatticeSpec): Model {
+export function isingLattice(spec: LatticeSpec): Model {
+  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
+  checkOptionKeys(spec, ['shape', 'periodic', 'J', 'h', 'beta'], 'isingLattice');
+  const { shape, periodic = false, J = 1, h, beta = 1 } = spec;
   checkFinite(beta, 'beta');
   const bonds = latticeBondArrays(shape, periodic);
   const n = shape.reduce((p, L) => p * L, 1);
@@ -158,7 +168,10 @@ export function isingLattice({ shape, periodic = false, J = 1, h, beta = 1 }: La
 }
 
 /** q-state Potts model on a lattice: log p(x) = β J Σ_bonds [x_i = x_j] − log Z. */
-export function pottsLattice({ shape, q, periodic = false, J = 1, beta = 1 }: { shape: readonly number[]; q: number; periodic?: boolean; J?: number; beta?: number }): Model {
+export function pottsLattice(spec: { shape: readonly number[]; q: number; periodic?: boolean; J?: number; beta?: number }): Model {
+  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
+  checkOptionKeys(spec, ['shape', 'q', 'periodic', 'J', 'beta'], 'pottsLattice');
+  const { shape, q, periodic = false, J = 1, beta = 1 } = spec;
   if (!Number.isInteger(q) || q < 2) throw new ModelError(`Potts q = ${q} must be an integer ≥ 2`);
   const w = checkFinite(beta, 'beta') * checkFinite(J, 'J');
   const n = shape.reduce((p, L) => p * L, 1);
@@ -174,7 +187,11 @@ export function pottsLattice({ shape, q, periodic = false, J = 1, beta = 1 }: { 
  * Boltzmann machine on s ∈ {0,1}: log p(s) = aᵀs + ½ sᵀWs, from a dense symmetric W (whose diagonal
  * folds into a, since s_i² = s_i) or from an edge list of [i, j, W_ij].
  */
-export function boltzmann({ a, W, edges }: { a: ArrayLike<number>; W?: ArrayLike<number> | readonly ArrayLike<number>[]; edges?: Iterable<Coupling> }): Model {
+export function boltzmann(spec: { a: ArrayLike<number>; W?: ArrayLike<number> | readonly ArrayLike<number>[]; edges?: Iterable<Coupling> }): Model {
+  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
+  checkOptionKeys(spec, ['a', 'W', 'edges'], 'boltzmann');
+  const { a, W, edges } = spec;
+  if (a?.length === undefined) throw new ModelError('boltzmann needs a, the biases (one per unit)');
   if ((W === undefined) === (edges === undefined)) throw new ModelError('boltzmann: give exactly one of W (dense matrix) or edges ([i, j, w] list)');
   const n = a.length;
   const b = new ModelBuilder(new Array(n).fill(2));
@@ -205,7 +222,11 @@ export function boltzmann({ a, W, edges }: { a: ArrayLike<number>; W?: ArrayLike
  * Restricted Boltzmann machine on s ∈ {0,1}: log p(v, h) = bᵀv + cᵀh + vᵀWh. Variables 0…nv−1 are
  * visible, nv…nv+nh−1 hidden; `weights` is nv × nh, row-major.
  */
-export function rbm({ visibleBias, hiddenBias, weights }: { visibleBias: ArrayLike<number>; hiddenBias: ArrayLike<number>; weights: ArrayLike<number> }): Model {
+export function rbm(spec: { visibleBias: ArrayLike<number>; hiddenBias: ArrayLike<number>; weights: ArrayLike<number> }): Model {
+  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
+  checkOptionKeys(spec, ['visibleBias', 'hiddenBias', 'weights'], 'rbm');
+  const { visibleBias, hiddenBias, weights } = spec;
+  for (const [name, x] of [['visibleBias', visibleBias], ['hiddenBias', hiddenBias], ['weights', weights]] as const) if (x?.length === undefined) throw new ModelError(`rbm needs ${name}`);
   const nv = visibleBias.length, nh = hiddenBias.length;
   if (weights.length !== nv * nh) throw new ModelError(`RBM weights have ${weights.length} entries, expected ${nv} × ${nh} = ${nv * nh}`);
   const b = new ModelBuilder(new Array(nv + nh).fill(2));

@@ -45,6 +45,11 @@ export function checkOptionKeys(o: unknown, keys: readonly string[], what = 'opt
   }
 }
 
+/** Refuses a `signal` that is not an AbortSignal (a string or {} threw a TypeError from deep inside a run, or was ignored). */
+export function checkSignal(signal: unknown): void {
+  if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) throw new ModelError(`signal must be an AbortSignal, got ${signal === null ? 'null' : typeof signal}`);
+}
+
 /** Refuses a value given for a boolean option that is not true or false ('no' turned the option on). */
 export function checkBoolean(name: string, x: unknown): void {
   if (x !== undefined && typeof x !== 'boolean') throw new ModelError(`${name} must be true or false, got ${typeof x === 'string' ? `"${x}"` : String(x)}`);

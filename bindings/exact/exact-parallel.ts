@@ -8,9 +8,9 @@ import { availableParallelism } from 'node:os';
 import type { Engine } from '../core/engine.ts';
 import type { Model, ModelData } from '../core/model.ts';
 import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
-import { checkCount, MAX_WORKERS } from '../core/options.ts';
+import { checkCount, checkOptionKeys, checkSignal, MAX_WORKERS } from '../core/options.ts';
 import { hopelessLattice } from './lattice-bound.ts';
-import { DEFAULT_MAX_FLOPS, decodePlan, exactInference, mapOf, sampleCount, samplesOf, slicedBucketPlan, slicedResult, takesBucketPath, type ExactMAP, type ExactOptions, type ExactResult, type ExactSampleOptions, type ExactSamples, type SlicedBucketPlan } from './exact.ts';
+import { DEFAULT_MAX_FLOPS, EXACT_OPTION_KEYS, decodePlan, exactInference, mapOf, sampleCount, samplesOf, slicedBucketPlan, slicedResult, takesBucketPath, type ExactMAP, type ExactOptions, type ExactResult, type ExactSampleOptions, type ExactSamples, type SlicedBucketPlan } from './exact.ts';
 import { decodeSlices, decodeSteps, runAndSumSlices, SliceSum, type DecodeTask, type DecodedSlice, type Decoded, type SliceOutcome, type SliceSpec } from './slicing.ts';
 import { startWorkerModule } from '../parallel/start-worker.ts';
 
@@ -73,6 +73,8 @@ function onAbort(signal: AbortSignal | undefined, stop: () => void): { aborted: 
  */
 export async function exactInferenceParallel(engine: Engine, model: Model, opts: ExactOptions & ExactParallelOptions = {}): Promise<ExactResult & { workers: number }> {
   const t0 = performance.now();
+  checkOptionKeys(opts, [...EXACT_OPTION_KEYS, 'workers', 'signal'], 'exactInferenceParallel');
+  checkSignal(opts.signal);
   const { workers: given, signal, ...exact } = opts;
   if (given !== undefined) checkCount('workers', given, 1, MAX_WORKERS);
   if (signal?.aborted) throw cancelled();
@@ -144,6 +146,8 @@ function withWorkers(r: ExactResult, workers: number): ExactResult & { workers: 
 /** exactSample with a sliced plan's slices on `workers` worker threads (default: min(slices, cores)): the same samples for any number. */
 export async function exactSampleParallel(engine: Engine, model: Model, opts: ExactSampleOptions & ExactParallelOptions): Promise<ExactSamples & { workers: number }> {
   if (opts.signal?.aborted) throw cancelled();
+  checkOptionKeys(opts, [...EXACT_OPTION_KEYS, 'count', 'seed', 'workers', 'signal'], 'exactSampleParallel');
+  checkSignal(opts.signal);
   const { signal, workers: given, ...rest } = opts;
   const count = sampleCount(rest), seed = rest.seed ?? 1, sp = decodePlan(model, rest);
   const { decoded, workers } = await decodeOnWorkers(engine, model, sp, 'sample', count, seed, given, signal);
@@ -153,6 +157,8 @@ export async function exactSampleParallel(engine: Engine, model: Model, opts: Ex
 /** exactMAP with a sliced plan's slices on `workers` worker threads (default: min(slices, cores)): the same configuration for any number. */
 export async function exactMAPParallel(engine: Engine, model: Model, opts: ExactOptions & ExactParallelOptions = {}): Promise<ExactMAP & { workers: number }> {
   if (opts.signal?.aborted) throw cancelled();
+  checkOptionKeys(opts, [...EXACT_OPTION_KEYS, 'workers', 'signal'], 'exactMAPParallel');
+  checkSignal(opts.signal);
   const { signal, workers: given, ...rest } = opts;
   const sp = decodePlan(model, rest);
   const { decoded, workers } = await decodeOnWorkers(engine, model, sp, 'max', 1, 1, given, signal);

@@ -11,7 +11,7 @@ import { releasePlannerMemory, WASM_MAX_BYTES, type Engine } from '../core/engin
 import type { Model } from '../core/model.ts';
 import type { Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { checkBoolean } from '../core/options.ts';
+import { checkBoolean, checkOptionKeys } from '../core/options.ts';
 import { candidateOrders as orderCandidates, naturalOrder, ORDERINGS, PLANNED_PAST_LIMIT_LOG2, type OrderStats, type OrderingGraph, type OrderingHeuristic } from './orderings.ts';
 import { buildTree, schedule, exactTuning } from './junction-tree.ts';
 import { runElimination } from './elimination.ts';
@@ -31,6 +31,11 @@ export type { GreedyBucketChoice };
 export { orderSearchWork, RESCUE_FACTOR, RESCUE_PROBE_FACTOR, RESCUE_WORK, rescueStages, SEARCH_MAX_BYTES, searchSetup } from './rescue.ts';
 
 export { ORDERINGS, exactTuning, MAX_ENUMERATION, type OrderingHeuristic };
+
+/** Every option of ExactOptions (infer's `exact`). */
+export const EXACT_OPTION_KEYS: readonly string[] = [
+  'maxFlops', 'maxMemory', 'maxMessageEntries', 'maxTableEntries', 'method', 'onProgress', 'orderRestarts', 'orderSearchWork', 'orderings', 'speedSlicing', 'treeSearch',
+];
 
 /** Options of exactInference (`infer`'s `exact` option): which algorithm and the limits past which it refuses. */
 export interface ExactOptions {
@@ -437,6 +442,8 @@ function bucketCannotWin(model: Model, cands: OrderStats[], jtCost: number): boo
  * gives log Z = −Infinity, and reading its marginals throws an EngineError saying why.
  */
 export function exactInference(engine: Engine, model: Model, opts: ExactOptions = {}): ExactResult {
+  // A misspelt option ran the default: the other entry points check theirs too.
+  checkOptionKeys(opts, EXACT_OPTION_KEYS, 'exact');
   try {
     return runExact(engine, model, opts);
   } finally {
@@ -697,7 +704,9 @@ export function mapOf(sp: SlicedBucketPlan, out: Decoded): ExactMAP {
  * exactSampleParallel (the same samples).
  */
 export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptions): ExactSamples {
-  const count = sampleCount(opts), sp = decodePlan(model, opts);
+  const count = sampleCount(opts);
+  checkOptionKeys(opts, [...EXACT_OPTION_KEYS, 'count', 'seed'], 'exactSample');
+  const sp = decodePlan(model, opts);
   return samplesOf(sp, decodeSlices(engine, model, sp.sliced, 'sample', count, opts.seed ?? 1));
 }
 
@@ -708,6 +717,7 @@ export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptio
  * (including model.logConst). On worker threads: exactMAPParallel (the same configuration).
  */
 export function exactMAP(engine: Engine, model: Model, opts: ExactOptions = {}): ExactMAP {
+  checkOptionKeys(opts, EXACT_OPTION_KEYS, 'exactMAP');
   const sp = decodePlan(model, opts);
   return mapOf(sp, decodeSlices(engine, model, sp.sliced, 'max', 1, 1));
 }

@@ -9,7 +9,7 @@ import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { canonicalSize } from '../core/canonical.ts';
 import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
-import { checkCount, MAX_WORKERS } from '../core/options.ts';
+import { checkCount, checkSignal, MAX_WORKERS } from '../core/options.ts';
 import { progressTicker } from '../core/result.ts';
 import { AUTO_WORKERS_MIN_UPDATES, AUTO_WORKERS_STARTUP_UPDATES, superviseWorkers } from '../parallel/parallel-job.ts';
 import { startWorkerModule } from '../parallel/start-worker.ts';
@@ -68,6 +68,7 @@ export function autoAISWorkers(model: Model, opts: AISOptions, cores: number): n
  */
 export async function runAISParallel(engine: Engine, model: Model, opts: AISParallelOptions = {}): Promise<LogZEstimate & { logWeights: Float64Array; schedule: Float64Array }> {
   const { workers: given, signal, onProgress, ...rest } = opts;
+  checkSignal(signal);
   if (given !== undefined) checkCount('workers', given, 0, MAX_WORKERS);
   const t0 = performance.now();
   const w = Math.min(given ?? autoAISWorkers(model, rest, availableParallelism()), aisSplits(model, rest) ? units(rest) : 1);

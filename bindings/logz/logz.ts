@@ -40,7 +40,7 @@ import { BoundModel } from '../core/bound.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
 import { progressTicker, type Progress } from '../core/result.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
+import { checkCount, checkOptionKeys, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
 import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts';
 import { BoundRelaxation } from '../relax/relaxation-bound.ts';
 import { BoundTreeBlocks } from '../samplers/treegibbs.ts';
@@ -81,6 +81,15 @@ const POPULATION_STREAM = 0x5041; // "PA"
 // ---------------------------------------------------------------------------------------------
 // AIS.
 
+
+/** Keys of estimateLogZ's request that runAIS passes over (logZRequest in infer.ts builds one request for every estimator). */
+const SHARED_REQUEST_KEYS: readonly string[] = ['estimator', 'chains', 'samples', 'burnin'];
+
+/** Every option runAIS takes (AISOptions). */
+export const AIS_RUN_OPTION_KEYS: readonly string[] = [
+  'seed', 'runs', 'steps', 'sweepsPerStep', 'transition', 'relaxation', 'leapfrogSteps', 'stepSize', 'partition', 'collapse', 'population',
+  'schedule', 'firstRun', 'pilotRuns', 'pilotSteps', 'lanes', 'precision', 'signal', 'onProgress',
+];
 
 /** Options of AIS and population annealing (`runAIS`); defaults in AIS_DEFAULTS. */
 export interface AISOptions {
@@ -313,6 +322,9 @@ function chooseSchedule(o: { schedule: AISSchedule; steps: number; pilotRuns: nu
  * when it is far below).
  */
 export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
+  // A misspelt option ran the default ({ run: 4 } ran 32 runs). estimateLogZ's request (infer's
+  // --logz) carries the estimator's name and the chain estimators' counts, which AIS does not read.
+  checkOptionKeys(opts, [...AIS_RUN_OPTION_KEYS, ...SHARED_REQUEST_KEYS]);
   return checkedAgainstLowerBound(engine, model, runAISRuns(engine, model, opts), opts.signal);
 }
 
@@ -360,7 +372,9 @@ function runAISOrSchedule(engine: Engine, model: Model, opts: AISOptions, schedu
   const pilotSteps = o.pilotSteps ?? Math.max(200, Math.ceil(o.steps / 4));
   checkCount('pilotSteps', pilotSteps, 2);
   const onGraph = !model.isPairwise || (!fits && o.transition === 'gibbs');
-  if (o.precision === 'f32' && (onGraph || o.transition === 'relaxed')) throw new ModelError("AIS precision 'f32' runs in the lanes kernels only (tree or gibbs transitions on a model of free bits with finite potentials)");
+  // hmc returned before the precision was read: f32, or any string, ran in f64 silently.
+  if (o.precision !== undefined && o.precision !== 'f64' && o.precision !== 'f32') throw new ModelError(`AIS precision must be f64 or f32, got "${String(o.precision)}"`);
+  if (o.precision === 'f32' && (onGraph || o.transition === 'relaxed' || o.transition === 'hmc')) throw new ModelError("AIS precision 'f32' runs in the lanes kernels only (tree or gibbs transitions on a model of free bits with finite potentials)");
   if (onGraph) {
     if (scheduleOnly) requirePairwise(model, 'an AIS schedule on its own', 'AIS on higher-order factors computes its schedule inside runAIS');
     if (o.transition !== 'gibbs') requirePairwise(model, `AIS with transition '${o.transition}'`, "AIS takes higher-order factors with transition 'gibbs' (its default for them)");

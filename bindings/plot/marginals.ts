@@ -82,6 +82,9 @@ export function plotMarginals(r: MarginalsInput, opts: MarginalBarsOptions = {})
   const n = Math.min(r.marginals.length, opts.maxVariables ?? 100);
   if (n === 0) throw new ModelError('plotMarginals: the result has no variables to plot');
   const z = opts.errorBarSE ?? 2;
+  // A state no variable has drew every mark at NaN; a short reference threw a TypeError.
+  if (opts.state !== undefined && !r.marginals.slice(0, n).some((row) => opts.state! < row.length)) throw new ModelError(`plotMarginals: no variable has state ${opts.state} (the states are 0…${Math.max(...r.marginals.slice(0, n).map((row) => row.length)) - 1})`);
+  if (opts.reference && opts.reference.length < n) throw new ModelError(`plotMarginals: the reference has ${opts.reference.length} rows, the plot ${n} variables`);
   const p = Float64Array.from({ length: n }, (_, v) => stateValue(r.marginals[v], opts.state));
   const se = r.marginalStdErr ? Float64Array.from({ length: n }, (_, v) => stateValue(r.marginalStdErr![v], opts.state, r.marginals[v].length)) : null;
   const ref = opts.reference ? Float64Array.from({ length: n }, (_, v) => stateValue(opts.reference![v], opts.state)) : null;

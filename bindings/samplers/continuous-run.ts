@@ -197,6 +197,8 @@ export function continuousPlan(form: CanonicalForm, opts: ContinuousRunOptions, 
       traced = [...set];
     }
   } else {
+    // null, 5 or {} threw "tr is not iterable"; 'x' was read letter by letter.
+    if (tr === null || typeof tr !== 'object' || typeof (tr as Iterable<number>)[Symbol.iterator] !== 'function') throw new ModelError(`trace must be 'auto', 'none' or a list of variables, got ${tr === null ? 'null' : typeof tr === 'string' ? `"${tr}"` : typeof tr}`);
     traced = [...tr];
     for (const v of traced) if (!Number.isInteger(v) || v < 0 || v >= form.n) throw new ModelError(`trace: variable ${v} out of range 0…${form.n - 1}`);
   }
