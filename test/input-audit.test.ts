@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,4 +101,10 @@ test('--out refuses a prefix ending in a separator (dir/ wrote the hidden files 
     assert.match(w.err, new RegExp(`note: the PR file \\(.*${method}\\.PR\\) holds ${kind} \\(--method ${method}\\), not the exact value`));
   }
   assert.doesNotMatch(run('infer', 'ising:3x3', '--method', 'exact', '--out-format', 'uai', '--out', join(dir, 'exact')).err, /holds/);
+});
+
+test('a closed stdout pipe (--json | head) leaves no temporary output files behind (4 of 5 runs left a .relaxmrf-PID-0.tmp)', () => {
+  const dir = mkdtempSync(join(tmp, 'pipe-'));
+  for (let k = 0; k < 5; k++) spawnSync('sh', ['-c', `"${process.execPath}" "${BIN}" infer ising:3x3 --out-format uai --out "${join(dir, 'x')}" --json | head -c 1 > /dev/null`]);
+  assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), []);
 });
