@@ -9,7 +9,7 @@ export { GibbsSampler, runGibbs, GIBBS_DEFAULTS, type GibbsOptions, type GibbsSt
 export { FactorGibbsSampler, runFactorGibbs, gibbsKernel, type GibbsKernel } from './samplers/factor-gibbs.ts';
 export { GibbsLanes, coloredOrder, PRECISIONS, SCANS, type Precision, type Scan, type LanesBatch } from './samplers/gibbs-lanes.ts';
 export { infer, METHODS, type Method, type InferOptions } from './infer.ts';
-export { readUAI, readEvidence, readEvidenceWithLines, applyEvidence, writeUAI, readFG, readFGWithLabels, writePR, readPR, writeMAR, readMAR } from './io/formats.ts';
+export { readUAI, readEvidence, readEvidenceWithLines, applyEvidence, writeUAI, readFG, readFGWithLabels, writePR, readPR, writeMAR, readMAR, writeMAP, readMAP } from './io/formats.ts';
 export { ModelError, FormatError, EngineError, CancelledError } from './core/errors.ts';
 export type { InferenceResult, LogZKind, Progress } from './core/result.ts';
 export { runMeanField, meanFieldRestarts, meanFieldConfig, MeanFieldSolver, MF_DEFAULTS, type MeanFieldOptions, type MeanFieldKernel, type RestartsConfig, type RestartsOutcome, type AscentInfo } from './variational/meanfield.ts';

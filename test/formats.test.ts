@@ -692,3 +692,12 @@ test('a Unicode space is no number: a table one entry short, ended by a no-break
   throwsFormat(() => readUAI('MARKOV 1 2 1 1 0 2 1\u00a03', 'nbsp.uai'), "found '1\\u00a03'");
   throwsFormat(() => readEvidence('1 1 \u2003', 'nbsp.evid'), "'\\u2003'");
 });
+
+test('readMAP reads back writeMAP (the package exported neither: a MAP file could not be read with the library)', async () => {
+  const { readMAP, writeMAP } = await import('../bindings/api.ts');
+  assert.deepEqual(readMAP(writeMAP(Int32Array.from([0, 2, 1, 15]))), [0, 2, 1, 15]);
+  assert.deepEqual(readMAP('MAP\n0\n'), []);
+  throwsFormat(() => readMAP('MAP 2 0', 'x.MAP'), 'x.MAP', 'unexpected end of input');
+  throwsFormat(() => readMAP('MAR 1 0', 'x.MAP'), "expected 'MAP', found 'MAR'");
+  throwsFormat(() => readMAP('MAP 1 0 3', 'x.MAP'), "unexpected '3' after the last state");
+});

@@ -571,6 +571,17 @@ export function writeMAP(configuration: ArrayLike<number>): string {
   return `MAP\n${[String(configuration.length), ...Array.from(configuration, String)].join(' ')}\n`;
 }
 
+/** Reads a UAI MAP result file (writeMAP's format, `--map --out-format uai`): the configuration, a state per variable. */
+export function readMAP(text: string, file = '<MAP>'): number[] {
+  const tok = new Tokens(text, file);
+  if (tok.next() !== 'MAP') tok.fail(`expected 'MAP'${tok.token ? `, found '${tok.token}'` : ''}`);
+  const n = tok.int('the number of variables', 0);
+  const states: number[] = [];
+  for (let v = 0; v < n; v++) states.push(tok.int(`the state of variable ${v}`, 0));
+  tok.expectEnd('the last state');
+  return states;
+}
+
 /** Reads a PR result file; returns log10 Z as written. */
 export function readPR(text: string, file = '<PR>'): number {
   const tok = new Tokens(text, file);
