@@ -34,7 +34,7 @@ export interface IsingSpec {
 
 /** Ising model on an edge list. Repeated pairs add up. */
 export function ising(spec: IsingSpec): Model {
-  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
+  // Each builder refuses a misspelt option: it built another model silently (isingLattice { bet: 0.2 } was β = 1).
   checkOptionKeys(spec, ['n', 'couplings', 'h', 'beta'], 'ising');
   const { n, couplings, h, beta = 1 } = spec;
   if (!Number.isInteger(n) || n < 1) throw new ModelError(`n must be an integer ≥ 1, got ${typeof n === 'string' ? `"${n}"` : n}`);
@@ -73,7 +73,6 @@ function addIsingFields(b: ModelBuilder, n: number, h: number | ArrayLike<number
 
 /** Ising model from a dense symmetric coupling matrix (n × n, row-major or nested arrays). */
 export function denseIsing(spec: { J: ArrayLike<number> | readonly ArrayLike<number>[]; h?: number | ArrayLike<number>; beta?: number }): Model {
-  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
   checkOptionKeys(spec, ['J', 'h', 'beta'], 'denseIsing');
   const { J, h, beta = 1 } = spec;
   const { n, at } = squareMatrix(J, 'J');
@@ -146,7 +145,6 @@ export function latticeBondArrays(shape: readonly number[], periodic: boolean): 
 
 /** Nearest-neighbour Ising model on an open or periodic lattice (one shared bond table when J is a constant). */
 export function isingLattice(spec: LatticeSpec): Model {
-  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
   checkOptionKeys(spec, ['shape', 'periodic', 'J', 'h', 'beta'], 'isingLattice');
   const { shape, periodic = false, J = 1, h, beta = 1 } = spec;
   checkFinite(beta, 'beta');
@@ -169,7 +167,6 @@ export function isingLattice(spec: LatticeSpec): Model {
 
 /** q-state Potts model on a lattice: log p(x) = β J Σ_bonds [x_i = x_j] − log Z. */
 export function pottsLattice(spec: { shape: readonly number[]; q: number; periodic?: boolean; J?: number; beta?: number }): Model {
-  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
   checkOptionKeys(spec, ['shape', 'q', 'periodic', 'J', 'beta'], 'pottsLattice');
   const { shape, q, periodic = false, J = 1, beta = 1 } = spec;
   if (!Number.isInteger(q) || q < 2) throw new ModelError(`Potts q = ${q} must be an integer ≥ 2`);
@@ -188,7 +185,6 @@ export function pottsLattice(spec: { shape: readonly number[]; q: number; period
  * folds into a, since s_i² = s_i) or from an edge list of [i, j, W_ij].
  */
 export function boltzmann(spec: { a: ArrayLike<number>; W?: ArrayLike<number> | readonly ArrayLike<number>[]; edges?: Iterable<Coupling> }): Model {
-  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
   checkOptionKeys(spec, ['a', 'W', 'edges'], 'boltzmann');
   const { a, W, edges } = spec;
   if (a?.length === undefined) throw new ModelError('boltzmann needs a, the biases (one per unit)');
@@ -223,7 +219,6 @@ export function boltzmann(spec: { a: ArrayLike<number>; W?: ArrayLike<number> | 
  * visible, nv…nv+nh−1 hidden; `weights` is nv × nh, row-major.
  */
 export function rbm(spec: { visibleBias: ArrayLike<number>; hiddenBias: ArrayLike<number>; weights: ArrayLike<number> }): Model {
-  // A misspelt option built another model silently (isingLattice { bet: 0.2 } was β = 1).
   checkOptionKeys(spec, ['visibleBias', 'hiddenBias', 'weights'], 'rbm');
   const { visibleBias, hiddenBias, weights } = spec;
   for (const [name, x] of [['visibleBias', visibleBias], ['hiddenBias', hiddenBias], ['weights', weights]] as const) if (x?.length === undefined) throw new ModelError(`rbm needs ${name}`);
