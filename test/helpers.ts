@@ -216,6 +216,17 @@ export function renumbered(model: Model, seed: number): { model: Model; perm: In
   return { model: b.build(), perm };
 }
 
+/** A binary model of 9 variables with random fields and couplings from `rand`, and a few past exp's range (e^{±800}, e^{750}). */
+export function extremeBinaryModel(rand: () => number): Model {
+  const b = new ModelBuilder(new Array(9).fill(2));
+  for (let v = 0; v < 9; v++) b.addUnary(v, [0, 4 * rand() - 2]);
+  for (let i = 0; i < 9; i++) for (let j = i + 1; j < 9; j++) if (rand() < 0.5) b.addPairwise(i, j, [0, 0, 0, 4 * rand() - 2]);
+  b.addPairwise(0, 1, [0, 0, 0, 800]);
+  b.addPairwise(2, 3, [0, 0, 0, -800]);
+  b.addUnary(4, [0, 750]);
+  return b.build();
+}
+
 /**
  * A W-wide grid model with one diagonal pair more (sites 0 and W + 1), renumbered: its treewidth is
  * at least the grid's, but neither its numbering nor its pair graph shows the grid, so exact

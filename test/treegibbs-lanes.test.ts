@@ -13,25 +13,16 @@ import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { TreeGibbsLanes, TreeGibbsSampler } from '../bindings/samplers/treegibbs.ts';
 import { infer } from '../bindings/infer.ts';
 import { ModelError } from '../bindings/core/errors.ts';
-import { ModelBuilder, type Model } from '../bindings/core/model.ts';
+import type { Model } from '../bindings/core/model.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import type { InferenceResult } from '../bindings/core/result.ts';
-import { assertWithinMCSE, mulberry32, randomModel } from './helpers.ts';
+import { assertWithinMCSE, extremeBinaryModel, mulberry32, randomModel } from './helpers.ts';
 
 const engine = await loadEngine();
 const SEED = 4242;
 
 /** A binary model with a few couplings and fields past exp's range (e^{±800}). */
-function extremeModel(): Model {
-  const rand = mulberry32(11);
-  const b = new ModelBuilder(new Array(9).fill(2));
-  for (let v = 0; v < 9; v++) b.addUnary(v, [0, 4 * rand() - 2]);
-  for (let i = 0; i < 9; i++) for (let j = i + 1; j < 9; j++) if (rand() < 0.5) b.addPairwise(i, j, [0, 0, 0, 4 * rand() - 2]);
-  b.addPairwise(0, 1, [0, 0, 0, 800]);
-  b.addPairwise(2, 3, [0, 0, 0, -800]);
-  b.addUnary(4, [0, 750]);
-  return b.build();
-}
+const extremeModel = (): Model => extremeBinaryModel(mulberry32(11));
 
 test('every lane is the one-chain tree-block sampler bit for bit (states, sums, change rates, generator)', () => {
   for (const model of [randomModel(mulberry32(3), 12, { density: 0.4, scale: 1.5 }), extremeModel(), isingLattice({ shape: [6, 6], beta: 0.6, h: 0.1, periodic: true })]) {

@@ -25,7 +25,7 @@ import { Model, ModelBuilder } from '../bindings/core/model.ts';
 import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
 import { readUAI, readMAR } from '../bindings/io/formats.ts';
 import { ModelError } from '../bindings/core/errors.ts';
-import { bruteForce, mulberry32, randomModel, dataDir } from './helpers.ts';
+import { bruteForce, extremeBinaryModel, mulberry32, randomModel, dataDir } from './helpers.ts';
 
 const engine = await loadEngine();
 
@@ -351,15 +351,10 @@ function blockConditional(model: Model, list: Int32Array, x: Int32Array): Map<nu
 
 test('one sweep accumulates each block’s exact conditional marginals given the other blocks (free-bit path with exp past its range, general path with zeros)', () => {
   const rand = mulberry32(61);
-  const extreme = new ModelBuilder(new Array(9).fill(2));
-  for (let v = 0; v < 9; v++) extreme.addUnary(v, [0, 4 * rand() - 2]);
-  for (let i = 0; i < 9; i++) for (let j = i + 1; j < 9; j++) if (rand() < 0.5) extreme.addPairwise(i, j, [0, 0, 0, 4 * rand() - 2]);
-  extreme.addPairwise(0, 1, [0, 0, 0, 800]);
-  extreme.addPairwise(2, 3, [0, 0, 0, -800]);
-  extreme.addUnary(4, [0, 750]);
+  const extreme = extremeBinaryModel(rand);
   const models: [string, Model][] = [
     ['binary n = 9', randomModel(rand, 9, { density: 0.6, scale: 1.5 })],
-    ['binary, potentials past exp’s range', extreme.build()],
+    ['binary, potentials past exp’s range', extreme],
     ['4×4 Ising grid, random couplings', isingLattice({ shape: [4, 4], J: () => 2 * rand() - 1, h: Array.from({ length: 16 }, () => rand() - 0.5) })],
     ['K ∈ {2, 3, 4}, n = 7', randomModel(rand, 7, { cards: [2, 3, 4], density: 0.6, scale: 1.5 })],
     ['K ∈ {2, 3}, zeros, n = 8', randomModel(rand, 8, { cards: [2, 3], density: 0.5, scale: 1.5, zeros: 0.15 })],
