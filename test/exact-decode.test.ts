@@ -131,7 +131,7 @@ test('on worker threads (exactSampleParallel, exactMAPParallel, from the package
   const want = pkg.exactSample(engine, m, opts), wantMAP = pkg.exactMAP(engine, m, { maxMessageEntries: 1 });
   assert.ok(want.slices > 512, `${want.slices} slices: more than two batches`);
   // Batches of the decoding: three of first samples, then one of slices drawn more than once.
-  const sliced = pkg.slicedBucketPlan(m, { maxMessageEntries: 1 }).sliced, runner = new SliceRunner(engine, m, sliced);
+  const plan = pkg.slicedBucketPlan(m, { maxMessageEntries: 1 }), sliced = plan.sliced, runner = new SliceRunner(engine, plan.model, sliced);
   const batches: number[] = [];
   driveDecode(decodeSteps(m.n, sliced.slices, 'sample', 600, 5), (tasks) => (batches.push(tasks.length), tasks.map((t) => runner.decodeTask(t, 'sample', 5))));
   assert.deepEqual(batches.slice(0, 3), [256, 256, sliced.slices - 512]);

@@ -69,7 +69,8 @@ test('sliced = unsliced = brute force on random factor graphs with hard zeros (s
     const want = bruteForce(m);
     assert.ok(maxDiff(whole, want) < 1e-9, `unsliced vs brute force, model ${t}`);
     assert.ok(maxDiff(r, want) < 1e-9, `sliced vs brute force, model ${t}: ${maxDiff(r, want)}`);
-    const outcomes = runSlices(engine, m, sp.sliced, Array.from({ length: sp.sliced.slices }, (_, s) => s));
+    // Slices run on the plan's model (separable factors split: a card-1 variable's pairs are).
+    const outcomes = runSlices(engine, sp.model, sp.sliced, Array.from({ length: sp.sliced.slices }, (_, s) => s));
     zeroSlices += outcomes.filter((o) => o.logZ === -Infinity).length;
     // Summed as they arrive, in any order, the same bits as exactInference (in slice order); every
     // slice needed; and the two-pass sum (shift by the largest Z_s, then weight) to 1e-14.
@@ -99,14 +100,16 @@ test('the slices share one plan and run shape: each slice, its samples and its M
     if (!sp.fits || sp.sliced.slices < 2) continue;
     compared++;
     if (t % 7 === 0) logCliques++;
-    const runner = new SliceRunner(engine, m, sp.sliced);
+    // The plan's model: the one planned (separable factors split, SlicedBucketPlan.model).
+    const pm = sp.model;
+    const runner = new SliceRunner(engine, pm, sp.sliced);
     for (let s = 0; s < sp.sliced.slices; s++) {
-      const alone = bucketPlan(m, sp.sliced.order, sliceFixed(sp.sliced, m.card, s), sp.sliced.impossible);
-      const want = runBucketElimination(engine, m, alone), got = runner.run(s);
+      const alone = bucketPlan(pm, sp.sliced.order, sliceFixed(sp.sliced, pm.card, s), sp.sliced.impossible);
+      const want = runBucketElimination(engine, pm, alone), got = runner.run(s);
       assert.ok(Object.is(got.logZ, want.logZ), `model ${t}, slice ${s}: log Z ${got.logZ} vs ${want.logZ}`);
       if (want.marginals) sameBits(got as { logZ: number; marginals: Float64Array[] }, want as { logZ: number; marginals: Float64Array[] }, `model ${t}, slice ${s}`);
       for (const mode of ['sample', 'max'] as const) {
-        const a = runner.decodeTask({ slice: s, count: 3, chain: s }, mode, 7), b = runBucketElimination(engine, m, alone, { mode, count: 3, seed: 7, chain: s });
+        const a = runner.decodeTask({ slice: s, count: 3, chain: s }, mode, 7), b = runBucketElimination(engine, pm, alone, { mode, count: 3, seed: 7, chain: s });
         assert.ok(Object.is(a.logZ, b.logZ), `model ${t}, slice ${s}, ${mode}: log Z`);
         if (b.configurations) assert.deepEqual(Array.from(a.configurations!), Array.from(b.configurations), `model ${t}, slice ${s}: ${mode} configurations`);
       }
@@ -116,8 +119,8 @@ test('the slices share one plan and run shape: each slice, its samples and its M
     const free = Array.from(sp.sliced.order).find((v) => other[v] < 0 && !sp.sliced.sliceVars.includes(v))!;
     other[free] = 0;
     assert.throws(() => withFixedStates(sp.sliced.plan, other), /other variables are fixed/);
-    const otherPlan = bucketPlan(m, sp.sliced.order, other, sp.sliced.impossible);
-    assert.throws(() => runBucketElimination(engine, m, otherPlan, undefined, bucketShape(m, sp.sliced.plan)), /another plan's/);
+    const otherPlan = bucketPlan(pm, sp.sliced.order, other, sp.sliced.impossible);
+    assert.throws(() => runBucketElimination(engine, pm, otherPlan, undefined, bucketShape(pm, sp.sliced.plan)), /another plan's/);
   }
   assert.ok(compared >= 15 && logCliques >= 2, `${compared} models compared, ${logCliques} with log-space cliques`);
 });
@@ -132,7 +135,7 @@ test('progress: clique configurations streamed, never decreasing, ending at the 
     const sp = slicedBucketPlan(m, opts);
     if (!sp.fits || sp.sliced.slices < 3) continue;
     checked++;
-    zeroSlices += runSlices(engine, m, sp.sliced, Array.from({ length: sp.sliced.slices }, (_, s) => s)).filter((o) => o.logZ === -Infinity).length;
+    zeroSlices += runSlices(engine, sp.model, sp.sliced, Array.from({ length: sp.sliced.slices }, (_, s) => s)).filter((o) => o.logZ === -Infinity).length;
     const seen = (events: Progress[], flops: number, what: string): void => {
       assert.ok(events.length > 0, `${what}: no progress`);
       for (let k = 0; k < events.length; k++) {

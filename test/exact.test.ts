@@ -95,10 +95,11 @@ test('a model with zero total potential: log Z = −Infinity, and reading margin
 });
 
 test('potentials spanning more than the floating-point range: elimination refuses, naming the methods that work; auto falls back to bucket elimination', () => {
-  // x0's factor wants x1 = 0 by 1000 nats, x1's own unary wants x1 = 1 by 1000 nats: in natural order
-  // the message from x0 times x1's table underflows everywhere.
+  // x0's factor wants x1 = 0 by ≈ 1000 nats, x1's own unary wants x1 = 1 by 1000 nats: in natural
+  // order the message from x0 times x1's table underflows everywhere. (The factor couples x0 and x1
+  // by 1 nat: one that did not, [0, −1000, 0, −1000], is split into a unary of x1 before planning.)
   const b = new ModelBuilder([2, 2, 2]);
-  b.addPairwise(0, 1, [0, -1000, 0, -1000]);
+  b.addPairwise(0, 1, [0, -1000, 0, -999]);
   b.addUnary(1, [-1000, 0]);
   b.addPairwise(1, 2, [0, 0.5, 0.5, 0]);
   const model = b.build();

@@ -61,7 +61,8 @@ for (const [dir, name, n, K, F, A, observed] of FILES) {
     assert.ok(sp.fits, sp.refusal);
     // Bucket elimination: log Z to the PR file's printed digits, every marginal to the MAR file's.
     const t0 = performance.now();
-    const r = slicedResult(sp, combineSlices(model, runSlices(engine, model, sp.sliced, Array.from({ length: sp.sliced.slices }, (_, s) => s))), 0);
+    // On the plan's model (Alchemy_11's 20 and linkage_11's 58 constant factors split off).
+    const r = slicedResult(sp, combineSlices(sp.model, runSlices(engine, sp.model, sp.sliced, Array.from({ length: sp.sliced.slices }, (_, s) => s))), 0);
     assert.equal(r.algorithm, 'bucket');
     if (name === 'linkage_11' || name === '2bitcomp_5.cnf') assert.equal(r.planSearch, 'tree');
     const prText = readFileSync(`${path}.PR`, 'utf8');

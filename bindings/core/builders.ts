@@ -6,7 +6,7 @@
 // β is the same thing; the 2022 note's H = σᵀJ'σ + bᵀσ is J = −2J', h = −b.)
 // Boltzmann machines and RBMs use s ∈ {0, 1}: log p(s) = aᵀs + ½ sᵀWs − log Z.
 
-import { LIMITS, Model, ModelBuilder } from './model.ts';
+import { LIMITS, markPairsCouple, Model, ModelBuilder } from './model.ts';
 import { ModelError } from './errors.ts';
 import { checkOptionKeys } from './options.ts';
 
@@ -153,16 +153,24 @@ export function isingLattice(spec: LatticeSpec): Model {
   const b = new ModelBuilder(new Int32Array(n).fill(2));
   addIsingFields(b, n, h, beta);
   const bondTable = (w: number) => [w, -w, -w, w];
+  // A bond couples its spins unless its coupling is zero (its table's interaction is 4w).
+  let couple = true;
   if (typeof J !== 'function') {
-    b.addSharedPairs(bonds.i, bonds.j, b.shareTable(bondTable(beta * checkFinite(J, 'J'))));
+    const w = beta * checkFinite(J, 'J');
+    couple = w !== 0;
+    b.addSharedPairs(bonds.i, bonds.j, b.shareTable(bondTable(w)));
   } else {
     const scope = new Int32Array(2);
     for (let k = 0; k < bonds.i.length; k++) {
       const i = (scope[0] = bonds.i[k]), j = (scope[1] = bonds.j[k]);
-      b.addSharedFactor(scope, b.shareTable(bondTable(beta * checkFinite(J(i, j, bonds.axis[k]), `coupling (${i}, ${j})`))));
+      const w = beta * checkFinite(J(i, j, bonds.axis[k]), `coupling (${i}, ${j})`);
+      if (w === 0) couple = false;
+      b.addSharedFactor(scope, b.shareTable(bondTable(w)));
     }
   }
-  return b.build().withLattice({ shape: [...shape], periodic });
+  const model = b.build().withLattice({ shape: [...shape], periodic });
+  // A periodic side of 2 puts two bonds on one pair, merged into one table (+J and −J would cancel).
+  return couple && !(periodic && shape.some((L) => L <= 2)) ? markPairsCouple(model) : model;
 }
 
 /** q-state Potts model on a lattice: log p(x) = β J Σ_bonds [x_i = x_j] − log Z. */
@@ -177,7 +185,9 @@ export function pottsLattice(spec: { shape: readonly number[]; q: number; period
   const table = new Float64Array(q * q);
   for (let k = 0; k < q; k++) table[k * q + k] = w;
   b.addSharedPairs(bonds.i, bonds.j, b.shareTable(table));
-  return b.build().withLattice({ shape: [...shape], periodic });
+  // The bond table's interaction is 2w: it couples unless w is zero.
+  const model = b.build().withLattice({ shape: [...shape], periodic });
+  return w !== 0 && !(periodic && shape.some((L) => L <= 2)) ? markPairsCouple(model) : model;
 }
 
 /**

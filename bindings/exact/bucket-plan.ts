@@ -166,7 +166,7 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   // exact, once per child and once for the marginal: flops counts the linear case).
   const flops = 2 * upFlops;
   const bytes = 8 * (peak + factorEntries) + 16 * (2 * n + 1) + 96 * n + 1024;
-  return {
+  const plan: BucketPlan = {
     fixed, impossible, order: elim.slice(0, m), parent, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes, cutShort: cutShort === 1,
     get sep() {
       return (sep ??= separators());
@@ -175,6 +175,16 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
       return (bucket ??= buckets());
     },
   };
+  plannedFor.set(plan, model);
+  return plan;
+}
+
+/** The model each plan was made for (bucketPlan; withFixedStates keeps it): its buckets name that model's factors by index. */
+const plannedFor = new WeakMap<BucketPlan, Model>();
+
+/** The model a plan was made for (undefined for a plan not made by bucketPlan). */
+export function plannedModel(p: BucketPlan): Model | undefined {
+  return plannedFor.get(p);
 }
 
 export function sizeOf(vars: ArrayLike<number>, card: Int32Array): number {
@@ -225,5 +235,7 @@ export function withFixedStates(p: BucketPlan, fixed: Int32Array): BucketPlan {
     },
   };
   if (!sameShape(p, q)) throw new Error('withFixedStates: other variables are fixed');
+  const m = plannedFor.get(p);
+  if (m) plannedFor.set(q, m);
   return q;
 }

@@ -78,17 +78,18 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
   const { workers: given, signal, ...exact } = opts;
   if (given !== undefined) checkCount('workers', given, 1, MAX_WORKERS);
   if (signal?.aborted) throw cancelled();
-  if (!takesBucketPath(model, exact)) return withWorkers(exactInference(engine, model, exact), 1);
-  // A lattice its grid alone rules out: refused by exactInference before any plan (slicedBucketPlan would search first).
+  // A lattice its grid alone rules out: refused by exactInference before any plan (slicedBucketPlan
+  // would search first), and before its factors are split.
   if (hopelessLattice(model, exact.maxFlops ?? DEFAULT_MAX_FLOPS) !== null) return withWorkers(exactInference(engine, model, exact), 1);
+  if (!takesBucketPath(model, exact)) return withWorkers(exactInference(engine, model, exact), 1);
   const sp = slicedBucketPlan(model, exact);
   if (!sp.fits) return withWorkers(exactInference(engine, model, exact), 1);
   const n = sp.sliced.slices;
   const workers = Math.max(1, Math.min(n, given ?? availableParallelism()));
   const seconds = (): number => (performance.now() - t0) / 1000;
-  if (workers === 1) return withWorkers(slicedResult(sp, runAndSumSlices(engine, model, sp.sliced, exact.onProgress), seconds()), workers);
+  if (workers === 1) return withWorkers(slicedResult(sp, runAndSumSlices(engine, sp.model, sp.sliced, exact.onProgress), seconds()), workers);
   const spec: SliceSpec = { order: sp.sliced.order, fixed: sp.sliced.fixed, impossible: sp.sliced.impossible, sliceVars: sp.sliced.sliceVars };
-  const data = model.toData();
+  const data = sp.model.toData();
   // Each slice summed as it arrives (in slice order: early ones wait), not every slice's marginals held.
   const sum = new SliceSum(model, n);
   // Progress as slices end (their cliques' configurations: the unit of exactInference's).
@@ -150,7 +151,7 @@ export async function exactSampleParallel(engine: Engine, model: Model, opts: Ex
   checkSignal(opts.signal);
   const { signal, workers: given, ...rest } = opts;
   const count = sampleCount(rest), seed = rest.seed ?? 1, sp = decodePlan(model, rest);
-  const { decoded, workers } = await decodeOnWorkers(engine, model, sp, 'sample', count, seed, given, signal);
+  const { decoded, workers } = await decodeOnWorkers(engine, sp, 'sample', count, seed, given, signal);
   return { ...samplesOf(sp, decoded), workers };
 }
 
@@ -161,17 +162,17 @@ export async function exactMAPParallel(engine: Engine, model: Model, opts: Exact
   checkSignal(opts.signal);
   const { signal, workers: given, ...rest } = opts;
   const sp = decodePlan(model, rest);
-  const { decoded, workers } = await decodeOnWorkers(engine, model, sp, 'max', 1, 1, given, signal);
+  const { decoded, workers } = await decodeOnWorkers(engine, sp, 'max', 1, 1, given, signal);
   return { ...mapOf(sp, decoded), workers };
 }
 
 /**
  * decodeSteps with each batch's tasks on the workers (task i on worker i mod W, workers kept for
- * every batch); one worker, or a plan of one slice, decodes on this thread (decodeSlices).
+ * every batch; the plan's model, see SlicedBucketPlan.model); one worker, or a plan of one slice, decodes on this thread (decodeSlices).
  */
-async function decodeOnWorkers(engine: Engine, model: Model, sp: SlicedBucketPlan, mode: 'sample' | 'max', count: number, seed: number, given: number | undefined, signal?: AbortSignal): Promise<{ decoded: Decoded; workers: number }> {
+async function decodeOnWorkers(engine: Engine, sp: SlicedBucketPlan, mode: 'sample' | 'max', count: number, seed: number, given: number | undefined, signal?: AbortSignal): Promise<{ decoded: Decoded; workers: number }> {
   if (given !== undefined) checkCount('workers', given, 1, MAX_WORKERS);
-  const slices = sp.sliced.slices, workers = Math.max(1, Math.min(slices, given ?? availableParallelism()));
+  const model = sp.model, slices = sp.sliced.slices, workers = Math.max(1, Math.min(slices, given ?? availableParallelism()));
   if (workers === 1) return { decoded: decodeSlices(engine, model, sp.sliced, mode, count, seed), workers };
   const spec: SliceSpec = { order: sp.sliced.order, fixed: sp.sliced.fixed, impossible: sp.sliced.impossible, sliceVars: sp.sliced.sliceVars };
   const job: SliceJob = { model: model.toData(), spec, slices: [], decode: { mode, seed } };

@@ -19,6 +19,7 @@ import { enumerationPlan, enumerationRefusal, fixedStates, noneFixed, runFactorG
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, MemoryBudgetExceeded, RangeExceeded, type ExactOutcome } from './outcome.ts';
 import { bucketPlan, bucketRefusal, interactionGraph, type BucketPlan } from './bucket-plan.ts';
 import { hopelessLattice } from './lattice-bound.ts';
+import { exactModel } from './separable.ts';
 import { decodeSlices, runAndSumSlices, slicedWork, sliceToFit, type Decoded, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
@@ -354,11 +355,11 @@ function choose(cands: OrderStats[], limit: number): { best: OrderStats; feasibl
 /**
  * The elimination ordering exactInference would use: every requested heuristic is run and the one with
  * the smallest total clique-table size among those within maxTableEntries is kept (if none is within
- * it, the one with the smallest largest clique). No engine argument: the orderings run on the planner's instance (core/engine.ts, plannerEngine).
+ * it, the one with the smallest largest clique), on the model with its separable factors split (exactModel). No engine argument: the orderings run on the planner's instance (core/engine.ts, plannerEngine).
  */
 export function eliminationPlan(model: Model, opts: ExactOptions = {}): EliminationPlan {
   const limit = checkLimit(opts.maxTableEntries ?? DEFAULT_MAX_TABLE_ENTRIES);
-  const { best } = choose(candidateOrders(model, opts), limit);
+  const { best } = choose(candidateOrders(exactModel(model), opts), limit);
   return { ordering: best.order, treewidth: best.treewidth, maxTableEntries: best.maxEntries, totalTableEntries: best.totalEntries, name: best.name };
 }
 
@@ -474,10 +475,13 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
     const width = plan.components.reduce((w, c) => Math.max(w, c.vars.length), 0);
     return result(out, { method: 'enumeration', algorithm: 'enumeration', treewidth: Math.max(0, width - 1), maxTableEntries: plan.configs, largestMessage: 0, flops: plan.configs, ordering: 'gray-code', seconds: seconds() });
   };
-  if (method === 'enumeration') return enumerate();
-  // A large lattice whose grid alone puts every plan past the limits: refused without orderings.
-  const lattice = method === 'elimination' ? null : hopelessLattice(model, checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS, 'maxFlops'), method === 'auto' ? { maxTableEntries: limit, enumerationLimit: MAX_ENUMERATION } : undefined);
+  // A large lattice whose grid alone puts every plan past the limits: refused without orderings
+  // (its bonds' factors checked to couple, so the bound holds for the split model below).
+  const lattice = method === 'elimination' || method === 'enumeration' ? null : hopelessLattice(model, checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS, 'maxFlops'), method === 'auto' ? { maxTableEntries: limit, enumerationLimit: MAX_ENUMERATION } : undefined);
   if (lattice !== null) throw new EngineError(lattice);
+  // Planned and run with its separable factors split into unary ones (they couple nothing).
+  model = exactModel(model);
+  if (method === 'enumeration') return enumerate();
   /** Bucket elimination, sliced to fit maxMemory; `before` is the junction tree's refusal when that was tried first. */
   const bucket = (before?: EngineError, sp = slicedBucketPlan(model, opts)): ExactResult => {
     if (!sp.fits) {
@@ -485,7 +489,7 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
       const lead = before ? `${before.message}; ` : '';
       throw new EngineError(`${lead}${sp.refusal}${method === 'auto' ? `; ${enumerationRefusal(plan_())}` : ''}`);
     }
-    return slicedResult(sp, runAndSumSlices(engine, model, sp.sliced, opts.onProgress), seconds());
+    return slicedResult(sp, runAndSumSlices(engine, sp.model, sp.sliced, opts.onProgress), seconds());
   };
   const plan_ = (): EnumerationPlan => (plan ??= enumerationPlan(model));
   if (method === 'bucket' || !model.isPairwise) return bucket();
@@ -530,6 +534,8 @@ function runExact(engine: Engine, model: Model, opts: ExactOptions): ExactResult
 
 /** The sliced bucket-elimination plan exactInference runs (no engine argument: the searches run on the planner's instance): the order, the slices, or the refusal. */
 export interface SlicedBucketPlan {
+  /** The model the plan is for, whose slices it runs: exactModel's (separable factors split into unary ones). */
+  model: Model;
   /** The order and its unsliced plan. */
   choice: BucketChoice;
   /** The slices: variables conditioned on, one slice's plan, total work. */
@@ -560,6 +566,7 @@ const planKey = (o: ExactOptions): string => JSON.stringify([o.maxMemory, o.maxF
  * `greedy`: the greedy stage when the caller has it (or makes it on demand).
  */
 export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?: GreedyBucketChoice | (() => GreedyBucketChoice)): SlicedBucketPlan {
+  model = exactModel(model);
   const maxMemory = checkMemory(opts.maxMemory ?? DEFAULT_MAX_MEMORY);
   // Checked before the cache: its key writes NaN and ±Infinity as null, so a bad limit found the
   // default's plan and passed.
@@ -590,7 +597,7 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
     }
   }
   releasePlannerMemory();
-  const sp = { choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };
+  const sp = { model, choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };
   if (!cached) planCache.set(model, (cached = new Map()));
   if (cached.size >= PLANS_PER_MODEL) cached.delete(cached.keys().next().value!);
   cached.set(key, sp);
@@ -610,7 +617,7 @@ export function slicedResult(sp: SlicedBucketPlan, sum: ExactOutcome, seconds: n
 export function takesBucketPath(model: Model, opts: ExactOptions = {}): boolean {
   const method = opts.method ?? 'auto';
   if (model.zeroReason() !== null) return false;
-  return method === 'bucket' || ((method === 'auto' || method === 'elimination') && !model.isPairwise);
+  return method === 'bucket' || ((method === 'auto' || method === 'elimination') && !exactModel(model).isPairwise);
 }
 
 /** The facts an exact result reports about a sliced bucket plan. */
@@ -707,7 +714,7 @@ export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptio
   const count = sampleCount(opts);
   checkOptionKeys(opts, [...EXACT_OPTION_KEYS, 'count', 'seed'], 'exactSample');
   const sp = decodePlan(model, opts);
-  return samplesOf(sp, decodeSlices(engine, model, sp.sliced, 'sample', count, opts.seed ?? 1));
+  return samplesOf(sp, decodeSlices(engine, sp.model, sp.sliced, 'sample', count, opts.seed ?? 1));
 }
 
 /**
@@ -719,5 +726,5 @@ export function exactSample(engine: Engine, model: Model, opts: ExactSampleOptio
 export function exactMAP(engine: Engine, model: Model, opts: ExactOptions = {}): ExactMAP {
   checkOptionKeys(opts, EXACT_OPTION_KEYS, 'exactMAP');
   const sp = decodePlan(model, opts);
-  return mapOf(sp, decodeSlices(engine, model, sp.sliced, 'max', 1, 1));
+  return mapOf(sp, decodeSlices(engine, sp.model, sp.sliced, 'max', 1, 1));
 }

@@ -8,8 +8,9 @@
 // over the factors. Cheap treewidth lower bounds (degeneracy, minor-min-width) cannot see it: they
 // are at most 5 on planar graphs. Without a layout, a grid is found from its numbering (row by row)
 // or, numbered otherwise, from its pair graph (gridUnderAnyNumbering).
-import type { Model } from '../core/model.ts';
+import { pairsKnownToCouple, type Model } from '../core/model.ts';
 import { fixedStates, noneFixed } from './enumeration.ts';
+import { factorCouples, pairInteraction } from './separable.ts';
 import { fmtBytes, fmtEntries } from './outcome.ts';
 
 /** Lattices of fewer sites are left to the orderings: they refuse them within ≈ 0.04 s and name the order they found. */
@@ -26,12 +27,19 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
   const k = shape.length, n = model.n;
   const stride = new Array<number>(k);
   for (let a = k - 1, s = 1; a >= 0; a--) (stride[a] = s), (s *= shape[a]);
-  // Every open bond (u, u + stride_a) with u's coordinate on axis a below its last, held by some factor.
+  // Every open bond (u, u + stride_a) with u's coordinate on axis a below its last, held by some factor that couples.
   const held = new Uint8Array(n * k);
   let bonds = 0;
   const start = model.scopeStart, vars = model.scopeVars; // read flat: scope() per factor cost 87 ms on 10⁶ sites
   const { tableStart, tables, card } = model;
   let unaryZeros = false;
+  // The lattice builders' models need no table read (pairsKnownToCouple).
+  const seen = new Map<string, boolean>(), known = pairsKnownToCouple(model);
+  // A 2 × 2 table's interaction read inline (2·10⁶ bonds on a 1000 × 1000 lattice); other shapes asked.
+  const couples = (f: number, u: number, w: number): boolean => {
+    const o = tableStart[f];
+    return (card[u] === 2 && card[w] === 2 && pairInteraction(tables[o], tables[o + 1], tables[o + 2], tables[o + 3])) || factorCouples(model, f, seen);
+  };
   for (let f = 0; f < model.nFactors; f++) {
     const p = start[f];
     if (start[f + 1] - p === 1 && !unaryZeros) {
@@ -41,7 +49,8 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
     const u = vars[p], d = vars[p + 1] - u;
     for (let a = 0; a < k; a++) {
       if (d !== stride[a] || Math.floor(u / stride[a]) % shape[a] === shape[a] - 1) continue;
-      if (!held[u * k + a]) (held[u * k + a] = 1), bonds++;
+      // A factor that couples nothing (a zero coupling: exactModel splits it) holds no bond.
+      if (!held[u * k + a] && (known || couples(f, u, u + d))) (held[u * k + a] = 1), bonds++;
       break;
     }
   }
@@ -130,9 +139,12 @@ export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides:
   // Each variable's distinct pair partners, four at most (a fifth: no grid).
   const adj = new Int32Array(4 * n), deg = new Uint8Array(n);
   let unaryZeros = false;
+  const seen = new Map<string, boolean>(), known = pairsKnownToCouple(model);
   for (let f = 0; f < model.nFactors; f++) {
     const p = start[f], arity = start[f + 1] - p;
     if (arity === 2) {
+      // A pair that couples nothing is no edge (exactModel splits it).
+      if (!known && !factorCouples(model, f, seen)) continue;
       // Linked both ways, each pair once.
       const u = vars[p], w = vars[p + 1], a = 4 * u, du = deg[u];
       if ((du > 0 && adj[a] === w) || (du > 1 && adj[a + 1] === w) || (du > 2 && adj[a + 2] === w) || (du > 3 && adj[a + 3] === w)) continue;

@@ -9,7 +9,7 @@ import type { Engine } from '../core/engine.ts';
 import { mulberry32, seedWords } from '../core/seed.ts';
 import type { Model } from '../core/model.ts';
 import { bucketShape, runBucketElimination, type BucketShape, type DecodeRequest } from './bucket-elimination.ts';
-import { bucketPlan, withFixedStates, type BucketPlan } from './bucket-plan.ts';
+import { bucketPlan, plannedModel, withFixedStates, type BucketPlan } from './bucket-plan.ts';
 import type { ExactOutcome } from './outcome.ts';
 import type { Progress } from '../core/result.ts';
 
@@ -203,6 +203,10 @@ export class SliceRunner {
     private readonly sp: SliceSpec,
     private readonly onStreamed?: (configurations: number) => void,
   ) {
+    // A plan names its model's factors by index: run on another model (the one given to
+    // slicedBucketPlan, not its SlicedBucketPlan.model with separable factors split) it read others.
+    const planned = sp.plan && plannedModel(sp.plan);
+    if (planned && planned !== model) throw new Error('a sliced plan run on another model than the one it was planned for (SlicedBucketPlan.model)');
     this.base = sp.plan ?? bucketPlan(model, sp.order, sliceFixed(sp, model.card, 0), sp.impossible);
     this.shape = bucketShape(model, this.base, sp.sliceVars.length > 0);
   }

@@ -87,7 +87,7 @@ function run(engine: Engine, task: ThreadTask): unknown {
     case 'slices': {
       const sp = slicedBucketPlan(model, (job.opts as InferOptions).exact ?? {});
       if (!sp.fits) throw new EngineError(sp.refusal);
-      return runSlices(engine, model, sp.sliced, job.slices);
+      return runSlices(engine, sp.model, sp.sliced, job.slices);
     }
   }
 }

@@ -1,0 +1,209 @@
+// Separable factors (sums of one term per variable: zero couplings, constants, product supports)
+// split into unary factors before exact inference plans (bindings/exact/separable.ts): the same
+// distribution, a thinner interaction graph. Against brute force on the original model, and on
+// grids whose zero couplings leave chains.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadEngine } from '../bindings/core/wasm-node.ts';
+import { Model, ModelBuilder, pairsKnownToCouple } from '../bindings/core/model.ts';
+import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
+import { EngineError } from '../bindings/core/errors.ts';
+import { eliminationPlan, exactInference, exactMAP, exactSample, slicedBucketPlan } from '../bindings/exact/exact.ts';
+import { exactInferenceParallel, exactMAPParallel, exactSampleParallel } from '../bindings/exact/exact-parallel.ts';
+import { exactModel, SEPARABLE_REL_TOL, unaryDecomposition } from '../bindings/exact/separable.ts';
+import { bruteForce, configurations, mulberry32, renumbered } from './helpers.ts';
+
+const engine = await loadEngine();
+
+/** A table c + Σ_v u_v(x_v) over `cards` (the last variable fastest), u_v(a) = −∞ where `holes` says. */
+function separableTable(rand: () => number, cards: number[], holes = 0): number[] {
+  const u = cards.map((K) => Array.from({ length: K }, (_, a) => (a > 0 && rand() < holes ? -Infinity : 3 * (2 * rand() - 1))));
+  const c = 2 * rand() - 1;
+  return Array.from(configurations(cards), (x) => c + Array.from(x).reduce((s, a, p) => s + u[p][a], 0));
+}
+
+/** A model with one factor over `cards`' variables holding `table`. */
+const single = (cards: number[], table: number[]): Model => new ModelBuilder(cards).addFactor(cards.map((_, v) => v), table).build();
+
+test('unaryDecomposition: separable tables of arity 2–4 (product supports too) split, and reproduce every entry', () => {
+  const rand = mulberry32(11);
+  for (let t = 0; t < 300; t++) {
+    const k = 2 + Math.floor(rand() * 3);
+    const cards = Array.from({ length: k }, () => 1 + Math.floor(rand() * 4));
+    const table = separableTable(rand, cards, t % 2 ? 0.3 : 0);
+    if (table.every((x) => x === -Infinity)) continue;
+    const m = single(cards, table);
+    const d = unaryDecomposition(m, 0);
+    assert.ok(d, `table ${t} (${cards.join('×')}) not split`);
+    let e = 0;
+    for (const x of configurations(cards)) {
+      const pred: number = d.c + Array.from(x).reduce((s, a, p) => s + d.u[p][a], 0);
+      if (table[e] === -Infinity) assert.equal(pred, -Infinity);
+      else assert.ok(Math.abs(pred - table[e]) <= 1e-12 * (1 + Math.abs(table[e])), `entry ${e}: ${pred} against ${table[e]}`);
+      e++;
+    }
+  }
+});
+
+test('unaryDecomposition: an interaction of any size, a support that is not a product, or zeros only are not split', () => {
+  const rand = mulberry32(12);
+  for (let t = 0; t < 200; t++) {
+    const k = 2 + Math.floor(rand() * 3);
+    const cards = Array.from({ length: k }, () => 2 + Math.floor(rand() * 3));
+    const table = separableTable(rand, cards);
+    // One entry moved by 1e-9 of its size (far past the tolerance), or by 2^-30 when t is odd.
+    const e = Math.floor(rand() * table.length);
+    table[e] += (t % 2 ? 2 ** -30 : 1e-9) * (1 + Math.abs(table[e]));
+    assert.equal(unaryDecomposition(single(cards, table), 0), null, `table ${t}`);
+  }
+  // Equality constraints and a support of three corners: not products.
+  assert.equal(unaryDecomposition(single([2, 2], [0, -Infinity, -Infinity, 0]), 0), null);
+  assert.equal(unaryDecomposition(single([2, 2], [0, 0, 0, -Infinity]), 0), null);
+  assert.equal(unaryDecomposition(single([2, 3], [0, -Infinity, 1, -Infinity, 0, 1]), 0), null);
+  // A product support [0, 1] × [0, 2] of a 2 × 3 table, additive on it: split.
+  assert.ok(unaryDecomposition(single([2, 3], [0.5, -Infinity, 1.5, 1, -Infinity, 2]), 0));
+  // Zeros only: Z = 0, reported by zeroReason, not split.
+  assert.equal(unaryDecomposition(new Model({ ...single([2, 2], [0, 0, 0, 0]).toData(), tables: Float64Array.of(-Infinity, -Infinity, -Infinity, -Infinity) }), 0), null);
+});
+
+test('unaryDecomposition: tables read from decimals split within the tolerance, which is a few dozen ulps', () => {
+  // p(a, b) = q(a) r(b) written as decimals: log(0.3 · 0.2) is not log 0.3 + log 0.2 to the last bit.
+  const q = [0.3, 0.7], r = [0.2, 0.45, 0.35];
+  const table = q.flatMap((a) => r.map((b) => Math.log(Number((a * b).toPrecision(15)))));
+  assert.ok(unaryDecomposition(single([2, 3], table), 0));
+  assert.ok(SEPARABLE_REL_TOL <= 2 ** -40 && SEPARABLE_REL_TOL >= 2 ** -50);
+  // Off by more than the tolerance: kept.
+  table[4] += 1e-12;
+  assert.equal(unaryDecomposition(single([2, 3], table), 0), null);
+});
+
+/** A random factor graph whose factors are separable with probability ½ (distinct scopes, so the builder merges none). */
+function mixedModel(rand: () => number, n: number, cards: number[]): Model {
+  const card = Array.from({ length: n }, () => cards[Math.floor(rand() * cards.length)]);
+  const b = new ModelBuilder(card);
+  const scopes = new Set<string>();
+  for (let t = 0; t < 2 * n; t++) {
+    const k = 2 + Math.floor(rand() * 2);
+    const scope = [...new Set(Array.from({ length: k }, () => Math.floor(rand() * n)))].sort((x, y) => x - y);
+    if (scope.length < 2 || scopes.has(scope.join())) continue;
+    scopes.add(scope.join());
+    const sc = scope.map((v) => card[v]);
+    const table = rand() < 0.5 ? separableTable(rand, sc, 0.15) : Array.from({ length: sc.reduce((s, K) => s * K, 1) }, () => (rand() < 0.1 ? -Infinity : 2 * rand() - 1));
+    b.addFactor(scope, table);
+  }
+  for (let v = 0; v < n; v++) b.addUnary(v, Array.from({ length: card[v] }, () => 2 * rand() - 1));
+  return b.build();
+}
+
+test('exact inference on models with separable factors equals brute force on the original model (log Z, marginals, MAP, samples run)', () => {
+  const rand = mulberry32(13);
+  let split = 0;
+  for (let t = 0; t < 40; t++) {
+    const m = mixedModel(rand, 6 + Math.floor(rand() * 4), [2, 3]);
+    const bf = bruteForce(m);
+    if (!(bf.logZ > -Infinity)) continue;
+    const reduced = exactModel(m);
+    if (reduced !== m) split++;
+    assert.ok(reduced.nFactors <= m.nFactors + m.n * m.maxArity);
+    for (const method of ['auto', 'bucket', 'enumeration'] as const) {
+      const r = exactInference(engine, m, { method });
+      assert.ok(Math.abs(r.logZ - bf.logZ) <= 1e-10 * (1 + Math.abs(bf.logZ)), `model ${t} ${method}: ${r.logZ} against ${bf.logZ}`);
+      r.marginals!.forEach((row, v) => row.forEach((p, k) => assert.ok(Math.abs(p - bf.marginals[v][k]) <= 1e-10, `model ${t} ${method}: p(x${v} = ${k})`)));
+    }
+    // MAP: the original model's largest log-potential.
+    let best = -Infinity;
+    for (const x of configurations(m.card)) best = Math.max(best, m.logPotential(x));
+    const map = exactMAP(engine, m);
+    assert.ok(Math.abs(m.logPotential(map.configuration) - best) <= 1e-10 * (1 + Math.abs(best)));
+    for (const x of exactSample(engine, m, { count: 20, seed: t }).samples) assert.ok(m.logPotential(x) > -Infinity, 'a sample of zero probability');
+  }
+  assert.ok(split >= 20, `only ${split} of the models had a factor split`);
+});
+
+test('a model with no separable factor is planned as it is (exactModel returns it); a split model maps to itself', () => {
+  const m = isingLattice({ shape: [5, 5], J: 0.4, h: 0.1 });
+  assert.equal(exactModel(m), m);
+  const z = isingLattice({ shape: [5, 5], J: (i, j) => (j === i + 1 ? 0 : 0.4), h: 0.1 });
+  const s = exactModel(z);
+  assert.notEqual(s, z);
+  assert.equal(exactModel(s), s);
+  assert.equal(exactModel(z), s, 'cached');
+  assert.equal(s.lattice, z.lattice);
+  // The 20 zero bonds become nothing (their unary terms are all zero), the 20 others stay.
+  assert.equal(s.countPairs(), 20);
+  assert.equal(slicedBucketPlan(z).model, s);
+});
+
+/** The grid's vertical bonds and fields alone, built by hand: what a grid whose horizontal couplings are zero is. */
+function verticalOnly(H: number, W: number, J: number, h: number): Model {
+  const b = new ModelBuilder(new Array(H * W).fill(2));
+  for (let v = 0; v < H * W; v++) b.addUnary(v, [-h, h]);
+  for (let r = 0; r + 1 < H; r++) for (let c = 0; c < W; c++) b.addPairwise(r * W + c, (r + 1) * W + c, [J, -J, -J, J]);
+  return b.build();
+}
+
+test('a 100×120 grid whose horizontal couplings are all zero is 120 chains: solved, at the chains\' log Z (it was refused as a grid)', () => {
+  const z = isingLattice({ shape: [100, 120], J: (i, j) => (j === i + 1 ? 0 : 0.3), h: 0.1 });
+  const r = exactInference(engine, z);
+  assert.equal(r.treewidth, 1);
+  const ref = exactInference(engine, verticalOnly(100, 120, 0.3, 0.1));
+  assert.ok(Math.abs(r.logZ - ref.logZ) <= 1e-9 * Math.abs(ref.logZ), `${r.logZ} against ${ref.logZ}`);
+  assert.equal(eliminationPlan(z).treewidth, 1);
+  // Past the lattice bound's 10^4 sites: one zero bond short of the whole grid, so not refused by it.
+  const big = isingLattice({ shape: [200, 200], J: (i, j) => (j === i + 1 ? 0 : 0.3), h: 0.1 });
+  assert.equal(exactInference(engine, big).treewidth, 1);
+  // The same grid with its couplings: refused by the grid bound, as before.
+  assert.throws(() => exactInference(engine, isingLattice({ shape: [200, 200], J: 0.3, h: 0.1 })), (e: unknown) => e instanceof EngineError && /treewidth at least 200/.test(e.message));
+});
+
+test('sliced plans of a split model: workers 1 and 2 the same bits, samples and MAP the same as on this thread', async () => {
+  // A 10×10 grid, every third horizontal coupling zero, sliced by a small message limit.
+  const z = isingLattice({ shape: [10, 10], J: (i, j) => (j === i + 1 && i % 3 === 0 ? 0 : 0.5 * Math.sin(i + 2 * j)), h: 0.2 });
+  assert.notEqual(exactModel(z), z);
+  const opts = { method: 'bucket' as const, maxMessageEntries: 2 ** 4, speedSlicing: false };
+  const one = exactInference(engine, z, opts);
+  assert.ok(one.slices! > 1, 'sliced');
+  const w2 = await exactInferenceParallel(engine, z, { ...opts, workers: 2 });
+  assert.equal(w2.logZ, one.logZ);
+  assert.deepEqual(w2.marginals, one.marginals);
+  const ref = exactInference(engine, z, { method: 'bucket' });
+  assert.ok(Math.abs(one.logZ - ref.logZ) <= 1e-12 * Math.abs(ref.logZ));
+  const s1 = exactSample(engine, z, { ...opts, count: 30, seed: 5 });
+  const s2 = await exactSampleParallel(engine, z, { ...opts, count: 30, seed: 5, workers: 2 });
+  assert.deepEqual(s2.samples, s1.samples);
+  const m1 = exactMAP(engine, z, opts), m2 = await exactMAPParallel(engine, z, { ...opts, workers: 2 });
+  assert.deepEqual(m2.configuration, m1.configuration);
+  assert.ok(Math.abs(m1.logPotential - z.logPotential(m1.configuration)) <= 1e-10 * (1 + Math.abs(m1.logPotential)));
+});
+
+test('the lattice builders mark a model whose bonds all couple, and only then; the grid bound reads the tables of any other', () => {
+  assert.ok(pairsKnownToCouple(isingLattice({ shape: [4, 5], J: 0.3 })));
+  assert.ok(pairsKnownToCouple(isingLattice({ shape: [4, 5], J: (i, j) => 0.1 + i - j })));
+  assert.ok(pairsKnownToCouple(pottsLattice({ shape: [4, 5], q: 3, J: 0.5 })));
+  assert.ok(!pairsKnownToCouple(isingLattice({ shape: [4, 5], J: 0 })));
+  assert.ok(!pairsKnownToCouple(isingLattice({ shape: [4, 5], J: (i, j) => (i === 3 && j === 4 ? 0 : 0.3) })));
+  assert.ok(!pairsKnownToCouple(pottsLattice({ shape: [4, 5], q: 3, J: 0 })));
+  // A periodic side of 2 puts both wraps of a bond in one table: +J and −J cancel.
+  const wrap = isingLattice({ shape: [2, 5], periodic: true, J: (i, j, axis) => (axis === 0 ? (i < j ? 1 : -1) : 0.3) });
+  assert.ok(!pairsKnownToCouple(wrap));
+  // A 120×120 grid made by hand with the lattice layout: refused by the grid bound; with one bond's
+  // coupling zero (a table that couples nothing) left to the orderings, which refuse it too.
+  const hand = (zero: boolean): Model => {
+    const b = new ModelBuilder(new Array(120 * 120).fill(2));
+    for (let r = 0; r < 120; r++) for (let c = 0; c < 120; c++) {
+      const v = r * 120 + c, w = (v % 7) / 10 + 0.05;
+      if (c + 1 < 120) b.addPairwise(v, v + 1, zero && v === 0 ? [0.2, 0.2, -0.1, -0.1] : [w, -w, -w, w]);
+      if (r + 1 < 120) b.addPairwise(v, v + 120, [w, -w, -w, w]);
+    }
+    return b.build().withLattice({ shape: [120, 120], periodic: false });
+  };
+  const full = hand(false), cut = hand(true);
+  assert.ok(!pairsKnownToCouple(full));
+  assert.throws(() => exactInference(engine, full), (e: unknown) => e instanceof EngineError && /treewidth at least 120 under any elimination order/.test(e.message));
+  assert.throws(() => exactInference(engine, cut), (e: unknown) => e instanceof EngineError && /best order/.test(e.message) && !/under any elimination order/.test(e.message));
+  // Renumbered, with an extra pair that couples nothing: the pair graph is still exactly the grid.
+  const extra = new ModelBuilder(Array.from(full.card));
+  for (let f = 0; f < full.nFactors; f++) extra.addFactor(Array.from(full.scope(f)), full.table(f));
+  extra.addPairwise(0, 121, [0.3, -0.2, 0.3, -0.2]);
+  assert.throws(() => exactInference(engine, renumbered(extra.build(), 3).model), (e: unknown) => e instanceof EngineError && /form a 120×120 grid, its variables numbered in another order/.test(e.message));
+});
