@@ -34,15 +34,26 @@ export function checkTol(tol: number): void {
 
 /**
  * Refuses `o` when it is not an object, and any key of it (with a defined value) outside `keys`,
- * naming the nearest known ones: a misspelt option ran with the default, silently.
+ * naming the nearest known ones: a misspelt option ran with the default, silently. `elsewhere(k)`
+ * says where a key outside `keys` does apply ("applies to method bp, not mf"), in place of "unknown".
  */
-export function checkOptionKeys(o: unknown, keys: readonly string[], what = 'options'): void {
+export function checkOptionKeys(o: unknown, keys: readonly string[], what = 'options', elsewhere?: (key: string) => string | null): void {
   if (o === null || typeof o !== 'object') throw new ModelError(`${what} must be an object, got ${o === null ? 'null' : typeof o}`);
   for (const [k, v] of Object.entries(o)) {
     if (v === undefined || keys.includes(k)) continue;
-    const near = keys.filter((x) => editDistance(x.toLowerCase(), k.toLowerCase()) <= 2);
-    throw new ModelError(`unknown ${what === 'options' ? 'option' : `${what} option`} "${k}"${near.length ? ` (did you mean ${near.map((x) => `"${x}"`).join(' or ')}?)` : ''}`);
+    const near = nearNames(k, keys);
+    const option = what === 'options' ? 'option' : `${what} option`;
+    const where = elsewhere?.(k);
+    throw new ModelError(`${where ? `${option} "${k}" ${where}` : `unknown ${option} "${k}"`}${near.length ? ` (did you mean ${near.map((x) => `"${x}"`).join(' or ')}?)` : ''}`);
   }
+}
+
+/**
+ * The entries of `o` whose keys are in `keys`: the part of a larger options object (infer's) that
+ * one run* function reads, since each refuses the keys it does not.
+ */
+export function optionsFor<T extends object>(o: T, keys: readonly string[]): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([k]) => keys.includes(k))) as Partial<T>;
 }
 
 /** Refuses a `signal` that is not an AbortSignal (a string or {} threw a TypeError from deep inside a run, or was ignored). */
@@ -53,6 +64,14 @@ export function checkSignal(signal: unknown): void {
 /** Refuses a value given for a boolean option that is not true or false ('no' turned the option on). */
 export function checkBoolean(name: string, x: unknown): void {
   if (x !== undefined && typeof x !== 'boolean') throw new ModelError(`${name} must be true or false, got ${typeof x === 'string' ? `"${x}"` : String(x)}`);
+}
+
+/** The names in `keys` near `k`: a typo apart, else one a short form of the other (tol, tolerance). */
+function nearNames(k: string, keys: readonly string[]): string[] {
+  const a = k.toLowerCase();
+  const typo = keys.filter((x) => editDistance(x.toLowerCase(), a) <= 2);
+  if (typo.length > 0) return typo;
+  return keys.filter((x) => Math.min(x.length, a.length) >= 3 && (x.toLowerCase().startsWith(a) || a.startsWith(x.toLowerCase())));
 }
 
 /** Levenshtein distance (short option names only). */
