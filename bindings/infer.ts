@@ -3,27 +3,27 @@ import type { Engine } from './core/engine.ts';
 import type { Model } from './core/model.ts';
 import type { InferenceResult } from './core/result.ts';
 import { EXACT_OPTION_KEYS, exactInference, type ExactOptions, type ExactResult } from './exact/exact.ts';
-import { runGibbs, type GibbsOptions } from './samplers/gibbs.ts';
+import { GIBBS_OPTION_KEYS, runGibbs, type GibbsOptions } from './samplers/gibbs.ts';
 import { gibbsKernel, runFactorGibbs } from './samplers/factor-gibbs.ts';
-import { runTreeGibbs, type TreeGibbsOptions } from './samplers/treegibbs.ts';
-import { runMeanField, type MeanFieldOptions } from './variational/meanfield.ts';
-import { runMFRP, type MFRPOptions } from './variational/mfrp.ts';
-import { runBlockGibbs, type BlockGibbsOptions } from './samplers/blockgibbs.ts';
-import { runDHMC, type DHMCOptions } from './samplers/dhmc.ts';
-import { runMALA, type MALAOptions } from './samplers/langevin.ts';
-import { runTempering, type PTOptions } from './samplers/tempering.ts';
-import { runCluster } from './samplers/cluster.ts';
-import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from './relax/relaxation.ts';
+import { runTreeGibbs, TREE_GIBBS_OPTION_KEYS, type TreeGibbsOptions } from './samplers/treegibbs.ts';
+import { MEAN_FIELD_OPTION_KEYS, runMeanField, type MeanFieldOptions } from './variational/meanfield.ts';
+import { MFRP_OPTION_KEYS, runMFRP, type MFRPOptions } from './variational/mfrp.ts';
+import { BLOCK_GIBBS_OPTION_KEYS, runBlockGibbs, type BlockGibbsOptions } from './samplers/blockgibbs.ts';
+import { DHMC_OPTION_KEYS, runDHMC, type DHMCOptions } from './samplers/dhmc.ts';
+import { MALA_OPTION_KEYS, runMALA, type MALAOptions } from './samplers/langevin.ts';
+import { PT_OPTION_KEYS, runTempering, type PTOptions } from './samplers/tempering.ts';
+import { CLUSTER_OPTION_KEYS, runCluster } from './samplers/cluster.ts';
+import { buildRelaxation, relaxationDiagnostics, RELAXATION_OPTION_KEYS, type Relaxation, type RelaxationOptions } from './relax/relaxation.ts';
 import { fftApplicable, fftRelaxation } from './relax/fft-factor.ts';
 import { estimateLogZ, LOGZ_ESTIMATORS, type AISOptions, type EstimateLogZOptions, type LogZEstimate, type LogZEstimator } from './logz/logz.ts';
 import { ModelError } from './core/errors.ts';
-import { checkOptionKeys, checkSignal, definedOnly } from './core/options.ts';
+import { checkOptionKeys, checkSignal, definedOnly, optionsFor } from './core/options.ts';
 import { withSampledChecks } from './core/sampled-checks.ts';
 import { refuseZeroModel } from './core/feasible.ts';
 import { ensureChainWorkFits } from './core/bound.ts';
-import { runBP, type BPOptions } from './variational/bp.ts';
-import { runTRW, type TRWOptions } from './variational/trw.ts';
-import { runBounds } from './variational/bounds.ts';
+import { BP_OPTION_KEYS, runBP, type BPOptions } from './variational/bp.ts';
+import { runTRW, TRW_OPTION_KEYS, type TRWOptions } from './variational/trw.ts';
+import { BOUNDS_OPTION_KEYS, runBounds } from './variational/bounds.ts';
 
 // Re-exported for inferAsync and runQueued; it lives in core/feasible.ts, where the run* functions reach it too.
 export { refuseZeroModel };
@@ -126,13 +126,14 @@ export function withLogZ(engine: Engine, model: Model, result: InferenceResult, 
 export function logZRequest(opts: InferOptions): EstimateLogZOptions | null {
   if (opts.logz === undefined) return null;
   if (!LOGZ_ESTIMATORS.includes(opts.logz)) throw new ModelError(`unknown log Z estimator "${opts.logz}"; expected ${LOGZ_ESTIMATORS.join(', ')}`);
-  const { seed, chains, samples, burnin, signal } = opts;
   if (opts.ais !== undefined && opts.logz !== 'ais') throw new ModelError(`AIS options apply to logz 'ais', not '${opts.logz}'`);
+  // AIS counts runs and temperatures (opts.ais); the chain estimators' counts are the run's.
+  const own = opts.logz === 'ais' ? definedOnly(opts.ais ?? {}) : { chains: opts.chains, samples: opts.samples, burnin: opts.burnin };
   // The run's shift and factor reach the estimators that build a relaxation (they were dropped).
   const relaxed = opts.logz === 'zhang' || opts.logz === 'mirror' || (opts.logz === 'ais' && (opts.ais?.transition === 'relaxed' || opts.ais?.transition === 'hmc'));
   if (relaxed && opts.factor === 'fft') throw new ModelError(`factor 'fft' is the samplers' (lattice models); the logz '${opts.logz}' estimator builds its relaxation with another factor`);
   const relaxation = relaxed && (opts.shift !== undefined || opts.factor !== undefined) ? { relaxation: definedOnly({ shift: opts.shift, factor: opts.factor }) } : {};
-  return { estimator: opts.logz, seed, chains, samples, burnin, signal, ...definedOnly(opts.ais ?? {}), ...relaxation } as EstimateLogZOptions;
+  return { estimator: opts.logz, seed: opts.seed, signal: opts.signal, ...own, ...relaxation } as EstimateLogZOptions;
 }
 
 /** A marginals result with a log Z estimate: as infer reports it (the estimator's diagnostics under logz.*, the method's own log Z as methodLogZ). */
@@ -169,36 +170,41 @@ function inferMarginals(engine: Engine, model: Model, opts: InferOptions): Infer
   switch (method) {
     case 'exact':
       return exactInferenceResult(exactInference(engine, model, { ...opts.exact, onProgress: opts.onProgress }));
-    case 'gibbs':
+    // Each run* function gets the options it reads (it refuses the others: those of the estimate, the relaxation's).
+    case 'gibbs': {
       // Pairwise models: the canonical form's kernel (faster); higher-order ones: the factor graph's.
-      return gibbsKernel(model) === 'canonical' ? runGibbs(engine, model, opts) : runFactorGibbs(engine, model, opts);
+      const o = optionsFor(opts, GIBBS_OPTION_KEYS);
+      return gibbsKernel(model) === 'canonical' ? runGibbs(engine, model, o) : runFactorGibbs(engine, model, o);
+    }
     case 'treegibbs':
-      return runTreeGibbs(engine, model, opts);
+      return runTreeGibbs(engine, model, optionsFor(opts, TREE_GIBBS_OPTION_KEYS));
     case 'blockgibbs':
-      return runBlockGibbs(engine, relaxationFor(engine, model, opts), opts);
+      return runBlockGibbs(engine, relaxationFor(engine, model, opts), optionsFor(opts, BLOCK_GIBBS_OPTION_KEYS));
     case 'dhmc':
     case 'mala': {
       ensureChainWorkFits(engine, model, method);
       const rel = relaxationFor(engine, model, opts);
-      const r = method === 'dhmc' ? runDHMC(engine, rel, opts) : runMALA(engine, rel, opts);
+      const r = method === 'dhmc' ? runDHMC(engine, rel, optionsFor(opts, DHMC_OPTION_KEYS)) : runMALA(engine, rel, optionsFor(opts, MALA_OPTION_KEYS));
       return { ...r, diagnostics: { ...r.diagnostics, ...relaxationDiagnostics(rel) } };
     }
     case 'mf':
-      return runMeanField(engine, model, opts);
+      return runMeanField(engine, model, optionsFor(opts, MEAN_FIELD_OPTION_KEYS));
     case 'mfrp':
-      return runMFRP(engine, model, opts);
+      return runMFRP(engine, model, optionsFor(opts, MFRP_OPTION_KEYS));
     case 'bp':
-      return runBP(engine, model, opts);
+      return runBP(engine, model, optionsFor(opts, BP_OPTION_KEYS));
     case 'trw':
-      return runTRW(engine, model, opts);
+      return runTRW(engine, model, optionsFor(opts, TRW_OPTION_KEYS));
     case 'bounds':
-      return runBounds(engine, model, opts);
-    case 'pt':
+      return runBounds(engine, model, optionsFor(opts, BOUNDS_OPTION_KEYS));
+    case 'pt': {
       // HMC replicas take the relaxation's shift and factor as dhmc does.
-      return runTempering(engine, model, opts.moves === 'hmc' && opts.relaxation === undefined && (opts.shift !== undefined || opts.factor !== undefined) ? { ...opts, relaxation: { shift: opts.shift, factor: opts.factor } } : opts);
+      const o = optionsFor(opts, PT_OPTION_KEYS);
+      return runTempering(engine, model, opts.moves === 'hmc' && opts.relaxation === undefined && (opts.shift !== undefined || opts.factor !== undefined) ? { ...o, relaxation: { shift: opts.shift, factor: opts.factor } } : o);
+    }
     case 'sw':
     case 'wolff':
-      return runCluster(engine, model, method, opts);
+      return runCluster(engine, model, method, optionsFor(opts, CLUSTER_OPTION_KEYS));
     default:
       throw new ModelError(`unknown method "${method}"; expected one of ${METHODS.join(', ')}`);
   }

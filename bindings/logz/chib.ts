@@ -7,7 +7,7 @@ import { BoundModel } from '../core/bound.ts';
 import { CancelledError, EngineError } from '../core/errors.ts';
 import { progressTicker, type Progress } from '../core/result.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
+import { checkCount, checkOptionKeys, definedOnly, MAX_CHAINS } from '../core/options.ts';
 import { logMeanExpBatched, type LogZEstimate } from './estimate.ts';
 import { heavyTail, MAX_PARETO_K, paretoK } from './logz-checks.ts';
 
@@ -32,6 +32,9 @@ export interface ChibOptions {
   onProgress?: (p: Progress) => void;
 }
 
+/** Every option runChibLogZ reads (ChibOptions): it refuses any other. */
+export const CHIB_OPTION_KEYS: readonly string[] = ['seed', 'chains', 'samples', 'burnin', 'thin', 'batches', 'signal', 'onProgress'];
+
 /** Defaults of ChibOptions. */
 export const CHIB_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, thin: 1, batches: 10 } as const;
 
@@ -49,6 +52,7 @@ const CHIB_STREAM = 0x4348; // "CH"
  * s* from one mode only, and log Z came out up to ln K low with a standard error that cannot see it.
  */
 export function runChibLogZ(engine: Engine, model: Model, opts: ChibOptions = {}): LogZEstimate {
+  checkOptionKeys(opts, CHIB_OPTION_KEYS);
   const o = { ...CHIB_DEFAULTS, ...definedOnly(opts) };
   checkCount('chains', o.chains, 1, MAX_CHAINS);
   checkCount('samples', o.samples, 1);

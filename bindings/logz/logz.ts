@@ -56,8 +56,8 @@ import { runChibLogZ, type ChibOptions } from './chib.ts';
 
 // The pieces in their own files, re-exported so importers of logz.ts keep working.
 export { aisWeightStats, logMeanExp, logMeanExpBatched, type AISSchedule, type LogZEstimate } from './estimate.ts';
-export { runZhangLogZ, runMirrorLogZ, RELAXED_LOGZ_DEFAULTS, type RelaxedLogZOptions } from './relaxed-logz.ts';
-export { runChibLogZ, CHIB_DEFAULTS, type ChibOptions } from './chib.ts';
+export { runZhangLogZ, runMirrorLogZ, RELAXED_LOGZ_DEFAULTS, ZHANG_LOGZ_OPTION_KEYS, MIRROR_LOGZ_OPTION_KEYS, type RelaxedLogZOptions } from './relaxed-logz.ts';
+export { runChibLogZ, CHIB_DEFAULTS, CHIB_OPTION_KEYS, type ChibOptions } from './chib.ts';
 
 /**
  * The log Z estimators of `estimateLogZ`: 'zhang' and 'mirror' from DHMC samples of the relaxation, 'chib' from
@@ -82,8 +82,8 @@ const POPULATION_STREAM = 0x5041; // "PA"
 // AIS.
 
 
-/** Keys of estimateLogZ's request that runAIS passes over (logZRequest in infer.ts builds one request for every estimator). */
-const SHARED_REQUEST_KEYS: readonly string[] = ['estimator', 'chains', 'samples', 'burnin'];
+/** The key of estimateLogZ's request that runAIS passes over (its name, the estimator's). */
+const SHARED_REQUEST_KEYS: readonly string[] = ['estimator'];
 
 /** Every option runAIS takes (AISOptions). */
 export const AIS_RUN_OPTION_KEYS: readonly string[] = [
@@ -322,8 +322,8 @@ function chooseSchedule(o: { schedule: AISSchedule; steps: number; pilotRuns: nu
  * when it is far below).
  */
 export function runAIS(engine: Engine, model: Model, opts: AISOptions = {}): LogZEstimate & { logWeights: Float64Array; schedule: Float64Array } {
-  // A misspelt option ran the default ({ run: 4 } ran 32 runs). estimateLogZ's request (infer's
-  // --logz) carries the estimator's name and the chain estimators' counts, which AIS does not read.
+  // A misspelt option ran the default ({ run: 4 } ran 32 runs), and the chain estimators' counts
+  // were ignored (AIS counts runs and temperatures). estimateLogZ's request carries the estimator's name.
   checkOptionKeys(opts, [...AIS_RUN_OPTION_KEYS, ...SHARED_REQUEST_KEYS]);
   return checkedAgainstLowerBound(engine, model, runAISRuns(engine, model, opts), opts.signal);
 }
@@ -544,13 +544,20 @@ export function estimateLogZ(engine: Engine, model: Model, opts: EstimateLogZOpt
       const { logWeights: _w, schedule: _s, ...r } = runAIS(engine, model, opts);
       return r;
     }
+    // The estimator's name is the request's, not an option of the estimator (which refuses it).
     case 'zhang':
-      return runZhangLogZ(engine, model, opts);
+      return runZhangLogZ(engine, model, withoutEstimator(opts));
     case 'mirror':
-      return runMirrorLogZ(engine, model, opts);
+      return runMirrorLogZ(engine, model, withoutEstimator(opts));
     case 'chib':
-      return runChibLogZ(engine, model, opts);
+      return runChibLogZ(engine, model, withoutEstimator(opts));
     default:
       throw new ModelError(`unknown log Z estimator "${String((opts as { estimator: unknown }).estimator)}"; expected ${LOGZ_ESTIMATORS.join(', ')}`);
   }
+}
+
+/** A request's options without its `estimator`. */
+function withoutEstimator<T extends { estimator: string }>(opts: T): Omit<T, 'estimator'> {
+  const { estimator: _e, ...rest } = opts;
+  return rest;
 }

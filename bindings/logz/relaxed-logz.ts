@@ -6,7 +6,7 @@ import { bitsToMarginals, bitsToStdErr, type CanonicalForm } from '../core/canon
 import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { mirrorImages, stateSymmetry, symmetryWarning } from '../core/symmetry.ts';
 import { progressTicker, type Progress } from '../core/result.ts';
-import { checkCount, definedOnly, MAX_CHAINS } from '../core/options.ts';
+import { checkCount, checkOptionKeys, definedOnly, MAX_CHAINS } from '../core/options.ts';
 import { buildRelaxation, type RelaxationOptions } from '../relax/relaxation.ts';
 import { denseCholesky, symmetricEigen } from '../linalg/dense.ts';
 import { DHMCSampler } from '../samplers/dhmc.ts';
@@ -62,6 +62,13 @@ export interface RelaxedLogZOptions {
   onProgress?: (p: Progress) => void;
 }
 
+/** The options both relaxed estimators read (RelaxedLogZOptions but reference, covariance and covarianceCap). */
+const RELAXED_LOGZ_SHARED_KEYS: readonly string[] = ['seed', 'chains', 'samples', 'burnin', 'batches', 'leapfrogSteps', 'targetAccept', 'relaxation', 'signal', 'onProgress'];
+/** Every option runZhangLogZ reads: it refuses any other (the mirror estimator's covariance, covarianceCap too). */
+export const ZHANG_LOGZ_OPTION_KEYS: readonly string[] = [...RELAXED_LOGZ_SHARED_KEYS, 'reference'];
+/** Every option runMirrorLogZ reads: it refuses any other (the Zhang estimator's reference too). */
+export const MIRROR_LOGZ_OPTION_KEYS: readonly string[] = [...RELAXED_LOGZ_SHARED_KEYS, 'covariance', 'covarianceCap'];
+
 /** Defaults of RelaxedLogZOptions. */
 export const RELAXED_LOGZ_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 500, batches: 10, leapfrogSteps: 5, targetAccept: 0.9 } as const;
 
@@ -108,6 +115,7 @@ function relaxedSamples(engine: Engine, model: Model, o: RelaxedLogZOptions & { 
 
 /** Zhang et al. (2012) eq. 14: log Z = log f(s*) − log mean_x p(s*|x), x ~ p(x) by DHMC. */
 export function runZhangLogZ(engine: Engine, model: Model, opts: RelaxedLogZOptions = {}): LogZEstimate {
+  checkOptionKeys(opts, ZHANG_LOGZ_OPTION_KEYS);
   const o = { ...RELAXED_LOGZ_DEFAULTS, ...definedOnly(opts) };
   const t0 = performance.now();
   const { relax, chains, acceptRate, divergences } = relaxedSamples(engine, model, o, 'zhang');
@@ -200,6 +208,7 @@ function tracedMarginals(form: CanonicalForm, pis: Float64Array[][], batches: nu
 
 /** Zhang §3.4's mirrored estimator: 1/∫e^ℓ = E_p[q(x)/e^{ℓ(x)}], q a Gaussian fitted to the samples (cross-fitted halves). */
 export function runMirrorLogZ(engine: Engine, model: Model, opts: RelaxedLogZOptions = {}): LogZEstimate {
+  checkOptionKeys(opts, MIRROR_LOGZ_OPTION_KEYS);
   const o = { ...RELAXED_LOGZ_DEFAULTS, ...definedOnly(opts) };
   const t0 = performance.now();
   const { relax, m, chains, acceptRate, divergences } = relaxedSamples(engine, model, o, 'mirror');

@@ -68,6 +68,9 @@ export interface RelaxationOptions {
   factor?: FactorChoice;
 }
 
+/** RelaxationOptions' keys (what infer reads to build the continuous samplers' relaxation). */
+export const RELAXATION_OPTION_KEYS: readonly string[] = ['shift', 'margin', 'factor'];
+
 /** Bits up to which spectra are computed densely (O(n³)); Lanczos beyond. */
 export const DENSE_SPECTRUM_LIMIT = 400;
 /** Bits up to which 'min-lambda-max' optimises (each step is a dense eigendecomposition). */

@@ -8,14 +8,14 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { BoundRelaxation, type RelaxationData } from '../relax/relaxation-bound.ts';
-import { buildRelaxation, relaxationDiagnostics, type Relaxation, type RelaxationOptions } from '../relax/relaxation.ts';
+import { buildRelaxation, relaxationDiagnostics, RELAXATION_OPTION_KEYS, type Relaxation, type RelaxationOptions } from '../relax/relaxation.ts';
 import { batchMeansResult, chainOrderFolder, range, DiscreteReducer, relaxedBatchWidth, type DiscreteEvent } from './chains.ts';
 import { splitEvenly } from './estimators.ts';
 import { decode, type CanonicalForm } from '../core/canonical.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { chainSeedWords } from '../core/seed.ts';
-import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
+import { checkCount, checkOptionKeys, MAX_LOOP_COUNT } from '../core/options.ts';
 import { GIBBS_DEFAULTS, gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
 import { Issued } from './issued.ts';
 
@@ -194,6 +194,13 @@ export interface BlockGibbsBatch {
 /** Options of block Gibbs: GibbsOptions (defaults GIBBS_DEFAULTS) and the relaxation's options. */
 export interface BlockGibbsOptions extends GibbsOptions, RelaxationOptions {}
 
+/**
+ * Every option runBlockGibbs reads: it refuses any other. The relaxation's are read when it builds
+ * the relaxation (given a model); Gibbs's precision, scan and probabilityTable have no block-Gibbs
+ * counterpart (they were ignored).
+ */
+export const BLOCK_GIBBS_OPTION_KEYS: readonly string[] = ['seed', 'chains', 'samples', 'burnin', 'batches', 'onProgress', 'signal', ...RELAXATION_OPTION_KEYS];
+
 /** Block Gibbs runs like Gibbs: the same options (kept sweeps, burn-in, batches), defaults and checks. */
 export const BLOCK_GIBBS_DEFAULTS = GIBBS_DEFAULTS;
 export type BlockGibbsRun = GibbsRun;
@@ -257,6 +264,7 @@ export function blockGibbsResult(form: CanonicalForm, red: DiscreteReducer, run:
 
 /** Runs independent block Gibbs chains; node marginals (Rao–Blackwellised) with batch-means errors. */
 export function runBlockGibbs(engine: Engine, model: Model | Relaxation, opts: BlockGibbsOptions = {}): InferenceResult {
+  checkOptionKeys(opts, BLOCK_GIBBS_OPTION_KEYS);
   const run = blockGibbsRun(opts);
   const t0 = performance.now();
   const rel: Relaxation = 'form' in model ? model : buildRelaxation(engine, model, { shift: opts.shift, margin: opts.margin, factor: opts.factor });

@@ -15,7 +15,7 @@ import { requirePairwise } from '../core/model.ts';
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
 import { CancelledError, EngineError, ModelError, zeroModel } from '../core/errors.ts';
 import { chainSeedWords } from '../core/seed.ts';
-import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
+import { checkCount, checkOptionKeys, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { gibbsRun, type GibbsOptions } from './gibbs.ts';
 import { batchMeansResult, DiscreteReducer, emitChains, range, type BatchSampler } from './chains.ts';
@@ -260,8 +260,15 @@ export class ClusterSampler implements BatchSampler<ClusterState> {
 /** The options and defaults of Gibbs (seed, chains, samples, burnin, batches, onProgress, signal). */
 export type ClusterOptions = GibbsOptions;
 
+/**
+ * Every option runCluster reads: it refuses any other, Gibbs's precision, scan and probabilityTable
+ * too (the cluster moves have no such variants; they were ignored).
+ */
+export const CLUSTER_OPTION_KEYS: readonly string[] = ['seed', 'chains', 'samples', 'burnin', 'batches', 'onProgress', 'signal'];
+
 /** Marginals by Swendsen–Wang (Rao–Blackwellised over the cluster relabelling) or Wolff (indicators), with batch-means errors. */
 export function runCluster(engine: Engine, model: Model, kind: 'sw' | 'wolff', opts: ClusterOptions = {}): InferenceResult {
+  checkOptionKeys(opts, CLUSTER_OPTION_KEYS);
   const run = gibbsRun(opts);
   refuseZeroModel(model, kind, engine);
   const t0 = performance.now();

@@ -58,6 +58,11 @@ export interface ContinuousRunOptions {
   signal?: AbortSignal;
 }
 
+/** ContinuousRunOptions' keys: every option runMALA and runULA read (runDHMC reads these and its integrator's). */
+export const CONTINUOUS_RUN_OPTION_KEYS: readonly string[] = [
+  'seed', 'chains', 'samples', 'burnin', 'batches', 'targetAccept', 'stepSize', 'adaptMass', 'parametrisation', 'pairs', 'empirical', 'trace', 'traceBudget',
+  'onProgress', 'signal',
+];
 
 /** Defaults of every continuous run (runDHMC's; MALA and ULA override what differs). */
 export const DHMC_DEFAULTS = {

@@ -29,7 +29,8 @@
 import type { Engine } from '../core/engine.ts';
 import type { RelaxationData } from '../relax/relaxation-bound.ts';
 import { ContinuousSampler, type ContinuousSamplerOptions, type ContinuousTarget, type IntegratorName } from './continuous-sampler.ts';
-import { DHMC_DEFAULTS, runContinuous, type ContinuousResult, type ContinuousRunOptions } from './continuous-run.ts';
+import { CONTINUOUS_RUN_OPTION_KEYS, DHMC_DEFAULTS, runContinuous, type ContinuousResult, type ContinuousRunOptions } from './continuous-run.ts';
+import { checkOptionKeys } from '../core/options.ts';
 
 export * from './continuous-sampler.ts';
 export * from './continuous-run.ts';
@@ -50,11 +51,15 @@ export interface DHMCOptions extends ContinuousRunOptions {
   integrator?: IntegratorName | readonly number[];
 }
 
+/** Every option runDHMC reads (DHMCOptions): it refuses any other. */
+export const DHMC_OPTION_KEYS: readonly string[] = [...CONTINUOUS_RUN_OPTION_KEYS, 'leapfrogSteps', 'integrator'];
+
 /**
  * DHMC: HMC on the relaxation's p(x), Rao–Blackwellised marginals E[p(s|x)] with batch-means standard
  * errors, optional pairwise and empirical marginals, ESS/R̂ diagnostics. Method name 'dhmc'.
  */
 export function runDHMC(engine: Engine, relaxation: RelaxationData, opts: DHMCOptions = {}): ContinuousResult {
+  checkOptionKeys(opts, DHMC_OPTION_KEYS);
   return runContinuous(engine, relaxation, opts, {
     move: 'hmc',
     method: 'dhmc',

@@ -15,11 +15,11 @@ import { BoundFactorGraph } from '../core/bound-fg.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { chainSeedWords } from '../core/seed.ts';
-import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
+import { checkCount, checkOptionKeys, MAX_LOOP_COUNT } from '../core/options.ts';
 import { batchMeansResult, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
 import { stateLayout, type StateLayout } from '../core/canonical.ts';
 import type { DiscreteChainState, DiscreteStepInfo } from './discrete-sampler.ts';
-import { gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
+import { GIBBS_OPTION_KEYS, gibbsRun, type GibbsOptions, type GibbsRun } from './gibbs.ts';
 import { refuseZeroModel, SupportStarts } from '../core/feasible.ts';
 import { Issued } from './issued.ts';
 
@@ -163,6 +163,7 @@ export function factorGibbsResult(layout: StateLayout, red: DiscreteReducer, run
 
 /** Gibbs on the factor graph: independent chains, node marginals with Monte Carlo standard errors. */
 export function runFactorGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}): InferenceResult {
+  checkOptionKeys(opts, GIBBS_OPTION_KEYS);
   const run = gibbsRun(opts);
   refuseZeroModel(model, 'gibbs', engine);
   // The canonical kernel's options have no factor-graph counterpart: refused, not ignored (they were).

@@ -14,7 +14,7 @@ import { checkTableMode, probabilityTable, tablePlanBytes, type ProbabilityTable
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
+import { checkCount, checkOptionKeys, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import { refuseZeroModel, supportStart } from '../core/feasible.ts';
 
 /** Tag of the Gibbs sampler's stream within a chain (other samplers use other tags). */
@@ -99,6 +99,9 @@ export interface GibbsOptions {
   /** Stops the run; the result is then marked partial and uses the batches completed. */
   signal?: AbortSignal;
 }
+
+/** Every option runGibbs and runFactorGibbs read (GibbsOptions): they refuse any other. */
+export const GIBBS_OPTION_KEYS: readonly string[] = ['seed', 'chains', 'samples', 'burnin', 'batches', 'precision', 'scan', 'probabilityTable', 'onProgress', 'signal'];
 
 /** Defaults of GibbsOptions. */
 export const GIBBS_DEFAULTS = { seed: 1, chains: 4, samples: 2000, burnin: 200, batches: 20, precision: 'f64', scan: 'sequential', probabilityTable: 'auto' } as const;
@@ -188,6 +191,7 @@ export function gibbsResult(form: CanonicalForm, red: DiscreteReducer, run: Gibb
 
 /** Runs independent chains (one batch, in SIMD lanes) and returns node marginals with Monte Carlo standard errors. */
 export function runGibbs(engine: Engine, model: Model, opts: GibbsOptions = {}): InferenceResult {
+  checkOptionKeys(opts, GIBBS_OPTION_KEYS);
   const run = gibbsRun(opts);
   refuseZeroModel(model, 'gibbs', engine);
   const t0 = performance.now();

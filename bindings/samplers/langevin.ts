@@ -20,7 +20,8 @@
 
 import type { Engine } from '../core/engine.ts';
 import type { RelaxationData } from '../relax/relaxation-bound.ts';
-import { ContinuousSampler, runContinuous, DHMC_DEFAULTS, type ContinuousRunOptions, type ContinuousResult, type ContinuousSamplerOptions, type ContinuousTarget, type ContinuousState } from './dhmc.ts';
+import { checkOptionKeys } from '../core/options.ts';
+import { ContinuousSampler, runContinuous, CONTINUOUS_RUN_OPTION_KEYS, DHMC_DEFAULTS, type ContinuousRunOptions, type ContinuousResult, type ContinuousSamplerOptions, type ContinuousTarget, type ContinuousState } from './dhmc.ts';
 
 /** Defaults of `runMALA`: DHMC_DEFAULTS with targetAccept 0.574. */
 export const MALA_DEFAULTS = { ...DHMC_DEFAULTS, targetAccept: 0.574 } as const;
@@ -61,9 +62,14 @@ export class ULASampler extends ContinuousSampler {
 export type MALAOptions = ContinuousRunOptions;
 /** Options of `runULA` (as ContinuousRunOptions). */
 export type ULAOptions = ContinuousRunOptions;
+/** Every option runMALA reads (MALAOptions): it refuses any other (leapfrogSteps and integrator are DHMC's). */
+export const MALA_OPTION_KEYS: readonly string[] = CONTINUOUS_RUN_OPTION_KEYS;
+/** Every option runULA reads (ULAOptions): it refuses any other. */
+export const ULA_OPTION_KEYS: readonly string[] = CONTINUOUS_RUN_OPTION_KEYS;
 
 /** MALA on the relaxation's p(x): method 'mala'. Options as runDHMC without the integrator ones. */
 export function runMALA(engine: Engine, relaxation: RelaxationData, opts: MALAOptions = {}): ContinuousResult {
+  checkOptionKeys(opts, MALA_OPTION_KEYS);
   return runContinuous(engine, relaxation, opts, { move: 'mala', method: 'mala', defaults: { targetAccept: MALA_DEFAULTS.targetAccept } });
 }
 
@@ -72,5 +78,6 @@ export function runMALA(engine: Engine, relaxation: RelaxationData, opts: MALAOp
  * stepSize fixes ε; without it, warm-up adapts ε by MALA's dual averaging and then freezes it.
  */
 export function runULA(engine: Engine, relaxation: RelaxationData, opts: ULAOptions = {}): ContinuousResult {
+  checkOptionKeys(opts, ULA_OPTION_KEYS);
   return runContinuous(engine, relaxation, opts, { move: 'ula', method: 'ula', defaults: { targetAccept: ULA_DEFAULTS.targetAccept }, biased: true });
 }

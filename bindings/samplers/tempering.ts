@@ -22,7 +22,7 @@ import { BoundModel } from '../core/bound.ts';
 import type { StateLayout } from '../core/canonical.ts';
 import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { chainSeedWords, seedWords } from '../core/seed.ts';
-import { checkCount, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
+import { checkCount, checkOptionKeys, definedOnly, MAX_CHAINS, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { batchMeansResult, DiscreteReducer } from './chains.ts';
 import type { RelaxationOptions } from '../relax/relaxation.ts';
@@ -71,6 +71,14 @@ export interface PTOptions {
   /** Stops the run; the result is then marked partial and uses the batches completed. */
   signal?: AbortSignal;
 }
+
+/**
+ * Every option runTempering reads (PTOptions): it refuses any other. leapfrogSteps and relaxation are
+ * read with moves 'hmc' (and refused with 'gibbs').
+ */
+export const PT_OPTION_KEYS: readonly string[] = [
+  'seed', 'chains', 'samples', 'burnin', 'batches', 'replicas', 'ladder', 'betaMin', 'adaptLadder', 'moves', 'leapfrogSteps', 'relaxation', 'onProgress', 'signal',
+];
 
 /** The replicas' moves (PTOptions.moves). */
 export type PTMoves = 'gibbs' | 'hmc';
@@ -251,6 +259,7 @@ const BETAS = 0, ENERGY_SUM = 3, ACCEPTS = 4, ATTEMPTS = 5, SHIFT = 6, GAPS = 7;
 
 /** Parallel tempering: β = 1 marginals with batch-means standard errors, and log Z by stepping stone. */
 export function runTempering(engine: Engine, model: Model, opts: PTOptions = {}): InferenceResult {
+  checkOptionKeys(opts, PT_OPTION_KEYS);
   const run = ptRun(opts);
   refuseZeroModel(model, 'pt', engine);
   const t0 = performance.now();

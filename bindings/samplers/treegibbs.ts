@@ -8,10 +8,10 @@ import type { Model } from '../core/model.ts';
 import { BoundModel } from '../core/bound.ts';
 import { treePartition, validatePartition, type TreePartition } from './treeblocks.ts';
 import { CancelledError, ModelError } from '../core/errors.ts';
-import { checkCount, MAX_LOOP_COUNT } from '../core/options.ts';
+import { checkCount, checkOptionKeys, MAX_LOOP_COUNT } from '../core/options.ts';
 import { DiscreteChainSampler, type DiscreteChainState, type DiscreteStepInfo } from './discrete-sampler.ts';
 import { batchMeansResult, chainOrderFolder, emitChains, range, DiscreteReducer, type DiscreteEvent } from './chains.ts';
-import { batchedChains, gibbsBatchWidth, gibbsRun, GIBBS_F64_BATCH, type GibbsOptions } from './gibbs.ts';
+import { batchedChains, gibbsBatchWidth, gibbsRun, GIBBS_F64_BATCH, GIBBS_OPTION_KEYS, type GibbsOptions } from './gibbs.ts';
 import { GibbsLanes, lanesApply, type LanesBatch } from './gibbs-lanes.ts';
 import { toCanonical } from '../core/canonical.ts';
 import type { InferenceResult } from '../core/result.ts';
@@ -175,6 +175,12 @@ export interface TreeGibbsOptions extends GibbsOptions {
 }
 
 /**
+ * Every option runTreeGibbs reads (TreeGibbsOptions): it refuses any other. precision, scan and
+ * probabilityTable are read to refuse all but the single-site defaults.
+ */
+export const TREE_GIBBS_OPTION_KEYS: readonly string[] = [...GIBBS_OPTION_KEYS, 'partition', 'lanes', 'raoBlackwell'];
+
+/**
  * With `raoBlackwell: false`, the warning for states no chain visited although arc consistency leaves
  * them: their marginals are counts, 0 with a standard error of 0, which bounds nothing (UAI
  * ObjectDetection_13: 12–14 variables 4 SE and more off, states of probability ≈ 10⁻⁴ read 0 ± 0,
@@ -198,6 +204,7 @@ function unseenStates(model: Model, marginals: Float64Array[], se: Float64Array[
  * result bit for bit.
  */
 export function runTreeGibbs(engine: Engine, model: Model, opts: TreeGibbsOptions = {}): InferenceResult {
+  checkOptionKeys(opts, TREE_GIBBS_OPTION_KEYS);
   const run = gibbsRun(opts);
   const t0 = performance.now();
   if (opts.lanes !== undefined && typeof opts.lanes !== 'boolean') throw new ModelError(`lanes must be true or false, got ${String(opts.lanes)}`);

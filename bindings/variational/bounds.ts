@@ -10,21 +10,26 @@
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult } from '../core/result.ts';
-import { trwConfig, trwDiagnostics, trwUpperBound, trwWarnings, type TRWOptions } from './trw.ts';
-import { runMeanField, type MeanFieldOptions } from './meanfield.ts';
+import { checkOptionKeys, optionsFor } from '../core/options.ts';
+import { trwConfig, trwDiagnostics, trwUpperBound, trwWarnings, TRW_OPTION_KEYS, type TRWOptions } from './trw.ts';
+import { MEAN_FIELD_OPTION_KEYS, runMeanField, type MeanFieldOptions } from './meanfield.ts';
 
 /** Options of `runBounds`: TRW's (upper end) and mean field's (lower end). */
 export type BoundsOptions = TRWOptions & MeanFieldOptions;
+
+/** Every option runBounds reads (BoundsOptions): TRW's and mean field's; it refuses any other. */
+export const BOUNDS_OPTION_KEYS: readonly string[] = [...new Set([...TRW_OPTION_KEYS, ...MEAN_FIELD_OPTION_KEYS])];
 
 /**
  * An interval for log Z (nats): mean field's lower bound and TRW's upper bound (factors of any arity), in logZLower and
  * logZUpper (logZ null); marginals are TRW's pseudo-marginals.
  */
 export function runBounds(engine: Engine, model: Model, opts: BoundsOptions = {}): InferenceResult {
+  checkOptionKeys(opts, BOUNDS_OPTION_KEYS);
   const t0 = performance.now();
   const c = trwConfig(model, opts);
   const upper = trwUpperBound(engine, model, opts); // first: it refuses a factor too large for one node at once
-  const mf = runMeanField(engine, model, opts);
+  const mf = runMeanField(engine, model, optionsFor(opts, MEAN_FIELD_OPTION_KEYS));
   const diagnostics: InferenceResult['diagnostics'] = {
     lowerMethod: 'mf',
     upperMethod: 'trw',

@@ -11,7 +11,7 @@ import type { Model } from '../core/model.ts';
 import { BoundFactorGraph } from '../core/bound-fg.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
-import { checkCount, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
+import { checkCount, checkOptionKeys, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
 import { knownPositive, refuseZeroModel } from '../core/feasible.ts';
 import { stateSymmetry } from '../core/symmetry.ts';
 
@@ -42,6 +42,9 @@ export interface BPOptions {
   /** Stops the iterations (checked every 10 iterations); the result is then that of the messages reached. */
   signal?: AbortSignal;
 }
+
+/** Every option runBP reads (BPOptions): it refuses any other (mean field's `tol` is `tolerance` here). */
+export const BP_OPTION_KEYS: readonly string[] = ['damping', 'schedule', 'maxIterations', 'tolerance', 'signal'];
 
 /** Defaults of BPOptions. */
 export const BP_DEFAULTS = { damping: 0, schedule: 'parallel', maxIterations: 1000, tolerance: 1e-9 } as const;
@@ -298,6 +301,7 @@ export class BPSolver {
 
 /** Loopy BP: node marginals and the Bethe estimate of log Z. */
 export function runBP(engine: Engine, model: Model, opts: BPOptions = {}): InferenceResult {
+  checkOptionKeys(opts, BP_OPTION_KEYS);
   const c = bpConfig(opts);
   refuseZeroModel(model, 'bp', engine);
   const t0 = performance.now();

@@ -19,7 +19,7 @@
 // The restart driver (meanFieldRestarts) talks to a kernel through the MeanFieldKernel interface, so
 // a second kernel (e.g. on factor graphs) can use the same starts, budget and reporting.
 
-import { checkCount, checkTol, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
+import { checkCount, checkOptionKeys, checkTol, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
 import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import { canonicalFits } from '../core/model-range.ts';
@@ -52,6 +52,9 @@ export interface MeanFieldOptions {
   /** Stops between starts; the result is then the best start so far. */
   signal?: AbortSignal;
 }
+
+/** Every option runMeanField reads (MeanFieldOptions): it refuses any other (BP's `tolerance` is `tol` here). */
+export const MEAN_FIELD_OPTION_KEYS: readonly string[] = ['seed', 'restarts', 'orderedStarts', 'maxSweeps', 'tol', 'budget', 'onProgress', 'signal'];
 
 /** Defaults of MeanFieldOptions. */
 export const MF_DEFAULTS = { seed: 1, restarts: 10, orderedStarts: true, maxSweeps: 1000, tol: 1e-9, budget: 1e8 } as const;
@@ -270,6 +273,7 @@ export function meanFieldRestarts(kernel: MeanFieldKernel, c: RestartsConfig): R
 
 /** Mean-field lower bound on log Z (best of the ordered starts and random restarts) and its marginals. */
 export function runMeanField(engine: Engine, model: Model, opts: MeanFieldOptions = {}): InferenceResult {
+  checkOptionKeys(opts, MEAN_FIELD_OPTION_KEYS);
   const c = meanFieldConfig(opts);
   const t0 = performance.now();
   const zero = model.zeroReason();

@@ -32,7 +32,7 @@ import { BoundModel } from '../core/bound.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
 import { seedWords } from '../core/seed.ts';
-import { checkCount, checkTol, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
+import { checkCount, checkOptionKeys, checkTol, definedOnly, MAX_LOOP_COUNT } from '../core/options.ts';
 import { MeanFieldSolver, meanFieldConfig, meanFieldRestarts, MF_DEFAULTS } from './meanfield.ts';
 
 /** Tag of MFRP's generator streams (projection, then the J starts of that trial). */
@@ -65,6 +65,11 @@ export interface MFRPOptions {
   /** Stops between trials; the result then uses the numbers of constraints completed. */
   signal?: AbortSignal;
 }
+
+/** Every option runMFRP and runMFRPDetailed read (MFRPOptions): they refuse any other. */
+export const MFRP_OPTION_KEYS: readonly string[] = [
+  'seed', 'restarts', 'trials', 'maxConstraints', 'minConstraints', 'maxSweeps', 'tol', 'budget', 'orderedStarts', 'budgetFactor', 'onProgress', 'signal',
+];
 
 /** Defaults of MFRPOptions. */
 export const MFRP_DEFAULTS = {
@@ -387,6 +392,7 @@ function projectedSweepCost(n: number, nnz: number, m: number): number {
  * `variant`: the kernel's experiment switches (bench only).
  */
 export function runMFRPDetailed(engine: Engine, model: Model, opts: MFRPOptions = {}, variant: MFRPVariant = {}): MFRPDetail {
+  checkOptionKeys(opts, MFRP_OPTION_KEYS);
   const o = { ...MFRP_DEFAULTS, ...definedOnly(opts) };
   const { seed, restarts, trials, maxSweeps, tol } = o;
   checkCount('restarts', restarts, 1);

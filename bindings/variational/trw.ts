@@ -29,9 +29,9 @@ import { LIMITS, ModelBuilder, type Model } from '../core/model.ts';
 import { countingSort, UnionFind } from '../core/flat-storage.ts';
 import { EngineError } from '../core/errors.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
-import { checkCount, definedOnly } from '../core/options.ts';
+import { checkCount, checkOptionKeys, definedOnly } from '../core/options.ts';
 import { seedWords } from '../core/seed.ts';
-import { BPSolver, bpConfig, notConverged, type BPConfig, type BPOptions } from './bp.ts';
+import { BP_OPTION_KEYS, BPSolver, bpConfig, notConverged, type BPConfig, type BPOptions } from './bp.ts';
 import { arcConsistentStates, refuseZeroModel } from '../core/feasible.ts';
 
 /**
@@ -48,6 +48,9 @@ export interface TRWOptions extends BPOptions {
   /** Progress (phase 'trw'): one unit per BP run to convergence — the start's, then each step's. */
   onProgress?: (p: Progress) => void;
 }
+
+/** Every option runTRW reads (TRWOptions): it refuses any other. */
+export const TRW_OPTION_KEYS: readonly string[] = [...BP_OPTION_KEYS, 'seed', 'trwTrees', 'trwSteps', 'onProgress'];
 
 /** Defaults of TRWOptions' own fields. */
 export const TRW_DEFAULTS = { seed: 1, trwTrees: 10, trwSteps: 10 } as const;
@@ -458,6 +461,7 @@ export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {
 
 /** TRW: the upper bound on log Z and its pseudo-marginals. */
 export function runTRW(engine: Engine, model: Model, opts: TRWOptions = {}): InferenceResult {
+  checkOptionKeys(opts, TRW_OPTION_KEYS);
   const t0 = performance.now();
   const c = trwConfig(model, opts);
   refuseZeroModel(model, 'trw', engine);
