@@ -91,13 +91,86 @@ export { EXACT_OPTION_KEYS };
 /** infer's `ais` keys. */
 export const AIS_OPTION_KEYS: readonly string[] = ['lanes', 'population', 'precision', 'runs', 'steps', 'transition'];
 
-/** Refuses an options object that is not one, a key no method reads (with the nearest known name), and an onProgress that is not a function. */
-export function checkInferOptions(opts: InferOptions, extra: readonly string[] = []): void {
+/**
+ * The options each method reads besides SHARED_OPTION_KEYS: its run* function's (infer passes it
+ * those alone: each refuses the rest), and the relaxation's where infer builds one. infer refuses
+ * the others (mean field's tolerance is `tol`, BP's `tolerance`: the wrong one ran the default).
+ */
+export const METHOD_OPTION_KEYS: Readonly<Record<Method, readonly string[]>> = {
+  exact: ['exact'],
+  gibbs: GIBBS_OPTION_KEYS,
+  treegibbs: TREE_GIBBS_OPTION_KEYS,
+  blockgibbs: BLOCK_GIBBS_OPTION_KEYS,
+  dhmc: [...DHMC_OPTION_KEYS, ...RELAXATION_OPTION_KEYS],
+  mala: [...MALA_OPTION_KEYS, ...RELAXATION_OPTION_KEYS],
+  mf: MEAN_FIELD_OPTION_KEYS,
+  mfrp: MFRP_OPTION_KEYS,
+  bp: BP_OPTION_KEYS,
+  trw: TRW_OPTION_KEYS,
+  bounds: BOUNDS_OPTION_KEYS,
+  // shift and factor: the relaxation of moves 'hmc' (as `relaxation` is).
+  pt: [...PT_OPTION_KEYS, 'shift', 'factor'],
+  sw: CLUSTER_OPTION_KEYS,
+  wolff: CLUSTER_OPTION_KEYS,
+};
+
+/** The options infer reads whatever the method. */
+export const SHARED_OPTION_KEYS: readonly string[] = ['method', 'logz', 'onProgress', 'signal'];
+
+/**
+ * The options each log Z estimator reads (those logZRequest passes it; AIS takes shift and factor
+ * only with ais.transition 'relaxed' or 'hmc', see logZOptionKeys).
+ */
+const LOGZ_OPTION_KEYS: Readonly<Record<LogZEstimator, readonly string[]>> = {
+  zhang: ['seed', 'chains', 'samples', 'burnin', 'shift', 'factor'],
+  mirror: ['seed', 'chains', 'samples', 'burnin', 'shift', 'factor'],
+  chib: ['seed', 'chains', 'samples', 'burnin'],
+  ais: ['seed', 'ais'],
+};
+
+/** The options the log Z estimate that `opts` asks for reads (none without logz). */
+export function logZOptionKeys(opts: InferOptions): readonly string[] {
+  const keys = opts.logz === undefined ? [] : LOGZ_OPTION_KEYS[opts.logz] ?? [];
+  return opts.logz === 'ais' && relaxedAIS(opts) ? [...keys, 'shift', 'factor'] : keys;
+}
+
+/**
+ * Refuses an options object that is not one, a key no method reads (with the nearest known name), a
+ * key neither the method (`defaultMethod` when opts.method is not given) nor the log Z estimate
+ * reads (naming the methods that do), and an onProgress that is not a function. `extra`: keys the
+ * caller reads itself (inferAsync's `workers`).
+ */
+export function checkInferOptions(opts: InferOptions, extra: readonly string[] = [], defaultMethod: Method = 'exact'): void {
   checkOptionKeys(opts, extra.length ? [...INFER_OPTION_KEYS, ...extra] : INFER_OPTION_KEYS, 'options');
-  if (opts.exact !== undefined) checkOptionKeys(opts.exact, EXACT_OPTION_KEYS, 'exact');
-  if (opts.ais !== undefined) checkOptionKeys(opts.ais, AIS_OPTION_KEYS, 'ais');
   if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') throw new ModelError(`onProgress must be a function, got ${typeof opts.onProgress}`);
   checkSignal(opts.signal);
+  const method = opts.method ?? defaultMethod;
+  // An unknown method is refused where it would run, with the list of methods.
+  if (!METHODS.includes(method)) return;
+  const taken = [...SHARED_OPTION_KEYS, ...METHOD_OPTION_KEYS[method], ...logZOptionKeys(opts), ...extra];
+  checkOptionKeys(opts, taken, 'options', (k) => appliesTo(k, method, opts.logz));
+  // Each read only where it applies (refused above elsewhere).
+  if (taken.includes('exact') && opts.exact !== undefined) checkOptionKeys(opts.exact, EXACT_OPTION_KEYS, 'exact');
+  if (taken.includes('ais') && opts.ais !== undefined) checkOptionKeys(opts.ais, AIS_OPTION_KEYS, 'ais');
+}
+
+/** Where a known option `key` applies, for a method (and estimator) that does not read it: "applies to method bp, not mf". */
+function appliesTo(key: string, method: Method, logz: LogZEstimator | undefined): string {
+  const methods = METHODS.filter((m) => METHOD_OPTION_KEYS[m].includes(key));
+  const estimators = LOGZ_ESTIMATORS.filter((e) => LOGZ_OPTION_KEYS[e].includes(key)) as string[];
+  if (key === 'shift' || key === 'factor') estimators.push("ais with ais.transition 'relaxed' or 'hmc'");
+  const where = [methods.length ? `method${methods.length > 1 ? 's' : ''} ${methods.join(', ')}` : '', estimators.length ? `logz ${estimators.join(', ')}` : ''];
+  return `applies to ${where.filter(Boolean).join(' and to ')}, not ${method}${logz ? ` with logz ${logz}` : ''}`;
+}
+
+/**
+ * The options of `opts` that its method's own run reads (`defaultMethod` when opts.method is not
+ * given), without logz and what only the estimate reads: inferAsync and the queue run the method
+ * apart from the estimate.
+ */
+export function methodOptions(opts: InferOptions, defaultMethod: Method = 'exact'): InferOptions {
+  const method = opts.method ?? defaultMethod;
+  return optionsFor(opts, ['method', 'onProgress', 'signal', ...(METHOD_OPTION_KEYS[method] ?? [])]);
 }
 
 /** The result with its `warnings` array present (empty when the method had none). */
@@ -126,14 +199,18 @@ export function withLogZ(engine: Engine, model: Model, result: InferenceResult, 
 export function logZRequest(opts: InferOptions): EstimateLogZOptions | null {
   if (opts.logz === undefined) return null;
   if (!LOGZ_ESTIMATORS.includes(opts.logz)) throw new ModelError(`unknown log Z estimator "${opts.logz}"; expected ${LOGZ_ESTIMATORS.join(', ')}`);
-  if (opts.ais !== undefined && opts.logz !== 'ais') throw new ModelError(`AIS options apply to logz 'ais', not '${opts.logz}'`);
-  // AIS counts runs and temperatures (opts.ais); the chain estimators' counts are the run's.
+  // The options the estimator reads (logZOptionKeys; checkInferOptions refused the others, `ais` with another estimator too).
   const own = opts.logz === 'ais' ? definedOnly(opts.ais ?? {}) : { chains: opts.chains, samples: opts.samples, burnin: opts.burnin };
   // The run's shift and factor reach the estimators that build a relaxation (they were dropped).
-  const relaxed = opts.logz === 'zhang' || opts.logz === 'mirror' || (opts.logz === 'ais' && (opts.ais?.transition === 'relaxed' || opts.ais?.transition === 'hmc'));
+  const relaxed = opts.logz === 'zhang' || opts.logz === 'mirror' || (opts.logz === 'ais' && relaxedAIS(opts));
   if (relaxed && opts.factor === 'fft') throw new ModelError(`factor 'fft' is the samplers' (lattice models); the logz '${opts.logz}' estimator builds its relaxation with another factor`);
   const relaxation = relaxed && (opts.shift !== undefined || opts.factor !== undefined) ? { relaxation: definedOnly({ shift: opts.shift, factor: opts.factor }) } : {};
   return { estimator: opts.logz, seed: opts.seed, signal: opts.signal, ...own, ...relaxation } as EstimateLogZOptions;
+}
+
+/** Whether opts.ais asks for AIS on the relaxation (transition 'relaxed' or 'hmc'), which takes the run's shift and factor. */
+function relaxedAIS(opts: InferOptions): boolean {
+  return opts.ais?.transition === 'relaxed' || opts.ais?.transition === 'hmc';
 }
 
 /** A marginals result with a log Z estimate: as infer reports it (the estimator's diagnostics under logz.*, the method's own log Z as methodLogZ). */

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { loadEngine } from '../core/wasm-node.ts';
 import { loadModelFile } from '../io/files.ts';
-import { infer, METHODS, type InferOptions, type Method } from '../infer.ts';
+import { infer, METHOD_OPTION_KEYS, METHODS, type InferOptions, type Method } from '../infer.ts';
 import { PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
 import { localRun as runHere } from './local-run.ts';
 import { PRECISIONS, SCANS } from '../samplers/gibbs-lanes.ts';
@@ -478,13 +478,15 @@ async function inferCommand(argv: string[]): Promise<void> {
   }
   const maxMemory = bytes('max-memory', values['max-memory']);
   if (maxMemory !== undefined && method !== 'exact') throw new UsageError(`--max-memory applies to --method exact, not --method ${method}`);
+  const seed = integer('seed', values.seed, 0, Number.MAX_SAFE_INTEGER);
   const opts = {
     method,
     exact: maxMemory !== undefined ? { maxMemory } : undefined,
     replicas: integer('replicas', values.replicas, 2, 4096),
     ladder,
     moves,
-    seed: integer('seed', values.seed, 0, Number.MAX_SAFE_INTEGER),
+    // --seed with a run that draws nothing (exact marginals, bp, no --logz) is ignored, as it always was (infer refuses it).
+    seed: METHOD_OPTION_KEYS[method].includes('seed') || logz !== undefined ? seed : undefined,
     samples: integer('samples', values.samples, 1),
     burnin: integer('burnin', values.burnin, 0),
     chains: integer('chains', values.chains, 1, MAX_CHAINS),
@@ -528,7 +530,7 @@ async function inferCommand(argv: string[]): Promise<void> {
   }
   const { model, description, labels, evidence } = await loadModel(positionals[0]);
   if (method === 'exact' && (values.map || opts.samples !== undefined)) {
-    return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed: opts.seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out, maxMemory, workers, labels });
+    return exactDecode(await loadEngine(), model, { map: values.map ?? false, samples: opts.samples, seed, json: values.json ?? false, outFormat: values['out-format'], out: values.out, maxMemory, workers, labels });
   }
   const r = values.queue !== undefined ? await queuedRun(model, opts, values.queue) : await localRun(model, opts, workers);
 

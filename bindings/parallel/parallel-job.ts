@@ -19,7 +19,7 @@ import { eventPoster, runGibbsChains, PARALLEL_METHODS, type ChainEvent, type Jo
 import { BLOCK_GIBBS_DEFAULTS, BlockGibbsSampler, blockGibbsChains, blockGibbsResult, blockGibbsRun } from '../samplers/blockgibbs.ts';
 import { ContinuousReducer, continuousChains, continuousPlan, continuousSampler, DHMC_DEFAULTS, type ContinuousEvent, type ContinuousPlan, type RunSpec } from '../samplers/dhmc.ts';
 import { MALA_DEFAULTS } from '../samplers/langevin.ts';
-import { checkInferOptions, relaxationFor } from '../infer.ts';
+import { checkInferOptions, relaxationFor, type InferOptions } from '../infer.ts';
 import { relaxationDiagnostics, type RelaxationOptions } from '../relax/relaxation.ts';
 import type { InferenceResult, Progress } from '../core/result.ts';
 import { EngineError, ModelError } from '../core/errors.ts';
@@ -312,7 +312,9 @@ export async function superviseWorkers(workers: number, signal: AbortSignal | un
  * far (partial: true); it rejects if no batch had completed.
  */
 export async function runParallelOn(host: ParallelHost, model: Model, opts: ParallelOptions = {}): Promise<InferenceResult> {
-  checkInferOptions(opts, ['workers']);
+  // The chains alone: a logz given here was ignored (inferAsync runs the estimate after them).
+  if ((opts as InferOptions).logz !== undefined) throw new ModelError('runParallel runs the chains of a method, without a log Z estimate: logz applies to infer and inferAsync');
+  checkInferOptions(opts, ['workers'], 'gibbs');
   const method = opts.method ?? 'gibbs';
   // Validates the model and the options on this thread, before any worker starts.
   const plan = chainPlan(method, model, opts);

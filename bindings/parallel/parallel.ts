@@ -7,7 +7,7 @@ import type { Engine } from '../core/engine.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { CancelledError, EngineError } from '../core/errors.ts';
 import { checkCount, MAX_WORKERS } from '../core/options.ts';
-import { checkInferOptions, exactDiagnostics, exactInferenceResult, infer, logZRequest, refuseZeroModel, withEstimate, withLogZ, withoutStoppedEstimate, type InferOptions } from '../infer.ts';
+import { checkInferOptions, exactDiagnostics, exactInferenceResult, infer, logZRequest, methodOptions, refuseZeroModel, withEstimate, withLogZ, withoutStoppedEstimate, type InferOptions } from '../infer.ts';
 import { aisSplits } from '../logz/ais-split.ts';
 import { autoAISWorkers, runAISParallel } from '../logz/ais-parallel.ts';
 import { exactInferenceParallel } from '../exact/exact-parallel.ts';
@@ -81,9 +81,8 @@ export async function inferInPhases(engine: Engine, model: Model, opts: InferOpt
   switch (route.kind) {
     case 'ais': {
       // log Z by AIS / population annealing: its populations on workers, after the method's own run
-      // (which keeps `workers` where it applies).
-      const { logz: _l, ais: _a, ...marginals } = rest;
-      const r = await inferInPhases(engine, model, { ...marginals, workers: route.ownWorkers }, phase);
+      // (which keeps `workers` where it applies, and takes its own options: it refuses the estimate's).
+      const r = await inferInPhases(engine, model, { ...methodOptions(rest), workers: route.ownWorkers }, phase);
       if (r.partial) return withoutStoppedEstimate(r, 'ais');
       let signal: AbortSignal | undefined;
       try {
@@ -99,7 +98,7 @@ export async function inferInPhases(engine: Engine, model: Model, opts: InferOpt
       return withLogZ(engine, model, { ...exactInferenceResult(r), diagnostics: { ...exactDiagnostics(r), workers: r.workers } }, rest);
     }
     case 'chains': {
-      const r = await phase((signal) => runParallel(model, { ...rest, signal, method: method as ParallelMethod, workers: route.workers } as ParallelOptions));
+      const r = await phase((signal) => runParallel(model, { ...methodOptions(rest), signal, method: method as ParallelMethod, workers: route.workers } as ParallelOptions));
       // Stopped during the chains: their partial result, without the estimate (it threw "cancelled
       // before the first chain" and lost the chains). Otherwise the estimate, on this thread.
       const request = logZRequest(rest);

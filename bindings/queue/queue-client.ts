@@ -19,7 +19,7 @@ import type { Queue, QueueEvents } from 'bullmq';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { CancelledError, EngineError, ModelError } from '../core/errors.ts';
-import { METHODS, checkInferOptions, exactInferenceResult, logZRequest, refuseZeroModel, withEstimate, withoutStoppedEstimate, type InferOptions } from '../infer.ts';
+import { METHODS, checkInferOptions, exactInferenceResult, logZRequest, methodOptions, refuseZeroModel, withEstimate, withoutStoppedEstimate, type InferOptions } from '../infer.ts';
 import { slicedBucketPlan, slicedResult, takesBucketPath } from '../exact/exact.ts';
 import { SliceSum, type SliceOutcome } from '../exact/slicing.ts';
 import { chainPlan, foldChains, PARALLEL_METHODS, type ChainEvent, type ChainPlan, type ParallelMethod } from '../parallel/parallel-job.ts';
@@ -65,13 +65,15 @@ type Pending = { id: string; data: QueueJob; label: string; onResult: (r: unknow
  * `completedChains`. An AbortSignal cancels the run's jobs and returns what completed (partial: true).
  */
 export async function runQueued(model: Model, opts: InferOptions = {}, queue: QueueOptions): Promise<InferenceResult> {
-  checkInferOptions(opts);
+  checkInferOptions(opts, [], 'gibbs');
   const method = opts.method ?? 'gibbs';
   if (!METHODS.includes(method)) throw new ModelError(`unknown method "${method}"; expected one of ${METHODS.join(', ')}`);
   refuseZeroModel(model, method);
   const { signal, onProgress, ...rest } = opts;
   const request = logZRequest(opts);
-  const jobOpts = checkJobOpts(dataOnly(rest), 'options');
+  checkJobOpts(dataOnly(rest), 'options');
+  // The method's jobs carry the options it reads (infer on a worker refuses those only the estimate reads).
+  const jobOpts = checkJobOpts(dataOnly(methodOptions(rest, 'gibbs') as Record<string, unknown>), 'options');
   const plan: ChainPlan | null = PARALLEL_METHODS.includes(method as ParallelMethod) ? chainPlan(method as ParallelMethod, model, { ...opts, method: method as ParallelMethod }) : null;
   const { signal: _s, ...logzOpts } = request ?? {};
   const splitAIS = request?.estimator === 'ais' && aisSplits(model, request);
