@@ -4,8 +4,6 @@
 // FormatError.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import ts from 'typescript';
-import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { AIS_OPTION_KEYS, EXACT_OPTION_KEYS, INFER_OPTION_KEYS, infer } from '../bindings/infer.ts';
 import { Model, ModelBuilder } from '../bindings/core/model.ts';
@@ -15,18 +13,13 @@ import { exactSample } from '../bindings/exact/exact.ts';
 import { learn } from '../bindings/learn/learn.ts';
 import { logLikelihood } from '../bindings/learn/likelihood.ts';
 import { FormatError, ModelError } from '../bindings/core/errors.ts';
+import { typeKeysIn } from './type-keys.ts';
 
 const engine = await loadEngine();
 const small = ising({ n: 3, couplings: [[0, 1, 0.5], [1, 2, -0.3]], h: 0.1 });
 
 /** The property names of an exported type, as the TypeScript compiler resolves it. */
-function typeKeys(file: string, name: string): string[] {
-  const path = fileURLToPath(new URL(file, import.meta.url));
-  const program = ts.createProgram([path], { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, allowImportingTsExtensions: true, noEmit: true });
-  const checker = program.getTypeChecker();
-  const sym = checker.getSymbolAtLocation(program.getSourceFile(path)!)!.exports!.get(name as ts.__String)!;
-  return checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(sym)).map((p) => p.name).sort();
-}
+const typeKeys = (file: string, name: string) => typeKeysIn([file])(file, name);
 
 test("infer's lists of known options are the options' types, key for key", () => {
   assert.deepEqual([...INFER_OPTION_KEYS].sort(), typeKeys('../bindings/infer.ts', 'InferOptions'));
