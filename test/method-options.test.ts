@@ -147,31 +147,23 @@ test("infer reads, for every method, only that method's options, the shared ones
 });
 
 test("the run* functions' lists are their options types' keys, but for the options they would ignore", () => {
-  const keysOf = typeKeysIn(['../bindings/samplers/gibbs.ts', '../bindings/samplers/treegibbs.ts', '../bindings/samplers/blockgibbs.ts', '../bindings/samplers/dhmc.ts', '../bindings/samplers/langevin.ts', '../bindings/samplers/tempering.ts', '../bindings/samplers/cluster.ts', '../bindings/variational/meanfield.ts', '../bindings/variational/mfrp.ts', '../bindings/variational/bp.ts', '../bindings/variational/trw.ts', '../bindings/variational/bounds.ts', '../bindings/logz/relaxed-logz.ts', '../bindings/logz/chib.ts']);
-  const without = (keys: string[], dropped: string[]) => keys.filter((k) => !dropped.includes(k));
   // Gibbs's kernel variants: block Gibbs and the cluster moves have none (runCluster's options are GibbsOptions).
   const gibbsVariants = ['precision', 'scan', 'probabilityTable'];
-  const cases: [readonly string[], string[]][] = [
-    [GIBBS_OPTION_KEYS, keysOf('../bindings/samplers/gibbs.ts', 'GibbsOptions')],
-    [TREE_GIBBS_OPTION_KEYS, keysOf('../bindings/samplers/treegibbs.ts', 'TreeGibbsOptions')],
-    [BLOCK_GIBBS_OPTION_KEYS, without(keysOf('../bindings/samplers/blockgibbs.ts', 'BlockGibbsOptions'), gibbsVariants)],
-    [CONTINUOUS_RUN_OPTION_KEYS, keysOf('../bindings/samplers/dhmc.ts', 'ContinuousRunOptions')],
-    [DHMC_OPTION_KEYS, keysOf('../bindings/samplers/dhmc.ts', 'DHMCOptions')],
-    [MALA_OPTION_KEYS, keysOf('../bindings/samplers/langevin.ts', 'MALAOptions')],
-    [ULA_OPTION_KEYS, keysOf('../bindings/samplers/langevin.ts', 'ULAOptions')],
-    [PT_OPTION_KEYS, keysOf('../bindings/samplers/tempering.ts', 'PTOptions')],
-    [CLUSTER_OPTION_KEYS, without(keysOf('../bindings/samplers/cluster.ts', 'ClusterOptions'), gibbsVariants)],
-    [MEAN_FIELD_OPTION_KEYS, keysOf('../bindings/variational/meanfield.ts', 'MeanFieldOptions')],
-    [MFRP_OPTION_KEYS, keysOf('../bindings/variational/mfrp.ts', 'MFRPOptions')],
-    [BP_OPTION_KEYS, keysOf('../bindings/variational/bp.ts', 'BPOptions')],
-    [TRW_OPTION_KEYS, keysOf('../bindings/variational/trw.ts', 'TRWOptions')],
-    [BOUNDS_OPTION_KEYS, keysOf('../bindings/variational/bounds.ts', 'BoundsOptions')],
-    // One options type for both relaxed estimators: each reads its own of reference, covariance and covarianceCap.
-    [ZHANG_LOGZ_OPTION_KEYS, without(keysOf('../bindings/logz/relaxed-logz.ts', 'RelaxedLogZOptions'), ['covariance', 'covarianceCap'])],
-    [MIRROR_LOGZ_OPTION_KEYS, without(keysOf('../bindings/logz/relaxed-logz.ts', 'RelaxedLogZOptions'), ['reference'])],
-    [CHIB_OPTION_KEYS, keysOf('../bindings/logz/chib.ts', 'ChibOptions')],
-  ];
-  for (const [list, type] of cases) assert.deepEqual([...list].sort(), type);
+  // Per file of bindings/: [options type, its list, the type's keys the run leaves out]. One options
+  // type for both relaxed estimators: each reads its own of reference, covariance and covarianceCap.
+  const lists: Record<string, [string, readonly string[], string[]?][]> = {
+    'samplers/gibbs.ts': [['GibbsOptions', GIBBS_OPTION_KEYS]], 'samplers/treegibbs.ts': [['TreeGibbsOptions', TREE_GIBBS_OPTION_KEYS]],
+    'samplers/blockgibbs.ts': [['BlockGibbsOptions', BLOCK_GIBBS_OPTION_KEYS, gibbsVariants]], 'samplers/cluster.ts': [['ClusterOptions', CLUSTER_OPTION_KEYS, gibbsVariants]],
+    'samplers/dhmc.ts': [['ContinuousRunOptions', CONTINUOUS_RUN_OPTION_KEYS], ['DHMCOptions', DHMC_OPTION_KEYS]],
+    'samplers/langevin.ts': [['MALAOptions', MALA_OPTION_KEYS], ['ULAOptions', ULA_OPTION_KEYS]], 'samplers/tempering.ts': [['PTOptions', PT_OPTION_KEYS]],
+    'variational/meanfield.ts': [['MeanFieldOptions', MEAN_FIELD_OPTION_KEYS]], 'variational/mfrp.ts': [['MFRPOptions', MFRP_OPTION_KEYS]], 'variational/bp.ts': [['BPOptions', BP_OPTION_KEYS]],
+    'variational/trw.ts': [['TRWOptions', TRW_OPTION_KEYS]], 'variational/bounds.ts': [['BoundsOptions', BOUNDS_OPTION_KEYS]], 'logz/chib.ts': [['ChibOptions', CHIB_OPTION_KEYS]],
+    'logz/relaxed-logz.ts': [['RelaxedLogZOptions', ZHANG_LOGZ_OPTION_KEYS, ['covariance', 'covarianceCap']], ['RelaxedLogZOptions', MIRROR_LOGZ_OPTION_KEYS, ['reference']]],
+  };
+  const keysOf = typeKeysIn(Object.keys(lists).map((f) => `../bindings/${f}`));
+  for (const [file, entries] of Object.entries(lists)) {
+    for (const [type, list, leftOut = []] of entries) assert.deepEqual([...list].sort(), keysOf(`../bindings/${file}`, type).filter((k) => !leftOut.includes(k)), `${file}: ${type}`);
+  }
 });
 
 test('every run* function refuses a misspelt option, naming the nearest', () => {
