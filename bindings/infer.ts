@@ -114,8 +114,12 @@ export const METHOD_OPTION_KEYS: Readonly<Record<Method, readonly string[]>> = {
   wolff: CLUSTER_OPTION_KEYS,
 };
 
-/** The options infer reads whatever the method. */
-export const SHARED_OPTION_KEYS: readonly string[] = ['method', 'logz', 'onProgress', 'signal'];
+/**
+ * The options infer takes whatever the method. `seed` too: a deterministic method (exact, bp, trw)
+ * has no use for it, but a seed given to every method of a comparison is no mistake (the CLI takes
+ * --seed with every method); the methods that do not read it are not given it.
+ */
+export const SHARED_OPTION_KEYS: readonly string[] = ['method', 'logz', 'onProgress', 'signal', 'seed'];
 
 /**
  * The options each log Z estimator reads (those logZRequest passes it; AIS takes shift and factor
