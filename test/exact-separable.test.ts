@@ -10,7 +10,7 @@ import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
 import { EngineError } from '../bindings/core/errors.ts';
 import { eliminationPlan, exactInference, exactMAP, exactSample, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { exactInferenceParallel, exactMAPParallel, exactSampleParallel } from '../bindings/exact/exact-parallel.ts';
-import { exactModel, SEPARABLE_REL_TOL, unaryDecomposition } from '../bindings/exact/separable.ts';
+import { exactModel, SEPARABLE_ABS_TOL, unaryDecomposition } from '../bindings/exact/separable.ts';
 import { bruteForce, configurations, mulberry32, renumbered } from './helpers.ts';
 
 const engine = await loadEngine();
@@ -66,15 +66,27 @@ test('unaryDecomposition: an interaction of any size, a support that is not a pr
   assert.equal(unaryDecomposition(new Model({ ...single([2, 2], [0, 0, 0, 0]).toData(), tables: Float64Array.of(-Infinity, -Infinity, -Infinity, -Infinity) }), 0), null);
 });
 
-test('unaryDecomposition: tables read from decimals split within the tolerance, which is a few dozen ulps', () => {
+test('unaryDecomposition: tables read from decimals split within the absolute tolerance; big entries and overflowing sums do not', () => {
   // p(a, b) = q(a) r(b) written as decimals: log(0.3 · 0.2) is not log 0.3 + log 0.2 to the last bit.
   const q = [0.3, 0.7], r = [0.2, 0.45, 0.35];
   const table = q.flatMap((a) => r.map((b) => Math.log(Number((a * b).toPrecision(15)))));
   assert.ok(unaryDecomposition(single([2, 3], table), 0));
-  assert.ok(SEPARABLE_REL_TOL <= 2 ** -40 && SEPARABLE_REL_TOL >= 2 ** -50);
+  assert.ok(SEPARABLE_ABS_TOL <= 2 ** -33 && SEPARABLE_ABS_TOL >= 2 ** -45);
   // Off by more than the tolerance: kept.
-  table[4] += 1e-12;
+  table[4] += 1e-10;
   assert.equal(unaryDecomposition(single([2, 3], table), 0), null);
+  // A 0.02-nat coupling beside big-M penalties of 10^12 (a tolerance relative to the entries took it for none).
+  const bigM = new ModelBuilder([2, 2]).addPairwise(0, 1, [-1e12, -1e12, 0, 0.02]).build();
+  assert.equal(unaryDecomposition(bigM, 0), null);
+  const big = exactInference(engine, bigM), bf = bruteForce(bigM);
+  assert.ok(Math.abs(big.logZ - bf.logZ) <= 1e-12 && Math.abs(big.marginals![1][1] - bf.marginals[1][1]) <= 1e-12, `${big.logZ} against ${bf.logZ}`);
+  // Separable with entries past what the check can certify in doubles (10^12): kept, not split.
+  assert.equal(unaryDecomposition(single([2, 2], [0, 1e12, 1, 1e12 + 1]), 0), null);
+  // A prediction that overflows to +∞ is no match.
+  const over = new ModelBuilder([2, 2]).addPairwise(0, 1, [1e308, 1.7e308, 1.7e308, 0]).addUnary(0, [-1e308, -1e308]).build();
+  assert.equal(unaryDecomposition(over, 0), null);
+  const o = exactInference(engine, over, { method: 'bucket' }), obf = bruteForce(over);
+  assert.ok(Math.abs(o.logZ - obf.logZ) <= 1e-12 * Math.abs(obf.logZ), `${o.logZ} against ${obf.logZ}`);
 });
 
 /** A random factor graph whose factors are separable with probability ½ (distinct scopes, so the builder merges none). */
@@ -206,4 +218,24 @@ test('the lattice builders mark a model whose bonds all couple, and only then; t
   for (let f = 0; f < full.nFactors; f++) extra.addFactor(Array.from(full.scope(f)), full.table(f));
   extra.addPairwise(0, 121, [0.3, -0.2, 0.3, -0.2]);
   assert.throws(() => exactInference(engine, renumbered(extra.build(), 3).model), (e: unknown) => e instanceof EngineError && /form a 120×120 grid, its variables numbered in another order/.test(e.message));
+});
+
+test('a grid whose extra pair factors fix every other variable once split is solved, not refused by the grid bound', () => {
+  // A 100×100 grid (by hand, with the lattice layout) plus, on the even columns but the last, a pair
+  // factor [0, 0; −∞, −∞] on (v, v + 2): separable, its row of zeros fixes v at 0 in the split model.
+  const b = new ModelBuilder(new Array(100 * 100).fill(2));
+  for (let r = 0; r < 100; r++) for (let c = 0; c < 100; c++) {
+    const v = r * 100 + c, w = 0.1 + (v % 5) / 10;
+    if (c + 1 < 100) b.addPairwise(v, v + 1, [w, -w, -w, w]);
+    if (r + 1 < 100) b.addPairwise(v, v + 100, [w, -w, -w, w]);
+  }
+  const grid = b.build();
+  const extra = new ModelBuilder(Array.from(grid.card));
+  for (let f = 0; f < grid.nFactors; f++) extra.addFactor(Array.from(grid.scope(f)), grid.table(f));
+  for (let r = 0; r < 100; r++) for (let c = 0; c + 2 < 100; c += 2) extra.addFactor([r * 100 + c, r * 100 + c + 2], [0, 0, -Infinity, -Infinity]);
+  const m = extra.build().withLattice({ shape: [100, 100], periodic: false });
+  const r = exactInference(engine, m);
+  assert.ok(r.treewidth <= 3, `treewidth ${r.treewidth}`);
+  for (let v = 0; v < 98; v += 2) assert.equal(r.marginals![v][0], 1);
+  assert.ok(exactMAP(engine, m).configuration.every((x, v) => v % 100 % 2 === 1 || v % 100 === 98 || x === 0));
 });

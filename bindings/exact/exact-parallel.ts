@@ -80,7 +80,8 @@ export async function exactInferenceParallel(engine: Engine, model: Model, opts:
   if (signal?.aborted) throw cancelled();
   // A lattice its grid alone rules out: refused by exactInference before any plan (slicedBucketPlan
   // would search first), and before its factors are split.
-  if (hopelessLattice(model, exact.maxFlops ?? DEFAULT_MAX_FLOPS) !== null) return withWorkers(exactInference(engine, model, exact), 1);
+  const method = exact.method ?? 'auto';
+  if (method !== 'enumeration' && method !== 'elimination' && hopelessLattice(model, exact.maxFlops ?? DEFAULT_MAX_FLOPS) !== null) return withWorkers(exactInference(engine, model, exact), 1);
   if (!takesBucketPath(model, exact)) return withWorkers(exactInference(engine, model, exact), 1);
   const sp = slicedBucketPlan(model, exact);
   if (!sp.fits) return withWorkers(exactInference(engine, model, exact), 1);

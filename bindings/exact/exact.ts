@@ -632,6 +632,8 @@ export function slicedFacts(sp: SlicedBucketPlan): Omit<ExactResult, 'logZ' | 'm
 /** For tests and benchmarks: the checkpointing schedule's size for a model (no engine). */
 export function eliminationMemory(model: Model, opts: ExactOptions = {}): { bytes: number; stored: number; recomputed: number; steps: number; huginNodes: number } {
   const limit = checkLimit(opts.maxTableEntries ?? DEFAULT_MAX_TABLE_ENTRIES);
+  // The model the junction tree runs on (separable factors split), as exactInference plans it.
+  model = exactModel(model);
   const cands = candidateOrders(model, opts);
   const { best, feasible } = choose(cands, limit);
   if (!feasible) throw refusal(best, limit, cands.map((c) => c.name));

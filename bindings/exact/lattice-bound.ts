@@ -10,7 +10,7 @@
 // or, numbered otherwise, from its pair graph (gridUnderAnyNumbering).
 import { pairsKnownToCouple, type Model } from '../core/model.ts';
 import { fixedStates, noneFixed } from './enumeration.ts';
-import { factorCouples, pairInteraction } from './separable.ts';
+import { exactModel, factorCouples } from './separable.ts';
 import { fmtBytes, fmtEntries } from './outcome.ts';
 
 /** Lattices of fewer sites are left to the orderings: they refuse them within ≈ 0.04 s and name the order they found. */
@@ -34,12 +34,7 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
   const { tableStart, tables, card } = model;
   let unaryZeros = false;
   // The lattice builders' models need no table read (pairsKnownToCouple).
-  const seen = new Map<string, boolean>(), known = pairsKnownToCouple(model);
-  // A 2 × 2 table's interaction read inline (2·10⁶ bonds on a 1000 × 1000 lattice); other shapes asked.
-  const couples = (f: number, u: number, w: number): boolean => {
-    const o = tableStart[f];
-    return (card[u] === 2 && card[w] === 2 && pairInteraction(tables[o], tables[o + 1], tables[o + 2], tables[o + 3])) || factorCouples(model, f, seen);
-  };
+  const known = pairsKnownToCouple(model);
   for (let f = 0; f < model.nFactors; f++) {
     const p = start[f];
     if (start[f + 1] - p === 1 && !unaryZeros) {
@@ -50,7 +45,7 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
     for (let a = 0; a < k; a++) {
       if (d !== stride[a] || Math.floor(u / stride[a]) % shape[a] === shape[a] - 1) continue;
       // A factor that couples nothing (a zero coupling: exactModel splits it) holds no bond.
-      if (!held[u * k + a] && (known || couples(f, u, u + d))) (held[u * k + a] = 1), bonds++;
+      if (!held[u * k + a] && (known || factorCouples(model, f))) (held[u * k + a] = 1), bonds++;
       break;
     }
   }
@@ -87,8 +82,11 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
   // auto's junction tree stores cliques: refused past maxTableEntries.
   if (!(workBits > Math.log2(maxFlops)) || (auto && !(workBits > Math.log2(auto.maxTableEntries)))) return null;
   if (enumerationLimit !== undefined && !(allBits > Math.log2(enumerationLimit))) return null;
-  // Fixed (observed) variables come from unary zeros: which are fixed is asked only when there is one.
-  if (grid.unaryZeros && !noneFixed(fixedStates(model).fixed)) return null;
+  // Fixed (observed) variables come from unary zeros: which are fixed is asked only when there is
+  // one — or, on a model the builders did not mark, in the model exact inference plans, where a
+  // split factor's zero row is a unary zero (a grid beside pair tables [0, 0; −∞, −∞] was refused
+  // with every other variable fixed).
+  if ((grid.unaryZeros || !pairsKnownToCouple(model)) && !noneFixed(fixedStates(exactModel(model)).fixed)) return null;
   const pow = (bits: number): string => (bits < 1000 ? fmtEntries(2 ** bits) : `2^${Math.round(bits)}`);
   const bytes = messageBits + 3 < 1000 ? fmtBytes(2 ** (messageBits + 3)) : `2^${Math.round(messageBits + 3)} bytes`;
   const slab = shape.length > 2 ? `, whose ${grid.sides[0]}×${grid.sides[1]} slab alone has treewidth ${tw}` : `, a grid of treewidth ${tw}`;
@@ -139,12 +137,12 @@ export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides:
   // Each variable's distinct pair partners, four at most (a fifth: no grid).
   const adj = new Int32Array(4 * n), deg = new Uint8Array(n);
   let unaryZeros = false;
-  const seen = new Map<string, boolean>(), known = pairsKnownToCouple(model);
+  const known = pairsKnownToCouple(model);
   for (let f = 0; f < model.nFactors; f++) {
     const p = start[f], arity = start[f + 1] - p;
     if (arity === 2) {
       // A pair that couples nothing is no edge (exactModel splits it).
-      if (!known && !factorCouples(model, f, seen)) continue;
+      if (!known && !factorCouples(model, f)) continue;
       // Linked both ways, each pair once.
       const u = vars[p], w = vars[p + 1], a = 4 * u, du = deg[u];
       if ((du > 0 && adj[a] === w) || (du > 1 && adj[a + 1] === w) || (du > 2 && adj[a + 2] === w) || (du > 3 && adj[a + 3] === w)) continue;

@@ -8,81 +8,120 @@ import { Model, pairsKnownToCouple } from '../core/model.ts';
 import { withSumInRange } from '../core/model-range.ts';
 
 /**
- * How far (relative to the magnitudes summed) an entry may lie from its unary decomposition and still
- * count as separable: a few dozen ulps, so tables read from decimals (log 0.06 against log 0.3 +
- * log 0.2) split, while the model's distribution moves by at most 2^−46 of an entry's magnitude per
- * split factor — far below the kernels' own rounding of log Z.
+ * How far in nats an entry may lie from its unary decomposition c + Σ_v u_v(x_v) and still count as
+ * separable: the split model's log-potential moves by at most this much per split factor in any
+ * configuration (so log Z and every marginal by at most that many times 1.5·10⁻¹¹, relatively). An
+ * absolute bound: one relative to the entries dropped a 0.02-nat coupling beside big-M penalties
+ * of 10¹². Tables read from decimals (log 0.06 against log 0.3 + log 0.2) still split.
  */
-export const SEPARABLE_REL_TOL = 2 ** -46;
+export const SEPARABLE_ABS_TOL = 2 ** -36;
+/** The rounding of a double, relative (half an ulp of the magnitude summed, twice over). */
+const ROUNDING = 2 ** -52;
+
+/** Scratch of the check (module state; grown as needed): u rows back to back, and per scope position its stride, x0's digit, the odometer's digit and the row's offset. */
+let rowsScratch = new Float64Array(64);
+let posScratch = new Int32Array(4 * 8);
 
 /**
- * Factor f's unary decomposition θ_f(x) = c + Σ_v u_v(x_v), when it has one (null otherwise):
- * `c` the entry at the first configuration of positive potential x0, u_v(a) = θ_f(x0 with x_v = a) − c
- * (−∞ for states outside the support). A table with zeros decomposes only when its support is a
- * product of per-variable sets, which the check of every entry against c + Σ u_v enforces.
- * Factors of arity < 2 and tables of zeros only (Z = 0, reported elsewhere) are not split.
+ * Whether factor f (arity ≥ 2) is separable, θ_f(x) = c + Σ_v u_v(x_v) within SEPARABLE_ABS_TOL for
+ * every x: c the entry at the first configuration of positive potential x0, u_v(a) = θ_f(x0 with
+ * x_v = a) − c (−∞ for states outside the support). A table with zeros is separable only when its
+ * support is a product of per-variable sets, which the check of every entry enforces. The sums are
+ * formed in doubles: an entry counts as matched within half the tolerance, and only where the
+ * magnitudes summed are small enough that their rounding (≤ (k + 2) · 2^−52 of them) stays within the
+ * other half — larger tables are kept as they are (a lost split, never a lost coupling). Leaves c in
+ * the returned object's place: see unaryDecomposition. No allocation past the scratch's growth.
  */
-export function unaryDecomposition(model: Model, f: number): { c: number; u: Float64Array[] } | null {
-  const k = model.arity(f);
+function separable(model: Model, f: number): { c: number; rows: Float64Array; rowStart: Int32Array } | null {
+  const { scopeStart, scopeVars, card, tableStart, tables: t } = model;
+  const s0 = scopeStart[f], k = scopeStart[f + 1] - s0;
   if (k < 2) return null;
-  const t0 = model.tableStart[f], size = model.tableSize(f), t = model.tables;
+  let size = 1, rowsLen = 0;
+  for (let p = 0; p < k; p++) (size *= card[scopeVars[s0 + p]]), (rowsLen += card[scopeVars[s0 + p]]);
+  const t0 = tableStart[f];
+  if (k === 2 && card[scopeVars[s0]] === 2 && card[scopeVars[s0 + 1]] === 2) {
+    const pair = binaryPair(t, t0);
+    if (pair !== undefined) return pair;
+  }
   let x0 = t0;
   while (x0 < t0 + size && t[x0] === -Infinity) x0++;
   if (x0 === t0 + size) return null;
-  const scope = model.scope(f), c = t[x0];
-  // Strides of the scope's variables (the last fastest) and x0's digits.
-  const stride = new Int32Array(k), digit = new Int32Array(k);
-  for (let p = k - 1, s = 1; p >= 0; p--) (stride[p] = s), (digit[p] = Math.floor((x0 - t0) / s) % model.card[scope[p]]), (s *= model.card[scope[p]]);
-  const u = Array.from({ length: k }, (_, p) => {
-    const K = model.card[scope[p]], row = new Float64Array(K);
-    for (let a = 0; a < K; a++) row[a] = t[x0 + (a - digit[p]) * stride[p]] - c;
-    return row;
-  });
-  // Every entry against its prediction, the digits advanced as an odometer (the last fastest).
-  const x = new Int32Array(k);
+  if (rowsScratch.length < rowsLen) rowsScratch = new Float64Array(2 * rowsLen);
+  if (posScratch.length < 4 * k) posScratch = new Int32Array(8 * k);
+  const rows = rowsScratch, pos = posScratch, c = t[x0];
+  // pos: [stride, x0's digit, odometer digit, row offset] per scope position (the last variable fastest).
+  for (let p = k - 1, st = 1; p >= 0; p--) {
+    const K = card[scopeVars[s0 + p]];
+    pos[4 * p] = st;
+    pos[4 * p + 1] = Math.floor((x0 - t0) / st) % K;
+    pos[4 * p + 2] = 0;
+    st *= K;
+  }
+  for (let p = 0, off = 0; p < k; p++) {
+    const K = card[scopeVars[s0 + p]], st = pos[4 * p], d = pos[4 * p + 1];
+    pos[4 * p + 3] = off;
+    for (let a = 0; a < K; a++) rows[off + a] = t[x0 + (a - d) * st] - c;
+    off += K;
+  }
+  const half = SEPARABLE_ABS_TOL / 2, roundingLimit = half / ((k + 2) * ROUNDING);
   for (let e = t0; e < t0 + size; e++) {
     let pred = c, scale = Math.abs(c);
-    for (let p = 0; p < k; p++) (pred += u[p][x[p]]), (scale += Math.abs(u[p][x[p]]));
+    for (let p = 0; p < k; p++) {
+      const u = rows[pos[4 * p + 3] + pos[4 * p + 2]];
+      pred += u;
+      scale += Math.abs(u);
+    }
     const entry = t[e];
     if (pred === -Infinity || entry === -Infinity) {
       if (pred !== entry) return null;
-    } else if (!(Math.abs(entry - pred) <= SEPARABLE_REL_TOL * (scale + Math.abs(entry)))) return null;
-    for (let p = k - 1; p >= 0 && ++x[p] === model.card[scope[p]]; p--) x[p] = 0;
+    } else if (!(Number.isFinite(pred) && scale + Math.abs(entry) <= roundingLimit && Math.abs(entry - pred) <= half)) return null;
+    for (let p = k - 1; p >= 0 && ++pos[4 * p + 2] === card[scopeVars[s0 + p]]; p--) pos[4 * p + 2] = 0;
   }
-  return { c, u };
+  const rowStart = new Int32Array(k + 1);
+  for (let p = 0; p < k; p++) rowStart[p + 1] = rowStart[p] + card[scopeVars[s0 + p]];
+  return { c, rows, rowStart };
+}
+
+const PAIR_ROW_START = Int32Array.of(0, 2, 4);
+const PAIR_HALF = SEPARABLE_ABS_TOL / 2, PAIR_LIMIT = PAIR_HALF / (4 * ROUNDING);
+
+/** `separable`'s test of one entry of a 2 × 2 table (k = 2: its rounding limit). */
+function pairEntryOk(entry: number, pred: number, scale: number): boolean {
+  return Number.isFinite(pred) && scale + Math.abs(entry) <= PAIR_LIMIT && Math.abs(entry - pred) <= PAIR_HALF;
 }
 
 /**
- * True when factor f is a 2 × 2 table without zeros whose interaction a − b − c + d passes the
- * tolerance: it couples its two variables. False says nothing (other shapes, zeros, or separable:
- * ask unaryDecomposition). Read without allocating: nearly every factor of a spin lattice is one,
- * and the grid bound asks it of each bond (2·10⁶ on a 1000 × 1000 lattice).
+ * `separable` on a 2 × 2 table at t[o … o + 3] (most factors of a spin lattice): the same sums in
+ * the same order, so the same decision, without its loops; undefined for a table with a zero (the general way).
  */
-export function binaryPairCouples(model: Model, f: number): boolean {
-  const { scopeStart, scopeVars, card, tableStart, tables } = model;
-  const p = scopeStart[f];
-  if (scopeStart[f + 1] - p !== 2 || card[scopeVars[p]] !== 2 || card[scopeVars[p + 1]] !== 2) return false;
-  const o = tableStart[f];
-  return pairInteraction(tables[o], tables[o + 1], tables[o + 2], tables[o + 3]);
-}
-
-/** Whether the 2 × 2 table (a, b; c, d) has an interaction a − b − c + d past the tolerance, all four entries finite (NaN or ±∞ fail the test). */
-export function pairInteraction(a: number, b: number, c: number, d: number): boolean {
-  const dev = Math.abs(a - b - c + d);
-  return dev < Infinity && dev > SEPARABLE_REL_TOL * (Math.abs(a) + Math.abs(b) + Math.abs(c) + Math.abs(d));
+function binaryPair(t: Float64Array, o: number): { c: number; rows: Float64Array; rowStart: Int32Array } | null | undefined {
+  const a = t[o], b = t[o + 1], c = t[o + 2], d = t[o + 3];
+  if (a === -Infinity || b === -Infinity || c === -Infinity || d === -Infinity) return undefined;
+  const u0 = c - a, u1 = b - a;
+  // Entries (0, 0), (0, 1), (1, 0), (1, 1): pred = (a + u0[x0]) + u1[x1], scale = |a| + |u0[x0]| + |u1[x1]|.
+  if (!(pairEntryOk(a, a + 0 + 0, Math.abs(a)) && pairEntryOk(b, a + 0 + u1, Math.abs(a) + Math.abs(u1)) && pairEntryOk(c, a + u0 + 0, Math.abs(a) + Math.abs(u0)) && pairEntryOk(d, a + u0 + u1, Math.abs(a) + Math.abs(u0) + Math.abs(u1)))) return null;
+  const rows = rowsScratch;
+  (rows[0] = 0), (rows[1] = u0), (rows[2] = 0), (rows[3] = u1);
+  return { c: a, rows, rowStart: PAIR_ROW_START };
 }
 
 /**
- * True when factor f (of arity 2 or more) is not separable (see unaryDecomposition): it couples
- * its variables. Shared tables are asked once per table offset and scope shape through `seen`.
+ * Factor f's unary decomposition θ_f(x) = c + Σ_v u_v(x_v) when it is separable (null otherwise;
+ * see `separable` for the test and SEPARABLE_ABS_TOL for how close): u[p] is the row of the scope's
+ * p-th variable. Factors of arity < 2 and tables of zeros only (Z = 0, reported elsewhere) are not split.
  */
-export function factorCouples(model: Model, f: number, seen?: Map<string, boolean>): boolean {
-  if (binaryPairCouples(model, f)) return true;
-  if (!seen) return unaryDecomposition(model, f) === null;
-  const key = `${model.tableStart[f]}:${Array.from(model.scope(f), (v) => model.card[v]).join(',')}`;
-  let couples = seen.get(key);
-  if (couples === undefined) seen.set(key, (couples = unaryDecomposition(model, f) === null));
-  return couples;
+export function unaryDecomposition(model: Model, f: number): { c: number; u: Float64Array[] } | null {
+  const d = separable(model, f);
+  if (!d) return null;
+  return { c: d.c, u: Array.from({ length: d.rowStart.length - 1 }, (_, p) => d.rows.slice(d.rowStart[p], d.rowStart[p + 1])) };
+}
+
+/**
+ * True when factor f (of arity 2 or more) is not separable: it couples its variables. The grid
+ * bound asks it of each bond (2·10⁶ on a 1000 × 1000 lattice); it decides as exactModel does.
+ */
+export function factorCouples(model: Model, f: number): boolean {
+  return separable(model, f) === null;
 }
 
 /** exactModel's answer per model (the split model maps to itself). */
@@ -107,29 +146,29 @@ export function exactModel(model: Model): Model {
 
 function splitSeparable(model: Model): Model {
   const F = model.nFactors;
-  const splits: { f: number; c: number; u: Float64Array[] }[] = [];
   const { scopeStart, scopeVars, tableStart, tables, card } = model;
-  // The lattice builders' pairs are known to couple (pairsKnownToCouple): only larger factors are read.
+  // The lattice builders' pairs are known to couple (pairsKnownToCouple): a model of those alone is
+  // returned without a pass over its factors.
   const known = pairsKnownToCouple(model);
+  if (known && model.maxArity <= 2) return model;
+  const gone = new Uint8Array(F);
+  let logConst = model.logConst, splits = 0;
+  const unaries: { v: number; table: Float64Array }[] = [];
   for (let f = 0; f < F; f++) {
     const k = scopeStart[f + 1] - scopeStart[f];
-    if (k < 2 || (k === 2 && known) || binaryPairCouples(model, f)) continue;
-    const d = unaryDecomposition(model, f);
-    if (d) splits.push({ f, ...d });
+    if (k < 2 || (k === 2 && known)) continue;
+    const d = separable(model, f);
+    if (!d) continue;
+    (gone[f] = 1), splits++;
+    logConst += d.c;
+    for (let p = 0; p < k; p++) {
+      const row = d.rows.subarray(d.rowStart[p], d.rowStart[p + 1]);
+      // A row of zeros is no factor at all.
+      if (row.some((x) => x !== 0)) unaries.push({ v: scopeVars[scopeStart[f] + p], table: row.slice() });
+    }
   }
-  if (splits.length === 0) return model;
-  const gone = new Uint8Array(F);
-  let logConst = model.logConst;
-  const unaries: { v: number; table: Float64Array }[] = [];
-  for (const { f, c, u } of splits) {
-    gone[f] = 1;
-    logConst += c;
-    const scope = model.scope(f);
-    u.forEach((row, p) => {
-      if (row.some((x) => x !== 0)) unaries.push({ v: scope[p], table: row });
-    });
-  }
-  const kept = F - splits.length, E = unaries.length;
+  if (splits === 0) return model;
+  const kept = F - splits, E = unaries.length;
   let keptVars = 0;
   for (let f = 0; f < F; f++) if (!gone[f]) keptVars += model.arity(f);
   const start = new Int32Array(kept + E + 1), vars = new Int32Array(keptVars + E), offsets = new Int32Array(kept + E);
