@@ -10,7 +10,7 @@
 // or, numbered otherwise, from its pair graph (gridUnderAnyNumbering).
 import { pairsKnownToCouple, type Model } from '../core/model.ts';
 import { fixedStates, noneFixed } from './enumeration.ts';
-import { exactModel, factorCouples } from './separable.ts';
+import { exactModel, factorCouples, splitsToZero } from './separable.ts';
 import { fmtBytes, fmtEntries } from './outcome.ts';
 
 /** Lattices of fewer sites are left to the orderings: they refuse them within ≈ 0.04 s and name the order they found. */
@@ -19,7 +19,7 @@ export const LATTICE_BOUND_MIN_SITES = 10_000;
 /**
  * A lower bound on the treewidth, the one the lattice's grid forces (the true treewidth of a 3-D
  * lattice is far larger: 40×40×40 gets 40, the orderings find ≈ 1220), with the grid's sides (null when the model has no
- * lattice of two or more sides, or lacks a bond), and whether a unary factor has a zero entry
+ * lattice of two or more sides, or lacks a bond), and whether a unary factor, or a factor exactModel splits, has a zero entry
  * (which may fix a variable: found in the same pass over the factors).
  */
 export function latticeTreewidth(model: Model, shape: readonly number[] | undefined = model.lattice?.shape): { treewidth: number; sides: [number, number]; unaryZeros: boolean } | null {
@@ -37,17 +37,22 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
   const known = pairsKnownToCouple(model);
   for (let f = 0; f < model.nFactors; f++) {
     const p = start[f];
-    if (start[f + 1] - p === 1 && !unaryZeros) {
-      for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) if (tables[e] === -Infinity) unaryZeros = true;
+    if (start[f + 1] - p === 1) {
+      if (!unaryZeros) for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) if (tables[e] === -Infinity) unaryZeros = true;
+      continue;
     }
-    if (start[f + 1] - p !== 2) continue;
-    const u = vars[p], d = vars[p + 1] - u;
-    for (let a = 0; a < k; a++) {
-      if (d !== stride[a] || Math.floor(u / stride[a]) % shape[a] === shape[a] - 1) continue;
-      // A factor that couples nothing (a zero coupling: exactModel splits it) holds no bond.
-      if (!held[u * k + a] && (known || factorCouples(model, f))) (held[u * k + a] = 1), bonds++;
-      break;
+    let bond = false;
+    if (start[f + 1] - p === 2) {
+      const u = vars[p], d = vars[p + 1] - u;
+      for (let a = 0; a < k; a++) {
+        if (d !== stride[a] || Math.floor(u / stride[a]) % shape[a] === shape[a] - 1) continue;
+        // A factor that couples nothing (a zero coupling: exactModel splits it) holds no bond.
+        if (!held[u * k + a] && (known || factorCouples(model, f))) (held[u * k + a] = 1), bonds++, (bond = true);
+        break;
+      }
     }
+    // A factor that holds no bond may be split into unary factors with zeros (which may fix variables).
+    if (!bond && !known && !unaryZeros && splitsToZero(model, f)) unaryZeros = true;
   }
   let open = 0;
   for (let a = 0; a < k; a++) open += (n / shape[a]) * (shape[a] - 1);
@@ -82,11 +87,10 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
   // auto's junction tree stores cliques: refused past maxTableEntries.
   if (!(workBits > Math.log2(maxFlops)) || (auto && !(workBits > Math.log2(auto.maxTableEntries)))) return null;
   if (enumerationLimit !== undefined && !(allBits > Math.log2(enumerationLimit))) return null;
-  // Fixed (observed) variables come from unary zeros: which are fixed is asked only when there is
-  // one — or, on a model the builders did not mark, in the model exact inference plans, where a
-  // split factor's zero row is a unary zero (a grid beside pair tables [0, 0; −∞, −∞] was refused
-  // with every other variable fixed).
-  if ((grid.unaryZeros || !pairsKnownToCouple(model)) && !noneFixed(fixedStates(exactModel(model)).fixed)) return null;
+  // Fixed (observed) variables come from unary zeros, in the model exact inference plans: a unary
+  // factor's, or a split factor's (a grid beside pair tables [0, 0; −∞, −∞] was refused with every
+  // other variable fixed). Which are fixed is asked only when there is one.
+  if (grid.unaryZeros && !noneFixed(fixedStates(exactModel(model)).fixed)) return null;
   const pow = (bits: number): string => (bits < 1000 ? fmtEntries(2 ** bits) : `2^${Math.round(bits)}`);
   const bytes = messageBits + 3 < 1000 ? fmtBytes(2 ** (messageBits + 3)) : `2^${Math.round(messageBits + 3)} bytes`;
   const slab = shape.length > 2 ? `, whose ${grid.sides[0]}×${grid.sides[1]} slab alone has treewidth ${tw}` : `, a grid of treewidth ${tw}`;
@@ -141,8 +145,11 @@ export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides:
   for (let f = 0; f < model.nFactors; f++) {
     const p = start[f], arity = start[f + 1] - p;
     if (arity === 2) {
-      // A pair that couples nothing is no edge (exactModel splits it).
-      if (!known && !factorCouples(model, f)) continue;
+      // A pair that couples nothing is no edge (exactModel splits it, its zeros into unary ones).
+      if (!known && !factorCouples(model, f)) {
+        if (!unaryZeros && splitsToZero(model, f)) unaryZeros = true;
+        continue;
+      }
       // Linked both ways, each pair once.
       const u = vars[p], w = vars[p + 1], a = 4 * u, du = deg[u];
       if ((du > 0 && adj[a] === w) || (du > 1 && adj[a + 1] === w) || (du > 2 && adj[a + 2] === w) || (du > 3 && adj[a + 3] === w)) continue;
@@ -153,6 +160,7 @@ export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides:
       deg[u] = du + 1;
       deg[w] = dw + 1;
     } else if (arity === 1 && !unaryZeros) for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) if (tables[e] === -Infinity) unaryZeros = true;
+    else if (arity > 2 && !known && !unaryZeros && splitsToZero(model, f)) unaryZeros = true;
   }
   let c0 = -1, corners = 0, pairs2 = 0;
   for (let v = 0; v < n; v++) {

@@ -124,6 +124,17 @@ export function factorCouples(model: Model, f: number): boolean {
   return separable(model, f) === null;
 }
 
+/**
+ * True when exactModel splits factor f (arity ≥ 2) and its table has a zero: its unary terms then
+ * forbid states, and may fix variables. Tables without a zero are not tested.
+ */
+export function splitsToZero(model: Model, f: number): boolean {
+  const t0 = model.tableStart[f], t1 = t0 + model.tableSize(f);
+  let zero = false;
+  for (let e = t0; e < t1 && !zero; e++) zero = model.tables[e] === -Infinity;
+  return zero && model.arity(f) >= 2 && separable(model, f) !== null;
+}
+
 /** exactModel's answer per model (the split model maps to itself). */
 const splitCache = new WeakMap<Model, Model>();
 
