@@ -29,8 +29,9 @@ let posScratch = new Int32Array(4 * 8);
  * support is a product of per-variable sets, which the check of every entry enforces. The sums are
  * formed in doubles: an entry counts as matched within half the tolerance, and only where the
  * magnitudes summed are small enough that their rounding (≤ (k + 2) · 2^−52 of them) stays within the
- * other half — larger tables are kept as they are (a lost split, never a lost coupling). Leaves c in
- * the returned object's place: see unaryDecomposition. No allocation past the scratch's growth.
+ * other half — larger tables are kept as they are (a lost split, never a lost coupling). Returns c
+ * and the rows in the shared scratch (read them before the next call; unaryDecomposition copies
+ * them); a factor that couples allocates nothing past the scratch's growth.
  */
 function separable(model: Model, f: number): { c: number; rows: Float64Array; rowStart: Int32Array } | null {
   const { scopeStart, scopeVars, card, tableStart, tables: t } = model;
