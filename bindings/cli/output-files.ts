@@ -1,8 +1,8 @@
 // Files the CLI writes (--out PREFIX, learn's --out MODEL.uai, --plot FILE.svg): checked before the
 // run, so that minutes of inference or learning are not lost to a path that cannot be written, and
 // any write that still fails is reported in one line rather than as a stack trace.
-import { accessSync, constants, rmSync, statSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 
@@ -47,18 +47,14 @@ export async function writeOutputs(option: string, files: readonly (readonly [pa
   // Short temporary names beside the files (PREFIX.MAR.<pid>.tmp passed 255 bytes where PREFIX.MAR did not).
   const temps = files.map(([path], k) => join(dirname(resolve(path)), `.relaxmrf-${process.pid}-${k}.tmp`));
   let at = 0;
-  // An exit in between (a closed stdout pipe: `--json | head` exits 141) left the temporary files behind.
-  const cleanUp = (): void => {
-    for (const t of temps) rmSync(t, { force: true });
-  };
-  process.once('exit', cleanUp);
+  // Written and renamed synchronously: nothing else runs in between. An exit during asynchronous
+  // writes (a closed stdout pipe: `--json | head`) left temporary files behind, also after an exit
+  // handler removed them, when the thread pool created a file after the handler had run.
   try {
-    for (; at < files.length; at++) await writeFile(temps[at], files[at][1]);
-    for (let k = 0; k < files.length; k++) await rename(temps[k], files[k][0]);
-    process.off('exit', cleanUp);
+    for (; at < files.length; at++) writeFileSync(temps[at], files[at][1]);
+    for (let k = 0; k < files.length; k++) renameSync(temps[k], files[k][0]);
   } catch (e) {
-    process.off('exit', cleanUp);
-    await Promise.all(temps.map((t) => rm(t, { force: true }).catch(() => {})));
+    for (const t of temps) rmSync(t, { force: true });
     // `rescue`: the files are the run's only copy (a learned model, samples not printed): kept in the temporary directory.
     const kept = rescue ? await rescued(files) : null;
     const fallback = kept ? `; written instead to ${kept.join(' and ')}` : rescue ? '; writing them to the temporary directory failed too' : after;
