@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { loadEngine } from '../core/wasm-node.ts';
 import { loadModelFile } from '../io/files.ts';
-import { infer, METHOD_OPTION_KEYS, METHODS, type InferOptions, type Method } from '../infer.ts';
+import { infer, METHODS, type InferOptions, type Method } from '../infer.ts';
 import { PARALLEL_METHODS, type ParallelMethod } from '../parallel/parallel.ts';
 import { localRun as runHere } from './local-run.ts';
 import { PRECISIONS, SCANS } from '../samplers/gibbs-lanes.ts';
@@ -485,8 +485,8 @@ async function inferCommand(argv: string[]): Promise<void> {
     replicas: integer('replicas', values.replicas, 2, 4096),
     ladder,
     moves,
-    // --seed with a run that draws nothing (exact marginals, bp, no --logz) is ignored, as it always was (infer refuses it).
-    seed: METHOD_OPTION_KEYS[method].includes('seed') || logz !== undefined ? seed : undefined,
+    // Taken with every method (infer passes it only to the runs that draw).
+    seed,
     samples: integer('samples', values.samples, 1),
     burnin: integer('burnin', values.burnin, 0),
     chains: integer('chains', values.chains, 1, MAX_CHAINS),
