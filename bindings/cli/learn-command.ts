@@ -159,9 +159,9 @@ export async function learnCommand(argv: string[], integer: (n: string, v: strin
   // Made before the report (a model UAI cannot hold is refused before anything is printed), written
   // after it: a failed write lost the report.
   const uai = writeUAI(r.model);
-  // As infer: the result stands, each caveat one line on stderr and in --json's warnings. The test
-  // data share the training data's log Z, and so its caveats.
-  const warnings = (r.train?.warnings ?? []).map((w) => `the log-likelihood's log Z (AIS): ${w}`);
+  // As infer: the result stands, each caveat one line on stderr and in --json's warnings: the data's
+  // (a log-likelihood without maximum), then the log Z's, which the test data share.
+  const warnings = [...r.warnings, ...(r.train?.warnings ?? []).map((w) => `the log-likelihood's log Z (AIS): ${w}`)];
   for (const w of warnings) process.stderr.write(`relaxmrf: warning: ${w}\n`);
   if (values.json) {
     writeJSON({

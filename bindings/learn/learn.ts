@@ -17,6 +17,7 @@ import type { Model } from '../core/model.ts';
 import { BoundMachine, checkStates, MACHINE_KINDS, machineModel, type MachineKind, type MachineParams } from './machine.ts';
 import { VisibleFactor } from './factored.ts';
 import { LAYER_DEFAULTS, LEARN_SAMPLERS, ParticleKernel, type LayerOptions, type LearnSampler } from './particles.ts';
+import { unboundedWarnings } from './unbounded.ts';
 import { baseRateBiases, checkBaseData, checkLikelihoodOptions, logLikelihood, type BinaryData, type LikelihoodOptions, type LogLikelihood } from './likelihood.ts';
 
 /**
@@ -126,6 +127,12 @@ export interface LearnResult {
   epochs: EpochStats[];
   /** Set when the run stopped early: why. `params` are then the last good ones (end of the previous epoch). */
   diverged: string | null;
+  /**
+   * Caveats about the training data, each a sentence: columns or coupled pairs of columns that hold a
+   * statistic at the edge of its range, so that the log-likelihood has no maximum and those parameters
+   * drift without bound (unbounded.ts). Empty when none is found, which does not prove a maximum exists.
+   */
+  warnings: string[];
   /** Average log-likelihood of the training data (when `evaluate`). */
   train?: LogLikelihood;
   /** Average log-likelihood of `opts.test` (when given and `evaluate`). */
@@ -234,6 +241,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
     // N(0, 0.01²) (breaks the hidden units' symmetry).
     const init = initialParams(engine, m, data, seedLo, seedHi, rng, uniforms);
     m.set(init);
+    const warnings = unboundedWarnings(engine, m, data, o.weightDecay, dp);
     let factor: VisibleFactor | null = null;
     if (o.equivalentRBM) {
       const nn = data.cols * data.cols, normals = ar.allocF64(nn);
@@ -297,7 +305,7 @@ export function learn(engine: Engine, data: BinaryData, opts: LearnOptions = {})
     }
     // particles: the chains used (CD: one a minibatch row).
     const settings = { ...rest, hidden, states, batch: B, particles: P } as LearnResult['settings'];
-    const result: LearnResult = { settings, params: good, model: machineModel(good), epochs, diverged, seconds: 0 };
+    const result: LearnResult = { settings, params: good, model: machineModel(good), epochs, diverged, warnings, seconds: 0 };
     if (factor) result.factor = goodFactor ?? factor.read();
     if (o.evaluate && !diverged) {
       // AIS from the run's seed (on its own stream), unless likelihood.seed: every --seed gave seed 1's AIS.

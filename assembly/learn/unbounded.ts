@@ -1,0 +1,38 @@
+// Pair counts of the data for learning's no-maximum warnings (bindings/learn/unbounded.ts): each
+// visible bit's column as a bitset over the rows, then a pair's count of rows with both bits on as
+// the popcount of the two columns' AND — words of 64 rows, not one multiply-add per row and pair.
+
+/** u64 words of a column bitset over `rows` rows. */
+export function learnColumnWords(rows: i32): i32 {
+  return (rows + 63) >>> 6;
+}
+
+/**
+ * Column bitsets of `rows` data rows of `bits` bits (u8 each, row r at data + r·bits): column q's
+ * rows at columns + q·W·8, W = learnColumnWords(rows), bit r of word r >> 6 set when row r has it on.
+ */
+export function learnColumnBits(data: usize, rows: i32, bits: i32, columns: usize): void {
+  const W = learnColumnWords(rows);
+  memory.fill(columns, 0, <usize>bits * <usize>W * 8);
+  for (let r = 0; r < rows; r++) {
+    const row = data + <usize>r * <usize>bits, wordAt = <usize>(r >>> 6) << 3, bit = <u64>1 << <u64>(r & 63);
+    for (let q = 0; q < bits; q++) {
+      if (load<u8>(row + <usize>q) != 0) {
+        const p = columns + <usize>q * <usize>W * 8 + wordAt;
+        store<u64>(p, load<u64>(p) | bit);
+      }
+    }
+  }
+}
+
+/** For each of `count` bit pairs (i32 p, q at pairs + 8k), the rows with both on, into out (f64 per pair). */
+export function learnPairCounts(columns: usize, rows: i32, pairs: usize, count: i32, out: usize): void {
+  const W = learnColumnWords(rows), stride = <usize>W * 8;
+  for (let k = 0; k < count; k++) {
+    const a = columns + <usize>load<i32>(pairs + (<usize>k << 3)) * stride;
+    const b = columns + <usize>load<i32>(pairs + (<usize>k << 3), 4) * stride;
+    let n: u64 = 0;
+    for (let w: usize = 0; w < stride; w += 8) n += popcnt<u64>(load<u64>(a + w) & load<u64>(b + w));
+    store<f64>(out + (<usize>k << 3), <f64>n);
+  }
+}

@@ -1,0 +1,114 @@
+// Data whose log-likelihood has no maximum. The model gives every configuration positive
+// probability at finite parameters, so a statistic the data hold at the edge of its range (a column
+// that is always 1, a pair of columns never seen as (1, 0)) keeps its gradient of one sign forever:
+// along the parameters of that indicator — a state's bias; a pair's coupling with the two biases
+// (binary: x_v(1 − x_w) = x_v − x_v x_w) — the gradient is the data's frequency, 0 or 1, less the
+// model's, strictly between. Learning then drifts those parameters without bound, and the model it
+// returns depends on how long it ran. These are the pair faces of the marginal polytope only: data
+// that pass them may still have no maximum (a triangle of columns, hidden units), so no warning is
+// not a proof that one exists. Weight decay on the couplings gives the penalised likelihood a
+// maximum along every direction with a coupling in it, so with decay only the biases are checked.
+
+import type { Engine } from '../core/engine.ts';
+import type { BinaryData, BoundMachine } from './machine.ts';
+
+/** Examples named in a warning; the rest are counted. */
+const EXAMPLES = 5;
+
+/**
+ * The warnings for `data` (in engine memory at dataPtr as the machine's visible bit rows, as
+ * BoundMachine.loadData leaves them) on machine `m`: columns that never take some state, and,
+ * without weight decay, coupled pairs of visible columns never seen in some pair of states that
+ * both columns take.
+ */
+export function unboundedWarnings(engine: Engine, m: BoundMachine, data: BinaryData, weightDecay: number, dataPtr: number): string[] {
+  const K = m.states, N = data.rows, cols = data.cols;
+  const header = (data as { header?: unknown }).header;
+  const name = (c: number): string => (Array.isArray(header) && typeof header[c] === 'string' ? `${c} ("${header[c]}")` : String(c));
+  const count = new Float64Array(cols * K);
+  for (let r = 0; r < N; r++) for (let c = 0; c < cols; c++) count[c * K + data.values[r * cols + c]]++;
+  const seen = (c: number, s: number): boolean => count[c * K + s] > 0;
+  const warnings: string[] = [];
+  const list = (xs: string[]): string => (xs.length <= EXAMPLES ? xs.join(', ') : `${xs.slice(0, EXAMPLES).join(', ')} and ${xs.length - EXAMPLES} more`);
+
+  const narrow: { c: number; missing: number[] }[] = [];
+  for (let c = 0; c < cols; c++) {
+    const missing: number[] = [];
+    for (let s = 0; s < K; s++) if (!seen(c, s)) missing.push(s);
+    if (missing.length > 0) narrow.push({ c, missing });
+  }
+  const tail = 'and the model learned depends on how long it ran';
+  if (narrow.length === 1) {
+    const { c, missing } = narrow[0];
+    const what = K === 2 ? `is always ${1 - missing[0]}` : `never takes state ${missing.join(' or ')}`;
+    warnings.push(`the log-likelihood has no maximum: column ${name(c)} of ${cols} ${what} in the data, so its bias grows without bound as learning goes on ${tail} (columns numbered from 0, as the model's variables)`);
+  } else if (narrow.length > 1) {
+    const each = narrow.map(({ c, missing }) => `${name(c)} (${K === 2 ? `always ${1 - missing[0]}` : `never ${missing.join(' or ')}`})`);
+    warnings.push(`the log-likelihood has no maximum: ${narrow.length} of ${cols} columns ${K === 2 ? 'hold one value in every row' : 'never take some state'} — ${list(each)} — so their biases grow without bound as learning goes on ${tail} (columns numbered from 0, as the model's variables)`);
+  }
+
+  // Visible–visible pairs, only without weight decay.
+  const E = m.pairs.length / 2;
+  const vv: number[] = [];
+  for (let e = 0; e < E; e++) if (m.pairs[2 * e + 1] < m.nVisible) vv.push(e);
+  if (weightDecay > 0 || vv.length === 0) return warnings;
+  const sums = pairCounts(engine, m, vv, N, dataPtr);
+  const per = m.width * m.width, flagged: { i: number; j: number; hole: [number, number] }[] = [];
+  for (let idx = 0; idx < vv.length; idx++) {
+    const e = vv[idx], i = m.pairs[2 * e], j = m.pairs[2 * e + 1];
+    let hole: [number, number] | null = null;
+    for (let k = 0; k < K && !hole; k++) {
+      for (let l = 0; l < K && !hole; l++) {
+        if (!seen(i, k) || !seen(j, l)) continue;
+        // The pair's count in states (k, l): binary from x_i x_j's count and the columns' counts.
+        const n = m.width > 1 ? sums[idx * per + k * K + l] : cell(sums[idx], count[i * 2 + 1], count[j * 2 + 1], N, k, l);
+        if (n === 0) hole = [k, l];
+      }
+    }
+    if (hole) flagged.push({ i, j, hole });
+  }
+  if (flagged.length === 1) {
+    const { i, j, hole } = flagged[0];
+    warnings.push(`the log-likelihood has no maximum: columns ${name(i)} and ${name(j)} are never (${hole[0]}, ${hole[1]}) together in the data, though each takes its state there, so their coupling grows without bound as learning goes on (with their biases) ${tail}; weight decay (weightDecay, --weight-decay) bounds it`);
+  } else if (flagged.length > 1) {
+    warnings.push(`the log-likelihood has no maximum: ${flagged.length} coupled pairs of columns are never seen in some pair of states each column takes — ${list(flagged.map(({ i, j, hole }) => `${name(i)} and ${name(j)} never (${hole[0]}, ${hole[1]})`))} — so their couplings grow without bound as learning goes on (with the biases) ${tail}; weight decay (weightDecay, --weight-decay) bounds them`);
+  }
+  return warnings;
+}
+
+/** A binary pair's count in states (k, l) from n11, the two columns' counts of 1 and the rows. */
+function cell(n11: number, ni: number, nj: number, N: number, k: number, l: number): number {
+  if (k === 1 && l === 1) return n11;
+  if (k === 1) return ni - n11;
+  if (l === 1) return nj - n11;
+  return N - ni - nj + n11;
+}
+
+/**
+ * For each pair of vv (pair indices) and each pair of its states (k, l), the data's rows with the
+ * two bits on (Potts: the states' one-hot bits), at idx · K² + k · K + l: the engine's column
+ * bitsets ANDed and counted (assembly/learn/unbounded.ts).
+ */
+function pairCounts(engine: Engine, m: BoundMachine, vv: number[], rows: number, dataPtr: number): Float64Array {
+  const ar = engine.arena(), k = engine.kernels, B = m.width, per = B * B;
+  try {
+    const bitPairs = new Int32Array(2 * vv.length * per);
+    vv.forEach((e, idx) => {
+      for (let s = 0; s < B; s++) {
+        for (let t = 0; t < B; t++) {
+          const at = 2 * (idx * per + s * B + t);
+          bitPairs[at] = m.pairs[2 * e] * B + s;
+          bitPairs[at + 1] = m.pairs[2 * e + 1] * B + t;
+        }
+      }
+    });
+    const columns = ar.alloc(8 * m.visibleBits * k.learnColumnWords(rows), false), pairs = ar.allocI32(bitPairs), out = ar.alloc(8 * vv.length * per, false);
+    engine.call('learn data pair counts', (kk) => {
+      kk.learnColumnBits(dataPtr, rows, m.visibleBits, columns);
+      kk.learnPairCounts(columns, rows, pairs, vv.length * per, out);
+    });
+    return ar.readF64(out, vv.length * per);
+  } finally {
+    ar.dispose();
+  }
+}
