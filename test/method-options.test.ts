@@ -23,7 +23,7 @@ import { CLUSTER_OPTION_KEYS, runCluster } from '../bindings/samplers/cluster.ts
 import { MEAN_FIELD_OPTION_KEYS, runMeanField } from '../bindings/variational/meanfield.ts';
 import { MFRP_OPTION_KEYS, runMFRP, runMFRPDetailed } from '../bindings/variational/mfrp.ts';
 import { BP_OPTION_KEYS, runBP } from '../bindings/variational/bp.ts';
-import { TRW_OPTION_KEYS, runTRW } from '../bindings/variational/trw.ts';
+import { TRW_OPTION_KEYS, runTRW, trwUpperBound } from '../bindings/variational/trw.ts';
 import { BOUNDS_OPTION_KEYS, runBounds } from '../bindings/variational/bounds.ts';
 import { MIRROR_LOGZ_OPTION_KEYS, ZHANG_LOGZ_OPTION_KEYS, runMirrorLogZ, runZhangLogZ } from '../bindings/logz/relaxed-logz.ts';
 import { CHIB_OPTION_KEYS, runChibLogZ } from '../bindings/logz/chib.ts';
@@ -90,6 +90,7 @@ const RUNS: RunCase[] = [
   { name: 'runBP (factor graph)', keys: BP_OPTION_KEYS, run: (o) => runBP(engine, higher, o), configs: [{ schedule: 'sequential' }] },
   { name: 'runTRW', keys: TRW_OPTION_KEYS, run: (o) => runTRW(engine, lattice, o), configs: [{ ...watched, trwTrees: 2, trwSteps: 1 }, { seed: 3, damping: 0.1, schedule: 'sequential', maxIterations: 100, tolerance: 1e-6 }] },
   { name: 'runTRW (factor graph)', keys: TRW_OPTION_KEYS, run: (o) => runTRW(engine, higher, o), configs: [{ trwTrees: 2, trwSteps: 1 }] },
+  { name: 'trwUpperBound', keys: TRW_OPTION_KEYS, run: (o) => trwUpperBound(engine, lattice, o), configs: [{ ...watched, trwTrees: 2, trwSteps: 1 }] },
   { name: 'runBounds', keys: BOUNDS_OPTION_KEYS, run: (o) => runBounds(engine, lattice, o), configs: [{ ...watched, trwTrees: 2, trwSteps: 1, restarts: 2, maxSweeps: 50, tol: 1e-6 }, { seed: 2, budget: 1e6, orderedStarts: false, damping: 0.1, schedule: 'parallel', maxIterations: 100, tolerance: 1e-6 }] },
   { name: 'runBounds (factor graph)', keys: BOUNDS_OPTION_KEYS, run: (o) => runBounds(engine, higher, o), configs: [{ trwSteps: 1 }] },
   {
@@ -181,6 +182,7 @@ test('every run* function refuses a misspelt option, naming the nearest', () => 
     ['runMFRPDetailed', () => runMFRPDetailed(engine, lattice, { maxConstraint: 2 } as never), /unknown option "maxConstraint" \(did you mean "maxConstraints"\?\)/],
     ['runBP', () => runBP(engine, lattice, { dampin: 0.5 } as never), /unknown option "dampin" \(did you mean "damping"\?\)/],
     ['runTRW', () => runTRW(engine, lattice, { trwStep: 2 } as never), /unknown option "trwStep" \(did you mean "trwSteps"\?\)/],
+    ['trwUpperBound', () => trwUpperBound(engine, lattice, { trwTree: 2 } as never), /unknown option "trwTree" \(did you mean "trwTrees"\?\)/],
     ['runBounds', () => runBounds(engine, lattice, { maxSweep: 2 } as never), /unknown option "maxSweep" \(did you mean "maxSweeps"\?\)/],
     ['runTempering', () => runTempering(engine, lattice, { replica: 4 } as never), /unknown option "replica" \(did you mean "replicas"\?\)/],
     ['runCluster', () => runCluster(engine, lattice, 'sw', { seeds: 2 } as never), /unknown option "seeds" \(did you mean "seed"\?\)/],

@@ -380,8 +380,18 @@ export function trwConfig(model: Model, opts: TRWOptions): BPConfig {
   return bpConfig(higher ? { ...opts, schedule: 'residual', damping: 0.5 } : opts);
 }
 
-/** TRW's upper bound (factor graphs of any arity, via factorNodesPairwise): random-tree ρ, conditional-gradient steps, then the certified decomposition. */
+/**
+ * TRW's upper bound (factor graphs of any arity, via factorNodesPairwise): random-tree ρ,
+ * conditional-gradient steps, then the certified decomposition. Refuses option names TRWOptions does
+ * not have (a misspelt { trwTree } ran the default).
+ */
 export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {}): TRWBound {
+  checkOptionKeys(opts, TRW_OPTION_KEYS);
+  return upperBound(engine, model, opts);
+}
+
+/** trwUpperBound without the option-name check: runTRW checked them, and runBounds passes mean field's too. */
+export function upperBound(engine: Engine, model: Model, opts: TRWOptions): TRWBound {
   const c: BPConfig = trwConfig(model, opts);
   const t = { ...TRW_DEFAULTS, ...definedOnly({ seed: opts.seed, trwTrees: opts.trwTrees, trwSteps: opts.trwSteps }) };
   checkCount('trwTrees', t.trwTrees, 1);
@@ -465,7 +475,7 @@ export function runTRW(engine: Engine, model: Model, opts: TRWOptions = {}): Inf
   const t0 = performance.now();
   const c = trwConfig(model, opts);
   refuseZeroModel(model, 'trw', engine);
-  const b = trwUpperBound(engine, model, opts);
+  const b = upperBound(engine, model, opts);
   return {
     method: 'trw',
     logZ: b.logZ,
