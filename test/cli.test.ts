@@ -105,6 +105,9 @@ test('bad input exits 2 with one line naming the problem, never a stack trace', 
     [['infer', 'ising:3x3', '--method', 'exact', '--samples', '5', '--out-format', 'uai'], /exact --samples has no UAI format/],
     [['infer', 'ising:3x3', '--method', 'exact', '--map', '--out-format', 'uai', '--out', join(tmp, 'no-such-dir', 'r')], /r\.MAP is in a directory that does not exist/],
     [['infer', 'ising:3x3', '--out-format', 'uai', '--out', join(tmp, 'taken')], /taken\.MAR is a directory/],
+    // A directory that exists and refuses new files (procfs): refused before the run, where it was
+    // reported after it as a directory that does not exist, the results written to the temporary directory.
+    ...(existsSync('/proc/self') ? [[['infer', 'ising:3x3', '--out-format', 'uai', '--out', '/proc/x'], /^relaxmrf: --out \/proc\/x: \/proc\/x\.MAR cannot be created in its directory \(ENOENT\)$/] as [string[], RegExp]] : []),
     [['learn', csvFile('tiny.csv', '0,1\n1,0\n1,1\n'), '--out', join(tmp, 'no-such-dir', 'm.uai')], /--out .*m\.uai: is in a directory that does not exist/],
     [['infer', 'ising:3x3', '--method', 'exact', '--map', '--samples', '3'], /--map and --samples exclude each other/],
     // Two writers on standard output; decoding options that would be ignored; a lattice option with no value.

@@ -15,7 +15,7 @@ export function whyUnwritable(e: unknown): string {
   return `cannot be written (${code ?? (e as Error).message})`;
 }
 
-/** Why `path` cannot be written (as whyUnwritable words it), or null when its directory exists and is writable and the path is not a directory. */
+/** Why `path` cannot be written (as whyUnwritable words it), or null when its directory exists and takes a new file and the path is not a directory. */
 export function unwritablePath(path: string): string | null {
   const full = resolve(path);
   try {
@@ -24,10 +24,20 @@ export function unwritablePath(path: string): string | null {
     const dir = dirname(full);
     if (!statSync(dir).isDirectory()) return 'is in a directory that does not exist';
     accessSync(dir, constants.W_OK);
-    return null;
   } catch (e) {
     return whyUnwritable(e);
   }
+  // A directory can exist and allow writing and still refuse new files (procfs: ENOENT, which was
+  // reported after the run as a directory that does not exist): a file made and removed there says.
+  const probe = join(dirname(full), `.relaxmrf-${process.pid}-probe.tmp`);
+  try {
+    writeFileSync(probe, '', { flag: 'wx' });
+  } catch (e) {
+    const code = (e as { code?: string } | null)?.code;
+    return code === 'EEXIST' ? null : code === 'ENOENT' ? 'cannot be created in its directory (ENOENT)' : whyUnwritable(e);
+  }
+  rmSync(probe, { force: true });
+  return null;
 }
 
 /** A file the CLI was asked to write could not be: one line naming the option and the path (exit 2). */
