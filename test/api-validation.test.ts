@@ -9,7 +9,7 @@ import { AIS_OPTION_KEYS, EXACT_OPTION_KEYS, INFER_OPTION_KEYS, infer } from '..
 import { Model, ModelBuilder } from '../bindings/core/model.ts';
 import { denseIsing, ising, isingLattice, pottsLattice } from '../bindings/core/builders.ts';
 import { applyEvidence, readFG, readUAI } from '../bindings/io/formats.ts';
-import { exactSample } from '../bindings/exact/exact.ts';
+import { exactInference, exactSample } from '../bindings/exact/exact.ts';
 import { learn } from '../bindings/learn/learn.ts';
 import { logLikelihood } from '../bindings/learn/likelihood.ts';
 import { FormatError, ModelError } from '../bindings/core/errors.ts';
@@ -142,8 +142,8 @@ test('the builders, runAIS and the exact entry points refuse misspelt options (i
     // AIS with HMC moves ran in f64 whatever precision said.
     [() => runAIS(engine, small, { transition: 'hmc', precision: 'f32' }), /AIS precision 'f32' runs in the lanes kernels only/],
     [() => runAIS(engine, small, { transition: 'hmc', precision: 'f16' as never }), /AIS precision must be f64 or f32, got "f16"/],
-    // DHMC's trace: null threw "tr is not iterable", 'x' was read letter by letter.
-    [() => infer(engine, small, { method: 'dhmc', trace: null as never }), /trace must be 'auto', 'none' or a list of variables, got null/],
+    // DHMC's trace: null threw "tr is not iterable", 'x' was read letter by letter. null is refused for every option.
+    [() => infer(engine, small, { method: 'dhmc', trace: null as never }), /^option "trace" is null: leave it out \(or undefined\) for its default$/],
     [() => infer(engine, small, { method: 'mala', trace: 'x' as never }), /trace must be .* got "x"/],
   ];
   for (const [f, re] of refused) assert.throws(f, (e: unknown) => e instanceof ModelError && re.test((e as Error).message), re.source);
@@ -158,4 +158,19 @@ test('plotMarginals refuses a state no variable has (every mark was drawn at NaN
   assert.throws(() => plotMarginals(r, { state: 5 }), /plotMarginals: no variable has state 5 \(the states are 0…1\)/);
   assert.throws(() => plotMarginals(r, { reference: [[0.5, 0.5]] }), /the reference has 1 rows, the plot 3 variables/);
   assert.doesNotMatch(plotMarginals(r, { state: 0 }), /NaN/);
+});
+
+test('null is refused as an option value everywhere, in one message naming the option (exact maxMemory: null ran the default, read with ??; others were refused, each in its own words)', () => {
+  const isNull = (name: string) => new RegExp(`option "${name}" is null: leave it out \\(or undefined\\) for its default$`);
+  const data = { rows: 2, cols: 2, values: Uint8Array.of(0, 1, 1, 0) };
+  const cases: [string, () => unknown][] = [
+    ['maxMemory', () => exactInference(engine, small, { maxMemory: null as never })],
+    ['samples', () => infer(engine, small, { method: 'gibbs', samples: null as never })],
+    ['damping', () => infer(engine, small, { method: 'bp', damping: null as never })],
+    ['seed', () => infer(engine, small, { method: 'mf', seed: null as never })],
+    ['seed', () => exactSample(engine, small, { count: 2, seed: null as never })],
+    ['beta', () => isingLattice({ shape: [3, 3], beta: null as never })],
+    ['epochs', () => learn(engine, data, { epochs: null as never, evaluate: false })],
+  ];
+  for (const [name, run] of cases) assert.throws(run, (e: unknown) => e instanceof ModelError && isNull(name).test((e as Error).message), name);
 });

@@ -33,13 +33,16 @@ export function checkTol(tol: number): void {
 }
 
 /**
- * Refuses `o` when it is not an object, and any key of it (with a defined value) outside `keys`,
- * naming the nearest known ones: a misspelt option ran with the default, silently. `elsewhere(k)`
+ * Refuses `o` when it is not an object, any key of it (with a defined value) outside `keys`,
+ * naming the nearest known ones — a misspelt option ran with the default, silently — and null
+ * values (undefined, not null, asks for a default). `elsewhere(k)`
  * says where a key outside `keys` does apply ("applies to method bp, not mf"), in place of "unknown".
  */
 export function checkOptionKeys(o: unknown, keys: readonly string[], what = 'options', elsewhere?: (key: string) => string | null): void {
   if (o === null || typeof o !== 'object') throw new ModelError(`${what} must be an object, got ${o === null ? 'null' : typeof o}`);
   for (const [k, v] of Object.entries(o)) {
+    // null meant the default for some options (those read with ??) and was refused by others' checks.
+    if (v === null && keys.includes(k)) throw new ModelError(`${what === 'options' ? 'option' : `${what} option`} "${k}" is null: leave it out (or undefined) for its default`);
     if (v === undefined || keys.includes(k)) continue;
     const near = nearNames(k, keys);
     const option = what === 'options' ? 'option' : `${what} option`;
