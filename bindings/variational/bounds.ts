@@ -11,7 +11,7 @@ import type { Engine } from '../core/engine.ts';
 import type { Model } from '../core/model.ts';
 import type { InferenceResult } from '../core/result.ts';
 import { checkOptionKeys, optionsFor } from '../core/options.ts';
-import { trwConfig, trwDiagnostics, upperBound, trwWarnings, TRW_OPTION_KEYS, type TRWOptions } from './trw.ts';
+import { trwConfig, trwDiagnostics, trwBound, trwWarnings, TRW_OPTION_KEYS, type TRWOptions } from './trw.ts';
 import { MEAN_FIELD_OPTION_KEYS, runMeanField, type MeanFieldOptions } from './meanfield.ts';
 
 /** Options of `runBounds`: TRW's (upper end) and mean field's (lower end). */
@@ -28,7 +28,7 @@ export function runBounds(engine: Engine, model: Model, opts: BoundsOptions = {}
   checkOptionKeys(opts, BOUNDS_OPTION_KEYS);
   const t0 = performance.now();
   const c = trwConfig(model, opts);
-  const upper = upperBound(engine, model, opts); // first: it refuses a factor too large for one node at once
+  const upper = trwBound(engine, model, opts); // first: it refuses a factor too large for one node at once
   const mf = runMeanField(engine, model, optionsFor(opts, MEAN_FIELD_OPTION_KEYS));
   const diagnostics: InferenceResult['diagnostics'] = {
     lowerMethod: 'mf',

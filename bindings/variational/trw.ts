@@ -387,11 +387,11 @@ export function trwConfig(model: Model, opts: TRWOptions): BPConfig {
  */
 export function trwUpperBound(engine: Engine, model: Model, opts: TRWOptions = {}): TRWBound {
   checkOptionKeys(opts, TRW_OPTION_KEYS);
-  return upperBound(engine, model, opts);
+  return trwBound(engine, model, opts);
 }
 
 /** trwUpperBound without the option-name check: runTRW checked them, and runBounds passes mean field's too. */
-export function upperBound(engine: Engine, model: Model, opts: TRWOptions): TRWBound {
+export function trwBound(engine: Engine, model: Model, opts: TRWOptions): TRWBound {
   const c: BPConfig = trwConfig(model, opts);
   const t = { ...TRW_DEFAULTS, ...definedOnly({ seed: opts.seed, trwTrees: opts.trwTrees, trwSteps: opts.trwSteps }) };
   checkCount('trwTrees', t.trwTrees, 1);
@@ -475,7 +475,7 @@ export function runTRW(engine: Engine, model: Model, opts: TRWOptions = {}): Inf
   const t0 = performance.now();
   const c = trwConfig(model, opts);
   refuseZeroModel(model, 'trw', engine);
-  const b = upperBound(engine, model, opts);
+  const b = trwBound(engine, model, opts);
   return {
     method: 'trw',
     logZ: b.logZ,
