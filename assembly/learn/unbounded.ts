@@ -25,14 +25,25 @@ export function learnColumnBits(data: usize, rows: i32, bits: i32, columns: usiz
   }
 }
 
-/** For each of `count` bit pairs (i32 p, q at pairs + 8k), the rows with both on, into out (f64 per pair). */
-export function learnPairCounts(columns: usize, rows: i32, pairs: usize, count: i32, out: usize): void {
+/**
+ * For each of `count` unit pairs (i32 u, v at pairs + 8k) and each pair of their states (s, t), s, t
+ * < width (a unit's bits: 1 for binary units, K one-hot bits for Potts), the rows with bits
+ * u·width + s and v·width + t both on, into out at (k·width + s)·width + t (f64).
+ */
+export function learnPairCounts(columns: usize, rows: i32, pairs: usize, count: i32, width: i32, out: usize): void {
   const W = learnColumnWords(rows), stride = <usize>W * 8;
+  let at: usize = out;
   for (let k = 0; k < count; k++) {
-    const a = columns + <usize>load<i32>(pairs + (<usize>k << 3)) * stride;
-    const b = columns + <usize>load<i32>(pairs + (<usize>k << 3), 4) * stride;
-    let n: u64 = 0;
-    for (let w: usize = 0; w < stride; w += 8) n += popcnt<u64>(load<u64>(a + w) & load<u64>(b + w));
-    store<f64>(out + (<usize>k << 3), <f64>n);
+    const u = load<i32>(pairs + (<usize>k << 3)), v = load<i32>(pairs + (<usize>k << 3), 4);
+    for (let s = 0; s < width; s++) {
+      const a = columns + <usize>(u * width + s) * stride;
+      for (let t = 0; t < width; t++) {
+        const b = columns + <usize>(v * width + t) * stride;
+        let n: u64 = 0;
+        for (let w: usize = 0; w < stride; w += 8) n += popcnt<u64>(load<u64>(a + w) & load<u64>(b + w));
+        store<f64>(at, <f64>n);
+        at += 8;
+      }
+    }
   }
 }

@@ -12,6 +12,8 @@
 import type { Engine } from '../core/engine.ts';
 import type { BinaryData, BoundMachine } from './machine.ts';
 
+/** Unit pairs counted per engine call (pairCounts). */
+const PAIRS_PER_CALL = 2048;
 /** Examples named in a warning; the rest are counted. */
 const EXAMPLES = 5;
 
@@ -92,20 +94,17 @@ function cell(n11: number, ni: number, nj: number, N: number, k: number, l: numb
 function pairCounts(engine: Engine, m: BoundMachine, vv: number[], rows: number, dataPtr: number): Float64Array {
   const ar = engine.arena(), k = engine.kernels, B = m.width, per = B * B;
   try {
-    const bitPairs = new Int32Array(2 * vv.length * per);
-    vv.forEach((e, idx) => {
-      for (let s = 0; s < B; s++) {
-        for (let t = 0; t < B; t++) {
-          const at = 2 * (idx * per + s * B + t);
-          bitPairs[at] = m.pairs[2 * e] * B + s;
-          bitPairs[at + 1] = m.pairs[2 * e + 1] * B + t;
-        }
-      }
-    });
-    const columns = ar.alloc(8 * m.visibleBits * k.learnColumnWords(rows), false), pairs = ar.allocI32(bitPairs), out = ar.alloc(8 * vv.length * per, false);
+    const unitPairs = new Int32Array(2 * vv.length);
+    vv.forEach((e, idx) => unitPairs.set(m.pairs.subarray(2 * e, 2 * e + 2), 2 * idx));
+    const columns = ar.alloc(8 * m.visibleBits * k.learnColumnWords(rows), false), pairs = ar.allocI32(unitPairs), out = ar.alloc(8 * vv.length * per, false);
     engine.call('learn data pair counts', (kk) => {
       kk.learnColumnBits(dataPtr, rows, m.visibleBits, columns);
-      kk.learnPairCounts(columns, rows, pairs, vv.length * per, out);
+      // In calls of a few thousand pairs: V8 swaps a WASM function's optimised code in between calls
+      // only, so one long call ran on its baseline code throughout.
+      for (let k0 = 0; k0 < vv.length; k0 += PAIRS_PER_CALL) {
+        const c = Math.min(PAIRS_PER_CALL, vv.length - k0);
+        kk.learnPairCounts(columns, rows, pairs + 8 * k0, c, B, out + 8 * k0 * per);
+      }
     });
     return ar.readF64(out, vv.length * per);
   } finally {
