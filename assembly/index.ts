@@ -60,4 +60,4 @@ export { blockGibbsBatchScratchBytes, blockGibbsBatchStep } from './samplers/blo
 export { learnLayerWorkBytes, learnLayerGibbs, learnLayerHMC, learnVisibleMatrix, learnDensePattern } from './learn/gaussian_layer';
 export { learnHxAccumulate } from './learn/mixing';
 export { learnFactorGradient, learnFactorApply } from './learn/factored';
-export { learnColumnWords, learnColumnBits, learnPairCounts } from './learn/unbounded';
+export { learnColumnWords, learnColumnBits, learnColumnCounts, learnPairCounts } from './learn/unbounded';

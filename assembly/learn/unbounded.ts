@@ -1,6 +1,7 @@
-// Pair counts of the data for learning's no-maximum warnings (bindings/learn/unbounded.ts): each
-// visible bit's column as a bitset over the rows, then a pair's count of rows with both bits on as
-// the popcount of the two columns' AND — words of 64 rows, not one multiply-add per row and pair.
+// State and pair counts of the data for learning's no-maximum warnings (bindings/learn/unbounded.ts):
+// each visible bit's column as a bitset over the rows; a column's count of rows with its bit on is
+// its popcount, a pair's count of rows with both bits on the popcount of the two columns' AND —
+// words of 64 rows, not one multiply-add per row and pair.
 
 /** u64 words of a column bitset over `rows` rows. */
 export function learnColumnWords(rows: i32): i32 {
@@ -22,6 +23,17 @@ export function learnColumnBits(data: usize, rows: i32, bits: i32, columns: usiz
         store<u64>(p, load<u64>(p) | bit);
       }
     }
+  }
+}
+
+/** Each column's rows with its bit on (popcount of its bitset), into out (f64 per column). */
+export function learnColumnCounts(columns: usize, rows: i32, bits: i32, out: usize): void {
+  const stride = <usize>learnColumnWords(rows) * 8;
+  for (let q = 0; q < bits; q++) {
+    const a = columns + <usize>q * stride;
+    let n: u64 = 0;
+    for (let w: usize = 0; w < stride; w += 8) n += popcnt<u64>(load<u64>(a + w));
+    store<f64>(out + (<usize>q << 3), <f64>n);
   }
 }
 

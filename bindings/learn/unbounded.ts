@@ -9,7 +9,7 @@
 // not a proof that one exists. Weight decay on the couplings gives the penalised likelihood a
 // maximum along every direction with a coupling in it, so with decay only the biases are checked.
 
-import type { Engine } from '../core/engine.ts';
+import type { Arena, Engine } from '../core/engine.ts';
 import type { BinaryData, BoundMachine } from './machine.ts';
 
 /** Unit pairs counted per engine call (pairCounts). */
@@ -24,11 +24,19 @@ const EXAMPLES = 5;
  * both columns take.
  */
 export function unboundedWarnings(engine: Engine, m: BoundMachine, data: BinaryData, weightDecay: number, dataPtr: number): string[] {
+  const counts = new DataColumns(engine, m, data.rows, dataPtr);
+  try {
+    return warningsFrom(m, data, weightDecay, counts);
+  } finally {
+    counts.dispose();
+  }
+}
+
+function warningsFrom(m: BoundMachine, data: BinaryData, weightDecay: number, columns: DataColumns): string[] {
   const K = m.states, N = data.rows, cols = data.cols;
   const header = (data as { header?: unknown }).header;
   const name = (c: number): string => (Array.isArray(header) && typeof header[c] === 'string' ? `${c} ("${header[c]}")` : String(c));
-  const count = new Float64Array(cols * K);
-  for (let r = 0; r < N; r++) for (let c = 0; c < cols; c++) count[c * K + data.values[r * cols + c]]++;
+  const count = columns.stateCounts(K);
   const seen = (c: number, s: number): boolean => count[c * K + s] > 0;
   const warnings: string[] = [];
   const list = (xs: string[]): string => (xs.length <= EXAMPLES ? xs.join(', ') : `${xs.slice(0, EXAMPLES).join(', ')} and ${xs.length - EXAMPLES} more`);
@@ -54,7 +62,7 @@ export function unboundedWarnings(engine: Engine, m: BoundMachine, data: BinaryD
   const vv: number[] = [];
   for (let e = 0; e < E; e++) if (m.pairs[2 * e + 1] < m.nVisible) vv.push(e);
   if (weightDecay > 0 || vv.length === 0) return warnings;
-  const sums = pairCounts(engine, m, vv, N, dataPtr);
+  const sums = columns.pairCounts(vv);
   const per = m.width * m.width, flagged: { i: number; j: number; hole: [number, number] }[] = [];
   for (let idx = 0; idx < vv.length; idx++) {
     const e = vv[idx], i = m.pairs[2 * e], j = m.pairs[2 * e + 1];
@@ -86,28 +94,49 @@ function cell(n11: number, ni: number, nj: number, N: number, k: number, l: numb
   return N - ni - nj + n11;
 }
 
-/**
- * For each pair of vv (pair indices) and each pair of its states (k, l), the data's rows with the
- * two bits on (Potts: the states' one-hot bits), at idx · K² + k · K + l: the engine's column
- * bitsets ANDed and counted (assembly/learn/unbounded.ts).
- */
-function pairCounts(engine: Engine, m: BoundMachine, vv: number[], rows: number, dataPtr: number): Float64Array {
-  const ar = engine.arena(), k = engine.kernels, B = m.width, per = B * B;
-  try {
+/** The data's visible bits as column bitsets in the engine (assembly/learn/unbounded.ts), and the counts read off them. */
+class DataColumns {
+  private readonly arena: Arena;
+  private readonly columns: number;
+
+  constructor(private readonly engine: Engine, private readonly m: BoundMachine, private readonly rows: number, dataPtr: number) {
+    this.arena = engine.arena();
+    this.columns = this.arena.alloc(8 * m.visibleBits * engine.kernels.learnColumnWords(rows), false);
+    engine.call('learn data columns', (kk) => kk.learnColumnBits(dataPtr, rows, m.visibleBits, this.columns));
+  }
+
+  /** Each column's rows in each of its K states, at c · K + s (binary: 1's from the bitset, 0's the rest). */
+  stateCounts(K: number): Float64Array {
+    const bits = this.m.visibleBits, out = this.arena.alloc(8 * bits, false);
+    this.engine.call('learn data column counts', (kk) => kk.learnColumnCounts(this.columns, this.rows, bits, out));
+    const on = this.arena.readF64(out, bits);
+    if (this.m.width > 1) return on;
+    const count = new Float64Array(2 * bits);
+    for (let c = 0; c < bits; c++) (count[2 * c] = this.rows - on[c]), (count[2 * c + 1] = on[c]);
+    return count;
+  }
+
+  /**
+   * For each pair of vv (pair indices) and each pair of its states (k, l), the rows with the two
+   * bits on (Potts: the states' one-hot bits), at idx · K² + k · K + l.
+   */
+  pairCounts(vv: number[]): Float64Array {
+    const ar = this.arena, per = this.m.width * this.m.width, B = this.m.width;
     const unitPairs = new Int32Array(2 * vv.length);
-    vv.forEach((e, idx) => unitPairs.set(m.pairs.subarray(2 * e, 2 * e + 2), 2 * idx));
-    const columns = ar.alloc(8 * m.visibleBits * k.learnColumnWords(rows), false), pairs = ar.allocI32(unitPairs), out = ar.alloc(8 * vv.length * per, false);
-    engine.call('learn data pair counts', (kk) => {
-      kk.learnColumnBits(dataPtr, rows, m.visibleBits, columns);
+    vv.forEach((e, idx) => unitPairs.set(this.m.pairs.subarray(2 * e, 2 * e + 2), 2 * idx));
+    const pairs = ar.allocI32(unitPairs), out = ar.alloc(8 * vv.length * per, false);
+    this.engine.call('learn data pair counts', (kk) => {
       // In calls of a few thousand pairs: V8 swaps a WASM function's optimised code in between calls
       // only, so one long call ran on its baseline code throughout.
       for (let k0 = 0; k0 < vv.length; k0 += PAIRS_PER_CALL) {
         const c = Math.min(PAIRS_PER_CALL, vv.length - k0);
-        kk.learnPairCounts(columns, rows, pairs + 8 * k0, c, B, out + 8 * k0 * per);
+        kk.learnPairCounts(this.columns, this.rows, pairs + 8 * k0, c, B, out + 8 * k0 * per);
       }
     });
     return ar.readF64(out, vv.length * per);
-  } finally {
-    ar.dispose();
+  }
+
+  dispose(): void {
+    this.arena.dispose();
   }
 }
