@@ -134,6 +134,10 @@ test('a grid under any numbering: recognised exactly when the pair graph is an H
   });
   const found = gridUnderAnyNumbering(repeated);
   assert.deepEqual({ ...found, shape: undefined }, { treewidth: 20, sides: [30, 20], shape: undefined, unaryZeros: true });
+  // A zero only in a separable factor of three variables (it forbids x₃ = 1: split into unary factors, it may fix x₃).
+  const hiddenZero = build(H * W, snakePairs, (b) => b.addFactor([3, 40, 555], [0, 0, 0, 0, -Infinity, -Infinity, -Infinity, -Infinity]));
+  assert.equal(gridUnderAnyNumbering(hiddenZero)?.unaryZeros, true);
+  assert.equal(gridUnderAnyNumbering(build(H * W, snakePairs))?.unaryZeros, false);
   // Not grids: ladders and chains, a torus, a missing bond, a diagonal more, two grids side by side,
   // and grids with two bonds swapped for two non-bonds (degrees and pair count unchanged).
   assert.equal(gridUnderAnyNumbering(build(2 * 30, bonds(2, 30))), null, 'a ladder (treewidth 2)');

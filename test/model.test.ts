@@ -311,3 +311,29 @@ test('a shared table on scopes of one permutation but other shapes: the same mod
   const p = bruteForce(a).marginals[2];
   assert.ok(Math.abs(p[0] - bruteForce(b).marginals[2][0]) < 1e-12 && Math.abs(p[0] - 0.128) < 0.001, `p(x2) ${Array.from(p)}`);
 });
+
+test('a model knows when none of its table entries is −∞ (from the build\'s range pass), and zeroReason still finds every zero', async () => {
+  const { knownWithoutZeroEntries } = await import('../bindings/core/model-range.ts');
+  const build = (unary: number[], pair: number[]): Model => {
+    const b = new ModelBuilder([2, 3]);
+    b.addUnary(0, unary);
+    b.addPairwise(0, 1, pair);
+    return b.build();
+  };
+  const positive = build([0, 1], [0, 1, 2, 3, 4, 5]);
+  assert.equal(knownWithoutZeroEntries(positive), true);
+  assert.equal(knownWithoutZeroEntries(positive.withLattice({ shape: [2], periodic: false })), true);
+  assert.equal(knownWithoutZeroEntries(Model.fromData(positive.toData())), true);
+  assert.equal(positive.zeroReason(), null);
+  // A zero first in its table, and one after finite entries: both seen.
+  for (const [unary, pair] of [[[-Infinity, 0], [0, 1, 2, 3, 4, 5]], [[0, -Infinity], [0, 1, 2, 3, 4, 5]], [[0, 1], [0, 1, 2, 3, 4, -Infinity]]]) {
+    const m = build(unary, pair);
+    assert.equal(knownWithoutZeroEntries(m), false, JSON.stringify([unary, pair]));
+    assert.equal(knownWithoutZeroEntries(Model.fromData(m.toData())), false);
+  }
+  // Zeros that leave no state: still reported (with the unary factors of evidence added, which are not marked).
+  assert.match(build([-Infinity, -Infinity], [0, 1, 2, 3, 4, 5]).zeroReason() ?? '', /is zero everywhere/);
+  const observed = positive.withUnaryFactors([{ v: 1, logTable: [-Infinity, -Infinity, -Infinity] }]);
+  assert.equal(knownWithoutZeroEntries(observed), false);
+  assert.match(observed.zeroReason() ?? '', /is zero everywhere/);
+});

@@ -12,7 +12,7 @@
 
 import { countingSort, GrowF64, GrowI32, ScopeIndex } from './flat-storage.ts';
 import { EngineError, ModelError } from './errors.ts';
-import { MAX_PAIR_TABLE_ENTRIES, pairTablesRefusal, withSumInRange } from './model-range.ts';
+import { MAX_PAIR_TABLE_ENTRIES, knownWithoutZeroEntries, pairTablesRefusal, sameZeroEntries, withSumInRange } from './model-range.ts';
 import { isIdentity, permuteAdd } from './table-permute.ts';
 
 /** Engine limits: a variable's states and a model's size must fit the WASM kernels' index types. */
@@ -168,7 +168,7 @@ export class Model {
   /** The same model, marked as laid out on a lattice (enables the FFT factor when periodic). */
   withLattice(lattice: LatticeInfo): Model {
     if (lattice.shape.reduce((a, b) => a * b, 1) !== this.n) throw new ModelError(`a lattice of shape ${lattice.shape.join('×')} does not lay out ${this.n} variables`);
-    return new Model({ ...this.toData(), lattice });
+    return sameZeroEntries(this, new Model({ ...this.toData(), lattice }));
   }
 
   /** Number of variables. */
@@ -262,6 +262,7 @@ export class Model {
 
   private findZeroReason(): string | null {
     if (this.logConst === -Infinity) return "the model's constant factor (a factor of no variables) is zero";
+    if (knownWithoutZeroEntries(this)) return null;
     const dead = this.firstAllZeroFactor();
     if (dead >= 0) return `${this.describeFactor(dead)} is zero everywhere`;
     // States some unary factor forbids; a variable with none left has no state.

@@ -10,7 +10,8 @@
 // or, numbered otherwise, from its pair graph (gridUnderAnyNumbering).
 import { pairsKnownToCouple, type Model } from '../core/model.ts';
 import { fixedStates, noneFixed } from './enumeration.ts';
-import { exactModel, factorCouples, splitsToZero } from './separable.ts';
+import { knownWithoutZeroEntries } from '../core/model-range.ts';
+import { binaryPairSplits, exactModel, factorCouples, splitsToZero } from './separable.ts';
 import { fmtBytes, fmtEntries } from './outcome.ts';
 
 /** Lattices of fewer sites are left to the orderings: they refuse them within ≈ 0.04 s and name the order they found. */
@@ -32,13 +33,15 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
   let bonds = 0;
   const start = model.scopeStart, vars = model.scopeVars; // read flat: scope() per factor cost 87 ms on 10⁶ sites
   const { tableStart, tables, card } = model;
+  // Zeros are looked for only where the model's tables may have one (unaryZeros true from the start stops the search).
+  const zeroFree = knownWithoutZeroEntries(model);
   let unaryZeros = false;
   // The lattice builders' models need no table read (pairsKnownToCouple).
-  const known = pairsKnownToCouple(model);
-  for (let f = 0; f < model.nFactors; f++) {
+  const known = pairsKnownToCouple(model), couples = pairCoupling(model);
+  for (let f = 0, F = model.nFactors; f < F; f++) {
     const p = start[f];
     if (start[f + 1] - p === 1) {
-      if (!unaryZeros) for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) if (tables[e] === -Infinity) unaryZeros = true;
+      if (!unaryZeros && !zeroFree) for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) if (tables[e] === -Infinity) unaryZeros = true;
       continue;
     }
     let bond = false;
@@ -47,12 +50,12 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
       for (let a = 0; a < k; a++) {
         if (d !== stride[a] || Math.floor(u / stride[a]) % shape[a] === shape[a] - 1) continue;
         // A factor that couples nothing (a zero coupling: exactModel splits it) holds no bond.
-        if (!held[u * k + a] && (known || factorCouples(model, f))) (held[u * k + a] = 1), bonds++, (bond = true);
+        if (!held[u * k + a] && (known || couples(f))) (held[u * k + a] = 1), bonds++, (bond = true);
         break;
       }
     }
     // A factor that holds no bond may be split into unary factors with zeros (which may fix variables).
-    if (!bond && !known && !unaryZeros && splitsToZero(model, f)) unaryZeros = true;
+    if (!bond && !known && !unaryZeros && !zeroFree && splitsToZero(model, f)) unaryZeros = true;
   }
   let open = 0;
   for (let a = 0; a < k; a++) open += (n / shape[a]) * (shape[a] - 1);
@@ -78,8 +81,8 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
   if (!grid || !shape) return null;
   // Σ log₂ K_v and the least K_v (log₂ taken when K changes: 10⁶ calls cost more than the rest).
   let bitsPerVar = Infinity, allBits = 0, lastK = -1, lastBits = 0;
-  for (let v = 0; v < model.n; v++) {
-    const K = model.card[v];
+  for (let v = 0, card = model.card, n = card.length; v < n; v++) {
+    const K = card[v];
     if (K !== lastK) (lastK = K), (lastBits = Math.log2(K)), (bitsPerVar = Math.min(bitsPerVar, lastBits));
     allBits += lastBits;
   }
@@ -108,6 +111,22 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
 }
 
 /**
+ * Whether pair factor f couples its variables, as factorCouples decides, with the 2 × 2 test inline
+ * when every variable has two states (through factorCouples the 2·10⁶ bonds of a 10⁶-site lattice took 0.09 s).
+ */
+function pairCoupling(model: Model): (f: number) => boolean {
+  const { card, tables, tableStart } = model;
+  let binary = true;
+  for (let v = 0; v < card.length && binary; v++) binary = card[v] === 2;
+  return binary
+    ? (f) => {
+        const split = binaryPairSplits(tables, tableStart[f]);
+        return split === undefined ? factorCouples(model, f) : !split;
+      }
+    : (f) => factorCouples(model, f);
+}
+
+/**
  * The H × W grid a model's pair factors suggest when its variables are numbered row by row (UAI
  * grid files, models written from the lattice builders): W the most frequent index step past 1 among
  * the pair factors that divides n, when steps of 1 and of W are frequent enough to be its bonds.
@@ -115,8 +134,14 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
  */
 function rowMajorGrid(model: Model): [number, number] | null {
   const n = model.n, start = model.scopeStart, vars = model.scopeVars;
+  // Steps of 1 are (W − 1)·H = n − H ≥ n / 2 of a grid's bonds: fewer and no grid is row-major (a
+  // sequential pass: the steps' histogram below writes all over n counts, 0.035 s on 10⁶ shuffled sites).
+  let ones = 0;
+  const F = model.nFactors; // read once: the getter in the loops' tests cost 0.014 s on 3·10⁶ factors
+  for (let f = 0; f < F; f++) if (start[f + 1] - start[f] === 2 && vars[start[f] + 1] - vars[start[f]] === 1) ones++;
+  if (ones < n / 2) return null;
   const steps = new Int32Array(n);
-  for (let f = 0; f < model.nFactors; f++) if (start[f + 1] - start[f] === 2) steps[vars[start[f] + 1] - vars[start[f]]]++;
+  for (let f = 0; f < F; f++) if (start[f + 1] - start[f] === 2) steps[vars[start[f] + 1] - vars[start[f]]]++;
   let W = 0;
   for (let d = 2; d < n; d++) if (n % d === 0 && (W === 0 || steps[d] > steps[W])) W = d;
   if (W === 0) return null;
@@ -140,14 +165,15 @@ export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides:
   const n = model.n, start = model.scopeStart, vars = model.scopeVars, { tableStart, tables, card } = model;
   // Each variable's distinct pair partners, four at most (a fifth: no grid).
   const adj = new Int32Array(4 * n), deg = new Uint8Array(n);
+  // Zeros are looked for only where the model's tables may have one.
   let unaryZeros = false;
-  const known = pairsKnownToCouple(model);
-  for (let f = 0; f < model.nFactors; f++) {
+  const zeroFree = knownWithoutZeroEntries(model), couples = pairsKnownToCouple(model) ? null : pairCoupling(model);
+  for (let f = 0, F = model.nFactors; f < F; f++) {
     const p = start[f], arity = start[f + 1] - p;
     if (arity === 2) {
       // A pair that couples nothing is no edge (exactModel splits it, its zeros into unary ones).
-      if (!known && !factorCouples(model, f)) {
-        if (!unaryZeros && splitsToZero(model, f)) unaryZeros = true;
+      if (couples && !couples(f)) {
+        if (!unaryZeros && !zeroFree && splitsToZero(model, f)) unaryZeros = true;
         continue;
       }
       // Linked both ways, each pair once.
@@ -159,8 +185,9 @@ export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides:
       adj[4 * w + dw] = u;
       deg[u] = du + 1;
       deg[w] = dw + 1;
-    } else if (arity === 1 && !unaryZeros) for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) if (tables[e] === -Infinity) unaryZeros = true;
-    else if (arity > 2 && !known && !unaryZeros && splitsToZero(model, f)) unaryZeros = true;
+    } else if (zeroFree || unaryZeros) continue;
+    else if (arity === 1) for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) unaryZeros ||= tables[e] === -Infinity;
+    else if (couples && splitsToZero(model, f)) unaryZeros = true;
   }
   let c0 = -1, corners = 0, pairs2 = 0;
   for (let v = 0; v < n; v++) {

@@ -97,14 +97,20 @@ function pairEntryOk(entry: number, pred: number, scale: number): boolean {
  * the same order, so the same decision, without its loops; undefined for a table with a zero (the general way).
  */
 function binaryPair(t: Float64Array, o: number): { c: number; rows: Float64Array; rowStart: Int32Array } | null | undefined {
+  const split = binaryPairSplits(t, o);
+  if (split !== true) return split === false ? null : undefined;
+  const a = t[o], rows = rowsScratch;
+  (rows[0] = 0), (rows[1] = t[o + 2] - a), (rows[2] = 0), (rows[3] = t[o + 1] - a);
+  return { c: a, rows, rowStart: PAIR_ROW_START };
+}
+
+/** binaryPair's decision alone: whether the 2 × 2 table at t[o … o + 3] is separable (undefined: it has a zero). */
+export function binaryPairSplits(t: Float64Array, o: number): boolean | undefined {
   const a = t[o], b = t[o + 1], c = t[o + 2], d = t[o + 3];
   if (a === -Infinity || b === -Infinity || c === -Infinity || d === -Infinity) return undefined;
   const u0 = c - a, u1 = b - a;
   // Entries (0, 0), (0, 1), (1, 0), (1, 1): pred = (a + u0[x0]) + u1[x1], scale = |a| + |u0[x0]| + |u1[x1]|.
-  if (!(pairEntryOk(a, a + 0 + 0, Math.abs(a)) && pairEntryOk(b, a + 0 + u1, Math.abs(a) + Math.abs(u1)) && pairEntryOk(c, a + u0 + 0, Math.abs(a) + Math.abs(u0)) && pairEntryOk(d, a + u0 + u1, Math.abs(a) + Math.abs(u0) + Math.abs(u1)))) return null;
-  const rows = rowsScratch;
-  (rows[0] = 0), (rows[1] = u0), (rows[2] = 0), (rows[3] = u1);
-  return { c: a, rows, rowStart: PAIR_ROW_START };
+  return pairEntryOk(a, a + 0 + 0, Math.abs(a)) && pairEntryOk(b, a + 0 + u1, Math.abs(a) + Math.abs(u1)) && pairEntryOk(c, a + u0 + 0, Math.abs(a) + Math.abs(u0)) && pairEntryOk(d, a + u0 + u1, Math.abs(a) + Math.abs(u0) + Math.abs(u1));
 }
 
 /**
