@@ -10,7 +10,7 @@ import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
 import { EngineError } from '../bindings/core/errors.ts';
 import { eliminationPlan, exactInference, exactMAP, exactSample, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { exactInferenceParallel, exactMAPParallel, exactSampleParallel } from '../bindings/exact/exact-parallel.ts';
-import { exactModel, SEPARABLE_ABS_TOL, unaryDecomposition } from '../bindings/exact/separable.ts';
+import { couplesByEntries, exactModel, factorCouples, SEPARABLE_ABS_TOL, unaryDecomposition } from '../bindings/exact/separable.ts';
 import { bruteForce, configurations, mulberry32, renumbered } from './helpers.ts';
 
 const engine = await loadEngine();
@@ -43,6 +43,37 @@ test('unaryDecomposition: separable tables of arity 2–4 (product supports too)
       e++;
     }
   }
+});
+
+test('the 2 × 2 shortcut decides as the entry-by-entry test on tables at the tolerance and at the rounding limit', () => {
+  const rand = mulberry32(2202);
+  // Separable tables a + u0[x0] + u1[x1], the last entry moved by δ around the tolerance (2^−37 is half of it), at
+  // magnitudes from 1 to past the rounding limit (|entries| summed ≤ 2^13 for a 2 × 2 table), and some with a zero.
+  const deltas = [0, 2 ** -40, 2 ** -38, 2 ** -37 * (1 - 2 ** -20), 2 ** -37, 2 ** -37 * (1 + 2 ** -20), 2 ** -36, 1e-3];
+  const scales = [1, 100, 1500, 2000, 2100, 2800, 4096, 1e5];
+  const tables: number[][] = [];
+  for (const delta of deltas) {
+    for (const scale of scales) {
+      for (let r = 0; r < 12; r++) {
+        const a = scale * (2 * rand() - 1), u0 = scale * (2 * rand() - 1), u1 = scale * (2 * rand() - 1);
+        const t = [a, a + u1, a + u0, a + u0 + u1 + (rand() < 0.5 ? delta : -delta)];
+        if (r === 0) t[Math.floor(rand() * 4)] = -Infinity;
+        tables.push(t);
+      }
+    }
+  }
+  // Each table a factor of its own (one model; the builder keeps every pair factor apart).
+  const m = new ModelBuilder(new Array(2 * tables.length).fill(2));
+  tables.forEach((t, i) => m.addPairwise(2 * i, 2 * i + 1, t));
+  const model = m.build();
+  assert.equal(model.nFactors, tables.length);
+  let couple = 0;
+  for (let f = 0; f < model.nFactors; f++) {
+    assert.equal(factorCouples(model, f), couplesByEntries(model, f), `table ${Array.from(model.table(f))}`);
+    if (factorCouples(model, f)) couple++;
+  }
+  // Both decisions taken often (at the tolerance and at the rounding limit both ways).
+  assert.ok(couple > tables.length / 4 && couple < (3 * tables.length) / 4, `${couple} of ${tables.length} couple`);
 });
 
 test('unaryDecomposition: an interaction of any size, a support that is not a product, or zeros only are not split', () => {

@@ -35,16 +35,28 @@ let posScratch = new Int32Array(4 * 8);
  * them); a factor that couples allocates nothing past the scratch's growth.
  */
 function separable(model: Model, f: number): { c: number; rows: Float64Array; rowStart: Int32Array } | null {
+  const { scopeStart, scopeVars, card } = model;
+  const s0 = scopeStart[f];
+  if (scopeStart[f + 1] - s0 === 2 && card[scopeVars[s0]] === 2 && card[scopeVars[s0 + 1]] === 2) {
+    const pair = binaryPair(model.tables, model.tableStart[f]);
+    if (pair !== undefined) return pair;
+  }
+  return separableByEntries(model, f);
+}
+
+/** The general test for factor couples, without the 2 × 2 shortcut: tests hold the shortcut to its decisions. */
+export function couplesByEntries(model: Model, f: number): boolean {
+  return separableByEntries(model, f) === null;
+}
+
+/** `separable` for any table, entry by entry (the odometer over its configurations). */
+function separableByEntries(model: Model, f: number): { c: number; rows: Float64Array; rowStart: Int32Array } | null {
   const { scopeStart, scopeVars, card, tableStart, tables: t } = model;
   const s0 = scopeStart[f], k = scopeStart[f + 1] - s0;
   if (k < 2) return null;
   let size = 1, rowsLen = 0;
   for (let p = 0; p < k; p++) (size *= card[scopeVars[s0 + p]]), (rowsLen += card[scopeVars[s0 + p]]);
   const t0 = tableStart[f];
-  if (k === 2 && card[scopeVars[s0]] === 2 && card[scopeVars[s0 + 1]] === 2) {
-    const pair = binaryPair(t, t0);
-    if (pair !== undefined) return pair;
-  }
   let x0 = t0;
   while (x0 < t0 + size && t[x0] === -Infinity) x0++;
   if (x0 === t0 + size) return null;
