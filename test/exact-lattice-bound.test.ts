@@ -149,6 +149,13 @@ test('a grid under any numbering: recognised exactly when the pair graph is an H
   // Between the last column and the last row: no corner lost and every step of the walk still has one way on; the pair count sees it.
   assert.equal(gridUnderAnyNumbering(build(180, [...g, [3 * 15 + 14, 11 * 15 + 3]])), null, 'a pair more between two sides');
   assert.equal(gridUnderAnyNumbering(build(360, [...g, ...g.map(([i, j]): [number, number] => [i + 180, j + 180])])), null, 'two grids');
+  // Past the first chunk of pairs handed to the engine (8192): a 100×120 grid renumbered, whole, with a
+  // bond missing, with a pair more, and with its last 9000 pairs given twice.
+  const big = bonds(100, 120), shuffle = (pairs: [number, number][], seed: number): Model => renumbered(build(12_000, pairs), seed).model;
+  assert.deepEqual(gridUnderAnyNumbering(shuffle(big, 5))?.sides, [120, 100]);
+  assert.equal(gridUnderAnyNumbering(shuffle(big.filter((_, k) => k !== 20_000), 6)), null, 'a big grid less a bond');
+  assert.equal(gridUnderAnyNumbering(shuffle([...big, [5 * 120 + 7, 90 * 120 + 50]], 7)), null, 'a big grid and a pair more');
+  assert.deepEqual(gridUnderAnyNumbering(shuffle([...big, ...big.slice(-9000)], 8))?.sides, [120, 100], 'pairs repeated');
   const rand = mulberry32(91);
   let swapped = 0;
   for (let trial = 0; trial < 200; trial++) {

@@ -11,6 +11,7 @@
 import { pairsKnownToCouple, type Model } from '../core/model.ts';
 import { fixedStates, noneFixed } from './enumeration.ts';
 import { knownWithoutZeroEntries } from '../core/model-range.ts';
+import { plannerEngine } from '../core/engine.ts';
 import { binaryPairSplits, exactModel, factorCouples, splitsToZero } from './separable.ts';
 import { fmtBytes, fmtEntries } from './outcome.ts';
 
@@ -156,97 +157,52 @@ function rowMajorGrid(model: Model): [number, number] | null {
  * bond and it is not recognised (ladders, of treewidth 2, are never refused by a bound). From a
  * corner c₀ (two pairs) its two boundary paths give row 0 and column 0 (on a grid the boundary's
  * variables are those in at most three pairs, so each step has one way on); then site (r, c) is the
- * one common neighbour of (r − 1, c) and (r, c − 1) besides (r − 1, c − 1). Each step found a bond
- * among the pairs, and the places are distinct: as many pairs as the grid has bonds then makes the
- * graph that grid. One pass over the factors and one over the sites; most graphs that are no grid
- * leave in the first (a variable in fewer than two pairs or more than four, or not four corners).
+ * partner of (r − 1, c) that is none of its placed neighbours, its bond to (r, c − 1) checked. Each
+ * step found a bond among the pairs, and the places are distinct: as many pairs as the grid has
+ * bonds then makes the graph that grid. One pass over the factors here (which pairs couple), the
+ * lists and the walk in the engine (gridWalk); most graphs that are no grid leave before the walk
+ * (a variable in fewer than two pairs or more than four, or not four corners).
  */
 export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides: [number, number]; shape: [number, number]; unaryZeros: boolean } | null {
   const n = model.n, start = model.scopeStart, vars = model.scopeVars, { tableStart, tables, card } = model;
-  // Each variable's distinct pair partners, four at most (a fifth: no grid).
-  const adj = new Int32Array(4 * n), deg = new Uint8Array(n);
   // Zeros are looked for only where the model's tables may have one.
   let unaryZeros = false;
   const zeroFree = knownWithoutZeroEntries(model), couples = pairsKnownToCouple(model) ? null : pairCoupling(model);
-  for (let f = 0, F = model.nFactors; f < F; f++) {
-    const p = start[f], arity = start[f + 1] - p;
-    if (arity === 2) {
-      // A pair that couples nothing is no edge (exactModel splits it, its zeros into unary ones).
-      if (couples && !couples(f)) {
-        if (!unaryZeros && !zeroFree && splitsToZero(model, f)) unaryZeros = true;
-        continue;
-      }
-      // Linked both ways, each pair once.
-      const u = vars[p], w = vars[p + 1], a = 4 * u, du = deg[u];
-      if ((du > 0 && adj[a] === w) || (du > 1 && adj[a + 1] === w) || (du > 2 && adj[a + 2] === w) || (du > 3 && adj[a + 3] === w)) continue;
-      const dw = deg[w];
-      if (du === 4 || dw === 4) return null;
-      adj[a + du] = w;
-      adj[4 * w + dw] = u;
-      deg[u] = du + 1;
-      deg[w] = dw + 1;
-    } else if (zeroFree || unaryZeros) continue;
-    else if (arity === 1) for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) unaryZeros ||= tables[e] === -Infinity;
-    else if (couples && splitsToZero(model, f)) unaryZeros = true;
-  }
-  let c0 = -1, corners = 0, pairs2 = 0;
-  for (let v = 0; v < n; v++) {
-    const d = deg[v];
-    if (d < 2) return null;
-    if (d === 2 && corners++ === 0) c0 = v;
-    pairs2 += d;
-  }
-  if (corners !== 4) return null;
-  // Each variable's site and each site's variable.
-  const place = new Int32Array(n).fill(-1), at = new Int32Array(n);
-  // A boundary path from c0 through `first` to the next corner, its variables put at site(k).
-  const boundary = (first: number, site: (k: number) => number): number => {
-    let prev = c0, cur = first, k = 1;
-    for (;;) {
-      if (place[cur] >= 0) return 0;
-      place[cur] = site(k);
-      at[place[cur]] = cur;
-      if (deg[cur] === 2) return k + 1;
-      let next = -1;
-      for (let e = 4 * cur; e < 4 * cur + deg[cur]; e++) {
-        const w = adj[e];
-        if (w === prev || deg[w] > 3) continue;
-        if (next >= 0) return 0;
-        next = w;
-      }
-      if (next < 0) return 0;
-      (prev = cur), (cur = next), k++;
-    }
-  };
-  place[c0] = 0;
-  at[0] = c0;
-  // Row 0's sites are 0 … W − 1: W is not known yet, so column 0's are put by row after it.
-  const W = boundary(adj[4 * c0], (k) => k);
-  if (W < 3 || n % W !== 0) return null;
-  const H = boundary(adj[4 * c0 + 1], (k) => k * W);
-  if (H < 3 || H * W !== n || pairs2 !== 2 * (2 * n - H - W)) return null;
-  // The rest row by row: each site's variable adjacent to the one above and the one before it.
-  for (let r = 1; r < H; r++) {
-    for (let c = 1; c < W; c++) {
-      const up = at[(r - 1) * W + c], left = at[r * W + c - 1], diag = at[(r - 1) * W + c - 1];
-      let found = -1;
-      for (let e = 4 * up; e < 4 * up + deg[up]; e++) {
-        const w = adj[e];
-        if (w === diag) continue;
-        for (let e2 = 4 * left; e2 < 4 * left + deg[left]; e2++) {
-          if (adj[e2] !== w) continue;
-          if (found >= 0) return null;
-          found = w;
+  // The coupling pairs go to the engine in chunks (assembly/exact/exact_gridfind.ts keeps each
+  // variable's partners and walks the grid there).
+  const engine = plannerEngine(), arena = engine.arena(), k = engine.kernels;
+  try {
+    engine.call('grid recognition', () => k.gridBegin(n));
+    const ptr = arena.alloc(8 * GRID_CHUNK, false), chunk = arena.i32(ptr, 2 * GRID_CHUNK);
+    let m = 0;
+    for (let f = 0, F = model.nFactors; f < F; f++) {
+      const p = start[f], arity = start[f + 1] - p;
+      if (arity === 2) {
+        // A pair that couples nothing is no edge (exactModel splits it, its zeros into unary ones).
+        if (couples && !couples(f)) {
+          if (!unaryZeros && !zeroFree && splitsToZero(model, f)) unaryZeros = true;
+          continue;
         }
-      }
-      // A variable at two sites would leave another at none.
-      if (found < 0 || place[found] >= 0) return null;
-      place[found] = r * W + c;
-      at[r * W + c] = found;
+        chunk[2 * m] = vars[p];
+        chunk[2 * m + 1] = vars[p + 1];
+        if (++m === GRID_CHUNK) {
+          if (engine.call('grid recognition', () => k.gridAddPairs(ptr, GRID_CHUNK)) !== 0) return null;
+          m = 0;
+        }
+      } else if (zeroFree || unaryZeros) continue;
+      else if (arity === 1) for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) unaryZeros ||= tables[e] === -Infinity;
+      else if (couples && splitsToZero(model, f)) unaryZeros = true;
     }
+    if (engine.call('grid recognition', () => k.gridAddPairs(ptr, m)) !== 0) return null;
+    const W = engine.call('grid recognition', () => k.gridWalk()), H = W > 0 ? n / W : 0;
+    if (W === 0) return null;
+    const sides: [number, number] = [Math.max(H, W), Math.min(H, W)];
+    return { treewidth: sides[1], sides, shape: [H, W], unaryZeros };
+  } finally {
+    k.gridEnd();
+    arena.dispose();
   }
-  // The n sites hold n distinct variables, and the boundary paths and the rows found every bond of
-  // the grid among the pairs: as many pairs as bonds, so the pairs are those bonds.
-  const sides: [number, number] = [Math.max(H, W), Math.min(H, W)];
-  return { treewidth: sides[1], sides, shape: [H, W], unaryZeros };
 }
+
+/** Coupling pairs handed to the engine per call (64 KiB of them). */
+const GRID_CHUNK = 8192;
