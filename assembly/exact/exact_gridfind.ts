@@ -1,10 +1,11 @@
 // Whether a pair graph is exactly an H × W grid under some numbering of its variables: the loops of
 // bindings/exact/lattice-bound.ts (gridUnderAnyNumbering), which proves a large model's refusal by
 // its grid's treewidth. On 10⁶ variables numbered at random every step reads a variable's partners
-// at a random place in memory; in TypeScript the two loops took ≈ 0.2 s, here ≈ 0.06 s (native C
-// of the same loops ≈ 0.05 s). TypeScript reads the model's factors, tests each pair for a
-// coupling and hands the coupling pairs over in chunks (gridAddPairs); the lists, the sites and the
-// walk live here, on the planner's instance (one recognition at a time, freed by gridEnd).
+// at a random place in memory: in TypeScript the lists and the walk took ≈ 0.15–0.2 s, here
+// ≈ 0.09–0.11 s (native C of the same loops, gcc -O3, ≈ 0.05 s; an Intel Xeon VM). TypeScript
+// reads the model's factors, tests each pair for a coupling and hands the coupling pairs over in
+// chunks (gridAddPairs); the lists, the sites and the walk live here, on the planner's instance
+// (one recognition at a time, freed by gridEnd).
 
 import { Buf } from './exact_greedy';
 
@@ -17,6 +18,8 @@ let site = new Buf<i32>(16);
 /** A bit per variable: placed at a site. */
 let placed = new Buf<u32>(16);
 let nVars = 0;
+/** The row length gridStart found. */
+let rowLength = 0;
 
 /** Starts a recognition over n variables (no pairs yet). */
 export function gridBegin(n: i32): void {
@@ -94,15 +97,13 @@ function boundaryPath(c0: i32, first: i32, stride: i32): i32 {
 }
 
 /**
- * The grid the pairs added form, when they form exactly one: returns its row length W (H = n / W;
- * H, W ≥ 3), else 0. From a corner c₀ (two partners) its two boundary paths give row 0 and column 0;
- * then site (r, c) is the partner of the site above it that is none of that site's own three placed
- * neighbours, and its bond to the site before it is checked (so no site waits on the one before
- * it: a walk finding each site from both would wait on a read from memory per site). Each step found
- * a bond of the grid among the pairs and the places are distinct: as many pairs as bonds (checked
- * here from the degrees) makes the graph that grid.
+ * The grid the pairs added form, when they form exactly one, begun: row 0 and column 0 placed from a
+ * corner c₀ (two partners) along its two boundary paths; returns the row length W (H = n / W;
+ * H, W ≥ 3), else 0. gridRows places the rest. Each step there finds a bond of the grid among the
+ * pairs and the places are distinct: as many pairs as bonds (checked here from the degrees) then
+ * makes the graph that grid.
  */
-export function gridWalk(): i32 {
+export function gridStart(): i32 {
   const n = nVars;
   let c0 = -1, corners = 0;
   let ends: i64 = 0;
@@ -119,8 +120,21 @@ export function gridWalk(): i32 {
   if (W < 3 || n % W != 0) return 0;
   const H = boundaryPath(c0, partner(c0, 1), W);
   if (H < 3 || H * W != n || ends != 2 * (2 * <i64>n - H - W)) return 0;
-  const at = site.ptr;
-  for (let r = 1; r < H; r++) {
+  rowLength = W;
+  return W;
+}
+
+/**
+ * Places rows r0 … r1 − 1 (r0 ≥ 1, the rows above them placed) of the grid gridStart began; returns
+ * 1, or 0 when they are not that grid's. Site (r, c) is the partner of the site above it that is
+ * none of that site's own three placed neighbours, and its bond to the site before it is checked
+ * (so no site waits on the one before it: a walk finding each site from both waited on a read from
+ * memory per site). In calls of a few rows, so that most rows run the engine's optimised code (a
+ * function called once runs its first tier throughout).
+ */
+export function gridRows(r0: i32, r1: i32): i32 {
+  const W = rowLength, at = site.ptr;
+  for (let r = r0; r < r1; r++) {
     const above = (r - 1) * W, row = r * W;
     for (let c = 1; c < W; c++) {
       const up = load<i32>(at + (<usize>(above + c) << 2));
@@ -143,7 +157,7 @@ export function gridWalk(): i32 {
       put(found, row + c);
     }
   }
-  return W;
+  return 1;
 }
 
 /** Frees the recognition's buffers (≈ 21 bytes per variable), leaving small ones. */
@@ -157,4 +171,5 @@ export function gridEnd(): void {
   site = new Buf<i32>(16);
   placed = new Buf<u32>(16);
   nVars = 0;
+  rowLength = 0;
 }

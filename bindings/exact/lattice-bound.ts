@@ -160,7 +160,7 @@ function rowMajorGrid(model: Model): [number, number] | null {
  * partner of (r − 1, c) that is none of its placed neighbours, its bond to (r, c − 1) checked. Each
  * step found a bond among the pairs, and the places are distinct: as many pairs as the grid has
  * bonds then makes the graph that grid. One pass over the factors here (which pairs couple), the
- * lists and the walk in the engine (gridWalk); most graphs that are no grid leave before the walk
+ * lists and the walk in the engine (gridStart, gridRows); most graphs that are no grid leave before the walk
  * (a variable in fewer than two pairs or more than four, or not four corners).
  */
 export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides: [number, number]; shape: [number, number]; unaryZeros: boolean } | null {
@@ -194,8 +194,9 @@ export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides:
       else if (couples && splitsToZero(model, f)) unaryZeros = true;
     }
     if (engine.call('grid recognition', () => k.gridAddPairs(ptr, m)) !== 0) return null;
-    const W = engine.call('grid recognition', () => k.gridWalk()), H = W > 0 ? n / W : 0;
+    const W = engine.call('grid recognition', () => k.gridStart()), H = W > 0 ? n / W : 0;
     if (W === 0) return null;
+    for (let r = 1; r < H; r += GRID_ROWS) if (engine.call('grid recognition', () => k.gridRows(r, Math.min(H, r + GRID_ROWS))) === 0) return null;
     const sides: [number, number] = [Math.max(H, W), Math.min(H, W)];
     return { treewidth: sides[1], sides, shape: [H, W], unaryZeros };
   } finally {
@@ -206,3 +207,5 @@ export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides:
 
 /** Coupling pairs handed to the engine per call (64 KiB of them). */
 const GRID_CHUNK = 8192;
+/** Rows the engine places per call: in calls, most run its optimised code (see gridRows). */
+const GRID_ROWS = 16;
