@@ -34,11 +34,11 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
   let bonds = 0;
   const start = model.scopeStart, vars = model.scopeVars; // read flat: scope() per factor cost 87 ms on 10⁶ sites
   const { tableStart, tables, card } = model;
-  // Zeros are looked for only where the model's tables may have one (unaryZeros true from the start stops the search).
+  // Zeros are looked for only where the model's tables may have one.
   const zeroFree = knownWithoutZeroEntries(model);
   let unaryZeros = false;
   // The lattice builders' models need no table read (pairsKnownToCouple).
-  const known = pairsKnownToCouple(model), couples = pairCoupling(model);
+  const known = pairsKnownToCouple(model), couples = known ? null : pairCoupling(model);
   for (let f = 0, F = model.nFactors; f < F; f++) {
     const p = start[f];
     if (start[f + 1] - p === 1) {
@@ -51,7 +51,7 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
       for (let a = 0; a < k; a++) {
         if (d !== stride[a] || Math.floor(u / stride[a]) % shape[a] === shape[a] - 1) continue;
         // A factor that couples nothing (a zero coupling: exactModel splits it) holds no bond.
-        if (!held[u * k + a] && (known || couples(f))) (held[u * k + a] = 1), bonds++, (bond = true);
+        if (!held[u * k + a] && (!couples || couples(f))) (held[u * k + a] = 1), bonds++, (bond = true);
         break;
       }
     }
