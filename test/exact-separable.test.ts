@@ -45,35 +45,44 @@ test('unaryDecomposition: separable tables of arity 2–4 (product supports too)
   }
 });
 
-test('the 2 × 2 shortcut decides as the entry-by-entry test on tables at the tolerance and at the rounding limit', () => {
+test('the two-variable shortcuts (2 × 2, and K1 × K2) decide as the entry-by-entry test on tables at the tolerance and at the rounding limit', () => {
   const rand = mulberry32(2202);
-  // Separable tables a + u0[x0] + u1[x1], the last entry moved by δ around the tolerance (2^−37 is half of it), at
-  // magnitudes from 1 to past the rounding limit (|entries| summed ≤ 2^13 for a 2 × 2 table), and some with a zero.
+  // Separable tables a + u0[x0] + u1[x1], one entry moved by δ around the tolerance (2^−37 is half of it), at
+  // magnitudes from 1 to past the rounding limit (|entries| summed ≤ 2^13 for a two-variable table), and some with a zero.
   const deltas = [0, 2 ** -40, 2 ** -38, 2 ** -37 * (1 - 2 ** -20), 2 ** -37, 2 ** -37 * (1 + 2 ** -20), 2 ** -36, 1e-3];
   const scales = [1, 100, 1500, 2000, 2100, 2800, 4096, 1e5];
-  const tables: number[][] = [];
-  for (const delta of deltas) {
-    for (const scale of scales) {
-      for (let r = 0; r < 12; r++) {
-        const a = scale * (2 * rand() - 1), u0 = scale * (2 * rand() - 1), u1 = scale * (2 * rand() - 1);
-        const t = [a, a + u1, a + u0, a + u0 + u1 + (rand() < 0.5 ? delta : -delta)];
-        if (r === 0) t[Math.floor(rand() * 4)] = -Infinity;
-        tables.push(t);
+  const shapes: [number, number][] = [[2, 2], [2, 3], [3, 2], [3, 3], [4, 3], [1, 3]];
+  for (const [K1, K2] of shapes) {
+    const tables: number[][] = [];
+    for (const delta of deltas) {
+      for (const scale of scales) {
+        for (let r = 0; r < 12; r++) {
+          const a = scale * (2 * rand() - 1);
+          const u0 = Array.from({ length: K1 }, (_, i) => (i === 0 ? 0 : scale * (2 * rand() - 1)));
+          const u1 = Array.from({ length: K2 }, (_, i) => (i === 0 ? 0 : scale * (2 * rand() - 1)));
+          const t = Array.from({ length: K1 * K2 }, (_, e) => a + u0[Math.floor(e / K2)] + u1[e % K2]);
+          // The moved entry: the last (its prediction uses both rows), or any other.
+          t[r % 2 ? t.length - 1 : Math.floor(rand() * t.length)] += rand() < 0.5 ? delta : -delta;
+          if (r === 0) t[Math.floor(rand() * t.length)] = -Infinity;
+          tables.push(t);
+        }
       }
     }
+    // Each table a factor of its own (one model; the builder keeps every pair factor apart).
+    const m = new ModelBuilder(Array.from({ length: 2 * tables.length }, (_, v) => (v % 2 ? K2 : K1)));
+    tables.forEach((t, i) => m.addPairwise(2 * i, 2 * i + 1, t));
+    const model = m.build();
+    assert.equal(model.nFactors, tables.length);
+    let couple = 0;
+    for (let f = 0; f < model.nFactors; f++) {
+      assert.equal(factorCouples(model, f), couplesByEntries(model, f), `${K1}×${K2} table ${Array.from(model.table(f))}`);
+      if (factorCouples(model, f)) couple++;
+    }
+    // Both decisions taken often (at the tolerance and at the rounding limit both ways); with one state
+    // on a side every table is a sum of unary terms, so only the rounding limit makes one couple.
+    const few = K1 > 1 && K2 > 1 ? tables.length / 4 : tables.length / 16;
+    assert.ok(couple > few && couple < (3 * tables.length) / 4, `${K1}×${K2}: ${couple} of ${tables.length} couple`);
   }
-  // Each table a factor of its own (one model; the builder keeps every pair factor apart).
-  const m = new ModelBuilder(new Array(2 * tables.length).fill(2));
-  tables.forEach((t, i) => m.addPairwise(2 * i, 2 * i + 1, t));
-  const model = m.build();
-  assert.equal(model.nFactors, tables.length);
-  let couple = 0;
-  for (let f = 0; f < model.nFactors; f++) {
-    assert.equal(factorCouples(model, f), couplesByEntries(model, f), `table ${Array.from(model.table(f))}`);
-    if (factorCouples(model, f)) couple++;
-  }
-  // Both decisions taken often (at the tolerance and at the rounding limit both ways).
-  assert.ok(couple > tables.length / 4 && couple < (3 * tables.length) / 4, `${couple} of ${tables.length} couple`);
 });
 
 test('unaryDecomposition: an interaction of any size, a support that is not a product, or zeros only are not split', () => {

@@ -37,8 +37,9 @@ let posScratch = new Int32Array(4 * 8);
 function separable(model: Model, f: number): { c: number; rows: Float64Array; rowStart: Int32Array } | null {
   const { scopeStart, scopeVars, card } = model;
   const s0 = scopeStart[f];
-  if (scopeStart[f + 1] - s0 === 2 && card[scopeVars[s0]] === 2 && card[scopeVars[s0 + 1]] === 2) {
-    const pair = binaryPair(model.tables, model.tableStart[f]);
+  if (scopeStart[f + 1] - s0 === 2) {
+    const K1 = card[scopeVars[s0]], K2 = card[scopeVars[s0 + 1]];
+    const pair = K1 === 2 && K2 === 2 ? binaryPair(model.tables, model.tableStart[f]) : pairTable(model.tables, model.tableStart[f], K1, K2);
     if (pair !== undefined) return pair;
   }
   return separableByEntries(model, f);
@@ -99,7 +100,33 @@ function separableByEntries(model: Model, f: number): { c: number; rows: Float64
 const PAIR_ROW_START = Int32Array.of(0, 2, 4);
 const PAIR_HALF = SEPARABLE_ABS_TOL / 2, PAIR_LIMIT = PAIR_HALF / (4 * ROUNDING);
 
-/** `separable`'s test of one entry of a 2 × 2 table (k = 2: its rounding limit). */
+/**
+ * `separable` on a K1 × K2 table at t[o …] without a zero (pair factors of Potts and multi-state
+ * models): the same sums in the same order, so the same decision, without the odometer (3 × 3 bonds of
+ * a 10⁶-site lattice took 0.17 s through it); undefined for a table with a zero (the general way).
+ */
+function pairTable(t: Float64Array, o: number, K1: number, K2: number): { c: number; rows: Float64Array; rowStart: Int32Array } | null | undefined {
+  const c = t[o], absC = Math.abs(c);
+  if (c === -Infinity) return undefined;
+  if (rowsScratch.length < K1 + K2) rowsScratch = new Float64Array(2 * (K1 + K2));
+  const rows = rowsScratch;
+  // x0 is the first entry: u0[a] = θ(a, 0) − c, u1[b] = θ(0, b) − c. Entry (a, b)'s prediction reads
+  // (a, 0) and (0, b), both visited before it: a zero is met before any prediction it enters, and
+  // up to there both ways decide alike.
+  for (let a = 0; a < K1; a++) rows[a] = t[o + a * K2] - c;
+  for (let b = 0; b < K2; b++) rows[K1 + b] = t[o + b] - c;
+  for (let a = 0, e = o; a < K1; a++) {
+    const p0 = c + rows[a], s0 = absC + Math.abs(rows[a]);
+    for (let b = 0; b < K2; b++, e++) {
+      const x = t[e];
+      if (x === -Infinity) return undefined;
+      if (!pairEntryOk(x, p0 + rows[K1 + b], s0 + Math.abs(rows[K1 + b]))) return null;
+    }
+  }
+  return { c, rows, rowStart: Int32Array.of(0, K1, K1 + K2) };
+}
+
+/** `separable`'s test of one entry of a two-variable table (k = 2: its rounding limit). */
 function pairEntryOk(entry: number, pred: number, scale: number): boolean {
   return Number.isFinite(pred) && scale + Math.abs(entry) <= PAIR_LIMIT && Math.abs(entry - pred) <= PAIR_HALF;
 }
