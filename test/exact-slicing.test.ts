@@ -5,7 +5,8 @@
 // workers 1 and 2 bit for bit; a UAI file sliced to its published digits; a memory budget
 // too small even for the sliced plan refused with the smallest budget that would do, which then
 // runs; each slice's set-up counted in the work limit, so a small message limit is refused at once
-// instead of cut into 2^17 slices; annealing never worse than the greedy order.
+// instead of cut into 2^17 slices; annealing never worse than the greedy order; under a budget, the
+// cheaper of the two slicing criteria's plans, and a named budget that fits again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { eliminationMemory, exactInference, exactMAP, exactSample, bucketEliminationPlan, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { exactInferenceParallel } from '../bindings/exact/exact-parallel.ts';
-import { runSlices, SliceRunner, SliceSum, sliceFixed, slicedCost, slicedWork, CACHE_KNEE_LOG2, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
+import { runSlices, SliceRunner, SliceSum, sliceAlong, sliceFixed, slicedCost, slicedWork, CACHE_KNEE_LOG2, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
 import { bucketShape, runBucketElimination } from '../bindings/exact/bucket-elimination.ts';
 import { annealOrder, orderCost } from '../bindings/exact/order-search.ts';
 import { bucketPlan, interactionGraph, withFixedStates } from '../bindings/exact/bucket-plan.ts';
@@ -403,4 +404,48 @@ test('a greedy order\'s plan far past the work limit is sized only until it pass
   assert.ok(whole.upFlops > 2 ** 30 && cut.upFlops > 2 ** 30 && cut.upFlops < whole.upFlops, `${cut.upFlops} of ${whole.upFlops}`);
   for (const k of ['treewidth', 'maxMessage', 'messageEntries', 'flops', 'bytes'] as const) assert.ok(cut[k] <= whole[k], k);
   assert.deepEqual(bucketPlan(grid, rcm, free, -1, 2 * whole.upFlops), { ...whole, cutShort: false }, 'a stop past the whole plan changes nothing');
+});
+
+test('under a memory budget both slicing criteria are followed and the cheaper plan that fits is taken; the smallest budget named is the least of both, and fits again', async () => {
+  const cheaperOrSame = (model: Model, sp: ReturnType<typeof slicedBucketPlan>, maxMemory: number): { largest: ReturnType<typeof sliceAlong>; bytes: ReturnType<typeof sliceAlong> } => {
+    const c = sp.choice;
+    const largest = sliceAlong(sp.model, c.plan, 'largest', maxMemory, c.maxMessage, c.maxFlops, true);
+    const bytes = sliceAlong(sp.model, c.plan, 'bytes', maxMemory, c.maxMessage, c.maxFlops, true);
+    const cost = slicedCost(sp.sliced.slices, sp.sliced.plan);
+    for (const r of [largest, bytes]) if (r.fits) assert.ok(sp.fits && cost <= slicedCost(r.sliced.slices, r.sliced.plan), `${model.n} variables under ${maxMemory} bytes`);
+    assert.equal(sp.fits, largest.fits || bytes.fits);
+    return { largest, bytes };
+  };
+  // linkage_11 under 256 MiB: the plan's messages sum past its largest one 24-fold, and conditioning on
+  // what removes the most entries needs fewer slices than shrinking the largest message (32 against 128).
+  const read = async (name: string): Promise<Model> => (await loadModelFile(join(dataDir(), name))).model;
+  const linkage = await read('uai2014-more/linkage_11.uai');
+  const l = cheaperOrSame(linkage, slicedBucketPlan(linkage, { maxMemory: 2 ** 28 }), 2 ** 28);
+  assert.ok(l.largest.fits && l.bytes.fits && slicedCost(l.bytes.sliced.slices, l.bytes.sliced.plan) < slicedCost(l.largest.sliced.slices, l.largest.sliced.plan) / 2);
+  // ObjectDetection_11 under 9.8 MB: only the second criterion fits within the work limit.
+  const od = await read('uai2014/ObjectDetection_11.uai');
+  const o = cheaperOrSame(od, slicedBucketPlan(od, { method: 'bucket', maxMemory: 9.8e6 }), 9.8e6);
+  assert.ok(!o.largest.fits && o.bytes.fits);
+  // Random models under budgets from tight to loose: the choice is never dearer than either
+  // sequence, runs to the unsliced answer, and a refusal's budget fits while one byte less does not.
+  const rand = mulberry32(5150);
+  let refused = 0;
+  for (let t = 0; t < 24; t++) {
+    const m = randomModel(rand, t);
+    const whole = slicedBucketPlan(m, { method: 'bucket' }).sliced.plan.bytes;
+    const budget = Math.ceil(whole * [0.05, 0.3, 0.6][t % 3]);
+    const sp = slicedBucketPlan(m, { method: 'bucket', maxMemory: budget });
+    cheaperOrSame(m, sp, budget);
+    if (sp.fits) {
+      const r = exactInference(engine, m, { method: 'bucket', maxMemory: budget });
+      if (r.logZ > -Infinity) assert.ok(maxDiff(r, exactInference(engine, m, { method: 'bucket' })) < 1e-9, `model ${t}`);
+      continue;
+    }
+    const named = /--max-memory (\d+)/.exec(sp.refusal);
+    if (!named) continue;
+    refused++;
+    assert.ok(slicedBucketPlan(m, { method: 'bucket', maxMemory: Number(named[1]) }).fits, `model ${t}: the budget named does not fit`);
+    assert.ok(!slicedBucketPlan(m, { method: 'bucket', maxMemory: Number(named[1]) - 1 }).fits, `model ${t}: one byte less fits`);
+  }
+  assert.ok(refused >= 3, `${refused} refusals`);
 });
