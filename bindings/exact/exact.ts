@@ -20,7 +20,7 @@ import { fmtBytes, fmtEntries, MAX_ENUMERATION, MemoryBudgetExceeded, RangeExcee
 import { bucketPlan, bucketRefusal, interactionGraph, type BucketPlan } from './bucket-plan.ts';
 import { hopelessLattice } from './lattice-bound.ts';
 import { exactModel } from './separable.ts';
-import { decodeSlices, runAndSumSlices, slicedWork, sliceToFit, type Decoded, type SlicedPlan } from './slicing.ts';
+import { decodeSlices, reslice, runAndSumSlices, slicedWork, sliceToFit, type Decoded, type SlicedPlan } from './slicing.ts';
 import { requirePairwise } from '../core/model.ts';
 import { mulberry32 } from '../core/seed.ts';
 import { annealOrder, searchObjective } from './order-search.ts';
@@ -154,11 +154,16 @@ function bucketOrderCandidates(graph: OrderingGraph, opts: ExactOptions): OrderS
  * randomised restarts when it is expensive. `orders`: bucketOrderCandidates of the model's own graph,
  * already computed (auto shares them with the junction tree), used when no variable is fixed (the
  * interaction graph is then that graph). No engine argument: the orderings run on the planner's instance.
+ * `condition`: variables planned as fixed too (the slices' plan of a re-search after slicing).
  */
-export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders?: OrderStats[]): GreedyBucketChoice {
+export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders?: OrderStats[], condition: readonly number[] = []): GreedyBucketChoice {
   const maxMessage = checkLimit(opts.maxMessageEntries ?? DEFAULT_MAX_MESSAGE_ENTRIES, 'maxMessageEntries');
   const maxFlops = checkLimit(opts.maxFlops ?? DEFAULT_MAX_FLOPS, 'maxFlops');
-  const { fixed, impossible } = fixedStates(model);
+  const known = fixedStates(model), impossible = known.impossible;
+  // `condition`: free variables held fixed too (a slice's plan: reslice in slicing.ts; state 0 stands
+  // for every slice's), in a copy: fixedStates' arrays are the model's for every later call.
+  const fixed = condition.length > 0 ? known.fixed.slice() : known.fixed;
+  for (const v of condition) fixed[v] = 0;
   const graph = interactionGraph(model, fixed);
   const limitClique = bucketCliqueLimit(maxFlops);
   const cands = orders && noneFixed(fixed) ? orders : bucketOrderCandidates(graph, opts);
@@ -578,7 +583,12 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
   const hit = cached?.get(key);
   if (hit) return hit;
   const choice = bucketEliminationPlan(model, opts, typeof greedy === 'function' ? greedy() : greedy);
-  const fit = sliceToFit(model, choice.plan, maxMemory, choice.maxMessage, choice.maxFlops, opts.speedSlicing ?? true);
+  let fit = sliceToFit(model, choice.plan, maxMemory, choice.maxMessage, choice.maxFlops, opts.speedSlicing ?? true);
+  // Sliced to fit the budget: the order searched again on the graph the first slice variables leave.
+  if (fit.fits && fit.sliced.slices > 1 && !(choice.plan.bytes <= maxMemory && choice.plan.maxMessage <= choice.maxMessage)) {
+    const m = model;
+    fit = { ...fit, sliced: reslice(m, fit.sliced, maxMemory, choice.maxMessage, choice.maxFlops, opts.speedSlicing ?? true, (condition) => bucketEliminationPlan(m, opts, greedyBucketChoice(m, opts, undefined, condition))) };
+  }
   let refusal = '';
   if (!fit.fits) {
     refusal = bucketRefusal(choice.plan, choice.maxMessage, choice.maxFlops, choice.name);
@@ -624,7 +634,7 @@ export function takesBucketPath(model: Model, opts: ExactOptions = {}): boolean 
 export function slicedFacts(sp: SlicedBucketPlan): Omit<ExactResult, 'logZ' | 'marginals' | 'seconds'> {
   const p = sp.sliced.plan, base = sp.choice.plan;
   return {
-    method: 'elimination', algorithm: 'bucket', treewidth: base.treewidth, maxTableEntries: p.maxMessage, largestMessage: p.maxMessage, flops: sp.sliced.flops, ordering: sp.choice.name,
+    method: 'elimination', algorithm: 'bucket', treewidth: base.treewidth, maxTableEntries: p.maxMessage, largestMessage: p.maxMessage, flops: sp.sliced.flops, ordering: sp.sliced.ordering ?? sp.choice.name,
     slices: sp.sliced.slices, slicedVariables: Array.from(sp.sliced.sliceVars), memoryBytes: p.bytes, planSearch: sp.choice.search?.by ?? 'greedy',
   };
 }
@@ -697,13 +707,13 @@ export function sampleCount(opts: ExactSampleOptions): number {
 /** A sampling decoding (decodeSteps) as exactSample's result. */
 export function samplesOf(sp: SlicedBucketPlan, out: Decoded): ExactSamples {
   if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is nothing to sample');
-  return { samples: out.configurations, logZ: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.choice.name, slices: sp.sliced.slices };
+  return { samples: out.configurations, logZ: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.sliced.ordering ?? sp.choice.name, slices: sp.sliced.slices };
 }
 
 /** A max-product decoding (decodeSteps) as exactMAP's result. */
 export function mapOf(sp: SlicedBucketPlan, out: Decoded): ExactMAP {
   if (!(out.logZ > -Infinity)) throw new EngineError('every configuration has zero potential (Z = 0): there is no MAP configuration');
-  return { configuration: out.configurations[0], logPotential: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.choice.name, slices: sp.sliced.slices };
+  return { configuration: out.configurations[0], logPotential: out.logZ, treewidth: sp.choice.plan.treewidth, ordering: sp.sliced.ordering ?? sp.choice.name, slices: sp.sliced.slices };
 }
 
 /**
