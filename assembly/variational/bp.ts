@@ -27,7 +27,8 @@
 //
 // Memory (all allocated by the bindings): the header BPState below and the arrays it points to.
 // Messages are addressed per scope entry p (factor f, position in f's scope): msgStart[p] in f64
-// entries, card of the variable long. incPos[q] is the scope entry of incidence entry q.
+// entries, card of the variable long. incPos[q] is the scope entry of incidence entry q. Pair
+// constants are per binary pair (pairIndex).
 
 import { FactorGraph, cardOf } from '../core/factorgraph';
 import { oddsSetup, oddsSweep, oddsStore, linearSetup, linearSweep, linearToOdds } from './bp_odds';
@@ -40,8 +41,8 @@ export function bpStateBytes(): usize {
 
 export function bpInit(
   st: usize, g: usize, msgStart: usize, incPos: usize, belStart: usize, weight: usize,
-  fac2var: usize, var2fac: usize, newMsg: usize, belief: usize, scratchE: usize, scratchS: usize, digits: usize, pairConst: usize,
-  prio: usize, heap: usize, heapPos: usize, odds: usize,
+  fac2var: usize, var2fac: usize, newMsg: usize, belief: usize, scratchE: usize, scratchS: usize, digits: usize,
+  pairIndex: usize, nPairs: i32, pairConst: usize, prio: usize, heap: usize, heapPos: usize, odds: usize,
 ): void {
   const s = changetype<BPState>(st);
   s.g = g;
@@ -56,6 +57,8 @@ export function bpInit(
   s.scratchE = scratchE;
   s.scratchS = scratchS;
   s.digits = digits;
+  s.pairIndex = pairIndex;
+  s.nPairs = nPairs;
   s.pairConst = pairConst;
   s.prio = prio;
   s.heap = heap;
@@ -86,10 +89,10 @@ export function bpReset(st: usize): void {
 function pairConstants(s: BPState): void {
   const g = changetype<FactorGraph>(s.g);
   for (let f = 0; f < g.nFactors; f++) {
-    const pc = s.pairConst + (<usize>(6 * f) << 3);
+    const k = ldI(s.pairIndex, f);
+    if (k < 0) continue; // not two binary variables
+    const pc = s.pairConst + (<usize>(6 * k) << 3);
     stF(pc, 0, NaN);
-    const p0 = ldI(g.scopeStart, f);
-    if (ldI(g.scopeStart, f + 1) - p0 != 2 || cardOf(g, ldI(g.scopeVars, p0)) != 2 || cardOf(g, ldI(g.scopeVars, p0 + 1)) != 2) continue;
     const th = g.tables + (<usize>ldI(g.tableStart, f) << 3);
     const inv = 1.0 / ldF(s.weight, f);
     const t00 = ldF(th, 0) * inv, t01 = ldF(th, 1) * inv, t10 = ldF(th, 2) * inv, t11 = ldF(th, 3) * inv;
@@ -363,12 +366,15 @@ function updateFactor(s: BPState, g: FactorGraph, f: i32): void {
     if (!shiftToMax(out, K)) s.vanished = 1;
     return;
   }
-  const pc = s.pairConst + (<usize>(6 * f) << 3);
-  if (!isNaN(ldF(pc, 0))) {
-    const o0 = <usize>ldI(s.msgStart, p0) << 3, o1 = <usize>ldI(s.msgStart, p0 + 1) << 3;
-    storeDelta(s.newMsg + o0, pairDelta(ldF(pc, 0), ldF(pc, 1), ldF(pc, 2), s.var2fac + o1));
-    storeDelta(s.newMsg + o1, pairDelta(ldF(pc, 3), ldF(pc, 4), ldF(pc, 5), s.var2fac + o0));
-    return;
+  const pair = ldI(s.pairIndex, f);
+  if (pair >= 0) {
+    const pc = s.pairConst + (<usize>(6 * pair) << 3);
+    if (!isNaN(ldF(pc, 0))) {
+      const o0 = <usize>ldI(s.msgStart, p0) << 3, o1 = <usize>ldI(s.msgStart, p0 + 1) << 3;
+      storeDelta(s.newMsg + o0, pairDelta(ldF(pc, 0), ldF(pc, 1), ldF(pc, 2), s.var2fac + o1));
+      storeDelta(s.newMsg + o1, pairDelta(ldF(pc, 3), ldF(pc, 4), ldF(pc, 5), s.var2fac + o0));
+      return;
+    }
   }
   // Sums S_j(k) for each position j, laid out one after another in scratchS.
   let sOff = 0;
@@ -500,7 +506,7 @@ export function bpRun(st: usize, maxIter: i32, tol: f64, schedule: i32, damping:
   let converged = false;
   // The parallel schedule on binary pairs runs on log-odds (bp_odds.ts); the messages return to fac2var after.
   // Undamped, on ratios (no exp or log per message) while the beliefs stay in the double range.
-  const odds = schedule == 0 && maxIter > 0 && oddsSetup(s);
+  const odds = schedule == 0 && maxIter > 0 && s.odds != 0 && oddsSetup(s);
   let linear = odds && damping == 0.0 && linearSetup(s);
   while (it < maxIter) {
     res = 0.0;

@@ -15,10 +15,11 @@
 // bp.ts's constants) keep the log-odds sweep; a belief ratio out of range sends the run back to
 // log-odds before anything of that sweep is committed.
 //
-// Work memory (BPState.odds, f64): δ per scope entry of the pairs at 2f, 2f + 1 (the pair's two
-// positions), then L (or R) per variable, then U per variable; for linear sweeps, per pair k in
-// factor order the record (r0, r1, e^c0, A0, B0, e^c1, A1, B1) (towards positions 0 and 1), the
-// pairs as i32 (f, u, v), and e^U per variable.
+// Work memory (BPState.odds, f64; allocated only for models whose factors of arity ≥ 2 are all
+// binary pairs, so pair k, bp.ts's pairIndex, is the k-th factor of arity 2): δ of pair k at 2k,
+// 2k + 1 (its two positions), then L (or R) per variable, then U per variable; for linear sweeps,
+// per pair the record (r0, r1, e^c0, A0, B0, e^c1, A1, B1) (towards positions 0 and 1), the pairs'
+// variables as i32 (u, v), and e^U per variable.
 
 import { FactorGraph, cardOf } from '../core/factorgraph';
 import { BPState, pairDelta1, storeDelta } from './bp_state';
@@ -28,8 +29,8 @@ import { BPState, pairDelta1, storeDelta } from './bp_state';
 @inline function stF(p: usize, i: i32, x: f64): void { store<f64>(p + (<usize>i << 3), x); }
 
 /** f64 entries of the log-odds work memory. */
-export function bpOddsEntries(nFactors: i32, n: i32): i32 {
-  return 12 * nFactors + 3 * n;
+export function bpOddsEntries(nPairs: i32, n: i32): i32 {
+  return 11 * nPairs + 3 * n;
 }
 
 /**
@@ -39,7 +40,7 @@ export function bpOddsEntries(nFactors: i32, n: i32): i32 {
 export function oddsSetup(s: BPState): bool {
   const g = changetype<FactorGraph>(s.g);
   const F = g.nFactors, n = g.n;
-  const delta = s.odds, U = s.odds + (<usize>(2 * F + n) << 3);
+  const delta = s.odds, U = s.odds + (<usize>(2 * s.nPairs + n) << 3);
   for (let v = 0; v < n; v++) stF(U, v, 0.0);
   for (let f = 0; f < F; f++) {
     const p0 = ldI(g.scopeStart, f), a = ldI(g.scopeStart, f + 1) - p0;
@@ -55,12 +56,13 @@ export function oddsSetup(s: BPState): bool {
       stF(U, v, ldF(U, v) + rho * x1 - rho * x0);
       continue;
     }
-    if (isNaN(ldF(s.pairConst + (<usize>(6 * f) << 3), 0))) return false;
+    const k = ldI(s.pairIndex, f);
+    if (k < 0 || isNaN(ldF(s.pairConst + (<usize>(6 * k) << 3), 0))) return false;
     for (let j = 0; j < 2; j++) {
       const m = s.fac2var + (<usize>ldI(s.msgStart, p0 + j) << 3);
       const d = ldF(m, 1) - ldF(m, 0);
       if (!isFinite(d)) return false;
-      stF(delta, 2 * f + j, d);
+      stF(delta, 2 * k + j, d);
     }
   }
   return true;
@@ -76,25 +78,28 @@ function residual(o: f64, x: f64, r: f64): f64 {
 export function oddsSweep(s: BPState, damping: f64): f64 {
   const g = changetype<FactorGraph>(s.g);
   const F = g.nFactors, n = g.n;
-  const delta = s.odds, L = s.odds + (<usize>(2 * F) << 3), U = L + (<usize>n << 3);
+  const delta = s.odds, L = s.odds + (<usize>(2 * s.nPairs) << 3), U = L + (<usize>n << 3);
   memory.copy(L, U, <usize>n << 3);
+  // On this path the factors with a pair index are exactly those of arity 2 (oddsSetup).
   for (let f = 0; f < F; f++) {
+    const k = ldI(s.pairIndex, f);
+    if (k < 0) continue;
     const p0 = ldI(g.scopeStart, f);
-    if (ldI(g.scopeStart, f + 1) - p0 != 2) continue;
     const rho = ldF(s.weight, f);
     const u = ldI(g.scopeVars, p0), v = ldI(g.scopeVars, p0 + 1);
-    stF(L, u, ldF(L, u) + rho * ldF(delta, 2 * f));
-    stF(L, v, ldF(L, v) + rho * ldF(delta, 2 * f + 1));
+    stF(L, u, ldF(L, u) + rho * ldF(delta, 2 * k));
+    stF(L, v, ldF(L, v) + rho * ldF(delta, 2 * k + 1));
   }
   // Each factor reads only L (fixed for the sweep) and its own δ: committing at once is the parallel schedule.
   let r = 0.0;
   const keep = 1.0 - damping;
   for (let f = 0; f < F; f++) {
+    const k = ldI(s.pairIndex, f);
+    if (k < 0) continue;
     const p0 = ldI(g.scopeStart, f);
-    if (ldI(g.scopeStart, f + 1) - p0 != 2) continue;
     const u = ldI(g.scopeVars, p0), v = ldI(g.scopeVars, p0 + 1);
-    const pc = s.pairConst + (<usize>(6 * f) << 3);
-    const d0 = ldF(delta, 2 * f), d1 = ldF(delta, 2 * f + 1);
+    const pc = s.pairConst + (<usize>(6 * k) << 3);
+    const d0 = ldF(delta, 2 * k), d1 = ldF(delta, 2 * k + 1);
     let x0 = pairDelta1(ldF(pc, 0), ldF(pc, 1), ldF(pc, 2), ldF(L, v) - d1);
     let x1 = pairDelta1(ldF(pc, 3), ldF(pc, 4), ldF(pc, 5), ldF(L, u) - d0);
     if (damping > 0.0) {
@@ -103,8 +108,8 @@ export function oddsSweep(s: BPState, damping: f64): f64 {
     }
     r = residual(d0, x0, r);
     r = residual(d1, x1, r);
-    stF(delta, 2 * f, x0);
-    stF(delta, 2 * f + 1, x1);
+    stF(delta, 2 * k, x0);
+    stF(delta, 2 * k + 1, x1);
   }
   return r;
 }
@@ -113,9 +118,10 @@ export function oddsSweep(s: BPState, damping: f64): f64 {
 export function oddsStore(s: BPState): void {
   const g = changetype<FactorGraph>(s.g);
   for (let f = 0; f < g.nFactors; f++) {
+    const k = ldI(s.pairIndex, f);
+    if (k < 0) continue;
     const p0 = ldI(g.scopeStart, f);
-    if (ldI(g.scopeStart, f + 1) - p0 != 2) continue;
-    for (let j = 0; j < 2; j++) storeDelta(s.fac2var + (<usize>ldI(s.msgStart, p0 + j) << 3), ldF(s.odds, 2 * f + j));
+    for (let j = 0; j < 2; j++) storeDelta(s.fac2var + (<usize>ldI(s.msgStart, p0 + j) << 3), ldF(s.odds, 2 * k + j));
   }
 }
 
@@ -127,12 +133,9 @@ export function oddsStore(s: BPState): void {
 const LINEAR_RANGE: f64 = 700.0;
 const REC: i32 = 8; // f64 per pair record
 
-@inline function records(s: BPState, g: FactorGraph): usize { return s.odds + (<usize>(2 * g.nFactors + 2 * g.n) << 3); }
-@inline function pairList(s: BPState, g: FactorGraph): usize { return records(s, g) + (<usize>(REC * g.nFactors) << 3); }
-@inline function expU(s: BPState, g: FactorGraph): usize { return pairList(s, g) + (<usize>(2 * g.nFactors) << 3); }
-
-/** Pairs laid out by the last linearSetup. */
-let linearPairs: i32 = 0;
+@inline function records(s: BPState, g: FactorGraph): usize { return s.odds + (<usize>(2 * s.nPairs + 2 * g.n) << 3); }
+@inline function pairList(s: BPState, g: FactorGraph): usize { return records(s, g) + (<usize>(REC * s.nPairs) << 3); }
+@inline function expU(s: BPState, g: FactorGraph): usize { return pairList(s, g) + (<usize>s.nPairs << 3); }
 
 /**
  * Whether the loaded log-odds run can continue on ratios (every pair weight 1, every message's range
@@ -142,39 +145,36 @@ export function linearSetup(s: BPState): bool {
   const g = changetype<FactorGraph>(s.g);
   const F = g.nFactors;
   for (let f = 0; f < F; f++) {
-    const p0 = ldI(g.scopeStart, f);
-    if (ldI(g.scopeStart, f + 1) - p0 != 2) continue;
+    const k = ldI(s.pairIndex, f);
+    if (k < 0) continue;
     if (ldF(s.weight, f) != 1.0) return false;
-    const pc = s.pairConst + (<usize>(6 * f) << 3);
+    const pc = s.pairConst + (<usize>(6 * k) << 3);
     // pc: (c, A, B) towards position 0, then position 1; |δ| ≤ |c| + |log A − log B|.
     for (let j = 0; j < 2; j++) {
       const c = ldF(pc, 3 * j);
       if (!(Math.abs(c) + Math.abs(Math.log(ldF(pc, 3 * j + 1)) - Math.log(ldF(pc, 3 * j + 2))) <= LINEAR_RANGE)) return false;
-      if (!(Math.abs(ldF(s.odds, 2 * f + j)) <= LINEAR_RANGE)) return false;
+      if (!(Math.abs(ldF(s.odds, 2 * k + j)) <= LINEAR_RANGE)) return false;
     }
   }
   const rec = records(s, g), list = pairList(s, g), eU = expU(s, g);
-  const U = s.odds + (<usize>(2 * F + g.n) << 3);
-  let k = 0;
+  const U = s.odds + (<usize>(2 * s.nPairs + g.n) << 3);
   for (let f = 0; f < F; f++) {
+    const k = ldI(s.pairIndex, f);
+    if (k < 0) continue;
     const p0 = ldI(g.scopeStart, f);
-    if (ldI(g.scopeStart, f + 1) - p0 != 2) continue;
-    const pc = s.pairConst + (<usize>(6 * f) << 3);
+    const pc = s.pairConst + (<usize>(6 * k) << 3);
     const r = rec + (<usize>(REC * k) << 3);
-    stF(r, 0, Math.exp(ldF(s.odds, 2 * f)));
-    stF(r, 1, Math.exp(ldF(s.odds, 2 * f + 1)));
+    stF(r, 0, Math.exp(ldF(s.odds, 2 * k)));
+    stF(r, 1, Math.exp(ldF(s.odds, 2 * k + 1)));
     for (let j = 0; j < 2; j++) {
       stF(r, 2 + 3 * j, Math.exp(ldF(pc, 3 * j)));
       stF(r, 3 + 3 * j, ldF(pc, 3 * j + 1));
       stF(r, 4 + 3 * j, ldF(pc, 3 * j + 2));
     }
-    const q = list + (<usize>(3 * k) << 2);
-    store<i32>(q, f);
-    store<i32>(q, ldI(g.scopeVars, p0), 4);
-    store<i32>(q, ldI(g.scopeVars, p0 + 1), 8);
-    k++;
+    const q = list + (<usize>(2 * k) << 2);
+    store<i32>(q, ldI(g.scopeVars, p0));
+    store<i32>(q, ldI(g.scopeVars, p0 + 1), 4);
   }
-  linearPairs = k;
   for (let v = 0; v < g.n; v++) stF(eU, v, Math.exp(ldF(U, v)));
   return true;
 }
@@ -182,12 +182,11 @@ export function linearSetup(s: BPState): bool {
 /** Turns the pair records' ratios back into log-odds δ. */
 export function linearToOdds(s: BPState): void {
   const g = changetype<FactorGraph>(s.g);
-  const rec = records(s, g), list = pairList(s, g);
-  for (let k = 0; k < linearPairs; k++) {
-    const f = load<i32>(list + (<usize>(3 * k) << 2));
+  const rec = records(s, g);
+  for (let k = 0; k < s.nPairs; k++) {
     const r = rec + (<usize>(REC * k) << 3);
-    stF(s.odds, 2 * f, Math.log(ldF(r, 0)));
-    stF(s.odds, 2 * f + 1, Math.log(ldF(r, 1)));
+    stF(s.odds, 2 * k, Math.log(ldF(r, 0)));
+    stF(s.odds, 2 * k + 1, Math.log(ldF(r, 1)));
   }
 }
 
@@ -223,13 +222,13 @@ function ratioResiduals(o: v128, x: v128, res: v128): v128 {
 export function linearSweep(s: BPState): f64 {
   const g = changetype<FactorGraph>(s.g);
   const n = g.n;
-  const R = s.odds + (<usize>(2 * g.nFactors) << 3);
+  const R = s.odds + (<usize>(2 * s.nPairs) << 3);
   const rec = records(s, g), list = pairList(s, g);
   memory.copy(R, expU(s, g), <usize>n << 3);
-  const P = linearPairs;
+  const P = s.nPairs;
   for (let k = 0; k < P; k++) {
-    const q = list + (<usize>(3 * k) << 2), r = rec + (<usize>(REC * k) << 3);
-    const u = load<i32>(q, 4), v = load<i32>(q, 8);
+    const q = list + (<usize>(2 * k) << 2), r = rec + (<usize>(REC * k) << 3);
+    const u = load<i32>(q), v = load<i32>(q, 4);
     stF(R, u, ldF(R, u) * ldF(r, 0));
     stF(R, v, ldF(R, v) * ldF(r, 1));
   }
@@ -239,8 +238,8 @@ export function linearSweep(s: BPState): f64 {
   }
   let res = f64x2.splat(0.0);
   for (let k = 0; k < P; k++) {
-    const q = list + (<usize>(3 * k) << 2), r = rec + (<usize>(REC * k) << 3);
-    const u = load<i32>(q, 4), v = load<i32>(q, 8);
+    const q = list + (<usize>(2 * k) << 2), r = rec + (<usize>(REC * k) << 3);
+    const u = load<i32>(q), v = load<i32>(q, 4);
     const old = v128.load(r);
     const r0 = f64x2.extract_lane(old, 0), r1 = f64x2.extract_lane(old, 1);
     const x0 = pairRatio(ldF(r, 2), ldF(r, 3), ldF(r, 4), ldF(R, v), r1);

@@ -15,12 +15,14 @@ export class BPState {
   scratchE: usize; // f64[max table size]
   scratchS: usize; // f64[max Σ card over one scope]
   digits: usize; // i32[max arity]
-  pairConst: usize; // f64[6 · nFactors]: binary pair constants (see pairConstants), NaN in slot 0 where not used
+  pairIndex: usize; // i32[nFactors]: k for the k-th factor on two binary variables (factor order), else −1
+  nPairs: i32;
+  pairConst: usize; // f64[6 · nPairs]: binary pair constants (see pairConstants), NaN in slot 0 where not used
   prio: usize; // f64[nFactors]: residual schedule, the largest change of a factor's inputs since its last update
   heap: usize; // i32[nFactors]: factors of arity ≥ 2 in a max-heap by prio
   heapPos: usize; // i32[nFactors]
   heapSize: i32;
-  odds: usize; // f64[bpOddsEntries]: the log-odds work memory of bp_odds.ts
+  odds: usize; // f64[bpOddsEntries]: the log-odds work memory of bp_odds.ts; 0 when some factor of arity ≥ 2 is no binary pair
   /** Set when every state of some message or belief became −∞ (no consistent configuration). */
   vanished: i32;
 }

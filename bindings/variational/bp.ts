@@ -116,9 +116,12 @@ export class BPSolver {
     const belStart = new Int32Array(n + 1);
     for (let v = 0; v < n; v++) belStart[v + 1] = belStart[v] + card[v];
     const factorOffsets = new Int32Array(F + 1);
-    let maxT = 1, maxStates = 1, maxArity = 1;
+    // Pair index per factor on two binary variables (pair constants and log-odds are per pair).
+    const pairIndex = new Int32Array(F).fill(-1);
+    let maxT = 1, maxStates = 1, maxArity = 1, nPairs = 0, nMulti = 0;
     for (let f = 0; f < F; f++) {
       let T = 1, states = 0;
+      const arity = scopeStart[f + 1] - scopeStart[f];
       for (let p = scopeStart[f]; p < scopeStart[f + 1]; p++) {
         T *= card[scopeVars[p]];
         states += card[scopeVars[p]];
@@ -126,10 +129,14 @@ export class BPSolver {
       factorOffsets[f + 1] = factorOffsets[f] + T;
       maxT = Math.max(maxT, T);
       maxStates = Math.max(maxStates, states);
-      maxArity = Math.max(maxArity, scopeStart[f + 1] - scopeStart[f]);
+      maxArity = Math.max(maxArity, arity);
+      if (arity >= 2) nMulti++;
+      if (arity === 2 && card[scopeVars[scopeStart[f]]] === 2 && card[scopeVars[scopeStart[f] + 1]] === 2) pairIndex[f] = nPairs++;
     }
+    // The log-odds path needs every factor of arity ≥ 2 to be a binary pair: otherwise no work memory.
+    const oddsEntries = nPairs === nMulti ? engine.kernels.bpOddsEntries(nPairs, n) : 0;
     const M = msgStart[S];
-    const extra = () => 8 * (3 * M + belStart[n] + 2 * factorOffsets[F] + 10 * F + 3 * n + maxT + maxStates + 2) + 4 * (2 * S + n + 3 * F + 3 + maxArity) + 512;
+    const extra = () => 8 * (3 * M + belStart[n] + 2 * factorOffsets[F] + 4 * F + 6 * nPairs + oddsEntries + n + maxT + maxStates + 2) + 4 * (2 * S + n + 4 * F + 3 + maxArity) + 512;
     this.fg = BoundFactorGraph.fromModel(engine, model, what, extra);
     try {
       // Incidence entry q → its scope entry (the incidence rows list factors in increasing order per variable).
@@ -155,11 +162,12 @@ export class BPSolver {
         scratchE: a.alloc(8 * maxT),
         scratchS: a.alloc(8 * maxStates),
         digits: a.alloc(4 * maxArity),
-        pairConst: a.alloc(8 * 6 * F),
+        pairIndex: a.allocI32(pairIndex),
+        pairConst: a.alloc(48 * nPairs),
         prio: a.alloc(8 * F),
         heap: a.alloc(4 * F),
         heapPos: a.alloc(4 * F),
-        odds: a.alloc(8 * engine.kernels.bpOddsEntries(F, n)),
+        odds: oddsEntries ? a.alloc(8 * oddsEntries) : 0,
       };
       this.weightPtr = ptr.weight;
       this.fac2varPtr = ptr.fac2var;
@@ -171,7 +179,7 @@ export class BPSolver {
       this.entV = a.alloc(8 * n);
       this.out = a.alloc(16);
       this.state = a.alloc(engine.kernels.bpStateBytes());
-      engine.call('bp init', (k) => k.bpInit(this.state, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairConst, ptr.prio, ptr.heap, ptr.heapPos, ptr.odds));
+      engine.call('bp init', (k) => k.bpInit(this.state, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairIndex, nPairs, ptr.pairConst, ptr.prio, ptr.heap, ptr.heapPos, ptr.odds));
     } catch (e) {
       this.fg.dispose();
       throw e;
