@@ -94,8 +94,9 @@ export class BPSolver {
   private readonly belStart: Int32Array;
   private readonly belPtr: number;
   private readonly factorOffsets: Int32Array;
-  private readonly offsetsPtr: number;
-  private readonly factorOut: number;
+  // Factor beliefs' offsets and output, allocated when first asked for (0 before).
+  private offsetsPtr = 0;
+  private factorOut = 0;
   private readonly entF: number;
   private readonly entV: number;
   private readonly out: number;
@@ -136,7 +137,7 @@ export class BPSolver {
     // The log-odds path needs every factor of arity ≥ 2 to be a binary pair: otherwise no work memory.
     const oddsEntries = nPairs === nMulti ? engine.kernels.bpOddsEntries(nPairs, n) : 0;
     const M = msgStart[S];
-    const extra = () => 8 * (3 * M + belStart[n] + 2 * factorOffsets[F] + 4 * F + 6 * nPairs + oddsEntries + n + maxT + maxStates + 2) + 4 * (2 * S + n + 4 * F + 3 + maxArity) + 512;
+    const extra = () => 8 * (3 * M + belStart[n] + 4 * F + 6 * nPairs + oddsEntries + n + maxT + maxStates + 2) + 4 * (2 * S + n + 3 * F + 3 + maxArity) + 512;
     this.fg = BoundFactorGraph.fromModel(engine, model, what, extra);
     try {
       // Incidence entry q → its scope entry (the incidence rows list factors in increasing order per variable).
@@ -173,8 +174,6 @@ export class BPSolver {
       this.fac2varPtr = ptr.fac2var;
       this.msgStart = msgStart;
       this.belPtr = a.alloc(8 * belStart[n]);
-      this.offsetsPtr = a.allocI32(factorOffsets);
-      this.factorOut = a.alloc(8 * factorOffsets[F]);
       this.entF = a.alloc(8 * F);
       this.entV = a.alloc(8 * n);
       this.out = a.alloc(16);
@@ -276,6 +275,12 @@ export class BPSolver {
   /** Factor beliefs b_f(x), each in its factor's table layout (last scope variable fastest). */
   factorBeliefs(): Float64Array[] {
     const st = this.live();
+    if (!this.factorOut) {
+      const a = this.fg.arena;
+      this.engine.ensureFits(8 * this.factorOffsets[this.model.nFactors] + 4 * this.factorOffsets.length + 32, `factor beliefs of ${this.model.nFactors} factors`);
+      this.offsetsPtr = a.allocI32(this.factorOffsets);
+      this.factorOut = a.alloc(8 * this.factorOffsets[this.model.nFactors]);
+    }
     this.engine.call('bp factor beliefs', (k) => k.bpFactorBeliefs(st, this.offsetsPtr, this.factorOut));
     const all = this.fg.arena.readF64(this.factorOut, this.factorOffsets[this.model.nFactors]);
     return Array.from({ length: this.model.nFactors }, (_, f) => all.subarray(this.factorOffsets[f], this.factorOffsets[f + 1]));
