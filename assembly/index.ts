@@ -44,7 +44,7 @@ export { vlog1pPair, vlog1pScalar } from './core/vlog1p';
 export { aisRelaxedStateBytes, aisRelaxedRun } from './logz/aisrelaxed';
 export { aisHMCStateBytes, aisHMCXOffset, aisHMCRun } from './logz/ais_hmc';
 export { aisFgStateBytes, aisFgRun, popAnnealFgWorkBytes, popAnnealFgRun } from './logz/ais_fg';
-export { bpStateBytes, bpInit, bpReset, bpRefresh, bpRun, bpMarginals, bpFactorBeliefs, bpEntropies } from './variational/bp';
+export { bpStateBytes, bpInit, bpSetNewMsg, bpSetResidual, bpReset, bpRefresh, bpRun, bpMarginals, bpFactorBeliefs, bpEntropies } from './variational/bp';
 export { bpOddsEntries } from './variational/bp_odds';
 export { trwUnary, trwForestLogZ } from './variational/trw_bound';
 export { denseCholesky } from './linalg/cholesky';

@@ -25,10 +25,12 @@
 // 1 sequential (factors in index order, each from the current beliefs, beliefs updated at once),
 // 2 residual (the factor whose inputs changed most first; see residualStep).
 //
-// Memory (all allocated by the bindings): the header BPState below and the arrays it points to.
+// Memory (all allocated by the bindings): the header BPState (bp_state.ts) and the arrays it points to.
 // Messages are addressed per scope entry p (factor f, position in f's scope): msgStart[p] in f64
 // entries, card of the variable long. incPos[q] is the scope entry of incidence entry q. Pair
-// constants are per binary pair (pairIndex).
+// constants are per binary pair (pairIndex). newMsg and the residual heap are allocated when first
+// needed (bpRun asks for them with −2; bpSetNewMsg, bpSetResidual), so the log-odds path of a
+// large binary model never holds them.
 
 import { FactorGraph, cardOf } from '../core/factorgraph';
 import { oddsSetup, oddsSweep, oddsStore, linearSetup, linearSweep, linearToOdds } from './bp_odds';
@@ -41,8 +43,8 @@ export function bpStateBytes(): usize {
 
 export function bpInit(
   st: usize, g: usize, msgStart: usize, incPos: usize, belStart: usize, weight: usize,
-  fac2var: usize, var2fac: usize, newMsg: usize, belief: usize, scratchE: usize, scratchS: usize, digits: usize,
-  pairIndex: usize, nPairs: i32, pairConst: usize, prio: usize, heap: usize, heapPos: usize, odds: usize,
+  fac2var: usize, var2fac: usize, belief: usize, scratchE: usize, scratchS: usize, digits: usize,
+  pairIndex: usize, nPairs: i32, pairConst: usize, odds: usize,
 ): void {
   const s = changetype<BPState>(st);
   s.g = g;
@@ -52,7 +54,7 @@ export function bpInit(
   s.weight = weight;
   s.fac2var = fac2var;
   s.var2fac = var2fac;
-  s.newMsg = newMsg;
+  s.newMsg = 0;
   s.belief = belief;
   s.scratchE = scratchE;
   s.scratchS = scratchS;
@@ -60,11 +62,28 @@ export function bpInit(
   s.pairIndex = pairIndex;
   s.nPairs = nPairs;
   s.pairConst = pairConst;
+  s.prio = 0;
+  s.heap = 0;
+  s.heapPos = 0;
+  s.odds = odds;
+  bpReset(st);
+}
+
+/** Hands the state its newMsg (f64[M]) once bpRun asked for it. */
+export function bpSetNewMsg(st: usize, newMsg: usize): void {
+  changetype<BPState>(st).newMsg = newMsg;
+}
+
+/**
+ * Hands the state the residual schedule's buffers once bpRun asked for them. The heap starts as
+ * bpRefresh sets it: no other schedule touches it, so that is the heap the last refresh would have left.
+ */
+export function bpSetResidual(st: usize, prio: usize, heap: usize, heapPos: usize): void {
+  const s = changetype<BPState>(st);
   s.prio = prio;
   s.heap = heap;
   s.heapPos = heapPos;
-  s.odds = odds;
-  bpReset(st);
+  residualInit(s);
 }
 
 @inline function ldI(p: usize, i: i32): i32 { return load<i32>(p + (<usize>i << 2)); }
@@ -120,7 +139,7 @@ export function bpRefresh(st: usize): void {
   pairConstants(s);
   unaryMessages(s);
   refreshAll(s, false);
-  residualInit(s);
+  if (s.heap != 0) residualInit(s);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,15 +225,18 @@ function residualStep(s: BPState, g: FactorGraph, damping: f64): void {
   siftDown(s, ldI(s.heapPos, f));
 }
 
-/** A unary factor's message is its table over ρ whatever comes in: set once, never iterated. */
+/** A unary factor's message is its table over ρ whatever comes in (shifted to max 0): set once, never iterated. */
 function unaryMessages(s: BPState): void {
   const g = changetype<FactorGraph>(s.g);
   for (let f = 0; f < g.nFactors; f++) {
     const p = ldI(g.scopeStart, f);
     if (ldI(g.scopeStart, f + 1) - p != 1) continue;
-    updateFactor(s, g, f);
-    const off = <usize>ldI(s.msgStart, p) << 3;
-    memory.copy(s.fac2var + off, s.newMsg + off, <usize>cardOf(g, ldI(g.scopeVars, p)) << 3);
+    const inv = 1.0 / ldF(s.weight, f);
+    const theta = g.tables + (<usize>ldI(g.tableStart, f) << 3);
+    const K = cardOf(g, ldI(g.scopeVars, p));
+    const out = s.fac2var + (<usize>ldI(s.msgStart, p) << 3);
+    for (let k = 0; k < K; k++) stF(out, k, ldF(theta, k) * inv);
+    if (!shiftToMax(out, K)) s.vanished = 1;
   }
 }
 
@@ -352,20 +374,11 @@ function messageEntryExact(s: BPState, g: FactorGraph, f: i32, j: i32, k: i32): 
   return top + Math.log(sum);
 }
 
-/** New messages from factor f to every variable of its scope, into newMsg (shifted to max 0). */
+/** New messages from factor f (arity ≥ 2) to every variable of its scope, into newMsg (shifted to max 0). */
 function updateFactor(s: BPState, g: FactorGraph, f: i32): void {
   const p0 = ldI(g.scopeStart, f), a = ldI(g.scopeStart, f + 1) - p0;
-  if (a == 0) return;
   const inv = 1.0 / ldF(s.weight, f);
   const theta = g.tables + (<usize>ldI(g.tableStart, f) << 3);
-  if (a == 1) {
-    // A unary factor's message is its own (scaled) table.
-    const K = cardOf(g, ldI(g.scopeVars, p0));
-    const out = s.newMsg + (<usize>ldI(s.msgStart, p0) << 3);
-    for (let k = 0; k < K; k++) stF(out, k, ldF(theta, k) * inv);
-    if (!shiftToMax(out, K)) s.vanished = 1;
-    return;
-  }
   const pair = ldI(s.pairIndex, f);
   if (pair >= 0) {
     const pc = s.pairConst + (<usize>(6 * pair) << 3);
@@ -496,7 +509,8 @@ function commit(s: BPState, g: FactorGraph, p: i32, damping: f64): f64 {
 /**
  * Runs at most maxIter iterations (sweeps over all factors) until the largest residual of an
  * iteration is ≤ tol. out f64[2] = (converged, last iteration's largest residual). Returns the
- * iterations run; −1 when messages vanished (no configuration of positive weight left).
+ * iterations run; −1 when messages vanished (no configuration of positive weight left); −2, having
+ * done nothing, when newMsg (or for the residual schedule its heap) is not allocated yet.
  */
 export function bpRun(st: usize, maxIter: i32, tol: f64, schedule: i32, damping: f64, out: usize): i32 {
   const s = changetype<BPState>(st);
@@ -507,6 +521,8 @@ export function bpRun(st: usize, maxIter: i32, tol: f64, schedule: i32, damping:
   // The parallel schedule on binary pairs runs on log-odds (bp_odds.ts); the messages return to fac2var after.
   // Undamped, on ratios (no exp or log per message) while the beliefs stay in the double range.
   const odds = schedule == 0 && maxIter > 0 && s.odds != 0 && oddsSetup(s);
+  // Nothing changed yet (oddsSetup only fills its work memory): the bindings allocate and call again.
+  if (!odds && maxIter > 0 && (s.newMsg == 0 || (schedule == 2 && s.heap == 0))) return -2;
   let linear = odds && damping == 0.0 && linearSetup(s);
   while (it < maxIter) {
     res = 0.0;

@@ -10,7 +10,7 @@ export class BPState {
   weight: usize; // f64[nFactors]
   fac2var: usize; // f64[M]
   var2fac: usize; // f64[M]
-  newMsg: usize; // f64[M]
+  newMsg: usize; // f64[M]; 0 until the general loop first runs (the log-odds path needs none)
   belief: usize; // f64[Σ card]
   scratchE: usize; // f64[max table size]
   scratchS: usize; // f64[max Σ card over one scope]
@@ -18,7 +18,8 @@ export class BPState {
   pairIndex: usize; // i32[nFactors]: k for the k-th factor on two binary variables (factor order), else −1
   nPairs: i32;
   pairConst: usize; // f64[6 · nPairs]: binary pair constants (see pairConstants), NaN in slot 0 where not used
-  prio: usize; // f64[nFactors]: residual schedule, the largest change of a factor's inputs since its last update
+  // Residual schedule only, 0 until it first runs:
+  prio: usize; // f64[nFactors]: the largest change of a factor's inputs since its last update
   heap: usize; // i32[nFactors]: factors of arity ≥ 2 in a max-heap by prio
   heapPos: usize; // i32[nFactors]
   heapSize: i32;

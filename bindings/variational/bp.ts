@@ -94,9 +94,12 @@ export class BPSolver {
   private readonly belStart: Int32Array;
   private readonly belPtr: number;
   private readonly factorOffsets: Int32Array;
-  // Factor beliefs' offsets and output, allocated when first asked for (0 before).
+  // Allocated when first needed (0 before): factor beliefs' offsets and output, the general loop's
+  // new messages, the residual schedule's heap. A 10⁶-site lattice's BP never needs them.
   private offsetsPtr = 0;
   private factorOut = 0;
+  private newMsgPtr = 0;
+  private heapPtr = 0;
   private readonly entF: number;
   private readonly entV: number;
   private readonly out: number;
@@ -137,7 +140,11 @@ export class BPSolver {
     // The log-odds path needs every factor of arity ≥ 2 to be a binary pair: otherwise no work memory.
     const oddsEntries = nPairs === nMulti ? engine.kernels.bpOddsEntries(nPairs, n) : 0;
     const M = msgStart[S];
-    const extra = () => 8 * (3 * M + belStart[n] + 4 * F + 6 * nPairs + oddsEntries + n + maxT + maxStates + 2) + 4 * (2 * S + n + 3 * F + 3 + maxArity) + 512;
+    const r = (b: number) => Math.max(16, Math.ceil(b / 16) * 16); // as the arena rounds
+    // Every buffer the constructor allocates below (the lazy ones are checked when allocated).
+    const extra = () =>
+      [8 * M, 8 * M, 8 * belStart[n], 8 * belStart[n], 8 * F, 8 * F, 8 * n, 8 * maxT, 8 * maxStates, 48 * nPairs, 16, 4 * (S + 1), 4 * S, 4 * (n + 1), 4 * F, 4 * maxArity, engine.kernels.bpStateBytes()]
+        .reduce((t, b) => t + r(b), oddsEntries ? r(8 * oddsEntries) : 0);
     this.fg = BoundFactorGraph.fromModel(engine, model, what, extra);
     try {
       // Incidence entry q → its scope entry (the incidence rows list factors in increasing order per variable).
@@ -158,16 +165,12 @@ export class BPSolver {
         weight: a.allocF64(this.weights),
         fac2var: a.alloc(8 * M),
         var2fac: a.alloc(8 * M),
-        newMsg: a.alloc(8 * M),
         belief: a.alloc(8 * belStart[n]),
         scratchE: a.alloc(8 * maxT),
         scratchS: a.alloc(8 * maxStates),
         digits: a.alloc(4 * maxArity),
         pairIndex: a.allocI32(pairIndex),
         pairConst: a.alloc(48 * nPairs),
-        prio: a.alloc(8 * F),
-        heap: a.alloc(4 * F),
-        heapPos: a.alloc(4 * F),
         odds: oddsEntries ? a.alloc(8 * oddsEntries) : 0,
       };
       this.weightPtr = ptr.weight;
@@ -178,7 +181,7 @@ export class BPSolver {
       this.entV = a.alloc(8 * n);
       this.out = a.alloc(16);
       this.state = a.alloc(engine.kernels.bpStateBytes());
-      engine.call('bp init', (k) => k.bpInit(this.state, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.newMsg, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairIndex, nPairs, ptr.pairConst, ptr.prio, ptr.heap, ptr.heapPos, ptr.odds));
+      engine.call('bp init', (k) => k.bpInit(this.state, this.fg.header, ptr.msgStart, ptr.incPos, ptr.belStart, ptr.weight, ptr.fac2var, ptr.var2fac, ptr.belief, ptr.scratchE, ptr.scratchS, ptr.digits, ptr.pairIndex, nPairs, ptr.pairConst, ptr.odds));
     } catch (e) {
       this.fg.dispose();
       throw e;
@@ -241,7 +244,13 @@ export class BPSolver {
     const chunk = signal ? 10 : c.maxIterations;
     while (iterations < c.maxIterations && !converged) {
       if (signal?.aborted) break;
-      const it = this.engine.call('bp run', (k) => k.bpRun(st, Math.min(chunk, c.maxIterations - iterations), c.tolerance, sched, c.damping, this.out));
+      const step = () => this.engine.call('bp run', (k) => k.bpRun(st, Math.min(chunk, c.maxIterations - iterations), c.tolerance, sched, c.damping, this.out));
+      let it = step();
+      if (it === -2) {
+        // The general loop's buffers, on its first run (nothing was changed).
+        this.allocateGeneral(c.schedule === 'residual');
+        it = step();
+      }
       if (it < 0) {
         // Arc consistency never empties a message of a model with a configuration of positive
         // probability: with one known, the messages' log-ratios diverged past the double range
@@ -255,6 +264,21 @@ export class BPSolver {
       maxResidual = o[1];
     }
     return { iterations, converged, maxResidual };
+  }
+
+  /** Allocates newMsg and, for the residual schedule, its heap, if not yet there (the state gets their addresses). */
+  private allocateGeneral(residual: boolean): void {
+    const a = this.fg.arena, F = this.model.nFactors, st = this.state, M = this.msgStart[this.msgStart.length - 1];
+    this.engine.ensureFits((this.newMsgPtr ? 0 : 8 * M + 16) + (residual && !this.heapPtr ? 16 * F + 48 : 0), `belief propagation's ${residual ? 'residual schedule' : 'message updates'} on ${this.model.n} variables`);
+    if (!this.newMsgPtr) {
+      const p = (this.newMsgPtr = a.alloc(8 * M));
+      this.engine.call('bp run', (k) => k.bpSetNewMsg(st, p));
+    }
+    if (residual && !this.heapPtr) {
+      const prio = a.alloc(8 * F), heap = a.alloc(4 * F), heapPos = a.alloc(4 * F);
+      this.heapPtr = heap;
+      this.engine.call('bp run', (k) => k.bpSetResidual(st, prio, heap, heapPos));
+    }
   }
 
   /** The factor → variable log-messages (each shifted to max 0), laid out by msgStart. */
