@@ -102,8 +102,10 @@ export function bpReset(st: usize): void {
 /**
  * A factor on two binary variables with finite θ/ρ sends m(1) − m(0) = c + log((1 + A t)/(1 + B t)),
  * t = e^ν, ν the incoming n(1) − n(0) from the other variable: one exp and one log per message
- * instead of four of each. Per factor: (c, A, B) towards position 0, then towards position 1. Used
- * where every exponent is within ±600 (A, B far from overflow); NaN in slot 0 marks the general path.
+ * instead of four of each. Per pair (pairIndex): (c, A, B) towards position 0, then towards position
+ * 1, where c towards one position is log B towards the other (bp_odds.ts's ratio sweep reads e^c as
+ * that B). Used where every exponent is within ±600 (A, B far from overflow); NaN in slot 0 marks
+ * the general path.
  */
 function pairConstants(s: BPState): void {
   const g = changetype<FactorGraph>(s.g);

@@ -17,9 +17,10 @@
 //
 // Work memory (BPState.odds, f64; allocated only for models whose factors of arity ≥ 2 are all
 // binary pairs, so pair k, bp.ts's pairIndex, is the k-th factor of arity 2): δ of pair k at 2k,
-// 2k + 1 (its two positions), then L (or R) per variable, then U per variable; for linear sweeps,
-// per pair the record (r0, r1, e^c0, A0, B0, e^c1, A1, B1) (towards positions 0 and 1), the pairs'
-// variables as i32 (u, v), and e^U per variable.
+// 2k + 1 (its two positions; in linear sweeps the ratios e^δ in their place), then L (or R) per
+// variable, then U per variable; for linear sweeps, the pairs' variables as i32 (u, v) and e^U per
+// variable. The linear sweep reads its constants from bp.ts's pair constants: e^c towards one
+// position is B towards the other, so nothing else is stored per pair.
 
 import { FactorGraph, cardOf } from '../core/factorgraph';
 import { BPState, pairDelta1, storeDelta } from './bp_state';
@@ -30,7 +31,7 @@ import { BPState, pairDelta1, storeDelta } from './bp_state';
 
 /** f64 entries of the log-odds work memory. */
 export function bpOddsEntries(nPairs: i32, n: i32): i32 {
-  return 11 * nPairs + 3 * n;
+  return 3 * nPairs + 3 * n;
 }
 
 /**
@@ -131,15 +132,14 @@ export function oddsStore(s: BPState): void {
 
 /** Largest |log| of a ratio the linear sweep lets a message reach. */
 const LINEAR_RANGE: f64 = 700.0;
-const REC: i32 = 8; // f64 per pair record
 
-@inline function records(s: BPState, g: FactorGraph): usize { return s.odds + (<usize>(2 * s.nPairs + 2 * g.n) << 3); }
-@inline function pairList(s: BPState, g: FactorGraph): usize { return records(s, g) + (<usize>(REC * s.nPairs) << 3); }
+@inline function pairList(s: BPState, g: FactorGraph): usize { return s.odds + (<usize>(2 * s.nPairs + 2 * g.n) << 3); }
 @inline function expU(s: BPState, g: FactorGraph): usize { return pairList(s, g) + (<usize>s.nPairs << 3); }
 
 /**
  * Whether the loaded log-odds run can continue on ratios (every pair weight 1, every message's range
- * within ±LINEAR_RANGE); if so, lays out the pair records from δ. Call after oddsSetup, with damping 0.
+ * within ±LINEAR_RANGE); if so, turns δ into ratios in place and lists the pairs' variables. Call
+ * after oddsSetup, with damping 0.
  */
 export function linearSetup(s: BPState): bool {
   const g = changetype<FactorGraph>(s.g);
@@ -156,21 +156,14 @@ export function linearSetup(s: BPState): bool {
       if (!(Math.abs(ldF(s.odds, 2 * k + j)) <= LINEAR_RANGE)) return false;
     }
   }
-  const rec = records(s, g), list = pairList(s, g), eU = expU(s, g);
+  const list = pairList(s, g), eU = expU(s, g);
   const U = s.odds + (<usize>(2 * s.nPairs + g.n) << 3);
   for (let f = 0; f < F; f++) {
     const k = ldI(s.pairIndex, f);
     if (k < 0) continue;
     const p0 = ldI(g.scopeStart, f);
-    const pc = s.pairConst + (<usize>(6 * k) << 3);
-    const r = rec + (<usize>(REC * k) << 3);
-    stF(r, 0, Math.exp(ldF(s.odds, 2 * k)));
-    stF(r, 1, Math.exp(ldF(s.odds, 2 * k + 1)));
-    for (let j = 0; j < 2; j++) {
-      stF(r, 2 + 3 * j, Math.exp(ldF(pc, 3 * j)));
-      stF(r, 3 + 3 * j, ldF(pc, 3 * j + 1));
-      stF(r, 4 + 3 * j, ldF(pc, 3 * j + 2));
-    }
+    stF(s.odds, 2 * k, Math.exp(ldF(s.odds, 2 * k)));
+    stF(s.odds, 2 * k + 1, Math.exp(ldF(s.odds, 2 * k + 1)));
     const q = list + (<usize>(2 * k) << 2);
     store<i32>(q, ldI(g.scopeVars, p0));
     store<i32>(q, ldI(g.scopeVars, p0 + 1), 4);
@@ -179,15 +172,9 @@ export function linearSetup(s: BPState): bool {
   return true;
 }
 
-/** Turns the pair records' ratios back into log-odds δ. */
+/** Turns the ratios back into log-odds δ (in place). */
 export function linearToOdds(s: BPState): void {
-  const g = changetype<FactorGraph>(s.g);
-  const rec = records(s, g);
-  for (let k = 0; k < s.nPairs; k++) {
-    const r = rec + (<usize>(REC * k) << 3);
-    stF(s.odds, 2 * k, Math.log(ldF(r, 0)));
-    stF(s.odds, 2 * k + 1, Math.log(ldF(r, 1)));
-  }
+  for (let i = 0; i < 2 * s.nPairs; i++) stF(s.odds, i, Math.log(ldF(s.odds, i)));
 }
 
 /** e^c (1 + A T)/(1 + B T) with T = R / r (r the incoming ratio), as (r + A R)/(r + B R) unless that overflows. */
@@ -223,11 +210,11 @@ export function linearSweep(s: BPState): f64 {
   const g = changetype<FactorGraph>(s.g);
   const n = g.n;
   const R = s.odds + (<usize>(2 * s.nPairs) << 3);
-  const rec = records(s, g), list = pairList(s, g);
+  const list = pairList(s, g);
   memory.copy(R, expU(s, g), <usize>n << 3);
   const P = s.nPairs;
   for (let k = 0; k < P; k++) {
-    const q = list + (<usize>(2 * k) << 2), r = rec + (<usize>(REC * k) << 3);
+    const q = list + (<usize>(2 * k) << 2), r = s.odds + (<usize>(2 * k) << 3);
     const u = load<i32>(q), v = load<i32>(q, 4);
     stF(R, u, ldF(R, u) * ldF(r, 0));
     stF(R, v, ldF(R, v) * ldF(r, 1));
@@ -238,12 +225,13 @@ export function linearSweep(s: BPState): f64 {
   }
   let res = f64x2.splat(0.0);
   for (let k = 0; k < P; k++) {
-    const q = list + (<usize>(2 * k) << 2), r = rec + (<usize>(REC * k) << 3);
+    const q = list + (<usize>(2 * k) << 2), r = s.odds + (<usize>(2 * k) << 3);
+    const pc = s.pairConst + (<usize>(6 * k) << 3); // (c0, A0, B0, c1, A1, B1), e^c0 = B1, e^c1 = B0
     const u = load<i32>(q), v = load<i32>(q, 4);
     const old = v128.load(r);
     const r0 = f64x2.extract_lane(old, 0), r1 = f64x2.extract_lane(old, 1);
-    const x0 = pairRatio(ldF(r, 2), ldF(r, 3), ldF(r, 4), ldF(R, v), r1);
-    const x1 = pairRatio(ldF(r, 5), ldF(r, 6), ldF(r, 7), ldF(R, u), r0);
+    const x0 = pairRatio(ldF(pc, 5), ldF(pc, 1), ldF(pc, 2), ldF(R, v), r1);
+    const x1 = pairRatio(ldF(pc, 2), ldF(pc, 4), ldF(pc, 5), ldF(R, u), r0);
     const now = f64x2.replace_lane(f64x2.splat(x0), 1, x1);
     res = ratioResiduals(old, now, res);
     v128.store(r, now);
