@@ -222,3 +222,61 @@ test('BP\'s uniqueness condition (Mooij & Kappen 2007): tight at the Bethe criti
     BPSolver.prototype.nudge = nudge;
   }
 });
+
+test('BPSolver memory on a 300×300 lattice as laid out: per pair its constants and 3 f64 of log-odds work, no per-factor pair buffers, and no new-message, heap or factor-belief buffers until a run or a call needs them; those come after memory grew and give the same results', async () => {
+  const { isingLattice } = await import('../bindings/core/builders.ts');
+  const { boundFactorGraphBytes, factorGraphSize } = await import('../bindings/core/bound-fg.ts');
+  const m = isingLattice({ shape: [300, 300], J: 0.3, h: 0.1 });
+  const n = m.n, F = m.nFactors, S = m.scopeVars.length;
+  let P = 0;
+  for (let f = 0; f < F; f++) if (m.arity(f) === 2) P++;
+  const engine = await loadEngine();
+  const before = engine.bytesInUse;
+  const s = new BPSolver(engine, m);
+  const built = engine.bytesInUse - before;
+  // Per scope entry: two binary messages (fac2var, var2fac) and msgStart, incPos; per pair: 6 pair
+  // constants and 3 f64 of log-odds work; per variable: belief, marginals, 3 f64 of log-odds work,
+  // entropy, belStart; per factor: weight, entropy, pair index; 4 KiB for the small buffers and rounding.
+  // (Before: 1184 MB on 1000×1000, 48 B of pair constants and 96 B of log-odds work per factor,
+  // newMsg, the residual heap and the factor beliefs' output allocated up front: ≈ 2× this.)
+  const layout = boundFactorGraphBytes(engine, factorGraphSize(m)) + 40 * S + 72 * P + 68 * n + 20 * F + 4096;
+  assert.ok(built <= layout, `BPSolver took ${built} bytes, layout ${layout}`);
+  // The allocator at most doubles memory when it grows (was 136 MiB, 2.7× the layout).
+  assert.ok(engine.memoryBytes < 2 * layout, `WASM memory ${engine.memoryBytes} bytes, layout ${layout}`);
+  try {
+    const r = s.run(bpConfig({ tolerance: 1e-12 }));
+    assert.equal(r.converged, true);
+    assert.equal(engine.bytesInUse - before, built, 'the ratio path allocates nothing');
+    const marginals = s.marginals();
+    // Grow memory before the lazy buffers come: every view of the old buffer is detached.
+    const old = engine.kernels.memory.buffer;
+    const ballast = engine.arena();
+    ballast.alloc(engine.memoryBytes);
+    assert.equal(old.byteLength, 0, 'memory grew');
+    const beliefs = s.factorBeliefs();
+    assert.ok(engine.bytesInUse - before > built + 8 * (2 * n + 4 * P), 'factor beliefs allocated their output');
+    // At the fixed point each pair belief's marginals are its variables' marginals; a unary factor's belief is its variable's.
+    for (let f = 0; f < F; f++) {
+      const sc = m.scope(f), b = beliefs[f];
+      if (sc.length === 1) assert.ok(Math.abs(b[1] - marginals[sc[0]][1]) < 1e-12, `factor ${f}`);
+      else assert.ok(Math.abs(b[2] + b[3] - marginals[sc[0]][1]) < 1e-9 && Math.abs(b[1] + b[3] - marginals[sc[1]][1]) < 1e-9, `factor ${f}`);
+    }
+    ballast.dispose();
+    // The general loop (newMsg) and the residual schedule (its heap) allocated late, after a
+    // reset, against a solver that runs the residual schedule first thing.
+    s.run(bpConfig({ schedule: 'sequential', maxIterations: 2 }));
+    s.reset();
+    const residual = bpConfig({ schedule: 'residual', maxIterations: 3, tolerance: 0 });
+    s.run(residual);
+    const fresh = new BPSolver(engine, m);
+    try {
+      fresh.run(residual);
+      assert.deepEqual(s.messages(), fresh.messages());
+      assert.deepEqual(s.freeEnergy(), fresh.freeEnergy());
+    } finally {
+      fresh.dispose();
+    }
+  } finally {
+    s.dispose();
+  }
+});
