@@ -586,8 +586,8 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
   let fit = sliceToFit(model, choice.plan, maxMemory, choice.maxMessage, choice.maxFlops, opts.speedSlicing ?? true);
   // Sliced to fit the budget: the order searched again on the graph the first slice variables leave.
   if (fit.fits && fit.sliced.slices > 1 && !(choice.plan.bytes <= maxMemory && choice.plan.maxMessage <= choice.maxMessage)) {
-    const m = model;
-    fit = { ...fit, sliced: reslice(m, fit.sliced, maxMemory, choice.maxMessage, choice.maxFlops, opts.speedSlicing ?? true, (condition) => bucketEliminationPlan(m, opts, greedyBucketChoice(m, opts, undefined, condition))) };
+    const plan = (condition: number[]): BucketChoice => bucketEliminationPlan(model, opts, greedyBucketChoice(model, opts, undefined, condition));
+    fit = { ...fit, sliced: reslice(model, fit.sliced, maxMemory, choice.maxMessage, choice.maxFlops, opts.speedSlicing ?? true, plan) };
   }
   let refusal = '';
   if (!fit.fits) {
