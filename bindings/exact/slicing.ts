@@ -202,9 +202,10 @@ export interface Conditioned {
  * conditioned on, the graph left may have a better one. A sliced plan that fits is searched again
  * (`plan`: bucket elimination's search with those variables held fixed) after its first one and its
  * first two slice variables, each sliced further by both criteria, and the cheapest by slicedCost of
- * these and `sliced` is kept. Under the bench's budgets: Grids_11 2^29.6 → 2^25.6 configurations,
- * Promedus_11 2^27.5 → 2^25.5, linkage_11 under 256 MiB 2^32.4 → 2^31. Only plans that fit are
- * searched again, so a refusal, and the smallest budget it names, stay those of `sliced`'s search.
+ * these and `sliced` is kept. Under the plan's memory less 7/8 of its messages: Grids_11 (bucket
+ * elimination) 2^29.6 → 2^25.6 configurations, Promedus_11 2^27.5 → 2^25.5; linkage_11 under 256
+ * MiB 2^32.4 → 2^31. Only plans that fit are searched again, so a refusal, and the smallest budget
+ * it names, stay those of `sliced`'s search.
  */
 export function reslice(model: Model, sliced: SlicedPlan, maxBytes: number, maxMessage: number, maxFlops: number, forSpeed: boolean, plan: (condition: number[]) => { plan: BucketPlan; name: string }): SlicedPlan {
   let best = sliced, bestCost = slicedCost(sliced.slices, sliced.plan);
