@@ -104,6 +104,8 @@ const PAIR_HALF = SEPARABLE_ABS_TOL / 2, PAIR_LIMIT = PAIR_HALF / (4 * ROUNDING)
  * `separable` on a K1 × K2 table at t[o …] without a zero (pair factors of Potts and multi-state
  * models): the same sums in the same order, so the same decision, without the odometer (3 × 3 bonds of
  * a 10⁶-site lattice took 0.17 s through it); undefined for a table with a zero (the general way).
+ * 2 × 2 tables keep binaryPair, without loops: through this function 2·10⁶ of them took 0.07 s
+ * against 0.04 s, in the renumbered lattice's refusal (the grid bound asks binaryPairSplits).
  */
 function pairTable(t: Float64Array, o: number, K1: number, K2: number): { c: number; rows: Float64Array; rowStart: Int32Array } | null | undefined {
   const c = t[o], absC = Math.abs(c);
