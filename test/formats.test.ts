@@ -298,6 +298,47 @@ test('readUAI: default file name, upper bound on n, and CRLF line counting', () 
   throwsFormat(() => readUAI('MARKOV 0', 'zero.uai'), 'zero.uai (line 1)', 'the number of variables must be an integer in 1…');
 });
 
+test('error lines under any mix of line endings (LF, CRLF, lone CR, blank lines), .fg comments and evidence lines: the line a bad token starts on', () => {
+  // The tokenizer counts lines only when asked (an error, an evidence entry): the answer must be the
+  // line the token starts on, 1 + the LF, CRLF and lone-CR breaks before it, as counted here.
+  const rand = mulberry32(2718);
+  const seps = [' ', '\t', '\n', '\r\n', '\r', '\n\n', ' \r\n ', '\r\r\n'];
+  const lineOf = (text: string, at: number): number => text.slice(0, at).split(/\r\n|\r|\n/).length;
+  const join = (tokens: string[]): { text: string; starts: number[] } => {
+    let text = '';
+    const starts: number[] = [];
+    tokens.forEach((t, i) => {
+      if (i > 0) text += seps[Math.floor(rand() * seps.length)];
+      starts.push(text.length);
+      text += t;
+    });
+    return { text, starts };
+  };
+  const uai = 'MARKOV 3 2 2 3 3 1 0 2 0 1 2 1 2 2 0.5 1.5 4 1 2 3 4 6 1 2 3 4 5 6'.split(' ');
+  for (let trial = 0; trial < 60; trial++) {
+    // A table entry (from token 14 on) or a scope index made bad: 'x' there.
+    const bad = 8 + Math.floor(rand() * (uai.length - 8));
+    const tokens = uai.map((t, i) => (i === bad ? 'x' : t));
+    const { text, starts } = join(tokens);
+    throwsFormat(() => readUAI(text, 't.uai'), new RegExp(`^t\\.uai \\(line ${lineOf(text, starts[bad])}[,)]`));
+    // Cut short after a token: the end of input's line, past the trailing breaks.
+    const cut = text.slice(0, starts[bad] - 1 >= 0 ? starts[bad] : 0) + seps[trial % seps.length];
+    if (bad > 8) throwsFormat(() => readUAI(cut, 'c.uai'), new RegExp(`^c\\.uai \\(line ${lineOf(cut, cut.length)}[,)]`), 'unexpected end of input');
+    // Evidence: the line each observed variable is given on.
+    const ev = join(['3', '0', '1', '1', '0', '2', '2']);
+    const { lines } = readEvidenceWithLines(ev.text);
+    assert.deepEqual([...lines], [[0, lineOf(ev.text, ev.starts[1])], [1, lineOf(ev.text, ev.starts[3])], [2, lineOf(ev.text, ev.starts[5])]], `evidence lines in ${JSON.stringify(ev.text)}`);
+  }
+  // .fg: comment lines (a '#' first on its line, after blanks) skipped, a '#' after a token no comment.
+  for (let trial = 0; trial < 30; trial++) {
+    const eol = ['\n', '\r\n', '\r'][trial % 3];
+    const lines = ['# head', '1', '  # indented comment', '', '1', '0', '2', '2', '\t# another', '0 1', '1 y'];
+    const text = lines.join(eol);
+    throwsFormat(() => readFG(text, 'f.fg'), `f.fg (line ${lines.length}`, "'y'");
+    throwsFormat(() => readFG(lines.slice(0, 9).join(eol) + eol + '0 1 # not a comment', 'g.fg'), 'g.fg (line 10', "'#'");
+  }
+});
+
 // ---------------------------------------------------------------------------------------------
 // Evidence
 
