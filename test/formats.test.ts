@@ -20,6 +20,7 @@ import {
   writeUAI,
 } from '../bindings/io/formats.ts';
 import { Model, ModelBuilder } from '../bindings/core/model.ts';
+import { isingLattice } from '../bindings/core/builders.ts';
 import { dataDir, mulberry32, randomFactorGraph } from './helpers.ts';
 
 // Shared read-only data next to the repository (see SOURCE.txt in each folder).
@@ -442,6 +443,28 @@ test('writeUAI → readUAI reproduces every log-potential of factor graphs of ar
       else assertClose(back.logPotential(x), want, 1e-12 * Math.max(1, Math.abs(want)), `trial ${trial}, x = ${x}`);
     });
   }
+});
+
+test('writeUAI prints a table several factors share once per factor and piece, as it prints one of their own: shared tables spanning past 700 nats, read back', () => {
+  // A shared table spanning 1500 nats is written as 3 pieces on each of its 4 scopes; a table of its
+  // own with the same entries gives the same lines, and each piece the same text.
+  const entries = [0, -1500, 2, 1];
+  const b = new ModelBuilder([2, 2, 2, 2, 2]);
+  const shared = b.shareTable(entries);
+  for (const [i, j] of [[0, 1], [1, 2], [2, 3], [0, 4]]) b.addSharedFactor([i, j], shared);
+  b.addPairwise(3, 4, entries);
+  const m = b.build();
+  const text = writeUAI(m);
+  // The tables follow the scopes' blank line; their entry lines are the ones with spaces (the constants' have one entry).
+  const lines = text.slice(text.indexOf('\n\n') + 2).split('\n').filter((l) => l.includes(' '));
+  assert.equal(lines.length, 5 * 3, `three pieces for each of five pair factors: ${lines.length} table lines`);
+  assert.equal(new Set(lines).size, 1, 'every piece of every factor has the same line');
+  const back = readUAI(text, 'shared.uai');
+  forEachConfig(m.card, (x) => assertClose(back.logPotential(x), m.logPotential(x), 1e-9 * Math.max(1, Math.abs(m.logPotential(x))), `x = ${x}`));
+  // A lattice whose bonds share one table: the bonds' lines all the same, read back exactly.
+  const lattice = isingLattice({ shape: [4, 5], J: 0.7, h: -0.2 });
+  const back2 = readUAI(writeUAI(lattice), 'lattice.uai');
+  forEachConfig(lattice.card, (x) => assertClose(back2.logPotential(x), lattice.logPotential(x), 1e-12 * Math.max(1, Math.abs(lattice.logPotential(x))), `x = ${x}`));
 });
 
 test('readFG and readUAI agree on factors of arity 3 and 4 (first vs last variable fastest)', () => {

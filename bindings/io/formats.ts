@@ -190,31 +190,64 @@ const MAX_CONST_FACTORS = 1_000_000;
  * printed shortest-round-trip. Throws ModelError for a constant past MAX_CONST_FACTORS · 700 nats.
  */
 export function writeUAI(model: Model): string {
-  const scopes: string[] = [];
-  const tables: string[] = [];
+  const { scopeStart, scopeVars, tableStart, tables: logTables } = model;
+  const F = model.nFactors;
+  // Scope lines and table lines written as bytes, each number printed once: a string per entry,
+  // per table and per scope, joined, took 8 s for a 10⁶-site lattice, most of it collecting garbage.
+  const scopes = new AsciiWriter(), tables = new AsciiWriter();
+  let lines = 0;
+  const newLine = (): void => {
+    if (lines++ > 0) scopes.byte(10), tables.byte(10);
+  };
+  // A table several factors share is printed once, its line copied (shared: some factor's table at or below an earlier one's).
+  let shared = false;
+  for (let f = 1; f < F && !shared; f++) shared = tableStart[f] <= tableStart[f - 1];
+  const printed = shared ? new Map<number, { from: number; to: number; pieces: number; m: number }>() : null;
   let c = model.logConst;
-  for (let f = 0; f < model.nFactors; f++) {
-    const logTable = model.table(f);
-    let m = -Infinity, lo = Infinity;
-    for (const x of logTable) {
-      if (x > m) m = x;
-      if (x > -Infinity && x < lo) lo = x;
+  for (let f = 0; f < F; f++) {
+    const at = tableStart[f], size = model.tableSize(f), seen = printed?.get(at);
+    let m = -Infinity, lo = Infinity, pieces = 1;
+    if (seen) (m = seen.m), (pieces = seen.pieces);
+    else {
+      for (let e = at; e < at + size; e++) {
+        const x = logTables[e];
+        if (x > m) m = x;
+        if (x > -Infinity && x < lo) lo = x;
+      }
+      if (m === -Infinity) m = 0; // all zeros: nothing to scale
+      // Pieces: each scaled table's finite entries stay above e^−MAX_CONST_LOG (a normal double).
+      pieces = lo < Infinity ? Math.max(1, Math.ceil((m - lo) / MAX_CONST_LOG)) : 1;
+      if (pieces > MAX_CONST_FACTORS) throw new ModelError(`factor ${f}'s finite log-potentials span ${(m - lo).toPrecision(4)} nats: UAI's probability tables would need more than ${MAX_CONST_FACTORS} copies of it to keep its smallest entries from becoming 0`);
     }
-    if (m === -Infinity) m = 0; // all zeros: nothing to scale
     c += m;
-    // Pieces: each scaled table's finite entries stay above e^−MAX_CONST_LOG (a normal double).
-    const pieces = lo < Infinity ? Math.max(1, Math.ceil((m - lo) / MAX_CONST_LOG)) : 1;
-    if (pieces > MAX_CONST_FACTORS) throw new ModelError(`factor ${f}'s finite log-potentials span ${(m - lo).toPrecision(4)} nats: UAI's probability tables would need more than ${MAX_CONST_FACTORS} copies of it to keep its smallest entries from becoming 0`);
-    const line = `${logTable.length}\n${Array.from(logTable, (x) => String(Math.exp((x - m) / pieces))).join(' ')}\n`;
+    // The table's line: printed at its first factor, copied for its other pieces and factors.
+    let from = seen?.from ?? -1, to = seen?.to ?? -1;
     for (let k = 0; k < pieces; k++) {
-      scopes.push(`${model.arity(f)} ${model.scope(f).join(' ')}`);
-      tables.push(line);
+      newLine();
+      const s0 = scopeStart[f], s1 = scopeStart[f + 1];
+      scopes.int(s1 - s0);
+      for (let q = s0; q < s1; q++) scopes.byte(32), scopes.int(scopeVars[q]);
+      if (from >= 0) {
+        tables.copy(from, to);
+        continue;
+      }
+      from = tables.length;
+      tables.int(size);
+      tables.byte(10);
+      for (let e = at; e < at + size; e++) {
+        if (e > at) tables.byte(32);
+        tables.str(String(Math.exp((logTables[e] - m) / pieces)));
+      }
+      tables.byte(10);
+      to = tables.length;
+      printed?.set(at, { from, to, pieces, m });
     }
   }
 
   const addConstant = (value: number): void => {
-    scopes.push('0');
-    tables.push(`1\n${String(value)}\n`);
+    newLine();
+    scopes.byte(48);
+    tables.str(`1\n${String(value)}\n`);
   };
   if (c === -Infinity) addConstant(0);
   else if (!Number.isFinite(c)) throw new ModelError(`constant log-potential ${c} cannot be written`);
@@ -224,7 +257,49 @@ export function writeUAI(model: Model): string {
     for (; Math.abs(c) > MAX_CONST_LOG; c -= Math.sign(c) * MAX_CONST_LOG) addConstant(Math.exp(Math.sign(c) * MAX_CONST_LOG));
     if (c !== 0) addConstant(Math.exp(c));
   }
-  return `MARKOV\n${model.n}\n${model.card.join(' ')}\n${scopes.length}\n${scopes.join('\n')}\n\n${tables.join('\n')}`;
+  return `MARKOV\n${model.n}\n${model.card.join(' ')}\n${lines}\n${scopes.text()}\n\n${tables.text()}`;
+}
+
+/** ASCII text in a growing byte buffer (writeUAI's), read back as one string. */
+class AsciiWriter {
+  private buf = new Uint8Array(1 << 16);
+  length = 0;
+  private room(k: number): void {
+    if (this.length + k <= this.buf.length) return;
+    const b = new Uint8Array(Math.max(2 * this.buf.length, this.length + k));
+    b.set(this.buf.subarray(0, this.length));
+    this.buf = b;
+  }
+  byte(c: number): void {
+    if (this.length === this.buf.length) this.room(1);
+    this.buf[this.length++] = c;
+  }
+  /** A non-negative integer's digits. */
+  int(x: number): void {
+    if (x < 10) return this.byte(48 + x);
+    this.room(16);
+    let digits = 1;
+    for (let t = x; t >= 10; t = Math.floor(t / 10)) digits++;
+    for (let p = this.length + digits - 1; p >= this.length; p--, x = Math.floor(x / 10)) this.buf[p] = 48 + (x % 10);
+    this.length += digits;
+  }
+  /** An ASCII string's characters. */
+  str(s: string): void {
+    this.room(s.length);
+    for (let i = 0; i < s.length; i++) this.buf[this.length + i] = s.charCodeAt(i);
+    this.length += s.length;
+  }
+  /** A copy of bytes [from, to) at the end. */
+  copy(from: number, to: number): void {
+    this.room(to - from);
+    this.buf.copyWithin(this.length, from, to);
+    this.length += to - from;
+  }
+  text(): string {
+    // Past 2^29 − 24 characters no JavaScript string holds it (V8): said so, not "Invalid string length".
+    if (this.length > 2 ** 29 - 24) throw new ModelError(`the UAI text would have ${this.length} characters, past the ${2 ** 29 - 24} a JavaScript string holds`);
+    return new TextDecoder().decode(this.buf.subarray(0, this.length));
+  }
 }
 
 /** A scope's table as a .fg file is read: the first factor's, later ones multiplied in (readFGWithLabels). */
