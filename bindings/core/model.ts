@@ -507,13 +507,10 @@ export class ModelBuilder {
   /** Sorted-scope key → factor, for summing factors on one scope: arity ≥ 3 (strings) … */
   private readonly byScope = new Map<string, number>();
   /**
-   * … and arity 1 and 2: a variable's unary factor and its first pair (lo, hi) directly, further
-   * pairs hashed; made on the first such factor (lattices built from shared tables never need it).
-   */
-  /**
-   * The factors added on one variable or a pair, by their lower variable: the first two pairs in
-   * arrays (a lattice's right and down bonds), the rest hashed (the hash's random probes took 0.2 s
-   * of the 2·10⁶ bonds of a 10⁶-site lattice read from UAI).
+   * … and arity 1 and 2, by their lower variable: a variable's unary factor and its first two pairs
+   * (lo, hi) directly (a lattice's right and down bonds: hashing the second took 0.2 s of the 2·10⁶
+   * bonds of a 10⁶-site lattice read from UAI), further pairs hashed; made on the first such factor
+   * (lattices built from shared tables never need it).
    */
   private small: { unaryOf: Int32Array; firstPair: Int32Array; firstHi: Int32Array; secondPair: Int32Array; secondHi: Int32Array; morePairs: ScopeIndex } | null = null;
   /** Shared table id (its offset), scope permutation and cardinalities → offset of the permuted copy. */

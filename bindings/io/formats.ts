@@ -257,8 +257,15 @@ export function writeUAI(model: Model): string {
     for (; Math.abs(c) > MAX_CONST_LOG; c -= Math.sign(c) * MAX_CONST_LOG) addConstant(Math.exp(Math.sign(c) * MAX_CONST_LOG));
     if (c !== 0) addConstant(Math.exp(c));
   }
-  return `MARKOV\n${model.n}\n${model.card.join(' ')}\n${lines}\n${scopes.text()}\n\n${tables.text()}`;
+  const head = `MARKOV\n${model.n}\n${model.card.join(' ')}\n${lines}\n`;
+  // Past 2^29 − 24 characters no JavaScript string holds it (V8): said so, not "Invalid string length".
+  const length = head.length + scopes.length + 2 + tables.length;
+  if (length > MAX_STRING) throw new ModelError(`the UAI text would have ${length} characters, past the ${MAX_STRING} a JavaScript string holds`);
+  return `${head}${scopes.text()}\n\n${tables.text()}`;
 }
+
+/** The longest string V8 holds (characters). */
+const MAX_STRING = 2 ** 29 - 24;
 
 /** ASCII text in a growing byte buffer (writeUAI's), read back as one string. */
 class AsciiWriter {
@@ -296,8 +303,6 @@ class AsciiWriter {
     this.length += to - from;
   }
   text(): string {
-    // Past 2^29 − 24 characters no JavaScript string holds it (V8): said so, not "Invalid string length".
-    if (this.length > 2 ** 29 - 24) throw new ModelError(`the UAI text would have ${this.length} characters, past the ${2 ** 29 - 24} a JavaScript string holds`);
     return new TextDecoder().decode(this.buf.subarray(0, this.length));
   }
 }
