@@ -10,7 +10,7 @@
 // table), so a 1024² Ising model costs a few tens of MB. The pairwise views (`unary`, `edges`,
 // `pairwiseEdges`) are derived from the factors on demand, never stored beside them.
 
-import { countingSort, GrowF64, GrowI32, ScopeIndex } from './flat-storage.ts';
+import { countingSort, GrowF64, GrowI32, SmallScopeIndex } from './flat-storage.ts';
 import { EngineError, ModelError } from './errors.ts';
 import { MAX_PAIR_TABLE_ENTRIES, knownWithoutZeroEntries, pairTablesRefusal, sameZeroEntries, withSumInRange } from './model-range.ts';
 import { isIdentity, permuteAdd } from './table-permute.ts';
@@ -506,13 +506,8 @@ export class ModelBuilder {
   private readonly tables = new GrowF64();
   /** Sorted-scope key → factor, for summing factors on one scope: arity ≥ 3 (strings) … */
   private readonly byScope = new Map<string, number>();
-  /**
-   * … and arity 1 and 2, by their lower variable: a variable's unary factor and its first two pairs
-   * (lo, hi) directly (a lattice's right and down bonds: hashing the second took 0.2 s of the 2·10⁶
-   * bonds of a 10⁶-site lattice read from UAI), further pairs hashed; made on the first such factor
-   * (lattices built from shared tables never need it).
-   */
-  private small: { unaryOf: Int32Array; firstPair: Int32Array; firstHi: Int32Array; secondPair: Int32Array; secondHi: Int32Array; morePairs: ScopeIndex } | null = null;
+  /** … and arity 1 and 2 (SmallScopeIndex); made on the first such factor (lattices built from shared tables never need it). */
+  private small: SmallScopeIndex | null = null;
   /** Shared table id (its offset), scope permutation and cardinalities → offset of the permuted copy. */
   private readonly permuted = new Map<string, number>();
   /** Shared table id → its entries: a scope must take them all (a smaller one let a later one read past them). */
@@ -598,40 +593,18 @@ export class ModelBuilder {
     return this;
   }
 
-  /** The factor added on (lo, hi) (hi −1: unary on lo), or −1. */
-  private smallScope(lo: number, hi: number): number {
-    const n = this.n;
-    const { unaryOf, firstPair, firstHi, secondPair, secondHi, morePairs } = (this.small ??= {
-      unaryOf: new Int32Array(n).fill(-1),
-      firstPair: new Int32Array(n).fill(-1),
-      firstHi: new Int32Array(n),
-      secondPair: new Int32Array(n).fill(-1),
-      secondHi: new Int32Array(n),
-      morePairs: new ScopeIndex(),
-    });
-    if (hi < 0) return unaryOf[lo];
-    if (firstPair[lo] < 0) return -1;
-    if (firstHi[lo] === hi) return firstPair[lo];
-    if (secondPair[lo] < 0) return -1;
-    return secondHi[lo] === hi ? secondPair[lo] : morePairs.get(lo, hi);
-  }
-
   /** addFactor on one variable (j < 0) or a pair, indices already checked: no arrays allocated. */
   private addSmall(i: number, j: number, logTable: ArrayLike<number>, name: Name): this {
     const Ki = this.card[i], Kj = j >= 0 ? this.card[j] : 1, size = Ki * Kj;
     if (size > LIMITS.maxTableEntries) throw new ModelError(`${nameOf(name)}: ${size} table entries is past the limit of ${LIMITS.maxTableEntries}`);
     checkLogTable(logTable, size, name);
     const lo = j < 0 || i < j ? i : j, hi = j < 0 ? -1 : i < j ? j : i;
-    const f = this.smallScope(lo, hi);
+    const small = (this.small ??= new SmallScopeIndex(this.n)), f = small.get(lo, hi);
     let at: number;
     if (f < 0) {
       at = this.tables.reserve(size);
       this.tables.a.fill(0, at, at + size);
-      const g = this.pushSmall(lo, hi, at), sm = this.small!;
-      if (hi < 0) sm.unaryOf[lo] = g;
-      else if (sm.firstPair[lo] < 0) (sm.firstPair[lo] = g), (sm.firstHi[lo] = hi);
-      else if (sm.secondPair[lo] < 0) (sm.secondPair[lo] = g), (sm.secondHi[lo] = hi);
-      else sm.morePairs.add(lo, hi, g);
+      small.add(lo, hi, this.pushSmall(lo, hi, at));
     } else {
       at = this.tableStart.a[f];
     }
