@@ -1,11 +1,14 @@
-// Whether a pair graph is exactly an H × W grid under some numbering of its variables: the loops of
-// bindings/exact/lattice-bound.ts (gridUnderAnyNumbering), which proves a large model's refusal by
-// its grid's treewidth. On 10⁶ variables numbered at random every step reads a variable's partners
-// at a random place in memory: in TypeScript the lists and the walk took ≈ 0.15–0.2 s, here
-// ≈ 0.09–0.11 s (native C of the same loops, gcc -O3, ≈ 0.05 s; an Intel Xeon VM). TypeScript
-// reads the model's factors, tests each pair for a coupling and hands the coupling pairs over in
-// chunks (gridAddPairs); the lists, the sites and the walk live here, on the planner's instance
-// (one recognition at a time, freed by gridEnd).
+// A square of a grid among a model's pair factors under any numbering of its variables: the loops
+// of bindings/exact/lattice-bound.ts (gridUnderAnyNumbering), which proves a large model's refusal
+// by the square's treewidth. TypeScript copies the model's scopes over in chunks (gridAddScopes:
+// each variable's distinct partners, four at most; or, when pairs that couple nothing spoil the
+// grid, TypeScript's coupling pairs through gridAddPairs); gridStart checks the degrees and walks row 0 and
+// column 0 from a corner; gridPatch places a staircase under row 0 that holds the square at the
+// corner; gridPatchBonds, a second pass over the scopes, lists the factors on the square's bonds,
+// which TypeScript checks for a coupling. On 10⁶ variables numbered at random the lists are most of
+// the time (each pair's two updates at random places in 16 MB, ≈ 0.05 s); the walk of the whole
+// grid, ≈ 0.1 s more, is why only a square is placed. Lives on the planner's instance (one
+// recognition at a time, freed by gridEnd).
 
 import { Buf } from './exact_greedy';
 
@@ -20,6 +23,8 @@ let placed = new Buf<u32>(16);
 let nVars = 0;
 /** The row length gridStart found. */
 let rowLength = 0;
+/** The side of the square gridPatch placed. */
+let patchSide = 0;
 
 /** Starts a recognition over n variables (no pairs yet). */
 export function gridBegin(n: i32): void {
@@ -32,22 +37,41 @@ export function gridBegin(n: i32): void {
   memory.fill(placed.ptr, 0, <usize>((n + 31) >>> 5) << 2);
 }
 
+/** Adds the pair (u, w) to the lists once however often it comes; false when a variable would have a fifth distinct partner (no grid). */
+@inline function addPair(u: i32, w: i32): bool {
+  const adj = partners.ptr, deg = degree.ptr;
+  const a = adj + (<usize>u << 4), du = <i32>load<u8>(deg + <usize>u);
+  if ((du > 0 && load<i32>(a) == w) || (du > 1 && load<i32>(a + 4) == w) || (du > 2 && load<i32>(a + 8) == w) || (du > 3 && load<i32>(a + 12) == w)) return true;
+  const dw = <i32>load<u8>(deg + <usize>w);
+  if (du == 4 || dw == 4) return false;
+  store<i32>(a + (<usize>du << 2), w);
+  store<i32>(adj + (<usize>w << 4) + (<usize>dw << 2), u);
+  store<u8>(deg + <usize>u, <u8>(du + 1));
+  store<u8>(deg + <usize>w, <u8>(dw + 1));
+  return true;
+}
+
 /**
  * Adds `count` pairs (u, w) at i32[2 · count] `pairs` to the lists, each pair once however often it
  * comes; returns 1 as soon as a variable would have a fifth distinct partner (no grid), else 0.
  */
 export function gridAddPairs(pairs: usize, count: i32): i32 {
-  const adj = partners.ptr, deg = degree.ptr;
-  for (let k = 0; k < count; k++) {
-    const u = load<i32>(pairs + (<usize>k << 3)), w = load<i32>(pairs + (<usize>k << 3) + 4);
-    const a = adj + (<usize>u << 4), du = <i32>load<u8>(deg + <usize>u);
-    if ((du > 0 && load<i32>(a) == w) || (du > 1 && load<i32>(a + 4) == w) || (du > 2 && load<i32>(a + 8) == w) || (du > 3 && load<i32>(a + 12) == w)) continue;
-    const dw = <i32>load<u8>(deg + <usize>w);
-    if (du == 4 || dw == 4) return 1;
-    store<i32>(a + (<usize>du << 2), w);
-    store<i32>(adj + (<usize>w << 4) + (<usize>dw << 2), u);
-    store<u8>(deg + <usize>u, <u8>(du + 1));
-    store<u8>(deg + <usize>w, <u8>(dw + 1));
+  for (let k = 0; k < count; k++) if (!addPair(load<i32>(pairs + (<usize>k << 3)), load<i32>(pairs + (<usize>k << 3) + 4))) return 1;
+  return 0;
+}
+
+/**
+ * Adds the pairs of `count` factors as the model stores their scopes: factor i's variables are
+ * vars[starts[i] − base … starts[i + 1] − base) (i32 arrays; starts has count + 1 entries). Only
+ * arity-2 factors add a pair, coupling or not (the patch's bonds are checked for a coupling after
+ * the walk: see gridPatchBonds). Returns 1 as soon as a variable would have a fifth partner, else 0.
+ */
+export function gridAddScopes(starts: usize, vars: usize, count: i32, base: i32): i32 {
+  let p = load<i32>(starts) - base;
+  for (let i = 0; i < count; i++) {
+    const q = load<i32>(starts + (<usize>(i + 1) << 2)) - base;
+    if (q - p == 2 && !addPair(load<i32>(vars + (<usize>p << 2)), load<i32>(vars + (<usize>p << 2) + 4))) return 1;
+    p = q;
   }
   return 0;
 }
@@ -73,12 +97,13 @@ export function gridAddPairs(pairs: usize, count: i32): i32 {
 /**
  * From the corner c0 through `first` along the boundary (variables in at most three pairs, so one
  * way on at each step) to the next corner, putting the k-th variable at site k · stride (row 0:
- * stride 1; column 0: stride W); returns the path's length in variables, or 0 when it breaks.
+ * stride 1; column 0: stride W); returns the path's length in variables, or 0 when it breaks or
+ * passes the sites (k · stride ≥ n: column 0 longer than n / W, in a graph that is no grid).
  */
 function boundaryPath(c0: i32, first: i32, stride: i32): i32 {
   let prev = c0, cur = first, k = 1;
   while (true) {
-    if (isPlaced(cur)) return 0;
+    if (isPlaced(cur) || <i64>k * stride >= <i64>nVars) return 0;
     put(cur, k * stride);
     const d = degreeOf(cur);
     if (d == 2) return k + 1;
@@ -99,7 +124,7 @@ function boundaryPath(c0: i32, first: i32, stride: i32): i32 {
 /**
  * The grid the pairs added form, when they form exactly one, begun: row 0 and column 0 placed from a
  * corner c₀ (two partners) along its two boundary paths; returns the row length W (H = n / W;
- * H, W ≥ 3), else 0. gridRows places the rest. Each step there finds a bond of the grid among the
+ * H, W ≥ 3), else 0. gridPatch places a square of the rest. Each step there finds a bond of the grid among the
  * pairs and the places are distinct: as many pairs as bonds (checked here from the degrees) then
  * makes the graph that grid.
  */
@@ -125,18 +150,22 @@ export function gridStart(): i32 {
 }
 
 /**
- * Places rows r0 … r1 − 1 (r0 ≥ 1, the rows above them placed) of the grid gridStart began; returns
- * 1, or 0 when they are not that grid's. Site (r, c) is the partner of the site above it that is
- * none of that site's own three placed neighbours, and its bond to the site before it is checked
- * (so no site waits on the one before it: a walk finding each site from both waited on a read from
- * memory per site). In calls of a few rows, so that most rows run the engine's optimised code (a
- * function called once runs its first tier throughout).
+ * Places the sites of a staircase of `side` rows under row 0 (side ≤ H, W, as gridStart found):
+ * row r of its first L_r = min(W, 2 · side − r) sites, so the side × side square at the corner is
+ * placed and each row's sites have the three neighbours above placed. Returns 1, or 0 when the
+ * pairs are no grid there. Site (r, c) is the partner of the site above it that is none of that
+ * site's own three placed neighbours, and its bond to the site before it is checked (so no site
+ * waits on the one before it). Each step finds a bond among the pairs and the places are distinct,
+ * so the square is a subgraph of the pair graph: its treewidth, side, bounds the model's from below
+ * (gridPatchBonds then checks that a coupling factor holds each of its bonds). A patch, not the
+ * whole grid: on 10⁶ variables numbered at random the whole walk read each site's partners at a
+ * random place in memory, ≈ 0.1 s, and a refusal needs only a square past its limits.
  */
-export function gridRows(r0: i32, r1: i32): i32 {
+export function gridPatch(side: i32): i32 {
   const W = rowLength, at = site.ptr;
-  for (let r = r0; r < r1; r++) {
-    const above = (r - 1) * W, row = r * W;
-    for (let c = 1; c < W; c++) {
+  for (let r = 1; r < side; r++) {
+    const above = (r - 1) * W, row = r * W, length = min(W, 2 * side - r);
+    for (let c = 1; c < length; c++) {
       const up = load<i32>(at + (<usize>(above + c) << 2));
       const upLeft = load<i32>(at + (<usize>(above + c - 1) << 2));
       const upRight = c + 1 < W ? load<i32>(at + (<usize>(above + c + 1) << 2)) : -1;
@@ -157,7 +186,51 @@ export function gridRows(r0: i32, r1: i32): i32 {
       put(found, row + c);
     }
   }
+  // The square's variables, each with its place r · side + c in its partner slot 0 (the lists are done with).
+  memory.fill(placed.ptr, 0, <usize>((nVars + 31) >>> 5) << 2);
+  for (let r = 0; r < side; r++)
+    for (let c = 0; c < side; c++) {
+      const v = load<i32>(at + (<usize>(r * W + c) << 2));
+      put(v, r * W + c);
+      store<i32>(partners.ptr + (<usize>v << 4), r * side + c);
+    }
+  patchSide = side;
   return 1;
+}
+
+/**
+ * The bonds of the square gridPatch placed that `count` factors hold (scopes as gridAddScopes reads
+ * them; factor i is model factor f0 + i): for each, the factor and the bond, 2 · p for the bond from
+ * place p to its right, 2 · p + 1 for the one below it, at i32 out[2 · k], out[2 · k + 1]. Returns
+ * how many (at most count).
+ */
+export function gridPatchBonds(starts: usize, vars: usize, count: i32, base: i32, f0: i32, out: usize): i32 {
+  const k = patchSide;
+  let p = load<i32>(starts) - base, m = 0;
+  for (let i = 0; i < count; i++) {
+    const q = load<i32>(starts + (<usize>(i + 1) << 2)) - base;
+    if (q - p == 2) {
+      const u = load<i32>(vars + (<usize>p << 2)), w = load<i32>(vars + (<usize>p << 2) + 4);
+      if (isPlaced(u) && isPlaced(w)) {
+        const a = load<i32>(partners.ptr + (<usize>u << 4)), b = load<i32>(partners.ptr + (<usize>w << 4));
+        const lo = min(a, b), d = max(a, b) - lo;
+        const bond = d == 1 && lo % k != k - 1 ? 2 * lo : d == k ? 2 * lo + 1 : -1;
+        if (bond >= 0) {
+          store<i32>(out + (<usize>m << 3), f0 + i);
+          store<i32>(out + (<usize>m << 3) + 4, bond);
+          m++;
+        }
+      }
+    }
+    p = q;
+  }
+  return m;
+}
+
+/** Writes the variables of the square gridPatch placed, row by row (side² i32 at out). */
+export function gridSquareVars(out: usize): void {
+  const k = patchSide, W = rowLength;
+  for (let r = 0; r < k; r++) memory.copy(out + (<usize>(r * k) << 2), site.ptr + (<usize>(r * W) << 2), <usize>k << 2);
 }
 
 /** Frees the recognition's buffers (≈ 21 bytes per variable), leaving small ones. */
@@ -172,4 +245,5 @@ export function gridEnd(): void {
   placed = new Buf<u32>(16);
   nVars = 0;
   rowLength = 0;
+  patchSide = 0;
 }

@@ -6,8 +6,9 @@
 // included, which multiplies the slices' cliques back to at least as much work. The greedy
 // orderings took 2.75 s to refuse a 1000×1000 lattice (min-degree 2.2 s of it); this takes a pass
 // over the factors. Cheap treewidth lower bounds (degeneracy, minor-min-width) cannot see it: they
-// are at most 5 on planar graphs. Without a layout, a grid is found from its numbering (row by row)
-// or, numbered otherwise, from its pair graph (gridUnderAnyNumbering).
+// are at most 5 on planar graphs. Without a layout, a square of a grid is found among the pair
+// factors whatever the numbering (gridUnderAnyNumbering: any subgraph's treewidth bounds the
+// graph's); failing that, a row-major grid with pairs more (rowMajorGrid).
 import { pairsKnownToCouple, type Model } from '../core/model.ts';
 import { fixedStates, noneFixed } from './enumeration.ts';
 import { knownWithoutZeroEntries } from '../core/model-range.ts';
@@ -73,13 +74,6 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
 export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTableEntries: number; enumerationLimit: number }): string | null {
   const enumerationLimit = auto?.enumerationLimit;
   if (model.n < LATTICE_BOUND_MIN_SITES) return null;
-  // A model without a layout (a UAI file) is tried as the row-major grid its pair factors suggest.
-  let shape = model.lattice?.shape ?? rowMajorGrid(model);
-  let grid = shape ? latticeTreewidth(model, shape) : null;
-  // Numbered in another order: a pair-factor graph that is exactly a grid is found by its corners.
-  const other = !grid && !model.lattice ? gridUnderAnyNumbering(model) : null;
-  if (other) (shape = other.shape), (grid = other);
-  if (!grid || !shape) return null;
   // Σ log₂ K_v and the least K_v (log₂ taken when K changes: 10⁶ calls cost more than the rest).
   let bitsPerVar = Infinity, allBits = 0, lastK = -1, lastBits = 0;
   for (let v = 0, card = model.card, n = card.length; v < n; v++) {
@@ -87,6 +81,16 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
     if (K !== lastK) (lastK = K), (lastBits = Math.log2(K)), (bitsPerVar = Math.min(bitsPerVar, lastBits));
     allBits += lastBits;
   }
+  let shape: readonly number[] | null = model.lattice?.shape ?? null;
+  let grid: { treewidth: number; sides: [number, number]; unaryZeros: boolean } | null = shape ? latticeTreewidth(model, shape) : null;
+  // A model without a layout (a UAI file): a square of a grid among its pair factors under any
+  // numbering, of a side that puts the work past the limits ((side + 1) · bitsPerVar bits) or
+  // GRID_SQUARE_SIDE; else, when they hold a grid's bonds and more, the row-major grid they suggest.
+  const limitBits = Math.max(Math.log2(maxFlops), auto ? Math.log2(auto.maxTableEntries) : 0);
+  const square = !model.lattice && bitsPerVar > 0 ? gridUnderAnyNumbering(model, Math.max(GRID_SQUARE_SIDE, Math.floor(limitBits / bitsPerVar) + 1)) : null;
+  if (square) (shape = square.shape), (grid = square);
+  else if (!model.lattice && (shape = rowMajorGrid(model))) grid = latticeTreewidth(model, shape);
+  if (!grid || !shape) return null;
   const tw = grid.treewidth, workBits = (tw + 1) * bitsPerVar, messageBits = tw * bitsPerVar;
   // auto's junction tree stores cliques: refused past maxTableEntries.
   if (!(workBits > Math.log2(maxFlops)) || (auto && !(workBits > Math.log2(auto.maxTableEntries)))) return null;
@@ -100,8 +104,8 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
   const slab = shape.length > 2 ? `, whose ${grid.sides[0]}×${grid.sides[1]} slab alone has treewidth ${tw}` : `, a grid of treewidth ${tw}`;
   const holds = model.lattice
     ? `the model holds every bond of its ${shape.join('×')} lattice${slab}`
-    : other
-      ? `the model's pair factors form a ${shape.join('×')} grid, its variables numbered in another order${slab}`
+    : square
+      ? `the model's pair factors hold a ${tw}×${tw} grid (at a corner of the ${shape.join('×')} grid their boundary outlines)${slab}`
       : `the model's pair factors hold every bond of a ${shape.join('×')} grid over its variables in row-major order${slab}`;
   return (
     `exact elimination needs treewidth at least ${tw} under any elimination order (${holds}): ` +
@@ -151,61 +155,120 @@ function rowMajorGrid(model: Model): [number, number] | null {
 }
 
 /**
- * The grid a model's pair factors form under any numbering of its variables (a grid file
- * renumbered, or numbered column by column or along a snake): the H × W shape, when the graph of its
- * pair factors (each pair once) is exactly an H × W grid with H, W ≥ 3 — extra pairs or a missing
- * bond and it is not recognised (ladders, of treewidth 2, are never refused by a bound). From a
- * corner c₀ (two pairs) its two boundary paths give row 0 and column 0 (on a grid the boundary's
- * variables are those in at most three pairs, so each step has one way on); then site (r, c) is the
- * partner of (r − 1, c) that is none of its placed neighbours, its bond to (r, c − 1) checked. Each
- * step found a bond among the pairs, and the places are distinct: as many pairs as the grid has
- * bonds then makes the graph that grid. One pass over the factors here (which pairs couple), the
- * lists and the walk in the engine (gridStart, gridRows); most graphs that are no grid leave before the walk
- * (a variable in fewer than two pairs or more than four, or not four corners).
+ * A side × side grid among a model's pair factors under any numbering of its variables (a grid file
+ * renumbered, or numbered column by column or along a snake), found when their graph (each pair
+ * once) looks like an H × W grid, H, W ≥ 3: every variable in two to four pairs, four corners, as
+ * many pairs as an H × W grid has bonds. From a corner c₀ its two boundary paths give row 0 and
+ * column 0 (on a grid the boundary's variables are those in at most three pairs, so each step has
+ * one way on); then site (r, c) is the partner of (r − 1, c) that is none of its placed neighbours,
+ * its bond to (r, c − 1) checked, over a staircase under row 0 that holds the square at the corner
+ * (gridPatch). Each step found a bond among the pairs and the places are distinct, so the square is
+ * a subgraph of the pair graph, and a factor that couples must hold each of its bonds: its side, at
+ * most min(H, W), bounds the treewidth from below. `square` lists its variables row by row. Only a square: the whole walk on 10⁶ variables
+ * numbered at random read each site's partners at a random place in memory (≈ 0.1 s), and so did
+ * the coupling tests of every pair. The engine reads the scopes in chunks and keeps the lists and
+ * the walk (assembly/exact/exact_gridfind.ts); most graphs that are no grid leave before the walk
+ * (a variable in fewer than two pairs or more than four, or not four corners). Pairs that couple
+ * nothing are in the lists at first; when the pairs fail to be a grid so, the coupling pairs alone
+ * are tried.
  */
-export function gridUnderAnyNumbering(model: Model): { treewidth: number; sides: [number, number]; shape: [number, number]; unaryZeros: boolean } | null {
-  const n = model.n, start = model.scopeStart, vars = model.scopeVars, { tableStart, tables, card } = model;
+export function gridUnderAnyNumbering(model: Model, side: number): { treewidth: number; sides: [number, number]; shape: [number, number]; square: Int32Array; unaryZeros: boolean } | null {
+  const known = pairsKnownToCouple(model);
+  const square = gridSquare(model, side, true) ?? (known ? null : gridSquare(model, side, false));
+  if (!square) return null;
   // Zeros are looked for only where the model's tables may have one.
-  let unaryZeros = false;
-  const zeroFree = knownWithoutZeroEntries(model), couples = pairsKnownToCouple(model) ? null : pairCoupling(model);
-  // The coupling pairs go to the engine in chunks (assembly/exact/exact_gridfind.ts keeps each
-  // variable's partners and walks the grid there).
+  return { ...square, unaryZeros: !knownWithoutZeroEntries(model) && unaryZerosIn(model) };
+}
+
+/**
+ * gridUnderAnyNumbering's square from all pair factors (allPairs; those of a square found are then
+ * checked for a coupling) or from those that couple only.
+ */
+function gridSquare(model: Model, side: number, allPairs: boolean): { treewidth: number; sides: [number, number]; shape: [number, number]; square: Int32Array } | null {
+  const n = model.n, start = model.scopeStart, vars = model.scopeVars, F = model.nFactors;
+  const couples = pairsKnownToCouple(model) ? null : pairCoupling(model);
   const engine = plannerEngine(), arena = engine.arena(), k = engine.kernels;
+  const call = (fn: () => number): number => engine.call('grid recognition', fn);
   try {
-    engine.call('grid recognition', () => k.gridBegin(n));
-    const ptr = arena.alloc(8 * GRID_CHUNK, false), chunk = arena.i32(ptr, 2 * GRID_CHUNK);
-    let m = 0;
-    for (let f = 0, F = model.nFactors; f < F; f++) {
-      const p = start[f], arity = start[f + 1] - p;
-      if (arity === 2) {
-        // A pair that couples nothing is no edge (exactModel splits it, its zeros into unary ones).
-        if (couples && !couples(f)) {
-          if (!unaryZeros && !zeroFree && splitsToZero(model, f)) unaryZeros = true;
+    call(() => k.gridBegin(n));
+    const startsPtr = arena.alloc(4 * (GRID_CHUNK + 1), false), varsPtr = arena.alloc(8 * GRID_CHUNK, false), outPtr = arena.alloc(8 * GRID_CHUNK, false);
+    const starts = arena.i32(startsPtr, GRID_CHUNK + 1), chunkVars = arena.i32(varsPtr, 2 * GRID_CHUNK);
+    // The scopes in chunks of at most GRID_CHUNK factors and 2 · GRID_CHUNK variables (a longer scope
+    // alone, no pair, is left out); `each` returns false to stop.
+    const inChunks = (each: (f0: number, count: number, base: number) => boolean): boolean => {
+      for (let f0 = 0; f0 < F; ) {
+        const base = start[f0];
+        let f1 = Math.min(F, f0 + GRID_CHUNK);
+        while (start[f1] - base > 2 * GRID_CHUNK) f1 = f0 + ((f1 - f0) >> 1);
+        if (f1 === f0) {
+          f0++;
           continue;
         }
-        chunk[2 * m] = vars[p];
-        chunk[2 * m + 1] = vars[p + 1];
+        starts.set(start.subarray(f0, f1 + 1));
+        chunkVars.set(vars.subarray(base, start[f1]));
+        if (!each(f0, f1 - f0, base)) return false;
+        f0 = f1;
+      }
+      return true;
+    };
+    if (allPairs) {
+      if (!inChunks((f0, count, base) => call(() => k.gridAddScopes(startsPtr, varsPtr, count, base)) === 0)) return null;
+    } else {
+      // The coupling pairs, tested here one by one.
+      let m = 0;
+      for (let f = 0; f < F; f++) {
+        const p = start[f];
+        if (start[f + 1] - p !== 2 || (couples && !couples(f))) continue;
+        chunkVars[2 * m] = vars[p];
+        chunkVars[2 * m + 1] = vars[p + 1];
         if (++m === GRID_CHUNK) {
-          if (engine.call('grid recognition', () => k.gridAddPairs(ptr, GRID_CHUNK)) !== 0) return null;
+          if (call(() => k.gridAddPairs(varsPtr, GRID_CHUNK)) !== 0) return null;
           m = 0;
         }
-      } else if (zeroFree || unaryZeros) continue;
-      else if (arity === 1) for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) unaryZeros ||= tables[e] === -Infinity;
-      else if (couples && splitsToZero(model, f)) unaryZeros = true;
+      }
+      if (call(() => k.gridAddPairs(varsPtr, m)) !== 0) return null;
     }
-    if (engine.call('grid recognition', () => k.gridAddPairs(ptr, m)) !== 0) return null;
-    const W = engine.call('grid recognition', () => k.gridStart()), H = W > 0 ? n / W : 0;
+    const W = call(() => k.gridStart()), H = W > 0 ? n / W : 0;
     if (W === 0) return null;
-    for (let r = 1; r < H; r += GRID_ROWS) if (engine.call('grid recognition', () => k.gridRows(r, Math.min(H, r + GRID_ROWS))) === 0) return null;
-    const sides: [number, number] = [Math.max(H, W), Math.min(H, W)];
-    return { treewidth: sides[1], sides, shape: [H, W], unaryZeros };
+    const s = Math.min(side, H, W);
+    if (call(() => k.gridPatch(s)) === 0) return null;
+    if (allPairs && couples) {
+      // Each of the square's 2s(s − 1) bonds held by a factor that couples.
+      const held = new Uint8Array(2 * s * s);
+      let bonds = 0;
+      inChunks((f0, count, base) => {
+        const m = call(() => k.gridPatchBonds(startsPtr, varsPtr, count, base, f0, outPtr)), out = arena.i32(outPtr, 2 * m);
+        for (let j = 0; j < m; j++) if (!held[out[2 * j + 1]] && couples(out[2 * j])) (held[out[2 * j + 1]] = 1), bonds++;
+        return true;
+      });
+      if (bonds !== 2 * s * (s - 1)) return null;
+    }
+    const out = arena.alloc(4 * s * s, false);
+    call(() => (k.gridSquareVars(out), 0));
+    return { treewidth: s, sides: [s, s], shape: [H, W], square: arena.i32(out, s * s).slice() };
   } finally {
     k.gridEnd();
     arena.dispose();
   }
 }
 
-/** Coupling pairs handed to the engine per call (64 KiB of them). */
+/** Whether a unary factor, or a factor exactModel splits, has a zero entry (which may fix a variable). */
+function unaryZerosIn(model: Model): boolean {
+  const known = pairsKnownToCouple(model), { scopeStart: start, scopeVars: vars, tableStart, tables, card } = model;
+  for (let f = 0, F = model.nFactors; f < F; f++) {
+    const p = start[f];
+    if (start[f + 1] - p === 1) {
+      for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) if (tables[e] === -Infinity) return true;
+    } else if (!known && splitsToZero(model, f)) return true;
+  }
+  return false;
+}
+
+/** Factors whose scopes the engine reads per call (and coupling pairs handed over per call: 64 KiB of them). */
 const GRID_CHUNK = 8192;
-/** Rows the engine places per call: in calls, most run its optimised code (see gridRows). */
-const GRID_ROWS = 16;
+/**
+ * The least side of the square gridUnderAnyNumbering looks for when a refusal needs a smaller one:
+ * a bound of 2^128 entries says more than one just past the limits, grids up to 128 on their
+ * shorter side are placed whole, and the staircase's ≈ 2.5 · 10⁴ sites take ≈ 2–3 ms.
+ */
+const GRID_SQUARE_SIDE = 128;
