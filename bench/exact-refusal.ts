@@ -5,7 +5,8 @@
 // variables (greedy 2^36.7: the rescue search brings it within the limit; its planning time), and
 // 40×40 and 100×100 grids (past the rescue range: no search; the 100×100 one by the grid bound,
 // and with a diagonal more and renumbered by the orderings), 1000×1000 lattices by the grid bound
-// (from the builders' layout, and renumbered from the pair graph), and linkage_11 and 2bitcomp_5.cnf
+// (from the builders' layout; read from UAI text, row by row, renumbered, and a 3-state Potts one
+// renumbered, by a square of the grid among the pair factors), and linkage_11 and 2bitcomp_5.cnf
 // (with their evidence) under a 10 kB memory budget, refused only after the whole rescue search (the
 // smallest budget that would do depends on its plan: issue 11's refusals not within 0.1 s). Per
 // model, in a fresh process each:
@@ -23,15 +24,15 @@ import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { exactInference, type ExactOptions } from '../bindings/exact/exact.ts';
 import { loadModelFile } from '../bindings/io/files.ts';
-import { isingLattice } from '../bindings/core/builders.ts';
+import { isingLattice, pottsLattice } from '../bindings/core/builders.ts';
 import { readUAI, writeUAI } from '../bindings/io/formats.ts';
 import { Model } from '../bindings/core/model.ts';
 import { dataDir, hiddenGrid, mulberry32, randomModel, regular3, renumbered } from '../test/helpers.ts';
 import { QUICK, cpuModel, resultsPath } from './common.ts';
 
 /** The builders a child uses: dist/'s when built (a lattice keeps its layout, which UAI text does not hold), else the sources'. */
-type Builders = { isingLattice: typeof isingLattice; Model: typeof Model };
-let lib: Builders = { isingLattice, Model };
+type Builders = { isingLattice: typeof isingLattice; pottsLattice: typeof pottsLattice; Model: typeof Model };
+let lib: Builders = { isingLattice, pottsLattice, Model };
 const grid = (side: number): Model => lib.isingLattice({ shape: [side, side], J: (i, j) => Math.sin(i + 7 * j) / 2, h: 0.1 });
 const file = async (name: string): Promise<Model> => (await loadModelFile(join(dataDir(), 'uai2014-more', name))).model;
 const MODELS: Record<string, () => Model | Promise<Model>> = {
@@ -43,8 +44,11 @@ const MODELS: Record<string, () => Model | Promise<Model>> = {
   // The same grid with a diagonal more, renumbered: the orderings' refusal (the grid's bound refuses the one above, by its layout or numbering).
   'grid 100×100 + a diagonal, renumbered': () => hiddenGrid(grid(100), 100, 1),
   'lattice 1000×1000': () => grid(1000),
-  // Read from UAI text with its variables shuffled: refused by its pair graph (gridUnderAnyNumbering).
+  // Read from UAI text (no layout), numbered row by row and shuffled: refused by a square of the grid among its pair factors (gridUnderAnyNumbering).
+  'lattice 1000×1000, row by row': () => lib.Model.fromData({ ...grid(1000).toData(), lattice: null }),
   'lattice 1000×1000, renumbered': () => renumbered(grid(1000), 1).model,
+  // 3 states: each 3 × 3 bond table on the square tested for a coupling (no builder's mark read back).
+  'Potts 3-state 1000×1000, renumbered': () => renumbered(lib.pottsLattice({ shape: [1000, 1000], q: 3, J: 0.3 }), 1).model,
   'linkage_11, 10 kB': () => file('linkage_11.uai'),
   '2bitcomp_5.cnf, 10 kB': () => file('2bitcomp_5.cnf.uai'),
 };
@@ -78,7 +82,10 @@ if (process.argv[2] === '--child') {
   let infer: (model: Model) => unknown;
   let read: (text: string) => Model = readUAI;
   const dist = join(HERE, '..', 'dist');
-  if (FROM_DIST) lib = { isingLattice: ((await import(join(dist, 'core', 'builders.js'))) as typeof import('../bindings/core/builders.ts')).isingLattice, Model: ((await import(join(dist, 'core', 'model.js'))) as typeof import('../bindings/core/model.ts')).Model };
+  if (FROM_DIST) {
+    const builders = (await import(join(dist, 'core', 'builders.js'))) as typeof import('../bindings/core/builders.ts');
+    lib = { isingLattice: builders.isingLattice, pottsLattice: builders.pottsLattice, Model: ((await import(join(dist, 'core', 'model.js'))) as typeof import('../bindings/core/model.ts')).Model };
+  }
   let model = await MODELS[name]();
   // Models read back from UAI text by dist/'s reader, but lattices, which the builders made from dist/ with their layout.
   const layout = model.lattice;
