@@ -87,7 +87,7 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
   // numbering, of a side that puts the work past the limits ((side + 1) · bitsPerVar bits) or
   // GRID_SQUARE_SIDE; else, when they hold a grid's bonds and more, the row-major grid they suggest.
   const limitBits = Math.max(Math.log2(maxFlops), auto ? Math.log2(auto.maxTableEntries) : 0);
-  const square = !model.lattice && bitsPerVar > 0 ? gridUnderAnyNumbering(model, Math.max(GRID_SQUARE_SIDE, Math.floor(limitBits / bitsPerVar) + 1)) : null;
+  const square = !model.lattice && bitsPerVar > 0 ? squareOf(model, Math.max(GRID_SQUARE_SIDE, Math.floor(limitBits / bitsPerVar) + 1)) : null;
   if (square) (shape = square.shape), (grid = square);
   else if (!model.lattice && (shape = rowMajorGrid(model))) grid = latticeTreewidth(model, shape);
   if (!grid || !shape) return null;
@@ -152,6 +152,18 @@ function rowMajorGrid(model: Model): [number, number] | null {
   if (W === 0) return null;
   const H = n / W;
   return H >= 2 && steps[1] >= (W - 1) * H && steps[W] >= W * (H - 1) ? [H, W] : null;
+}
+
+/**
+ * gridUnderAnyNumbering's answer per model and side: a Model never changes, and exactInferenceParallel
+ * asks before exactInference does (≈ 0.08 s each on 10⁶ sites numbered at random).
+ */
+const squares = new WeakMap<Model, Map<number, ReturnType<typeof gridUnderAnyNumbering>>>();
+function squareOf(model: Model, side: number): ReturnType<typeof gridUnderAnyNumbering> {
+  let bySide = squares.get(model);
+  if (!bySide) squares.set(model, (bySide = new Map()));
+  if (!bySide.has(side)) bySide.set(side, gridUnderAnyNumbering(model, side));
+  return bySide.get(side)!;
 }
 
 /**
