@@ -122,11 +122,10 @@ function boundaryPath(c0: i32, first: i32, stride: i32): i32 {
 }
 
 /**
- * The grid the pairs added form, when they form exactly one, begun: row 0 and column 0 placed from a
+ * The grid the pairs added look like, begun: every variable in two to four pairs, four corners, as
+ * many pairs as an H × W grid has bonds (from the degrees), and row 0 and column 0 placed from a
  * corner c₀ (two partners) along its two boundary paths; returns the row length W (H = n / W;
- * H, W ≥ 3), else 0. gridPatch places a square of the rest. Each step there finds a bond of the grid among the
- * pairs and the places are distinct: as many pairs as bonds (checked here from the degrees) then
- * makes the graph that grid.
+ * H, W ≥ 3), else 0. gridPatch then places a square at the corner, each step a bond among the pairs.
  */
 export function gridStart(): i32 {
   const n = nVars;

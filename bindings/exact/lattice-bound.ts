@@ -175,9 +175,9 @@ function squareOf(model: Model, side: number): ReturnType<typeof gridUnderAnyNum
  * its bond to (r, c − 1) checked, over a staircase under row 0 that holds the square at the corner
  * (gridPatch). Each step found a bond among the pairs and the places are distinct, so the square is
  * a subgraph of the pair graph, and a factor that couples must hold each of its bonds: its side, at
- * most min(H, W), bounds the treewidth from below. `square` lists its variables row by row. Only a square: the whole walk on 10⁶ variables
- * numbered at random read each site's partners at a random place in memory (≈ 0.1 s), and so did
- * the coupling tests of every pair. The engine reads the scopes in chunks and keeps the lists and
+ * most min(H, W), bounds the treewidth from below (`square` lists its variables row by row). Only
+ * a square: the whole walk on 10⁶ variables numbered at random read each site's partners at a
+ * random place in memory (≈ 0.1 s), and so did the coupling tests of every pair. The engine reads the scopes in chunks and keeps the lists and
  * the walk (assembly/exact/exact_gridfind.ts); most graphs that are no grid leave before the walk
  * (a variable in fewer than two pairs or more than four, or not four corners). Pairs that couple
  * nothing are in the lists at first; when the pairs fail to be a grid so, the coupling pairs alone
