@@ -89,7 +89,7 @@ test('on workers too: exactInferenceParallel with method bucket refuses a large 
   assert.ok((c.user + c.system) / 1000 < 150, `${(c.user + c.system) / 1000} ms of CPU time (the search first took seconds)`);
 });
 
-test('without a layout (a UAI file), a grid is found from its pair factors, numbered row by row or not, and refused the same way; a row-major grid with pairs more, by its numbering', async () => {
+test('without a layout (a UAI file), a grid is found from its pair factors, numbered row by row or not, and refused the same way; a row-major grid with pairs more, and a row-major 3-D lattice, by its numbering', async () => {
   const { readUAI, writeUAI } = await import('../bindings/io/formats.ts');
   const grid = isingLattice({ shape: [120, 250], J: (i, j) => Math.sin(i + 7 * j) / 2, h: 0.1 });
   const file = readUAI(writeUAI(grid), 'grid.uai');
@@ -111,6 +111,14 @@ test('without a layout (a UAI file), a grid is found from its pair factors, numb
   const diagonals = b.build();
   assert.equal(gridUnderAnyNumbering(diagonals, 128), null);
   assert.match(refusal(() => exactInference(engine, diagonals)), /^exact elimination needs treewidth at least 120 under any elimination order \(the model's pair factors hold every bond of a 120×250 grid over its variables in row-major order, a grid of treewidth 120\)/);
+  // 3-D lattices numbered row by row: every bond of the lattice held, the bound its slab's. A cube's
+  // steps of L and L² are equally frequent; under a lower maxFlops its side 25 is past the limit.
+  const slab = readUAI(writeUAI(isingLattice({ shape: [10, 40, 40], beta: 0.3 })), 'slab.uai');
+  assert.match(refusal(() => exactInference(engine, slab)), /^exact elimination needs treewidth at least 40 under any elimination order \(the model's pair factors hold every bond of a 10×40×40 lattice over its variables in row-major order, whose 40×40 slab alone has treewidth 40\)/);
+  const cube = readUAI(writeUAI(isingLattice({ shape: [25, 25, 25], beta: 0.3 })), 'cube.uai');
+  const cubeMs = cpuMs(() => (message = refusal(() => exactInference(engine, cube, { maxFlops: 2 ** 20 }))));
+  assert.match(message, /^exact elimination needs treewidth at least 25 under any elimination order \(the model's pair factors hold every bond of a 25×25×25 lattice over its variables in row-major order, whose 25×25 slab alone has treewidth 25\)/);
+  assert.ok(cubeMs < 150, `${cubeMs} ms`);
   // One diagonal more, renumbered, hides the grid from both: the orderings refuse it, naming theirs.
   assert.match(refusal(() => exactInference(engine, hiddenGrid(grid, 250, 3))), /best order/);
   // A strip numbered row by row (treewidth ≤ 3 there) is solved, not refused.
