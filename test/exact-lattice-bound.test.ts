@@ -89,7 +89,7 @@ test('on workers too: exactInferenceParallel with method bucket refuses a large 
   assert.ok((c.user + c.system) / 1000 < 150, `${(c.user + c.system) / 1000} ms of CPU time (the search first took seconds)`);
 });
 
-test('without a layout (a UAI file), a grid is found from its pair factors, numbered row by row or not, and refused the same way; a row-major grid with pairs more, and a row-major 3-D lattice, by its numbering', async () => {
+test('without a layout (a UAI file), a grid is found from its pair factors, numbered row by row or not, and refused the same way; a row-major grid or 3-D lattice with pairs more, by its numbering; a 3-D lattice by a square on a face', async () => {
   const { readUAI, writeUAI } = await import('../bindings/io/formats.ts');
   const grid = isingLattice({ shape: [120, 250], J: (i, j) => Math.sin(i + 7 * j) / 2, h: 0.1 });
   const file = readUAI(writeUAI(grid), 'grid.uai');
@@ -111,14 +111,22 @@ test('without a layout (a UAI file), a grid is found from its pair factors, numb
   const diagonals = b.build();
   assert.equal(gridUnderAnyNumbering(diagonals, 128), null);
   assert.match(refusal(() => exactInference(engine, diagonals)), /^exact elimination needs treewidth at least 120 under any elimination order \(the model's pair factors hold every bond of a 120×250 grid over its variables in row-major order, a grid of treewidth 120\)/);
-  // 3-D lattices numbered row by row: every bond of the lattice held, the bound its slab's. A cube's
-  // steps of L and L² are equally frequent; under a lower maxFlops its side 25 is past the limit.
-  const slab = readUAI(writeUAI(isingLattice({ shape: [10, 40, 40], beta: 0.3 })), 'slab.uai');
-  assert.match(refusal(() => exactInference(engine, slab)), /^exact elimination needs treewidth at least 40 under any elimination order \(the model's pair factors hold every bond of a 10×40×40 lattice over its variables in row-major order, whose 40×40 slab alone has treewidth 40\)/);
-  const cube = readUAI(writeUAI(isingLattice({ shape: [25, 25, 25], beta: 0.3 })), 'cube.uai');
+  // 3-D lattices, numbered row by row or not: a square on the face of the corner's two longest
+  // edges. A cube's, under a lower maxFlops, is past the limit at side 25.
+  const slab = isingLattice({ shape: [10, 40, 40], beta: 0.3 }), onFace = /^exact elimination needs treewidth at least 40 under any elimination order \(the model's pair factors hold a 40×40 grid \(at a corner of a 40×40 face of the 3-D lattice their boundary outlines\), a grid of treewidth 40\)/;
+  assert.match(refusal(() => exactInference(engine, readUAI(writeUAI(slab), 'slab.uai'))), onFace);
+  assert.match(refusal(() => exactInference(engine, renumbered(slab, 4).model)), onFace);
+  const cube = renumbered(isingLattice({ shape: [25, 25, 25], beta: 0.3 }), 5).model;
   const cubeMs = cpuMs(() => (message = refusal(() => exactInference(engine, cube, { maxFlops: 2 ** 20 }))));
-  assert.match(message, /^exact elimination needs treewidth at least 25 under any elimination order \(the model's pair factors hold every bond of a 25×25×25 lattice over its variables in row-major order, whose 25×25 slab alone has treewidth 25\)/);
+  assert.match(message, /^exact elimination needs treewidth at least 25 under any elimination order \(the model's pair factors hold a 25×25 grid \(at a corner of a 25×25 face of the 3-D lattice/);
   assert.ok(cubeMs < 150, `${cubeMs} ms`);
+  // With pairs more, numbered row by row: the row-major lattice's bonds, every one checked.
+  const b3 = new ModelBuilder(Array.from(slab.card));
+  for (let f = 0; f < slab.nFactors; f++) b3.addFactor(Array.from(slab.scope(f)), slab.table(f));
+  for (let v = 0; v < 9 * 1600; v += 7) if (v % 40 < 39) b3.addPairwise(v, v + 1601, [0.1, -0.1, -0.1, 0.1]);
+  const slabDiagonals = b3.build();
+  assert.equal(gridUnderAnyNumbering(slabDiagonals, 128), null);
+  assert.match(refusal(() => exactInference(engine, slabDiagonals)), /^exact elimination needs treewidth at least 40 under any elimination order \(the model's pair factors hold every bond of a 10×40×40 lattice over its variables in row-major order, whose 40×40 slab alone has treewidth 40\)/);
   // One diagonal more, renumbered, hides the grid from both: the orderings refuse it, naming theirs.
   assert.match(refusal(() => exactInference(engine, hiddenGrid(grid, 250, 3))), /best order/);
   // A strip numbered row by row (treewidth ≤ 3 there) is solved, not refused.
@@ -172,7 +180,7 @@ test('a grid under any numbering: a square found only where the coupling pairs h
     b.addUnary(7, [0, -Infinity]);
   });
   const found = gridUnderAnyNumbering(repeated, 128);
-  assert.deepEqual({ ...found, shape: undefined, square: undefined }, { treewidth: 20, sides: [20, 20], shape: undefined, square: undefined, unaryZeros: true });
+  assert.deepEqual({ ...found, shape: undefined, square: undefined }, { treewidth: 20, sides: [20, 20], shape: undefined, square: undefined, dims: 2, unaryZeros: true });
   assert.ok(holds(repeated, found!));
   // A zero only in a separable factor of three variables (it forbids x₃ = 1: split into unary factors, it may fix x₃).
   const hiddenZero = build(H * W, snakePairs, (b) => b.addFactor([3, 40, 555], [0, 0, 0, 0, -Infinity, -Infinity, -Infinity, -Infinity]));
@@ -250,4 +258,22 @@ test('a grid under any numbering: a square found only where the coupling pairs h
   const runsOn = bonds(4, 4).filter(([i, j]) => !(i === 2 && j === 3) && !(i === 14 && j === 15)).concat([[2, 14], [3, 15]]);
   assert.equal(gridUnderAnyNumbering(build(16, runsOn), 128), null);
   assert.equal(gridUnderAnyNumbering(build(400, bonds(20, 20)), 128)?.treewidth, 20, 'the engine whole after');
+  // 3-D lattices with bonds swapped, renumbered: a square is found only where it holds.
+  let cubeSquares = 0;
+  for (const shape of [[4, 4, 4], [3, 5, 6], [5, 5, 5]]) {
+    const n3 = shape[0] * shape[1] * shape[2], g3 = latticeBonds(shape, false).map(([i, j]): [number, number] => [i, j]);
+    for (let trial = 0; trial < 300; trial++) {
+      let pairs = g3.slice();
+      for (let k = 0, swaps = Math.floor(swapsRand() * 3); k < swaps; k++) {
+        const a = Math.floor(swapsRand() * pairs.length), b = Math.floor(swapsRand() * pairs.length);
+        const [p, q] = pairs[a], [r, t] = pairs[b];
+        const have = new Set(pairs.map(([i, j]) => `${i},${j}`)), key = (i: number, j: number): string => `${Math.min(i, j)},${Math.max(i, j)}`;
+        if (new Set([p, q, r, t]).size < 4 || have.has(key(p, r)) || have.has(key(q, t))) continue;
+        pairs = pairs.filter((_, j) => j !== a && j !== b).concat([[Math.min(p, r), Math.max(p, r)], [Math.min(q, t), Math.max(q, t)]]);
+      }
+      const model = renumbered(build(n3, pairs), trial).model, got = gridUnderAnyNumbering(model, 128);
+      if (got) assert.ok(got.dims === 3 && holds(model, got), `${shape} pairs ${JSON.stringify(pairs)}`), cubeSquares++;
+    }
+  }
+  assert.ok(cubeSquares > 100, `${cubeSquares} squares on 3-D lattices`);
 });

@@ -1,19 +1,22 @@
-// A square of a grid among a model's pair factors under any numbering of its variables: the loops
-// of bindings/exact/lattice-bound.ts (gridUnderAnyNumbering), which proves a large model's refusal
-// by the square's treewidth. TypeScript copies the model's scopes over in chunks (gridAddScopes:
-// each variable's distinct partners, four at most; or, when pairs that couple nothing spoil the
-// grid, TypeScript's coupling pairs through gridAddPairs); gridStart checks the degrees and walks row 0 and
-// column 0 from a corner; gridPatch places a staircase under row 0 that holds the square at the
-// corner; gridPatchBonds, a second pass over the scopes, lists the factors on the square's bonds,
-// which TypeScript checks for a coupling. On 10⁶ variables numbered at random the lists are most of
-// the time (each pair's two updates at random places in 16 MB, ≈ 0.05 s); the walk of the whole
-// grid, ≈ 0.1 s more, is why only a square is placed. Lives on the planner's instance (one
-// recognition at a time, freed by gridEnd).
+// A square of a grid among a model's pair factors under any numbering of its variables, on a grid
+// or on a face of a 3-D lattice: the loops of bindings/exact/lattice-bound.ts
+// (gridUnderAnyNumbering), which proves a large model's refusal by the square's treewidth.
+// TypeScript copies the model's scopes over in chunks (gridAddScopes: each variable's distinct
+// partners, four at most on a grid, eight on a 3-D lattice; or, when pairs that couple nothing
+// spoil the grid, TypeScript's coupling pairs through gridAddPairs); gridStart checks the degrees
+// and walks row 0 and column 0 along two edges from a corner; gridPatch places a staircase under
+// row 0 that holds the square at the corner; gridPatchBonds, a second pass over the scopes, lists
+// the factors on the square's bonds, which TypeScript checks for a coupling. On 10⁶ variables
+// numbered at random the lists are most of the time (each pair's two updates at random places in
+// 16 MB, ≈ 0.05 s); the walk of the whole grid, ≈ 0.1 s more, is why only a square is placed.
+// Lives on the planner's instance (one recognition at a time, freed by gridEnd).
 
 import { Buf } from './exact_greedy';
 
-/** Each variable's distinct partners, four slots per variable (a fifth: no grid). */
+/** Each variable's distinct partners, 2^slotShift bytes per variable: four slots for a grid, eight for a 3-D lattice (one more: no lattice). */
 let partners = new Buf<i32>(16);
+let slotShift = 4;
+let slots = 4;
 /** Each variable's number of distinct partners. */
 let degree = new Buf<u8>(16);
 /** Each site's variable (sites row by row). */
@@ -21,15 +24,18 @@ let site = new Buf<i32>(16);
 /** A bit per variable: placed at a site. */
 let placed = new Buf<u32>(16);
 let nVars = 0;
-/** The row length gridStart found. */
+/** The row and column lengths gridStart found. */
 let rowLength = 0;
+let columnLength = 0;
 /** The side of the square gridPatch placed. */
 let patchSide = 0;
 
-/** Starts a recognition over n variables (no pairs yet). */
-export function gridBegin(n: i32): void {
+/** Starts a recognition over n variables (no pairs yet), of a grid (dims 2) or a 3-D lattice (dims 3). */
+export function gridBegin(n: i32, dims: i32): void {
   nVars = n;
-  partners.reserve(4 * n);
+  slots = dims == 2 ? 4 : 8;
+  slotShift = dims == 2 ? 4 : 5;
+  partners.reserve(slots * n);
   degree.reserve(n);
   site.reserve(n);
   placed.reserve((n + 31) >>> 5);
@@ -37,15 +43,15 @@ export function gridBegin(n: i32): void {
   memory.fill(placed.ptr, 0, <usize>((n + 31) >>> 5) << 2);
 }
 
-/** Adds the pair (u, w) to the lists once however often it comes; false when a variable would have a fifth distinct partner (no grid). */
+/** Adds the pair (u, w) to the lists once however often it comes; false when a variable would have more distinct partners than its slots (no grid or lattice). */
 @inline function addPair(u: i32, w: i32): bool {
   const adj = partners.ptr, deg = degree.ptr;
-  const a = adj + (<usize>u << 4), du = <i32>load<u8>(deg + <usize>u);
-  if ((du > 0 && load<i32>(a) == w) || (du > 1 && load<i32>(a + 4) == w) || (du > 2 && load<i32>(a + 8) == w) || (du > 3 && load<i32>(a + 12) == w)) return true;
+  const a = adj + (<usize>u << slotShift), du = <i32>load<u8>(deg + <usize>u);
+  for (let e = 0; e < du; e++) if (load<i32>(a + (<usize>e << 2)) == w) return true;
   const dw = <i32>load<u8>(deg + <usize>w);
-  if (du == 4 || dw == 4) return false;
+  if (du == slots || dw == slots) return false;
   store<i32>(a + (<usize>du << 2), w);
-  store<i32>(adj + (<usize>w << 4) + (<usize>dw << 2), u);
+  store<i32>(adj + (<usize>w << slotShift) + (<usize>dw << 2), u);
   store<u8>(deg + <usize>u, <u8>(du + 1));
   store<u8>(deg + <usize>w, <u8>(dw + 1));
   return true;
@@ -87,7 +93,14 @@ export function gridAddScopes(starts: usize, vars: usize, count: i32, base: i32)
 }
 
 @inline function partner(v: i32, e: i32): i32 {
-  return load<i32>(partners.ptr + (<usize>v << 4) + (<usize>e << 2));
+  return load<i32>(partners.ptr + (<usize>v << slotShift) + (<usize>e << 2));
+}
+
+/** Whether v's partners hold w. */
+@inline function bonded(v: i32, w: i32): bool {
+  let found = false;
+  for (let e = 0, d = degreeOf(v); e < d; e++) found = found || partner(v, e) == w;
+  return found;
 }
 
 @inline function degreeOf(v: i32): i32 {
@@ -95,22 +108,23 @@ export function gridAddScopes(starts: usize, vars: usize, count: i32, base: i32)
 }
 
 /**
- * From the corner c0 through `first` along the boundary (variables in at most three pairs, so one
- * way on at each step) to the next corner, putting the k-th variable at site k · stride (row 0:
+ * From the corner c0 through `first` along an edge (on a grid its boundary: variables in at most
+ * three pairs; on a 3-D lattice an edge of it: at most four; dims + 1 either way, so one way on at
+ * each step) to the next corner (dims pairs), putting the k-th variable at site k · stride (row 0:
  * stride 1; column 0: stride W); returns the path's length in variables, or 0 when it breaks or
- * passes the sites (k · stride ≥ n: column 0 longer than n / W, in a graph that is no grid).
+ * passes the sites (k · stride ≥ n: column 0 longer than n / W, in a graph that is none).
  */
-function boundaryPath(c0: i32, first: i32, stride: i32): i32 {
+function boundaryPath(c0: i32, first: i32, stride: i32, dims: i32): i32 {
   let prev = c0, cur = first, k = 1;
   while (true) {
     if (isPlaced(cur) || <i64>k * stride >= <i64>nVars) return 0;
     put(cur, k * stride);
     const d = degreeOf(cur);
-    if (d == 2) return k + 1;
+    if (d == dims) return k + 1;
     let next = -1;
     for (let e = 0; e < d; e++) {
       const w = partner(cur, e);
-      if (w == prev || degreeOf(w) > 3) continue;
+      if (w == prev || degreeOf(w) > dims + 1) continue;
       if (next >= 0) return 0;
       next = w;
     }
@@ -121,40 +135,76 @@ function boundaryPath(c0: i32, first: i32, stride: i32): i32 {
   }
 }
 
+/** The length of a 3-D lattice's edge from the corner c0 through `first`, walked as boundaryPath walks it (nothing placed), or 0 when it breaks. */
+function edgeLength(c0: i32, first: i32): i32 {
+  let prev = c0, cur = first, k = 1;
+  while (k < nVars) {
+    const d = degreeOf(cur);
+    if (d == 3) return k + 1;
+    let next = -1;
+    for (let e = 0; e < d; e++) {
+      const w = partner(cur, e);
+      if (w == prev || degreeOf(w) > 4) continue;
+      if (next >= 0) return 0;
+      next = w;
+    }
+    if (next < 0) return 0;
+    prev = cur;
+    cur = next;
+    k++;
+  }
+  return 0;
+}
+
 /**
- * The grid the pairs added look like, begun: every variable in two to four pairs, four corners, as
- * many pairs as an H × W grid has bonds (from the degrees), and row 0 and column 0 placed from a
- * corner c₀ (two partners) along its two boundary paths; returns the row length W (H = n / W;
- * H, W ≥ 3), else 0. gridPatch then places a square at the corner, each step a bond among the pairs.
+ * The grid (dims 2) or 3-D lattice (dims 3) the pairs added look like, begun. A grid: every
+ * variable in two to four pairs, four corners, as many pairs as an H × W grid has bonds (from the
+ * degrees). A 3-D lattice: every variable in three to six pairs, eight corners. Then row 0 and
+ * column 0 placed from a corner c₀ (dims partners) along two of its edges (on a 3-D lattice they
+ * span a face); returns the row length W (H, the column's, from gridColumns; H, W ≥ 3), else 0.
+ * gridPatch then places a square at the corner, each step a bond among the pairs.
  */
-export function gridStart(): i32 {
+export function gridStart(dims: i32): i32 {
   const n = nVars;
   let c0 = -1, corners = 0;
   let ends: i64 = 0;
   for (let v = 0; v < n; v++) {
     const d = degreeOf(v);
-    if (d < 2) return 0;
-    if (d == 2 && corners++ == 0) c0 = v;
+    if (d < dims || d > 2 * dims) return 0;
+    if (d == dims && corners++ == 0) c0 = v;
     ends += d;
   }
-  if (corners != 4) return 0;
+  if (corners != 1 << dims) return 0;
+  // On a 3-D lattice the face of the corner's two longest edges (its largest square).
+  let row = 0, column = 1;
+  if (dims == 3) {
+    const e0 = edgeLength(c0, partner(c0, 0)), e1 = edgeLength(c0, partner(c0, 1)), e2 = edgeLength(c0, partner(c0, 2));
+    if (e0 <= e1 && e0 <= e2) row = 2;
+    else if (e1 <= e2) column = 2;
+  }
   put(c0, 0);
   // Row 0's sites are 0 … W − 1; column 0's are put once W is known.
-  const W = boundaryPath(c0, partner(c0, 0), 1);
-  if (W < 3 || n % W != 0) return 0;
-  const H = boundaryPath(c0, partner(c0, 1), W);
-  if (H < 3 || H * W != n || ends != 2 * (2 * <i64>n - H - W)) return 0;
+  const W = boundaryPath(c0, partner(c0, row), 1, dims);
+  if (W < 3 || (dims == 2 && n % W != 0)) return 0;
+  const H = boundaryPath(c0, partner(c0, column), W, dims);
+  if (H < 3 || (dims == 2 && (H * W != n || ends != 2 * (2 * <i64>n - H - W)))) return 0;
   rowLength = W;
+  columnLength = H;
   return W;
+}
+
+/** The column length gridStart found (on a grid n / W). */
+export function gridColumns(): i32 {
+  return columnLength;
 }
 
 /**
  * Places the sites of a staircase of `side` rows under row 0 (side ≤ H, W, as gridStart found):
  * row r of its first L_r = min(W, 2 · side − r) sites, so the side × side square at the corner is
  * placed and each row's sites have the three neighbours above placed. Returns 1, or 0 when the
- * pairs are no grid there. Site (r, c) is the partner of the site above it that is none of that
- * site's own three placed neighbours, and its bond to the site before it is checked (so no site
- * waits on the one before it). Each step finds a bond among the pairs and the places are distinct,
+ * pairs are no grid there. Site (r, c) is the one partner of the site above it that is not placed
+ * and is bonded to the site before it (on a 3-D lattice's face the partner off the face is bonded
+ * to neither). Each step finds a bond among the pairs and the places are distinct,
  * so the square is a subgraph of the pair graph: its treewidth, side, bounds the model's from below
  * (gridPatchBonds then checks that a coupling factor holds each of its bonds). A patch, not the
  * whole grid: on 10⁶ variables numbered at random the whole walk read each site's partners at a
@@ -165,23 +215,16 @@ export function gridPatch(side: i32): i32 {
   for (let r = 1; r < side; r++) {
     const above = (r - 1) * W, row = r * W, length = min(W, 2 * side - r);
     for (let c = 1; c < length; c++) {
-      const up = load<i32>(at + (<usize>(above + c) << 2));
-      const upLeft = load<i32>(at + (<usize>(above + c - 1) << 2));
-      const upRight = c + 1 < W ? load<i32>(at + (<usize>(above + c + 1) << 2)) : -1;
-      const upUp = r > 1 ? load<i32>(at + (<usize>(above - W + c) << 2)) : -1;
+      const up = load<i32>(at + (<usize>(above + c) << 2)), left = load<i32>(at + (<usize>(row + c - 1) << 2));
       let found = -1;
       for (let e = 0, d = degreeOf(up); e < d; e++) {
         const w = partner(up, e);
-        if (w == upLeft || w == upRight || w == upUp) continue;
+        // Placed already (up's neighbours in the rows above and before it), or off the plane.
+        if (isPlaced(w) || !bonded(w, left)) continue;
         if (found >= 0) return 0;
         found = w;
       }
-      // A variable at two sites would leave another at none.
-      if (found < 0 || isPlaced(found)) return 0;
-      const left = load<i32>(at + (<usize>(row + c - 1) << 2));
-      let bonded = false;
-      for (let e = 0, d = degreeOf(found); e < d; e++) bonded = bonded || partner(found, e) == left;
-      if (!bonded) return 0;
+      if (found < 0) return 0;
       put(found, row + c);
     }
   }
@@ -191,7 +234,7 @@ export function gridPatch(side: i32): i32 {
     for (let c = 0; c < side; c++) {
       const v = load<i32>(at + (<usize>(r * W + c) << 2));
       put(v, r * W + c);
-      store<i32>(partners.ptr + (<usize>v << 4), r * side + c);
+      store<i32>(partners.ptr + (<usize>v << slotShift), r * side + c);
     }
   patchSide = side;
   return 1;
@@ -211,7 +254,7 @@ export function gridPatchBonds(starts: usize, vars: usize, count: i32, base: i32
     if (q - p == 2) {
       const u = load<i32>(vars + (<usize>p << 2)), w = load<i32>(vars + (<usize>p << 2) + 4);
       if (isPlaced(u) && isPlaced(w)) {
-        const a = load<i32>(partners.ptr + (<usize>u << 4)), b = load<i32>(partners.ptr + (<usize>w << 4));
+        const a = load<i32>(partners.ptr + (<usize>u << slotShift)), b = load<i32>(partners.ptr + (<usize>w << slotShift));
         const lo = min(a, b), d = max(a, b) - lo;
         const bond = d == 1 && lo % k != k - 1 ? 2 * lo : d == k ? 2 * lo + 1 : -1;
         if (bond >= 0) {
@@ -244,5 +287,6 @@ export function gridEnd(): void {
   placed = new Buf<u32>(16);
   nVars = 0;
   rowLength = 0;
+  columnLength = 0;
   patchSide = 0;
 }

@@ -6,9 +6,10 @@
 // included, which multiplies the slices' cliques back to at least as much work. The greedy
 // orderings took 2.75 s to refuse a 1000×1000 lattice (min-degree 2.2 s of it); this takes a pass
 // over the factors. Cheap treewidth lower bounds (degeneracy, minor-min-width) cannot see it: they
-// are at most 5 on planar graphs. Without a layout, a square of a grid is found among the pair
-// factors whatever the numbering (gridUnderAnyNumbering: any subgraph's treewidth bounds the
-// graph's); failing that, a row-major grid with pairs more (rowMajorGrid).
+// are at most 5 on planar graphs. Without a layout, a square of a grid (or of a 3-D lattice's face)
+// is found among the pair factors whatever the numbering (gridUnderAnyNumbering: any subgraph's
+// treewidth bounds the graph's); failing that, a row-major grid or lattice with pairs more
+// (rowMajorGrid).
 import { pairsKnownToCouple, type Model } from '../core/model.ts';
 import { fixedStates, noneFixed } from './enumeration.ts';
 import { knownWithoutZeroEntries } from '../core/model-range.ts';
@@ -105,7 +106,7 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
   const holds = model.lattice
     ? `the model holds every bond of its ${shape.join('×')} lattice${slab}`
     : square
-      ? `the model's pair factors hold a ${tw}×${tw} grid (at a corner of the ${shape.join('×')} grid their boundary outlines)${slab}`
+      ? `the model's pair factors hold a ${tw}×${tw} grid (at a corner of ${square.dims === 2 ? `the ${shape.join('×')} grid` : `a ${shape.join('×')} face of the 3-D lattice`} their boundary outlines)${slab}`
       : `the model's pair factors hold every bond of a ${shape.join('×')} ${shape.length > 2 ? 'lattice' : 'grid'} over its variables in row-major order${slab}`;
   return (
     `exact elimination needs treewidth at least ${tw} under any elimination order (${holds}): ` +
@@ -135,9 +136,9 @@ function pairCoupling(model: Model): (f: number) => boolean {
  * numbered row by row (UAI grid files, models written from the lattice builders): W the most
  * frequent index step past 1 among the pair factors that divides n, when steps of 1 and of W are
  * frequent enough to be its bonds; else W and P = H · W the two most frequent such steps, P a
- * multiple of W, when steps of 1, W and P are frequent enough to be a lattice's (a 3-D lattice
- * written from a file has no layout; without this its refusal was the orderings', 1.4 s on 60³
- * sites). latticeTreewidth then checks every bond; this only proposes the shape.
+ * multiple of W, when steps of 1, W and P are frequent enough to be a lattice's. Asked when no
+ * square is found (pairs more than a grid's or lattice's: diagonals); latticeTreewidth then checks
+ * every bond; this only proposes the shape.
  */
 function rowMajorGrid(model: Model): number[] | null {
   const n = model.n, start = model.scopeStart, vars = model.scopeVars;
@@ -180,40 +181,42 @@ function squareOf(model: Model, side: number): ReturnType<typeof gridUnderAnyNum
 /**
  * A side × side grid among a model's pair factors under any numbering of its variables (a grid file
  * renumbered, or numbered column by column or along a snake), found when their graph (each pair
- * once) looks like an H × W grid, H, W ≥ 3: every variable in two to four pairs, four corners, as
- * many pairs as an H × W grid has bonds. From a corner c₀ its two boundary paths give row 0 and
- * column 0 (on a grid the boundary's variables are those in at most three pairs, so each step has
- * one way on); then site (r, c) is the partner of (r − 1, c) that is none of its placed neighbours,
- * its bond to (r, c − 1) checked, over a staircase under row 0 that holds the square at the corner
- * (gridPatch). Each step found a bond among the pairs and the places are distinct, so the square is
- * a subgraph of the pair graph, and a factor that couples must hold each of its bonds: its side, at
- * most min(H, W), bounds the treewidth from below (`square` lists its variables row by row). Only
- * a square: the whole walk on 10⁶ variables numbered at random read each site's partners at a
- * random place in memory (≈ 0.1 s), and so did the coupling tests of every pair. The engine reads the scopes in chunks and keeps the lists and
- * the walk (assembly/exact/exact_gridfind.ts); most graphs that are no grid leave before the walk
- * (a variable in fewer than two pairs or more than four, or not four corners). Pairs that couple
- * nothing are in the lists at first; when the pairs fail to be a grid so, the coupling pairs alone
- * are tried.
+ * once) looks like an H × W grid, H, W ≥ 3 (every variable in two to four pairs, four corners, as
+ * many pairs as an H × W grid has bonds), or like a 3-D lattice (three to six pairs, eight corners:
+ * the square on the face of the corner's two longest edges). From a corner c₀ two edges give row 0
+ * and column 0 (on a grid the boundary's variables are those in at most three pairs, on a 3-D
+ * lattice an edge's in at most four, so each step has one way on); then site (r, c) is the one
+ * partner of (r − 1, c) not placed and bonded to (r, c − 1), over a staircase under row 0 that
+ * holds the square at the corner (gridPatch). Each step found a bond among the pairs and the
+ * places are distinct, so the square is a subgraph of the pair graph, and a factor that couples
+ * must hold each of its bonds: its side, at most min(H, W), bounds the treewidth from below
+ * (`square` lists its variables row by row). Only a square: the whole walk on 10⁶ variables
+ * numbered at random read each site's partners at a random place in memory (≈ 0.1 s), and so did
+ * the coupling tests of every pair. The engine reads the scopes in chunks and keeps the lists and
+ * the walk (assembly/exact/exact_gridfind.ts); most graphs that are neither leave before the walk
+ * (a variable in too few pairs or too many, or corners missing). Pairs that couple nothing are in
+ * the lists at first; when the pairs fail to be a grid so, the coupling pairs alone are tried.
  */
-export function gridUnderAnyNumbering(model: Model, side: number): { treewidth: number; sides: [number, number]; shape: [number, number]; square: Int32Array; unaryZeros: boolean } | null {
+export function gridUnderAnyNumbering(model: Model, side: number): { treewidth: number; sides: [number, number]; shape: [number, number]; square: Int32Array; dims: 2 | 3; unaryZeros: boolean } | null {
   const known = pairsKnownToCouple(model);
-  const square = gridSquare(model, side, true) ?? (known ? null : gridSquare(model, side, false));
+  const square = gridSquare(model, side, true, 2) ?? (known ? null : gridSquare(model, side, false, 2)) ?? gridSquare(model, side, true, 3);
   if (!square) return null;
   // Zeros are looked for only where the model's tables may have one.
   return { ...square, unaryZeros: !knownWithoutZeroEntries(model) && unaryZerosIn(model) };
 }
 
 /**
- * gridUnderAnyNumbering's square from all pair factors (allPairs; those of a square found are then
- * checked for a coupling) or from those that couple only.
+ * gridUnderAnyNumbering's square, on a grid (dims 2) or a 3-D lattice's face (dims 3), from all pair
+ * factors (allPairs; those of a square found are then checked for a coupling) or from those that
+ * couple only.
  */
-function gridSquare(model: Model, side: number, allPairs: boolean): { treewidth: number; sides: [number, number]; shape: [number, number]; square: Int32Array } | null {
+function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3): { treewidth: number; sides: [number, number]; shape: [number, number]; square: Int32Array; dims: 2 | 3 } | null {
   const n = model.n, start = model.scopeStart, vars = model.scopeVars, F = model.nFactors;
   const couples = pairsKnownToCouple(model) ? null : pairCoupling(model);
   const engine = plannerEngine(), arena = engine.arena(), k = engine.kernels;
   const call = (fn: () => number): number => engine.call('grid recognition', fn);
   try {
-    call(() => k.gridBegin(n));
+    call(() => k.gridBegin(n, dims));
     const startsPtr = arena.alloc(4 * (GRID_CHUNK + 1), false), varsPtr = arena.alloc(8 * GRID_CHUNK, false), outPtr = arena.alloc(8 * GRID_CHUNK, false);
     const starts = arena.i32(startsPtr, GRID_CHUNK + 1), chunkVars = arena.i32(varsPtr, 2 * GRID_CHUNK);
     // The scopes in chunks of at most GRID_CHUNK factors and 2 · GRID_CHUNK variables (a longer scope
@@ -251,7 +254,7 @@ function gridSquare(model: Model, side: number, allPairs: boolean): { treewidth:
       }
       if (call(() => k.gridAddPairs(varsPtr, m)) !== 0) return null;
     }
-    const W = call(() => k.gridStart()), H = W > 0 ? n / W : 0;
+    const W = call(() => k.gridStart(dims)), H = W > 0 ? call(() => k.gridColumns()) : 0;
     if (W === 0) return null;
     const s = Math.min(side, H, W);
     if (call(() => k.gridPatch(s)) === 0) return null;
@@ -268,7 +271,7 @@ function gridSquare(model: Model, side: number, allPairs: boolean): { treewidth:
     }
     const out = arena.alloc(4 * s * s, false);
     call(() => (k.gridSquareVars(out), 0));
-    return { treewidth: s, sides: [s, s], shape: [H, W], square: arena.i32(out, s * s).slice() };
+    return { treewidth: s, sides: [s, s], shape: [H, W], square: arena.i32(out, s * s).slice(), dims };
   } finally {
     k.gridEnd();
     arena.dispose();
