@@ -199,18 +199,27 @@ function squareOf(model: Model, side: number): ReturnType<typeof gridUnderAnyNum
  */
 export function gridUnderAnyNumbering(model: Model, side: number): { treewidth: number; sides: [number, number]; shape: [number, number]; square: Int32Array; dims: 2 | 3; unaryZeros: boolean } | null {
   const known = pairsKnownToCouple(model);
-  const square = gridSquare(model, side, true, 2) ?? (known ? null : gridSquare(model, side, false, 2)) ?? gridSquare(model, side, true, 3);
+  const found = (r: ReturnType<typeof gridSquare>): Square | null => (r === 'overfull' ? null : r);
+  const all = gridSquare(model, side, true, 2);
+  let square = found(all);
+  // Pairs that couple nothing may spoil the grid: the coupling pairs alone.
+  if (!square && !known) square = found(gridSquare(model, side, false, 2));
+  // A variable in more than four pairs: a 3-D lattice, perhaps (a graph of four at most is none).
+  if (!square && all === 'overfull') square = found(gridSquare(model, side, true, 3));
   if (!square) return null;
   // Zeros are looked for only where the model's tables may have one.
   return { ...square, unaryZeros: !knownWithoutZeroEntries(model) && unaryZerosIn(model) };
 }
 
+/** A square gridSquare found: side (treewidth), the grid's or face's H × W, its variables row by row. */
+type Square = { treewidth: number; sides: [number, number]; shape: [number, number]; square: Int32Array; dims: 2 | 3 };
+
 /**
  * gridUnderAnyNumbering's square, on a grid (dims 2) or a 3-D lattice's face (dims 3), from all pair
  * factors (allPairs; those of a square found are then checked for a coupling) or from those that
- * couple only.
+ * couple only; 'overfull' when a variable has more distinct partners than the lists hold (four on a grid, eight on a 3-D lattice).
  */
-function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3): { treewidth: number; sides: [number, number]; shape: [number, number]; square: Int32Array; dims: 2 | 3 } | null {
+function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3): Square | 'overfull' | null {
   const n = model.n, start = model.scopeStart, vars = model.scopeVars, F = model.nFactors;
   const couples = pairsKnownToCouple(model) ? null : pairCoupling(model);
   const engine = plannerEngine(), arena = engine.arena(), k = engine.kernels;
@@ -238,7 +247,7 @@ function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3):
       return true;
     };
     if (allPairs) {
-      if (!inChunks((f0, count, base) => call(() => k.gridAddScopes(startsPtr, varsPtr, count, base)) === 0)) return null;
+      if (!inChunks((f0, count, base) => call(() => k.gridAddScopes(startsPtr, varsPtr, count, base)) === 0)) return 'overfull';
     } else {
       // The coupling pairs, tested here one by one.
       let m = 0;
@@ -248,11 +257,11 @@ function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3):
         chunkVars[2 * m] = vars[p];
         chunkVars[2 * m + 1] = vars[p + 1];
         if (++m === GRID_CHUNK) {
-          if (call(() => k.gridAddPairs(varsPtr, GRID_CHUNK)) !== 0) return null;
+          if (call(() => k.gridAddPairs(varsPtr, GRID_CHUNK)) !== 0) return 'overfull';
           m = 0;
         }
       }
-      if (call(() => k.gridAddPairs(varsPtr, m)) !== 0) return null;
+      if (call(() => k.gridAddPairs(varsPtr, m)) !== 0) return 'overfull';
     }
     const W = call(() => k.gridStart(dims)), H = W > 0 ? call(() => k.gridColumns()) : 0;
     if (W === 0) return null;
