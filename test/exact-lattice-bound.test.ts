@@ -105,10 +105,14 @@ test('without a layout (a UAI file), a grid is found from its pair factors, numb
   assert.ok(msShuffled < 150, `${msShuffled} ms`);
   // A diagonal more in every 10th cell, numbered row by row: no grid under any numbering (variables
   // in five pairs), but every bond of the row-major grid is held.
-  const b = new ModelBuilder(Array.from(grid.card));
-  for (let f = 0; f < grid.nFactors; f++) b.addFactor(Array.from(grid.scope(f)), grid.table(f));
-  for (let v = 0; v < 119 * 250; v += 10) if (v % 250 < 249) b.addPairwise(v, v + 251, [0.1, -0.1, -0.1, 0.1]);
-  const diagonals = b.build();
+  const withPairs = (m: Model, pairs: [number, number][]): Model => {
+    const b = new ModelBuilder(Array.from(m.card));
+    for (let f = 0; f < m.nFactors; f++) b.addFactor(Array.from(m.scope(f)), m.table(f));
+    for (const [i, j] of pairs) b.addPairwise(i, j, [0.1, -0.1, -0.1, 0.1]);
+    return b.build();
+  };
+  const every = (step: number, end: number, keep: (v: number) => boolean, far: number): [number, number][] => Array.from({ length: Math.ceil(end / step) }, (_, k): [number, number] => [k * step, k * step + far]).filter(([v]) => keep(v));
+  const diagonals = withPairs(grid, every(10, 119 * 250, (v) => v % 250 < 249, 251));
   assert.equal(gridUnderAnyNumbering(diagonals, 128), null);
   assert.match(refusal(() => exactInference(engine, diagonals)), /^exact elimination needs treewidth at least 120 under any elimination order \(the model's pair factors hold every bond of a 120×250 grid over its variables in row-major order, a grid of treewidth 120\)/);
   // 3-D lattices, numbered row by row or not: a square on the face of the corner's two longest
@@ -121,10 +125,7 @@ test('without a layout (a UAI file), a grid is found from its pair factors, numb
   assert.match(message, /^exact elimination needs treewidth at least 25 under any elimination order \(the model's pair factors hold a 25×25 grid \(at a corner of a 25×25 face of the 3-D lattice/);
   assert.ok(cubeMs < 150, `${cubeMs} ms`);
   // With pairs more, numbered row by row: the row-major lattice's bonds, every one checked.
-  const b3 = new ModelBuilder(Array.from(slab.card));
-  for (let f = 0; f < slab.nFactors; f++) b3.addFactor(Array.from(slab.scope(f)), slab.table(f));
-  for (let v = 0; v < 9 * 1600; v += 7) if (v % 40 < 39) b3.addPairwise(v, v + 1601, [0.1, -0.1, -0.1, 0.1]);
-  const slabDiagonals = b3.build();
+  const slabDiagonals = withPairs(slab, every(7, 9 * 1600, (v) => v % 40 < 39, 1601));
   assert.equal(gridUnderAnyNumbering(slabDiagonals, 128), null);
   assert.match(refusal(() => exactInference(engine, slabDiagonals)), /^exact elimination needs treewidth at least 40 under any elimination order \(the model's pair factors hold every bond of a 10×40×40 lattice over its variables in row-major order, whose 40×40 slab alone has treewidth 40\)/);
   // One diagonal more, renumbered, hides the grid from both: the orderings refuse it, naming theirs.
@@ -238,18 +239,23 @@ test('a grid under any numbering: a square found only where the coupling pairs h
   // past the last row, and the engine wrote its sites past the end of their buffer (the heap then
   // failed later, in some call after).
   const swapsRand = mulberry32(7);
+  // `swaps` times p–q and r–t replaced by p–r and q–t, when both are new pairs (degrees and pair count unchanged).
+  const withSwaps = (from: [number, number][], swaps: number): [number, number][] => {
+    let pairs = from.slice();
+    for (let k = 0; k < swaps; k++) {
+      const a = Math.floor(swapsRand() * pairs.length), b = Math.floor(swapsRand() * pairs.length);
+      const [p, q] = pairs[a], [r, t] = pairs[b];
+      const have = new Set(pairs.map(([i, j]) => `${i},${j}`)), key = (i: number, j: number): string => `${Math.min(i, j)},${Math.max(i, j)}`;
+      if (new Set([p, q, r, t]).size < 4 || have.has(key(p, r)) || have.has(key(q, t))) continue;
+      pairs = pairs.filter((_, j) => j !== a && j !== b).concat([[Math.min(p, r), Math.max(p, r)], [Math.min(q, t), Math.max(q, t)]]);
+    }
+    return pairs;
+  };
   let squares = 0;
   for (const [h, w] of [[4, 4], [5, 5], [4, 6], [6, 6]]) {
     const g0 = bonds(h, w);
     for (let trial = 0; trial < 1000; trial++) {
-      let pairs = g0.slice();
-      for (let k = 0, swaps = 1 + Math.floor(swapsRand() * 3); k < swaps; k++) {
-        const a = Math.floor(swapsRand() * pairs.length), b = Math.floor(swapsRand() * pairs.length);
-        const [p, q] = pairs[a], [r, t] = pairs[b];
-        const have = new Set(pairs.map(([i, j]) => `${i},${j}`)), key = (i: number, j: number): string => `${Math.min(i, j)},${Math.max(i, j)}`;
-        if (new Set([p, q, r, t]).size < 4 || have.has(key(p, r)) || have.has(key(q, t))) continue;
-        pairs = pairs.filter((_, j) => j !== a && j !== b).concat([[Math.min(p, r), Math.max(p, r)], [Math.min(q, t), Math.max(q, t)]]);
-      }
+      const pairs = withSwaps(g0, 1 + Math.floor(swapsRand() * 3));
       const model = build(h * w, pairs), got = gridUnderAnyNumbering(model, 128);
       if (got) assert.ok(holds(model, got), `${h}×${w} pairs ${JSON.stringify(pairs)}`), squares++;
     }
@@ -263,14 +269,7 @@ test('a grid under any numbering: a square found only where the coupling pairs h
   for (const shape of [[4, 4, 4], [3, 5, 6], [5, 5, 5]]) {
     const n3 = shape[0] * shape[1] * shape[2], g3 = latticeBonds(shape, false).map(([i, j]): [number, number] => [i, j]);
     for (let trial = 0; trial < 300; trial++) {
-      let pairs = g3.slice();
-      for (let k = 0, swaps = Math.floor(swapsRand() * 3); k < swaps; k++) {
-        const a = Math.floor(swapsRand() * pairs.length), b = Math.floor(swapsRand() * pairs.length);
-        const [p, q] = pairs[a], [r, t] = pairs[b];
-        const have = new Set(pairs.map(([i, j]) => `${i},${j}`)), key = (i: number, j: number): string => `${Math.min(i, j)},${Math.max(i, j)}`;
-        if (new Set([p, q, r, t]).size < 4 || have.has(key(p, r)) || have.has(key(q, t))) continue;
-        pairs = pairs.filter((_, j) => j !== a && j !== b).concat([[Math.min(p, r), Math.max(p, r)], [Math.min(q, t), Math.max(q, t)]]);
-      }
+      const pairs = withSwaps(g3, Math.floor(swapsRand() * 3));
       const model = renumbered(build(n3, pairs), trial).model, got = gridUnderAnyNumbering(model, 128);
       if (got) assert.ok(got.dims === 3 && holds(model, got), `${shape} pairs ${JSON.stringify(pairs)}`), cubeSquares++;
     }

@@ -110,15 +110,18 @@ export function gridAddScopes(starts: usize, vars: usize, count: i32, base: i32)
 /**
  * From the corner c0 through `first` along an edge (on a grid its boundary: variables in at most
  * three pairs; on a 3-D lattice an edge of it: at most four; dims + 1 either way, so one way on at
- * each step) to the next corner (dims pairs), putting the k-th variable at site k · stride (row 0:
- * stride 1; column 0: stride W); returns the path's length in variables, or 0 when it breaks or
- * passes the sites (k · stride ≥ n: column 0 longer than n / W, in a graph that is none).
+ * each step) to the next corner (dims pairs); returns the edge's length in variables, or 0 when it
+ * breaks. `place`: the k-th variable put at site k · stride (row 0: stride 1; column 0: stride W),
+ * and 0 when the edge passes the sites (k · stride ≥ n: column 0 longer than n / W, in a graph that
+ * is none); else nothing placed (a 3-D lattice's edges measured first).
  */
-function boundaryPath(c0: i32, first: i32, stride: i32, dims: i32): i32 {
+function walkEdge(c0: i32, first: i32, stride: i32, dims: i32, place: bool): i32 {
   let prev = c0, cur = first, k = 1;
   while (true) {
-    if (isPlaced(cur) || <i64>k * stride >= <i64>nVars) return 0;
-    put(cur, k * stride);
+    if (place) {
+      if (isPlaced(cur) || <i64>k * stride >= <i64>nVars) return 0;
+      put(cur, k * stride);
+    } else if (k >= nVars) return 0;
     const d = degreeOf(cur);
     if (d == dims) return k + 1;
     let next = -1;
@@ -133,27 +136,6 @@ function boundaryPath(c0: i32, first: i32, stride: i32, dims: i32): i32 {
     cur = next;
     k++;
   }
-}
-
-/** The length of a 3-D lattice's edge from the corner c0 through `first`, walked as boundaryPath walks it (nothing placed), or 0 when it breaks. */
-function edgeLength(c0: i32, first: i32): i32 {
-  let prev = c0, cur = first, k = 1;
-  while (k < nVars) {
-    const d = degreeOf(cur);
-    if (d == 3) return k + 1;
-    let next = -1;
-    for (let e = 0; e < d; e++) {
-      const w = partner(cur, e);
-      if (w == prev || degreeOf(w) > 4) continue;
-      if (next >= 0) return 0;
-      next = w;
-    }
-    if (next < 0) return 0;
-    prev = cur;
-    cur = next;
-    k++;
-  }
-  return 0;
 }
 
 /**
@@ -178,15 +160,15 @@ export function gridStart(dims: i32): i32 {
   // On a 3-D lattice the face of the corner's two longest edges (its largest square).
   let row = 0, column = 1;
   if (dims == 3) {
-    const e0 = edgeLength(c0, partner(c0, 0)), e1 = edgeLength(c0, partner(c0, 1)), e2 = edgeLength(c0, partner(c0, 2));
+    const e0 = walkEdge(c0, partner(c0, 0), 0, 3, false), e1 = walkEdge(c0, partner(c0, 1), 0, 3, false), e2 = walkEdge(c0, partner(c0, 2), 0, 3, false);
     if (e0 <= e1 && e0 <= e2) row = 2;
     else if (e1 <= e2) column = 2;
   }
   put(c0, 0);
   // Row 0's sites are 0 … W − 1; column 0's are put once W is known.
-  const W = boundaryPath(c0, partner(c0, row), 1, dims);
+  const W = walkEdge(c0, partner(c0, row), 1, dims, true);
   if (W < 3 || (dims == 2 && n % W != 0)) return 0;
-  const H = boundaryPath(c0, partner(c0, column), W, dims);
+  const H = walkEdge(c0, partner(c0, column), W, dims, true);
   if (H < 3 || (dims == 2 && (H * W != n || ends != 2 * (2 * <i64>n - H - W)))) return 0;
   rowLength = W;
   columnLength = H;
