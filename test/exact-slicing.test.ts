@@ -28,7 +28,7 @@ import { checkJobOpts } from '../bindings/queue/queue-jobs.ts';
 import { Model } from '../bindings/core/model.ts';
 import type { Progress } from '../bindings/core/result.ts';
 import { infer } from '../bindings/infer.ts';
-import { bruteForce, dataDir, mulberry32, randomFactorGraph } from './helpers.ts';
+import { bruteForce, dataDir, hiddenGrid, mulberry32, randomFactorGraph } from './helpers.ts';
 
 const engine = await loadEngine();
 
@@ -385,8 +385,9 @@ test('refusals past the engine\'s memory and past the doubles\' range say so: no
     assert.throws(() => exactInference(engine, grid, { maxMemory }), (e: unknown) => e instanceof EngineError && /no memory budget would do: within the work limit even the sliced plan needs at least 25 GB, past the 4 GB of WASM memory the engine can hold/.test((e as Error).message) && !/--max-memory \d/.test((e as Error).message));
   }
   // Its plan (treewidth 1220) is sized only until far past the limit: lower bounds, finite.
-  // (Without its layout: the lattice's own bound would refuse it before any plan.)
-  const cube = Model.fromData({ ...isingLattice({ shape: [40, 40, 40], beta: 0.4 }).toData(), lattice: null });
+  // (Renumbered, with a diagonal more: the lattice's bound, and a square on a face under any
+  // numbering, would refuse it before any plan.)
+  const cube = hiddenGrid(isingLattice({ shape: [40, 40, 40], beta: 0.4 }), 40, 1);
   assert.throws(() => exactInference(engine, cube), (e: unknown) => e instanceof EngineError && /needs treewidth at least \d+, a largest message of at least 2\^\d+ entries .*at least 2\^\d+(\.\d+)? clique configurations streamed|needs treewidth at least \d+, a largest message of at least .* clique configurations streamed/.test((e as Error).message) && !/Infinity|NaN/.test((e as Error).message));
 });
 
