@@ -2,7 +2,7 @@
 // or on a face of a 3-D lattice: the loops of bindings/exact/lattice-bound.ts
 // (gridUnderAnyNumbering), which proves a large model's refusal by the square's treewidth.
 // TypeScript copies the model's scopes over in chunks (gridAddScopes: each variable's distinct
-// partners, four at most on a grid, eight on a 3-D lattice; or, when pairs that couple nothing
+// partners, four at most on a grid, six on a 3-D lattice; or, when pairs that couple nothing
 // spoil the grid, TypeScript's coupling pairs through gridAddPairs); gridStart checks the degrees
 // and walks row 0 and column 0 along two edges from a corner; gridPatch places a staircase under
 // row 0 that holds the square at the corner; gridPatchBonds, a second pass over the scopes, lists
@@ -13,9 +13,8 @@
 
 import { Buf } from './exact_greedy';
 
-/** Each variable's distinct partners, 2^slotShift bytes per variable: four slots for a grid, eight for a 3-D lattice (one more: no lattice). */
+/** Each variable's distinct partners, `slots` i32 per variable: four for a grid, six for a 3-D lattice (one more: neither; six, not eight, keep a 10⁶-site lattice's lists at 24 MB, within the planner memory kept between plans). */
 let partners = new Buf<i32>(16);
-let slotShift = 4;
 let slots = 4;
 /** Each variable's number of distinct partners. */
 let degree = new Buf<u8>(16);
@@ -33,8 +32,7 @@ let patchSide = 0;
 /** Starts a recognition over n variables (no pairs yet), of a grid (dims 2) or a 3-D lattice (dims 3). */
 export function gridBegin(n: i32, dims: i32): void {
   nVars = n;
-  slots = dims == 2 ? 4 : 8;
-  slotShift = dims == 2 ? 4 : 5;
+  slots = dims == 2 ? 4 : 6;
   partners.reserve(slots * n);
   degree.reserve(n);
   site.reserve(n);
@@ -46,12 +44,12 @@ export function gridBegin(n: i32, dims: i32): void {
 /** Adds the pair (u, w) to the lists once however often it comes; false when a variable would have more distinct partners than its slots (no grid or lattice). */
 @inline function addPair(u: i32, w: i32): bool {
   const adj = partners.ptr, deg = degree.ptr;
-  const a = adj + (<usize>u << slotShift), du = <i32>load<u8>(deg + <usize>u);
+  const a = adj + (<usize>u * <usize>(slots << 2)), du = <i32>load<u8>(deg + <usize>u);
   for (let e = 0; e < du; e++) if (load<i32>(a + (<usize>e << 2)) == w) return true;
   const dw = <i32>load<u8>(deg + <usize>w);
   if (du == slots || dw == slots) return false;
   store<i32>(a + (<usize>du << 2), w);
-  store<i32>(adj + (<usize>w << slotShift) + (<usize>dw << 2), u);
+  store<i32>(adj + (<usize>w * <usize>(slots << 2)) + (<usize>dw << 2), u);
   store<u8>(deg + <usize>u, <u8>(du + 1));
   store<u8>(deg + <usize>w, <u8>(dw + 1));
   return true;
@@ -93,7 +91,7 @@ export function gridAddScopes(starts: usize, vars: usize, count: i32, base: i32)
 }
 
 @inline function partner(v: i32, e: i32): i32 {
-  return load<i32>(partners.ptr + (<usize>v << slotShift) + (<usize>e << 2));
+  return load<i32>(partners.ptr + (<usize>v * <usize>(slots << 2)) + (<usize>e << 2));
 }
 
 /** Whether v's partners hold w. */
@@ -216,7 +214,7 @@ export function gridPatch(side: i32): i32 {
     for (let c = 0; c < side; c++) {
       const v = load<i32>(at + (<usize>(r * W + c) << 2));
       put(v, r * W + c);
-      store<i32>(partners.ptr + (<usize>v << slotShift), r * side + c);
+      store<i32>(partners.ptr + (<usize>v * <usize>(slots << 2)), r * side + c);
     }
   patchSide = side;
   return 1;
@@ -236,7 +234,7 @@ export function gridPatchBonds(starts: usize, vars: usize, count: i32, base: i32
     if (q - p == 2) {
       const u = load<i32>(vars + (<usize>p << 2)), w = load<i32>(vars + (<usize>p << 2) + 4);
       if (isPlaced(u) && isPlaced(w)) {
-        const a = load<i32>(partners.ptr + (<usize>u << slotShift)), b = load<i32>(partners.ptr + (<usize>w << slotShift));
+        const a = load<i32>(partners.ptr + (<usize>u * <usize>(slots << 2))), b = load<i32>(partners.ptr + (<usize>w * <usize>(slots << 2)));
         const lo = min(a, b), d = max(a, b) - lo;
         const bond = d == 1 && lo % k != k - 1 ? 2 * lo : d == k ? 2 * lo + 1 : -1;
         if (bond >= 0) {

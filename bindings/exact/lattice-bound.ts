@@ -217,7 +217,7 @@ type Square = { treewidth: number; sides: [number, number]; shape: [number, numb
 /**
  * gridUnderAnyNumbering's square, on a grid (dims 2) or a 3-D lattice's face (dims 3), from all pair
  * factors (allPairs; those of a square found are then checked for a coupling) or from those that
- * couple only; 'overfull' when a variable has more distinct partners than the lists hold (four on a grid, eight on a 3-D lattice).
+ * couple only; 'overfull' when a variable has more distinct partners than the lists hold (four on a grid, six on a 3-D lattice).
  */
 function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3): Square | 'overfull' | null {
   const n = model.n, start = model.scopeStart, vars = model.scopeVars, F = model.nFactors;
