@@ -197,7 +197,7 @@ function squareOf(model: Model, side: number): ReturnType<typeof gridUnderAnyNum
  * (a variable in too few pairs or too many, or corners missing). Pairs that couple nothing are in
  * the lists at first; when the pairs fail to be a grid so, the coupling pairs alone are tried.
  */
-export function gridUnderAnyNumbering(model: Model, side: number): { treewidth: number; sides: [number, number]; shape: [number, number]; square: Int32Array; dims: 2 | 3; unaryZeros: boolean } | null {
+export function gridUnderAnyNumbering(model: Model, side: number): (Square & { unaryZeros: boolean }) | null {
   const known = pairsKnownToCouple(model);
   const found = (r: ReturnType<typeof gridSquare>): Square | null => (r === 'overfull' ? null : r);
   const all = gridSquare(model, side, true, 2);
