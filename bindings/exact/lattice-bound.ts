@@ -24,7 +24,7 @@ export const LATTICE_BOUND_MIN_SITES = 10_000;
  * A lower bound on the treewidth, the one the lattice's grid forces (the true treewidth of a 3-D
  * lattice is far larger: 40×40×40 gets 40, the orderings find ≈ 1220), with the grid's sides (null when the model has no
  * lattice of two or more sides, or lacks a bond), and whether a unary factor, or a factor exactModel splits, has a zero entry
- * (which may fix a variable: found in the same pass over the factors).
+ * (which may fix a variable: unaryZerosIn, asked only of a model that may have one).
  */
 export function latticeTreewidth(model: Model, shape: readonly number[] | undefined = model.lattice?.shape): { treewidth: number; sides: [number, number]; unaryZeros: boolean } | null {
   if (!shape || shape.length < 2) return null;
@@ -35,36 +35,25 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
   const held = new Uint8Array(n * k);
   let bonds = 0;
   const start = model.scopeStart, vars = model.scopeVars; // read flat: scope() per factor cost 87 ms on 10⁶ sites
-  const { tableStart, tables, card } = model;
-  // Zeros are looked for only where the model's tables may have one.
-  const zeroFree = knownWithoutZeroEntries(model);
-  let unaryZeros = false;
   // The lattice builders' models need no table read (pairsKnownToCouple).
-  const known = pairsKnownToCouple(model), couples = known ? null : pairCoupling(model);
+  const couples = pairsKnownToCouple(model) ? null : pairCoupling(model);
   for (let f = 0, F = model.nFactors; f < F; f++) {
     const p = start[f];
-    if (start[f + 1] - p === 1) {
-      if (!unaryZeros && !zeroFree) for (let e = tableStart[f], end = e + card[vars[p]]; e < end; e++) if (tables[e] === -Infinity) unaryZeros = true;
-      continue;
+    if (start[f + 1] - p !== 2) continue;
+    const u = vars[p], d = vars[p + 1] - u;
+    for (let a = 0; a < k; a++) {
+      if (d !== stride[a] || Math.floor(u / stride[a]) % shape[a] === shape[a] - 1) continue;
+      // A factor that couples nothing (a zero coupling: exactModel splits it) holds no bond.
+      if (!held[u * k + a] && (!couples || couples(f))) (held[u * k + a] = 1), bonds++;
+      break;
     }
-    let bond = false;
-    if (start[f + 1] - p === 2) {
-      const u = vars[p], d = vars[p + 1] - u;
-      for (let a = 0; a < k; a++) {
-        if (d !== stride[a] || Math.floor(u / stride[a]) % shape[a] === shape[a] - 1) continue;
-        // A factor that couples nothing (a zero coupling: exactModel splits it) holds no bond.
-        if (!held[u * k + a] && (!couples || couples(f))) (held[u * k + a] = 1), bonds++, (bond = true);
-        break;
-      }
-    }
-    // A factor that holds no bond may be split into unary factors with zeros (which may fix variables).
-    if (!bond && !known && !unaryZeros && !zeroFree && splitsToZero(model, f)) unaryZeros = true;
   }
   let open = 0;
   for (let a = 0; a < k; a++) open += (n / shape[a]) * (shape[a] - 1);
   if (bonds !== open) return null;
   const sides = [...shape].sort((x, y) => y - x);
-  return { treewidth: sides[1], sides: [sides[0], sides[1]], unaryZeros };
+  // Zeros are looked for only where the model's tables may have one.
+  return { treewidth: sides[1], sides: [sides[0], sides[1]], unaryZeros: !knownWithoutZeroEntries(model) && unaryZerosIn(model) };
 }
 
 /**
@@ -287,7 +276,7 @@ function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3):
   }
 }
 
-/** Whether a unary factor, or a factor exactModel splits, has a zero entry (which may fix a variable). */
+/** Whether a unary factor, or a factor exactModel splits (one that couples nothing), has a zero entry (which may fix a variable). */
 function unaryZerosIn(model: Model): boolean {
   const known = pairsKnownToCouple(model), { scopeStart: start, scopeVars: vars, tableStart, tables, card } = model;
   for (let f = 0, F = model.nFactors; f < F; f++) {
