@@ -20,7 +20,7 @@ export { bucketLinearise, bucketDecode } from './exact/exact_bucket';
 export { treeAnneal, treeScratchBytes, treeOrder, treeBuild } from './exact/exact_tree';
 export { orderCostRun, bucketSeparators, plannedSeparators, plannedSeparatorOffsets, plannedSeparatorLengths } from './exact/exact_order';
 export { greedyOrderRun, simulateRun } from './exact/exact_greedy';
-export { gridBegin, gridAddPairs, gridAddScopes, gridStart, gridColumns, gridPatch, gridPatchBonds, gridSquareVars, gridEnd } from './exact/exact_gridfind';
+export { gridBegin, gridAddPairs, gridAddScopes, gridCountScopes, gridSurfaceLists, gridStart, gridColumns, gridPatch, gridPatchBonds, gridSquareVars, gridEnd } from './exact/exact_gridfind';
 export { adjacencyBuild, adjacencyRowStarts, adjacencyLists, rcmRun, rcmOrder, componentsRun, componentVars, componentVarStarts, componentFactors, componentFactorStarts, factorDegrees } from './exact/exact_graph';
 export { bucketBlock, bucketBlockLog, bucketLogFinish, bucketRescale, bucketScale, bucketDelta, bucketRange, bucketQuotient, bucketLogQuotient, bucketToLog } from './exact/exact_block';
 export { factorBytes, factorInit, factorMul, factorMulT } from './relax/factor';

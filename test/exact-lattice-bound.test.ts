@@ -136,9 +136,14 @@ test('without a layout (a UAI file), a grid is found from its pair factors, numb
 
 test('a grid under any numbering: a square found only where the coupling pairs hold every bond of it, whatever the numbering, repeats and higher-order factors', () => {
   const bonds = (H: number, W: number): [number, number][] => latticeBonds([H, W], false).map(([i, j]) => [i, j]);
+  // A pair given again is a factor more on it (a shared table: addPairwise would sum the two).
   const build = (n: number, pairs: [number, number][], extra?: (b: ModelBuilder) => void, table = (_k: number): number[] => [0.3, -0.3, -0.3, 0.3]): Model => {
-    const b = new ModelBuilder(new Array(n).fill(2));
-    pairs.forEach(([i, j], k) => b.addPairwise(i, j, table(k)));
+    const b = new ModelBuilder(new Array(n).fill(2)), seen = new Set<number>();
+    pairs.forEach(([i, j], k) => {
+      const key = Math.min(i, j) * n + Math.max(i, j);
+      if (seen.has(key)) b.addSharedFactor([i, j], b.shareTable(table(k)));
+      else seen.add(key), b.addPairwise(i, j, table(k));
+    });
     extra?.(b);
     return b.build();
   };
@@ -275,4 +280,18 @@ test('a grid under any numbering: a square found only where the coupling pairs h
     }
   }
   assert.ok(cubeSquares > 100, `${cubeSquares} squares on 3-D lattices`);
+  // Every pair twice: counted with repeats no variable is on a surface (the lists for the surface
+  // find nothing), and the lists of every variable find the face's square.
+  const n6 = 6 * 12 * 14, perm = renumbered(build(n6, []), 9).perm;
+  const twice = latticeBonds([6, 12, 14], false).map(([i, j]): [number, number] => [perm[i], perm[j]]);
+  const doubled = build(n6, [...twice, ...twice]), onFace = gridUnderAnyNumbering(doubled, 128);
+  assert.equal(doubled.nFactors, 2 * twice.length);
+  assert.ok(onFace?.dims === 3 && onFace.treewidth === 12 && holds(doubled, onFace), 'every pair repeated');
+  // A pair more between two variables of each 12×14 face, next to every corner: those variables are
+  // in six pairs, on no surface; the walk that reaches one leaves the surface's lists, and the lists of
+  // every variable find the square.
+  const at = (x: number, y: number, z: number): number => perm[(x * 12 + y) * 14 + z];
+  const faceExtra = [0, 5].flatMap((x) => [[1, 1], [1, 12], [10, 1], [10, 12]].map(([y, z]): [number, number] => [at(x, y, z), at(x, y < 6 ? 5 : 6, z < 6 ? 6 : 7)]));
+  const extra = build(n6, [...twice, ...faceExtra]), withExtra = gridUnderAnyNumbering(extra, 128);
+  assert.ok(withExtra?.dims === 3 && withExtra.treewidth === 12 && holds(extra, withExtra), 'face variables in six pairs');
 });

@@ -8,18 +8,37 @@
 // row 0 that holds the square at the corner; gridPatchBonds, a second pass over the scopes, lists
 // the factors on the square's bonds, which TypeScript checks for a coupling. On 10⁶ variables
 // numbered at random the lists are most of the time (each pair's two updates at random places in
-// 16 MB, ≈ 0.05 s); the walk of the whole grid, ≈ 0.1 s more, is why only a square is placed.
-// Lives on the planner's instance (one recognition at a time, freed by gridEnd).
+// 16 MB, ≈ 0.04 s); the walk of the whole grid, ≈ 0.1 s more, is why only a square is placed. A
+// 3-D lattice's square lies on its surface: gridCountScopes counts each variable's pairs first, and
+// lists are kept for the surface only (surface mode). Lives on the planner's instance (one
+// recognition at a time, freed by gridEnd).
 
 import { Buf } from './exact_greedy';
 
 /** Each variable's distinct partners, `slots` i32 per variable: four for a grid, six for a 3-D lattice (one more: neither; six, not eight, keep a 10⁶-site lattice's lists at 24 MB, within the planner memory kept between plans). */
 let partners = new Buf<i32>(16);
 let slots = 4;
-/** Each variable's number of distinct partners. */
+/**
+ * Each variable's number of distinct partners; in surface mode, a variable's pairs counted with
+ * their repeats (saturated at 255) until gridSurfaceLists, which puts its surface variables (fewer
+ * than six) back to zero for their distinct partners.
+ */
 let degree = new Buf<u8>(16);
-/** Each site's variable (sites row by row). */
+/**
+ * Surface mode (3-D lattices): lists only for the variables in fewer than six pairs, a lattice's
+ * surface, where the square on a face lies (every site of the walk has one; an interior variable is
+ * only ever a partner). A 100³ lattice has 6 · 10⁴ of them: its lists are written at 6 · 10⁴ places,
+ * not at 10⁶ (3 · 10⁶ pairs' updates at random places in 24 MB were ≈ 0.08 s). listIndex: each
+ * surface variable's list.
+ */
+let surface = false;
+let listIndex = new Buf<i32>(16);
+/**
+ * The staircase's sites' variables, row by row, siteStride = min(W, 2 · side) a row (row 0 and
+ * column 0 are placed past it too, but only marked: the buffer holds side · 2 · side, not n).
+ */
 let site = new Buf<i32>(16);
+let siteStride = 0;
 /** A bit per variable: placed at a site. */
 let placed = new Buf<u32>(16);
 let nVars = 0;
@@ -29,14 +48,23 @@ let columnLength = 0;
 /** The side of the square gridPatch placed. */
 let patchSide = 0;
 
-/** Starts a recognition over n variables (no pairs yet), of a grid (dims 2) or a 3-D lattice (dims 3). */
-export function gridBegin(n: i32, dims: i32): void {
+/**
+ * Starts a recognition over n variables (no pairs yet), of a grid (dims 2) or a 3-D lattice (dims
+ * 3), for a square of at most `side`; `surfaceOnly` (dims 3): lists for the surface only
+ * (gridCountScopes over every scope first, then gridSurfaceLists). The lists are reserved last:
+ * the allocator grows memory by at least its size, so a small buffer after them would double it
+ * (a 10⁶-site grid's recognition then passed the 32 MiB the planner instance keeps between plans).
+ */
+export function gridBegin(n: i32, dims: i32, surfaceOnly: bool, side: i32): void {
   nVars = n;
   slots = dims == 2 ? 4 : 6;
-  partners.reserve(slots * n);
+  surface = surfaceOnly;
   degree.reserve(n);
-  site.reserve(n);
   placed.reserve((n + 31) >>> 5);
+  // Edges are at most n long (on a graph that is none, H · W may pass n).
+  site.reserve(<i32>(min(<i64>side, <i64>n) * min(2 * <i64>side, <i64>n)));
+  if (surface) listIndex.reserve(n);
+  else partners.reserve(slots * n);
   memory.fill(degree.ptr, 0, <usize>n);
   memory.fill(placed.ptr, 0, <usize>((n + 31) >>> 5) << 2);
 }
@@ -53,6 +81,44 @@ export function gridBegin(n: i32, dims: i32): void {
   store<u8>(deg + <usize>u, <u8>(du + 1));
   store<u8>(deg + <usize>w, <u8>(dw + 1));
   return true;
+}
+
+/** Surface mode: adds w to u's list once when u is on the surface (its pairs were fewer than six). */
+@inline function addSurfacePartner(u: i32, w: i32): void {
+  const du = <i32>load<u8>(degree.ptr + <usize>u);
+  if (du >= 6) return;
+  const a = listOf(u);
+  for (let e = 0; e < du; e++) if (load<i32>(a + (<usize>e << 2)) == w) return;
+  store<i32>(a + (<usize>du << 2), w);
+  store<u8>(degree.ptr + <usize>u, <u8>(du + 1));
+}
+
+/** Surface mode, first pass: counts each variable's pairs, repeats included (scopes as gridAddScopes reads them). */
+export function gridCountScopes(starts: usize, vars: usize, count: i32, base: i32): void {
+  const deg = degree.ptr;
+  let p = load<i32>(starts) - base;
+  for (let i = 0; i < count; i++) {
+    const q = load<i32>(starts + (<usize>(i + 1) << 2)) - base;
+    if (q - p == 2) {
+      const a = deg + <usize>load<i32>(vars + (<usize>p << 2)), b = deg + <usize>load<i32>(vars + (<usize>p << 2) + 4);
+      store<u8>(a, <u8>min(<i32>load<u8>(a) + 1, 255));
+      store<u8>(b, <u8>min(<i32>load<u8>(b) + 1, 255));
+    }
+    p = q;
+  }
+}
+
+/** Surface mode, after the counts: a list for each variable in fewer than six pairs (its count back to zero); returns how many. */
+export function gridSurfaceLists(): i32 {
+  const deg = degree.ptr, at = listIndex.ptr;
+  let k = 0;
+  for (let v = 0; v < nVars; v++)
+    if (<i32>load<u8>(deg + <usize>v) < 6) {
+      store<i32>(at + (<usize>v << 2), k++);
+      store<u8>(deg + <usize>v, 0);
+    }
+  partners.reserve(slots * k);
+  return k;
 }
 
 /**
@@ -74,7 +140,11 @@ export function gridAddScopes(starts: usize, vars: usize, count: i32, base: i32)
   let p = load<i32>(starts) - base;
   for (let i = 0; i < count; i++) {
     const q = load<i32>(starts + (<usize>(i + 1) << 2)) - base;
-    if (q - p == 2 && !addPair(load<i32>(vars + (<usize>p << 2)), load<i32>(vars + (<usize>p << 2) + 4))) return 1;
+    if (q - p == 2) {
+      const u = load<i32>(vars + (<usize>p << 2)), w = load<i32>(vars + (<usize>p << 2) + 4);
+      if (surface) addSurfacePartner(u, w), addSurfacePartner(w, u);
+      else if (!addPair(u, w)) return 1;
+    }
     p = q;
   }
   return 0;
@@ -84,14 +154,20 @@ export function gridAddScopes(starts: usize, vars: usize, count: i32, base: i32)
   return ((load<u32>(placed.ptr + (<usize>(v >>> 5) << 2)) >>> (v & 31)) & 1) != 0;
 }
 
+/** Marks v placed, at site s when s ≥ 0. */
 @inline function put(v: i32, s: i32): void {
   const p = placed.ptr + (<usize>(v >>> 5) << 2);
   store<u32>(p, load<u32>(p) | (1 << (v & 31)));
-  store<i32>(site.ptr + (<usize>s << 2), v);
+  if (s >= 0) store<i32>(site.ptr + (<usize>s << 2), v);
+}
+
+/** Where v's list is (in surface mode, v must be on the surface). */
+@inline function listOf(v: i32): usize {
+  return partners.ptr + <usize>(surface ? load<i32>(listIndex.ptr + (<usize>v << 2)) : v) * <usize>(slots << 2);
 }
 
 @inline function partner(v: i32, e: i32): i32 {
-  return load<i32>(partners.ptr + (<usize>v * <usize>(slots << 2)) + (<usize>e << 2));
+  return load<i32>(listOf(v) + (<usize>e << 2));
 }
 
 /** Whether v's partners hold w. */
@@ -109,19 +185,22 @@ export function gridAddScopes(starts: usize, vars: usize, count: i32, base: i32)
  * From the corner c0 through `first` along an edge (on a grid its boundary: variables in at most
  * three pairs; on a 3-D lattice an edge of it: at most four; dims + 1 either way, so one way on at
  * each step) to the next corner (dims pairs); returns the edge's length in variables, or 0 when it
- * breaks. `place`: the k-th variable put at site k · stride (row 0: stride 1; column 0: stride W),
- * and 0 when the edge passes the sites (k · stride ≥ n: column 0 longer than n / W, in a graph that
- * is none); else nothing placed (a 3-D lattice's edges measured first).
+ * breaks. `place`: each variable marked placed, the k-th at site k · step while k < limit (row 0:
+ * step 1; column 0: the site rows' stride), and 0 when it was placed before; else nothing placed (a
+ * 3-D lattice's edges measured first).
  */
-function walkEdge(c0: i32, first: i32, stride: i32, dims: i32, place: bool): i32 {
+function walkEdge(c0: i32, first: i32, step: i32, limit: i32, dims: i32, place: bool): i32 {
   let prev = c0, cur = first, k = 1;
   while (true) {
+    if (k >= nVars) return 0;
     if (place) {
-      if (isPlaced(cur) || <i64>k * stride >= <i64>nVars) return 0;
-      put(cur, k * stride);
-    } else if (k >= nVars) return 0;
+      if (isPlaced(cur)) return 0;
+      put(cur, k < limit ? k * step : -1);
+    }
     const d = degreeOf(cur);
     if (d == dims) return k + 1;
+    // In surface mode the first step may reach a variable with no list (later ones are on an edge).
+    if (surface && d >= 6) return 0;
     let next = -1;
     for (let e = 0; e < d; e++) {
       const w = partner(cur, e);
@@ -142,9 +221,10 @@ function walkEdge(c0: i32, first: i32, stride: i32, dims: i32, place: bool): i32
  * degrees). A 3-D lattice: every variable in three to six pairs, eight corners. Then row 0 and
  * column 0 placed from a corner c₀ (dims partners) along two of its edges (on a 3-D lattice they
  * span a face); returns the row length W (H, the column's, from gridColumns; H, W ≥ 3), else 0.
- * gridPatch then places a square at the corner, each step a bond among the pairs.
+ * gridPatch then places a square of at most `side` (gridBegin's) at the corner, each step a bond
+ * among the pairs.
  */
-export function gridStart(dims: i32): i32 {
+export function gridStart(dims: i32, side: i32): i32 {
   const n = nVars;
   let c0 = -1, corners = 0;
   let ends: i64 = 0;
@@ -158,15 +238,16 @@ export function gridStart(dims: i32): i32 {
   // On a 3-D lattice the face of the corner's two longest edges (its largest square).
   let row = 0, column = 1;
   if (dims == 3) {
-    const e0 = walkEdge(c0, partner(c0, 0), 0, 3, false), e1 = walkEdge(c0, partner(c0, 1), 0, 3, false), e2 = walkEdge(c0, partner(c0, 2), 0, 3, false);
+    const e0 = walkEdge(c0, partner(c0, 0), 0, 0, 3, false), e1 = walkEdge(c0, partner(c0, 1), 0, 0, 3, false), e2 = walkEdge(c0, partner(c0, 2), 0, 0, 3, false);
     if (e0 <= e1 && e0 <= e2) row = 2;
     else if (e1 <= e2) column = 2;
   }
   put(c0, 0);
-  // Row 0's sites are 0 … W − 1; column 0's are put once W is known.
-  const W = walkEdge(c0, partner(c0, row), 1, dims, true);
+  // Row 0's sites are 0 … min(W, 2 · side) − 1; column 0's are put once W is known.
+  const W = walkEdge(c0, partner(c0, row), 1, 2 * side, dims, true);
   if (W < 3 || (dims == 2 && n % W != 0)) return 0;
-  const H = walkEdge(c0, partner(c0, column), W, dims, true);
+  siteStride = min(W, 2 * side);
+  const H = walkEdge(c0, partner(c0, column), siteStride, side, dims, true);
   if (H < 3 || (dims == 2 && (H * W != n || ends != 2 * (2 * <i64>n - H - W)))) return 0;
   rowLength = W;
   columnLength = H;
@@ -191,20 +272,21 @@ export function gridColumns(): i32 {
  * random place in memory, ≈ 0.1 s, and a refusal needs only a square past its limits.
  */
 export function gridPatch(side: i32): i32 {
-  const W = rowLength, at = site.ptr;
+  const W = rowLength, S = siteStride, at = site.ptr;
   for (let r = 1; r < side; r++) {
-    const above = (r - 1) * W, row = r * W, length = min(W, 2 * side - r);
+    const above = (r - 1) * S, row = r * S, length = min(W, 2 * side - r);
     for (let c = 1; c < length; c++) {
       const up = load<i32>(at + (<usize>(above + c) << 2)), left = load<i32>(at + (<usize>(row + c - 1) << 2));
       let found = -1;
       for (let e = 0, d = degreeOf(up); e < d; e++) {
         const w = partner(up, e);
         // Placed already (up's neighbours in the rows above and before it), or off the plane.
-        if (isPlaced(w) || !bonded(w, left)) continue;
+        if (isPlaced(w) || !bonded(left, w)) continue;
         if (found >= 0) return 0;
         found = w;
       }
-      if (found < 0) return 0;
+      // In surface mode only a surface variable has a list to read on (a lattice's face has no other).
+      if (found < 0 || (surface && degreeOf(found) >= 6)) return 0;
       put(found, row + c);
     }
   }
@@ -212,9 +294,9 @@ export function gridPatch(side: i32): i32 {
   memory.fill(placed.ptr, 0, <usize>((nVars + 31) >>> 5) << 2);
   for (let r = 0; r < side; r++)
     for (let c = 0; c < side; c++) {
-      const v = load<i32>(at + (<usize>(r * W + c) << 2));
-      put(v, r * W + c);
-      store<i32>(partners.ptr + (<usize>v * <usize>(slots << 2)), r * side + c);
+      const v = load<i32>(at + (<usize>(r * S + c) << 2));
+      put(v, -1);
+      store<i32>(listOf(v), r * side + c);
     }
   patchSide = side;
   return 1;
@@ -234,7 +316,7 @@ export function gridPatchBonds(starts: usize, vars: usize, count: i32, base: i32
     if (q - p == 2) {
       const u = load<i32>(vars + (<usize>p << 2)), w = load<i32>(vars + (<usize>p << 2) + 4);
       if (isPlaced(u) && isPlaced(w)) {
-        const a = load<i32>(partners.ptr + (<usize>u * <usize>(slots << 2))), b = load<i32>(partners.ptr + (<usize>w * <usize>(slots << 2)));
+        const a = load<i32>(listOf(u)), b = load<i32>(listOf(w));
         const lo = min(a, b), d = max(a, b) - lo;
         const bond = d == 1 && lo % k != k - 1 ? 2 * lo : d == k ? 2 * lo + 1 : -1;
         if (bond >= 0) {
@@ -251,22 +333,26 @@ export function gridPatchBonds(starts: usize, vars: usize, count: i32, base: i32
 
 /** Writes the variables of the square gridPatch placed, row by row (side² i32 at out). */
 export function gridSquareVars(out: usize): void {
-  const k = patchSide, W = rowLength;
-  for (let r = 0; r < k; r++) memory.copy(out + (<usize>(r * k) << 2), site.ptr + (<usize>(r * W) << 2), <usize>k << 2);
+  const k = patchSide, S = siteStride;
+  for (let r = 0; r < k; r++) memory.copy(out + (<usize>(r * k) << 2), site.ptr + (<usize>(r * S) << 2), <usize>k << 2);
 }
 
 /** Frees the recognition's buffers (≈ 21 bytes per variable), leaving small ones. */
 export function gridEnd(): void {
   partners.free();
   degree.free();
+  listIndex.free();
   site.free();
   placed.free();
   partners = new Buf<i32>(16);
   degree = new Buf<u8>(16);
+  listIndex = new Buf<i32>(16);
+  surface = false;
   site = new Buf<i32>(16);
   placed = new Buf<u32>(16);
   nVars = 0;
   rowLength = 0;
+  siteStride = 0;
   columnLength = 0;
   patchSide = 0;
 }

@@ -193,8 +193,10 @@ export function gridUnderAnyNumbering(model: Model, side: number): (Square & { u
   let square = found(all);
   // Pairs that couple nothing may spoil the grid: the coupling pairs alone.
   if (!square && !known) square = found(gridSquare(model, side, false, 2));
-  // A variable in more than four pairs: a 3-D lattice, perhaps (a graph of four at most is none).
-  if (!square && all === 'overfull') square = found(gridSquare(model, side, true, 3));
+  // A variable in more than four pairs: a 3-D lattice, perhaps (a graph of four at most is none);
+  // lists for its surface first, then for every variable (a pair repeated, or one more, may hide a
+  // surface: its variables then count six pairs).
+  if (!square && all === 'overfull') square = found(gridSquare(model, side, true, 3, true)) ?? found(gridSquare(model, side, true, 3));
   if (!square) return null;
   // Zeros are looked for only where the model's tables may have one.
   return { ...square, unaryZeros: !knownWithoutZeroEntries(model) && unaryZerosIn(model) };
@@ -206,15 +208,17 @@ type Square = { treewidth: number; sides: [number, number]; shape: [number, numb
 /**
  * gridUnderAnyNumbering's square, on a grid (dims 2) or a 3-D lattice's face (dims 3), from all pair
  * factors (allPairs; those of a square found are then checked for a coupling) or from those that
- * couple only; 'overfull' when a variable has more distinct partners than the lists hold (four on a grid, six on a 3-D lattice).
+ * couple only; 'overfull' when a variable has more distinct partners than the lists hold (four on a
+ * grid, six on a 3-D lattice). `surfaceOnly` (dims 3, allPairs): lists only for the variables in
+ * fewer than six pairs (a pass counting them first).
  */
-function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3): Square | 'overfull' | null {
+function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3, surfaceOnly = false): Square | 'overfull' | null {
   const n = model.n, start = model.scopeStart, vars = model.scopeVars, F = model.nFactors;
   const couples = pairsKnownToCouple(model) ? null : pairCoupling(model);
   const engine = plannerEngine(), arena = engine.arena(), k = engine.kernels;
   const call = (fn: () => number): number => engine.call('grid recognition', fn);
   try {
-    call(() => k.gridBegin(n, dims));
+    call(() => k.gridBegin(n, dims, surfaceOnly ? 1 : 0, side));
     const startsPtr = arena.alloc(4 * (GRID_CHUNK + 1), false), varsPtr = arena.alloc(8 * GRID_CHUNK, false), outPtr = arena.alloc(8 * GRID_CHUNK, false);
     const starts = arena.i32(startsPtr, GRID_CHUNK + 1), chunkVars = arena.i32(varsPtr, 2 * GRID_CHUNK);
     // The scopes in chunks of at most GRID_CHUNK factors and 2 · GRID_CHUNK variables (a longer scope
@@ -235,6 +239,10 @@ function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3):
       }
       return true;
     };
+    if (surfaceOnly) {
+      inChunks((f0, count, base) => (call(() => (k.gridCountScopes(startsPtr, varsPtr, count, base), 0)), true));
+      call(() => k.gridSurfaceLists());
+    }
     if (allPairs) {
       if (!inChunks((f0, count, base) => call(() => k.gridAddScopes(startsPtr, varsPtr, count, base)) === 0)) return 'overfull';
     } else {
@@ -252,7 +260,7 @@ function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3):
       }
       if (call(() => k.gridAddPairs(varsPtr, m)) !== 0) return 'overfull';
     }
-    const W = call(() => k.gridStart(dims)), H = W > 0 ? call(() => k.gridColumns()) : 0;
+    const W = call(() => k.gridStart(dims, side)), H = W > 0 ? call(() => k.gridColumns()) : 0;
     if (W === 0) return null;
     const s = Math.min(side, H, W);
     if (call(() => k.gridPatch(s)) === 0) return null;
