@@ -64,13 +64,7 @@ export function latticeTreewidth(model: Model, shape: readonly number[] | undefi
 export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTableEntries: number; enumerationLimit: number }): string | null {
   const enumerationLimit = auto?.enumerationLimit;
   if (model.n < LATTICE_BOUND_MIN_SITES) return null;
-  // Σ log₂ K_v and the least K_v (log₂ taken when K changes: 10⁶ calls cost more than the rest).
-  let bitsPerVar = Infinity, allBits = 0, lastK = -1, lastBits = 0;
-  for (let v = 0, card = model.card, n = card.length; v < n; v++) {
-    const K = card[v];
-    if (K !== lastK) (lastK = K), (lastBits = Math.log2(K)), (bitsPerVar = Math.min(bitsPerVar, lastBits));
-    allBits += lastBits;
-  }
+  const { bitsPerVar, allBits } = stateBits(model.card);
   let shape: readonly number[] | null = model.lattice?.shape ?? null;
   let grid: { treewidth: number; sides: [number, number]; unaryZeros: boolean } | null = shape ? latticeTreewidth(model, shape) : null;
   // A model without a layout (a UAI file): a square of a grid among its pair factors under any
@@ -103,6 +97,20 @@ export function hopelessLattice(model: Model, maxFlops: number, auto?: { maxTabl
     `the limit is ${fmtEntries(maxFlops)} configurations streamed in all slices (slicing cannot bring the work below the largest clique)` +
     (enumerationLimit !== undefined ? `; enumeration would visit ${pow(allBits)} configurations, past the limit of ${fmtEntries(enumerationLimit)}` : '')
   );
+}
+
+/**
+ * Σ log₂ K_v and the least log₂ K_v, log₂ taken when K changes (10⁶ calls cost more than the rest);
+ * a function of its own: inside hopelessLattice the loop ran at 12 ns a variable on calls after the first.
+ */
+function stateBits(card: Int32Array): { bitsPerVar: number; allBits: number } {
+  let bitsPerVar = Infinity, allBits = 0, lastK = -1, lastBits = 0;
+  for (let v = 0, n = card.length; v < n; v++) {
+    const K = card[v];
+    if (K !== lastK) (lastK = K), (lastBits = Math.log2(K)), (bitsPerVar = Math.min(bitsPerVar, lastBits));
+    allBits += lastBits;
+  }
+  return { bitsPerVar, allBits };
 }
 
 /**
