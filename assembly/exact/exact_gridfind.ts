@@ -225,10 +225,23 @@ function walkEdge(c0: i32, first: i32, step: i32, limit: i32, dims: i32, place: 
  * among the pairs.
  */
 export function gridStart(dims: i32, side: i32): i32 {
-  const n = nVars;
+  const n = nVars, deg = degree.ptr;
   let c0 = -1, corners = 0;
   let ends: i64 = 0;
-  for (let v = 0; v < n; v++) {
+  // Sixteen degrees at a time (a fresh process runs this pass once, before V8 has optimised it:
+  // ≈ 4 ms a variable at a time on 10⁶ variables).
+  const least = i8x16.splat(<i8>dims), most = i8x16.splat(<i8>(2 * dims));
+  let sums = i32x4.splat(0), v = 0;
+  for (; v + 16 <= n; v += 16) {
+    const x = v128.load(deg + <usize>v);
+    if (v128.any_true(v128.or(i8x16.lt_u(x, least), i8x16.gt_u(x, most)))) return 0;
+    const m = i8x16.bitmask(i8x16.eq(x, least));
+    if (m != 0 && corners == 0) c0 = v + ctz(m);
+    corners += popcnt(m);
+    sums = i32x4.add(sums, i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(x)));
+  }
+  ends = <i64>(i32x4.extract_lane(sums, 0) + i32x4.extract_lane(sums, 1) + i32x4.extract_lane(sums, 2) + i32x4.extract_lane(sums, 3));
+  for (; v < n; v++) {
     const d = degreeOf(v);
     if (d < dims || d > 2 * dims) return 0;
     if (d == dims && corners++ == 0) c0 = v;
