@@ -15,7 +15,7 @@
 
 import { Buf } from './exact_greedy';
 
-/** Each variable's distinct partners, `slots` i32 per variable: four for a grid, six for a 3-D lattice (one more: neither; six, not eight, keep a 10⁶-site lattice's lists at 24 MB, within the planner memory kept between plans). */
+/** Each variable's distinct partners (in surface mode, each surface variable's), `slots` i32 a list: four for a grid, six for a 3-D lattice (one more: neither; six, not eight, keep a 10⁶-site lattice's lists for every variable at 24 MB). */
 let partners = new Buf<i32>(16);
 let slots = 4;
 /**
@@ -350,7 +350,7 @@ export function gridSquareVars(out: usize): void {
   for (let r = 0; r < k; r++) memory.copy(out + (<usize>(r * k) << 2), site.ptr + (<usize>(r * S) << 2), <usize>k << 2);
 }
 
-/** Frees the recognition's buffers (≈ 21 bytes per variable), leaving small ones. */
+/** Frees the recognition's buffers (≈ 17 bytes a variable; in surface mode ≈ 5, and the surface's lists), leaving small ones. */
 export function gridEnd(): void {
   partners.free();
   degree.free();

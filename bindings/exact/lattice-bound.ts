@@ -228,7 +228,7 @@ function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3, 
   try {
     call(() => k.gridBegin(n, dims, surfaceOnly ? 1 : 0, side));
     const startsPtr = arena.alloc(4 * (GRID_CHUNK + 1), false), varsPtr = arena.alloc(8 * GRID_CHUNK, false), outPtr = arena.alloc(8 * GRID_CHUNK, false);
-    const starts = arena.i32(startsPtr, GRID_CHUNK + 1), chunkVars = arena.i32(varsPtr, 2 * GRID_CHUNK);
+    let starts = arena.i32(startsPtr, GRID_CHUNK + 1), chunkVars = arena.i32(varsPtr, 2 * GRID_CHUNK);
     // The scopes in chunks of at most GRID_CHUNK factors and 2 · GRID_CHUNK variables (a longer scope
     // alone, no pair, is left out); `each` returns false to stop.
     const inChunks = (each: (f0: number, count: number, base: number) => boolean): boolean => {
@@ -250,6 +250,8 @@ function gridSquare(model: Model, side: number, allPairs: boolean, dims: 2 | 3, 
     if (surfaceOnly) {
       inChunks((f0, count, base) => (call(() => (k.gridCountScopes(startsPtr, varsPtr, count, base), 0)), true));
       call(() => k.gridSurfaceLists());
+      // The surface's lists may grow the engine's memory, which detaches the views.
+      (starts = arena.i32(startsPtr, GRID_CHUNK + 1)), (chunkVars = arena.i32(varsPtr, 2 * GRID_CHUNK));
     }
     if (allPairs) {
       if (!inChunks((f0, count, base) => call(() => k.gridAddScopes(startsPtr, varsPtr, count, base)) === 0)) return 'overfull';
