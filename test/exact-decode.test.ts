@@ -145,6 +145,11 @@ test('on worker threads (exactSampleParallel, exactMAPParallel, from the package
     assert.deepEqual(map.configuration, wantMAP.configuration, `MAP, ${workers} workers`);
     assert.ok(Object.is(map.logPotential, wantMAP.logPotential));
   }
+  // Without workers: a plan this small (> 512 one-entry slices, far below 2^27 configurations) on this thread.
+  const auto = await pkg.exactSampleParallel(engine, m, opts), autoMAP = await pkg.exactMAPParallel(engine, m, { maxMessageEntries: 1 });
+  assert.deepEqual([auto.workers, autoMAP.workers], [1, 1]);
+  assert.deepEqual(auto.samples, want.samples);
+  assert.deepEqual(autoMAP.configuration, wantMAP.configuration);
   await assert.rejects(pkg.exactSampleParallel(engine, m, { ...opts, workers: 0 }), /workers must be an integer in \[1, 256\], got 0/);
   await assert.rejects(pkg.exactSampleParallel(engine, m, { ...opts, workers: 257 }), /workers must be an integer in \[1, 256\], got 257/);
 });

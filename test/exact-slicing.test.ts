@@ -15,7 +15,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
 import { eliminationMemory, exactInference, exactMAP, exactSample, bucketEliminationPlan, slicedBucketPlan } from '../bindings/exact/exact.ts';
-import { exactInferenceParallel } from '../bindings/exact/exact-parallel.ts';
+import { exactInferenceParallel, PARALLEL_MIN_FLOPS } from '../bindings/exact/exact-parallel.ts';
+import { availableParallelism } from 'node:os';
+import { isingLattice } from '../bindings/core/builders.ts';
 import { runSlices, SliceRunner, SliceSum, sliceAlong, sliceFixed, sliceToFit, slicedCost, slicedWork, CACHE_KNEE_LOG2, SLICE_SETUP_PER_VARIABLE } from '../bindings/exact/slicing.ts';
 import { bucketShape, runBucketElimination } from '../bindings/exact/bucket-elimination.ts';
 import { annealOrder, orderCost } from '../bindings/exact/order-search.ts';
@@ -188,6 +190,17 @@ test('workers 1 and 2 give exactInference bit for bit (random models, CSP_12 sli
   assert.ok(sync.slices! >= 4 && sync.memoryBytes! <= 2 ** 21, `${sync.slices} slices, ${sync.memoryBytes} bytes`);
   const two = await exactInferenceParallel(engine, model, { ...opts, workers: 2 });
   sameBits(two, sync, 'CSP_12 on two workers');
+  // Without workers: this thread below PARALLEL_MIN_FLOPS configurations in all (CSP_12 sliced: 2^22,
+  // 0.03 s here against 0.3 s on two workers), min(slices, cores) past it (a 19×19 grid cut in two, 2^27.9).
+  const auto = await exactInferenceParallel(engine, model, opts);
+  assert.equal(auto.workers, 1);
+  sameBits(auto, sync, 'CSP_12 without workers');
+  const big = isingLattice({ shape: [19, 19], J: 0.3, h: 0.1 }), wholeBytes = slicedBucketPlan(big, { method: 'bucket' }).sliced.plan.bytes;
+  const bigOpts = { method: 'bucket' as const, maxMemory: wholeBytes - 1 }, cut = slicedBucketPlan(big, bigOpts).sliced;
+  assert.ok(cut.slices >= 2 && cut.slices * cut.plan.flops >= PARALLEL_MIN_FLOPS, `${cut.slices} slices of ${cut.plan.flops}`);
+  const bigAuto = await exactInferenceParallel(engine, big, bigOpts);
+  assert.equal(bigAuto.workers, Math.min(cut.slices, availableParallelism()));
+  sameBits(bigAuto, exactInference(engine, big, bigOpts), '19×19 without workers');
   const pr = readPR(readFileSync(`${path}.PR`, 'utf8'));
   const got = sync.logZ / Math.LN10;
   assert.ok(Math.abs(got - pr) <= 0.5 * 10 ** (Math.floor(Math.log10(Math.abs(pr))) - 5) + 1e-12, `log10 Z ${got} vs published ${pr}`);
@@ -366,7 +379,6 @@ test('planning options are checked before the plan cache, named as given, and sm
   // Taken before: a bad search budget or restart count, treeSearch 'no' (ran the search), method null (ran auto),
   // maxMessageEntries 0.5 where the junction tree ran. Every path checks them: exactInference (auto), exactSample, exactMAP.
   const { exactMAP, exactSample } = await import('../bindings/exact/exact.ts');
-  const { isingLattice } = await import('../bindings/core/builders.ts');
   const pair = isingLattice({ shape: [3, 3], beta: 0.3 }); // pairwise: auto plans the junction tree
   for (const [opts, re] of [[{ orderSearchWork: -1 }, /orderSearchWork -1 is not a number ≥ 0/], [{ orderSearchWork: NaN }, /orderSearchWork NaN/], [{ orderRestarts: -3 }, /orderRestarts -3 is not an integer/], [{ orderRestarts: 2.5 }, /orderRestarts 2.5/], [{ treeSearch: 'no' as unknown as boolean }, /treeSearch must be true or false, got "no"/], [{ speedSlicing: 1 as unknown as boolean }, /speedSlicing must be true or false/], [{ maxMessageEntries: 0.5 }, /maxMessageEntries 0.5 is not a positive number/], [{ method: null as unknown as 'auto' }, /option "method" is null/]] as const) {
     const runs: (() => unknown)[] = [() => exactInference(engine, pair, opts), () => exactInference(engine, m, opts)];
@@ -379,7 +391,6 @@ test('planning options are checked before the plan cache, named as given, and sm
 
 test('refusals past the engine\'s memory and past the doubles\' range say so: no budget named beyond what WASM can hold (it named --max-memory 24964616936, which the engine refused again), a budget of 8 GB is the engine\'s, and a 40×40×40 lattice has no "Infinity TB" or "NaN bytes"', async () => {
   const engine = await loadEngine();
-  const { isingLattice } = await import('../bindings/core/builders.ts');
   const grid = isingLattice({ shape: [25, 25], beta: 0.4 });
   for (const maxMemory of [8e9, 1e11]) {
     assert.throws(() => exactInference(engine, grid, { maxMemory }), (e: unknown) => e instanceof EngineError && /no memory budget would do: within the work limit even the sliced plan needs at least 25 GB, past the 4 GB of WASM memory the engine can hold/.test((e as Error).message) && !/--max-memory \d/.test((e as Error).message));
@@ -392,7 +403,6 @@ test('refusals past the engine\'s memory and past the doubles\' range say so: no
 });
 
 test('a greedy order\'s plan far past the work limit is sized only until it passes bucketPlan\'s stopPast: lower bounds of the whole plan\'s sizes, marked cutShort (a 1000×1000 lattice\'s refusal took 13.7 s, 10 of them here)', async () => {
-  const { isingLattice } = await import('../bindings/core/builders.ts');
   const { bucketPlan } = await import('../bindings/exact/bucket-plan.ts');
   const { ORDERINGS, candidateOrders } = await import('../bindings/exact/orderings.ts');
   const grid = isingLattice({ shape: [60, 60], beta: 0.4 });
