@@ -11,6 +11,7 @@ import { EngineError } from '../bindings/core/errors.ts';
 import { eliminationPlan, exactInference, exactMAP, exactSample, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { exactInferenceParallel, exactMAPParallel, exactSampleParallel } from '../bindings/exact/exact-parallel.ts';
 import { couplesByEntries, exactModel, factorCouples, SEPARABLE_ABS_TOL, unaryDecomposition } from '../bindings/exact/separable.ts';
+import { pairCoupling } from '../bindings/exact/lattice-bound.ts';
 import { bruteForce, configurations, mulberry32, renumbered } from './helpers.ts';
 
 const engine = await loadEngine();
@@ -43,6 +44,30 @@ test('unaryDecomposition: separable tables of arity 2–4 (product supports too)
       e++;
     }
   }
+});
+
+test('the coupling test of the grid bound (pairCoupling: the 2 × 2 shortcut, and a table equal to the last one tested taking its decision) decides as factorCouples, shapes 3 × 4 and 4 × 3 of the entries of one table included', () => {
+  const rand = mulberry32(5150);
+  // A pool of tables: separable (u_a + v_b) or not, for 2 × 2, 3 × 3, 3 × 4 and 4 × 3; the 3 × 4 and
+  // 4 × 3 ones share their 12 entries (separable as one shape, coupling as the other).
+  const table = (K1: number, K2: number, couples: boolean): number[] => {
+    const u = Array.from({ length: K1 }, () => rand() - 0.5), v = Array.from({ length: K2 }, () => rand() - 0.5);
+    return Array.from({ length: K1 * K2 }, (_, e) => u[Math.floor(e / K2)] + v[e % K2] + (couples && e === K1 * K2 - 1 ? 0.3 : 0));
+  };
+  const twelve = table(3, 4, false);
+  const pool: [number, number, number[]][] = [[2, 2, table(2, 2, true)], [2, 2, table(2, 2, false)], [3, 3, table(3, 3, true)], [3, 3, table(3, 3, false)], [3, 4, twelve], [4, 3, twelve], [3, 4, table(3, 4, true)]];
+  const picks = Array.from({ length: 400 }, () => pool[Math.floor(rand() * pool.length) % pool.length]);
+  // Factor k on variables 2k < 2k + 1 (a stored scope keeps that order, so its table as given).
+  const b = new ModelBuilder(picks.flatMap(([K1, K2]) => [K1, K2]));
+  picks.forEach(([, , t], k) => b.addPairwise(2 * k, 2 * k + 1, t));
+  const model = b.build(), couples = pairCoupling(model);
+  let coupling = 0;
+  for (let f = 0; f < model.nFactors; f++) {
+    assert.equal(couples(f), factorCouples(model, f), `factor ${f}: ${picks[f][0]} × ${picks[f][1]}`);
+    coupling += Number(factorCouples(model, f));
+  }
+  assert.ok(factorCouples(model, picks.findIndex(([K1]) => K1 === 4)) !== factorCouples(model, picks.findIndex(([K1, , t]) => K1 === 3 && t === twelve)), 'the 12 entries couple as one shape and not the other');
+  assert.ok(coupling > 100 && coupling < 300, `${coupling} coupling`);
 });
 
 test('the two-variable shortcuts (2 × 2, and K1 × K2) decide as the entry-by-entry test on tables at the tolerance and at the rounding limit', () => {
