@@ -83,8 +83,9 @@ export const PARALLEL_MIN_FLOPS = 2 ** 27;
 
 /**
  * exactInference with a sliced plan's slices on `workers` worker threads (default: min(slices,
- * cores), or this thread for a plan of fewer than PARALLEL_MIN_FLOPS configurations; 1: this thread). Models that do not take the sliced bucket path (see takesBucketPath), plans
- * of one slice and refusals run exactInference on this thread. The result reports `workers`.
+ * cores), or this thread for a plan of fewer than PARALLEL_MIN_FLOPS configurations; 1: this
+ * thread). Models that do not take the sliced bucket path (see takesBucketPath), plans of one slice
+ * and refusals run exactInference on this thread. The result reports `workers`.
  */
 export async function exactInferenceParallel(engine: Engine, model: Model, opts: ExactOptions & ExactParallelOptions = {}): Promise<ExactResult & { workers: number }> {
   const t0 = performance.now();

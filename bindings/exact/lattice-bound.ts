@@ -121,10 +121,10 @@ function stateBits(card: Int32Array): { bitsPerVar: number; allBits: number } {
 }
 
 /**
- * Whether pair factor f couples its variables, as factorCouples decides (exported for its test), with the 2 × 2 test inline
- * when both have two states (through factorCouples the 2·10⁶ bonds of a 10⁶-site lattice took
- * 0.09 s; the states are looked up per factor: a pass over every variable's first cost 2–9 ms of a
- * refusal that tests only a square's bonds).
+ * Whether pair factor f couples its variables, as factorCouples decides (exported for its test),
+ * with the 2 × 2 test inline when both have two states (through factorCouples the 2·10⁶ bonds of a
+ * 10⁶-site lattice took 0.09 s; the states are looked up per factor: a pass over every variable's
+ * first cost 2–9 ms of a refusal that tests only a square's bonds).
  */
 export function pairCoupling(model: Model): (f: number) => boolean {
   const { card, tables, tableStart, scopeStart, scopeVars } = model;
