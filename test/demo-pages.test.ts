@@ -27,7 +27,8 @@ test('demo pages in Chromium: live start on load, real problems against exact, d
   try {
     const page = await browser.newPage({ viewport: { width: 1250, height: 900 } });
     const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
+    // With its stack: a run's "Invalid array length" came without one, and was not seen again.
+    page.on('pageerror', (e) => errors.push(e.stack ?? e.message));
 
     // 1. The live page samples without anyone pressing Start.
     await page.goto(demo.url);

@@ -17,7 +17,7 @@ import { driveChains } from '../bindings/samplers/chains.ts';
 import { runAIS } from '../bindings/logz/logz.ts';
 import { rankNormalizedRhat } from '../bindings/samplers/diagnostics.ts';
 import { plotMarginalHeatmap, plotMarginals, plotTrace, plotLogZ, plotBars, plotLines } from '../bindings/plot/index.ts';
-import { viridis } from '../bindings/plot/svg.ts';
+import { logScale, viridis } from '../bindings/plot/svg.ts';
 
 const BIN = fileURLToPath(new URL('../bin/relaxmrf.js', import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
@@ -153,6 +153,12 @@ test('log Z against time: points at (seconds, estimate) with ± 2 SE bars and th
   const line = elements(svg, 'exact')[0];
   assert.ok(Math.abs(y(exact.logZ!) - Number(line.y1)) < 0.02);
   figures.logz = svg;
+});
+
+test('a log scale whose domain ends at 0 or ∞ (values past the doubles\' range) has no ticks and returns', () => {
+  assert.deepEqual(logScale([0, 1], [0, 100]).ticks, []);
+  assert.deepEqual(logScale([1, Infinity], [0, 100]).ticks, []);
+  assert.deepEqual(logScale([0.1, 10], [0, 100]).ticks, [0.1, 0.2, 0.5, 1, 2, 5, 10]);
 });
 
 test('bench bars: one bar per model and implementation, height from zero to the median', () => {

@@ -92,7 +92,9 @@ export function logScale(domain: [number, number], range: [number, number]): Sca
   f.range = range;
   const ticks: number[] = [];
   const mult = l1 - l0 < 3 ? [1, 2, 5] : [1];
-  for (let e = Math.floor(l0); e <= Math.ceil(l1); e++) for (const m of mult) {
+  // A domain end of 0 or ∞ (a value past the doubles' range) has no decades to count: no ticks,
+  // where the loop ran on, pushing until the array's length was invalid.
+  if (Number.isFinite(l0) && Number.isFinite(l1)) for (let e = Math.floor(l0); e <= Math.ceil(l1); e++) for (const m of mult) {
     const t = m * 10 ** e;
     if (t >= domain[0] * (1 - 1e-9) && t <= domain[1] * (1 + 1e-9)) ticks.push(Number(t.toPrecision(6)));
   }
