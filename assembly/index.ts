@@ -26,6 +26,9 @@ export { bucketBlock, bucketBlockLog, bucketLogFinish, bucketRescale, bucketScal
 export { factorBytes, factorInit, factorMul, factorMulT } from './relax/factor';
 export { relaxedBytes, relaxedInit, relaxedLogp } from './relax/relaxed';
 export { gf2Reduce } from './variational/gf2';
+export { decimalScan, decimalScanEnd, decimalScanLeft } from './io/decimal';
+export { fdlibmLogs } from './io/fdlibm_log';
+export { uaiBegin, uaiInt, uaiCards, uaiScopes, uaiTotalVars, uaiTotalEntries, uaiTables, uaiLeftCount, uaiRangeSum, uaiCanonical } from './io/uai_read';
 export { mfRandomInit, mfOrderedInit, mfEntropies, mfObjective, mfAscend } from './variational/meanfield';
 export { mfgRandomInit, mfgOrderedInit, mfgEntropies, mfgObjective, mfgAscend } from './variational/meanfield_fg';
 export { mfrpStride, mfrpStateBytes, mfrpPtr, mfrpInfo, mfrpInit, mfrpSetVariant, mfrpDraw, mfrpReduce, mfrpSetFree, mfrpRandomStart, mfrpEvaluate, mfrpPairMarginal, mfrpAscend } from './variational/mfrp';

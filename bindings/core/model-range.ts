@@ -34,6 +34,18 @@ export function withSumInRange<M extends FactorTables>(m: M): M {
     if (max > 0) up += max;
     if (max > -Infinity) sum += max;
   }
+  return withRangeSums(m, { up, sum, zero });
+}
+
+/** What withSumInRange sums over a model's factors, in factor order: the positive maxima, the finite maxima, and whether an entry is −∞. */
+export interface RangeSums {
+  up: number;
+  sum: number;
+  zero: boolean;
+}
+
+/** withSumInRange with its sums made elsewhere (the engine's UAI reader, as it writes the tables). */
+export function withRangeSums<M extends { readonly logConst: number }>(m: M, { up, sum, zero }: RangeSums): M {
   if (up === Infinity) throw new ModelError('the factors\' largest log-potentials sum past the double range (+Infinity): rescale them');
   const c = m.logConst === -Infinity ? 0 : m.logConst;
   if (!Number.isFinite(sum + c)) throw new ModelError(`the largest log-potential, the factors' largest entries (${sum.toPrecision(3)}) plus the constant (${c.toPrecision(3)}), leaves the double range: rescale them`);

@@ -1,9 +1,11 @@
 // Loading model files from disk (Node only; bindings/formats.ts holds the browser-safe parsers).
 
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { FormatError } from '../core/errors.ts';
+import { EngineError, FormatError } from '../core/errors.ts';
 import { applyEvidence, readEvidenceWithLines, readFGWithLabels, readUAI } from './formats.ts';
 import type { Model } from '../core/model.ts';
+import { FAST_UAI_MIN_CHARS, readUAIFastBytes } from './fast-uai.ts';
 
 /**
  * Reads a .uai or .fg model, picking the format by extension. For .uai, evidence in
@@ -24,19 +26,65 @@ export async function loadModelFile(
   const lower = path.toLowerCase();
   const format = lower.endsWith('.uai') ? 'uai' : lower.endsWith('.fg') ? 'fg' : null;
   if (format === null) throw new FormatError(path, null, 'unknown model format: expected a .uai or .fg file');
-  const text = await readText(path, false);
   if (format === 'fg') {
-    const { model, labels } = readFGWithLabels(text, path);
+    const { model, labels } = readFGWithLabels(await readText(path, false), path);
     return { model, format, evidence: null, labels };
   }
 
-  const model = readUAI(text, path);
+  const model = readUAIBytes(path) ?? readUAI(await readText(path, false), path);
   const evidPath = path + '.evid';
   const evidText = await readText(evidPath, true);
   if (evidText === null) return { model, format, evidence: null };
   // Evidence that does not fit the model is a fault of the .evid file: named with its line.
   const { evidence, lines } = readEvidenceWithLines(evidText, evidPath);
   return { model: applyEvidence(model, evidence, { file: evidPath, lines }).model, format, evidence };
+}
+
+/**
+ * A large UAI file's model read from its bytes, straight into the engine's memory (fast-uai.ts):
+ * no string, no decoding (and past the 512 MiB a string holds); null when the file is small,
+ * cannot be opened here, or is not read there (readText and readUAI then read it, and name any
+ * fault). Read synchronously: the bytes go into the planner instance's memory, which nothing else
+ * may grow meanwhile.
+ */
+function readUAIBytes(path: string): Model | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = sizeOf(fd);
+    if (!(size >= FAST_UAI_MIN_CHARS && size <= 2 ** 31)) return null;
+    return readUAIFastBytes(size, (bytes) => {
+      try {
+        for (let at = 0; at < size; ) {
+          const got = readSync(fd, bytes, at, size - at, at);
+          if (got === 0) return false;
+          at += got;
+        }
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  } catch (e) {
+    // No room in the engine's memory: the text, as before.
+    if (e instanceof EngineError) return null;
+    throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The open file's size in bytes (NaN when it cannot be had). */
+function sizeOf(fd: number): number {
+  try {
+    return fstatSync(fd).size;
+  } catch {
+    return NaN;
+  }
 }
 
 /** The file's text; null when `optional` and the file does not exist. */

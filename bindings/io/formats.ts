@@ -5,6 +5,7 @@
 import { FormatError, ModelError } from '../core/errors.ts';
 import { LIMITS, Model, ModelBuilder } from '../core/model.ts';
 import { Tokens } from './tokens.ts';
+import { FAST_UAI_MIN_CHARS, readUAIFast } from './fast-uai.ts';
 
 /** The samples of an evidence file in the older form (a count S, then S times n and n pairs) when it parses so; 0 otherwise. */
 function samplesInOldForm(vals: number[]): number {
@@ -33,7 +34,19 @@ function listScope(vars: number[]): string {
  * arity; several factors on one scope are multiplied.
  */
 export function readUAI(text: string, file = '<input>'): Model {
-  const tok = new Tokens(text, file);
+  // Large texts: numbers read in the engine (fast-uai.ts); null when it would not read the text as
+  // Tokens does without a message, and Tokens reads it again, for the message.
+  const fast = typeof text === 'string' && text.length >= FAST_UAI_MIN_CHARS ? readUAIFast(text) : null;
+  return fast ?? parseUAI(new Tokens(text, file));
+}
+
+/** readUAI with the TypeScript tokenizer alone, whatever the text's size (tests compare the engine's reader with it). */
+export function readUAIText(text: string, file = '<input>'): Model {
+  return parseUAI(new Tokens(text, file));
+}
+
+/** readUAI's parse with the TypeScript tokenizer. */
+function parseUAI(tok: Tokens): Model {
   const kind = tok.next()?.toUpperCase();
   if (kind !== 'MARKOV' && kind !== 'BAYES') {
     tok.fail(kind === undefined ? 'empty file: expected MARKOV or BAYES' : `network type '${tok.token}' is not supported: expected MARKOV or BAYES`);

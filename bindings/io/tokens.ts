@@ -7,7 +7,7 @@ import { FormatError } from '../core/errors.ts';
 import { LIMITS } from '../core/model.ts';
 
 /** Whether c is ASCII whitespace (space, tab, LF, VT, FF, CR): what separates tokens. */
-const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
+export const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
 
 /**
  * Whitespace-separated tokens, each with the line it starts on for error messages. Optionally skips
@@ -217,7 +217,7 @@ const POW10: number[] = [1];
 for (let k = 1; k <= 15; k++) POW10.push(POW10[k - 1] * 10);
 
 /** Number() of s[start, end), a token; NaN for what Number() reads but these formats do not allow. */
-function toNumber(s: string, start: number, end: number): number {
+export function toNumber(s: string, start: number, end: number): number {
   // Number() also takes hex, octal and binary literals ("0x1f"), which none of these formats allow.
   const c = s.charCodeAt(start + 1) | 0x20;
   if (s.charCodeAt(start) === 48 && end - start > 1 && (c === 0x78 || c === 0x6f || c === 0x62)) return NaN;
@@ -228,7 +228,7 @@ function toNumber(s: string, start: number, end: number): number {
 }
 
 /** The smallest positive normal binary64 number. */
-const MIN_NORMAL = 2.2250738585072014e-308;
+export const MIN_NORMAL = 2.2250738585072014e-308;
 
 /**
  * ln of a non-negative decimal as written (digits, an optional point, an optional exponent), from
