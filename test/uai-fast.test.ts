@@ -2,7 +2,7 @@
 // TypeScript reader: the same model, bit for bit, or null (and the TypeScript reader's message).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAST_UAI_MIN_CHARS, readUAIFast } from '../bindings/io/fast-uai.ts';
@@ -156,6 +156,19 @@ test('loadModelFile reads a large .uai file from its bytes: the same model as it
     // A fault: the TypeScript reader's message, with the file's name.
     writeFileSync(file, text.replace(/\n2\n/, '\n2 7\n'));
     await assert.rejects(loadModelFile(file), (e: Error) => e.message.includes('lattice.uai') && /line \d+/.test(e.message));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a .uai file past 512 MiB that the engine\'s reader gives up (bytes after the tables): refused naming both readers', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'relaxmrf-uai-huge-'));
+  try {
+    // A small model, then NUL bytes to 600 MB (a sparse file: nothing written to disk).
+    const file = join(dir, 'huge.uai');
+    writeFileSync(file, 'MARKOV\n1\n2\n1\n1 0\n2\n0.5 0.5\n');
+    truncateSync(file, 600 * 2 ** 20);
+    await assert.rejects(loadModelFile(file), (e: Error) => /larger than 512 MiB/.test(e.message) && /engine's reader, which reads a \.uai file's bytes, did not read it/.test(e.message));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -97,7 +97,14 @@ async function readText(path: string, optional: boolean): Promise<string | null>
     const err = e as NodeJS.ErrnoException;
     if (optional && err.code === 'ENOENT') return null;
     // Node holds at most 2^29 − 24 characters in one string: "Invalid string length" read as an I/O fault.
-    if (e instanceof RangeError || err.code === 'ERR_STRING_TOO_LONG') throw new FormatError(path, null, 'the file is larger than 512 MiB, the most Node holds as one string, and the readers take the file as one string: write its table entries with fewer digits');
+    if (e instanceof RangeError || err.code === 'ERR_STRING_TOO_LONG') {
+      // A .uai file got here after the engine's reader, which takes the bytes, gave it up.
+      const uai = path.toLowerCase().endsWith('.uai') && !optional;
+      const why = uai
+        ? "the engine's reader, which reads a .uai file's bytes, did not read it (a fault in it, non-ASCII text, or more than 65 536 entries it leaves to the TypeScript reader: signs, more than 19 digits, values below 2.2e-308), and the TypeScript reader, which would name the fault, takes the file as one string"
+        : 'the readers take the file as one string';
+      throw new FormatError(path, null, `the file is larger than 512 MiB, the most Node holds as one string, and ${why}: write its table entries with fewer digits`);
+    }
     throw new FormatError(path, null, `cannot read the file: ${osReason(err)}`);
   }
 }
