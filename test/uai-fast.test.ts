@@ -124,10 +124,11 @@ test('texts with a fault, or anything the TypeScript reader would read otherwise
     assert.equal(readUAIFast(text), null, what);
     assert.throws(() => readUAIText(text), Error, `${what}: the TypeScript reader refuses it too`);
   }
-  // What both read (a BOM, a lone '+'-signed entry): the TypeScript reader reads it, or the engine the same way.
-  for (const text of [`\ufeff${ok}`, ok.replace('0.5 1', '+0.5 1')]) {
-    const fast = readUAIFast(text);
-    if (fast) assertSameModel(fast, readUAIText(text), JSON.stringify(text.slice(0, 8)));
+  // What both read: a BOM (the TypeScript reader's), entries the engine leaves to this side — also
+  // the text's last token, with no blank after it.
+  assert.equal(readUAIFast(`\ufeff${ok}`), null);
+  for (const text of [ok.replace('0.5 1', '+0.5 1'), `${ok.slice(0, -1)}+6`, `${ok.slice(0, -1)}6.${'0'.repeat(25)}1`]) {
+    assertSameModel(readUAIFast(text), readUAIText(text), text.slice(-30));
   }
 });
 

@@ -27,11 +27,15 @@ export function uaiBegin(ptr: usize, len: i32, from: i32): void {
   pos = ptr + <usize>from;
 }
 
-/** The next token as a number (NaN: none, or one decimal.ts leaves to the caller). */
+/** Whether the last next() found no token (the end of the text). */
+let atEnd = false;
+
+/** The next token as a number (NaN: none, atEnd, or one decimal.ts leaves to the caller). */
 function next(): f64 {
   let p = pos;
   while (p < textEnd && isSpace(<u32>load<u8>(p))) p++;
-  if (p >= textEnd) {
+  atEnd = p >= textEnd;
+  if (atEnd) {
     pos = p;
     return NaN;
   }
@@ -162,8 +166,8 @@ export function uaiTables(F: i32, scopeStart: usize, tableStart: usize, tables: 
       if (x > 0) y = fdlibmLog(x);
       else if (x == 0) y = -Infinity;
       else {
-        // Left to the caller (NaN); at the end of the text a fault.
-        if (pos >= textEnd || nLeft >= leftCap) return 1;
+        // Left to the caller (NaN); no token at all is a fault.
+        if (atEnd || nLeft >= leftCap) return 1;
         const at = left + <usize>nLeft * 12;
         store<i32>(at, e);
         store<i32>(at, <i32>(tokenStartOf(pos) - text), 4);

@@ -1,6 +1,7 @@
 // readUAI for large texts: the numbers read in the engine (assembly/io/uai_read.ts, decimal.ts),
 // the model's arrays taken whole when the file's scopes are already the model's (each strictly
-// increasing, none repeated, no constant factors), else added factor by factor to a ModelBuilder.
+// increasing, none repeated; empty scopes, constants, taken out), else added factor by factor to a
+// ModelBuilder.
 // The same model as the TypeScript reader's (formats.ts), bit for bit: each number the double
 // Number() gives for its text, each entry's log V8's Math.log (fdlibm_log.ts). At anything it does
 // not read as that reader would without a message it returns null, and readUAI reads the text
