@@ -79,30 +79,39 @@ export function uaiInt(lo: f64, hi: f64): f64 {
   return x;
 }
 
-/** n cardinalities (1 … maxCard) into i32s at `out`; 0, or 1 at a bad one. */
-export function uaiCards(out: usize, n: i32, maxCard: i32): i32 {
-  for (let v = 0; v < n; v++) {
+/** Cardinalities v0 … v1 − 1 (each 1 … maxCard) into i32s at `out`; 0, or 1 at a bad one. */
+export function uaiCards(out: usize, v0: i32, v1: i32, maxCard: i32): i32 {
+  for (let v = v0; v < v1; v++) {
     const k = int(1, maxCard);
     if (k < 0) return 1;
     store<i32>(out + (<usize>v << 2), <i32>k);
   }
+  scopesAt = pos;
   return 0;
 }
 
+/** uaiScopes' running counts: scope variables, table entries. */
+let nv: i32 = 0;
+let entries: f64 = 0;
+
 /**
- * F scopes: each an arity (0 … maxArity) and that many distinct variables (< n), whose tables
- * (Π card) have at most maxEntries entries, written as scopeStart (F + 1 i32), vars (up to varsCap
- * i32) and tableStart (F + 1 i32, entry offsets); the totals (uaiTotalVars, uaiTotalEntries) are
- * counted to the end also when vars is full, and then the caller calls again with room for them.
- * 0, or 1 at a bad scope (a variable twice in one is found only while vars has room).
+ * Scopes f0 … f1 − 1 of F (the caller calls in runs from f0 = 0, which starts at the scopes again:
+ * a long single call would run all its loops in V8's baseline code): each an arity (0 …
+ * maxArity) and that many distinct variables (< n), whose tables (Π card) have at most maxEntries
+ * entries, written as scopeStart (F + 1 i32), vars (up to varsCap i32) and tableStart (F + 1 i32,
+ * entry offsets); the totals (uaiTotalVars, uaiTotalEntries) are counted on also when vars is
+ * full, and then the caller reads the scopes again with room for them. 0, or 1 at a bad scope (a
+ * variable twice in one is found only while vars has room).
  */
-export function uaiScopes(F: i32, n: i32, card: usize, maxArity: i32, maxEntries: f64, scopeStart: usize, vars: usize, varsCap: i32, tableStart: usize): i32 {
-  pos = scopesAt;
-  let nv = 0;
-  let entries: f64 = 0;
-  store<i32>(scopeStart, 0);
-  store<i32>(tableStart, 0);
-  for (let f = 0; f < F; f++) {
+export function uaiScopes(n: i32, card: usize, maxArity: i32, maxEntries: f64, scopeStart: usize, vars: usize, varsCap: i32, tableStart: usize, f0: i32, f1: i32): i32 {
+  if (f0 == 0) {
+    pos = scopesAt;
+    nv = 0;
+    entries = 0;
+    store<i32>(scopeStart, 0);
+    store<i32>(tableStart, 0);
+  }
+  for (let f = f0; f < f1; f++) {
     const arity = <i32>int(0, <f64>maxArity);
     if (arity < 0) return 1;
     let size: f64 = 1;
@@ -147,16 +156,23 @@ let sumMax: f64 = 0;
 let anyZero: bool = false;
 
 /**
- * The F tables after uaiScopes: each its entry count (which must be its size, from tableStart) and
- * its entries, as log-potentials into `tables` (f64) at tableStart[f]; entries decimal.ts leaves,
- * as NaN with (entry index, token start, token end) at `left` (up to leftCap triples:
- * uaiLeftCount). Then only blanks. Also the sums Model's range check makes (uaiRangeSums; valid
- * when nothing was left). 0, or 1 at a fault (a count that differs, a count or entry that is not a
- * number as read here, more left entries than leftCap, text after the tables).
+ * Tables f0 … f1 − 1 of F after uaiScopes (in runs from f0 = 0, as uaiScopes): each its entry
+ * count (which must be its size, from tableStart) and its entries, as log-potentials into `tables`
+ * (f64) at tableStart[f]; entries decimal.ts leaves, as NaN with (entry index, token start, token
+ * end) at `left` (up to leftCap triples: uaiLeftCount). After the last, only blanks. Also the sums
+ * Model's range check makes (uaiRangeSum; valid when nothing was left). 0, or 1 at a fault (a count
+ * that differs, a count or entry that is not a number as read here, more left entries than
+ * leftCap, text after the tables).
  */
-export function uaiTables(F: i32, scopeStart: usize, tableStart: usize, tables: usize, left: usize, leftCap: i32): i32 {
-  let nLeft = 0, up: f64 = 0, sum: f64 = 0, zero = false;
-  for (let f = 0; f < F; f++) {
+export function uaiTables(F: i32, scopeStart: usize, tableStart: usize, tables: usize, left: usize, leftCap: i32, f0: i32, f1: i32): i32 {
+  if (f0 == 0) {
+    leftCount = 0;
+    sumUp = 0;
+    sumMax = 0;
+    anyZero = false;
+  }
+  let nLeft = leftCount, up = sumUp, sum = sumMax, zero = anyZero;
+  for (let f = f0; f < f1; f++) {
     const t0 = load<i32>(tableStart + (<usize>f << 2)), t1 = load<i32>(tableStart + (<usize>(f + 1) << 2));
     if (int(0, 9007199254740991) != <f64>(t1 - t0)) return 1;
     let max = -Infinity;
@@ -189,6 +205,7 @@ export function uaiTables(F: i32, scopeStart: usize, tableStart: usize, tables: 
   sumUp = up;
   sumMax = sum;
   anyZero = zero;
+  if (f1 < F) return 0;
   while (pos < textEnd && isSpace(<u32>load<u8>(pos))) pos++;
   return pos < textEnd ? 1 : 0;
 }
