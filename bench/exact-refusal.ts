@@ -15,7 +15,8 @@
 // V8's compiler threads), median of FRESH processes, and, in the first of them, the median, min and
 // max of the next calls' (warm: what a program calling exactInference again pays). Then the CLI
 // (`relaxmrf infer FILE --method exact`, from dist/ when built), wall time, median of runs, beside
-// the same command on a 6×6 grid: the difference is what the refusal adds to a CLI run. Calls are
+// the same command on a 6×6 grid: the difference is what the refusal adds to a CLI run (for the
+// renumbered 10⁶-site lattice's 157 MB file, reading it too). Calls are
 // timed in the process's CPU time (other load on the machine counts little) and in wall time.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -146,6 +147,9 @@ const fromDist = existsSync(join(HERE, '..', 'dist', 'cli', 'cli.js'));
 const cli: Record<string, number> = {};
 try {
   const files: [string, Model][] = [['grid 6×6', isingLattice({ shape: [6, 6], J: 0.3, h: 0.1 })], ['dense 45', randomModel(mulberry32(4501), 45, { density: 0.5 })], ['grid 30×30', grid(30)], ['grid 40×40', grid(40)], ['grid 100×100', grid(100)]];
+  // A large file: the whole command, reading included (157 MB; a 300×300 lattice's 14 MB in a quick run).
+  const side = QUICK ? 300 : 1000;
+  files.push([`lattice ${side}×${side}, renumbered`, renumbered(grid(side), 1).model]);
   for (const [name, model] of files) writeFileSync(join(dir, `${name.replace(/\W+/g, '_')}.uai`), writeUAI(model));
   console.log(`\nCLI \`relaxmrf infer FILE --method exact\` (${fromDist ? 'dist/' : 'through tsx: dist/ not built'}), wall seconds, median of ${CLI_RUNS}:\n`);
   console.log('| model | exit | wall s | over the 6×6 grid |');
