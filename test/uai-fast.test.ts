@@ -10,6 +10,7 @@ import { readUAI, readUAIText, writeUAI } from '../bindings/io/formats.ts';
 import { loadModelFile } from '../bindings/io/files.ts';
 import { isingLattice } from '../bindings/core/builders.ts';
 import type { Model } from '../bindings/core/model.ts';
+import { plannerEngine } from '../bindings/core/engine.ts';
 import { dataDir, mulberry32, randomFactorGraph, renumbered } from './helpers.ts';
 
 /** Asserts two models are the same arrays, entry for entry (Object.is: −0, −∞ and NaN told apart). */
@@ -129,6 +130,18 @@ test('texts with a fault, or anything the TypeScript reader would read otherwise
   assert.equal(readUAIFast(`\ufeff${ok}`), null);
   for (const text of [ok.replace('0.5 1', '+0.5 1'), `${ok.slice(0, -1)}+6`, `${ok.slice(0, -1)}6.${'0'.repeat(25)}1`]) {
     assertSameModel(readUAIFast(text), readUAIText(text), text.slice(-30));
+  }
+});
+
+test('no room in the engine\'s memory: the TypeScript reader reads the text (no EngineError)', () => {
+  const text = writeUAI(isingLattice({ shape: [60, 60], J: 0.2, h: 0.1 }));
+  const engine = plannerEngine(), limit = engine.memoryLimit;
+  engine.memoryLimit = engine.bytesInUse + 1000;
+  try {
+    assert.equal(readUAIFast(text), null);
+    assertSameModel(readUAI(text), readUAIText(text), 'read by the TypeScript reader');
+  } finally {
+    engine.memoryLimit = limit;
   }
 });
 

@@ -9,6 +9,7 @@
 // README, bench:io.
 
 import { plannerEngine, releasePlannerMemory, type Engine } from '../core/engine.ts';
+import { EngineError } from '../core/errors.ts';
 import { LIMITS, Model, ModelBuilder } from '../core/model.ts';
 import { withRangeSums, withSumInRange, type RangeSums } from '../core/model-range.ts';
 import { isSpace, logOfDecimal, MIN_NORMAL, toNumber } from './tokens.ts';
@@ -95,6 +96,10 @@ export function readUAIFastBytes(len: number, fill: (bytes: Uint8Array) => boole
     const card = arena.i32(cardPtr, n).slice(), starts = arena.i32(startsPtr, F + 1).slice();
     const vars = arena.i32(varsPtr, nVars).slice(), offsets = arena.i32(offsetsPtr, F + 1).slice();
     return asModel(card, starts, vars, offsets, tables, canonical, sums);
+  } catch (e) {
+    // No room in the engine's memory (past its limit or its largest block): the TypeScript reader's turn.
+    if (e instanceof EngineError) return null;
+    throw e;
   } finally {
     arena.dispose();
     // The text took the planner instance's memory past what it keeps: let it go.

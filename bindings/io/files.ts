@@ -2,7 +2,7 @@
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { EngineError, FormatError } from '../core/errors.ts';
+import { FormatError } from '../core/errors.ts';
 import { applyEvidence, readEvidenceWithLines, readFGWithLabels, readUAI } from './formats.ts';
 import type { Model } from '../core/model.ts';
 import { FAST_UAI_MIN_CHARS, readUAIFastBytes } from './fast-uai.ts';
@@ -69,10 +69,6 @@ function readUAIBytes(path: string): Model | null {
         return false;
       }
     });
-  } catch (e) {
-    // No room in the engine's memory: the text, as before.
-    if (e instanceof EngineError) return null;
-    throw e;
   } finally {
     closeSync(fd);
   }
