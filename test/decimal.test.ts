@@ -12,10 +12,10 @@ function scan(tokens: string[], sep = ' '): Float64Array {
   const engine = plannerEngine(), k = engine.kernels, arena = engine.arena();
   try {
     const bytes = new TextEncoder().encode(tokens.join(sep));
-    const inPtr = arena.alloc(bytes.length + 1, false), out = arena.alloc(8 * tokens.length, false), left = arena.alloc(8 * tokens.length, false);
-    const view = new Uint8Array(k.memory.buffer, inPtr, bytes.length + 1);
+    const inPtr = arena.alloc(bytes.length + 8, false), out = arena.alloc(8 * tokens.length, false), left = arena.alloc(8 * tokens.length, false);
+    const view = new Uint8Array(k.memory.buffer, inPtr, bytes.length + 8);
     view.set(bytes);
-    view[bytes.length] = 32;
+    view.fill(32, bytes.length);
     const count = k.decimalScan(inPtr, bytes.length, 0, out, tokens.length, left, tokens.length);
     assert.equal(count, tokens.length);
     assert.equal(k.decimalScanLeft(), arena.f64(out, count).filter((x) => Number.isNaN(x)).length);
@@ -48,7 +48,10 @@ test('hard cases: ties, the ends of the normal range, exact powers, and what is 
     '1e23': '', '8.98846567431158e307': '', '0.1': '', '0.3': '', '123456789012345678': '', '1234567890123456789': '',
     '0.000000000000000000000000000000001': '', '3.0540315e-308': '', '0': '', '0.0': '', '00000': '', '0e500': '', '.5': '',
     '5.': '', '1e+0': '', '1E-0': '', '2.5e-3': '', '0.99980000000000': '',
-    '12345678901234567890': '', '54029168721636100000': '', '1.000000000000000000000': '', '12345678901234567891': null, '1.7976931348623159e308': null, '1e309': null, '1e-343': null, '5e-324': null,
+    '12345678901234567890': '', '54029168721636100000': '', '1.000000000000000000000': '', '12345678901234567891': null,
+    // Eight digits at a time: runs cut by a point, an exponent or the token's end inside a word.
+    '12345678.12345678': '', '1.2345678e5': '', '1.23456789e5': '', '0.000123456789012345678': '', '1.23456789012345678e-5': '',
+    '9.99999999999999999': '', '1234567890123456789e-10': '', '123456789012345678901': null, '1.00000000000000000001': null, '12345678x': null, '1.7976931348623159e308': null, '1e309': null, '1e-343': null, '5e-324': null,
     '2.2250738585072011e-308': null, '+1': null, '-1': null, '1e': null, '1e+': null, '.': null, '0x10': null,
     '1.2.3': null, 'Infinity': null, 'NaN': null, '1ee5': null, '1_000': null, 'MARKOV': null,
   };
@@ -101,8 +104,8 @@ test('tokens split by any ASCII blank (tab, CR, LF, VT, FF)', () => {
     const engine = plannerEngine(), k = engine.kernels, arena = engine.arena();
     try {
       const bytes = new TextEncoder().encode(sep + tokens.join(sep) + sep);
-      const p = arena.alloc(bytes.length + 1, false), out = arena.alloc(64, false), left = arena.alloc(64, false);
-      new Uint8Array(k.memory.buffer, p, bytes.length + 1).set([...bytes, 32]);
+      const p = arena.alloc(bytes.length + 8, false), out = arena.alloc(64, false), left = arena.alloc(64, false);
+      new Uint8Array(k.memory.buffer, p, bytes.length + 8).set([...bytes, 32, 32, 32, 32, 32, 32, 32, 32]);
       assert.equal(k.decimalScan(p, bytes.length, 0, out, 8, left, 8), 5);
       assert.deepEqual(Array.from(arena.f64(out, 5)), tokens.map(Number));
     } finally {

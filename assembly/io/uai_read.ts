@@ -10,7 +10,7 @@
 import { isSpace, scanNumber, tokenEnd } from './decimal';
 import { fdlibmLog } from './fdlibm_log';
 
-/** The text (bytes, ending in a blank sentinel byte) and where reading is. */
+/** The text (bytes, then a blank sentinel byte) and where reading is. */
 let text: usize = 0;
 let textEnd: usize = 0;
 let pos: usize = 0;
@@ -20,7 +20,7 @@ let scopesAt: usize = 0;
 let totalVars: i32 = 0;
 let totalEntries: f64 = 0;
 
-/** Starts reading `len` bytes at `ptr` (followed by a blank byte) from byte `from`. */
+/** Starts reading `len` bytes at `ptr` (followed by a blank byte and 7 more readable bytes: decimal.ts) from byte `from`. */
 export function uaiBegin(ptr: usize, len: i32, from: i32): void {
   text = ptr;
   textEnd = ptr + <usize>len;

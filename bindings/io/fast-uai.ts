@@ -44,12 +44,12 @@ export function readUAIFastBytes(len: number, fill: (bytes: Uint8Array) => boole
   const engine = readerEngine();
   if (!engine) return null;
   const arena = engine.arena(), k = engine.kernels;
-  // The bytes and a blank byte after them (the kernels' sentinel).
+  // The bytes, then a blank byte (the kernels' sentinel) and 7 more they may read (eight digits at a time).
   try {
-    const bytesPtr = arena.alloc(len + 1, false);
-    const bytes = new Uint8Array(k.memory.buffer, bytesPtr, len + 1);
+    const bytesPtr = arena.alloc(len + 8, false);
+    const bytes = new Uint8Array(k.memory.buffer, bytesPtr, len + 8);
     if (!fill(bytes.subarray(0, len))) return null;
-    bytes[len] = 32;
+    bytes.fill(32, len);
     // The network type, here: MARKOV or BAYES (the engine reads only numbers).
     let p = 0;
     while (p < len && isSpace(bytes[p])) p++;
