@@ -187,3 +187,28 @@ test('a .uai file past 512 MiB that the engine\'s reader gives up (bytes after t
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('mutated texts (1–3 random edits of writeUAI\'s output): whatever the engine reads, the TypeScript reader reads the same; what it refuses, the engine does not read', () => {
+  const rand = mulberry32(404);
+  const pieces = ['0', '1', '2', '9', '.', 'e', 'E', '-', '+', ' ', '\n', '\t', 'x', '#', '\u00e9', '\r', '00', '1e400', '1e-400', '99999999999999999999', ''];
+  let read = 0, refused = 0;
+  for (let trial = 0; trial < 1500; trial++) {
+    let text = writeUAI(randomFactorGraph(rand, 2 + Math.floor(rand() * 6), { maxArity: 3, zeros: 0.1, scale: 2 }));
+    for (let e = 1 + Math.floor(rand() * 3); e > 0; e--) {
+      const p = Math.floor(rand() * text.length);
+      text = text.slice(0, p) + pieces[Math.floor(rand() * pieces.length)] + text.slice(p + Math.floor(rand() * 3));
+    }
+    let want: Model | null = null;
+    try {
+      want = readUAIText(text);
+    } catch {
+      refused++;
+    }
+    const got = readUAIFast(text);
+    if (got === null) continue;
+    assert.ok(want, `the engine read a text the TypeScript reader refuses: ${JSON.stringify(text)}`);
+    assertSameModel(got, want, JSON.stringify(text));
+    read++;
+  }
+  assert.ok(read > 100 && refused > 100, `${read} read by the engine, ${refused} refused`);
+});
