@@ -153,13 +153,20 @@ function withoutConstants(starts: Int32Array, offsets: Int32Array, tables: Float
   let last = F;
   while (last > 0 && starts[last] === starts[last - 1]) last--;
   if (last === G) return { starts: starts.subarray(0, G + 1), offsets: offsets.subarray(0, G), tables: tables.subarray(0, offsets[G]) };
+  // Else each run of factors between constants copied at once (its tables lie together).
   const s = new Int32Array(G + 1), o = new Int32Array(G), t = new Float64Array(tables.length - constants);
-  let g = 0, e = 0;
-  for (let f = 0; f < F; f++) {
-    if (starts[f + 1] === starts[f]) continue;
-    o[g] = e;
-    for (let x = offsets[f]; x < offsets[f + 1]; x++) t[e++] = tables[x];
-    s[++g] = starts[f + 1];
+  let g = 0, e = 0, from = -1;
+  for (let f = 0; f <= F; f++) {
+    const constant = f === F || starts[f + 1] === starts[f];
+    if (!constant) {
+      if (from < 0) from = offsets[f];
+      o[g] = e + offsets[f] - from;
+      s[++g] = starts[f + 1];
+    } else if (from >= 0) {
+      t.set(tables.subarray(from, offsets[f]), e);
+      e += offsets[f] - from;
+      from = -1;
+    }
   }
   return { starts: s, offsets: o, tables: t };
 }
