@@ -13,10 +13,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../bindings/core/wasm-node.ts';
-import { bucketEliminationPlan, exactInference, exactMAP, FLOOR_SEARCH_WORK, RESCUE_WORK, rescueStages, slicedBucketPlan } from '../bindings/exact/exact.ts';
-import { planFloorBytes } from '../bindings/exact/bucket-plan.ts';
-import { exactModel } from '../bindings/exact/separable.ts';
-import type { Model } from '../bindings/core/model.ts';
+import { bucketEliminationPlan, exactInference, RESCUE_WORK, rescueStages, slicedBucketPlan } from '../bindings/exact/exact.ts';
 import { loadModelFile } from '../bindings/io/files.ts';
 import { readMAR, readPR } from '../bindings/io/formats.ts';
 import { join } from 'node:path';
@@ -115,35 +112,6 @@ test('the order annealing alone (treeSearch: false) in the rescue range runs in 
   // (each stage may pass its share by the last order it evaluates: a few 10⁵ words here)
   assert.ok(s.work > 0 && s.work <= RESCUE_WORK / 16 + 4e6, `${s.work} words of annealing`);
   assert.throws(() => exactInference(engine, model, { treeSearch: false }), (e: unknown) => e instanceof EngineError && /rcm \+ annealing|configurations streamed/.test(e.message));
-});
-
-test('a memory budget below what every plan needs before any message (planFloorBytes: the factor tables\' copies and the per-variable arrays) is refused without the rescue search, naming that floor; under the floor itself the search runs and names the smallest budget that would do', async () => {
-  for (const name of ['linkage_11', '2bitcomp_5.cnf']) {
-    const load = async (): Promise<Model> => (await loadModelFile(join(dataDir(), 'uai2014-more', `${name}.uai`))).model;
-    const model = await load();
-    const { bytes: floor } = planFloorBytes(exactModel(model));
-    assert.ok(floor > 10_000, `${name}: floor ${floor} bytes`);
-    let message = '';
-    const refused = (e: unknown): boolean => e instanceof EngineError && ((message = e.message), true);
-    // A model object of its own: plans are kept per model, so this call plans afresh (greedy orders only).
-    const cpu = cpuSeconds(() => assert.throws(() => exactInference(engine, model, { maxMemory: 10_000 }), refused));
-    assert.match(message, new RegExp(`^exact elimination \\(best order: [a-z]+, not searched\\) needs .*; the memory budget of 10 kB is below what any order needs: .* take .* before any message \\(--max-memory ${floor} at least\\)`));
-    assert.ok(cpu < 0.1, `${name} under 10 kB refused in ${cpu.toFixed(3)} s of CPU time`);
-    assert.equal(slicedBucketPlan(model, { maxMemory: 10_000 }).choice.search, null, 'no order search');
-    // (exactInference adds what enumeration would visit.)
-    assert.throws(() => exactMAP(engine, model, { maxMemory: 10_000 }), (e: unknown) => e instanceof EngineError && message.startsWith(e.message));
-    assert.equal(slicedBucketPlan(model, { maxMemory: floor - 1 }).choice.search, null, 'one byte below the floor: no search');
-    // At the floor the rescue runs; the budget its refusal names is at least the floor, as is every plan's.
-    const at = slicedBucketPlan(model, { maxMemory: floor });
-    assert.ok(at.choice.search!.work > FLOOR_SEARCH_WORK && !at.fits);
-    const named = /the smallest budget that would do is .* \(--max-memory (\d+)\)/.exec(at.refusal);
-    assert.ok(named && Number(named[1]) >= floor, at.refusal);
-    for (const p of [at.choice.plan, at.sliced.plan, slicedBucketPlan(model, { maxMemory: 10_000 }).choice.plan]) assert.ok(p.bytes >= floor);
-  }
-  // A cheap search under the floor still runs and names the smallest budget (a random model, 10⁶ words at most).
-  const small = randomModel(mulberry32(4403), 1);
-  assert.ok(planFloorBytes(exactModel(small)).bytes > 100);
-  assert.match(slicedBucketPlan(small, { method: 'bucket', maxMemory: 100 }).refusal, /the smallest budget that would do is/);
 });
 
 test('a 40×40 Ising grid (greedy plan past the rescue range) is refused by auto within 0.1 s of CPU time, the orders computed once for the junction tree and bucket elimination', () => {

@@ -89,28 +89,6 @@ function interactionPairs(model: Model, fixed: Int32Array): { i: Int32Array; j: 
 }
 
 /**
- * A run's WASM bytes besides its messages: the copies of every factor table (`factorEntries`
- * entries in all, the fixed variables' states included) and the per-variable arrays. The same for
- * every order and every slice of one model, so a memory budget below it is out of reach of any plan
- * (planFloorBytes).
- */
-function bytesBeforeMessages(n: number, factorEntries: number): number {
-  return 8 * factorEntries + 16 * (2 * n + 1) + 96 * n + 1024;
-}
-
-/** The WASM bytes every bucket plan of `model` needs before any message (bucketPlan's bytes ≥ this for any order, fixed states or slices). */
-export function planFloorBytes(model: Model): { bytes: number; factorEntries: number } {
-  const { scopeStart, scopeVars, card } = model;
-  let factorEntries = 0;
-  for (let f = 0; f < model.nFactors; f++) {
-    let size = 1;
-    for (let k = scopeStart[f]; k < scopeStart[f + 1]; k++) size *= card[scopeVars[k]];
-    factorEntries += size;
-  }
-  return { bytes: bytesBeforeMessages(model.n, factorEntries), factorEntries };
-}
-
-/**
  * The buckets, messages and costs of eliminating in `order` (variables fixed in `fixed` are
  * skipped). The separators are found in the engine (assembly/exact/exact_order.ts,
  * bucketSeparators) on the planner's instance; each is a view into one array.
@@ -187,7 +165,7 @@ export function bucketPlan(model: Model, order: Int32Array, fixed: Int32Array, i
   // Downward: each clique is streamed once more (in log space, where linear products would not be
   // exact, once per child and once for the marginal: flops counts the linear case).
   const flops = 2 * upFlops;
-  const bytes = 8 * peak + bytesBeforeMessages(n, factorEntries);
+  const bytes = 8 * (peak + factorEntries) + 16 * (2 * n + 1) + 96 * n + 1024;
   const plan: BucketPlan = {
     fixed, impossible, order: elim.slice(0, m), parent, constantFactors, treewidth, maxMessage, messageEntries, flops, upFlops, bytes, cutShort: cutShort === 1,
     get sep() {

@@ -17,7 +17,7 @@ import { buildTree, schedule, exactTuning } from './junction-tree.ts';
 import { runElimination } from './elimination.ts';
 import { enumerationPlan, enumerationRefusal, fixedStates, noneFixed, runFactorGraphEnumeration, type EnumerationPlan } from './enumeration.ts';
 import { fmtBytes, fmtEntries, MAX_ENUMERATION, MemoryBudgetExceeded, RangeExceeded, type ExactOutcome } from './outcome.ts';
-import { bucketPlan, bucketRefusal, interactionGraph, planFloorBytes, type BucketPlan } from './bucket-plan.ts';
+import { bucketPlan, bucketRefusal, interactionGraph, type BucketPlan } from './bucket-plan.ts';
 import { hopelessLattice } from './lattice-bound.ts';
 import { exactModel } from './separable.ts';
 import { decodeSlices, reslice, runAndSumSlices, slicedWork, sliceToFit, type Decoded, type SlicedPlan } from './slicing.ts';
@@ -215,17 +215,6 @@ export function greedyBucketChoice(model: Model, opts: ExactOptions = {}, orders
 }
 
 /**
- * The order search's budget bucketEliminationPlan gives a greedy plan of `flops` configurations (in
- * bitset words; 0: none runs): the caller's, else orderSearchWork's; a probe past the rescue range
- * (RESCUE_PROBE_FACTOR) only with the tree search and a small set-up.
- */
-export function plannedSearchWork(model: Model, opts: ExactOptions, flops: number, maxFlops: number): number {
-  const probe = flops > RESCUE_FACTOR * maxFlops;
-  const probes = probe && (opts.treeSearch ?? true) && searchSetup(model.n, model.nFactors).treeWords <= PROBE_MAX_SETUP_WORDS;
-  return opts.orderSearchWork ?? (probe && !probes ? 0 : orderSearchWork(flops, maxFlops));
-}
-
-/**
  * Bucket elimination's plan: the greedy plan (greedyBucketChoice), then annealing of its order and
  * of its contraction tree when it is expensive (see orderSearchWork). `feasible`: the plan fits
  * unsliced. The searches' kernels run on the planner's engine instance (core/engine.ts, plannerEngine).
@@ -241,8 +230,10 @@ export function bucketEliminationPlan(model: Model, opts: ExactOptions = {}, gre
   // Local search from the best greedy order (deterministic work budget): annealing of the order,
   // then of the contraction tree from the better of the two; each kept only when it is better.
   const setup = searchSetup(model.n, model.nFactors);
+  // A probe past the rescue range (RESCUE_PROBE_FACTOR) only with the tree search and a small set-up.
   const probe = best.plan.flops > RESCUE_FACTOR * maxFlops;
-  const work = plannedSearchWork(model, opts, best.plan.flops, maxFlops);
+  const probes = probe && (opts.treeSearch ?? true) && setup.treeWords <= PROBE_MAX_SETUP_WORDS;
+  const work = opts.orderSearchWork ?? (probe && !probes ? 0 : orderSearchWork(best.plan.flops, maxFlops));
   let search: OrderSearchReport | null = null;
   if (work > 0) {
     const greedyFlops = best.plan.flops, greedyMaxMessage = best.plan.maxMessage;
@@ -591,42 +582,7 @@ export function slicedBucketPlan(model: Model, opts: ExactOptions = {}, greedy?:
   let cached = planCache.get(model);
   const hit = cached?.get(key);
   if (hit) return hit;
-  const g = typeof greedy === 'function' ? greedy() : greedy ?? greedyBucketChoice(model, opts);
-  const sp = belowEveryPlan(model, opts, g, maxMemory) ?? searchedAndSliced(model, opts, g, maxMemory);
-  releasePlannerMemory();
-  if (!cached) planCache.set(model, (cached = new Map()));
-  if (cached.size >= PLANS_PER_MODEL) cached.delete(cached.keys().next().value!);
-  cached.set(key, sp);
-  return sp;
-}
-
-/** Of a budget below every plan's need (planFloorBytes), the order search's words that still buy the smallest budget that would do (≈ 15 ms). */
-export const FLOOR_SEARCH_WORK = 2 ** 26;
-
-/**
- * A memory budget below the bytes every plan of the model needs before any message
- * (planFloorBytes) is refused whatever the order: when the order search would take more than
- * FLOOR_SEARCH_WORK words (a rescue: 10⁹, ≈ 0.3 s), it is refused at once, naming that floor and
- * the greedy plan (the budget a refusal names after the search depends on the plan it finds, and a
- * budget of at least the floor has it named). Null: the budget is not below the floor, or the search
- * is cheap.
- */
-function belowEveryPlan(model: Model, opts: ExactOptions, g: GreedyBucketChoice, maxMemory: number): SlicedBucketPlan | null {
-  const floor = planFloorBytes(model);
-  if (maxMemory >= floor.bytes || !g.best || plannedSearchWork(model, opts, g.best.plan.flops, g.maxFlops) <= FLOOR_SEARCH_WORK) return null;
-  const { plan, name } = g.best;
-  const choice: BucketChoice = { plan, name, feasible: g.feasible, maxMessage: g.maxMessage, maxFlops: g.maxFlops, search: null };
-  const sliced: SlicedPlan = { order: plan.order, fixed: plan.fixed, impossible: plan.impossible, sliceVars: new Int32Array(0), slices: 1, plan, flops: plan.flops };
-  const refusal =
-    `${bucketRefusal(plan, g.maxMessage, g.maxFlops, `${name}, not searched`)}; the memory budget of ${fmtBytes(maxMemory)} is below what any order needs: ` +
-    `the copies of the model's ${floor.factorEntries} table entries and the arrays of its ${model.n} variables take ${fmtBytes(floor.bytes)} before any message ` +
-    `(--max-memory ${floor.bytes} at least); under a budget of at least that the order search runs and the refusal names the smallest budget that would do`;
-  return { model, choice, sliced, fits: false, maxMemory, refusal };
-}
-
-/** slicedBucketPlan's plan: the order search from the greedy plan, then slicing to the budget (and a re-search after slicing), or the refusal. */
-function searchedAndSliced(model: Model, opts: ExactOptions, g: GreedyBucketChoice, maxMemory: number): SlicedBucketPlan {
-  const choice = bucketEliminationPlan(model, opts, g);
+  const choice = bucketEliminationPlan(model, opts, typeof greedy === 'function' ? greedy() : greedy);
   let fit = sliceToFit(model, choice.plan, maxMemory, choice.maxMessage, choice.maxFlops, opts.speedSlicing ?? true);
   // Sliced to fit the budget: the order searched again on the graph the first slice variables leave.
   if (fit.fits && fit.sliced.slices > 1 && !(choice.plan.bytes <= maxMemory && choice.plan.maxMessage <= choice.maxMessage)) {
@@ -650,7 +606,12 @@ function searchedAndSliced(model: Model, opts: ExactOptions, g: GreedyBucketChoi
       refusal += `; slicing to fit ${fmtBytes(maxMemory)} would take ${slices} slices and ${fmtEntries(slicedWork(slices, plan))} configurations of work (${fmtEntries(slices * plan.flops)} streamed, the rest each slice's set-up)`;
     }
   }
-  return { model, choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };
+  releasePlannerMemory();
+  const sp = { model, choice, sliced: fit.sliced, fits: fit.fits, maxMemory, refusal };
+  if (!cached) planCache.set(model, (cached = new Map()));
+  if (cached.size >= PLANS_PER_MODEL) cached.delete(cached.keys().next().value!);
+  cached.set(key, sp);
+  return sp;
 }
 
 /** The exact result of a sliced plan from its slices' sum (SliceSum, runAndSumSlices, combineSlices). */
