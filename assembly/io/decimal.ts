@@ -24,6 +24,13 @@ const POW10: usize = memory.data<f64>([1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1
   return c == 32 || c - 9 < 5;
 }
 
+/** The first byte at or after p that is not a blank, or end. */
+// @ts-ignore: decorator
+@inline export function skipBlanks(p: usize, end: usize): usize {
+  while (p < end && isSpace(<u32>load<u8>(p))) p++;
+  return p;
+}
+
 /** The high 64 bits of a · b (the low ones are a * b). */
 // @ts-ignore: decorator
 @inline function mulHigh(a: u64, b: u64): u64 {
@@ -161,7 +168,7 @@ export function decimalScan(inPtr: usize, inLen: i32, from: i32, outPtr: usize, 
   const end = inPtr + <usize>inLen;
   let count = 0, left = 0;
   while (count < outCap && left < leftCap) {
-    while (p < end && isSpace(<u32>load<u8>(p))) p++;
+    p = skipBlanks(p, end);
     if (p >= end) break;
     const value = scanNumber(p);
     if (isNaN(value)) {

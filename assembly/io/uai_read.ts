@@ -7,7 +7,7 @@
 // more than 19 digits, a value below the normal range, a word) is recorded (entry index and token)
 // for the caller to read, and any other token left is a failure.
 
-import { isSpace, scanNumber, tokenEnd } from './decimal';
+import { isSpace, scanNumber, skipBlanks, tokenEnd } from './decimal';
 import { fdlibmLog } from './fdlibm_log';
 
 /** The text (bytes, then a blank sentinel byte) and where reading is. */
@@ -32,8 +32,7 @@ let atEnd = false;
 
 /** The next token as a number (NaN: none, atEnd, or one decimal.ts leaves to the caller). */
 function next(): f64 {
-  let p = pos;
-  while (p < textEnd && isSpace(<u32>load<u8>(p))) p++;
+  const p = skipBlanks(pos, textEnd);
   atEnd = p >= textEnd;
   if (atEnd) {
     pos = p;
@@ -46,8 +45,7 @@ function next(): f64 {
 
 /** The next token as an integer in lo … hi, or −1. Plain digits read here; anything else by scanNumber. */
 function int(lo: f64, hi: f64): f64 {
-  let p = pos;
-  while (p < textEnd && isSpace(<u32>load<u8>(p))) p++;
+  let p = skipBlanks(pos, textEnd);
   if (p >= textEnd) {
     pos = p;
     return -1;
@@ -206,7 +204,7 @@ export function uaiTables(F: i32, scopeStart: usize, tableStart: usize, tables: 
   sumMax = sum;
   anyZero = zero;
   if (f1 < F) return 0;
-  while (pos < textEnd && isSpace(<u32>load<u8>(pos))) pos++;
+  pos = skipBlanks(pos, textEnd);
   return pos < textEnd ? 1 : 0;
 }
 
